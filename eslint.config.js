@@ -1,0 +1,31 @@
+// One lint tool for the whole tree. Size and complexity limits keep steps small and readable.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', '.serverless/**', '.esbuild/**', 'dist/**', 'test/env/.state/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.strict,
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite'] }] },
+      ],
+      complexity: ['error', 12],
+      'max-depth': ['error', 3],
+      'max-lines': ['error', { max: 250, skipBlankLines: true, skipComments: true }],
+      'max-lines-per-function': ['error', { max: 40, skipBlankLines: true, skipComments: true }],
+      'max-params': ['error', 4],
+    },
+  },
+  {
+    // Test bodies read top to bottom as one scenario; only the file size limit applies there.
+    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    rules: { 'max-lines-per-function': 'off' },
+  },
+);

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Installs everything the tests need, outside the repository: a Python venv with moto and
+# cfn-lint, and kube-apiserver, etcd and kubectl built from the Go module proxy.
+# Idempotent; a warm machine finishes in seconds.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+need_cmd() { command -v "$1" >/dev/null 2>&1; }
+
+install_os_packages() {
+  local missing=()
+  need_cmd openssl || missing+=(openssl)
+  need_cmd curl || missing+=(curl)
+  need_cmd setsid || missing+=(util-linux)
+  [ ${#missing[@]} -eq 0 ] && return 0
+  log "installing OS packages: ${missing[*]}"
+  apt-get update -qq && apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+install_python_tools() {
+  local have=""
+  [ -x "$VENV/bin/moto_server" ] && [ -x "$VENV/bin/cfn-lint" ] \
+    && have=$("$VENV/bin/pip" show moto cfn-lint 2>/dev/null || true)
+  case "$have" in
+    *"Version: $MOTO_VERSION"*"Version: $CFN_LINT_VERSION"*) return 0 ;;
+  esac
+  log "creating Python venv with moto $MOTO_VERSION and cfn-lint $CFN_LINT_VERSION (about 1 minute)"
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install -q --disable-pip-version-check \
+    "moto[server]==$MOTO_VERSION" "cfn-lint==$CFN_LINT_VERSION"
+}
+
+report_progress() {
+  local name=$1 n=0 line
+  while IFS= read -r line; do
+    case "$line" in
+      *' '* | *:*) printf '%s\n' "$line" >&2 ;;
+      *) n=$((n + 1)); if [ $((n % 200)) -eq 0 ]; then log "  $name: $n packages compiled"; fi ;;
+    esac
+  done
+  return 0
+}
+
+# go build -v names each package as it compiles; counting them is the progress report.
+go_build() {
+  local out=$1 pkg=$2 expected=$3 ldflags=${4:-}
+  local tmp="$out.tmp.$$" status=0
+  log "building $(basename "$out") ($expected packages; cold on 2 cores takes ${5:-a few minutes})"
+  (cd "$TESTENV_DIR/tools" && GOTOOLCHAIN=local CGO_ENABLED=0 \
+    go build -v -trimpath -ldflags "-s -w $ldflags" -o "$tmp" "$pkg" 2>&1) | report_progress "$(basename "$out")" \
+    || status=$?
+  [ "$status" -eq 0 ] && [ -x "$tmp" ] || { rm -f "$tmp"; die "go build of $pkg failed (see above)"; }
+  mv "$tmp" "$out"
+}
+
+build_binaries() {
+  mkdir -p "$BIN_DIR"
+  local v="$K8S_VERSION" minor
+  minor=$(echo "$v" | cut -d. -f2)
+  local stamp="-X k8s.io/component-base/version.gitVersion=$v -X k8s.io/component-base/version.gitMajor=1"
+  stamp="$stamp -X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/component-base/version.gitTreeState=clean"
+  stamp="$stamp -X k8s.io/client-go/pkg/version.gitVersion=$v -X k8s.io/client-go/pkg/version.gitMajor=1"
+  stamp="$stamp -X k8s.io/client-go/pkg/version.gitMinor=$minor"
+  [ -x "$BIN_DIR/etcd" ] || go_build "$BIN_DIR/etcd" go.etcd.io/etcd/server/v3 "~450" "" "about 1 minute"
+  [ -x "$BIN_DIR/kube-apiserver" ] || go_build "$BIN_DIR/kube-apiserver" \
+    k8s.io/kubernetes/cmd/kube-apiserver "~1900" "$stamp" "10-20 minutes"
+  [ -x "$BIN_DIR/kubectl" ] || go_build "$BIN_DIR/kubectl" \
+    k8s.io/kubernetes/cmd/kubectl "~700" "$stamp" "2-5 minutes once kube-apiserver is built"
+}
+
+install_node_packages() {
+  [ -x "$REPO_ROOT/node_modules/.bin/tsx" ] && [ "$REPO_ROOT/node_modules/.package-lock.json" -nt "$REPO_ROOT/package-lock.json" ] && return 0
+  log "installing npm packages (npm ci)"
+  (cd "$REPO_ROOT" && npm ci --no-audit --no-fund --loglevel=error)
+}
+
+start=$(date +%s)
+mkdir -p "$CACHE"
+install_os_packages
+install_node_packages
+install_python_tools
+build_binaries
+log "ready in $(($(date +%s) - start))s: binaries in $BIN_DIR, venv in $VENV"

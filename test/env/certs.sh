@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Writes a throwaway PKI for one test environment into $1: one CA that signs the API server's
+# serving certificate and the admin client certificate, plus the service-account key pair.
+set -euo pipefail
+dir=$1
+mkdir -p "$dir"
+cd "$dir"
+q() { "$@" >/dev/null 2>&1 || { echo "certs.sh: $1 $2 failed" >&2; exit 1; }; }
+
+q openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=aicr-testenv-ca" \
+  -keyout ca.key -out ca.crt
+sign() { # name subject extensions
+  q openssl req -new -newkey rsa:2048 -nodes -subj "$2" -keyout "$1.key" -out "$1.csr"
+  printf '%s\n' "$3" > "$1.ext"
+  q openssl x509 -req -in "$1.csr" -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 \
+    -extfile "$1.ext" -out "$1.crt"
+  rm -f "$1.csr" "$1.ext"
+}
+sign serving "/CN=kube-apiserver" \
+  "subjectAltName=IP:127.0.0.1,DNS:localhost
+extendedKeyUsage=serverAuth
+keyUsage=digitalSignature,keyEncipherment"
+sign admin "/O=system:masters/CN=aicr-test-admin" \
+  "extendedKeyUsage=clientAuth
+keyUsage=digitalSignature,keyEncipherment"
+q openssl genrsa -out sa.key 2048
+q openssl rsa -in sa.key -pubout -out sa.pub
+chmod 600 ./*.key

@@ -1,0 +1,50 @@
+// Reads the API server's own audit log, so tests and benchmarks count API requests from the
+// server's record rather than from the client's opinion of what it sent.
+import { readFileSync } from 'node:fs';
+import { testEnv } from './env.ts';
+
+export interface AuditEvent {
+  readonly auditID: string;
+  readonly stage: string;
+  readonly verb: string;
+  readonly requestURI: string;
+  readonly user: { readonly username: string };
+  readonly userAgent?: string;
+  readonly objectRef?: {
+    readonly resource?: string;
+    readonly subresource?: string;
+    readonly name?: string;
+    readonly namespace?: string;
+    readonly apiGroup?: string;
+  };
+  readonly responseStatus?: { readonly code?: number };
+}
+
+/** Every audit event written so far, in the order the server wrote them. */
+export function readAudit(): AuditEvent[] {
+  const text = readFileSync(testEnv().TESTENV_AUDIT_LOG, 'utf8');
+  return text
+    .split('\n')
+    .filter((l) => l.length > 0)
+    .map((l) => JSON.parse(l) as AuditEvent);
+}
+
+/** A mark in the audit log; events after it are the ones a test caused. */
+export function auditMark(): number {
+  return readAudit().length;
+}
+
+export function auditSince(mark: number): AuditEvent[] {
+  return readAudit().slice(mark);
+}
+
+/** Waits until the log has settled, since entries for in-flight requests land slightly later. */
+export async function settleAudit(quietMs = 300): Promise<void> {
+  let last = -1;
+  for (;;) {
+    const n = readAudit().length;
+    if (n === last) return;
+    last = n;
+    await new Promise((r) => setTimeout(r, quietMs));
+  }
+}

@@ -1,0 +1,94 @@
+// Access to the real services that test/env/up.sh started. A missing service is an error,
+// never a skip: a suite that silently skips proves nothing.
+import { readFileSync, existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { KubeConfig } from '@kubernetes/client-node';
+
+const ENV_FILE = fileURLToPath(new URL('../env/.state/env', import.meta.url));
+const REQUIRED = [
+  'TESTENV_STATE',
+  'KUBECONFIG',
+  'TESTENV_BIN',
+  'TESTENV_ETCD_URL',
+  'TESTENV_AUDIT_LOG',
+  'TESTENV_K8S_VERSION',
+  'TESTENV_NOBODY_TOKEN',
+  'AWS_ENDPOINT_URL',
+] as const;
+type Key = (typeof REQUIRED)[number];
+export type TestEnv = Readonly<Record<Key, string>>;
+
+function readEnvFile(): Record<string, string> {
+  if (!existsSync(ENV_FILE)) return {};
+  const vars: Record<string, string> = {};
+  for (const line of readFileSync(ENV_FILE, 'utf8').split('\n')) {
+    const m = /^export ([A-Z0-9_]+)=(.*)$/.exec(line);
+    if (m?.[1] && m[2] !== undefined && !m[2].includes('$')) vars[m[1]] = m[2];
+  }
+  return vars;
+}
+
+let cached: TestEnv | undefined;
+
+/** The running test environment; throws with the fix when it is not up. */
+export function testEnv(): TestEnv {
+  if (cached) return cached;
+  const fromFile = readEnvFile();
+  const out: Partial<Record<Key, string>> = {};
+  const missing: string[] = [];
+  for (const key of REQUIRED) {
+    const value = process.env[key] ?? fromFile[key];
+    if (value) out[key] = value;
+    else missing.push(key);
+  }
+  if (missing.length > 0) {
+    throw new Error(
+      `test environment is not running (missing ${missing.join(', ')}): run "npm test", ` +
+        'or "bash test/env/bootstrap.sh && bash test/env/up.sh" before running one file',
+    );
+  }
+  cached = out as TestEnv;
+  return cached;
+}
+
+/** A KubeConfig for the admin user of the test API server. */
+export function adminKubeConfig(): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromFile(testEnv().KUBECONFIG);
+  return kc;
+}
+
+/** A KubeConfig for a user with no RBAC rights at all. */
+export function nobodyKubeConfig(): KubeConfig {
+  const admin = adminKubeConfig();
+  const cluster = admin.getCurrentCluster();
+  if (!cluster) throw new Error('admin kubeconfig has no current cluster');
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [cluster],
+    users: [{ name: 'aicr-test-nobody', token: testEnv().TESTENV_NOBODY_TOKEN }],
+    contexts: [{ name: 'nobody', cluster: cluster.name, user: 'aicr-test-nobody' }],
+    currentContext: 'nobody',
+  });
+  return kc;
+}
+
+/** AWS SDK client options pointing at the moto server. */
+export function awsClientConfig(): { endpoint: string; region: string; credentials: { accessKeyId: string; secretAccessKey: string } } {
+  return {
+    endpoint: testEnv().AWS_ENDPOINT_URL,
+    region: process.env['AWS_REGION'] ?? 'us-east-1',
+    credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
+  };
+}
+
+/** Clears all moto state, so each test file starts from nothing. */
+export async function resetMoto(): Promise<void> {
+  const res = await fetch(`${testEnv().AWS_ENDPOINT_URL}/moto-api/reset`, { method: 'POST' });
+  if (!res.ok) throw new Error(`moto reset failed: HTTP ${res.status}`);
+}
+
+/** A name no other test has used, since namespaces cannot be deleted without a controller-manager. */
+export function uniqueName(prefix: string): string {
+  return `${prefix}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 7)}`;
+}
