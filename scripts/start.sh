@@ -1,21 +1,35 @@
 #!/usr/bin/env bash
-# The main job, locally: builds and starts a private kube-apiserver (the embedded default)
-# and prints how to reach it with kubectl. Ctrl-C stops everything it started.
+# The main job, locally. With no arguments it runs on the embedded default: it builds (first
+# time only) and starts a private kube-apiserver, installs the CRDs and runs the control plane
+# (forwarder, embedded queue and steps in one process) against it.
+# To run against a real cluster, name both the kubeconfig and the context:
+#   npm start -- --kubeconfig ~/.kube/config --context my-cluster
+# The user's current context is never used implicitly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+NODE=node_modules/.bin/node
+
+if [ $# -gt 0 ]; then
+  [ -x "$NODE" ] || npm ci --no-audit --no-fund --loglevel=error
+  exec "$NODE" --import tsx shared/local/main.ts "$@"
+fi
+
 export AICR_TESTENV_STATE_LINK="$PWD/test/env/.state-local"
 bash test/env/bootstrap.sh
 trap 'bash test/env/down.sh' EXIT
 bash test/env/up.sh
 . "$AICR_TESTENV_STATE_LINK/env"
+kubectl apply --server-side --force-conflicts -f infra/crds/ >/dev/null
+kubectl wait --for=condition=Established --timeout=60s -f infra/crds/ >/dev/null
 cat <<MSG
 
-aicr-control-plane local API server is up.
-  kubectl --kubeconfig $KUBECONFIG get --raw /version
-  export KUBECONFIG=$KUBECONFIG   # then plain kubectl works in this shell
-  (kubectl $TESTENV_K8S_VERSION is at $TESTENV_BIN/kubectl)
-Press Ctrl-C to stop.
+aicr-control-plane is running locally against its own kube-apiserver ($TESTENV_K8S_VERSION).
+In another shell:
+  export KUBECONFIG=$KUBECONFIG PATH=$TESTENV_BIN:\$PATH
+  kubectl apply -f examples/clusterruntime.yaml
+  kubectl get clusterruntime cluster
+  kubectl get clusterruntime cluster -o jsonpath='{range .status.conditions[*]}{.type}{"\t"}{.status}{"\t"}{.reason}{"\t"}{.message}{"\n"}{end}'
+Logs (JSON) follow below. Ctrl-C stops everything.
+
 MSG
-while kill -0 "$(cat "$TESTENV_STATE/kube-apiserver.pid")" 2>/dev/null; do sleep 2; done
-echo "kube-apiserver exited; see $TESTENV_STATE/kube-apiserver.log" >&2
-exit 1
+"$NODE" --import tsx shared/local/main.ts --kubeconfig "$KUBECONFIG" --context aicr-control-plane

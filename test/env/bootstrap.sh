@@ -63,9 +63,9 @@ build_binaries() {
   stamp="$stamp -X k8s.io/client-go/pkg/version.gitMinor=$minor"
   [ -x "$BIN_DIR/etcd" ] || go_build "$BIN_DIR/etcd" go.etcd.io/etcd/server/v3 "~450" "" "about 1 minute"
   [ -x "$BIN_DIR/kube-apiserver" ] || go_build "$BIN_DIR/kube-apiserver" \
-    k8s.io/kubernetes/cmd/kube-apiserver "~1900" "$stamp" "10-20 minutes"
+    k8s.io/kubernetes/cmd/kube-apiserver "~1500" "$stamp" "3-5 minutes"
   [ -x "$BIN_DIR/kubectl" ] || go_build "$BIN_DIR/kubectl" \
-    k8s.io/kubernetes/cmd/kubectl "~700" "$stamp" "2-5 minutes once kube-apiserver is built"
+    k8s.io/kubernetes/cmd/kubectl "~300 more" "$stamp" "under a minute once kube-apiserver is built"
 }
 
 install_node_packages() {

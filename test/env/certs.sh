@@ -23,6 +23,10 @@ keyUsage=digitalSignature,keyEncipherment"
 sign admin "/O=system:masters/CN=aicr-test-admin" \
   "extendedKeyUsage=clientAuth
 keyUsage=digitalSignature,keyEncipherment"
+# The control plane gets its own identity, so the audit log tells its requests from the tests'.
+sign controlplane "/O=system:masters/CN=aicr-control-plane" \
+  "extendedKeyUsage=clientAuth
+keyUsage=digitalSignature,keyEncipherment"
 q openssl genrsa -out sa.key 2048
 q openssl rsa -in sa.key -pubout -out sa.pub
 chmod 600 ./*.key

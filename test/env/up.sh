@@ -85,9 +85,15 @@ users:
   user:
     client-certificate-data: $(b64 "$PKI/admin.crt")
     client-key-data: $(b64 "$PKI/admin.key")
+- name: aicr-control-plane
+  user:
+    client-certificate-data: $(b64 "$PKI/controlplane.crt")
+    client-key-data: $(b64 "$PKI/controlplane.key")
 contexts:
 - name: aicr-testenv
   context: {cluster: aicr-testenv, user: aicr-test-admin}
+- name: aicr-control-plane
+  context: {cluster: aicr-testenv, user: aicr-control-plane}
 current-context: aicr-testenv
 KUBECONFIG
 chmod 600 "$STATE/kubeconfig"

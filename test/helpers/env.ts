@@ -92,3 +92,6 @@ export async function resetMoto(): Promise<void> {
 export function uniqueName(prefix: string): string {
   return `${prefix}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 7)}`;
 }
+
+/** The control plane's own identity in the test cluster (user aicr-control-plane). */
+export const CONTROL_PLANE_USER = 'aicr-control-plane';

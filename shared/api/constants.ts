@@ -1,0 +1,67 @@
+// Every name the control plane shares with the cluster, defined once. Tests, docs and the
+// kubectl commands in docs/troubleshooting.md use exactly these strings.
+
+export const API_GROUP = 'operator.aicr.run';
+export const API_VERSION = 'v1alpha1';
+export const GROUP_VERSION = `${API_GROUP}/${API_VERSION}`;
+
+/** The only accepted name of the cluster-scoped ClusterRuntime. */
+export const RUNTIME_NAME = 'cluster';
+
+export const KINDS = {
+  clusterRuntime: { kind: 'ClusterRuntime', plural: 'clusterruntimes', singular: 'clusterruntime', shortNames: ['cr', 'aicr'] },
+  runtimeRollout: { kind: 'RuntimeRollout', plural: 'runtimerollouts', singular: 'runtimerollout', shortNames: ['rro'] },
+} as const;
+
+export const NAMESPACES = {
+  system: 'aicr-system',
+  discovery: 'aicr-discovery',
+  jobs: 'aicr-jobs',
+  validation: 'aicr-validation',
+  argocd: 'argocd',
+} as const;
+
+/** Condition types on a ClusterRuntime (kstatus plus the domain conditions). */
+export const CONDITION = {
+  ready: 'Ready',
+  reconciling: 'Reconciling',
+  stalled: 'Stalled',
+  resolved: 'Resolved',
+  engineAvailable: 'EngineAvailable',
+} as const;
+export type ConditionType = (typeof CONDITION)[keyof typeof CONDITION];
+
+/** Condition reasons. Each one has a symptom -> cause -> fix entry in docs/troubleshooting.md. */
+export const REASON = {
+  resolving: 'Resolving',
+  invalidSpec: 'InvalidSpec',
+} as const;
+export type Reason = (typeof REASON)[keyof typeof REASON];
+
+export const LABEL = {
+  stage: `${API_GROUP}/stage`,
+  input: `${API_GROUP}/input`,
+  role: `${API_GROUP}/role`,
+  schemaVersion: `${API_GROUP}/schema-version`,
+  managedBy: 'app.kubernetes.io/managed-by',
+} as const;
+
+export const ANNOTATION = {
+  resnapshot: `${API_GROUP}/resnapshot`,
+  runtimeUID: `${API_GROUP}/runtime-uid`,
+  planDigest: `${API_GROUP}/plan-digest`,
+  orphanedFrom: `${API_GROUP}/orphaned-from`,
+  deleteRollout: `${API_GROUP}/delete-rollout`,
+  tokenExpiresAt: `${API_GROUP}/token-expires-at`,
+} as const;
+
+export const FINALIZER = {
+  cleanup: `${API_GROUP}/cleanup`,
+} as const;
+
+/** One server-side-apply field manager per step, so steps never clobber each other's fields. */
+export const FIELD_MANAGER = {
+  resolve: 'aicr-resolve',
+} as const;
+
+export const MANAGED_BY_VALUE = 'aicr-operator';

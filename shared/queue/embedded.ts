@@ -1,0 +1,139 @@
+// In-process queue with the semantics of the AWS path: FIFO per group, one in-flight message
+// per group, deduplication by ID within a window, delayed delivery, redelivery after a
+// failure, and a dead-letter list after maxReceives failures. A failing group never blocks
+// another group.
+import type { MessageHandler, OutgoingMessage, QueueProducer, ReceivedMessage, SendResult } from './port.ts';
+
+export interface EmbeddedQueueOptions {
+  readonly maxReceives?: number;
+  readonly redeliveryDelayMs?: number;
+  readonly dedupWindowMs?: number;
+  readonly concurrency?: number;
+  readonly now?: () => number;
+}
+
+interface Entry {
+  msg: ReceivedMessage;
+}
+
+export class EmbeddedQueue implements QueueProducer {
+  readonly deadLetters: ReceivedMessage[] = [];
+  private readonly groups = new Map<string, Entry[]>();
+  private readonly busy = new Set<string>();
+  private readonly seen = new Map<string, number>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private handler: MessageHandler | undefined;
+  private running = 0;
+  private seq = 0;
+  private idleWaiters: (() => void)[] = [];
+  private readonly opts: Required<EmbeddedQueueOptions>;
+
+  constructor(opts: EmbeddedQueueOptions = {}) {
+    this.opts = {
+      maxReceives: opts.maxReceives ?? 5,
+      redeliveryDelayMs: opts.redeliveryDelayMs ?? 1000,
+      dedupWindowMs: opts.dedupWindowMs ?? 300_000,
+      concurrency: opts.concurrency ?? 4,
+      now: opts.now ?? Date.now,
+    };
+  }
+
+  send(out: OutgoingMessage): Promise<SendResult> {
+    const now = this.opts.now();
+    for (const [id, expiry] of this.seen) if (expiry <= now) this.seen.delete(id);
+    if (this.seen.has(out.dedupId)) return Promise.resolve({ deduplicated: true });
+    this.seen.set(out.dedupId, now + this.opts.dedupWindowMs);
+    const msg: ReceivedMessage = { id: `m-${++this.seq}`, group: out.group, dedupId: out.dedupId, body: out.body, receiveCount: 0, sentAt: now };
+    this.later(out.delayMs ?? 0, () => this.enqueue(msg));
+    return Promise.resolve({ deduplicated: false });
+  }
+
+  /** Starts delivering to the handler. */
+  consume(handler: MessageHandler): void {
+    this.handler = handler;
+    this.pump();
+  }
+
+  /** Resolves once nothing is queued, in flight or waiting on a timer. */
+  idle(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  stop(): void {
+    this.handler = undefined;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+  }
+
+  depth(): number {
+    let n = 0;
+    for (const list of this.groups.values()) n += list.length;
+    return n;
+  }
+
+  private later(ms: number, fn: () => void): void {
+    if (ms <= 0) return fn();
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      fn();
+    }, ms);
+    this.timers.add(t);
+  }
+
+  private enqueue(msg: ReceivedMessage): void {
+    const list = this.groups.get(msg.group) ?? [];
+    list.push({ msg });
+    this.groups.set(msg.group, list);
+    this.pump();
+  }
+
+  private pump(): void {
+    if (!this.handler) return;
+    for (const [group, list] of this.groups) {
+      if (this.running >= this.opts.concurrency) return;
+      const head = list[0];
+      if (!head || this.busy.has(group)) continue;
+      this.busy.add(group);
+      this.running++;
+      head.msg = { ...head.msg, receiveCount: head.msg.receiveCount + 1 };
+      void this.deliver(group, list, head);
+    }
+    this.notifyIdle();
+  }
+
+  private async deliver(group: string, list: Entry[], head: Entry): Promise<void> {
+    let failed = false;
+    try {
+      await this.handler?.(head.msg);
+    } catch {
+      failed = true;
+    }
+    this.running--;
+    if (!failed || head.msg.receiveCount >= this.opts.maxReceives) {
+      if (failed) this.deadLetters.push(head.msg);
+      list.shift();
+      if (list.length === 0) this.groups.delete(group);
+      this.busy.delete(group);
+      this.pump();
+      return;
+    }
+    // The group stays locked until redelivery, as an SQS FIFO group does while its head is invisible.
+    this.later(this.opts.redeliveryDelayMs, () => {
+      this.busy.delete(group);
+      this.pump();
+    });
+    this.pump();
+  }
+
+  private isIdle(): boolean {
+    return this.running === 0 && this.groups.size === 0 && this.timers.size === 0;
+  }
+
+  private notifyIdle(): void {
+    if (!this.isIdle()) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) w();
+  }
+}

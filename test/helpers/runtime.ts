@@ -1,0 +1,64 @@
+// Helpers for tests that work on the one ClusterRuntime, `cluster`.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { API_GROUP, API_VERSION, GROUP_VERSION, KINDS, RUNTIME_NAME } from '../../shared/api/constants.ts';
+import type { RuntimeObject } from '../../shared/kube/types.ts';
+import type { Condition } from '../../shared/api/condition.ts';
+import { adminKubeConfig, testEnv } from './env.ts';
+
+const run = promisify(execFile);
+const CRDS = fileURLToPath(new URL('../../infra/crds/', import.meta.url));
+const RUNTIME = { group: API_GROUP, version: API_VERSION, plural: KINDS.clusterRuntime.plural } as const;
+
+export async function kubectl(...args: string[]): Promise<string> {
+  const { stdout } = await run('kubectl', ['--kubeconfig', testEnv().KUBECONFIG, ...args]);
+  return stdout;
+}
+
+/** Installs the control plane's CRDs with the real kubectl and waits until they are served. */
+export async function ensureCrds(): Promise<void> {
+  await kubectl('apply', '--server-side', '--force-conflicts', '-f', CRDS);
+  await kubectl('wait', '--for=condition=Established', '--timeout=60s', '-f', CRDS);
+}
+
+export function runtimeManifest(spec: Record<string, unknown>, name = RUNTIME_NAME): Record<string, unknown> {
+  return { apiVersion: GROUP_VERSION, kind: KINDS.clusterRuntime.kind, metadata: { name }, spec };
+}
+
+export async function createRuntime(spec: Record<string, unknown>, kc: KubeConfig = adminKubeConfig()): Promise<RuntimeObject> {
+  const co = kc.makeApiClient(CustomObjectsApi);
+  return (await co.createClusterCustomObject({ ...RUNTIME, body: runtimeManifest(spec) })) as RuntimeObject;
+}
+
+export async function getRuntime(kc: KubeConfig = adminKubeConfig()): Promise<RuntimeObject | undefined> {
+  const co = kc.makeApiClient(CustomObjectsApi);
+  try {
+    return (await co.getClusterCustomObject({ ...RUNTIME, name: RUNTIME_NAME })) as RuntimeObject;
+  } catch (err) {
+    if ((err as { code?: number }).code === 404) return undefined;
+    throw err;
+  }
+}
+
+/** Deletes the runtime (finalizers cleared first) and waits until it is gone. */
+export async function deleteRuntime(): Promise<void> {
+  if (!(await getRuntime())) return;
+  await kubectl('patch', 'clusterruntime', RUNTIME_NAME, '--type', 'merge', '-p', '{"metadata":{"finalizers":null}}');
+  await kubectl('delete', 'clusterruntime', RUNTIME_NAME, '--ignore-not-found', '--wait=true');
+}
+
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export function condition(obj: RuntimeObject | undefined, type: string): Condition | undefined {
+  return obj?.status?.conditions?.find((c) => c.type === type);
+}

@@ -1,0 +1,28 @@
+import { KINDS } from '../../shared/api/constants.ts';
+import { type AuditEvent, auditSince, settleAudit } from './audit.ts';
+import { CONTROL_PLANE_USER } from './env.ts';
+
+export interface WriteCount {
+  readonly ok: number;
+  readonly conflicts: number;
+  readonly otherWrites: AuditEvent[];
+  readonly reads: number;
+}
+
+const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+
+/** The control plane's requests since a mark, from the API server's audit log. */
+export async function controlPlaneRequests(mark: number): Promise<WriteCount> {
+  await settleAudit();
+  const mine = auditSince(mark).filter((e) => e.user.username === CONTROL_PLANE_USER);
+  const statusWrites = mine.filter(
+    (e) => WRITE_VERBS.has(e.verb) && e.objectRef?.resource === KINDS.clusterRuntime.plural && e.objectRef.subresource === 'status',
+  );
+  const code = (e: AuditEvent): number => e.responseStatus?.code ?? 0;
+  return {
+    ok: statusWrites.filter((e) => code(e) >= 200 && code(e) < 300).length,
+    conflicts: statusWrites.filter((e) => code(e) === 409).length,
+    otherWrites: mine.filter((e) => WRITE_VERBS.has(e.verb) && !statusWrites.includes(e)),
+    reads: mine.filter((e) => e.verb === 'get' || e.verb === 'list').length,
+  };
+}

@@ -1,0 +1,106 @@
+// The forwarder resumes from its last resourceVersion, and when that history is gone (a real
+// 410 from an API server without a watch cache, after an etcd compaction) it relists and
+// enqueues every runtime, so the runtime still gets its status.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { KubeClient, loadKubeConfig } from '../../shared/kube/client.ts';
+import { MemoryCheckpoint } from '../../shared/forwarder/forwarder.ts';
+import { compactEtcd, type ExtraApiServer, startExtraApiServer } from '../helpers/apiserver.ts';
+import { startCapturedControlPlane } from '../helpers/controlPlane.ts';
+import { CONTROL_PLANE_USER } from '../helpers/env.ts';
+import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+
+let server: ExtraApiServer;
+
+before(async () => {
+  await ensureCrds();
+  await deleteRuntime();
+  server = await startExtraApiServer('apiserver-nocache', ['--watch-cache=false']);
+});
+after(async () => {
+  await server.stop();
+  await deleteRuntime();
+});
+
+const observed = (generation: number) => async () => {
+  const rt = await getRuntime();
+  return rt?.status?.observedGeneration === generation && condition(rt, 'Reconciling') ? rt : undefined;
+};
+
+test('after a forced 410 the forwarder relists and the runtime still gets its status', async (t) => {
+  const kube = new KubeClient(loadKubeConfig(server.kubeconfig, CONTROL_PLANE_USER));
+  const checkpoint = new MemoryCheckpoint();
+  await createRuntime({ aicrVersion: 'v1.1.0' });
+
+  const first = startCapturedControlPlane({ kube, checkpoint });
+  await waitFor('status for generation 1', observed(1));
+  first.stop();
+  await first.running;
+  const resumeFrom = await checkpoint.load();
+  assert.ok(resumeFrom, 'the forwarder recorded where it stopped');
+
+  // While nobody watches: the runtime changes twice and etcd compacts away the history after
+  // resumeFrom, so resuming there is refused with 410 Expired.
+  await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"paused":true}}');
+  await kubectl('annotate', 'clusterruntime', 'cluster', 'example.com/touched=1');
+  const compactedAt = await compactEtcd();
+  assert.ok(compactedAt > Number(resumeFrom));
+
+  const second = startCapturedControlPlane({ kube, checkpoint });
+  try {
+    await waitFor('status for generation 2', observed(2));
+    const logs = second.records();
+    assert.ok(logs.some((r) => r['msg'] === 'watch history expired; relisting'), 'the 410 was seen');
+    assert.ok(second.forwarder.stats.relists >= 1);
+    assert.ok(second.forwarder.stats.enqueued >= 1);
+    assert.ok(Number(await checkpoint.load()) > Number(resumeFrom), 'the checkpoint moved past the gap');
+    t.diagnostic(`resumed from ${resumeFrom}, compacted at ${compactedAt}, relists ${second.forwarder.stats.relists}`);
+  } finally {
+    second.stop();
+    await second.running;
+  }
+});
+
+test('a watch the server cannot continue (history compacted to its first event) is replaced by a relist', async () => {
+  await deleteRuntime();
+  const kube = new KubeClient(loadKubeConfig(server.kubeconfig, CONTROL_PLANE_USER));
+  const checkpoint = new MemoryCheckpoint();
+  await createRuntime({ aicrVersion: 'v1.1.0' });
+  const first = startCapturedControlPlane({ kube, checkpoint });
+  await waitFor('status for generation 1', observed(1));
+  first.stop();
+  await first.running;
+  // One change, then compaction at exactly its revision: the watch may start, but the server
+  // cannot produce the event's previous state and answers 500 on the watch stream.
+  await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"paused":true}}');
+  await compactEtcd();
+  const second = startCapturedControlPlane({ kube, checkpoint });
+  try {
+    await waitFor('status for generation 2', observed(2));
+    assert.ok(second.forwarder.stats.relists >= 1);
+  } finally {
+    second.stop();
+    await second.running;
+  }
+});
+
+test('a watch that resumes from a stored resourceVersion sees changes made while it was stopped', async () => {
+  await deleteRuntime();
+  const kube = new KubeClient(loadKubeConfig(server.kubeconfig, CONTROL_PLANE_USER));
+  const checkpoint = new MemoryCheckpoint();
+  await createRuntime({ aicrVersion: 'v1.1.0' });
+  const first = startCapturedControlPlane({ kube, checkpoint });
+  await waitFor('status for generation 1', observed(1));
+  first.stop();
+  await first.running;
+  await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"suspendEngine":true}}');
+  const second = startCapturedControlPlane({ kube, checkpoint });
+  try {
+    await waitFor('status for generation 2', observed(2));
+    assert.equal(second.forwarder.stats.relists, 0, 'no relist was needed');
+    assert.ok(second.forwarder.stats.watches >= 1);
+  } finally {
+    second.stop();
+    await second.running;
+  }
+});

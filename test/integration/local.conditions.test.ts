@@ -1,0 +1,77 @@
+// Local mode end to end: a ClusterRuntime created with kubectl gets its conditions, and the
+// runbook's own commands show them.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startCapturedControlPlane } from '../helpers/controlPlane.ts';
+import { condition, deleteRuntime, ensureCrds, getRuntime, kubectl, runtimeManifest, waitFor } from '../helpers/runtime.ts';
+
+let cp: ReturnType<typeof startCapturedControlPlane>;
+
+before(async () => {
+  await ensureCrds();
+  await deleteRuntime();
+  cp = startCapturedControlPlane();
+});
+after(async () => {
+  cp.stop();
+  await cp.running;
+  await deleteRuntime();
+});
+
+test('COND-1 a runtime created with kubectl gets Ready, Reconciling, Stalled and Resolved in local mode', async () => {
+  const file = join(mkdtempSync(join(tmpdir(), 'aicr-')), 'runtime.json');
+  writeFileSync(file, JSON.stringify(runtimeManifest({ aicrVersion: 'v1.1.0', criteria: { service: 'eks', accelerator: 'h100', intent: 'training' } })));
+  await kubectl('apply', '-f', file);
+  const rt = await waitFor('conditions', async () => {
+    const r = await getRuntime();
+    return condition(r, 'Resolved') ? r : undefined;
+  });
+  const generation = rt.metadata.generation;
+  assert.equal(rt.status?.observedGeneration, generation);
+  for (const type of ['Ready', 'Reconciling', 'Stalled', 'Resolved']) {
+    const c = condition(rt, type);
+    assert.ok(c, `${type} is present`);
+    assert.equal(c.observedGeneration, generation, `${type} carries observedGeneration`);
+    assert.ok(c.reason.length > 0 && c.message.length > 0);
+  }
+  assert.equal(condition(rt, 'Reconciling')?.status, 'True');
+  assert.equal(condition(rt, 'Ready')?.status, 'False');
+  assert.equal(condition(rt, 'Stalled')?.status, 'False');
+  assert.equal(condition(rt, 'Resolved')?.reason, 'Resolving');
+  // kstatus: kubectl wait works on the conditions.
+  await kubectl('wait', '--for=condition=Reconciling', '--timeout=10s', 'clusterruntime/cluster');
+});
+
+test('COND-5 the runbook conditions jsonpath command prints every condition', async () => {
+  const out = await kubectl(
+    'get', 'clusterruntime', 'cluster', '-o',
+    'jsonpath={range .status.conditions[*]}{.type}{"\\t"}{.status}{"\\t"}{.reason}{"\\t"}{.message}{"\\n"}{end}',
+  );
+  const rows = out.trim().split('\n').map((l) => l.split('\t'));
+  const types = rows.map((r) => r[0]).sort();
+  assert.deepEqual(types, ['Ready', 'Reconciling', 'Resolved', 'Stalled']);
+  for (const r of rows) assert.equal(r.length, 4, `row ${r.join('|')} has type, status, reason, message`);
+  assert.deepEqual(rows.find((r) => r[0] === 'Resolved')?.slice(1, 3), ['False', 'Resolving']);
+});
+
+test('COND-5 kubectl get and describe show the runtime state', async () => {
+  const table = await kubectl('get', 'clusterruntime', 'cluster');
+  const [header, row] = table.trim().split('\n');
+  assert.match(header ?? '', /^NAME\s+READY\s+STALLED\s+REASON\s+ACTIVE\s+TARGET\s+AGE/);
+  assert.match(row ?? '', /^cluster\s+False\s+False\s+Resolving\s+/);
+  const described = await kubectl('describe', 'clusterruntime', 'cluster');
+  assert.match(described, /Type:\s+Resolved/);
+});
+
+test('COND-1 a spec change is picked up and observedGeneration follows it', async () => {
+  await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"paused":true}}');
+  const rt = await waitFor('generation 2 observed', async () => {
+    const r = await getRuntime();
+    return r?.status?.observedGeneration === 2 ? r : undefined;
+  });
+  assert.equal(condition(rt, 'Reconciling')?.observedGeneration, 2);
+  assert.ok(cp.forwarder.stats.enqueued >= 2);
+});

@@ -1,0 +1,93 @@
+// The embedded queue keeps the semantics the SQS FIFO path has.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { EmbeddedQueue } from '../../shared/queue/embedded.ts';
+import type { ReceivedMessage } from '../../shared/queue/port.ts';
+
+const fast = { redeliveryDelayMs: 5, maxReceives: 3 };
+
+test('messages of one group are delivered in order, one at a time', async () => {
+  const q = new EmbeddedQueue(fast);
+  const seen: string[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
+  q.consume(async (m) => {
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    await new Promise((r) => setTimeout(r, 2));
+    seen.push(m.body);
+    inFlight--;
+  });
+  for (const n of ['1', '2', '3', '4']) await q.send({ group: 'a', dedupId: n, body: n });
+  await q.idle();
+  assert.deepEqual(seen, ['1', '2', '3', '4']);
+  assert.equal(maxInFlight, 1);
+});
+
+test('a duplicate ID inside the window is dropped, outside it is delivered', async () => {
+  let clock = 0;
+  const q = new EmbeddedQueue({ ...fast, dedupWindowMs: 100, now: () => clock });
+  const seen: string[] = [];
+  q.consume((m) => {
+    seen.push(m.body);
+    return Promise.resolve();
+  });
+  assert.equal((await q.send({ group: 'a', dedupId: 'x', body: 'first' })).deduplicated, false);
+  assert.equal((await q.send({ group: 'a', dedupId: 'x', body: 'again' })).deduplicated, true);
+  clock = 150;
+  assert.equal((await q.send({ group: 'a', dedupId: 'x', body: 'later' })).deduplicated, false);
+  await q.idle();
+  assert.deepEqual(seen, ['first', 'later']);
+});
+
+test('a delayed message is not delivered before its delay', async () => {
+  const q = new EmbeddedQueue(fast);
+  const at: number[] = [];
+  q.consume(() => {
+    at.push(Date.now());
+    return Promise.resolve();
+  });
+  const sent = Date.now();
+  await q.send({ group: 'a', dedupId: 'd', body: 'later', delayMs: 60 });
+  await q.idle();
+  assert.equal(at.length, 1);
+  assert.ok((at[0] ?? 0) - sent >= 55, 'delivered after the delay');
+});
+
+test('a failing message is redelivered, then dead-lettered, and never blocks another group', async () => {
+  const q = new EmbeddedQueue(fast);
+  const received: ReceivedMessage[] = [];
+  q.consume((m) => {
+    received.push(m);
+    if (m.group === 'poison') return Promise.reject(new Error('boom'));
+    return Promise.resolve();
+  });
+  await q.send({ group: 'poison', dedupId: 'p', body: 'bad' });
+  await q.send({ group: 'poison', dedupId: 'p2', body: 'behind-bad' });
+  await q.send({ group: 'ok', dedupId: 'o', body: 'good' });
+  await q.idle();
+  const poisonTries = received.filter((m) => m.body === 'bad').map((m) => m.receiveCount);
+  assert.deepEqual(poisonTries, [1, 2, 3]);
+  assert.deepEqual(q.deadLetters.map((m) => m.body).sort(), ['bad', 'behind-bad']);
+  const good = received.findIndex((m) => m.body === 'good');
+  const lastBad = received.map((m) => m.body).lastIndexOf('bad');
+  assert.ok(good >= 0 && good < lastBad, 'the healthy group ran while the poisoned one was retrying');
+  const behind = received.findIndex((m) => m.body === 'behind-bad');
+  assert.ok(behind > lastBad, 'a group keeps its order: the next message waits for the failing head');
+});
+
+test('two groups are processed concurrently', async () => {
+  const q = new EmbeddedQueue({ ...fast, concurrency: 2 });
+  let inFlight = 0;
+  let maxInFlight = 0;
+  q.consume(async () => {
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    await new Promise((r) => setTimeout(r, 10));
+    inFlight--;
+  });
+  await q.send({ group: 'a', dedupId: 'a', body: 'a' });
+  await q.send({ group: 'b', dedupId: 'b', body: 'b' });
+  await q.idle();
+  assert.equal(maxInFlight, 2);
+});

@@ -1,0 +1,21 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { decodeWorkItem, encodeWorkItem } from '../../shared/queue/workItem.ts';
+import { MalformedMessageError } from '../../shared/errors.ts';
+
+test('a well-formed work item round-trips', () => {
+  const item = { v: 1 as const, step: 'resolve' as const, runtime: { name: 'cluster', uid: 'u-1' }, cause: 'ADDED' };
+  assert.deepEqual(decodeWorkItem(encodeWorkItem(item)), item);
+});
+
+test('a malformed body names the field that failed', () => {
+  const cases: [string, string][] = [
+    ['not json', 'body'],
+    ['{"v":1,"step":"explode","runtime":{"name":"cluster","uid":"u"},"cause":"x"}', 'step'],
+    ['{"v":1,"step":"resolve","runtime":{"name":"cluster"},"cause":"x"}', 'runtime.uid'],
+    ['{"v":2,"step":"resolve","runtime":{"name":"cluster","uid":"u"},"cause":"x"}', 'v'],
+  ];
+  for (const [body, field] of cases) {
+    assert.throws(() => decodeWorkItem(body), (err: unknown) => err instanceof MalformedMessageError && err.field === field, body);
+  }
+});
