@@ -138,6 +138,7 @@ export class Forwarder {
     const { uid, name, resourceVersion } = obj.metadata;
     try {
       await this.opts.producer.send({
+        step: 'resolve',
         group: runtimeGroup(uid),
         dedupId: `${uid}/resolve/${resourceVersion}`,
         body: encodeWorkItem({ v: 1, step: 'resolve', runtime: { name, uid }, cause }),

@@ -14,8 +14,8 @@ export interface LogContext {
 
 export type LogValue = string | number | boolean | null | undefined | readonly string[];
 export type LogFields = Readonly<Record<string, LogValue>>;
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
-const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 const SENSITIVE_KEY = /token|secret|password|passwd|authorization|credential|cookie|private.?key|^values?$/i;
 
 export interface Logger {
@@ -44,7 +44,7 @@ export function createLogger(opts: { level?: LogLevel; sink?: LogSink; context?:
   const sink = opts.sink ?? stdoutSink;
   const context = opts.context ?? {};
   const service = opts.service ?? 'aicr-control-plane';
-  const emit = (lvl: LogLevel, msg: string, fields: LogFields = {}): void => {
+  const emit = (lvl: Exclude<LogLevel, 'silent'>, msg: string, fields: LogFields = {}): void => {
     if (ORDER[lvl] < (ORDER[level] ?? ORDER.info)) return;
     sink(JSON.stringify({ time: new Date().toISOString(), level: lvl, service, msg, ...context, ...scrub(fields) }));
   };

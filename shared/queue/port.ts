@@ -1,7 +1,10 @@
 // The queue port. Two adapters share these semantics: the embedded one (local mode) and SQS
 // FIFO (AWS). Messages carry keys, never objects.
+import type { StepName } from './workItem.ts';
 
 export interface OutgoingMessage {
+  /** Which step's queue the message goes to (in AWS, one FIFO queue per step function). */
+  readonly step: StepName;
   /** Ordering and exclusivity unit: one group per runtime, never two of its messages at once. */
   readonly group: string;
   /** Messages with an ID already seen within the deduplication window are dropped. */

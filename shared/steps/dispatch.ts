@@ -34,6 +34,7 @@ export async function handleMessage(msg: ReceivedMessage, deps: DispatchDeps): P
     if (outcome.kind === OUTCOME.retryNow) throw err;
     if (outcome.kind === OUTCOME.stalledWaiting) return undefined;
     await deps.producer.send({
+      step: item.step,
       group: runtimeGroup(item.runtime.uid),
       dedupId: `${item.runtime.uid}/${item.step}/retry/${deps.now().getTime()}`,
       body: encodeWorkItem({ ...item, cause: 'retry' }),

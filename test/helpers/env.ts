@@ -9,6 +9,7 @@ const REQUIRED = [
   'TESTENV_STATE',
   'KUBECONFIG',
   'TESTENV_BIN',
+  'TESTENV_VENV',
   'TESTENV_ETCD_URL',
   'TESTENV_AUDIT_LOG',
   'TESTENV_K8S_VERSION',
@@ -29,6 +30,12 @@ function readEnvFile(): Record<string, string> {
 }
 
 let cached: TestEnv | undefined;
+
+// A single test file run by hand still reaches moto: SDK clients built by the code under test
+// read AWS_* from the process environment, as they do in Lambda.
+for (const [k, v] of Object.entries(readEnvFile())) {
+  if (process.env[k] === undefined && (k.startsWith('AWS_') || k.startsWith('TESTENV_') || k === 'KUBECONFIG')) process.env[k] = v;
+}
 
 /** The running test environment; throws with the fix when it is not up. */
 export function testEnv(): TestEnv {

@@ -33,7 +33,7 @@ test('KROP-4 a change delivered twice makes exactly one successful status write'
     await handleMessage(m, deps);
   });
   // At-least-once delivery: the same change arrives as two messages (distinct IDs get past deduplication).
-  for (const id of ['first', 'second']) await queue.send({ group: runtimeGroup(item.runtime.uid), dedupId: id, body: encodeWorkItem(item) });
+  for (const id of ['first', 'second']) await queue.send({ step: 'resolve', group: runtimeGroup(item.runtime.uid), dedupId: id, body: encodeWorkItem(item) });
   await queue.idle();
   queue.stop();
   const count = await controlPlaneRequests(mark);
@@ -92,7 +92,7 @@ test('KROP-4 a conflict is retried through the queue, logged, and leaves one wri
   queue.consume(async (m) => {
     await handleMessage(m, { kube: racing, log, now: () => new Date(), producer: queue });
   });
-  await queue.send({ group: runtimeGroup(item.runtime.uid), dedupId: 'x', body: encodeWorkItem(item) });
+  await queue.send({ step: 'resolve', group: runtimeGroup(item.runtime.uid), dedupId: 'x', body: encodeWorkItem(item) });
   await queue.idle();
   queue.stop();
   const count = await controlPlaneRequests(mark);

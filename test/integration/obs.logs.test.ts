@@ -27,7 +27,7 @@ test('OBS-1 every log line of a message handling carries the runtime UID, and no
     await handleMessage(m, { kube: controlPlaneKube(), log, now: () => new Date(), producer: queue });
   });
   const item = { v: 1 as const, step: 'resolve' as const, runtime: { name: 'cluster', uid: rt.metadata.uid }, cause: 'ADDED' };
-  await queue.send({ group: runtimeGroup(rt.metadata.uid), dedupId: '1', body: encodeWorkItem(item) });
+  await queue.send({ step: 'resolve', group: runtimeGroup(rt.metadata.uid), dedupId: '1', body: encodeWorkItem(item) });
   await queue.idle();
   queue.stop();
   assert.ok(records().length > 0);
@@ -44,7 +44,7 @@ test('OBS-1 a secret in a malformed message is not logged; the failing field is'
     await handleMessage(m, { kube: controlPlaneKube(), log, now: () => new Date(), producer: queue });
   });
   const body = JSON.stringify({ v: 1, step: SECRET, runtime: { name: 'cluster', uid: 'u' }, cause: 'x' });
-  await queue.send({ group: 'g', dedupId: 'bad', body });
+  await queue.send({ step: 'resolve', group: 'g', dedupId: 'bad', body });
   await queue.idle();
   queue.stop();
   assert.equal(queue.deadLetters.length, 1, 'dead-lettered after the redelivery count');

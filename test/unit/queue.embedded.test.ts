@@ -18,7 +18,7 @@ test('messages of one group are delivered in order, one at a time', async () => 
     seen.push(m.body);
     inFlight--;
   });
-  for (const n of ['1', '2', '3', '4']) await q.send({ group: 'a', dedupId: n, body: n });
+  for (const n of ['1', '2', '3', '4']) await q.send({ step: 'resolve', group: 'a', dedupId: n, body: n });
   await q.idle();
   assert.deepEqual(seen, ['1', '2', '3', '4']);
   assert.equal(maxInFlight, 1);
@@ -32,10 +32,10 @@ test('a duplicate ID inside the window is dropped, outside it is delivered', asy
     seen.push(m.body);
     return Promise.resolve();
   });
-  assert.equal((await q.send({ group: 'a', dedupId: 'x', body: 'first' })).deduplicated, false);
-  assert.equal((await q.send({ group: 'a', dedupId: 'x', body: 'again' })).deduplicated, true);
+  assert.equal((await q.send({ step: 'resolve', group: 'a', dedupId: 'x', body: 'first' })).deduplicated, false);
+  assert.equal((await q.send({ step: 'resolve', group: 'a', dedupId: 'x', body: 'again' })).deduplicated, true);
   clock = 150;
-  assert.equal((await q.send({ group: 'a', dedupId: 'x', body: 'later' })).deduplicated, false);
+  assert.equal((await q.send({ step: 'resolve', group: 'a', dedupId: 'x', body: 'later' })).deduplicated, false);
   await q.idle();
   assert.deepEqual(seen, ['first', 'later']);
 });
@@ -48,7 +48,7 @@ test('a delayed message is not delivered before its delay', async () => {
     return Promise.resolve();
   });
   const sent = Date.now();
-  await q.send({ group: 'a', dedupId: 'd', body: 'later', delayMs: 60 });
+  await q.send({ step: 'resolve', group: 'a', dedupId: 'd', body: 'later', delayMs: 60 });
   await q.idle();
   assert.equal(at.length, 1);
   assert.ok((at[0] ?? 0) - sent >= 55, 'delivered after the delay');
@@ -62,9 +62,9 @@ test('a failing message is redelivered, then dead-lettered, and never blocks ano
     if (m.group === 'poison') return Promise.reject(new Error('boom'));
     return Promise.resolve();
   });
-  await q.send({ group: 'poison', dedupId: 'p', body: 'bad' });
-  await q.send({ group: 'poison', dedupId: 'p2', body: 'behind-bad' });
-  await q.send({ group: 'ok', dedupId: 'o', body: 'good' });
+  await q.send({ step: 'resolve', group: 'poison', dedupId: 'p', body: 'bad' });
+  await q.send({ step: 'resolve', group: 'poison', dedupId: 'p2', body: 'behind-bad' });
+  await q.send({ step: 'resolve', group: 'ok', dedupId: 'o', body: 'good' });
   await q.idle();
   const poisonTries = received.filter((m) => m.body === 'bad').map((m) => m.receiveCount);
   assert.deepEqual(poisonTries, [1, 2, 3]);
@@ -86,8 +86,8 @@ test('two groups are processed concurrently', async () => {
     await new Promise((r) => setTimeout(r, 10));
     inFlight--;
   });
-  await q.send({ group: 'a', dedupId: 'a', body: 'a' });
-  await q.send({ group: 'b', dedupId: 'b', body: 'b' });
+  await q.send({ step: 'resolve', group: 'a', dedupId: 'a', body: 'a' });
+  await q.send({ step: 'resolve', group: 'b', dedupId: 'b', body: 'b' });
   await q.idle();
   assert.equal(maxInFlight, 2);
 });

@@ -1,0 +1,31 @@
+// Forwards delayed messages from the standard delay queue to their FIFO queue once due. A
+// message due later than SQS's 15-minute limit goes back on the delay queue for the rest.
+import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { errorFields } from '../classify.ts';
+import type { Logger } from '../observability/log.ts';
+import type { QueueProducer } from '../queue/port.ts';
+import { decodeEnvelope } from './envelope.ts';
+
+export interface RelayDeps {
+  readonly producer: QueueProducer;
+  readonly log: Logger;
+  readonly now: () => number;
+}
+
+export function createRelayHandler(deps: () => RelayDeps): (event: SQSEvent) => Promise<SQSBatchResponse> {
+  return async (event) => {
+    const { producer, log, now } = deps();
+    const batchItemFailures: SQSBatchItemFailure[] = [];
+    for (const record of event.Records) {
+      try {
+        const env = decodeEnvelope(record.body);
+        const remaining = env.notBefore - now();
+        await producer.send({ step: env.step, group: env.group, dedupId: env.dedupId, body: env.body, ...(remaining > 0 ? { delayMs: remaining } : {}) });
+      } catch (err) {
+        log.error('relay failed', { messageId: record.messageId, ...errorFields(err) });
+        batchItemFailures.push({ itemIdentifier: record.messageId });
+      }
+    }
+    return { batchItemFailures };
+  };
+}

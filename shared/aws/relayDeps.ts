@@ -1,0 +1,21 @@
+// The relay function's dependencies: SQS only, so its bundle carries no Kubernetes client.
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { loadConfig } from '../config.ts';
+import { createLogger } from '../observability/log.ts';
+import type { RelayDeps } from './relay.ts';
+import { SqsProducer } from './sqsProducer.ts';
+import { sqsRoutes } from './routes.ts';
+
+let cached: RelayDeps | undefined;
+
+export function relayDeps(): RelayDeps {
+  if (!cached) {
+    const config = loadConfig();
+    cached = {
+      producer: new SqsProducer(new SQSClient({}), sqsRoutes(config)),
+      log: createLogger({ level: config.LOG_LEVEL }),
+      now: Date.now,
+    };
+  }
+  return cached;
+}

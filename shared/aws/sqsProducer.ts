@@ -1,0 +1,55 @@
+// The SQS adapter of the queue port. Immediate messages go to the step's FIFO queue with the
+// runtime as MessageGroupId. FIFO queues cannot delay one message, so delayed ones (backoff,
+// retry-after) go to a standard delay queue as an envelope that the relay function forwards
+// once due.
+import { createHash } from 'node:crypto';
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { OutgoingMessage, QueueProducer, SendResult } from '../queue/port.ts';
+import type { StepName } from '../queue/workItem.ts';
+import { encodeEnvelope } from './envelope.ts';
+
+export interface SqsRoutes {
+  readonly fifoQueueUrl: Readonly<Record<StepName, string>>;
+  readonly delayQueueUrl: string;
+}
+
+/** SQS's longest per-message delay on a standard queue. */
+export const MAX_DELAY_SECONDS = 900;
+const DEDUP_ALLOWED = /^[A-Za-z0-9!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]{1,128}$/;
+
+/** A deduplication ID SQS accepts: the ID itself when it fits, else a digest of it. */
+export function sqsDedupId(id: string): string {
+  return DEDUP_ALLOWED.test(id) ? id : createHash('sha256').update(id).digest('hex');
+}
+
+export class SqsProducer implements QueueProducer {
+  constructor(
+    private readonly sqs: SQSClient,
+    private readonly routes: SqsRoutes,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async send(msg: OutgoingMessage): Promise<SendResult> {
+    const delayMs = msg.delayMs ?? 0;
+    if (delayMs > 0) {
+      await this.sqs.send(
+        new SendMessageCommand({
+          QueueUrl: this.routes.delayQueueUrl,
+          MessageBody: encodeEnvelope({ step: msg.step, group: msg.group, dedupId: msg.dedupId, body: msg.body, notBefore: this.now() + delayMs }),
+          DelaySeconds: Math.min(MAX_DELAY_SECONDS, Math.ceil(delayMs / 1000)),
+        }),
+      );
+      return { deduplicated: false };
+    }
+    await this.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: this.routes.fifoQueueUrl[msg.step],
+        MessageBody: msg.body,
+        MessageGroupId: msg.group,
+        MessageDeduplicationId: sqsDedupId(msg.dedupId),
+      }),
+    );
+    // SQS accepts a duplicate silently, so whether it was dropped is not known here.
+    return { deduplicated: false };
+  }
+}

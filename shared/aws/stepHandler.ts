@@ -1,0 +1,13 @@
+// The Lambda entry of a step: a FIFO batch in, each record through the same dispatcher local
+// mode uses, and a partial batch response out.
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { type DispatchDeps, handleMessage } from '../steps/dispatch.ts';
+import { processFifoBatch } from './fifoBatch.ts';
+import { toReceivedMessage } from './records.ts';
+
+export function createStepHandler(deps: () => DispatchDeps): (event: SQSEvent) => Promise<SQSBatchResponse> {
+  return (event) =>
+    processFifoBatch(event.Records, async (record) => {
+      await handleMessage(toReceivedMessage(record), deps());
+    });
+}
