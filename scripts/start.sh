@@ -14,11 +14,11 @@ if [ $# -gt 0 ]; then
   exec "$NODE" --import tsx shared/local/main.ts "$@"
 fi
 
-export AICR_TESTENV_STATE_LINK="$PWD/test/env/.state-local"
+export TESTENV_STATE_LINK="$PWD/test/env/.state-local"
 bash test/env/bootstrap.sh
 trap 'bash test/env/down.sh' EXIT
 bash test/env/up.sh
-. "$AICR_TESTENV_STATE_LINK/env"
+. "$TESTENV_STATE_LINK/env"
 kubectl apply --server-side --force-conflicts -f infra/crds/ >/dev/null
 kubectl wait --for=condition=Established --timeout=60s -f infra/crds/ >/dev/null
 cat <<MSG

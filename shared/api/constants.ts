@@ -48,6 +48,8 @@ export const LABEL = {
 
 export const ANNOTATION = {
   resnapshot: `${API_GROUP}/resnapshot`,
+  /** Any new value makes the forwarder enqueue the runtime's steps at once (docs/operations.md). */
+  reconcileRequest: `${API_GROUP}/reconcile-request`,
   runtimeUID: `${API_GROUP}/runtime-uid`,
   planDigest: `${API_GROUP}/plan-digest`,
   orphanedFrom: `${API_GROUP}/orphaned-from`,

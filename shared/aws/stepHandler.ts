@@ -6,8 +6,12 @@ import { processFifoBatch } from './fifoBatch.ts';
 import { toReceivedMessage } from './records.ts';
 
 export function createStepHandler(deps: () => DispatchDeps): (event: SQSEvent) => Promise<SQSBatchResponse> {
-  return (event) =>
-    processFifoBatch(event.Records, async (record) => {
-      await handleMessage(toReceivedMessage(record), deps());
+  return async (event) => {
+    // Built outside the batch loop: a configuration error fails the invocation loudly instead
+    // of hiding as failed records.
+    const d = deps();
+    return await processFifoBatch(event.Records, async (record) => {
+      await handleMessage(toReceivedMessage(record), d);
     });
+  };
 }

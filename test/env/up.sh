@@ -67,7 +67,7 @@ start_bg kube-apiserver "$BIN_DIR/kube-apiserver" \
   --disable-admission-plugins ServiceAccount --allow-privileged=true \
   --audit-policy-file "$TESTENV_DIR/audit-policy.yaml" --audit-log-path "$STATE/audit.log" \
   --audit-log-format json --audit-log-mode blocking --audit-log-maxsize 0 \
-  ${AICR_APISERVER_EXTRA_FLAGS:-}
+  ${TESTENV_APISERVER_EXTRA_FLAGS:-}
 wait_for kube-apiserver 120 curl -fs --cacert "$PKI/ca.crt" "https://127.0.0.1:$API_PORT/readyz"
 wait_for moto 60 curl -fs "http://127.0.0.1:$MOTO_PORT/moto-api/"
 

@@ -1,0 +1,44 @@
+// Size of each function's bundle, and how long a fresh Node process takes to import it (the
+// module-load part of a Lambda cold start).
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+export interface BundleFigures {
+  readonly function: string;
+  readonly zipBytes: number;
+  readonly bundleBytes: number;
+  readonly coldImportMs: { readonly median: number; readonly min: number; readonly runs: number };
+}
+
+const IMPORT_TIMER = `const t=process.hrtime.bigint();import(process.argv[1]).then(()=>console.log(Number(process.hrtime.bigint()-t)/1e6))`;
+
+export async function measureBundles(root: string, runs = 7): Promise<BundleFigures[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'aicr-bench-sls-'));
+  const env = { PATH: process.env['PATH'], HOME: process.env['HOME'], SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off' };
+  await run(join(root, 'node_modules/.bin/sls'), ['package', '--stage', 'bench', '--package', dir], { cwd: root, env });
+  const out: BundleFigures[] = [];
+  for (const zip of readdirSync(dir).filter((f) => f.endsWith('.zip'))) {
+    const name = zip.replace(/\.zip$/, '');
+    const unpacked = join(dir, name);
+    await run('python3', ['-c', 'import sys,zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])', join(dir, zip), unpacked]);
+    const entry = join(unpacked, 'functions', `${name}.mjs`);
+    const times: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const { stdout } = await run(process.execPath, ['-e', IMPORT_TIMER, entry], { env: { PATH: process.env['PATH'] } });
+      times.push(Number(stdout.trim()));
+    }
+    times.sort((a, b) => a - b);
+    out.push({
+      function: name,
+      zipBytes: statSync(join(dir, zip)).size,
+      bundleBytes: statSync(entry).size,
+      coldImportMs: { median: Math.round((times[Math.floor(runs / 2)] ?? 0) * 10) / 10, min: Math.round((times[0] ?? 0) * 10) / 10, runs },
+    });
+  }
+  return out;
+}

@@ -1,0 +1,95 @@
+// `npm run bench`: change -> status latency on the local and the SQS path, API requests per
+// reconcile and per no-op reconcile (from the audit log), and each function's bundle size and
+// cold import time. Writes bench/results/latest.json and prints a summary.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { SqsProducer } from '../shared/aws/sqsProducer.ts';
+import { Forwarder, MemoryCheckpoint } from '../shared/forwarder/forwarder.ts';
+import { startLocalControlPlane } from '../shared/local/controlPlane.ts';
+import { createLogger } from '../shared/observability/log.ts';
+import { runResolve } from '../shared/steps/resolve/index.ts';
+import { auditMark } from '../test/helpers/audit.ts';
+import { controlPlaneKube } from '../test/helpers/controlPlane.ts';
+import { adminKubeConfig, awsClientConfig, CONTROL_PLANE_USER, resetMoto, testEnv } from '../test/helpers/env.ts';
+import { createFifoWithDlq, createQueue, SqsLambdaDriver, type SqsHandler } from '../test/helpers/sqsDriver.ts';
+import { createRuntime, deleteRuntime, ensureCrds, getRuntime, waitFor } from '../test/helpers/runtime.ts';
+import { measureBundles } from './bundles.ts';
+import { measureChanges, summarise } from './latency.ts';
+import { controlPlaneRequestsSince, perChange } from './requests.ts';
+
+const CHANGES = Number(process.env['BENCH_CHANGES'] ?? 200);
+const ROOT = new URL('../', import.meta.url).pathname;
+const silent = createLogger({ level: 'silent' });
+
+async function freshRuntime(): Promise<void> {
+  await ensureCrds();
+  await deleteRuntime();
+  await createRuntime({ aicrVersion: 'v1.1.0' });
+}
+
+async function localPath() {
+  await freshRuntime();
+  const cp = startLocalControlPlane({ kube: controlPlaneKube(), log: silent });
+  await waitFor('first status', async () => ((await getRuntime())?.status?.observedGeneration === 1 ? true : undefined));
+  const mark = auditMark();
+  const samples = await measureChanges(adminKubeConfig(), CHANGES);
+  const requests = await controlPlaneRequestsSince(mark);
+  cp.stop();
+  await cp.running;
+  return { latency: summarise(samples), requestsPerChange: perChange(requests, CHANGES) };
+}
+
+async function noOpReconcile() {
+  const rt = await getRuntime();
+  if (!rt) throw new Error('no runtime');
+  const mark = auditMark();
+  const result = await runResolve({ v: 1, step: 'resolve', runtime: { name: 'cluster', uid: rt.metadata.uid }, cause: 'bench' }, { kube: controlPlaneKube(), log: silent, now: () => new Date() });
+  return { writes: result.writes, requests: await controlPlaneRequestsSince(mark) };
+}
+
+async function sqsPath() {
+  await freshRuntime();
+  await resetMoto();
+  const sqs = new SQSClient(awsClientConfig());
+  const { queue } = await createFifoWithDlq(sqs, 'aicr-resolve', { visibilitySeconds: 30, maxReceiveCount: 5 });
+  const delay = await createQueue(sqs, 'aicr-delay');
+  Object.assign(process.env, { AICR_RESOLVE_QUEUE_URL: queue.url, AICR_DELAY_QUEUE_URL: delay.url, AICR_KUBECONFIG: testEnv().KUBECONFIG, AICR_KUBE_CONTEXT: CONTROL_PLANE_USER, LOG_LEVEL: 'silent' });
+  const { handler } = (await import('../functions/resolve.ts')) as { handler: SqsHandler };
+  const producer = new SqsProducer(sqs, { fifoQueueUrl: { resolve: queue.url }, delayQueueUrl: delay.url });
+  const forwarder = new Forwarder({ kube: controlPlaneKube(), producer, log: silent, checkpoint: new MemoryCheckpoint() });
+  const forwarding = forwarder.run();
+  const driver = new SqsLambdaDriver(sqs, queue, handler);
+  let polling = true;
+  const poller = (async () => {
+    while (polling) await driver.pollOnce(1);
+  })();
+  await waitFor('first status', async () => ((await getRuntime())?.status?.observedGeneration === 1 ? true : undefined));
+  const samples = await measureChanges(adminKubeConfig(), CHANGES);
+  polling = false;
+  forwarder.stop();
+  await Promise.all([poller, forwarding]);
+  return { latency: summarise(samples), invocations: driver.deliveries.length };
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const local = await localPath();
+  const noOp = await noOpReconcile();
+  const sqs = await sqsPath();
+  const bundles = await measureBundles(ROOT);
+  await deleteRuntime();
+  const result = { date: new Date().toISOString(), node: process.version, changes: CHANGES, local, noOp, sqs, bundles, seconds: Math.round((Date.now() - started) / 1000) };
+  mkdirSync(new URL('results/', import.meta.url), { recursive: true });
+  writeFileSync(new URL('results/latest.json', import.meta.url), `${JSON.stringify(result, null, 2)}\n`);
+  const l = local.latency;
+  const s = sqs.latency;
+  console.log(`change -> status latency over ${CHANGES} changes`);
+  console.log(`  local: p50 ${l.p50Ms} ms, p99 ${l.p99Ms} ms, max ${l.maxMs} ms`);
+  console.log(`  sqs:   p50 ${s.p50Ms} ms, p99 ${s.p99Ms} ms, max ${s.maxMs} ms (moto, long-poll driver)`);
+  console.log(`API requests per change (local): ${JSON.stringify(local.requestsPerChange)}`);
+  console.log(`no-op reconcile: ${noOp.writes} writes, requests ${JSON.stringify(noOp.requests)}`);
+  for (const b of bundles) console.log(`bundle ${b.function}: ${(b.zipBytes / 1024).toFixed(0)} KiB zip, ${(b.bundleBytes / 1024).toFixed(0)} KiB js, cold import median ${b.coldImportMs.median} ms`);
+  console.log('written to bench/results/latest.json');
+}
+
+await main();
