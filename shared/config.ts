@@ -5,7 +5,12 @@ import * as z from 'zod';
 export const ConfigSchema = z.object({
   AICR_RESOLVE_QUEUE_URL: z.url({ error: 'must be the URL of the resolve FIFO queue' }),
   AICR_DELAY_QUEUE_URL: z.url({ error: 'must be the URL of the standard delay queue' }),
-  /** How the functions reach Kubernetes: a kubeconfig file and context (tests, a VPC-less trial). */
+  /** On EKS: the cluster's name, API endpoint and CA; the functions sign EKS tokens with their role. */
+  AICR_EKS_CLUSTER_NAME: z.string().min(1).max(100).optional(),
+  AICR_EKS_ENDPOINT: z.url({ error: 'must be the cluster API endpoint (https://…)' }).optional(),
+  AICR_EKS_CA_DATA: z.base64({ error: 'must be the base64 certificate authority data of the cluster' }).optional(),
+  AWS_REGION: z.string().min(1).default('us-east-1'),
+  /** Elsewhere: a kubeconfig file and context (local mode, tests). */
   AICR_KUBECONFIG: z.string().min(1).optional(),
   AICR_KUBE_CONTEXT: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),

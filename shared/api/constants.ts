@@ -67,3 +67,9 @@ export const FIELD_MANAGER = {
 } as const;
 
 export const MANAGED_BY_VALUE = 'aicr-operator';
+
+/** The Kubernetes group the control plane's IAM roles map to (EKS access entries; infra/rbac). */
+export const CONTROL_PLANE_GROUP = 'aicr:control-plane';
+
+/** Where the forwarder records the resourceVersion it has forwarded up to. */
+export const FORWARDER_CHECKPOINT = { namespace: NAMESPACES.system, name: 'aicr-forwarder-checkpoint', key: 'resourceVersion' } as const;

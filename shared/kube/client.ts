@@ -1,20 +1,22 @@
 // The real Kubernetes adapter, on @kubernetes/client-node.
-import { CustomObjectsApi, KubeConfig, PatchStrategy, Watch, setHeaderOptions } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, KubeConfig, PatchStrategy, Watch, setHeaderOptions } from '@kubernetes/client-node';
 import { API_GROUP, API_VERSION, GROUP_VERSION, KINDS } from '../api/constants.ts';
 import { GoneError } from '../errors.ts';
 import { fromKubeError, isNotFound } from './errors.ts';
 import type { KubePort, WatchHandle, WatchOptions } from './port.ts';
-import type { RuntimeList, RuntimeObject, StatusPatch, WatchEvent, WatchEventType } from './types.ts';
+import type { ConfigMapObject, RuntimeList, RuntimeObject, StatusPatch, WatchEvent, WatchEventType } from './types.ts';
 
 const RUNTIME = { group: API_GROUP, version: API_VERSION, plural: KINDS.clusterRuntime.plural } as const;
 const WATCH_TYPES = new Set<string>(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK']);
 
 export class KubeClient implements KubePort {
   private readonly objects: CustomObjectsApi;
+  private readonly core: CoreV1Api;
   private readonly identity: string;
 
   constructor(private readonly kc: KubeConfig) {
     this.objects = kc.makeApiClient(CustomObjectsApi);
+    this.core = kc.makeApiClient(CoreV1Api);
     this.identity = kc.getCurrentUser()?.name ?? 'unknown user';
   }
 
@@ -56,6 +58,25 @@ export class KubeClient implements KubePort {
         setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply),
       ),
     )) as RuntimeObject;
+  }
+
+  async getConfigMap(namespace: string, name: string): Promise<ConfigMapObject | undefined> {
+    try {
+      return (await this.core.readNamespacedConfigMap({ namespace, name })) as ConfigMapObject;
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw fromKubeError(err, this.identity);
+    }
+  }
+
+  async writeConfigMap(cm: ConfigMapObject): Promise<ConfigMapObject> {
+    const { namespace, name } = cm.metadata;
+    const body = { apiVersion: 'v1', kind: 'ConfigMap', ...cm };
+    return (await this.call(() =>
+      cm.metadata.resourceVersion
+        ? this.core.replaceNamespacedConfigMap({ namespace, name, body })
+        : this.core.createNamespacedConfigMap({ namespace, body }),
+    )) as ConfigMapObject;
   }
 
   async watchRuntimes(opts: WatchOptions): Promise<WatchHandle> {

@@ -1,6 +1,6 @@
 // The narrow port through which every step and the forwarder reach Kubernetes. One real
 // adapter (client.ts) implements it; unit tests may use a small in-memory one.
-import type { RuntimeList, RuntimeObject, StatusPatch, WatchEvent } from './types.ts';
+import type { ConfigMapObject, RuntimeList, RuntimeObject, StatusPatch, WatchEvent } from './types.ts';
 
 export interface WatchHandle {
   /** Resolves when the watch ends: server timeout, abort, or error. */
@@ -20,4 +20,7 @@ export interface KubePort {
   /** Watches ClusterRuntimes; a `410 Gone` rejects `done` with GoneError. */
   watchRuntimes(opts: WatchOptions): Promise<WatchHandle>;
   applyRuntimeStatus(patch: StatusPatch, signal?: AbortSignal): Promise<RuntimeObject>;
+  getConfigMap(namespace: string, name: string): Promise<ConfigMapObject | undefined>;
+  /** Creates the ConfigMap, or replaces it when metadata.resourceVersion is set. */
+  writeConfigMap(cm: ConfigMapObject): Promise<ConfigMapObject>;
 }

@@ -42,3 +42,14 @@ export interface StatusPatch {
   readonly fieldManager: string;
   readonly status: Record<string, unknown>;
 }
+
+export interface ConfigMapObject {
+  readonly metadata: {
+    readonly name: string;
+    readonly namespace: string;
+    /** Set when updating: the write fails with a conflict if the ConfigMap changed since. */
+    readonly resourceVersion?: string;
+    readonly labels?: Readonly<Record<string, string>>;
+  };
+  readonly data?: Readonly<Record<string, string>>;
+}

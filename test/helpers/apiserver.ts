@@ -8,6 +8,9 @@ import { testEnv } from './env.ts';
 
 export interface ExtraApiServer {
   readonly kubeconfig: string;
+  readonly url: string;
+  /** Its own audit log, when started with audit. */
+  readonly auditLog: string;
   stop(): Promise<void>;
 }
 
@@ -44,6 +47,8 @@ export async function startExtraApiServer(name: string, flags: string[]): Promis
   const pki = join(env.TESTENV_STATE, 'pki');
   const port = await freePort();
   const log = join(env.TESTENV_STATE, `${name}.log`);
+  const auditLog = join(env.TESTENV_STATE, `${name}.audit.log`);
+  const policy = new URL('../env/audit-policy.yaml', import.meta.url).pathname;
   const proc = spawn(
     join(env.TESTENV_BIN, 'kube-apiserver'),
     [
@@ -60,6 +65,9 @@ export async function startExtraApiServer(name: string, flags: string[]): Promis
       '--service-cluster-ip-range=10.0.0.0/24',
       '--authorization-mode=RBAC',
       '--disable-admission-plugins=ServiceAccount',
+      `--audit-policy-file=${policy}`,
+      `--audit-log-path=${auditLog}`,
+      '--audit-log-mode=blocking',
       ...flags,
     ],
     { stdio: ['ignore', openSync(log, 'a'), openSync(log, 'a')] },
@@ -69,6 +77,8 @@ export async function startExtraApiServer(name: string, flags: string[]): Promis
   writeFileSync(kubeconfig, readFileSync(env.KUBECONFIG, 'utf8').replace(/server: https:\/\/127\.0\.0\.1:\d+/, `server: https://127.0.0.1:${port}`));
   return {
     kubeconfig,
+    url: `https://127.0.0.1:${port}`,
+    auditLog,
     stop: () =>
       new Promise((resolve) => {
         if (proc.exitCode !== null) return resolve();

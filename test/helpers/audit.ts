@@ -21,8 +21,8 @@ export interface AuditEvent {
 }
 
 /** Every audit event written so far, in the order the server wrote them. */
-export function readAudit(): AuditEvent[] {
-  const text = readFileSync(testEnv().TESTENV_AUDIT_LOG, 'utf8');
+export function readAudit(file = testEnv().TESTENV_AUDIT_LOG): AuditEvent[] {
+  const text = readFileSync(file, 'utf8');
   return text
     .split('\n')
     .filter((l) => l.length > 0)
