@@ -5,6 +5,7 @@ import { mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { slsPackage } from '../test/helpers/sls.ts';
 
 const run = promisify(execFile);
 
@@ -17,10 +18,9 @@ export interface BundleFigures {
 
 const IMPORT_TIMER = `const t=process.hrtime.bigint();import(process.argv[1]).then(()=>console.log(Number(process.hrtime.bigint()-t)/1e6))`;
 
-export async function measureBundles(root: string, runs = 7): Promise<BundleFigures[]> {
+export async function measureBundles(runs = 7): Promise<BundleFigures[]> {
   const dir = mkdtempSync(join(tmpdir(), 'aicr-bench-sls-'));
-  const env = { PATH: process.env['PATH'], HOME: process.env['HOME'], SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off' };
-  await run(join(root, 'node_modules/.bin/sls'), ['package', '--stage', 'bench', '--package', dir], { cwd: root, env });
+  await slsPackage(dir, 'bench');
   const out: BundleFigures[] = [];
   for (const zip of readdirSync(dir).filter((f) => f.endsWith('.zip'))) {
     const name = zip.replace(/\.zip$/, '');

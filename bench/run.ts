@@ -12,13 +12,15 @@ import { auditMark } from '../test/helpers/audit.ts';
 import { controlPlaneKube } from '../test/helpers/controlPlane.ts';
 import { adminKubeConfig, awsClientConfig, CONTROL_PLANE_USER, resetMoto, testEnv } from '../test/helpers/env.ts';
 import { createFifoWithDlq, createQueue, SqsLambdaDriver, type SqsHandler } from '../test/helpers/sqsDriver.ts';
-import { createRuntime, deleteRuntime, ensureCrds, getRuntime, waitFor } from '../test/helpers/runtime.ts';
+import { createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../test/helpers/runtime.ts';
+import type { Context } from 'aws-lambda';
+import { FORWARDER_CHECKPOINT } from '../shared/api/constants.ts';
+import { createForwarderHandler, DEADLINE_MARGIN_MS } from '../shared/aws/forwarderWindow.ts';
 import { measureBundles } from './bundles.ts';
 import { measureChanges, summarise } from './latency.ts';
 import { controlPlaneRequestsSince, perChange } from './requests.ts';
 
 const CHANGES = Number(process.env['BENCH_CHANGES'] ?? 200);
-const ROOT = new URL('../', import.meta.url).pathname;
 const silent = createLogger({ level: 'silent' });
 
 async function freshRuntime(): Promise<void> {
@@ -71,14 +73,52 @@ async function sqsPath() {
   return { latency: summarise(samples), invocations: driver.deliveries.length };
 }
 
+/** The AWS design end to end: the forwarder in overlapping windows (ADR 0005) feeding SQS and the handler. */
+async function windowedPath() {
+  await freshRuntime();
+  await kubectl('apply', '-f', new URL('../infra/namespaces.yaml', import.meta.url).pathname);
+  await kubectl('delete', 'configmap', '-n', FORWARDER_CHECKPOINT.namespace, FORWARDER_CHECKPOINT.name, '--ignore-not-found');
+  await resetMoto();
+  const sqs = new SQSClient(awsClientConfig());
+  const { queue } = await createFifoWithDlq(sqs, 'aicr-resolve', { visibilitySeconds: 30, maxReceiveCount: 5 });
+  const delay = await createQueue(sqs, 'aicr-delay');
+  const producer = new SqsProducer(sqs, { fifoQueueUrl: { resolve: queue.url }, delayQueueUrl: delay.url });
+  const kube = controlPlaneKube();
+  // Scaled down from 320 s every 300 s: 4 s windows started every 3 s keep the same overlap ratio.
+  const window = createForwarderHandler(() => ({ kube, producer, log: silent, windowMs: 4000 }));
+  const context = { getRemainingTimeInMillis: () => 4000 + DEADLINE_MARGIN_MS } as Context;
+  const windows: Promise<unknown>[] = [];
+  let running = true;
+  const scheduler = (async () => {
+    while (running) {
+      windows.push(window({}, context));
+      await new Promise((r) => setTimeout(r, 3000));
+    }
+  })();
+  const { handler } = (await import('../functions/resolve.ts')) as { handler: SqsHandler };
+  const driver = new SqsLambdaDriver(sqs, queue, handler);
+  let polling = true;
+  const poller = (async () => {
+    while (polling) await driver.pollOnce(1);
+  })();
+  await waitFor('first status', async () => ((await getRuntime())?.status?.observedGeneration === 1 ? true : undefined));
+  const samples = await measureChanges(adminKubeConfig(), CHANGES);
+  running = false;
+  polling = false;
+  await Promise.all([scheduler, poller]);
+  await Promise.all(windows);
+  return { latency: summarise(samples), windows: windows.length };
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
   const local = await localPath();
   const noOp = await noOpReconcile();
   const sqs = await sqsPath();
-  const bundles = await measureBundles(ROOT);
+  const windowed = await windowedPath();
+  const bundles = await measureBundles();
   await deleteRuntime();
-  const result = { date: new Date().toISOString(), node: process.version, changes: CHANGES, local, noOp, sqs, bundles, seconds: Math.round((Date.now() - started) / 1000) };
+  const result = { date: new Date().toISOString(), node: process.version, changes: CHANGES, local, noOp, sqs, windowed, bundles, seconds: Math.round((Date.now() - started) / 1000) };
   mkdirSync(new URL('results/', import.meta.url), { recursive: true });
   writeFileSync(new URL('results/latest.json', import.meta.url), `${JSON.stringify(result, null, 2)}\n`);
   const l = local.latency;
@@ -86,6 +126,8 @@ async function main(): Promise<void> {
   console.log(`change -> status latency over ${CHANGES} changes`);
   console.log(`  local: p50 ${l.p50Ms} ms, p99 ${l.p99Ms} ms, max ${l.maxMs} ms`);
   console.log(`  sqs:   p50 ${s.p50Ms} ms, p99 ${s.p99Ms} ms, max ${s.maxMs} ms (moto, long-poll driver)`);
+  const w = windowed.latency;
+  console.log(`  sqs + windowed forwarder: p50 ${w.p50Ms} ms, p99 ${w.p99Ms} ms, max ${w.maxMs} ms (${windowed.windows} overlapping windows)`);
   console.log(`API requests per change (local): ${JSON.stringify(local.requestsPerChange)}`);
   console.log(`no-op reconcile: ${noOp.writes} writes, requests ${JSON.stringify(noOp.requests)}`);
   for (const b of bundles) console.log(`bundle ${b.function}: ${(b.zipBytes / 1024).toFixed(0)} KiB zip, ${(b.bundleBytes / 1024).toFixed(0)} KiB js, cold import median ${b.coldImportMs.median} ms`);

@@ -5,6 +5,10 @@ import * as z from 'zod';
 export const ConfigSchema = z.object({
   AICR_RESOLVE_QUEUE_URL: z.url({ error: 'must be the URL of the resolve FIFO queue' }),
   AICR_DELAY_QUEUE_URL: z.url({ error: 'must be the URL of the standard delay queue' }),
+  /** Long timers (EventBridge Scheduler): the schedule group, the role it sends with, the queue ARN. */
+  AICR_TIMER_GROUP: z.string().min(1).max(64).optional(),
+  AICR_TIMER_ROLE_ARN: z.string().startsWith('arn:').optional(),
+  AICR_RESOLVE_QUEUE_ARN: z.string().startsWith('arn:').optional(),
   /** On EKS: the cluster's name, API endpoint and CA; the functions sign EKS tokens with their role. */
   AICR_EKS_CLUSTER_NAME: z.string().min(1).max(100).optional(),
   AICR_EKS_ENDPOINT: z.url({ error: 'must be the cluster API endpoint (https://…)' }).optional(),
@@ -13,6 +17,8 @@ export const ConfigSchema = z.object({
   /** Elsewhere: a kubeconfig file and context (local mode, tests). */
   AICR_KUBECONFIG: z.string().min(1).optional(),
   AICR_KUBE_CONTEXT: z.string().min(1).optional(),
+  /** How long one forwarder invocation watches; the schedule starts one every 5 minutes. */
+  AICR_FORWARDER_WINDOW_SECONDS: z.coerce.number().int().min(1).max(880).default(320),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 });
 export type Config = z.output<typeof ConfigSchema>;

@@ -1,10 +1,8 @@
 // The relay function's dependencies: SQS only, so its bundle carries no Kubernetes client.
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../observability/log.ts';
 import type { RelayDeps } from './relay.ts';
-import { SqsProducer } from './sqsProducer.ts';
-import { sqsRoutes } from './routes.ts';
+import { producerFromConfig } from './routes.ts';
 
 let cached: RelayDeps | undefined;
 
@@ -12,7 +10,7 @@ export function relayDeps(): RelayDeps {
   if (!cached) {
     const config = loadConfig();
     cached = {
-      producer: new SqsProducer(new SQSClient({}), sqsRoutes(config)),
+      producer: producerFromConfig(config),
       log: createLogger({ level: config.LOG_LEVEL }),
       now: Date.now,
     };

@@ -22,15 +22,25 @@ export function sqsDedupId(id: string): string {
   return DEDUP_ALLOWED.test(id) ? id : createHash('sha256').update(id).digest('hex');
 }
 
+export interface LongTimers {
+  arm(msg: OutgoingMessage): Promise<void>;
+}
+
 export class SqsProducer implements QueueProducer {
   constructor(
     private readonly sqs: SQSClient,
     private readonly routes: SqsRoutes,
     private readonly now: () => number = Date.now,
+    /** Delays beyond the delay queue's 15 minutes go here when set; else they hop on the delay queue. */
+    private readonly longTimers?: LongTimers,
   ) {}
 
   async send(msg: OutgoingMessage): Promise<SendResult> {
     const delayMs = msg.delayMs ?? 0;
+    if (delayMs > MAX_DELAY_SECONDS * 1000 && this.longTimers) {
+      await this.longTimers.arm(msg);
+      return { deduplicated: false };
+    }
     if (delayMs > 0) {
       await this.sqs.send(
         new SendMessageCommand({

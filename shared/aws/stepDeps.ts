@@ -1,16 +1,14 @@
 // What a step function needs, built once per Lambda container from its configuration.
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { loadConfig, type Config } from '../config.ts';
 import { kubeFromConfig } from './kubeFromConfig.ts';
 import { createLogger } from '../observability/log.ts';
 import type { DispatchDeps } from '../steps/dispatch.ts';
-import { SqsProducer } from './sqsProducer.ts';
-import { sqsRoutes } from './routes.ts';
+import { producerFromConfig } from './routes.ts';
 
 export function buildStepDeps(config: Config = loadConfig()): DispatchDeps {
   return {
     kube: kubeFromConfig(config),
-    producer: new SqsProducer(new SQSClient({}), sqsRoutes(config)),
+    producer: producerFromConfig(config),
     log: createLogger({ level: config.LOG_LEVEL }),
     now: () => new Date(),
   };

@@ -1,7 +1,6 @@
 // Kubernetes access from outside the cluster, the way EKS expects: a bearer token made from
 // the function's IAM credentials, refreshed before its 15 minutes run out. An authentication
 // failure refreshes the token once; a second one is an error naming the IAM identity used.
-import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { KubeConfig } from '@kubernetes/client-node';
 import { type AwsCredentials, eksToken } from '../aws/eksToken.ts';
 import { KubeRequestError } from '../errors.ts';
@@ -51,6 +50,8 @@ export class EksKube implements KubePort {
   /** The IAM identity behind the token, looked up only when the cluster refuses it. */
   async whoAmI(): Promise<string> {
     if (!this.identity) {
+      // Loaded only when needed: it is on the failure path, and costs cold-start time otherwise.
+      const { GetCallerIdentityCommand, STSClient } = await import('@aws-sdk/client-sts');
       const sts = new STSClient({ region: this.access.region, credentials: await this.credentials() });
       this.identity = (await sts.send(new GetCallerIdentityCommand({}))).Arn ?? 'an unknown IAM identity';
     }

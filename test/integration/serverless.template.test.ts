@@ -8,17 +8,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { testEnv } from '../helpers/env.ts';
+import { EXAMPLE_PARAMS, slsPackage } from '../helpers/sls.ts';
 
 const run = promisify(execFile);
-const ROOT = new URL('../../', import.meta.url).pathname;
 type Resource = { Type: string; Properties: Record<string, unknown> };
 let dir: string;
 let resources: Record<string, Resource>;
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'aicr-sls-'));
-  const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'], HOME: process.env['HOME'], SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off' };
-  await run(join(ROOT, 'node_modules/.bin/sls'), ['package', '--stage', 'ci', '--package', dir], { cwd: ROOT, env });
+  await slsPackage(dir);
   resources = (JSON.parse(readFileSync(join(dir, 'cloudformation-template-update-stack.json'), 'utf8')) as { Resources: Record<string, Resource> }).Resources;
 });
 
@@ -42,6 +41,7 @@ test('step queues are FIFO with a FIFO DLQ, and visibility is six times the func
   const resolveTimeout = Number(fns['aicr-control-plane-ci-resolve']?.['Timeout']);
   const q = resources['ResolveQueue']?.Properties ?? {};
   assert.equal(q['FifoQueue'], true);
+  assert.equal(q['ContentBasedDeduplication'], true, 'Scheduler timers can target it');
   assert.ok(Number(q['VisibilityTimeout']) >= 6 * resolveTimeout, 'visibility >= 6 x timeout');
   const redrive = q['RedrivePolicy'] as { maxReceiveCount: number; deadLetterTargetArn: unknown };
   assert.equal(redrive.maxReceiveCount, 5);
@@ -53,6 +53,7 @@ test('step queues are FIFO with a FIFO DLQ, and visibility is six times the func
 
 test('event source mappings report batch item failures and use no batching window', () => {
   const mappings = byType('AWS::Lambda::EventSourceMapping');
+  // resolve and relay are queue-fed; the forwarder runs on a schedule.
   assert.equal(mappings.length, 2);
   for (const [, m] of mappings) {
     assert.deepEqual(m.Properties['FunctionResponseTypes'], ['ReportBatchItemFailures']);
@@ -66,26 +67,66 @@ test('functions run on the Node major the tests run on', () => {
   for (const [, f] of byType('AWS::Lambda::Function')) assert.equal(f.Properties['Runtime'], `nodejs${major}.x`);
 });
 
+type Statement = { Action: string | string[]; Resource: unknown };
+
+function statements(role: string): Statement[] {
+  const policies = resources[role]?.Properties['Policies'] as { PolicyDocument: { Statement: Statement[] } }[];
+  return policies.flatMap((p) => p.PolicyDocument.Statement);
+}
+
+function actions(role: string): string[] {
+  return statements(role).flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action])).sort();
+}
+
 test('each function has its own role allowing only what it uses', () => {
-  const actions = (role: string): string[] => {
-    const policies = resources[role]?.Properties['Policies'] as { PolicyDocument: { Statement: { Action: string | string[]; Resource: unknown }[] } }[];
-    return policies.flatMap((p) => p.PolicyDocument.Statement.flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]))).sort();
-  };
+  const logs = ['logs:CreateLogStream', 'logs:PutLogEvents'];
   const consume = ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage'];
-  const expected = ['logs:CreateLogStream', 'logs:PutLogEvents', ...consume, 'sqs:SendMessage'].sort();
-  assert.deepEqual(actions('ResolveRole'), expected);
-  assert.deepEqual(actions('RelayRole'), expected);
-  const text = JSON.stringify([resources['ResolveRole'], resources['RelayRole']]);
-  assert.equal(text.includes('"Resource":"*"'), false, 'no wildcard resources');
+  const pass = ['iam:PassRole'];
+  assert.deepEqual(actions('ResolveRole'), [...pass, ...logs, 'scheduler:CreateSchedule', 'scheduler:DeleteSchedule', 'scheduler:UpdateSchedule', ...consume, 'sqs:SendMessage'].sort());
+  assert.deepEqual(actions('RelayRole'), [...pass, ...logs, 'scheduler:CreateSchedule', 'scheduler:UpdateSchedule', ...consume, 'sqs:SendMessage'].sort());
+  assert.deepEqual(actions('ForwarderRole'), [...logs, 'scheduler:DeleteSchedule', 'scheduler:ListSchedules', 'sqs:SendMessage'].sort());
+  for (const role of ['ResolveRole', 'RelayRole', 'ForwarderRole']) {
+    for (const st of statements(role)) {
+      if (st.Resource === '*') assert.deepEqual(st.Action, 'scheduler:ListSchedules', `${role}: only ListSchedules, which has no resource-level permissions, uses "*"`);
+    }
+  }
   const roleOf = (name: string) => byType('AWS::Lambda::Function').find(([, r]) => r.Properties['FunctionName'] === name)?.[1].Properties['Role'];
-  assert.deepEqual(roleOf('aicr-control-plane-ci-resolve'), { 'Fn::GetAtt': ['ResolveRole', 'Arn'] });
-  assert.deepEqual(roleOf('aicr-control-plane-ci-relay'), { 'Fn::GetAtt': ['RelayRole', 'Arn'] });
+  for (const fn of ['resolve', 'relay', 'forwarder']) {
+    const role = `${fn[0]?.toUpperCase()}${fn.slice(1)}Role`;
+    assert.deepEqual(roleOf(`aicr-control-plane-ci-${fn}`), { 'Fn::GetAtt': [role, 'Arn'] });
+  }
+});
+
+test('the forwarder runs every 5 minutes for a window that overlaps the next', () => {
+  const [[, schedule]] = byType('AWS::Scheduler::Schedule') as [[string, Resource]];
+  assert.equal(schedule.Properties['ScheduleExpression'], 'rate(5 minutes)');
+  assert.deepEqual((schedule.Properties['Target'] as { RoleArn: unknown }).RoleArn, { 'Fn::GetAtt': ['ForwarderScheduleRole', 'Arn'] });
+  const fn = byType('AWS::Lambda::Function').find(([, r]) => r.Properties['FunctionName'] === 'aicr-control-plane-ci-forwarder')?.[1].Properties;
+  const env = (fn?.['Environment'] as { Variables: Record<string, string> }).Variables;
+  const windowSeconds = Number(env['AICR_FORWARDER_WINDOW_SECONDS']);
+  assert.ok(windowSeconds > 300, 'windows overlap');
+  assert.ok(Number(fn?.['Timeout']) >= windowSeconds + 15, 'the window ends before the function deadline');
+  assert.equal(env['AICR_EKS_CLUSTER_NAME'], EXAMPLE_PARAMS.eksClusterName);
+});
+
+test('EKS access entries map the Kubernetes-facing roles to the control plane group', () => {
+  const entries = byType('AWS::EKS::AccessEntry').map(([, r]) => r.Properties);
+  assert.deepEqual(entries.map((e) => e['PrincipalArn']).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))), [
+    { 'Fn::GetAtt': ['ForwarderRole', 'Arn'] },
+    { 'Fn::GetAtt': ['ResolveRole', 'Arn'] },
+  ]);
+  for (const e of entries) {
+    assert.deepEqual(e['KubernetesGroups'], ['aicr:control-plane']);
+    assert.equal(e['ClusterName'], EXAMPLE_PARAMS.eksClusterName);
+  }
 });
 
 test('one ESM bundle per function; only the Kubernetes-facing one carries the Kubernetes client', async () => {
   const resolve = await zipEntry(join(dir, 'resolve.zip'), 'functions/resolve.mjs');
   const relay = await zipEntry(join(dir, 'relay.zip'), 'functions/relay.mjs');
+  const forwarder = await zipEntry(join(dir, 'forwarder.zip'), 'functions/forwarder.mjs');
   assert.match(resolve, /loadFromFile/);
+  assert.match(forwarder, /loadFromFile/);
   assert.doesNotMatch(relay, /loadFromFile|openid-client/);
   assert.match(relay, /^import/m);
 });

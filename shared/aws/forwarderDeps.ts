@@ -1,0 +1,22 @@
+import { loadConfig } from '../config.ts';
+import { createLogger } from '../observability/log.ts';
+import type { ForwarderWindowDeps } from './forwarderWindow.ts';
+import { kubeFromConfig } from './kubeFromConfig.ts';
+import { producerFromConfig, timersFromConfig } from './routes.ts';
+
+let cached: ForwarderWindowDeps | undefined;
+
+export function forwarderDeps(): ForwarderWindowDeps {
+  if (!cached) {
+    const config = loadConfig();
+    const timers = timersFromConfig(config);
+    cached = {
+      kube: kubeFromConfig(config),
+      producer: producerFromConfig(config),
+      log: createLogger({ level: config.LOG_LEVEL, context: { step: 'forwarder' } }),
+      windowMs: config.AICR_FORWARDER_WINDOW_SECONDS * 1000,
+      ...(timers ? { timers } : {}),
+    };
+  }
+  return cached;
+}

@@ -1,0 +1,51 @@
+// The forwarder as a scheduled Lambda: each invocation watches for one window, resuming from
+// the checkpoint in the cluster, and stops before the function's deadline. Windows overlap
+// (ADR 0005), so the watch never has a gap.
+import type { Context } from 'aws-lambda';
+import { ConfigMapCheckpoint } from '../forwarder/configMapCheckpoint.ts';
+import { Forwarder, type ForwarderStats } from '../forwarder/forwarder.ts';
+import type { KubePort } from '../kube/port.ts';
+import type { Logger } from '../observability/log.ts';
+import type { QueueProducer } from '../queue/port.ts';
+import type { SchedulerTimers } from './schedulerTimers.ts';
+
+export interface ForwarderWindowDeps {
+  readonly kube: KubePort;
+  readonly producer: QueueProducer;
+  readonly log: Logger;
+  readonly windowMs: number;
+  /** When set, timers of runtimes that no longer exist are removed at the end of each window. */
+  readonly timers?: Pick<SchedulerTimers, 'sweep'>;
+}
+
+/** Time kept back from the function's deadline to flush the checkpoint. */
+export const DEADLINE_MARGIN_MS = 15_000;
+
+export type WindowResult = ForwarderStats & { readonly windowMs: number; readonly timersRemoved: number };
+
+async function sweepTimers(d: ForwarderWindowDeps): Promise<number> {
+  if (!d.timers) return 0;
+  const live = new Set((await d.kube.listRuntimes()).items.map((r) => r.metadata.uid));
+  const removed = await d.timers.sweep(live);
+  if (removed.length > 0) d.log.info('removed timers of runtimes that no longer exist', { count: removed.length });
+  return removed.length;
+}
+
+export function createForwarderHandler(deps: () => ForwarderWindowDeps): (event: unknown, context: Context) => Promise<WindowResult> {
+  return async (_event, context) => {
+    const d = deps();
+    const windowMs = Math.max(1000, Math.min(d.windowMs, context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS));
+    const checkpoint = new ConfigMapCheckpoint(d.kube, d.log);
+    const forwarder = new Forwarder({ kube: d.kube, producer: d.producer, log: d.log, checkpoint, watchTimeoutSeconds: Math.ceil(windowMs / 1000) });
+    const timer = setTimeout(() => forwarder.stop(), windowMs);
+    try {
+      await forwarder.run();
+    } finally {
+      clearTimeout(timer);
+      await checkpoint.flush();
+    }
+    const timersRemoved = await sweepTimers(d);
+    d.log.info('forwarder window ended', { windowMs, timersRemoved, ...forwarder.stats });
+    return { ...forwarder.stats, windowMs, timersRemoved };
+  };
+}

@@ -1,0 +1,86 @@
+// The forwarder as a scheduled Lambda (functions/forwarder.ts): each invocation watches for a
+// window and leaves its checkpoint in the cluster. No event is lost between windows, nor
+// across a real 410 (an API server without a watch cache, after an etcd compaction).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import type { Context } from 'aws-lambda';
+import { FORWARDER_CHECKPOINT } from '../../shared/api/constants.ts';
+import type { WindowResult } from '../../shared/aws/forwarderWindow.ts';
+import { compactEtcd, startExtraApiServer, type ExtraApiServer } from '../helpers/apiserver.ts';
+import { CONTROL_PLANE_USER, awsClientConfig, resetMoto } from '../helpers/env.ts';
+import { createFifoWithDlq, createQueue, SqsLambdaDriver, type SqsHandler, type TestQueue } from '../helpers/sqsDriver.ts';
+import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl } from '../helpers/runtime.ts';
+
+const sqs = new SQSClient(awsClientConfig());
+let server: ExtraApiServer;
+let queue: TestQueue;
+let forwarder: (event: unknown, context: Context) => Promise<WindowResult>;
+let resolve: SqsHandler;
+const context = { getRemainingTimeInMillis: () => 60_000 } as Context;
+
+before(async () => {
+  await ensureCrds();
+  await deleteRuntime();
+  await kubectl('apply', '-f', join(new URL('../../infra/', import.meta.url).pathname, 'namespaces.yaml'));
+  await kubectl('delete', 'configmap', '-n', FORWARDER_CHECKPOINT.namespace, FORWARDER_CHECKPOINT.name, '--ignore-not-found');
+  server = await startExtraApiServer('apiserver-forwarder', ['--watch-cache=false']);
+  await resetMoto();
+  ({ queue } = await createFifoWithDlq(sqs, 'aicr-resolve', { visibilitySeconds: 1, maxReceiveCount: 3 }));
+  const delay = await createQueue(sqs, 'aicr-delay');
+  Object.assign(process.env, {
+    AICR_RESOLVE_QUEUE_URL: queue.url,
+    AICR_DELAY_QUEUE_URL: delay.url,
+    AICR_KUBECONFIG: server.kubeconfig,
+    AICR_KUBE_CONTEXT: CONTROL_PLANE_USER,
+    AICR_FORWARDER_WINDOW_SECONDS: '2',
+    LOG_LEVEL: 'silent',
+  });
+  ({ handler: forwarder } = (await import('../../functions/forwarder.ts')) as { handler: typeof forwarder });
+  ({ handler: resolve } = (await import('../../functions/resolve.ts')) as { handler: SqsHandler });
+});
+after(async () => {
+  await server.stop();
+  await deleteRuntime();
+});
+
+async function checkpoint(): Promise<number> {
+  return Number(await kubectl('get', 'configmap', '-n', FORWARDER_CHECKPOINT.namespace, FORWARDER_CHECKPOINT.name, '-o', `jsonpath={.data.${FORWARDER_CHECKPOINT.key}}`));
+}
+
+async function statusFor(generation: number): Promise<void> {
+  const driver = new SqsLambdaDriver(sqs, queue, resolve);
+  await driver.runUntil(`status for generation ${generation}`, async () => {
+    const rt = await getRuntime();
+    return rt?.status?.observedGeneration === generation && condition(rt, 'Reconciling') !== undefined;
+  }, 20_000);
+}
+
+test('a change made between two forwarder windows is forwarded by the next one', async () => {
+  await createRuntime({ aicrVersion: 'v1.1.0' });
+  const first = await forwarder({}, context);
+  assert.equal(first.relists, 1, 'the first window has no checkpoint and lists');
+  assert.ok(first.enqueued >= 1);
+  await statusFor(1);
+  const afterFirst = await checkpoint();
+  assert.ok(afterFirst > 0, 'the window left its checkpoint in the cluster');
+
+  await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"paused":true}}');
+  const second = await forwarder({}, context);
+  assert.equal(second.relists, 0, 'the next window resumed from the checkpoint');
+  assert.ok(second.enqueued >= 1, 'the change made while no window was open was forwarded');
+  await statusFor(2);
+  assert.ok((await checkpoint()) > afterFirst);
+});
+
+test('a 410 between windows makes the next window relist, and the change still arrives', async () => {
+  const resumeFrom = await checkpoint();
+  await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"suspendEngine":true}}');
+  await kubectl('annotate', 'clusterruntime', 'cluster', 'example.com/touched=1', '--overwrite');
+  assert.ok((await compactEtcd()) > resumeFrom + 1);
+  const window = await forwarder({}, context);
+  assert.ok(window.relists >= 1, 'the expired resourceVersion forced a relist');
+  assert.ok(window.enqueued >= 1);
+  await statusFor(3);
+});
