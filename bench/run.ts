@@ -49,28 +49,44 @@ async function noOpReconcile() {
   return { writes: result.writes, requests: await controlPlaneRequestsSince(mark) };
 }
 
-async function sqsPath() {
-  await freshRuntime();
+/** Fresh queues on moto, the resolve handler configured for them, and a loop feeding it. */
+async function sqsRig() {
   await resetMoto();
   const sqs = new SQSClient(awsClientConfig());
   const { queue } = await createFifoWithDlq(sqs, 'aicr-resolve', { visibilitySeconds: 30, maxReceiveCount: 5 });
   const delay = await createQueue(sqs, 'aicr-delay');
   Object.assign(process.env, { AICR_RESOLVE_QUEUE_URL: queue.url, AICR_DELAY_QUEUE_URL: delay.url, AICR_KUBECONFIG: testEnv().KUBECONFIG, AICR_KUBE_CONTEXT: CONTROL_PLANE_USER, LOG_LEVEL: 'silent' });
   const { handler } = (await import('../functions/resolve.ts')) as { handler: SqsHandler };
-  const producer = new SqsProducer(sqs, { fifoQueueUrl: { resolve: queue.url }, delayQueueUrl: delay.url });
-  const forwarder = new Forwarder({ kube: controlPlaneKube(), producer, log: silent, checkpoint: new MemoryCheckpoint() });
-  const forwarding = forwarder.run();
   const driver = new SqsLambdaDriver(sqs, queue, handler);
   let polling = true;
   const poller = (async () => {
     while (polling) await driver.pollOnce(1);
   })();
+  return {
+    producer: new SqsProducer(sqs, { fifoQueueUrl: { resolve: queue.url }, delayQueueUrl: delay.url }),
+    driver,
+    stop: async () => {
+      polling = false;
+      await poller;
+    },
+  };
+}
+
+/** Waits for the first status, then times CHANGES changes. */
+async function timeChanges() {
   await waitFor('first status', async () => ((await getRuntime())?.status?.observedGeneration === 1 ? true : undefined));
-  const samples = await measureChanges(adminKubeConfig(), CHANGES);
-  polling = false;
+  return summarise(await measureChanges(adminKubeConfig(), CHANGES));
+}
+
+async function sqsPath() {
+  await freshRuntime();
+  const rig = await sqsRig();
+  const forwarder = new Forwarder({ kube: controlPlaneKube(), producer: rig.producer, log: silent, checkpoint: new MemoryCheckpoint() });
+  const forwarding = forwarder.run();
+  const latency = await timeChanges();
   forwarder.stop();
-  await Promise.all([poller, forwarding]);
-  return { latency: summarise(samples), invocations: driver.deliveries.length };
+  await Promise.all([rig.stop(), forwarding]);
+  return { latency, invocations: rig.driver.deliveries.length };
 }
 
 /** The AWS design end to end: the forwarder in overlapping windows (ADR 0005) feeding SQS and the handler. */
@@ -78,14 +94,10 @@ async function windowedPath() {
   await freshRuntime();
   await kubectl('apply', '-f', new URL('../infra/namespaces.yaml', import.meta.url).pathname);
   await kubectl('delete', 'configmap', '-n', FORWARDER_CHECKPOINT.namespace, FORWARDER_CHECKPOINT.name, '--ignore-not-found');
-  await resetMoto();
-  const sqs = new SQSClient(awsClientConfig());
-  const { queue } = await createFifoWithDlq(sqs, 'aicr-resolve', { visibilitySeconds: 30, maxReceiveCount: 5 });
-  const delay = await createQueue(sqs, 'aicr-delay');
-  const producer = new SqsProducer(sqs, { fifoQueueUrl: { resolve: queue.url }, delayQueueUrl: delay.url });
+  const rig = await sqsRig();
   const kube = controlPlaneKube();
   // Scaled down from 320 s every 300 s: 4 s windows started every 3 s keep the same overlap ratio.
-  const window = createForwarderHandler(() => ({ kube, producer, log: silent, windowMs: 4000 }));
+  const window = createForwarderHandler(() => ({ kube, producer: rig.producer, log: silent, windowMs: 4000 }));
   const context = { getRemainingTimeInMillis: () => 4000 + DEADLINE_MARGIN_MS } as Context;
   const windows: Promise<unknown>[] = [];
   let running = true;
@@ -95,19 +107,11 @@ async function windowedPath() {
       await new Promise((r) => setTimeout(r, 3000));
     }
   })();
-  const { handler } = (await import('../functions/resolve.ts')) as { handler: SqsHandler };
-  const driver = new SqsLambdaDriver(sqs, queue, handler);
-  let polling = true;
-  const poller = (async () => {
-    while (polling) await driver.pollOnce(1);
-  })();
-  await waitFor('first status', async () => ((await getRuntime())?.status?.observedGeneration === 1 ? true : undefined));
-  const samples = await measureChanges(adminKubeConfig(), CHANGES);
+  const latency = await timeChanges();
   running = false;
-  polling = false;
-  await Promise.all([scheduler, poller]);
+  await Promise.all([scheduler, rig.stop()]);
   await Promise.all(windows);
-  return { latency: summarise(samples), windows: windows.length };
+  return { latency, windows: windows.length };
 }
 
 async function main(): Promise<void> {

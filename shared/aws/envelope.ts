@@ -1,6 +1,6 @@
 // A delayed message waiting on the delay queue: where it goes, and when.
 import * as z from 'zod';
-import { MalformedMessageError } from '../errors.ts';
+import { parseMessage } from '../queue/parseMessage.ts';
 import { STEPS } from '../queue/workItem.ts';
 
 export const EnvelopeSchema = z.object({
@@ -18,14 +18,5 @@ export function encodeEnvelope(e: Envelope): string {
 }
 
 export function decodeEnvelope(text: string): Envelope {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    throw new MalformedMessageError('body', 'not JSON');
-  }
-  const parsed = EnvelopeSchema.safeParse(raw);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  throw new MalformedMessageError(issue?.path.join('.') || 'body', issue?.code ?? 'invalid');
+  return parseMessage(EnvelopeSchema, text);
 }

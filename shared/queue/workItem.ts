@@ -1,6 +1,6 @@
 // What a queue message says: which step to run for which runtime, and why. Keys only.
 import * as z from 'zod';
-import { MalformedMessageError } from '../errors.ts';
+import { parseMessage } from './parseMessage.ts';
 
 export const STEPS = ['resolve'] as const;
 export type StepName = (typeof STEPS)[number];
@@ -25,15 +25,5 @@ export function encodeWorkItem(item: WorkItem): string {
 
 /** Parses a message body, naming the first field that is wrong. */
 export function decodeWorkItem(body: string): WorkItem {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(body);
-  } catch {
-    throw new MalformedMessageError('body', 'not JSON');
-  }
-  const parsed = WorkItemSchema.safeParse(raw);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const field = issue && issue.path.length > 0 ? issue.path.join('.') : 'body';
-  throw new MalformedMessageError(field, issue?.code ?? 'invalid');
+  return parseMessage(WorkItemSchema, body);
 }

@@ -27,15 +27,37 @@ const observed = (generation: number) => async () => {
   return rt?.status?.observedGeneration === generation && condition(rt, 'Reconciling') ? rt : undefined;
 };
 
-test('after a forced 410 the forwarder relists and the runtime still gets its status', async (t) => {
+/** A fresh runtime brought to status by a control plane that then stops, leaving its checkpoint. */
+async function firstPass(): Promise<{ kube: KubeClient; checkpoint: MemoryCheckpoint }> {
+  await deleteRuntime();
   const kube = new KubeClient(loadKubeConfig(server.kubeconfig, CONTROL_PLANE_USER));
   const checkpoint = new MemoryCheckpoint();
   await createRuntime({ aicrVersion: 'v1.1.0' });
-
   const first = startCapturedControlPlane({ kube, checkpoint });
   await waitFor('status for generation 1', observed(1));
   first.stop();
   await first.running;
+  return { kube, checkpoint };
+}
+
+/** Resumes a control plane from the checkpoint until generation 2 has status; checks run before it stops. */
+async function secondPass(
+  kube: KubeClient,
+  checkpoint: MemoryCheckpoint,
+  check: (cp: ReturnType<typeof startCapturedControlPlane>) => Promise<void> | void,
+): Promise<void> {
+  const second = startCapturedControlPlane({ kube, checkpoint });
+  try {
+    await waitFor('status for generation 2', observed(2));
+    await check(second);
+  } finally {
+    second.stop();
+    await second.running;
+  }
+}
+
+test('after a forced 410 the forwarder relists and the runtime still gets its status', async (t) => {
+  const { kube, checkpoint } = await firstPass();
   const resumeFrom = await checkpoint.load();
   assert.ok(resumeFrom, 'the forwarder recorded where it stopped');
 
@@ -46,61 +68,29 @@ test('after a forced 410 the forwarder relists and the runtime still gets its st
   const compactedAt = await compactEtcd();
   assert.ok(compactedAt > Number(resumeFrom));
 
-  const second = startCapturedControlPlane({ kube, checkpoint });
-  try {
-    await waitFor('status for generation 2', observed(2));
-    const logs = second.records();
-    assert.ok(logs.some((r) => r['msg'] === 'watch history expired; relisting'), 'the 410 was seen');
+  await secondPass(kube, checkpoint, async (second) => {
+    assert.ok(second.records().some((r) => r['msg'] === 'watch history expired; relisting'), 'the 410 was seen');
     assert.ok(second.forwarder.stats.relists >= 1);
     assert.ok(second.forwarder.stats.enqueued >= 1);
     assert.ok(Number(await checkpoint.load()) > Number(resumeFrom), 'the checkpoint moved past the gap');
     t.diagnostic(`resumed from ${resumeFrom}, compacted at ${compactedAt}, relists ${second.forwarder.stats.relists}`);
-  } finally {
-    second.stop();
-    await second.running;
-  }
+  });
 });
 
 test('a watch the server cannot continue (history compacted to its first event) is replaced by a relist', async () => {
-  await deleteRuntime();
-  const kube = new KubeClient(loadKubeConfig(server.kubeconfig, CONTROL_PLANE_USER));
-  const checkpoint = new MemoryCheckpoint();
-  await createRuntime({ aicrVersion: 'v1.1.0' });
-  const first = startCapturedControlPlane({ kube, checkpoint });
-  await waitFor('status for generation 1', observed(1));
-  first.stop();
-  await first.running;
+  const { kube, checkpoint } = await firstPass();
   // One change, then compaction at exactly its revision: the watch may start, but the server
   // cannot produce the event's previous state and answers 500 on the watch stream.
   await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"paused":true}}');
   await compactEtcd();
-  const second = startCapturedControlPlane({ kube, checkpoint });
-  try {
-    await waitFor('status for generation 2', observed(2));
-    assert.ok(second.forwarder.stats.relists >= 1);
-  } finally {
-    second.stop();
-    await second.running;
-  }
+  await secondPass(kube, checkpoint, (second) => assert.ok(second.forwarder.stats.relists >= 1));
 });
 
 test('a watch that resumes from a stored resourceVersion sees changes made while it was stopped', async () => {
-  await deleteRuntime();
-  const kube = new KubeClient(loadKubeConfig(server.kubeconfig, CONTROL_PLANE_USER));
-  const checkpoint = new MemoryCheckpoint();
-  await createRuntime({ aicrVersion: 'v1.1.0' });
-  const first = startCapturedControlPlane({ kube, checkpoint });
-  await waitFor('status for generation 1', observed(1));
-  first.stop();
-  await first.running;
+  const { kube, checkpoint } = await firstPass();
   await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"suspendEngine":true}}');
-  const second = startCapturedControlPlane({ kube, checkpoint });
-  try {
-    await waitFor('status for generation 2', observed(2));
+  await secondPass(kube, checkpoint, (second) => {
     assert.equal(second.forwarder.stats.relists, 0, 'no relist was needed');
     assert.ok(second.forwarder.stats.watches >= 1);
-  } finally {
-    second.stop();
-    await second.running;
-  }
+  });
 });
