@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { ConfigSchema } from '../../shared/config.ts';
 import { testEnv } from '../helpers/env.ts';
 import { EXAMPLE_PARAMS, slsPackage } from '../helpers/sls.ts';
 
@@ -107,6 +108,14 @@ test('the forwarder runs every 5 minutes for a window that overlaps the next', (
   assert.ok(windowSeconds > 300, 'windows overlap');
   assert.ok(Number(fn?.['Timeout']) >= windowSeconds + 15, 'the window ends before the function deadline');
   assert.equal(env['AICR_EKS_CLUSTER_NAME'], EXAMPLE_PARAMS.eksClusterName);
+});
+
+test('every setting the template gives a function is one the function knows', () => {
+  const known = new Set(Object.keys(ConfigSchema.shape));
+  for (const [, f] of byType('AWS::Lambda::Function')) {
+    const vars = Object.keys((f.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables);
+    for (const v of vars.filter((k) => k.startsWith('AICR_') || k === 'LOG_LEVEL')) assert.ok(known.has(v), `${String(f.Properties['FunctionName'])}: ${v} is a known setting`);
+  }
 });
 
 test('EKS access entries map the Kubernetes-facing roles to the control plane group', () => {
