@@ -1,14 +1,11 @@
 // API requests the control plane made, counted from the API server's own audit log.
-import { auditSince, settleAudit } from '../test/helpers/audit.ts';
-import { CONTROL_PLANE_USER } from '../test/helpers/env.ts';
+import { controlPlaneEventsSince } from '../test/helpers/audit.ts';
 
 export type RequestCounts = Readonly<Record<string, number>> & { readonly total: number };
 
 export async function controlPlaneRequestsSince(mark: number): Promise<RequestCounts> {
-  await settleAudit();
   const counts: Record<string, number> = { total: 0 };
-  for (const e of auditSince(mark)) {
-    if (e.user.username !== CONTROL_PLANE_USER) continue;
+  for (const e of await controlPlaneEventsSince(mark)) {
     const key = `${e.verb} ${e.objectRef?.resource ?? e.requestURI}${e.objectRef?.subresource ? `/${e.objectRef.subresource}` : ''}`;
     counts[key] = (counts[key] ?? 0) + 1;
     counts['total'] = (counts['total'] ?? 0) + 1;

@@ -12,7 +12,7 @@ export function forwarderDeps(): ForwarderWindowDeps {
     const timers = timersFromConfig(config);
     cached = {
       kube: kubeFromConfig(config),
-      producer: producerFromConfig(config),
+      producer: producerFromConfig(config, timers),
       log: createLogger({ level: config.LOG_LEVEL, context: { step: 'forwarder' } }),
       windowMs: config.AICR_FORWARDER_WINDOW_SECONDS * 1000,
       ...(timers ? { timers } : {}),

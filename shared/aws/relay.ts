@@ -1,5 +1,6 @@
 // Forwards delayed messages from the standard delay queue to their FIFO queue once due. A
-// message due later than SQS's 15-minute limit goes back on the delay queue for the rest.
+// message not yet due is sent on again with the rest of its delay, which the producer routes
+// (delay queue, or a long timer beyond SQS's 15 minutes).
 import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { errorFields } from '../classify.ts';
 import type { Logger } from '../observability/log.ts';

@@ -19,6 +19,7 @@ export function timersFromConfig(config: Config): SchedulerTimers | undefined {
   return new SchedulerTimers(client, { groupName, roleArn, queueArn: { resolve: resolveArn } });
 }
 
-export function producerFromConfig(config: Config): SqsProducer {
-  return new SqsProducer(new SQSClient({}), sqsRoutes(config), Date.now, timersFromConfig(config));
+/** The producer; pass the timers when the caller also needs them, so one instance serves both. */
+export function producerFromConfig(config: Config, timers: SchedulerTimers | undefined = timersFromConfig(config)): SqsProducer {
+  return new SqsProducer(new SQSClient({}), sqsRoutes(config), Date.now, timers);
 }

@@ -28,13 +28,18 @@ export class KubeClient implements KubePort {
     }
   }
 
-  async getRuntime(name: string): Promise<RuntimeObject | undefined> {
+  /** Like call, but a 404 is an answer (the object is absent), not an error. */
+  private async find<T>(fn: () => Promise<T>): Promise<T | undefined> {
     try {
-      return (await this.objects.getClusterCustomObject({ ...RUNTIME, name })) as RuntimeObject;
+      return await fn();
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw fromKubeError(err, this.identity);
     }
+  }
+
+  async getRuntime(name: string): Promise<RuntimeObject | undefined> {
+    return (await this.find(() => this.objects.getClusterCustomObject({ ...RUNTIME, name }))) as RuntimeObject | undefined;
   }
 
   async listRuntimes(): Promise<RuntimeList> {
@@ -61,12 +66,7 @@ export class KubeClient implements KubePort {
   }
 
   async getConfigMap(namespace: string, name: string): Promise<ConfigMapObject | undefined> {
-    try {
-      return (await this.core.readNamespacedConfigMap({ namespace, name })) as ConfigMapObject;
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw fromKubeError(err, this.identity);
-    }
+    return (await this.find(() => this.core.readNamespacedConfigMap({ namespace, name }))) as ConfigMapObject | undefined;
   }
 
   async writeConfigMap(cm: ConfigMapObject): Promise<ConfigMapObject> {

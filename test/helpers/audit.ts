@@ -1,7 +1,7 @@
 // Reads the API server's own audit log, so tests and benchmarks count API requests from the
 // server's record rather than from the client's opinion of what it sent.
 import { readFileSync } from 'node:fs';
-import { testEnv } from './env.ts';
+import { CONTROL_PLANE_USER, testEnv } from './env.ts';
 
 export interface AuditEvent {
   readonly auditID: string;
@@ -47,4 +47,10 @@ export async function settleAudit(quietMs = 300): Promise<void> {
     last = n;
     await new Promise((r) => setTimeout(r, quietMs));
   }
+}
+
+/** The control plane's own requests since a mark, once the log has settled. */
+export async function controlPlaneEventsSince(mark: number): Promise<AuditEvent[]> {
+  await settleAudit();
+  return auditSince(mark).filter((e) => e.user.username === CONTROL_PLANE_USER);
 }

@@ -1,6 +1,5 @@
 import { KINDS } from '../../shared/api/constants.ts';
-import { type AuditEvent, auditSince, settleAudit } from './audit.ts';
-import { CONTROL_PLANE_USER } from './env.ts';
+import { type AuditEvent, controlPlaneEventsSince } from './audit.ts';
 
 export interface WriteCount {
   readonly ok: number;
@@ -13,8 +12,7 @@ const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecolle
 
 /** The control plane's requests since a mark, from the API server's audit log. */
 export async function controlPlaneRequests(mark: number): Promise<WriteCount> {
-  await settleAudit();
-  const mine = auditSince(mark).filter((e) => e.user.username === CONTROL_PLANE_USER);
+  const mine = await controlPlaneEventsSince(mark);
   const statusWrites = mine.filter(
     (e) => WRITE_VERBS.has(e.verb) && e.objectRef?.resource === KINDS.clusterRuntime.plural && e.objectRef.subresource === 'status',
   );
