@@ -7,7 +7,7 @@ import { SqsProducer } from '../shared/aws/sqsProducer.ts';
 import { Forwarder, MemoryCheckpoint } from '../shared/forwarder/forwarder.ts';
 import { startLocalControlPlane } from '../shared/local/controlPlane.ts';
 import { createLogger } from '../shared/observability/log.ts';
-import { runResolve } from '../shared/steps/resolve/index.ts';
+import { resolveItem, runResolveOnce } from '../test/helpers/steps.ts';
 import { auditMark } from '../test/helpers/audit.ts';
 import { controlPlaneKube } from '../test/helpers/controlPlane.ts';
 import { adminKubeConfig, awsClientConfig, CONTROL_PLANE_USER, resetMoto, testEnv } from '../test/helpers/env.ts';
@@ -45,7 +45,7 @@ async function noOpReconcile() {
   const rt = await getRuntime();
   if (!rt) throw new Error('no runtime');
   const mark = auditMark();
-  const result = await runResolve({ v: 1, step: 'resolve', runtime: { name: 'cluster', uid: rt.metadata.uid }, cause: 'bench' }, { kube: controlPlaneKube(), log: silent, now: () => new Date() });
+  const result = await runResolveOnce(resolveItem(rt.metadata.uid, 'bench'), { kube: controlPlaneKube(), log: silent });
   return { writes: result.writes, requests: await controlPlaneRequestsSince(mark) };
 }
 

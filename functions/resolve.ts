@@ -1,7 +1,8 @@
-// Lambda: the resolve step, fed by the resolve FIFO queue.
+// Lambda: the resolve queue's steps (see shared/steps/table.ts).
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { stepDeps } from '../shared/aws/stepDeps.ts';
 import { createStepHandler } from '../shared/aws/stepHandler.ts';
+import { runResolve } from '../shared/steps/resolve/index.ts';
 
-export const handler = middy<SQSEvent, SQSBatchResponse>().handler(createStepHandler(stepDeps));
+export const handler = middy<SQSEvent, SQSBatchResponse>().handler(createStepHandler({ resolve: runResolve }, stepDeps('resolve')));

@@ -1,4 +1,17 @@
-import { ControlPlaneError, KubeRequestError, MalformedMessageError, RequeueAfterError, StalledError, TransientError } from './errors.ts';
+// One classifier: the class of a thrown error, never its message text, decides what the queue
+// does with the work that raised it.
+import {
+  ConflictError,
+  ControlPlaneError,
+  KubeRequestError,
+  MalformedMessageError,
+  RequeueAfterError,
+  StalledError,
+  StatusWriteRefusedError,
+  StepNotRoutedError,
+  TransientError,
+} from './errors.ts';
+import type { Reason } from './status/reasons.ts';
 
 export const OUTCOME = {
   retryNow: 'retry-now',
@@ -9,30 +22,33 @@ export const OUTCOME = {
 
 export type Outcome =
   | { readonly kind: typeof OUTCOME.retryNow }
-  | { readonly kind: typeof OUTCOME.retryAfter; readonly delayMs: number }
-  | { readonly kind: typeof OUTCOME.stalledWaiting; readonly reason: string; readonly message: string }
-  | { readonly kind: typeof OUTCOME.stalledRetrying; readonly reason: string; readonly message: string; readonly delayMs: number };
+  /** `delayMs` undefined: back off by attempt number. */
+  | { readonly kind: typeof OUTCOME.retryAfter; readonly delayMs?: number }
+  | { readonly kind: typeof OUTCOME.stalledWaiting; readonly reason: Reason; readonly message: string }
+  | { readonly kind: typeof OUTCOME.stalledRetrying; readonly reason: Reason; readonly message: string };
 
-export const BACKOFF = { minMs: 10_000, maxMs: 300_000 } as const;
+/** HTTP answers that are not a refusal of the request itself: gone, conflict, expired, throttled. */
+const NOT_REFUSALS = new Set([404, 409, 410, 429]);
 
-/** Exponential backoff from 10 s to 5 min by attempt number (1-based). */
-export function backoffDelay(attempt: number): number {
-  return Math.min(BACKOFF.maxMs, BACKOFF.minMs * 2 ** Math.max(0, attempt - 1));
-}
-
-/** Maps any thrown value to what the queue should do with the message that caused it. */
-export function classify(err: unknown, attempt: number): Outcome {
+/** Maps any thrown value to what the queue should do with the work that caused it. */
+export function classify(err: unknown): Outcome {
   if (err instanceof StalledError) {
     return err.retrying
-      ? { kind: OUTCOME.stalledRetrying, reason: err.reason, message: err.message, delayMs: backoffDelay(attempt) }
+      ? { kind: OUTCOME.stalledRetrying, reason: err.reason, message: err.message }
       : { kind: OUTCOME.stalledWaiting, reason: err.reason, message: err.message };
   }
+  if (err instanceof StatusWriteRefusedError) return { kind: OUTCOME.stalledWaiting, reason: 'StatusWriteRefused', message: err.message };
   if (err instanceof RequeueAfterError) return { kind: OUTCOME.retryAfter, delayMs: err.delayMs };
-  if (err instanceof TransientError) return { kind: OUTCOME.retryNow };
-  if (err instanceof MalformedMessageError) return { kind: OUTCOME.retryNow };
-  if (err instanceof KubeRequestError) return { kind: OUTCOME.retryAfter, delayMs: backoffDelay(attempt) };
+  // A lost write race re-reads at once; the winner's write usually leaves nothing to do.
+  if (err instanceof ConflictError) return { kind: OUTCOME.retryNow };
+  // Failing the message is all a malformed or misrouted message can do: it ends dead-lettered.
+  if (err instanceof MalformedMessageError || err instanceof StepNotRoutedError) return { kind: OUTCOME.retryNow };
+  if (err instanceof KubeRequestError && !NOT_REFUSALS.has(err.status)) {
+    return { kind: OUTCOME.stalledRetrying, reason: 'APIRequestRefused', message: err.message };
+  }
+  if (err instanceof TransientError || err instanceof KubeRequestError) return { kind: OUTCOME.retryAfter };
   // Unknown failures are treated as transient but slowed down, so a bug cannot spin a queue.
-  return { kind: OUTCOME.retryAfter, delayMs: backoffDelay(attempt) };
+  return { kind: OUTCOME.retryAfter };
 }
 
 /** Fields that describe an error without any text a server or a user supplied. */

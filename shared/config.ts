@@ -1,14 +1,28 @@
 // Configuration of a deployed function, parsed once at start from its environment. A
-// misspelt AICR_* variable fails start-up with a message naming it.
+// misspelt AICR_* variable fails start-up with a message naming it. Queue settings are
+// derived from the step table, so a new step's queue is a known setting at once.
 import * as z from 'zod';
+import { QUEUE_NAMES, queueSettings } from './steps/table.ts';
+import { TimingsSchema } from './timings.ts';
+
+function queueEntries(): [string, z.ZodType][] {
+  return QUEUE_NAMES.flatMap((q) => {
+    const s = queueSettings(q);
+    return [
+      // Optional each: a function needs the URLs of the queues it sends to, which its role allows.
+      [s.url, z.url({ error: `must be the URL of the ${q} FIFO queue` }).optional()],
+      [s.arn, z.string().startsWith('arn:').optional()],
+      [s.dlqUrl, z.url({ error: `must be the URL of the ${q} dead-letter queue` }).optional()],
+    ] as [string, z.ZodType][];
+  });
+}
 
 export const ConfigSchema = z.object({
-  AICR_RESOLVE_QUEUE_URL: z.url({ error: 'must be the URL of the resolve FIFO queue' }),
+  ...(Object.fromEntries(queueEntries()) as Record<string, z.ZodOptional<z.ZodString>>),
   AICR_DELAY_QUEUE_URL: z.url({ error: 'must be the URL of the standard delay queue' }),
-  /** Long timers (EventBridge Scheduler): the schedule group, the role it sends with, the queue ARN. */
+  /** Long timers (EventBridge Scheduler): the schedule group and the role it sends with. */
   AICR_TIMER_GROUP: z.string().min(1).max(64).optional(),
   AICR_TIMER_ROLE_ARN: z.string().startsWith('arn:').optional(),
-  AICR_RESOLVE_QUEUE_ARN: z.string().startsWith('arn:').optional(),
   /** On EKS: the cluster's name, API endpoint and CA; the functions sign EKS tokens with their role. */
   AICR_EKS_CLUSTER_NAME: z.string().min(1).max(100).optional(),
   AICR_EKS_ENDPOINT: z.url({ error: 'must be the cluster API endpoint (https://…)' }).optional(),
@@ -20,6 +34,7 @@ export const ConfigSchema = z.object({
   /** How long one forwarder invocation watches; the schedule starts one every 5 minutes. */
   AICR_FORWARDER_WINDOW_SECONDS: z.coerce.number().int().min(1).max(880).default(320),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  ...TimingsSchema.shape,
 });
 export type Config = z.output<typeof ConfigSchema>;
 
@@ -43,4 +58,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`setting ${issue?.path.join('.') ?? '?'} ${issue?.message ?? 'is invalid'}`);
   }
   return parsed.data;
+}
+
+/** A setting the caller cannot work without. */
+export function required(config: Config, key: string): string {
+  const value = (config as Record<string, unknown>)[key];
+  if (typeof value !== 'string' || value.length === 0) throw new ConfigError(`setting ${key} is required by this function`);
+  return value;
 }

@@ -1,5 +1,6 @@
 // One error taxonomy for every step. The class of an error, never its message text, decides
 // what happens next (see classify.ts). Messages are lowercase, actionable and hold no secret.
+import { REASON_CLASS, REASONS, type Reason } from './status/reasons.ts';
 
 /** Safe to log: every field is chosen by the control plane, never copied from input or a server reply. */
 export abstract class ControlPlaneError extends Error {
@@ -33,11 +34,35 @@ export class RequeueAfterError extends ControlPlaneError {
 export class StalledError extends ControlPlaneError {
   readonly kind = 'stalled';
   constructor(
-    readonly reason: string,
+    readonly reason: Reason,
     message: string,
-    readonly retrying: boolean,
   ) {
     super(message);
+  }
+
+  /** Whether work keeps retrying by itself: the reason's class in the reasons table says. */
+  get retrying(): boolean {
+    return REASONS[this.reason].class === REASON_CLASS.stalledRetrying;
+  }
+}
+
+/**
+ * The API server refused the status this step wrote (HTTP 422). The control plane built that
+ * status, so this is its own bug: reported as such, never retried silently forever.
+ */
+export class StatusWriteRefusedError extends ControlPlaneError {
+  readonly kind = 'status-write-refused';
+  constructor(readonly fields: readonly string[]) {
+    const on = fields.length > 0 ? ` on ${fields.join(', ')}` : '';
+    super(`the api server refused this step's status write (http 422${on}); this is a control plane bug: report it with the control plane's log`);
+  }
+}
+
+/** A function received work for a step it does not run: its deployment is wrong, not the message. */
+export class StepNotRoutedError extends ControlPlaneError {
+  readonly kind = 'step-not-routed';
+  constructor(step: string, runs: readonly string[]) {
+    super(`this function runs steps ${runs.join(', ')} but received a message for step ${step}: check the queue routes in serverless.yml against the step table`);
   }
 }
 

@@ -21,22 +21,26 @@ export const NAMESPACES = {
   argocd: 'argocd',
 } as const;
 
-/** Condition types on a ClusterRuntime (kstatus plus the domain conditions). */
+/**
+ * Condition types on a ClusterRuntime. The three summary types follow kstatus and are derived
+ * (shared/status/summarize.ts); each domain type has exactly one owning step
+ * (shared/steps/table.ts). Reasons live in shared/status/reasons.ts.
+ */
 export const CONDITION = {
   ready: 'Ready',
   reconciling: 'Reconciling',
   stalled: 'Stalled',
   resolved: 'Resolved',
   engineAvailable: 'EngineAvailable',
+  /** The rollout side on the runtime: True once the target plan is rolled out and validated. */
+  released: 'Released',
 } as const;
 export type ConditionType = (typeof CONDITION)[keyof typeof CONDITION];
-
-/** Condition reasons. Each one has a symptom -> cause -> fix entry in docs/troubleshooting.md. */
-export const REASON = {
-  resolving: 'Resolving',
-  invalidSpec: 'InvalidSpec',
-} as const;
-export type Reason = (typeof REASON)[keyof typeof REASON];
+export const SUMMARY_CONDITIONS = [CONDITION.ready, CONDITION.reconciling, CONDITION.stalled] as const;
+export type SummaryConditionType = (typeof SUMMARY_CONDITIONS)[number];
+export type DomainConditionType = Exclude<ConditionType, SummaryConditionType>;
+/** Domain conditions in the order a summary looks at them: the earliest one explains the runtime. */
+export const DOMAIN_CONDITIONS = [CONDITION.resolved, CONDITION.engineAvailable, CONDITION.released] as const satisfies readonly DomainConditionType[];
 
 export const LABEL = {
   stage: `${API_GROUP}/stage`,
@@ -64,6 +68,8 @@ export const FINALIZER = {
 /** One server-side-apply field manager per step, so steps never clobber each other's fields. */
 export const FIELD_MANAGER = {
   resolve: 'aicr-resolve',
+  /** Writes only Ready, Reconciling, Stalled and status.observedGeneration. */
+  summary: 'aicr-status-summary',
 } as const;
 
 export const MANAGED_BY_VALUE = 'aicr-operator';

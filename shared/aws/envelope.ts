@@ -1,10 +1,9 @@
 // A delayed message waiting on the delay queue: where it goes, and when.
 import * as z from 'zod';
 import { parseMessage } from '../queue/parseMessage.ts';
-import { STEPS } from '../queue/workItem.ts';
 
 export const EnvelopeSchema = z.object({
-  step: z.enum(STEPS),
+  step: z.string().regex(/^[a-z][a-z0-9-]{0,39}$/),
   group: z.string().min(1).max(128),
   dedupId: z.string().min(1).max(512),
   body: z.string().min(1).max(200_000),

@@ -2,13 +2,15 @@ import { loadConfig } from '../config.ts';
 import { createLogger } from '../observability/log.ts';
 import type { ForwarderWindowDeps } from './forwarderWindow.ts';
 import { kubeFromConfig } from './kubeFromConfig.ts';
-import { producerFromConfig, timersFromConfig } from './routes.ts';
+import { QUEUE_NAMES } from '../steps/table.ts';
+import { producerFromConfig, requireQueues, timersFromConfig } from './routes.ts';
 
 let cached: ForwarderWindowDeps | undefined;
 
 export function forwarderDeps(): ForwarderWindowDeps {
   if (!cached) {
     const config = loadConfig();
+    requireQueues(config, QUEUE_NAMES);
     const timers = timersFromConfig(config);
     cached = {
       kube: kubeFromConfig(config),

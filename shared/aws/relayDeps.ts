@@ -2,13 +2,15 @@
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../observability/log.ts';
 import type { RelayDeps } from './relay.ts';
-import { producerFromConfig } from './routes.ts';
+import { QUEUE_NAMES } from '../steps/table.ts';
+import { producerFromConfig, requireQueues } from './routes.ts';
 
 let cached: RelayDeps | undefined;
 
 export function relayDeps(): RelayDeps {
   if (!cached) {
     const config = loadConfig();
+    requireQueues(config, QUEUE_NAMES);
     cached = {
       producer: producerFromConfig(config),
       log: createLogger({ level: config.LOG_LEVEL }),

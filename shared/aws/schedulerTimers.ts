@@ -6,10 +6,11 @@ import { createHash } from 'node:crypto';
 import type * as SchedulerSdk from '@aws-sdk/client-scheduler';
 import type { CreateScheduleCommandInput, SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { OutgoingMessage } from '../queue/port.ts';
-import type { StepName } from '../queue/workItem.ts';
+import { queueOf } from '../steps/table.ts';
 
 export interface TimerTargets {
-  readonly queueArn: Readonly<Record<StepName, string>>;
+  /** FIFO queue ARN by queue name (the step table's `queue`). */
+  readonly queueArn: Readonly<Record<string, string>>;
   /** The role Scheduler assumes to send to the queues. */
   readonly roleArn: string;
   readonly groupName: string;
@@ -57,7 +58,7 @@ export class SchedulerTimers {
       FlexibleTimeWindow: { Mode: 'OFF' },
       ActionAfterCompletion: 'DELETE',
       Target: {
-        Arn: this.targets.queueArn[msg.step],
+        Arn: this.targets.queueArn[queueOf(msg.step)],
         RoleArn: this.targets.roleArn,
         Input: msg.body,
         SqsParameters: { MessageGroupId: msg.group },

@@ -4,13 +4,16 @@
 // once due.
 import { createHash } from 'node:crypto';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { OutgoingMessage, QueueProducer, SendResult } from '../queue/port.ts';
-import type { StepName } from '../queue/workItem.ts';
+import type { DeadLetter, OutgoingMessage, QueueProducer, SendResult } from '../queue/port.ts';
+import { queueOf } from '../steps/table.ts';
 import { encodeEnvelope } from './envelope.ts';
 
 export interface SqsRoutes {
-  readonly fifoQueueUrl: Readonly<Record<StepName, string>>;
+  /** FIFO queue URL by queue name (the step table's `queue`). */
+  readonly fifoQueueUrl: Readonly<Record<string, string>>;
   readonly delayQueueUrl: string;
+  /** Dead-letter queue URL by queue name; where it is missing, SQS's own redrive dead-letters instead. */
+  readonly dlqUrl?: Readonly<Record<string, string>>;
 }
 
 /** SQS's longest per-message delay on a standard queue. */
@@ -53,7 +56,7 @@ export class SqsProducer implements QueueProducer {
     }
     await this.sqs.send(
       new SendMessageCommand({
-        QueueUrl: this.routes.fifoQueueUrl[msg.step],
+        QueueUrl: this.fifoUrl(msg.step),
         MessageBody: msg.body,
         MessageGroupId: msg.group,
         MessageDeduplicationId: sqsDedupId(msg.dedupId),
@@ -61,5 +64,19 @@ export class SqsProducer implements QueueProducer {
     );
     // SQS accepts a duplicate silently, so whether it was dropped is not known here.
     return { deduplicated: false };
+  }
+
+  async deadLetter(msg: DeadLetter): Promise<void> {
+    const url = this.routes.dlqUrl?.[queueOf(msg.step)];
+    if (!url) throw new Error(`no dead-letter queue configured for step ${msg.step}; the queue's redrive policy takes the message`);
+    await this.sqs.send(
+      new SendMessageCommand({ QueueUrl: url, MessageBody: msg.body, MessageGroupId: msg.group, MessageDeduplicationId: sqsDedupId(`dead/${msg.dedupId}`) }),
+    );
+  }
+
+  private fifoUrl(step: string): string {
+    const url = this.routes.fifoQueueUrl[queueOf(step)];
+    if (!url) throw new Error(`no queue URL configured for step ${step}`);
+    return url;
   }
 }

@@ -3,21 +3,31 @@ import { loadConfig, type Config } from '../config.ts';
 import { kubeFromConfig } from './kubeFromConfig.ts';
 import { createLogger } from '../observability/log.ts';
 import type { DispatchDeps } from '../steps/dispatch.ts';
-import { producerFromConfig } from './routes.ts';
+import { timingsFrom } from '../timings.ts';
+import { producerFromConfig, requireQueues } from './routes.ts';
 
-export function buildStepDeps(config: Config = loadConfig()): DispatchDeps {
+/** `queue`: the queue this function consumes; it re-sends retries there, so its URL is required. */
+export function buildStepDeps(queue: string, config: Config = loadConfig()): DispatchDeps {
+  requireQueues(config, [queue]);
   return {
     kube: kubeFromConfig(config),
     producer: producerFromConfig(config),
     log: createLogger({ level: config.LOG_LEVEL }),
     now: () => new Date(),
+    timings: timingsFrom(config),
   };
 }
 
-let cached: DispatchDeps | undefined;
+const cached = new Map<string, DispatchDeps>();
 
 /** The container's dependencies; configuration errors surface on the first invocation's start. */
-export function stepDeps(): DispatchDeps {
-  cached ??= buildStepDeps();
-  return cached;
+export function stepDeps(queue: string): () => DispatchDeps {
+  return () => {
+    let deps = cached.get(queue);
+    if (!deps) {
+      deps = buildStepDeps(queue);
+      cached.set(queue, deps);
+    }
+    return deps;
+  };
 }

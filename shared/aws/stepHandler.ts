@@ -1,17 +1,20 @@
-// The Lambda entry of a step: a FIFO batch in, each record through the same dispatcher local
-// mode uses, and a partial batch response out.
+// The Lambda entry of one queue's steps: a FIFO batch in, each record through the same
+// dispatcher local mode uses, and a partial batch response out. A record for a step this
+// function does not run fails loudly (StepNotRoutedError) and ends dead-lettered.
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { type DispatchDeps, handleMessage } from '../steps/dispatch.ts';
+import { type DispatchDeps, createDispatcher } from '../steps/dispatch.ts';
+import type { StepRunner } from '../steps/types.ts';
 import { processFifoBatch } from './fifoBatch.ts';
 import { toReceivedMessage } from './records.ts';
 
-export function createStepHandler(deps: () => DispatchDeps): (event: SQSEvent) => Promise<SQSBatchResponse> {
+export function createStepHandler(runners: Readonly<Record<string, StepRunner>>, deps: () => DispatchDeps): (event: SQSEvent) => Promise<SQSBatchResponse> {
+  const dispatch = createDispatcher(runners);
   return async (event) => {
     // Built outside the batch loop: a configuration error fails the invocation loudly instead
     // of hiding as failed records.
     const d = deps();
     return await processFifoBatch(event.Records, async (record) => {
-      await handleMessage(toReceivedMessage(record), d);
+      await dispatch(toReceivedMessage(record), d);
     });
   };
 }

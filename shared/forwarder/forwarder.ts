@@ -3,7 +3,10 @@
 // `410 Gone`, skips changes no step cares about (status-only writes) and says why, and never
 // drops an event silently: a failed send forces a relist.
 import { GoneError } from '../errors.ts';
-import { errorFields, backoffDelay } from '../classify.ts';
+import { errorFields } from '../classify.ts';
+import { changeDedupId } from '../queue/dedup.ts';
+import { STEP_TABLE, type StepRow, WAKE } from '../steps/table.ts';
+import { DEFAULT_TIMINGS, backoffDelay } from '../timings.ts';
 import type { KubePort } from '../kube/port.ts';
 import type { RuntimeObject, WatchEvent } from '../kube/types.ts';
 import type { Logger } from '../observability/log.ts';
@@ -39,6 +42,8 @@ export interface ForwarderOptions {
   readonly log: Logger;
   readonly checkpoint: Checkpoint;
   readonly watchTimeoutSeconds?: number;
+  /** The steps a runtime change wakes come from this table. */
+  readonly table?: readonly StepRow[];
 }
 
 /** What about a runtime makes work: its spec (generation), annotations, and deletion. */
@@ -78,7 +83,7 @@ export class Forwarder {
         // a watch (etcd history without the previous value, say) would fail the same way again.
         this.rv = undefined;
         this.opts.log.warn('watch failed; relisting after a pause', { attempt: failures, ...errorFields(err) });
-        await sleep(Math.min(backoffDelay(failures) / 10, 5000));
+        await sleep(Math.min(backoffDelay(failures, DEFAULT_TIMINGS, () => 0) / 10, 5000));
       }
     }
   }
@@ -136,13 +141,16 @@ export class Forwarder {
 
   private async enqueue(obj: RuntimeObject, cause: string): Promise<void> {
     const { uid, name, resourceVersion } = obj.metadata;
+    const steps = (this.opts.table ?? STEP_TABLE).filter((r) => (r.wakesOn as readonly string[]).includes(WAKE.runtimeChange));
     try {
-      await this.opts.producer.send({
-        step: 'resolve',
-        group: runtimeGroup(uid),
-        dedupId: `${uid}/resolve/${resourceVersion}`,
-        body: encodeWorkItem({ v: 1, step: 'resolve', runtime: { name, uid }, cause }),
-      });
+      for (const { name: step } of steps) {
+        await this.opts.producer.send({
+          step,
+          group: runtimeGroup(uid),
+          dedupId: changeDedupId(uid, step, resourceVersion),
+          body: encodeWorkItem({ v: 1, step, runtime: { name, uid }, cause }),
+        });
+      }
       this.stats.enqueued++;
       this.seen.set(uid, fingerprint(obj));
     } catch (err) {

@@ -1,9 +1,13 @@
-// Local mode: the forwarder, the embedded queue and the steps in one process. The same step
+// Local mode: the forwarder, the embedded queue and every step in one process. The same step
 // code runs behind SQS and Lambda in AWS.
 import type { KubePort } from '../kube/port.ts';
 import type { Logger } from '../observability/log.ts';
 import { EmbeddedQueue, type EmbeddedQueueOptions } from '../queue/embedded.ts';
-import { handleMessage } from '../steps/dispatch.ts';
+import { createDispatcher } from '../steps/dispatch.ts';
+import { RUNNERS } from '../steps/runners.ts';
+import { STEP_TABLE, type StepRow } from '../steps/table.ts';
+import type { StepRunner } from '../steps/types.ts';
+import { DEFAULT_TIMINGS, type Timings } from '../timings.ts';
 import { type Checkpoint, Forwarder, MemoryCheckpoint } from '../forwarder/forwarder.ts';
 
 export interface LocalControlPlane {
@@ -21,19 +25,27 @@ export interface LocalOptions {
   readonly queue?: EmbeddedQueueOptions;
   readonly watchTimeoutSeconds?: number;
   readonly now?: () => Date;
+  readonly timings?: Timings;
+  /** The steps to run; the step table and every runner unless a test swaps them. */
+  readonly table?: readonly StepRow[];
+  readonly runners?: Readonly<Record<string, StepRunner>>;
 }
 
 export function startLocalControlPlane(opts: LocalOptions): LocalControlPlane {
   const queue = new EmbeddedQueue(opts.queue);
   const now = opts.now ?? ((): Date => new Date());
+  const table = opts.table ?? STEP_TABLE;
+  const dispatch = createDispatcher(opts.runners ?? RUNNERS, table);
+  const timings = opts.timings ?? DEFAULT_TIMINGS;
   queue.consume(async (msg) => {
-    await handleMessage(msg, { kube: opts.kube, log: opts.log, now, producer: queue });
+    await dispatch(msg, { kube: opts.kube, log: opts.log, now, timings, producer: queue });
   });
   const forwarder = new Forwarder({
     kube: opts.kube,
     producer: queue,
     log: opts.log.child({ step: 'forwarder' }),
     checkpoint: opts.checkpoint ?? new MemoryCheckpoint(),
+    table,
     ...(opts.watchTimeoutSeconds === undefined ? {} : { watchTimeoutSeconds: opts.watchTimeoutSeconds }),
   });
   const running = forwarder.run();

@@ -2,7 +2,7 @@
 // per group, deduplication by ID within a window, delayed delivery, redelivery after a
 // failure, and a dead-letter list after maxReceives failures. A failing group never blocks
 // another group.
-import type { MessageHandler, OutgoingMessage, QueueProducer, ReceivedMessage, SendResult } from './port.ts';
+import type { DeadLetter, MessageHandler, OutgoingMessage, QueueProducer, ReceivedMessage, SendResult } from './port.ts';
 
 export interface EmbeddedQueueOptions {
   readonly maxReceives?: number;
@@ -46,6 +46,11 @@ export class EmbeddedQueue implements QueueProducer {
     const msg: ReceivedMessage = { id: `m-${++this.seq}`, group: out.group, dedupId: out.dedupId, body: out.body, receiveCount: 0, sentAt: now };
     this.later(out.delayMs ?? 0, () => this.enqueue(msg));
     return Promise.resolve({ deduplicated: false });
+  }
+
+  deadLetter(msg: DeadLetter): Promise<void> {
+    this.deadLetters.push({ id: `m-${++this.seq}`, group: msg.group, dedupId: msg.dedupId, body: msg.body, receiveCount: 0, sentAt: this.opts.now() });
+    return Promise.resolve();
   }
 
   /** Starts delivering to the handler. */

@@ -1,10 +1,9 @@
 // The queue port. Two adapters share these semantics: the embedded one (local mode) and SQS
 // FIFO (AWS). Messages carry keys, never objects.
-import type { StepName } from './workItem.ts';
 
 export interface OutgoingMessage {
-  /** Which step's queue the message goes to (in AWS, one FIFO queue per step function). */
-  readonly step: StepName;
+  /** Which step runs it; the step table names the step's queue (in AWS, a FIFO queue and its function). */
+  readonly step: string;
   /** Ordering and exclusivity unit: one group per runtime, never two of its messages at once. */
   readonly group: string;
   /** Messages with an ID already seen within the deduplication window are dropped. */
@@ -30,6 +29,18 @@ export interface SendResult {
 
 export interface QueueProducer {
   send(msg: OutgoingMessage): Promise<SendResult>;
+  /**
+   * Moves work that used up its attempts to the step queue's dead-letter queue, where operators
+   * (and the dead-letter alarm) find it. Only the dispatcher calls this.
+   */
+  deadLetter(msg: DeadLetter): Promise<void>;
+}
+
+export interface DeadLetter {
+  readonly step: string;
+  readonly group: string;
+  readonly dedupId: string;
+  readonly body: string;
 }
 
 /** Resolving acknowledges the message; throwing makes it due for redelivery. */

@@ -1,25 +1,27 @@
-// What a queue message says: which step to run for which runtime, and why. Keys only.
+// What a queue message says: which step to run for which runtime, why, and which attempt this
+// is. Keys only.
 import * as z from 'zod';
 import { parseMessage } from './parseMessage.ts';
 
-export const STEPS = ['resolve'] as const;
-export type StepName = (typeof STEPS)[number];
-
 export const WorkItemSchema = z.object({
   v: z.literal(1),
-  step: z.enum(STEPS),
+  /** A step of the table; which ones a function runs is the dispatcher's check. */
+  step: z.string().regex(/^[a-z][a-z0-9-]{0,39}$/),
   runtime: z.object({ name: z.string().min(1).max(253), uid: z.string().min(1).max(64) }),
   /** Why the work was asked for: a watch event type, "relist", "retry", "timer". */
   cause: z.string().min(1).max(64),
+  /** 1 for new work; each retry of the same work carries the next number, so backoff grows. */
+  attempt: z.int().min(1).max(10_000).default(1),
 });
 export type WorkItem = z.output<typeof WorkItemSchema>;
+export type NewWorkItem = z.input<typeof WorkItemSchema>;
 
 /** The message group of a runtime: all its work is ordered and never runs twice at once. */
 export function runtimeGroup(uid: string): string {
   return `runtime-${uid}`;
 }
 
-export function encodeWorkItem(item: WorkItem): string {
+export function encodeWorkItem(item: NewWorkItem): string {
   return JSON.stringify(item);
 }
 

@@ -1,7 +1,8 @@
-// The one place conditions are built. lastTransitionTime moves only when a status flips, and
-// every condition carries the generation it describes, as kstatus expects.
+// The one place conditions are built. lastTransitionTime moves only when a status flips, every
+// condition carries the generation it describes, and every message fits the API.
 import type { Condition } from '../api/condition.ts';
 import type { ConditionType } from '../api/constants.ts';
+import { fitMessage } from './message.ts';
 
 export interface DesiredCondition {
   readonly type: ConditionType;
@@ -10,37 +11,41 @@ export interface DesiredCondition {
   readonly message: string;
 }
 
-/** Desired conditions laid over the existing ones; types the step does not own are kept. */
-export function mergeConditions(
+export function kubeTime(now: Date): string {
+  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** The full conditions for `desired`, keeping each one's transition time unless its status flips. */
+export function buildConditions(
   existing: readonly Condition[] | undefined,
   desired: readonly DesiredCondition[],
   generation: number,
   now: Date,
 ): Condition[] {
-  const byType = new Map((existing ?? []).map((c) => [c.type, c] as const));
-  for (const d of desired) {
-    const prev = byType.get(d.type);
-    const lastTransitionTime =
-      prev && prev.status === d.status ? prev.lastTransitionTime : now.toISOString().replace(/\.\d{3}Z$/, 'Z');
-    byType.set(d.type, { ...d, lastTransitionTime, observedGeneration: generation });
-  }
-  return [...byType.values()];
+  return desired.map((d) => {
+    const prev = existing?.find((c) => c.type === d.type);
+    const lastTransitionTime = prev && prev.status === d.status ? prev.lastTransitionTime : kubeTime(now);
+    return { ...d, message: fitMessage(d.message), lastTransitionTime, observedGeneration: generation };
+  });
 }
 
-/** True when both lists say the same thing (order and unknown extras aside). */
-export function sameConditions(a: readonly Condition[] | undefined, b: readonly Condition[]): boolean {
-  const left = a ?? [];
-  if (left.length !== b.length) return false;
-  return b.every((want) => {
-    const have = left.find((c) => c.type === want.type);
-    return (
-      have !== undefined &&
-      have.status === want.status &&
-      have.reason === want.reason &&
-      have.message === want.message &&
-      have.lastTransitionTime === want.lastTransitionTime &&
-      have.observedGeneration === want.observedGeneration
-    );
+function same(a: Condition, b: Condition): boolean {
+  return (
+    a.status === b.status &&
+    a.reason === b.reason &&
+    a.message === b.message &&
+    a.lastTransitionTime === b.lastTransitionTime &&
+    a.observedGeneration === b.observedGeneration
+  );
+}
+
+/** True when `current`, restricted to `types`, says exactly what `want` says (order aside). */
+export function sameConditionsOf(current: readonly Condition[] | undefined, want: readonly Condition[], types: readonly string[]): boolean {
+  const mine = (current ?? []).filter((c) => types.includes(c.type));
+  if (mine.length !== want.length) return false;
+  return want.every((w) => {
+    const have = mine.find((c) => c.type === w.type);
+    return have !== undefined && same(have, w);
   });
 }
 

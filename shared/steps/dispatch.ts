@@ -1,45 +1,142 @@
-// Runs the step a queue message names and turns its failure into a queue outcome. Transient
-// failures are logged and retried; they never become conditions or Events.
-import { OUTCOME, classify, errorFields } from '../classify.ts';
-import { MalformedMessageError } from '../errors.ts';
+// Runs the step a queue message names and turns its failure into what happens next:
+// - a stall is written through the step's owning condition (and so into Stalled), and a stall
+//   that clears by itself is also retried with backoff;
+// - other failures are retried with a backoff that grows with the work item's attempt number,
+//   and dead-lettered once the attempts are used up;
+// - a lost write race and a malformed or misrouted message fail the delivery itself.
+// Transient failures are logged only; they never become conditions or Events (OBS-2).
+import { OUTCOME, type Outcome, classify, errorFields } from '../classify.ts';
+import { MalformedMessageError, StepNotRoutedError } from '../errors.ts';
+import type { Logger } from '../observability/log.ts';
+import { retryDedupId } from '../queue/dedup.ts';
 import type { QueueProducer, ReceivedMessage } from '../queue/port.ts';
-import { type StepName, type WorkItem, decodeWorkItem, encodeWorkItem, runtimeGroup } from '../queue/workItem.ts';
-import { type StepDeps, type StepResult, runResolve } from './resolve/index.ts';
+import { type WorkItem, decodeWorkItem, encodeWorkItem, runtimeGroup } from '../queue/workItem.ts';
+import type { Reason } from '../status/reasons.ts';
+import { conditionForReason, replacingOwned, writeStepStatus } from '../status/writeStatus.ts';
+import { backoffDelay } from '../timings.ts';
+import { observeRuntime, runStep } from './run.ts';
+import { STEP_TABLE, type StepRow, ownedConditions, stepRow } from './table.ts';
+import type { StepDeps, StepResult, StepRunner } from './types.ts';
 
 export interface DispatchDeps extends StepDeps {
   readonly producer: QueueProducer;
+  /** For backoff jitter; tests pass a fixed one. */
+  readonly random?: () => number;
 }
 
-const RUNNERS: Record<StepName, (item: WorkItem, deps: StepDeps) => Promise<StepResult>> = {
-  resolve: runResolve,
-};
+export type MessageDispatcher = (msg: ReceivedMessage, deps: DispatchDeps) => Promise<StepResult | undefined>;
 
-/** Resolves to acknowledge the message; throws to have it redelivered (and dead-lettered in the end). */
-export async function handleMessage(msg: ReceivedMessage, deps: DispatchDeps): Promise<StepResult | undefined> {
-  const log = deps.log.child({ messageId: msg.id, group: msg.group });
-  let item: WorkItem;
+interface Failure {
+  readonly item: WorkItem;
+  readonly row: StepRow;
+  readonly msg: ReceivedMessage;
+  readonly deps: DispatchDeps;
+  readonly log: Logger;
+  readonly table: readonly StepRow[];
+}
+
+function decode(msg: ReceivedMessage, log: Logger): WorkItem {
   try {
-    item = decodeWorkItem(msg.body);
+    return decodeWorkItem(msg.body);
   } catch (err) {
     const field = err instanceof MalformedMessageError ? err.field : 'body';
     log.error('malformed message', { field, receiveCount: msg.receiveCount, ...errorFields(err) });
     throw err;
   }
-  const stepLog = log.child({ runtimeUID: item.runtime.uid, step: item.step });
-  try {
-    return await RUNNERS[item.step](item, { ...deps, log: stepLog });
-  } catch (err) {
-    const outcome = classify(err, msg.receiveCount);
-    stepLog.warn('step failed', { outcome: outcome.kind, receiveCount: msg.receiveCount, ...errorFields(err) });
-    if (outcome.kind === OUTCOME.retryNow) throw err;
-    if (outcome.kind === OUTCOME.stalledWaiting) return undefined;
-    await deps.producer.send({
-      step: item.step,
-      group: runtimeGroup(item.runtime.uid),
-      dedupId: `${item.runtime.uid}/${item.step}/retry/${deps.now().getTime()}`,
-      body: encodeWorkItem({ ...item, cause: 'retry' }),
-      delayMs: outcome.delayMs,
-    });
-    return undefined;
+}
+
+/** A dispatcher for the steps one function runs; a message for any other step is refused loudly. */
+export function createDispatcher(runners: Readonly<Record<string, StepRunner>>, table: readonly StepRow[] = STEP_TABLE): MessageDispatcher {
+  const runs = Object.keys(runners);
+  return async (msg, deps) => {
+    const log = deps.log.child({ messageId: msg.id, group: msg.group });
+    const item = decode(msg, log);
+    const runner = runners[item.step];
+    const row = stepRow(item.step, table);
+    if (!runner || !row) {
+      const err = new StepNotRoutedError(item.step, runs);
+      log.error('message for a step this function does not run', { step: item.step, ...errorFields(err) });
+      throw err;
+    }
+    const stepLog = log.child({ runtimeUID: item.runtime.uid, step: item.step });
+    const stepDeps = { ...deps, log: stepLog };
+    try {
+      return await runStep(item, { row, runner, table }, stepDeps);
+    } catch (err) {
+      return await onFailure(err, { item, row, msg, deps: stepDeps, log: stepLog, table });
+    }
+  };
+}
+
+async function onFailure(err: unknown, f: Failure): Promise<StepResult | undefined> {
+  const outcome = classify(err);
+  f.log.warn('step failed', { outcome: outcome.kind, attempt: f.item.attempt, receiveCount: f.msg.receiveCount, ...errorFields(err) });
+  switch (outcome.kind) {
+    case OUTCOME.retryNow:
+      throw err;
+    case OUTCOME.retryAfter:
+      await retryOrDeadLetter(f, outcome.delayMs);
+      return undefined;
+    case OUTCOME.stalledWaiting:
+    case OUTCOME.stalledRetrying:
+      return await stall(outcome, f);
   }
+}
+
+async function stall(outcome: Extract<Outcome, { reason: Reason }>, f: Failure): Promise<StepResult | undefined> {
+  let writes: number;
+  try {
+    writes = await writeStall(outcome.reason, outcome.message, f);
+  } catch (writeErr) {
+    if (outcome.reason === 'StatusWriteRefused') {
+      // Even the fixed report was refused: stop here, loudly, rather than loop on our own bug.
+      f.log.error('status write refused again; giving up on this message', errorFields(writeErr));
+      return undefined;
+    }
+    return await onFailure(writeErr, f);
+  }
+  // A stall that clears by itself keeps retrying, at most every backoff cap, and is never dead-lettered.
+  if (outcome.kind === OUTCOME.stalledRetrying) await retry(f, undefined);
+  return { writes };
+}
+
+async function writeStall(reason: Reason, message: string, f: Failure): Promise<number> {
+  const type = conditionForReason(f.row, reason);
+  if (!type) {
+    f.log.error('stall reason has no condition this step owns', { reason });
+    return 0;
+  }
+  const observed = await observeRuntime(f.item, f.deps);
+  if (!observed) return 0;
+  const desired = replacingOwned(observed.runtime, f.row, { type, status: 'False', reason, message });
+  return await writeStepStatus({
+    kube: f.deps.kube,
+    runtime: observed.runtime,
+    row: f.row,
+    desired,
+    expected: ownedConditions(f.table),
+    now: f.deps.now(),
+  });
+}
+
+async function retryOrDeadLetter(f: Failure, delayMs: number | undefined): Promise<void> {
+  if (f.item.attempt >= f.deps.timings.maxAttempts) {
+    await f.deps.producer.deadLetter({ step: f.item.step, group: f.msg.group, dedupId: f.msg.dedupId, body: f.msg.body });
+    f.log.error('work dead-lettered after its last attempt', { attempt: f.item.attempt });
+    return;
+  }
+  await retry(f, delayMs);
+}
+
+async function retry(f: Failure, delayMs: number | undefined): Promise<void> {
+  const { item, deps } = f;
+  const delay = delayMs ?? backoffDelay(item.attempt, deps.timings, deps.random);
+  await deps.producer.send({
+    step: item.step,
+    group: runtimeGroup(item.runtime.uid),
+    dedupId: retryDedupId(item.runtime.uid, item.step, f.msg.id),
+    body: encodeWorkItem({ ...item, cause: 'retry', attempt: Math.min(item.attempt + 1, 10_000) }),
+    delayMs: delay,
+  });
+  f.log.info('retry scheduled', { attempt: item.attempt + 1, delayMs: delay });
 }

@@ -3,6 +3,8 @@ import { type AuditEvent, controlPlaneEventsSince } from './audit.ts';
 
 export interface WriteCount {
   readonly ok: number;
+  /** The field manager of each successful status write, in order. */
+  readonly okManagers: string[];
   readonly conflicts: number;
   readonly otherWrites: AuditEvent[];
   readonly reads: number;
@@ -19,6 +21,7 @@ export async function controlPlaneRequests(mark: number): Promise<WriteCount> {
   const code = (e: AuditEvent): number => e.responseStatus?.code ?? 0;
   return {
     ok: statusWrites.filter((e) => code(e) >= 200 && code(e) < 300).length,
+    okManagers: statusWrites.filter((e) => code(e) >= 200 && code(e) < 300).map((e) => new URL(e.requestURI, 'https://x').searchParams.get('fieldManager') ?? ''),
     conflicts: statusWrites.filter((e) => code(e) === 409).length,
     otherWrites: mine.filter((e) => WRITE_VERBS.has(e.verb) && !statusWrites.includes(e)),
     reads: mine.filter((e) => e.verb === 'get' || e.verb === 'list').length,

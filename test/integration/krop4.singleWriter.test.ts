@@ -1,13 +1,12 @@
 // KROP-4: one writer per runtime. A change delivered twice, or two workers on the same
-// runtime at once, make exactly one successful status write, counted by the API server's
-// audit log; a no-op reconcile makes none. OBS-2: the losing worker's conflict is only
-// logged and retried, never turned into a condition.
+// runtime at once, make exactly one step write and one summary write, counted by the API
+// server's audit log; a no-op reconcile makes none. OBS-2: the losing worker's conflict is
+// only logged and retried, never turned into a condition.
 import { test, beforeEach, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { EmbeddedQueue } from '../../shared/queue/embedded.ts';
 import { encodeWorkItem, runtimeGroup, type WorkItem } from '../../shared/queue/workItem.ts';
-import { handleMessage } from '../../shared/steps/dispatch.ts';
-import { runResolve } from '../../shared/steps/resolve/index.ts';
+import { dispatchAll, dispatchDeps, resolveItem, runResolveOnce } from '../helpers/steps.ts';
 import { auditMark } from '../helpers/audit.ts';
 import { controlPlaneKube } from '../helpers/controlPlane.ts';
 import { captureLogger } from '../helpers/logs.ts';
@@ -20,17 +19,17 @@ beforeEach(async () => {
   await ensureCrds();
   await deleteRuntime();
   const rt = await createRuntime({ aicrVersion: 'v1.1.0', criteria: { service: 'eks' } });
-  item = { v: 1, step: 'resolve', runtime: { name: rt.metadata.name, uid: rt.metadata.uid }, cause: 'ADDED' };
+  item = resolveItem(rt.metadata.uid);
 });
 after(deleteRuntime);
 
-test('KROP-4 a change delivered twice makes exactly one successful status write', async (t) => {
+test('KROP-4 a change delivered twice makes exactly one step write and one summary write', async (t) => {
   const mark = auditMark();
   const { log } = captureLogger();
   const queue = new EmbeddedQueue({ redeliveryDelayMs: 20 });
-  const deps = { kube: controlPlaneKube(), log, now: () => new Date(), producer: queue };
+  const deps = dispatchDeps(controlPlaneKube(), log, queue);
   queue.consume(async (m) => {
-    await handleMessage(m, deps);
+    await dispatchAll(m, deps);
   });
   // At-least-once delivery: the same change arrives as two messages (distinct IDs get past deduplication).
   for (const id of ['first', 'second']) await queue.send({ step: 'resolve', group: runtimeGroup(item.runtime.uid), dedupId: id, body: encodeWorkItem(item) });
@@ -38,31 +37,30 @@ test('KROP-4 a change delivered twice makes exactly one successful status write'
   queue.stop();
   const count = await controlPlaneRequests(mark);
   t.diagnostic(`status writes: ${count.ok} ok, ${count.conflicts} conflicts; reads: ${count.reads}`);
-  assert.equal(count.ok, 1);
+  assert.deepEqual(count.okManagers, ['aicr-resolve', 'aicr-status-summary']);
   assert.equal(count.otherWrites.length, 0);
 });
 
-test('KROP-4 two workers racing on one runtime make exactly one successful status write (OBS-2)', async (t) => {
+test('KROP-4 two workers racing on one runtime make exactly one step write and one summary write (OBS-2)', async (t) => {
   const mark = auditMark();
   const a = captureLogger();
   const b = captureLogger();
-  const now = (): Date => new Date();
   const results = await Promise.allSettled([
-    runResolve(item, { kube: controlPlaneKube(), log: a.log, now }),
-    runResolve(item, { kube: controlPlaneKube(), log: b.log, now }),
+    runResolveOnce(item, { kube: controlPlaneKube(), log: a.log }),
+    runResolveOnce(item, { kube: controlPlaneKube(), log: b.log }),
   ]);
   // A loser is redelivered, as the queue would: it re-reads and finds nothing left to do.
   for (const r of results) {
     if (r.status === 'rejected') {
       assert.equal((r.reason as Error).name, 'ConflictError');
       assert.equal((r.reason as { kind?: string }).kind, 'transient', 'a lost race is transient');
-      const again = await runResolve(item, { kube: controlPlaneKube(), log: a.log, now });
+      const again = await runResolveOnce(item, { kube: controlPlaneKube(), log: a.log });
       assert.equal(again.writes, 0);
     }
   }
   const count = await controlPlaneRequests(mark);
   t.diagnostic(`status writes: ${count.ok} ok, ${count.conflicts} conflicts (409) from the race`);
-  assert.equal(count.ok, 1);
+  assert.deepEqual(count.okManagers, ['aicr-resolve', 'aicr-status-summary']);
   assert.equal(count.conflicts, results.filter((r) => r.status === 'rejected').length);
   const rt = await getRuntime();
   const types = (rt?.status?.conditions ?? []).map((c) => c.type).sort();
@@ -84,19 +82,19 @@ test('KROP-4 a conflict is retried through the queue, logged, and leaves one wri
       const seen = await kube.getRuntime(name);
       if (!raced && seen) {
         raced = true;
-        await runResolve(item, { kube: controlPlaneKube(), log, now: () => new Date() });
+        await runResolveOnce(item, { kube: controlPlaneKube(), log });
       }
       return seen;
     },
   });
   queue.consume(async (m) => {
-    await handleMessage(m, { kube: racing, log, now: () => new Date(), producer: queue });
+    await dispatchAll(m, dispatchDeps(racing, log, queue));
   });
   await queue.send({ step: 'resolve', group: runtimeGroup(item.runtime.uid), dedupId: 'x', body: encodeWorkItem(item) });
   await queue.idle();
   queue.stop();
   const count = await controlPlaneRequests(mark);
-  assert.equal(count.ok, 1);
+  assert.deepEqual(count.okManagers, ['aicr-resolve', 'aicr-status-summary'], 'the racing run wrote; the retry found nothing to do');
   assert.equal(count.conflicts, 1);
   const failed = records().find((r) => r['msg'] === 'step failed');
   assert.equal(failed?.['outcome'], 'retry-now');
@@ -106,10 +104,10 @@ test('KROP-4 a conflict is retried through the queue, logged, and leaves one wri
 
 test('KROP-4 a no-op reconcile makes zero writes', async () => {
   const { log } = captureLogger();
-  const deps = { kube: controlPlaneKube(), log, now: () => new Date() };
-  assert.equal((await runResolve(item, deps)).writes, 1);
+  const deps = { kube: controlPlaneKube(), log };
+  assert.equal((await runResolveOnce(item, deps)).writes, 2);
   const mark = auditMark();
-  assert.equal((await runResolve(item, deps)).writes, 0);
+  assert.equal((await runResolveOnce(item, deps)).writes, 0);
   const count = await controlPlaneRequests(mark);
   assert.equal(count.ok + count.conflicts + count.otherWrites.length, 0);
   assert.equal(count.reads, 1, 'one GET and nothing else');

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { errorFields } from '../../shared/classify.ts';
 import { EmbeddedQueue } from '../../shared/queue/embedded.ts';
 import { encodeWorkItem, runtimeGroup } from '../../shared/queue/workItem.ts';
-import { handleMessage } from '../../shared/steps/dispatch.ts';
+import { dispatchAll, dispatchDeps, resolveItem } from '../helpers/steps.ts';
 import { controlPlaneKube } from '../helpers/controlPlane.ts';
 import { captureLogger } from '../helpers/logs.ts';
 import { createRuntime, deleteRuntime, ensureCrds, getRuntime } from '../helpers/runtime.ts';
@@ -24,9 +24,9 @@ test('OBS-1 every log line of a message handling carries the runtime UID, and no
   const { log, lines, records } = captureLogger('debug');
   const queue = new EmbeddedQueue({ redeliveryDelayMs: 10 });
   queue.consume(async (m) => {
-    await handleMessage(m, { kube: controlPlaneKube(), log, now: () => new Date(), producer: queue });
+    await dispatchAll(m, dispatchDeps(controlPlaneKube(), log, queue));
   });
-  const item = { v: 1 as const, step: 'resolve' as const, runtime: { name: 'cluster', uid: rt.metadata.uid }, cause: 'ADDED' };
+  const item = resolveItem(rt.metadata.uid);
   await queue.send({ step: 'resolve', group: runtimeGroup(rt.metadata.uid), dedupId: '1', body: encodeWorkItem(item) });
   await queue.idle();
   queue.stop();
@@ -41,7 +41,7 @@ test('OBS-1 a secret in a malformed message is not logged; the failing field is'
   const { log, lines, records } = captureLogger('debug');
   const queue = new EmbeddedQueue({ redeliveryDelayMs: 5, maxReceives: 2 });
   queue.consume(async (m) => {
-    await handleMessage(m, { kube: controlPlaneKube(), log, now: () => new Date(), producer: queue });
+    await dispatchAll(m, dispatchDeps(controlPlaneKube(), log, queue));
   });
   const body = JSON.stringify({ v: 1, step: SECRET, runtime: { name: 'cluster', uid: 'u' }, cause: 'x' });
   await queue.send({ step: 'resolve', group: 'g', dedupId: 'bad', body });

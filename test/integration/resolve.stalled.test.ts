@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { clusterRuntimeCrd } from '../../shared/api/crd.ts';
-import { runResolve } from '../../shared/steps/resolve/index.ts';
+import { resolveItem, runResolveOnce } from '../helpers/steps.ts';
 import { auditMark } from '../helpers/audit.ts';
 import { controlPlaneKube } from '../helpers/controlPlane.ts';
 import { captureLogger } from '../helpers/logs.ts';
@@ -50,9 +50,8 @@ test('COND-2 stored data the schema refuses stalls the runtime with InvalidSpec 
   assert.ok(rt);
   const { log } = captureLogger();
   const mark = auditMark();
-  const item = { v: 1 as const, step: 'resolve' as const, runtime: { name: 'cluster', uid: rt.metadata.uid }, cause: 'ADDED' };
-  const result = await runResolve(item, { kube: controlPlaneKube(), log, now: () => new Date() });
-  assert.equal(result.writes, 1);
+  const result = await runResolveOnce(resolveItem(rt.metadata.uid), { kube: controlPlaneKube(), log });
+  assert.equal(result.writes, 2, 'the step writes Resolved, then the summary writes Stalled');
   const after = await getRuntime();
   const stalled = condition(after, 'Stalled');
   assert.equal(stalled?.status, 'True');
@@ -61,6 +60,6 @@ test('COND-2 stored data the schema refuses stalls the runtime with InvalidSpec 
   assert.equal(condition(after, 'Ready')?.status, 'False');
   assert.equal(condition(after, 'Resolved')?.reason, 'InvalidSpec');
   const count = await controlPlaneRequests(mark);
-  assert.equal(count.ok, 1, 'the status write');
+  assert.equal(count.ok, 2, 'the step write and the summary write');
   assert.deepEqual(count.otherWrites, [], 'nothing else is written');
 });

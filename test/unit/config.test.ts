@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { requireQueues } from '../../shared/aws/routes.ts';
 import { ConfigError, loadConfig } from '../../shared/config.ts';
+import { DEFAULT_TIMINGS, timingsFrom } from '../../shared/timings.ts';
 
 const good = { AICR_RESOLVE_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/1/q.fifo', AICR_DELAY_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/1/d' };
 
@@ -13,6 +15,29 @@ test('a misspelt setting fails start-up naming it', () => {
 });
 
 test('a missing or malformed setting names the key', () => {
-  assert.throws(() => loadConfig({ AICR_DELAY_QUEUE_URL: good.AICR_DELAY_QUEUE_URL }), /AICR_RESOLVE_QUEUE_URL/);
+  assert.throws(() => requireQueues(loadConfig({ AICR_DELAY_QUEUE_URL: good.AICR_DELAY_QUEUE_URL }), ['resolve']), /AICR_RESOLVE_QUEUE_URL/);
   assert.throws(() => loadConfig({ ...good, LOG_LEVEL: 'loud' }), /LOG_LEVEL/);
+  assert.throws(() => loadConfig({ ...good, AICR_BACKOFF_BASE: '10 seconds' }), /AICR_BACKOFF_BASE must be a duration/);
+});
+
+test('every duration defaults to the runbook value and can be set', () => {
+  const t = timingsFrom(loadConfig(good));
+  assert.deepEqual(t, {
+    backoffBaseMs: 10_000,
+    backoffCapMs: 5 * 60_000,
+    maxAttempts: 8,
+    tokenRefreshIntervalMs: 6 * 3_600_000,
+    tokenStaleWithinMs: 3_600_000,
+    failedJobTtlMs: 24 * 3_600_000,
+    stalledJobTtlMs: 7 * 24 * 3_600_000,
+  });
+  assert.deepEqual(DEFAULT_TIMINGS, t);
+  const scaled = timingsFrom(loadConfig({ ...good, AICR_BACKOFF_BASE: '100ms', AICR_BACKOFF_CAP: '2s', AICR_MAX_ATTEMPTS: '3' }));
+  assert.equal(scaled.backoffBaseMs, 100);
+  assert.equal(scaled.backoffCapMs, 2000);
+  assert.equal(scaled.maxAttempts, 3);
+});
+
+test('queue settings are derived from the step table', () => {
+  assert.equal((loadConfig({ ...good, AICR_RESOLVE_DLQ_URL: 'https://sqs.us-east-1.amazonaws.com/1/dlq.fifo' }) as Record<string, unknown>)['AICR_RESOLVE_DLQ_URL'], 'https://sqs.us-east-1.amazonaws.com/1/dlq.fifo');
 });

@@ -1,0 +1,25 @@
+// The one place deduplication IDs are built. Within the queue's deduplication window a second
+// message with the same ID is dropped, so each ID names exactly the work it stands for.
+
+/** A change the forwarder saw: one message per step and resourceVersion. */
+export function changeDedupId(runtimeUID: string, step: string, resourceVersion: string): string {
+  return `${runtimeUID}/${step}/rv/${resourceVersion}`;
+}
+
+/**
+ * A retry of a delivered message: keyed by that message's ID, so a duplicate delivery of the same
+ * message schedules one retry, while retries of different messages never collide.
+ */
+export function retryDedupId(runtimeUID: string, step: string, messageId: string): string {
+  return `${runtimeUID}/${step}/retry/${messageId}`;
+}
+
+/** A named timer (a deadline, a periodic check): one pending message per name. */
+export function timerDedupId(runtimeUID: string, step: string, name: string): string {
+  return `${runtimeUID}/${step}/timer/${name}`;
+}
+
+/** Work requested on purpose (an annotation, a test); the caller names the occasion. */
+export function requestDedupId(runtimeUID: string, step: string, occasion: string): string {
+  return `${runtimeUID}/${step}/request/${occasion}`;
+}

@@ -1,0 +1,92 @@
+// Every reason a runtime's conditions can carry, with the condition that carries it and what
+// it means for the summary. A reason not in this table cannot be written: the Reason type is
+// its keys. docs/troubleshooting.md has one row per reason (a unit test keeps them in step).
+import { CONDITION, type DomainConditionType } from '../api/constants.ts';
+
+export const REASON_CLASS = {
+  /** Work is under way; nobody needs to act. */
+  progressing: 'progressing',
+  /** A person must change an input or run a command; nothing retries until then. */
+  stalledWaiting: 'stalled-waiting',
+  /** A person should look, but the cause can clear outside the runtime, so work keeps retrying. */
+  stalledRetrying: 'stalled-retrying',
+  /** The condition is True and nothing is wrong. */
+  healthy: 'healthy',
+} as const;
+export type ReasonClass = (typeof REASON_CLASS)[keyof typeof REASON_CLASS];
+
+export interface ReasonRow {
+  /** The domain conditions allowed to carry it (more than one only for reasons any step can meet). */
+  readonly on: readonly DomainConditionType[];
+  readonly class: ReasonClass;
+}
+
+const { resolved: R, engineAvailable: E, released: L } = CONDITION;
+const ANY = [R, E, L] as const;
+const { progressing, stalledWaiting, stalledRetrying, healthy } = REASON_CLASS;
+
+export const REASONS = {
+  // Resolution (the resolve step).
+  Resolved: { on: [R], class: healthy },
+  Resolving: { on: [R], class: progressing },
+  InvalidSpec: { on: [R], class: stalledWaiting },
+  AICRVersionMismatch: { on: [R], class: stalledWaiting },
+  AICRStageStalled: { on: [R], class: stalledWaiting },
+  Unauthorized: { on: [R], class: stalledWaiting },
+  RegistryCredentialsUnavailable: { on: [R], class: stalledRetrying },
+  PlanUnreadable: { on: [R], class: stalledWaiting },
+  PlanOfAnotherRuntime: { on: [R], class: stalledWaiting },
+  NotFound: { on: [R], class: stalledWaiting },
+  OrphanedObjectsPresent: { on: [R], class: stalledWaiting },
+  AdoptionBlocked: { on: [R], class: stalledWaiting },
+  // The engine (Argo CD) and its registry credentials.
+  EngineReady: { on: [E], class: healthy },
+  EngineUnavailable: { on: [E], class: stalledRetrying },
+  RegistryCredentialsStale: { on: [E], class: stalledRetrying },
+  // Rollouts, as seen on the runtime (the rollout step).
+  Released: { on: [L], class: healthy },
+  AwaitingPlan: { on: [L], class: progressing },
+  RolloutProgressing: { on: [L], class: progressing },
+  Validating: { on: [L], class: progressing },
+  AwaitingApproval: { on: [L], class: stalledWaiting },
+  AwaitingAcknowledgement: { on: [L], class: stalledWaiting },
+  TransitionBlocked: { on: [L], class: stalledWaiting },
+  InventoryDrift: { on: [L], class: stalledWaiting },
+  StepUnknown: { on: [L], class: stalledWaiting },
+  MovedReleaseMissing: { on: [L], class: stalledWaiting },
+  EngineSuspensionRefused: { on: [L], class: stalledRetrying },
+  PlanMissing: { on: [L], class: stalledWaiting },
+  PlanWithoutRecipe: { on: [L], class: stalledWaiting },
+  ValidationUnavailable: { on: [L], class: stalledWaiting },
+  RolloutFailed: { on: [L], class: stalledWaiting },
+  RolloutExpired: { on: [L], class: stalledWaiting },
+  RolloutRevoked: { on: [L], class: stalledWaiting },
+  RemovalFailed: { on: [L], class: stalledWaiting },
+  // Any step.
+  APIRequestRefused: { on: ANY, class: stalledRetrying },
+  StatusWriteRefused: { on: ANY, class: stalledWaiting },
+} as const satisfies Record<string, ReasonRow>;
+
+export type Reason = keyof typeof REASONS;
+
+export function reasonRow(reason: string): ReasonRow | undefined {
+  return Object.hasOwn(REASONS, reason) ? REASONS[reason as Reason] : undefined;
+}
+
+export function isReason(value: string): value is Reason {
+  return reasonRow(value) !== undefined;
+}
+
+export function isStalledClass(c: ReasonClass): boolean {
+  return c === REASON_CLASS.stalledWaiting || c === REASON_CLASS.stalledRetrying;
+}
+
+/** The reason each summary condition shows when every domain condition is healthy. */
+/** Reasons only the summary conditions carry, when no domain reason explains the runtime. */
+export const SUMMARY_REASON = {
+  ready: 'Ready',
+  notStalled: 'NotStalled',
+  idle: 'Idle',
+  noStatusYet: 'AwaitingFirstReport',
+  newGeneration: 'NewGeneration',
+} as const;

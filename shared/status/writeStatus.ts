@@ -1,0 +1,85 @@
+// One status write per step run, in two applies: the step's own domain conditions under its
+// field manager, then the summary (Ready, Reconciling, Stalled, observedGeneration) under the
+// summary manager. Each apply is conditional on the resourceVersion it was computed from, and
+// neither is sent when it would change nothing (ADR 0003).
+import type { Condition } from '../api/condition.ts';
+import { FIELD_MANAGER, SUMMARY_CONDITIONS, type DomainConditionType } from '../api/constants.ts';
+import { ControlPlaneError, KubeRequestError, StatusWriteRefusedError } from '../errors.ts';
+import type { KubePort } from '../kube/port.ts';
+import type { RuntimeObject } from '../kube/types.ts';
+import type { StepRow } from '../steps/table.ts';
+import { type DesiredCondition, buildConditions, sameConditionsOf } from './conditions.ts';
+import { reasonRow } from './reasons.ts';
+import { summarize } from './summarize.ts';
+
+/** A step tried to write a condition it does not own, or a reason its condition cannot carry. */
+export class StatusContractError extends ControlPlaneError {
+  readonly kind = 'status-contract';
+}
+
+export interface StatusWrite {
+  readonly kube: KubePort;
+  readonly runtime: RuntimeObject;
+  readonly row: StepRow;
+  /** The step's owned conditions as they should be; an owned type left out is removed. */
+  readonly desired: readonly DesiredCondition[];
+  /** Domain conditions some step writes, which the summary waits for. */
+  readonly expected: readonly DomainConditionType[];
+  readonly now: Date;
+}
+
+function checkContract(row: StepRow, desired: readonly DesiredCondition[]): void {
+  for (const d of desired) {
+    if (!(row.owns as readonly string[]).includes(d.type)) {
+      throw new StatusContractError(`step ${row.name} wrote condition ${d.type}, which it does not own`);
+    }
+    const allowed = reasonRow(d.reason)?.on as readonly string[] | undefined;
+    if (!allowed?.includes(d.type)) throw new StatusContractError(`reason ${d.reason} is not one condition ${d.type} can carry`);
+  }
+}
+
+async function apply(kube: KubePort, runtime: RuntimeObject, fieldManager: string, status: Record<string, unknown>): Promise<RuntimeObject> {
+  try {
+    return await kube.applyRuntimeStatus({ name: runtime.metadata.name, resourceVersion: runtime.metadata.resourceVersion, fieldManager, status });
+  } catch (err) {
+    if (err instanceof KubeRequestError && err.status === 422) throw new StatusWriteRefusedError(err.fields);
+    throw err;
+  }
+}
+
+function conditionsOf(runtime: RuntimeObject): readonly Condition[] {
+  return runtime.status?.conditions ?? [];
+}
+
+/** Writes what changed; returns how many applies were sent (0, 1 or 2). */
+export async function writeStepStatus(w: StatusWrite): Promise<number> {
+  checkContract(w.row, w.desired);
+  const generation = w.runtime.metadata.generation ?? 0;
+  let runtime = w.runtime;
+  let writes = 0;
+  const owned = buildConditions(conditionsOf(runtime), w.desired, generation, w.now);
+  if (!sameConditionsOf(conditionsOf(runtime), owned, w.row.owns)) {
+    runtime = await apply(w.kube, runtime, w.row.fieldManager, { conditions: owned });
+    writes++;
+  }
+  const summary = buildConditions(conditionsOf(runtime), summarize({ conditions: conditionsOf(runtime), generation, expected: w.expected }), generation, w.now);
+  if (!sameConditionsOf(conditionsOf(runtime), summary, SUMMARY_CONDITIONS) || runtime.status?.observedGeneration !== generation) {
+    await apply(w.kube, runtime, FIELD_MANAGER.summary, { observedGeneration: generation, conditions: summary });
+    writes++;
+  }
+  return writes;
+}
+
+/** The step's owned conditions as they stand, with one of them replaced: how a stall is written. */
+export function replacingOwned(runtime: RuntimeObject, row: StepRow, replacement: DesiredCondition): DesiredCondition[] {
+  const kept = conditionsOf(runtime)
+    .filter((c) => (row.owns as readonly string[]).includes(c.type) && c.type !== replacement.type)
+    .map((c) => ({ type: c.type as DomainConditionType, status: c.status, reason: c.reason, message: c.message }));
+  return [...kept, replacement];
+}
+
+/** The owned condition a reason is written through, if the step owns one that can carry it. */
+export function conditionForReason(row: StepRow, reason: string): DomainConditionType | undefined {
+  const allowed = (reasonRow(reason)?.on ?? []) as readonly string[];
+  return row.owns.find((t) => allowed.includes(t));
+}

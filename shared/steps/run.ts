@@ -1,0 +1,45 @@
+// One step run without the queue around it: read the runtime the message names, run the step,
+// write its status. Errors propagate; the dispatcher decides what they mean.
+import type { WorkItem } from '../queue/workItem.ts';
+import { writeStepStatus } from '../status/writeStatus.ts';
+import { STEP_TABLE, type StepRow, ownedConditions } from './table.ts';
+import type { StepDeps, StepResult, StepRunner } from './types.ts';
+
+export interface Observed {
+  readonly runtime: NonNullable<Awaited<ReturnType<StepDeps['kube']['getRuntime']>>>;
+}
+
+/** The runtime a message names, or undefined when it is gone or is a successor of the same name. */
+export async function observeRuntime(item: WorkItem, deps: StepDeps): Promise<Observed | undefined> {
+  const runtime = await deps.kube.getRuntime(item.runtime.name);
+  // A message for an earlier runtime of the same name must not act on its successor.
+  if (!runtime || runtime.metadata.uid !== item.runtime.uid) return undefined;
+  return { runtime };
+}
+
+export interface StepCall {
+  readonly row: StepRow;
+  readonly runner: StepRunner;
+  /** The table the summary's expected conditions come from. */
+  readonly table?: readonly StepRow[];
+}
+
+export async function runStep(item: WorkItem, { row, runner, table = STEP_TABLE }: StepCall, deps: StepDeps): Promise<StepResult> {
+  const observed = await observeRuntime(item, deps);
+  if (!observed) {
+    deps.log.debug('runtime gone or replaced; nothing to do');
+    return { writes: 0 };
+  }
+  const report = await runner({ ...deps, item, runtime: observed.runtime });
+  if (!report.conditions) return { writes: 0 };
+  const writes = await writeStepStatus({
+    kube: deps.kube,
+    runtime: observed.runtime,
+    row,
+    desired: report.conditions,
+    expected: ownedConditions(table),
+    now: deps.now(),
+  });
+  if (writes > 0) deps.log.info('status written', { fieldManager: row.fieldManager, applies: writes });
+  return { writes };
+}

@@ -1,0 +1,75 @@
+// The table of steps: the one place a step is declared. The dispatcher, the forwarder, queue
+// routes and configuration are derived from it; functions/, serverless.yml and infra/rbac are
+// checked against it by test/unit/steps.table.test.ts, so a step missing anywhere fails the
+// suite. Adding a step: a row here, its runner under shared/steps/<name>/, an entry in
+// runners.ts, a handler in functions/, and its queue, function and role in serverless.yml.
+// Kept free of runner imports so a function bundles only the steps it runs.
+import { CONDITION, FIELD_MANAGER, type DomainConditionType } from '../api/constants.ts';
+
+/** What makes the forwarder enqueue a step. Watched kinds beyond the runtime come with their steps. */
+export const WAKE = { runtimeChange: 'runtime-change' } as const;
+export type Wake = (typeof WAKE)[keyof typeof WAKE];
+
+export interface StepRow {
+  readonly name: string;
+  readonly description: string;
+  /** The FIFO queue and Lambda function that run it; steps may share one. */
+  readonly queue: string;
+  /** Domain conditions only this step writes (shared/status/reasons.ts says which reasons each carries). */
+  readonly owns: readonly DomainConditionType[];
+  readonly fieldManager: string;
+  /** The function's timeout; its queue's visibility timeout is six times this. */
+  readonly timeoutSeconds: number;
+  readonly wakesOn: readonly Wake[];
+}
+
+export const STEP_TABLE = [
+  {
+    name: 'resolve',
+    description: 'Resolve step - discovers the cluster and resolves the target plan; owns Resolved',
+    queue: 'resolve',
+    owns: [CONDITION.resolved],
+    fieldManager: FIELD_MANAGER.resolve,
+    timeoutSeconds: 30,
+    wakesOn: [WAKE.runtimeChange],
+  },
+] as const satisfies readonly StepRow[];
+
+export type StepName = (typeof STEP_TABLE)[number]['name'];
+export type QueueName = (typeof STEP_TABLE)[number]['queue'];
+export const STEP_NAMES: readonly StepName[] = STEP_TABLE.map((r) => r.name);
+export const QUEUE_NAMES: readonly QueueName[] = [...new Set(STEP_TABLE.map((r) => r.queue))];
+
+/**
+ * The one owner of each domain condition. Owners without a row yet are built by later work
+ * (the engine step with the rollouts, the rollout step with approval); until then nobody writes
+ * their condition and the summary does not wait for it.
+ */
+export const CONDITION_OWNER: Readonly<Record<DomainConditionType, string>> = {
+  [CONDITION.resolved]: 'resolve',
+  [CONDITION.engineAvailable]: 'engine',
+  [CONDITION.released]: 'rollout',
+};
+export const PLANNED_STEPS = ['engine', 'rollout'] as const;
+
+export function stepRow(name: string, table: readonly StepRow[] = STEP_TABLE): StepRow | undefined {
+  return table.find((r) => r.name === name);
+}
+
+/** Domain conditions some step of the table writes: the ones a summary waits for. */
+export function ownedConditions(table: readonly StepRow[] = STEP_TABLE): DomainConditionType[] {
+  return table.flatMap((r) => [...r.owns]);
+}
+
+/** The queue a step's messages go to. */
+export function queueOf(step: string, table: readonly StepRow[] = STEP_TABLE): string {
+  const row = stepRow(step, table);
+  if (!row) throw new Error(`no step named ${step} in the step table`);
+  return row.queue;
+}
+
+/** The `AICR_*` settings that carry a queue's URL, ARN and dead-letter URL. */
+export function queueSettings(queue: string): { readonly url: string; readonly arn: string; readonly dlqUrl: string } {
+  const key = queue.toUpperCase().replace(/[^A-Z0-9]/g, '_');
+  return { url: `AICR_${key}_QUEUE_URL`, arn: `AICR_${key}_QUEUE_ARN`, dlqUrl: `AICR_${key}_DLQ_URL` };
+}

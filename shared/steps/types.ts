@@ -1,0 +1,34 @@
+// What every step is given and gives back. A step observes live state, decides, acts, and
+// reports its owned conditions; the framework (run.ts) reads the runtime before it and writes
+// the status after it, also when it fails.
+import type { KubePort } from '../kube/port.ts';
+import type { RuntimeObject } from '../kube/types.ts';
+import type { Logger } from '../observability/log.ts';
+import type { WorkItem } from '../queue/workItem.ts';
+import type { DesiredCondition } from '../status/conditions.ts';
+import type { Timings } from '../timings.ts';
+
+export interface StepDeps {
+  readonly kube: KubePort;
+  readonly log: Logger;
+  readonly now: () => Date;
+  readonly timings: Timings;
+}
+
+export interface StepContext extends StepDeps {
+  readonly item: WorkItem;
+  /** The runtime the message names, read just now (same name and UID). */
+  readonly runtime: RuntimeObject;
+}
+
+export interface StepReport {
+  /** The step's owned conditions; undefined writes nothing (a runtime being deleted, say). */
+  readonly conditions?: readonly DesiredCondition[];
+}
+
+export type StepRunner = (ctx: StepContext) => Promise<StepReport>;
+
+export interface StepResult {
+  /** Status applies sent: the step's own and the summary's. */
+  readonly writes: number;
+}

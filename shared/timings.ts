@@ -1,0 +1,71 @@
+// Every duration the control plane waits on, with the runbook's defaults. Deployments may
+// change them (AICR_* settings, see config.ts); integration tests scale them down so the
+// suite stays short. The runtime's own durations (actionTimeout, approvalTimeout) are spec.
+import * as z from 'zod';
+import { parseDuration } from './durations.ts';
+
+const duration = (fallback: string, min = 1) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((text, ctx) => {
+      const ms = parseDuration(text);
+      if (ms === undefined || ms < min) {
+        ctx.addIssue({ code: 'custom', message: `must be a duration such as 30s, 10m or 1h30m${min > 1 ? ` (at least ${min} ms)` : ''}` });
+        return z.NEVER;
+      }
+      return ms;
+    });
+
+/** Setting name → schema; the names are the AICR_* environment variables that override them. */
+export const TimingsSchema = z.object({
+  /** First retry delay after a failed step; doubles per attempt. */
+  AICR_BACKOFF_BASE: duration('10s'),
+  /** Longest retry delay; jitter only ever shortens a delay, never pushes it past this. */
+  AICR_BACKOFF_CAP: duration('5m'),
+  /** Failed attempts of one work item before it is dead-lettered (stalls that retry by themselves never are). */
+  AICR_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(8),
+  /** How often Argo CD's registry token is refreshed. */
+  AICR_TOKEN_REFRESH_INTERVAL: duration('6h'),
+  /** A token expiring within this is stale (RegistryCredentialsStale). */
+  AICR_TOKEN_STALE_WITHIN: duration('1h'),
+  /** How long a failed AICR Job is kept. */
+  AICR_FAILED_JOB_TTL: duration('24h'),
+  /** How long a stalled stage's failed Jobs are kept. */
+  AICR_STALLED_JOB_TTL: duration('168h'),
+});
+
+export type TimingSettings = z.output<typeof TimingsSchema>;
+
+export interface Timings {
+  readonly backoffBaseMs: number;
+  readonly backoffCapMs: number;
+  readonly maxAttempts: number;
+  readonly tokenRefreshIntervalMs: number;
+  readonly tokenStaleWithinMs: number;
+  readonly failedJobTtlMs: number;
+  readonly stalledJobTtlMs: number;
+}
+
+export function timingsFrom(s: TimingSettings): Timings {
+  return {
+    backoffBaseMs: s.AICR_BACKOFF_BASE,
+    backoffCapMs: s.AICR_BACKOFF_CAP,
+    maxAttempts: s.AICR_MAX_ATTEMPTS,
+    tokenRefreshIntervalMs: s.AICR_TOKEN_REFRESH_INTERVAL,
+    tokenStaleWithinMs: s.AICR_TOKEN_STALE_WITHIN,
+    failedJobTtlMs: s.AICR_FAILED_JOB_TTL,
+    stalledJobTtlMs: s.AICR_STALLED_JOB_TTL,
+  };
+}
+
+/** The runbook's values. */
+export const DEFAULT_TIMINGS: Timings = timingsFrom(TimingsSchema.parse({}));
+
+/** Delay before attempt `attempt + 1`: base doubling per attempt, capped, with downward jitter. */
+export function backoffDelay(attempt: number, t: Pick<Timings, 'backoffBaseMs' | 'backoffCapMs'>, random: () => number = Math.random): number {
+  const exponent = Math.min(30, Math.max(0, attempt - 1));
+  const full = Math.min(t.backoffCapMs, t.backoffBaseMs * 2 ** exponent);
+  // Up to a tenth shorter, so retries of many runtimes spread out without ever passing the cap.
+  return Math.round(full * (1 - 0.1 * random()));
+}
