@@ -101,7 +101,7 @@ export function clusterRuntimeCrd(): JsonObject {
     columns: [
       { name: 'Ready', type: 'string', jsonPath: condition('Ready', 'status') },
       { name: 'Stalled', type: 'string', jsonPath: condition('Stalled', 'status') },
-      { name: 'Reason', type: 'string', jsonPath: condition('Stalled', 'reason') },
+      { name: 'Reason', type: 'string', jsonPath: condition('Ready', 'reason') },
       { name: 'Active', type: 'string', jsonPath: '.status.activePlan' },
       { name: 'Target', type: 'string', jsonPath: '.status.targetPlan' },
       { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },

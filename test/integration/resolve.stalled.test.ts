@@ -2,38 +2,13 @@
 // with InvalidSpec and the field path, and nothing but its status is written.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { clusterRuntimeCrd } from '../../shared/api/crd.ts';
 import { resolveItem, runResolveOnce } from '../helpers/steps.ts';
 import { auditMark } from '../helpers/audit.ts';
 import { controlPlaneKube } from '../helpers/controlPlane.ts';
 import { captureLogger } from '../helpers/logs.ts';
 import { controlPlaneRequests } from '../helpers/statusWrites.ts';
-import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
-
-/** Stores a spec the current schema refuses, the way an older, looser CRD once accepted it. */
-async function storeWithLooseSchema(spec: Record<string, unknown>): Promise<void> {
-  const loose = structuredClone(clusterRuntimeCrd()) as { spec: { versions: { schema: { openAPIV3Schema: Record<string, unknown> } }[] } };
-  const v = loose.spec.versions[0];
-  assert.ok(v);
-  const root = v.schema.openAPIV3Schema as { properties: Record<string, unknown> };
-  root.properties['spec'] = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
-  // Through kubectl: client-node's typed models would drop the x-kubernetes-* keys.
-  const file = join(mkdtempSync(join(tmpdir(), 'aicr-')), 'loose-crd.json');
-  writeFileSync(file, JSON.stringify(loose));
-  await kubectl('apply', '--server-side', '--force-conflicts', '-f', file);
-  await waitFor('loose schema served', async () => {
-    try {
-      return await createRuntime(spec);
-    } catch {
-      return undefined;
-    }
-  });
-  await ensureCrds();
-  assert.equal(((await getRuntime())?.spec as { aicrVersion?: string }).aicrVersion, spec['aicrVersion'], 'stored as given');
-}
+import { storeWithLooseSchema } from '../helpers/looseSchema.ts';
+import { condition, deleteRuntime, ensureCrds, getRuntime } from '../helpers/runtime.ts';
 
 before(async () => {
   await ensureCrds();

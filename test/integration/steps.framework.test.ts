@@ -1,0 +1,146 @@
+// The step framework against the real API server: stalls are written through the owning
+// condition and summarised into Stalled, the summary conditions have exactly one writer, a
+// step can drop a condition it owns, a new step row is routed and dispatched while another
+// step's function refuses it, and no report, however long, wedges the runtime.
+import { test, beforeEach, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { CONDITION, FIELD_MANAGER } from '../../shared/api/constants.ts';
+import { StalledError, StepNotRoutedError } from '../../shared/errors.ts';
+import type { KubePort } from '../../shared/kube/port.ts';
+import type { RuntimeObject } from '../../shared/kube/types.ts';
+import { encodeWorkItem, runtimeGroup } from '../../shared/queue/workItem.ts';
+import { createDispatcher } from '../../shared/steps/dispatch.ts';
+import { runResolve } from '../../shared/steps/resolve/index.ts';
+import { STEP_TABLE, WAKE, type StepRow } from '../../shared/steps/table.ts';
+import type { StepRunner } from '../../shared/steps/types.ts';
+import { MESSAGE_LIMIT_BYTES, byteLength } from '../../shared/status/message.ts';
+import { controlPlaneKube, startCapturedControlPlane } from '../helpers/controlPlane.ts';
+import { captureLogger } from '../helpers/logs.ts';
+import { storeWithLooseSchema } from '../helpers/looseSchema.ts';
+import { RecordingProducer } from '../helpers/recordingProducer.ts';
+import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, waitFor } from '../helpers/runtime.ts';
+import { dispatchDeps, resolveItem, runResolveOnce } from '../helpers/steps.ts';
+
+beforeEach(async () => {
+  await ensureCrds();
+  await deleteRuntime();
+});
+after(deleteRuntime);
+
+const valid = { aicrVersion: 'v1.1.0', criteria: { service: 'eks' } };
+
+function delivery(body: string, id = 'm-1') {
+  return { id, group: 'g', dedupId: id, body, receiveCount: 1, sentAt: 0 };
+}
+
+/** Condition types each field manager owns, read from the object's managedFields. */
+function conditionOwners(rt: RuntimeObject | undefined): Record<string, string[]> {
+  const entries = (rt?.metadata as { managedFields?: { manager: string; subresource?: string; fieldsV1?: { 'f:status'?: { 'f:conditions'?: Record<string, unknown> } } }[] }).managedFields ?? [];
+  const out: Record<string, string[]> = {};
+  for (const e of entries) {
+    const keys = Object.keys(e.fieldsV1?.['f:status']?.['f:conditions'] ?? {}).flatMap((k) => (k.startsWith('k:') ? [(JSON.parse(k.slice(2)) as { type: string }).type] : []));
+    if (keys.length > 0) out[e.manager] = keys.sort();
+  }
+  return out;
+}
+
+test('COND-2 a stalled error writes the owning condition and Stalled=True with its reason and message', async () => {
+  const rt = await createRuntime(valid);
+  const producer = new RecordingProducer();
+  const message = 'minting an ecr token failed: the role may not call ecr:GetAuthorizationToken';
+  const failing: StepRunner = () => Promise.reject(new StalledError('RegistryCredentialsUnavailable', message));
+  const dispatch = createDispatcher({ resolve: failing });
+  const result = await dispatch(delivery(encodeWorkItem(resolveItem(rt.metadata.uid))), dispatchDeps(controlPlaneKube(), captureLogger().log, producer));
+  assert.equal(result?.writes, 2, 'the step condition, then the summary');
+  const after = await getRuntime();
+  assert.deepEqual([condition(after, 'Resolved')?.status, condition(after, 'Resolved')?.reason], ['False', 'RegistryCredentialsUnavailable']);
+  assert.deepEqual([condition(after, 'Stalled')?.status, condition(after, 'Stalled')?.reason, condition(after, 'Stalled')?.message], ['True', 'RegistryCredentialsUnavailable', message]);
+  assert.equal(condition(after, 'Reconciling')?.status, 'True', 'this stall retries by itself');
+  assert.equal(producer.sent.length, 1, 'and a retry is scheduled');
+  assert.equal(producer.sent[0]?.delayMs, 10_000);
+});
+
+test('COND-1 Ready, Reconciling and Stalled are written only under the summary field manager', async () => {
+  const rt = await createRuntime(valid);
+  assert.equal((await runResolveOnce(resolveItem(rt.metadata.uid), { kube: controlPlaneKube(), log: captureLogger().log })).writes, 2);
+  const owners = conditionOwners(await getRuntime());
+  assert.deepEqual(owners, { [FIELD_MANAGER.resolve]: ['Resolved'], [FIELD_MANAGER.summary]: ['Ready', 'Reconciling', 'Stalled'] });
+});
+
+test('a new step row is routed by the forwarder, dispatched, may drop a condition it owns, and is refused by another step function', async () => {
+  // A throw-away step that owns EngineAvailable (no real step writes it yet); its second run drops it.
+  const probe: StepRow = { name: 'probe', description: 'test only', queue: 'probe', owns: [CONDITION.engineAvailable], fieldManager: 'aicr-test-probe', timeoutSeconds: 10, wakesOn: [WAKE.runtimeChange] };
+  let runs = 0;
+  const runProbe: StepRunner = () => {
+    runs++;
+    return Promise.resolve({ conditions: runs === 1 ? [{ type: CONDITION.engineAvailable, status: 'True', reason: 'EngineReady', message: 'probe' }] : [] });
+  };
+  const table = [...STEP_TABLE, probe];
+  const cp = startCapturedControlPlane({ table, runners: { resolve: runResolve, probe: runProbe } });
+  try {
+    const rt = await createRuntime(valid);
+    const seen = await waitFor('probe and resolve reported', async () => {
+      const r = await getRuntime();
+      return condition(r, 'EngineAvailable') && condition(r, 'Resolved') && condition(r, 'Ready') ? r : undefined;
+    });
+    assert.equal(condition(seen, 'EngineAvailable')?.reason, 'EngineReady');
+    assert.deepEqual(conditionOwners(seen)['aicr-test-probe'], ['EngineAvailable']);
+    // A second change runs the probe again; it reports nothing it owns, and its condition goes.
+    await cp.queue.send({ step: 'probe', group: runtimeGroup(rt.metadata.uid), dedupId: 'again', body: encodeWorkItem({ v: 1, step: 'probe', runtime: { name: 'cluster', uid: rt.metadata.uid }, cause: 'test' }) });
+    const dropped = await waitFor('EngineAvailable dropped', async () => {
+      const r = await getRuntime();
+      return condition(r, 'EngineAvailable') ? undefined : r;
+    });
+    assert.equal(conditionOwners(dropped)['aicr-test-probe'], undefined, 'the probe owns nothing any more');
+    assert.equal(condition(dropped, 'Resolved')?.reason, 'Resolving', 'other steps keep theirs');
+  } finally {
+    cp.stop();
+    await cp.running;
+  }
+  // The resolve function does not run the probe: it refuses the message loudly.
+  const resolveOnly = createDispatcher({ resolve: runResolve }, table);
+  const { log, records } = captureLogger();
+  const body = encodeWorkItem({ v: 1, step: 'probe', runtime: { name: 'cluster', uid: 'u' }, cause: 'test' });
+  await assert.rejects(resolveOnly(delivery(body), dispatchDeps(controlPlaneKube(), log, new RecordingProducer())), StepNotRoutedError);
+  const line = records().find((r) => r['msg'] === 'message for a step this function does not run');
+  assert.equal(line?.['level'], 'error');
+  assert.equal(line?.['step'], 'probe');
+});
+
+test('a message over the API limit is written cut to fit, and the runtime is not wedged', async () => {
+  const key = (c: string): string => c.repeat(10_000);
+  const stored = await storeWithLooseSchema({ aicrVersion: 'v1.1.0', components: { [key('A')]: {}, [key('B')]: {}, [key('C')]: {}, [key('D')]: {} } });
+  const result = await runResolveOnce(resolveItem(stored.metadata.uid), { kube: controlPlaneKube(), log: captureLogger().log });
+  assert.equal(result.writes, 2);
+  const rt = await getRuntime();
+  const resolved = condition(rt, 'Resolved');
+  assert.equal(resolved?.reason, 'InvalidSpec');
+  assert.ok(byteLength(resolved?.message ?? '') <= MESSAGE_LIMIT_BYTES);
+  assert.match(resolved?.message ?? '', /^spec\.components\.A+: .* … \(\d+ more bytes cut\)$/s);
+  assert.equal(condition(rt, 'Stalled')?.reason, 'InvalidSpec');
+  assert.equal(rt?.status?.observedGeneration, rt?.metadata.generation, 'the current generation is reported');
+});
+
+test('a status write the API server refuses (422) is reported as the control plane bug it is, not retried', async () => {
+  const rt = await createRuntime(valid);
+  const kube = controlPlaneKube();
+  let corrupted = false;
+  // Corrupts the step's first write, as a bug in a step's status would.
+  const buggy: KubePort = Object.assign(Object.create(kube) as KubePort, {
+    applyRuntimeStatus: (patch: Parameters<KubePort['applyRuntimeStatus']>[0]) => {
+      if (corrupted || patch.fieldManager !== FIELD_MANAGER.resolve) return kube.applyRuntimeStatus(patch);
+      corrupted = true;
+      const conditions = (patch.status['conditions'] as Record<string, unknown>[]).map((c) => ({ ...c, status: 'Maybe' }));
+      return kube.applyRuntimeStatus({ ...patch, status: { ...patch.status, conditions } });
+    },
+  });
+  const producer = new RecordingProducer();
+  const { log, records } = captureLogger();
+  await createDispatcher({ resolve: runResolve })(delivery(encodeWorkItem(resolveItem(rt.metadata.uid))), dispatchDeps(buggy, log, producer));
+  const after = await getRuntime();
+  assert.equal(condition(after, 'Resolved')?.reason, 'StatusWriteRefused');
+  assert.match(condition(after, 'Resolved')?.message ?? '', /http 422 on status\.conditions\[0\]\.status.*control plane bug/);
+  assert.equal(condition(after, 'Stalled')?.status, 'True');
+  assert.equal(producer.sent.length + producer.dead.length, 0, 'nothing is retried');
+  assert.ok(records().some((r) => r['msg'] === 'step failed' && r['errorKind'] === 'status-write-refused'));
+});

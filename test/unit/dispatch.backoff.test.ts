@@ -1,0 +1,99 @@
+// Retries back off by attempt: the work item carries its attempt number, each retry waits
+// twice as long as the one before (10 s, 20 s, 40 s … capped at 5 min), and work that keeps
+// failing is dead-lettered after the last attempt. Stalls that clear by themselves retry at the
+// cap for as long as it takes and are never dead-lettered.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { StalledError, TransientError } from '../../shared/errors.ts';
+import type { KubePort } from '../../shared/kube/port.ts';
+import type { RuntimeObject } from '../../shared/kube/types.ts';
+import type { ReceivedMessage } from '../../shared/queue/port.ts';
+import { decodeWorkItem, encodeWorkItem } from '../../shared/queue/workItem.ts';
+import { createDispatcher } from '../../shared/steps/dispatch.ts';
+import { STEP_TABLE } from '../../shared/steps/table.ts';
+import type { StepRunner } from '../../shared/steps/types.ts';
+import { DEFAULT_TIMINGS } from '../../shared/timings.ts';
+import { captureLogger } from '../helpers/logs.ts';
+import { RecordingProducer } from '../helpers/recordingProducer.ts';
+import { resolveItem } from '../helpers/steps.ts';
+
+const runtime: RuntimeObject = {
+  apiVersion: 'operator.aicr.run/v1alpha1',
+  kind: 'ClusterRuntime',
+  metadata: { name: 'cluster', uid: 'u-1', resourceVersion: '7', generation: 1 },
+  spec: {},
+  status: { conditions: [] },
+};
+
+/** Just enough of the port for a step that fails before it writes (and for a stall's status write). */
+function fakeKube(): KubePort & { applied: unknown[] } {
+  const applied: unknown[] = [];
+  const current = structuredClone(runtime) as { metadata: { resourceVersion: string }; status: Record<string, unknown> };
+  return {
+    applied,
+    getRuntime: () => Promise.resolve(structuredClone(current) as RuntimeObject),
+    applyRuntimeStatus: (patch) => {
+      applied.push(patch);
+      current.status = { ...current.status, ...patch.status };
+      current.metadata.resourceVersion = String(Number(current.metadata.resourceVersion) + 1);
+      return Promise.resolve(structuredClone(current) as RuntimeObject);
+    },
+    listRuntimes: () => Promise.reject(new Error('not used')),
+    watchRuntimes: () => Promise.reject(new Error('not used')),
+    getConfigMap: () => Promise.reject(new Error('not used')),
+    writeConfigMap: () => Promise.reject(new Error('not used')),
+  };
+}
+
+function delivery(body: string, n: number): ReceivedMessage {
+  return { id: `m-${n}`, group: 'runtime-u-1', dedupId: `d-${n}`, body, receiveCount: 1, sentAt: 0 };
+}
+
+/** Feeds each retry back in, as the queue would, until nothing more is sent. */
+async function chase(runner: StepRunner, rounds: number): Promise<{ delays: number[]; attempts: number[]; producer: RecordingProducer }> {
+  const producer = new RecordingProducer();
+  const dispatch = createDispatcher({ resolve: runner }, STEP_TABLE);
+  const deps = { kube: fakeKube(), log: captureLogger().log, now: () => new Date(), timings: DEFAULT_TIMINGS, producer, random: () => 0 };
+  let body = encodeWorkItem(resolveItem('u-1'));
+  for (let n = 0; n < rounds; n++) {
+    const before = producer.sent.length;
+    await dispatch(delivery(body, n), deps);
+    const next = producer.sent[before];
+    if (!next) break;
+    body = next.body;
+  }
+  return {
+    delays: producer.sent.map((m) => m.delayMs ?? 0),
+    attempts: producer.sent.map((m) => decodeWorkItem(m.body).attempt),
+    producer,
+  };
+}
+
+test('OBS-2 backoff delays grow across attempts, 10 s doubling to a 5 min cap, then the work is dead-lettered', async () => {
+  const { delays, attempts, producer } = await chase(() => Promise.reject(new TransientError('api 503')), 20);
+  assert.deepEqual(delays, [10_000, 20_000, 40_000, 80_000, 160_000, 300_000, 300_000]);
+  assert.deepEqual(attempts, [2, 3, 4, 5, 6, 7, 8]);
+  assert.equal(producer.dead.length, 1, 'dead-lettered after attempt 8');
+  assert.equal(decodeWorkItem(producer.dead[0]?.body ?? '').attempt, DEFAULT_TIMINGS.maxAttempts);
+});
+
+test('each retry has its own deduplication ID, so retries of different deliveries never collide', async () => {
+  const { producer } = await chase(() => Promise.reject(new TransientError('api 503')), 4);
+  const ids = producer.sent.map((m) => m.dedupId);
+  assert.equal(new Set(ids).size, ids.length);
+  for (const id of ids) assert.match(id, /^u-1\/resolve\/retry\/m-\d+$/);
+});
+
+test('COND-2 a stall that clears by itself retries at the cap for as long as it lasts and is never dead-lettered', async () => {
+  const { delays, producer } = await chase(() => Promise.reject(new StalledError('RegistryCredentialsUnavailable', 'minting an ecr token failed')), 12);
+  assert.equal(delays.length, 12);
+  assert.deepEqual(delays.slice(0, 3), [10_000, 20_000, 40_000]);
+  assert.ok(delays.slice(5).every((d) => d === 300_000));
+  assert.equal(producer.dead.length, 0);
+});
+
+test('a stall that waits for a person schedules nothing', async () => {
+  const { delays, producer } = await chase(() => Promise.reject(new StalledError('TransitionBlocked', 'blocked')), 3);
+  assert.deepEqual(delays, []);
+  assert.equal(producer.dead.length, 0);
+});

@@ -1,0 +1,98 @@
+// The step table is the one place a step is declared: everything else is derived from it or
+// checked here against it, so a step missing anywhere fails the suite.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { parse, type Tags } from 'yaml';
+import { DOMAIN_CONDITIONS, FIELD_MANAGER } from '../../shared/api/constants.ts';
+import { ConfigSchema } from '../../shared/config.ts';
+import { RUNNERS } from '../../shared/steps/runners.ts';
+import { CONDITION_OWNER, PLANNED_STEPS, QUEUE_NAMES, STEP_TABLE, queueSettings } from '../../shared/steps/table.ts';
+
+const root = new URL('../../', import.meta.url);
+const read = (path: string): string => readFileSync(new URL(path, root), 'utf8');
+const pascal = (s: string): string => s.replace(/(^|-)([a-z])/g, (_, __: string, c: string) => c.toUpperCase());
+
+// CloudFormation's short forms, kept as the long forms so references can be compared.
+const cfnTags: Tags = [
+  { tag: '!Ref', resolve: (v: string) => ({ Ref: v }) },
+  { tag: '!GetAtt', resolve: (v: string) => ({ 'Fn::GetAtt': v.split('.') }) },
+  { tag: '!Sub', resolve: (v: string) => ({ 'Fn::Sub': v }) },
+];
+interface Sls {
+  provider: { environment: Record<string, unknown> };
+  functions: Record<string, { handler: string; timeout: number; role: string; events?: { sqs?: { arn: unknown } }[] }>;
+  resources: { Resources: Record<string, { Type: string; Properties: Record<string, unknown> }> };
+}
+const sls = parse(read('serverless.yml'), { customTags: cfnTags }) as Sls;
+const resources = sls.resources.Resources;
+const QUEUE_FED_HELPERS = new Set(['relay']);
+
+test('every step has a runner, and runners exist only for steps of the table', () => {
+  assert.deepEqual(Object.keys(RUNNERS).sort(), STEP_TABLE.map((r) => r.name).sort());
+});
+
+test('each domain condition has exactly one owner; owners without a row are the planned steps', () => {
+  const owners = new Map<string, string>();
+  for (const row of STEP_TABLE) {
+    for (const type of row.owns) {
+      assert.equal(owners.get(type), undefined, `${type} is owned by ${owners.get(type)} and ${row.name}`);
+      owners.set(type, row.name);
+      assert.equal(CONDITION_OWNER[type], row.name, `${type}'s owner in CONDITION_OWNER`);
+    }
+  }
+  for (const type of DOMAIN_CONDITIONS) {
+    const owner = CONDITION_OWNER[type];
+    if (!owners.has(type)) assert.ok((PLANNED_STEPS as readonly string[]).includes(owner), `${type}: owner ${owner} has no row and is not planned`);
+  }
+});
+
+test('each step writes under its own field manager, distinct from every other and from the summary', () => {
+  const managers: string[] = STEP_TABLE.map((r) => r.fieldManager);
+  assert.equal(new Set(managers).size, managers.length);
+  assert.ok(!managers.includes(FIELD_MANAGER.summary));
+  for (const m of managers) assert.ok((Object.values(FIELD_MANAGER) as string[]).includes(m), `${m} is defined in FIELD_MANAGER`);
+});
+
+test('each queue has a handler in functions/ that runs exactly its steps', () => {
+  const files = readdirSync(new URL('functions/', root)).map((f) => f.replace(/\.ts$/, ''));
+  for (const queue of QUEUE_NAMES) {
+    assert.ok(files.includes(queue), `functions/${queue}.ts`);
+    const src = read(`functions/${queue}.ts`);
+    const steps = STEP_TABLE.filter((r) => r.queue === queue).map((r) => r.name);
+    const runs = /createStepHandler\(\{([^}]*)\}/.exec(src)?.[1]?.split(',').map((s) => s.split(':')[0]?.trim() ?? '').filter(Boolean) ?? [];
+    assert.deepEqual(runs.sort(), steps.sort(), `functions/${queue}.ts runs ${steps.join(', ')}`);
+    assert.match(src, new RegExp(`stepDeps\\('${queue}'\\)`), `functions/${queue}.ts builds its deps for queue ${queue}`);
+  }
+  const stepFunctions = Object.keys(sls.functions).filter((f) => sls.functions[f]?.events?.some((e) => e.sqs) && !QUEUE_FED_HELPERS.has(f));
+  assert.deepEqual(stepFunctions.sort(), [...QUEUE_NAMES].sort(), 'queue-fed functions are exactly the step queues');
+});
+
+test('serverless.yml gives each queue a function, a FIFO queue with a FIFO DLQ, its settings and its rights', () => {
+  for (const queue of QUEUE_NAMES) {
+    const fn = sls.functions[queue];
+    assert.ok(fn, `function ${queue}`);
+    const timeout = Math.max(...STEP_TABLE.filter((r) => r.queue === queue).map((r) => r.timeoutSeconds));
+    assert.equal(fn.handler, `functions/${queue}.handler`);
+    assert.equal(fn.timeout, timeout, `${queue} timeout from the table`);
+    const q = resources[`${pascal(queue)}Queue`]?.Properties;
+    const dlq = resources[`${pascal(queue)}Dlq`]?.Properties;
+    assert.ok(q && dlq, `${pascal(queue)}Queue and ${pascal(queue)}Dlq`);
+    assert.deepEqual(fn.events?.[0]?.sqs?.arn, { 'Fn::GetAtt': [`${pascal(queue)}Queue`, 'Arn'] });
+    assert.equal(q['FifoQueue'], true);
+    assert.equal(dlq['FifoQueue'], true);
+    assert.ok(Number(q['VisibilityTimeout']) >= 6 * timeout, 'visibility at least six times the timeout');
+    const names = queueSettings(queue);
+    for (const key of [names.url, names.arn, names.dlqUrl]) {
+      assert.ok(key in sls.provider.environment, `${key} in the environment`);
+      assert.ok(key in ConfigSchema.shape, `${key} is a known setting`);
+    }
+    const role = JSON.stringify(resources[fn.role]?.Properties['Policies']);
+    assert.ok(role.includes(`"${pascal(queue)}Dlq","Arn"`), `${fn.role} may send to its dead-letter queue`);
+  }
+});
+
+test('infra/rbac lets the control plane read runtimes and apply their status', () => {
+  const rbac = read('infra/rbac/control-plane.yaml');
+  assert.match(rbac, /resources: \[clusterruntimes\/status\]\n\s+verbs: \[get, patch\]/);
+});
