@@ -9,6 +9,7 @@ import {
   StalledError,
   StatusWriteRefusedError,
   StepNotRoutedError,
+  ThrottledError,
   TransientError,
 } from './errors.ts';
 import type { Reason } from './status/reasons.ts';
@@ -30,22 +31,30 @@ export type Outcome =
 /** HTTP answers that are not a refusal of the request itself: gone, conflict, expired, throttled. */
 const NOT_REFUSALS = new Set([404, 409, 410, 429]);
 
-/** Maps any thrown value to what the queue should do with the work that caused it. */
-export function classify(err: unknown): Outcome {
+/** The stalls: a person should look. */
+function stalled(err: unknown): Outcome | undefined {
   if (err instanceof StalledError) {
     return err.retrying
       ? { kind: OUTCOME.stalledRetrying, reason: err.reason, message: err.message }
       : { kind: OUTCOME.stalledWaiting, reason: err.reason, message: err.message };
   }
   if (err instanceof StatusWriteRefusedError) return { kind: OUTCOME.stalledWaiting, reason: 'StatusWriteRefused', message: err.message };
+  if (err instanceof KubeRequestError && !NOT_REFUSALS.has(err.status)) {
+    return { kind: OUTCOME.stalledRetrying, reason: 'APIRequestRefused', message: err.message };
+  }
+  return undefined;
+}
+
+/** Maps any thrown value to what the queue should do with the work that caused it. */
+export function classify(err: unknown): Outcome {
+  const stall = stalled(err);
+  if (stall) return stall;
   if (err instanceof RequeueAfterError) return { kind: OUTCOME.retryAfter, delayMs: err.delayMs };
+  if (err instanceof ThrottledError) return { kind: OUTCOME.retryAfter, delayMs: err.retryAfterMs };
   // A lost write race re-reads at once; the winner's write usually leaves nothing to do.
   if (err instanceof ConflictError) return { kind: OUTCOME.retryNow };
   // Failing the message is all a malformed or misrouted message can do: it ends dead-lettered.
   if (err instanceof MalformedMessageError || err instanceof StepNotRoutedError) return { kind: OUTCOME.retryNow };
-  if (err instanceof KubeRequestError && !NOT_REFUSALS.has(err.status)) {
-    return { kind: OUTCOME.stalledRetrying, reason: 'APIRequestRefused', message: err.message };
-  }
   if (err instanceof TransientError || err instanceof KubeRequestError) return { kind: OUTCOME.retryAfter };
   // Unknown failures are treated as transient but slowed down, so a bug cannot spin a queue.
   return { kind: OUTCOME.retryAfter };

@@ -92,5 +92,18 @@ export class KubeRequestError extends ControlPlaneError {
 /** A write lost an optimistic-concurrency race; the step re-reads and decides again. */
 export class ConflictError extends TransientError {}
 
+/**
+ * The API server asked the client to come back later (HTTP 429): throttling, or a watch cache
+ * still initializing, which is what a freshly installed CRD answers to its first list or watch.
+ */
+export class ThrottledError extends TransientError {
+  constructor(
+    message: string,
+    readonly retryAfterMs: number,
+  ) {
+    super(message);
+  }
+}
+
 /** The resourceVersion a watch resumed from has been compacted away; relist. */
 export class GoneError extends TransientError {}

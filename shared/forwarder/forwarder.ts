@@ -2,7 +2,7 @@
 // resourceVersion it saw (bookmarks keep that fresh), relists and enqueues every runtime on
 // `410 Gone`, skips changes no step cares about (status-only writes) and says why, and never
 // drops an event silently: a failed send forces a relist.
-import { GoneError } from '../errors.ts';
+import { GoneError, ThrottledError } from '../errors.ts';
 import { errorFields } from '../classify.ts';
 import { changeDedupId } from '../queue/dedup.ts';
 import { STEP_TABLE, type StepRow, WAKE } from '../steps/table.ts';
@@ -76,6 +76,13 @@ export class Forwarder {
         if (err instanceof GoneError) {
           this.opts.log.info('watch history expired; relisting', { resourceVersion: this.rv });
           this.rv = undefined;
+          continue;
+        }
+        if (err instanceof ThrottledError) {
+          // Expected right after a CRD is installed: its watch cache answers 429 until it has
+          // loaded. Not a failure worth a warning; wait as the server asked.
+          this.opts.log.debug('api server asked to wait; trying again shortly', { retryAfterMs: err.retryAfterMs });
+          await sleep(Math.min(err.retryAfterMs, 5000));
           continue;
         }
         failures++;
