@@ -2,7 +2,7 @@
 // a watch seeing the runtime's status report that generation.
 import { CustomObjectsApi, PatchStrategy, Watch, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
 import { API_GROUP, API_VERSION, KINDS } from '../shared/api/constants.ts';
-import type { RuntimeObject } from '../shared/kube/types.ts';
+import type { RuntimeObject } from '../shared/kube/kinds.ts';
 
 const RUNTIME = { group: API_GROUP, version: API_VERSION, plural: KINDS.clusterRuntime.plural, name: 'cluster' } as const;
 

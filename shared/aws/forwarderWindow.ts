@@ -4,6 +4,7 @@
 import type { Context } from 'aws-lambda';
 import { ConfigMapCheckpoint } from '../forwarder/configMapCheckpoint.ts';
 import { Forwarder, type ForwarderStats } from '../forwarder/forwarder.ts';
+import { KIND } from '../kube/kinds.ts';
 import type { KubePort } from '../kube/port.ts';
 import type { Logger } from '../observability/log.ts';
 import type { QueueProducer } from '../queue/port.ts';
@@ -25,7 +26,7 @@ export type WindowResult = ForwarderStats & { readonly windowMs: number; readonl
 
 async function sweepTimers(d: ForwarderWindowDeps): Promise<number> {
   if (!d.timers) return 0;
-  const live = new Set((await d.kube.listRuntimes()).items.map((r) => r.metadata.uid));
+  const live = new Set((await d.kube.list(KIND.clusterRuntime)).items.map((r) => r.metadata.uid));
   const removed = await d.timers.sweep(live);
   if (removed.length > 0) d.log.info('removed timers of runtimes that no longer exist', { count: removed.length });
   return removed.length;

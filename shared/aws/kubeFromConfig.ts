@@ -2,8 +2,8 @@
 // function's IAM role when AICR_EKS_* are set, otherwise an explicit kubeconfig and context.
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { ConfigError, type Config } from '../config.ts';
-import { KubeClient, loadKubeConfig } from '../kube/client.ts';
-import { EksKube } from '../kube/eks.ts';
+import { eksKube } from '../kube/eks.ts';
+import { kubeFromKubeconfig } from '../kube/fromKubeconfig.ts';
 import type { KubePort } from '../kube/port.ts';
 
 export function kubeFromConfig(config: Config): KubePort {
@@ -13,10 +13,8 @@ export function kubeFromConfig(config: Config): KubePort {
       throw new ConfigError('settings AICR_EKS_CLUSTER_NAME, AICR_EKS_ENDPOINT and AICR_EKS_CA_DATA go together: set all three');
     }
     const credentials = defaultProvider();
-    return new EksKube({ clusterName: name, endpoint, caData, region: config.AWS_REGION }, () => credentials());
+    return eksKube({ clusterName: name, endpoint, caData, region: config.AWS_REGION }, () => credentials());
   }
-  if (config.AICR_KUBECONFIG && config.AICR_KUBE_CONTEXT) {
-    return new KubeClient(loadKubeConfig(config.AICR_KUBECONFIG, config.AICR_KUBE_CONTEXT));
-  }
+  if (config.AICR_KUBECONFIG && config.AICR_KUBE_CONTEXT) return kubeFromKubeconfig(config.AICR_KUBECONFIG, config.AICR_KUBE_CONTEXT);
   throw new ConfigError('no cluster configured: set AICR_EKS_CLUSTER_NAME, AICR_EKS_ENDPOINT and AICR_EKS_CA_DATA (EKS), or AICR_KUBECONFIG and AICR_KUBE_CONTEXT');
 }

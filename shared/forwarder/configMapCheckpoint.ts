@@ -8,7 +8,7 @@ import { FORWARDER_CHECKPOINT } from '../api/constants.ts';
 import { errorFields } from '../classify.ts';
 import { ConflictError } from '../errors.ts';
 import type { KubePort } from '../kube/port.ts';
-import type { ConfigMapObject } from '../kube/types.ts';
+import { type ConfigMapObject, KIND } from '../kube/kinds.ts';
 import type { Logger } from '../observability/log.ts';
 import type { Checkpoint } from './forwarder.ts';
 
@@ -27,7 +27,7 @@ export class ConfigMapCheckpoint implements Checkpoint {
   private lastFlush: number;
 
   constructor(
-    private readonly kube: Pick<KubePort, 'getConfigMap' | 'writeConfigMap'>,
+    private readonly kube: Pick<KubePort, 'get' | 'create' | 'update'>,
     private readonly log: Logger,
     private readonly flushEveryMs = 30_000,
     private readonly now: () => number = Date.now,
@@ -36,7 +36,7 @@ export class ConfigMapCheckpoint implements Checkpoint {
   }
 
   async load(): Promise<string | undefined> {
-    this.stored = await this.kube.getConfigMap(namespace, name);
+    this.stored = await this.kube.get(KIND.configMap, name, namespace);
     this.rv = this.stored?.data?.[key];
     return this.rv;
   }
@@ -58,7 +58,7 @@ export class ConfigMapCheckpoint implements Checkpoint {
         return;
       } catch (err) {
         if (!(err instanceof ConflictError)) throw err;
-        this.stored = await this.kube.getConfigMap(namespace, name);
+        this.stored = await this.kube.get(KIND.configMap, name, namespace);
         const theirs = this.stored?.data?.[key];
         if (theirs !== undefined && !isNewer(this.rv, theirs)) {
           this.log.debug('checkpoint already further along', { resourceVersion: theirs });
@@ -72,9 +72,10 @@ export class ConfigMapCheckpoint implements Checkpoint {
 
   private async write(rv: string): Promise<void> {
     const resourceVersion = this.stored?.metadata.resourceVersion;
-    this.stored = await this.kube.writeConfigMap({
+    const cm = {
       metadata: { name, namespace, ...(resourceVersion ? { resourceVersion } : {}), labels: { 'app.kubernetes.io/managed-by': 'aicr-control-plane' } },
       data: { [key]: rv },
-    });
+    };
+    this.stored = resourceVersion ? await this.kube.update(KIND.configMap, cm) : await this.kube.create(KIND.configMap, cm);
   }
 }

@@ -7,8 +7,8 @@ import { errorFields } from '../classify.ts';
 import { changeDedupId } from '../queue/dedup.ts';
 import { STEP_TABLE, type StepRow, WAKE } from '../steps/table.ts';
 import { DEFAULT_TIMINGS, backoffDelay } from '../timings.ts';
-import type { KubePort } from '../kube/port.ts';
-import type { RuntimeObject, WatchEvent } from '../kube/types.ts';
+import type { KubePort, WatchEvent } from '../kube/port.ts';
+import { KIND, type RuntimeObject } from '../kube/kinds.ts';
 import type { Logger } from '../observability/log.ts';
 import type { QueueProducer } from '../queue/port.ts';
 import { encodeWorkItem, runtimeGroup } from '../queue/workItem.ts';
@@ -101,7 +101,7 @@ export class Forwarder {
   }
 
   private async relist(): Promise<void> {
-    const list = await this.opts.kube.listRuntimes();
+    const list = await this.opts.kube.list(KIND.clusterRuntime);
     this.stats.relists++;
     this.sendFailed = false;
     this.seen.clear();
@@ -113,7 +113,7 @@ export class Forwarder {
   private async watchOnce(rv: string): Promise<void> {
     this.stats.watches++;
     let chain = Promise.resolve();
-    const handle = await this.opts.kube.watchRuntimes({
+    const handle = await this.opts.kube.watch(KIND.clusterRuntime, {
       resourceVersion: rv,
       timeoutSeconds: this.opts.watchTimeoutSeconds ?? 300,
       // Events are handled strictly in order, so the checkpoint never passes an unsent event.
@@ -130,7 +130,7 @@ export class Forwarder {
     }
   }
 
-  private async onEvent(ev: WatchEvent): Promise<void> {
+  private async onEvent(ev: WatchEvent<RuntimeObject>): Promise<void> {
     if (this.sendFailed) return;
     const obj = ev.object;
     if (ev.type !== 'BOOKMARK') {

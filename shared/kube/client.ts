@@ -1,119 +1,134 @@
-// The real Kubernetes adapter, on @kubernetes/client-node.
-import { CoreV1Api, CustomObjectsApi, KubeConfig, PatchStrategy, Watch, setHeaderOptions } from '@kubernetes/client-node';
-import { API_GROUP, API_VERSION, GROUP_VERSION, KINDS } from '../api/constants.ts';
+// The real Kubernetes adapter: the port's verbs on the lean REST client, every failure turned
+// into the control plane's error taxonomy, every object read checked against its kind's schema.
 import { GoneError } from '../errors.ts';
 import { fromKubeError, isNotFound } from './errors.ts';
-import type { KubePort, WatchHandle, WatchOptions } from './port.ts';
-import type { ConfigMapObject, RuntimeList, RuntimeObject, StatusPatch, WatchEvent, WatchEventType } from './types.ts';
+import { type Kind, collectionPath, objectPath } from './kinds.ts';
+import type { ApplyOptions, KubePort, ObjectList, Selection, WatchEventType, WatchHandle, WatchOptions, WritableObject } from './port.ts';
+import type { RequestOptions, RestClient } from './rest.ts';
 
-const RUNTIME = { group: API_GROUP, version: API_VERSION, plural: KINDS.clusterRuntime.plural } as const;
 const WATCH_TYPES = new Set<string>(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK']);
+const APPLY = 'application/apply-patch+yaml';
+const MERGE = 'application/merge-patch+json';
 
-export class KubeClient implements KubePort {
-  private readonly objects: CustomObjectsApi;
-  private readonly core: CoreV1Api;
-  private readonly identity: string;
-
-  constructor(private readonly kc: KubeConfig) {
-    this.objects = kc.makeApiClient(CustomObjectsApi);
-    this.core = kc.makeApiClient(CoreV1Api);
-    this.identity = kc.getCurrentUser()?.name ?? 'unknown user';
-  }
-
-  private async call<T>(fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (err) {
-      throw fromKubeError(err, this.identity);
-    }
-  }
-
-  /** Like call, but a 404 is an answer (the object is absent), not an error. */
-  private async find<T>(fn: () => Promise<T>): Promise<T | undefined> {
-    try {
-      return await fn();
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw fromKubeError(err, this.identity);
-    }
-  }
-
-  async getRuntime(name: string): Promise<RuntimeObject | undefined> {
-    return (await this.find(() => this.objects.getClusterCustomObject({ ...RUNTIME, name }))) as RuntimeObject | undefined;
-  }
-
-  async listRuntimes(): Promise<RuntimeList> {
-    const list = (await this.call(() => this.objects.listClusterCustomObject({ ...RUNTIME }))) as {
-      items: RuntimeObject[];
-      metadata: { resourceVersion: string };
-    };
-    return { items: list.items, resourceVersion: list.metadata.resourceVersion };
-  }
-
-  async applyRuntimeStatus(patch: StatusPatch): Promise<RuntimeObject> {
-    const body = {
-      apiVersion: GROUP_VERSION,
-      kind: KINDS.clusterRuntime.kind,
-      metadata: { name: patch.name, resourceVersion: patch.resourceVersion },
-      status: patch.status,
-    };
-    return (await this.call(() =>
-      this.objects.patchClusterCustomObjectStatus(
-        { ...RUNTIME, name: patch.name, body, fieldManager: patch.fieldManager, force: true },
-        setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply),
-      ),
-    )) as RuntimeObject;
-  }
-
-  async getConfigMap(namespace: string, name: string): Promise<ConfigMapObject | undefined> {
-    return (await this.find(() => this.core.readNamespacedConfigMap({ namespace, name }))) as ConfigMapObject | undefined;
-  }
-
-  async writeConfigMap(cm: ConfigMapObject): Promise<ConfigMapObject> {
-    const { namespace, name } = cm.metadata;
-    const body = { apiVersion: 'v1', kind: 'ConfigMap', ...cm };
-    return (await this.call(() =>
-      cm.metadata.resourceVersion
-        ? this.core.replaceNamespacedConfigMap({ namespace, name, body })
-        : this.core.createNamespacedConfigMap({ namespace, body }),
-    )) as ConfigMapObject;
-  }
-
-  async watchRuntimes(opts: WatchOptions): Promise<WatchHandle> {
-    const path = `/apis/${API_GROUP}/${API_VERSION}/${KINDS.clusterRuntime.plural}`;
-    let settle: (err?: Error) => void = () => undefined;
-    let stopped = false;
-    const done = new Promise<void>((resolve, reject) => {
-      settle = (err) => (err ? reject(err) : resolve());
-    });
-    const onEvent = (type: string, obj: unknown): void => {
-      if (type === 'ERROR') {
-        const code = (obj as { code?: number }).code;
-        settle(code === 410 ? new GoneError('watch resource version expired') : fromKubeError(obj, this.identity));
-        return;
-      }
-      if (WATCH_TYPES.has(type)) opts.onEvent({ type: type as WatchEventType, object: obj as RuntimeObject } satisfies WatchEvent);
-    };
-    const query = { resourceVersion: opts.resourceVersion, allowWatchBookmarks: true, timeoutSeconds: opts.timeoutSeconds };
-    const controller = await new Watch(this.kc).watch(path, query, onEvent, (err: unknown) =>
-      settle(err && !stopped ? fromKubeError(err, this.identity) : undefined),
-    );
-    const stop = (): void => {
-      stopped = true;
-      controller.abort();
-      settle();
-    };
-    return { done, stop };
-  }
+interface RawWatchEvent {
+  readonly type?: string;
+  readonly object?: { readonly code?: number };
 }
 
-/** Loads a kubeconfig from an explicit file and context; never from the user's current one implicitly. */
-export function loadKubeConfig(file: string, context: string): KubeConfig {
-  const kc = new KubeConfig();
-  kc.loadFromFile(file);
-  if (!kc.getContexts().some((c) => c.name === context)) {
-    throw new Error(`kubeconfig ${file} has no context named ${context}; pass --context with one of: ${kc.getContexts().map((c) => c.name).join(', ')}`);
+export class KubeClient implements KubePort {
+  constructor(private readonly rest: RestClient) {}
+
+  private async call<T>(fn: () => Promise<unknown>, kind: Kind<T>): Promise<T> {
+    try {
+      return kind.schema.parse(await fn());
+    } catch (err) {
+      throw await this.mapped(err);
+    }
   }
-  kc.setCurrentContext(context);
-  return kc;
+
+  private async mapped(err: unknown): Promise<Error> {
+    if (err instanceof Error && err.name === 'ZodError') return err;
+    const code = (err as { code?: unknown }).code;
+    // Only a refused identity is worth naming in full, which on EKS costs a call to STS.
+    return fromKubeError(err, code === 401 || code === 403 ? await this.rest.identity() : this.rest.name);
+  }
+
+  private body(kind: Kind<unknown>, obj: WritableObject): Record<string, unknown> {
+    return { ...obj, apiVersion: kind.apiVersion, kind: kind.kind };
+  }
+
+  async get<T>(kind: Kind<T>, name: string, namespace?: string): Promise<T | undefined> {
+    try {
+      return kind.schema.parse(await this.rest.send('GET', objectPath(kind, name, namespace)));
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw await this.mapped(err);
+    }
+  }
+
+  async list<T>(kind: Kind<T>, selection: Selection = {}): Promise<ObjectList<T>> {
+    try {
+      const raw = (await this.rest.send('GET', collectionPath(kind, selection.namespace), { query: { labelSelector: selection.labelSelector } })) as {
+        items?: unknown[];
+        metadata?: { resourceVersion?: string };
+      };
+      return { items: (raw.items ?? []).map((i) => kind.schema.parse(i)), resourceVersion: raw.metadata?.resourceVersion ?? '' };
+    } catch (err) {
+      throw await this.mapped(err);
+    }
+  }
+
+  create<T>(kind: Kind<T>, obj: WritableObject): Promise<T> {
+    return this.call(() => this.rest.send('POST', collectionPath(kind, obj.metadata.namespace), { body: this.body(kind, obj) }), kind);
+  }
+
+  update<T>(kind: Kind<T>, obj: WritableObject): Promise<T> {
+    return this.call(() => this.rest.send('PUT', objectPath(kind, obj.metadata.name, obj.metadata.namespace), { body: this.body(kind, obj) }), kind);
+  }
+
+  private applyAt<T>(kind: Kind<T>, path: string, obj: WritableObject, opts: ApplyOptions): Promise<T> {
+    const req: RequestOptions = {
+      query: { fieldManager: opts.fieldManager, force: opts.force ? true : undefined },
+      body: this.body(kind, obj),
+      contentType: APPLY,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    };
+    return this.call(() => this.rest.send('PATCH', path, req), kind);
+  }
+
+  apply<T>(kind: Kind<T>, obj: WritableObject, opts: ApplyOptions): Promise<T> {
+    return this.applyAt(kind, objectPath(kind, obj.metadata.name, obj.metadata.namespace), obj, opts);
+  }
+
+  applyStatus<T>(kind: Kind<T>, obj: WritableObject, opts: ApplyOptions): Promise<T> {
+    return this.applyAt(kind, `${objectPath(kind, obj.metadata.name, obj.metadata.namespace)}/status`, obj, opts);
+  }
+
+  patch<T>(kind: Kind<T>, name: string, namespace: string | undefined, patch: Record<string, unknown>): Promise<T> {
+    return this.call(() => this.rest.send('PATCH', objectPath(kind, name, namespace), { body: patch, contentType: MERGE }), kind);
+  }
+
+  async delete(kind: Kind<unknown>, name: string, namespace?: string, opts: { readonly propagationPolicy?: 'Background' | 'Foreground' | 'Orphan' } = {}): Promise<boolean> {
+    try {
+      await this.rest.send('DELETE', objectPath(kind, name, namespace), { body: { apiVersion: 'v1', kind: 'DeleteOptions', ...opts } });
+      return true;
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw await this.mapped(err);
+    }
+  }
+
+  watch<T>(kind: Kind<T>, opts: WatchOptions<T>): Promise<WatchHandle> {
+    const controller = new AbortController();
+    let failure: Error | undefined;
+    const onLine = (line: unknown): void => {
+      const ev = line as RawWatchEvent;
+      if (ev.type === 'ERROR') {
+        const code = ev.object?.code;
+        failure = code === 410 ? new GoneError('watch resource version expired') : fromKubeError({ code, body: ev.object });
+        controller.abort();
+        return;
+      }
+      if (!ev.type || !WATCH_TYPES.has(ev.type)) return;
+      // A bookmark carries only a resourceVersion; everything else is a whole object.
+      const object = ev.type === 'BOOKMARK' ? (ev.object as T) : kind.schema.parse(ev.object);
+      opts.onEvent({ type: ev.type as WatchEventType, object });
+    };
+    const query = {
+      watch: true,
+      resourceVersion: opts.resourceVersion,
+      allowWatchBookmarks: true,
+      timeoutSeconds: opts.timeoutSeconds,
+      labelSelector: opts.labelSelector,
+    };
+    const done = (async (): Promise<void> => {
+      try {
+        await this.rest.stream(collectionPath(kind, opts.namespace), { query, signal: controller.signal }, onLine);
+      } catch (err) {
+        if (!controller.signal.aborted) throw await this.mapped(err);
+      }
+      if (failure) throw failure;
+    })();
+    return Promise.resolve({ done, stop: () => controller.abort() });
+  }
 }

@@ -1,7 +1,7 @@
 // `npm start` runs this once the local API server is up. It reaches a cluster only through
 // the kubeconfig file and context it is given, never the user's current context.
 import { parseArgs } from 'node:util';
-import { KubeClient, loadKubeConfig } from '../kube/client.ts';
+import { kubeFromKubeconfig } from '../kube/fromKubeconfig.ts';
 import { createLogger } from '../observability/log.ts';
 import { startLocalControlPlane } from './controlPlane.ts';
 
@@ -14,7 +14,7 @@ function main(): void {
     process.exit(2);
   }
   const log = createLogger();
-  const kube = new KubeClient(loadKubeConfig(values.kubeconfig, values.context));
+  const kube = kubeFromKubeconfig(values.kubeconfig, values.context);
   const cp = startLocalControlPlane({ kube, log });
   log.info('local control plane running', { context: values.context });
   const shutdown = (): void => {

@@ -6,7 +6,7 @@ import type { Condition } from '../api/condition.ts';
 import { FIELD_MANAGER, SUMMARY_CONDITIONS, type DomainConditionType } from '../api/constants.ts';
 import { ControlPlaneError, KubeRequestError, StatusWriteRefusedError } from '../errors.ts';
 import type { KubePort } from '../kube/port.ts';
-import type { RuntimeObject } from '../kube/types.ts';
+import { KIND, type RuntimeObject } from '../kube/kinds.ts';
 import type { StepRow } from '../steps/table.ts';
 import { type DesiredCondition, buildConditions, sameConditionsOf } from './conditions.ts';
 import { reasonRow } from './reasons.ts';
@@ -40,7 +40,9 @@ function checkContract(row: StepRow, desired: readonly DesiredCondition[]): void
 
 async function apply(kube: KubePort, runtime: RuntimeObject, fieldManager: string, status: Record<string, unknown>): Promise<RuntimeObject> {
   try {
-    return await kube.applyRuntimeStatus({ name: runtime.metadata.name, resourceVersion: runtime.metadata.resourceVersion, fieldManager, status });
+    const obj = { metadata: { name: runtime.metadata.name, resourceVersion: runtime.metadata.resourceVersion }, status };
+    // Forced: each manager is the only legitimate writer of its fields (ADR 0003).
+    return await kube.applyStatus(KIND.clusterRuntime, obj, { fieldManager, force: true });
   } catch (err) {
     if (err instanceof KubeRequestError && err.status === 422) throw new StatusWriteRefusedError(err.fields);
     throw err;

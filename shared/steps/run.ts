@@ -1,17 +1,18 @@
 // One step run without the queue around it: read the runtime the message names, run the step,
 // write its status. Errors propagate; the dispatcher decides what they mean.
+import { KIND, type RuntimeObject } from '../kube/kinds.ts';
 import type { WorkItem } from '../queue/workItem.ts';
 import { writeStepStatus } from '../status/writeStatus.ts';
 import { STEP_TABLE, type StepRow, ownedConditions } from './table.ts';
 import type { StepDeps, StepResult, StepRunner } from './types.ts';
 
 export interface Observed {
-  readonly runtime: NonNullable<Awaited<ReturnType<StepDeps['kube']['getRuntime']>>>;
+  readonly runtime: RuntimeObject;
 }
 
 /** The runtime a message names, or undefined when it is gone or is a successor of the same name. */
 export async function observeRuntime(item: WorkItem, deps: StepDeps): Promise<Observed | undefined> {
-  const runtime = await deps.kube.getRuntime(item.runtime.name);
+  const runtime = await deps.kube.get(KIND.clusterRuntime, item.runtime.name);
   // A message for an earlier runtime of the same name must not act on its successor.
   if (!runtime || runtime.metadata.uid !== item.runtime.uid) return undefined;
   return { runtime };

@@ -2,7 +2,7 @@
 // reports its owned conditions; the framework (run.ts) reads the runtime before it and writes
 // the status after it, also when it fails.
 import type { KubePort } from '../kube/port.ts';
-import type { RuntimeObject } from '../kube/types.ts';
+import type { RuntimeObject } from '../kube/kinds.ts';
 import type { Logger } from '../observability/log.ts';
 import type { WorkItem } from '../queue/workItem.ts';
 import type { DesiredCondition } from '../status/conditions.ts';

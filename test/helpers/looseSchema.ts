@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { clusterRuntimeCrd } from '../../shared/api/crd.ts';
-import type { RuntimeObject } from '../../shared/kube/types.ts';
+import type { RuntimeObject } from '../../shared/kube/kinds.ts';
 import { createRuntime, ensureCrds, getRuntime, kubectl, waitFor } from './runtime.ts';
 
 export async function storeWithLooseSchema(spec: Record<string, unknown>): Promise<RuntimeObject> {

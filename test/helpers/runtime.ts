@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { API_GROUP, API_VERSION, GROUP_VERSION, KINDS, RUNTIME_NAME } from '../../shared/api/constants.ts';
-import type { RuntimeObject } from '../../shared/kube/types.ts';
+import type { RuntimeObject } from '../../shared/kube/kinds.ts';
 import type { Condition } from '../../shared/api/condition.ts';
 import { adminKubeConfig, testEnv } from './env.ts';
 

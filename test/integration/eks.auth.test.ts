@@ -8,9 +8,11 @@ import { join } from 'node:path';
 import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
 import { SQSClient, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { CONTROL_PLANE_GROUP } from '../../shared/api/constants.ts';
-import type { AwsCredentials } from '../../shared/aws/eksToken.ts';
+import type { AwsCredentials } from '../../shared/kube/eksToken.ts';
 import { KubeRequestError } from '../../shared/errors.ts';
-import { EksKube } from '../../shared/kube/eks.ts';
+import { eksKube as makeEksKube } from '../../shared/kube/eks.ts';
+import { KIND } from '../../shared/kube/kinds.ts';
+import type { KubePort } from '../../shared/kube/port.ts';
 import { encodeWorkItem, runtimeGroup } from '../../shared/queue/workItem.ts';
 import { startExtraApiServer, type ExtraApiServer } from '../helpers/apiserver.ts';
 import { readAudit } from '../helpers/audit.ts';
@@ -48,8 +50,8 @@ after(async () => {
   await deleteRuntime();
 });
 
-const eksKube = (now: () => number = Date.now): EksKube =>
-  new EksKube({ clusterName: CLUSTER, endpoint: server.url, caData: caData(), region: 'us-east-1' }, () => Promise.resolve(creds), now);
+const eksKube = (now: () => number = Date.now): KubePort =>
+  makeEksKube({ clusterName: CLUSTER, endpoint: server.url, caData: caData(), region: 'us-east-1' }, () => Promise.resolve(creds), now);
 
 test('the Lambda handler reaches the API server with a real EKS token and writes status as its role', async () => {
   const sqs = new SQSClient(awsClientConfig());
@@ -84,7 +86,7 @@ test('the Lambda handler reaches the API server with a real EKS token and writes
 
 test('a request outside the control plane RBAC is denied, naming the IAM identity used', async () => {
   const kube = eksKube();
-  const err = await kube.writeConfigMap({ metadata: { name: 'not-ours', namespace: 'default' }, data: {} }).then(() => undefined, (e: unknown) => e);
+  const err = await kube.create(KIND.configMap, { metadata: { name: 'not-ours', namespace: 'default' }, data: {} }).then(() => undefined, (e: unknown) => e);
   assert.ok(err instanceof KubeRequestError);
   assert.equal(err.status, 403);
   assert.match(err.message, /assumed-role\/aicr-control-plane-resolve\/lambda-resolve on cluster aicr-test/);
@@ -97,7 +99,7 @@ test('a request outside the control plane RBAC is denied, naming the IAM identit
 test('an expired token is refreshed once, then fails with a clear error instead of retrying forever', async () => {
   const before = webhook.reviews.length;
   const stale = eksKube(() => Date.now() - 20 * 60_000);
-  const err = await stale.getRuntime('cluster').then(() => undefined, (e: unknown) => e);
+  const err = await stale.get(KIND.clusterRuntime, 'cluster').then(() => undefined, (e: unknown) => e);
   assert.ok(err instanceof KubeRequestError);
   assert.equal(err.status, 401);
   assert.match(err.message, /aicr-control-plane-resolve\/lambda-resolve on cluster aicr-test: http 401/);
@@ -113,6 +115,6 @@ test('a token that the server refuses is replaced by a fresh one and the call su
     first = false;
     return t;
   };
-  const rt = await eksKube(clock).getRuntime('cluster');
+  const rt = await eksKube(clock).get(KIND.clusterRuntime, 'cluster');
   assert.equal(rt?.metadata.name, 'cluster');
 });

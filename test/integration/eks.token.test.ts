@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { eksToken, presignedIdentityUrl } from '../../shared/aws/eksToken.ts';
+import { eksToken, presignedIdentityUrl } from '../../shared/kube/eksToken.ts';
 import { testEnv } from '../helpers/env.ts';
 
 const run = promisify(execFile);

@@ -3,7 +3,8 @@
 // enqueues every runtime, so the runtime still gets its status.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { KubeClient, loadKubeConfig } from '../../shared/kube/client.ts';
+import { kubeFromKubeconfig } from '../../shared/kube/fromKubeconfig.ts';
+import type { KubePort } from '../../shared/kube/port.ts';
 import { MemoryCheckpoint } from '../../shared/forwarder/forwarder.ts';
 import { compactEtcd, type ExtraApiServer, startExtraApiServer } from '../helpers/apiserver.ts';
 import { startCapturedControlPlane } from '../helpers/controlPlane.ts';
@@ -28,9 +29,9 @@ const observed = (generation: number) => async () => {
 };
 
 /** A fresh runtime brought to status by a control plane that then stops, leaving its checkpoint. */
-async function firstPass(): Promise<{ kube: KubeClient; checkpoint: MemoryCheckpoint }> {
+async function firstPass(): Promise<{ kube: KubePort; checkpoint: MemoryCheckpoint }> {
   await deleteRuntime();
-  const kube = new KubeClient(loadKubeConfig(server.kubeconfig, CONTROL_PLANE_USER));
+  const kube = kubeFromKubeconfig(server.kubeconfig, CONTROL_PLANE_USER);
   const checkpoint = new MemoryCheckpoint();
   await createRuntime({ aicrVersion: 'v1.1.0' });
   const first = startCapturedControlPlane({ kube, checkpoint });
@@ -42,7 +43,7 @@ async function firstPass(): Promise<{ kube: KubeClient; checkpoint: MemoryCheckp
 
 /** Resumes a control plane from the checkpoint until generation 2 has status; checks run before it stops. */
 async function secondPass(
-  kube: KubeClient,
+  kube: KubePort,
   checkpoint: MemoryCheckpoint,
   check: (cp: ReturnType<typeof startCapturedControlPlane>) => Promise<void> | void,
 ): Promise<void> {

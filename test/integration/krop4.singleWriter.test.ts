@@ -4,6 +4,8 @@
 // only logged and retried, never turned into a condition.
 import { test, beforeEach, after } from 'node:test';
 import assert from 'node:assert/strict';
+import type { Kind } from '../../shared/kube/kinds.ts';
+import type { KubePort } from '../../shared/kube/port.ts';
 import { EmbeddedQueue } from '../../shared/queue/embedded.ts';
 import { encodeWorkItem, runtimeGroup, type WorkItem } from '../../shared/queue/workItem.ts';
 import { dispatchAll, dispatchDeps, resolveItem, runResolveOnce } from '../helpers/steps.ts';
@@ -77,9 +79,9 @@ test('KROP-4 a conflict is retried through the queue, logged, and leaves one wri
   // A write that lands between the step's read and its write: the step's precondition fails.
   const kube = controlPlaneKube();
   let raced = false;
-  const racing = Object.assign(Object.create(kube) as typeof kube, {
-    getRuntime: async (name: string) => {
-      const seen = await kube.getRuntime(name);
+  const racing: KubePort = Object.assign(Object.create(kube) as KubePort, {
+    get: async <T>(kind: Kind<T>, name: string, namespace?: string): Promise<T | undefined> => {
+      const seen = await kube.get(kind, name, namespace);
       if (!raced && seen) {
         raced = true;
         await runResolveOnce(item, { kube: controlPlaneKube(), log });

@@ -27,7 +27,8 @@ test('COND-1 a runtime created with kubectl gets Ready, Reconciling, Stalled and
   await kubectl('apply', '-f', file);
   const rt = await waitFor('conditions', async () => {
     const r = await getRuntime();
-    return condition(r, 'Resolved') ? r : undefined;
+    // The summary is written after the step's own condition; wait for both.
+    return condition(r, 'Resolved') && condition(r, 'Ready') ? r : undefined;
   });
   const generation = rt.metadata.generation;
   assert.equal(rt.status?.observedGeneration, generation);

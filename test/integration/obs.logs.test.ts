@@ -3,6 +3,7 @@
 import { test, before, beforeEach, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { errorFields } from '../../shared/classify.ts';
+import { KIND } from '../../shared/kube/kinds.ts';
 import { EmbeddedQueue } from '../../shared/queue/embedded.ts';
 import { encodeWorkItem, runtimeGroup } from '../../shared/queue/workItem.ts';
 import { dispatchAll, dispatchDeps, resolveItem } from '../helpers/steps.ts';
@@ -60,7 +61,7 @@ test('OBS-1 a value the API server echoes in a refusal never reaches the log', a
   const kube = controlPlaneKube();
   const bad = { type: 'Ready', status: SECRET, reason: 'X', message: 'm', lastTransitionTime: '2026-11-30T10:00:00Z' };
   const err = await kube
-    .applyRuntimeStatus({ name: 'cluster', resourceVersion: rt.metadata.resourceVersion, fieldManager: 'aicr-test', status: { conditions: [bad] } })
+    .applyStatus(KIND.clusterRuntime, { metadata: { name: 'cluster', resourceVersion: rt.metadata.resourceVersion }, status: { conditions: [bad] } }, { fieldManager: 'aicr-test', force: true })
     .then(() => undefined, (e: unknown) => e);
   assert.ok(err instanceof Error, 'the API server refused the write');
   assert.match(err.message, /http 422 Invalid/);

@@ -134,8 +134,9 @@ test('one ESM bundle per function; only the Kubernetes-facing one carries the Ku
   const resolve = await zipEntry(join(dir, 'resolve.zip'), 'functions/resolve.mjs');
   const relay = await zipEntry(join(dir, 'relay.zip'), 'functions/relay.mjs');
   const forwarder = await zipEntry(join(dir, 'forwarder.zip'), 'functions/forwarder.mjs');
-  assert.match(resolve, /loadFromFile/);
-  assert.match(forwarder, /loadFromFile/);
-  assert.doesNotMatch(relay, /loadFromFile|openid-client/);
+  // The lean Kubernetes client's mark: the server-side apply content type.
+  assert.match(resolve, /apply-patch\+yaml/);
+  assert.match(forwarder, /apply-patch\+yaml/);
+  assert.doesNotMatch(relay, /apply-patch\+yaml|client-node/);
   assert.match(relay, /^import/m);
 });

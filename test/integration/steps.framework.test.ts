@@ -6,8 +6,8 @@ import { test, beforeEach, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { CONDITION, FIELD_MANAGER } from '../../shared/api/constants.ts';
 import { StalledError, StepNotRoutedError } from '../../shared/errors.ts';
-import type { KubePort } from '../../shared/kube/port.ts';
-import type { RuntimeObject } from '../../shared/kube/types.ts';
+import type { ApplyOptions, KubePort, WritableObject } from '../../shared/kube/port.ts';
+import type { Kind, RuntimeObject } from '../../shared/kube/kinds.ts';
 import { encodeWorkItem, runtimeGroup } from '../../shared/queue/workItem.ts';
 import { createDispatcher } from '../../shared/steps/dispatch.ts';
 import { runResolve } from '../../shared/steps/resolve/index.ts';
@@ -127,11 +127,12 @@ test('a status write the API server refuses (422) is reported as the control pla
   let corrupted = false;
   // Corrupts the step's first write, as a bug in a step's status would.
   const buggy: KubePort = Object.assign(Object.create(kube) as KubePort, {
-    applyRuntimeStatus: (patch: Parameters<KubePort['applyRuntimeStatus']>[0]) => {
-      if (corrupted || patch.fieldManager !== FIELD_MANAGER.resolve) return kube.applyRuntimeStatus(patch);
+    applyStatus: <T>(kind: Kind<T>, obj: WritableObject, opts: ApplyOptions): Promise<T> => {
+      if (corrupted || opts.fieldManager !== FIELD_MANAGER.resolve) return kube.applyStatus(kind, obj, opts);
       corrupted = true;
-      const conditions = (patch.status['conditions'] as Record<string, unknown>[]).map((c) => ({ ...c, status: 'Maybe' }));
-      return kube.applyRuntimeStatus({ ...patch, status: { ...patch.status, conditions } });
+      const status = obj['status'] as { conditions: Record<string, unknown>[] };
+      const conditions = status.conditions.map((c) => ({ ...c, status: 'Maybe' }));
+      return kube.applyStatus(kind, { ...obj, status: { ...status, conditions } }, opts);
     },
   });
   const producer = new RecordingProducer();

@@ -5,8 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StalledError, TransientError } from '../../shared/errors.ts';
-import type { KubePort } from '../../shared/kube/port.ts';
-import type { RuntimeObject } from '../../shared/kube/types.ts';
+import type { KubePort, WritableObject } from '../../shared/kube/port.ts';
+import type { RuntimeObject } from '../../shared/kube/kinds.ts';
 import type { ReceivedMessage } from '../../shared/queue/port.ts';
 import { decodeWorkItem, encodeWorkItem } from '../../shared/queue/workItem.ts';
 import { createDispatcher } from '../../shared/steps/dispatch.ts';
@@ -26,22 +26,23 @@ const runtime: RuntimeObject = {
 };
 
 /** Just enough of the port for a step that fails before it writes (and for a stall's status write). */
-function fakeKube(): KubePort & { applied: unknown[] } {
-  const applied: unknown[] = [];
-  const current = structuredClone(runtime) as { metadata: { resourceVersion: string }; status: Record<string, unknown> };
+function fakeKube(): KubePort {
+  const current = structuredClone(runtime) as RuntimeObject;
+  const unused = (): Promise<never> => Promise.reject(new Error('not used'));
   return {
-    applied,
-    getRuntime: () => Promise.resolve(structuredClone(current) as RuntimeObject),
-    applyRuntimeStatus: (patch) => {
-      applied.push(patch);
-      current.status = { ...current.status, ...patch.status };
+    get: <T>() => Promise.resolve(structuredClone(current) as T),
+    applyStatus: <T>(_: unknown, obj: WritableObject) => {
+      current.status = { ...current.status, ...(obj['status'] as object) };
       current.metadata.resourceVersion = String(Number(current.metadata.resourceVersion) + 1);
-      return Promise.resolve(structuredClone(current) as RuntimeObject);
+      return Promise.resolve(structuredClone(current) as T);
     },
-    listRuntimes: () => Promise.reject(new Error('not used')),
-    watchRuntimes: () => Promise.reject(new Error('not used')),
-    getConfigMap: () => Promise.reject(new Error('not used')),
-    writeConfigMap: () => Promise.reject(new Error('not used')),
+    list: unused,
+    watch: unused,
+    create: unused,
+    update: unused,
+    apply: unused,
+    patch: unused,
+    delete: unused,
   };
 }
 

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decide } from '../../shared/steps/resolve/decide.ts';
-import type { RuntimeObject } from '../../shared/kube/types.ts';
+import type { RuntimeObject } from '../../shared/kube/kinds.ts';
 
 function runtime(spec: unknown, generation = 1, deletionTimestamp?: string): RuntimeObject {
   return {

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { atExpression, timerName, timerRuntime } from '../../shared/aws/schedulerTimers.ts';
 import { ConfigMapCheckpoint, isNewer } from '../../shared/forwarder/configMapCheckpoint.ts';
 import { ConflictError } from '../../shared/errors.ts';
-import type { ConfigMapObject } from '../../shared/kube/types.ts';
+import type { ConfigMapObject } from '../../shared/kube/kinds.ts';
+import type { WritableObject } from '../../shared/kube/port.ts';
 import { createLogger } from '../../shared/observability/log.ts';
 
 test('timer names carry the runtime UID, fit Scheduler, and are stable per deduplication ID', () => {
@@ -27,22 +28,24 @@ test('a later etcd revision is newer; opaque versions count as newer', () => {
 
 /** A ConfigMap store with resourceVersion preconditions, like the API server's. */
 function store(initial?: string) {
-  let cm: ConfigMapObject | undefined = initial ? { metadata: { name: 'c', namespace: 'n', resourceVersion: '1' }, data: { resourceVersion: initial } } : undefined;
+  let cm: ConfigMapObject | undefined = initial ? { metadata: { name: 'c', namespace: 'n', uid: 'u', resourceVersion: '1' }, data: { resourceVersion: initial } } : undefined;
   let writes = 0;
+  const write = <T>(next: WritableObject): Promise<T> => {
+    if ((next.metadata.resourceVersion ?? undefined) !== cm?.metadata.resourceVersion) return Promise.reject(new ConflictError('conflict'));
+    writes++;
+    cm = { ...(next as ConfigMapObject), metadata: { ...(next as ConfigMapObject).metadata, uid: 'u', resourceVersion: String(Number(cm?.metadata.resourceVersion ?? 0) + 1) } };
+    return Promise.resolve(cm as T);
+  };
   return {
     writes: () => writes,
     value: () => cm?.data?.['resourceVersion'],
     race: (rv: string) => {
-      cm = { metadata: { name: 'c', namespace: 'n', resourceVersion: String(Number(cm?.metadata.resourceVersion ?? 0) + 1) }, data: { resourceVersion: rv } };
+      cm = { metadata: { name: 'c', namespace: 'n', uid: 'u', resourceVersion: String(Number(cm?.metadata.resourceVersion ?? 0) + 1) }, data: { resourceVersion: rv } };
     },
     kube: {
-      getConfigMap: () => Promise.resolve(cm),
-      writeConfigMap: (next: ConfigMapObject) => {
-        if ((next.metadata.resourceVersion ?? undefined) !== cm?.metadata.resourceVersion) return Promise.reject(new ConflictError('conflict'));
-        writes++;
-        cm = { ...next, metadata: { ...next.metadata, resourceVersion: String(Number(cm?.metadata.resourceVersion ?? 0) + 1) } };
-        return Promise.resolve(cm);
-      },
+      get: <T>() => Promise.resolve(cm as T | undefined),
+      create: <T>(_: unknown, next: WritableObject) => write<T>(next),
+      update: <T>(_: unknown, next: WritableObject) => write<T>(next),
     },
   };
 }

@@ -1,7 +1,7 @@
 // Pure: from the runtime as read (and nothing else yet) to the Resolved condition. Every
 // branch is covered by table tests.
 import { CONDITION } from '../../api/constants.ts';
-import type { RuntimeObject } from '../../kube/types.ts';
+import type { RuntimeObject } from '../../kube/kinds.ts';
 import type { DesiredCondition } from '../../status/conditions.ts';
 import type { Reason } from '../../status/reasons.ts';
 import { describeProblems, specProblems } from './specIssues.ts';

@@ -1,7 +1,7 @@
 // Why a stored runtime is not acceptable, as "<field path>: <what to fix>". Built from zod's
 // issue paths and messages, which never repeat the offending value.
 import { ClusterRuntimeSchema } from '../../api/clusterRuntime.ts';
-import type { RuntimeObject } from '../../kube/types.ts';
+import type { RuntimeObject } from '../../kube/kinds.ts';
 
 export interface SpecProblem {
   readonly field: string;

@@ -1,0 +1,139 @@
+// A lean HTTPS client for the Kubernetes API: JSON requests, streamed watches, bearer tokens
+// refreshed on demand or client certificates. It replaces the generated client, whose size
+// was most of every function's bundle; the API surface the control plane uses is small.
+import { Agent, request } from 'node:https';
+import type { IncomingMessage } from 'node:http';
+
+export interface TlsMaterial {
+  /** PEM of the cluster's certificate authority. */
+  readonly ca?: string;
+  /** PEM client certificate and key, when the identity is a certificate. */
+  readonly cert?: string;
+  readonly key?: string;
+  readonly insecure?: boolean;
+}
+
+export interface Connection {
+  readonly server: string;
+  readonly tls: TlsMaterial;
+  /** A bearer token; `refresh` asks for a new one after the server answered 401. */
+  readonly token?: (refresh: boolean) => Promise<string>;
+  /** Who the requests run as, for error messages. */
+  readonly name: string;
+  /** The full identity, which may cost a request (EKS asks STS); used only when the server refused it. */
+  readonly identity: () => Promise<string>;
+}
+
+/** A non-2xx answer: the status code and the server's Status body, for errors.ts to classify. */
+export class HttpStatusError extends Error {
+  constructor(
+    readonly code: number,
+    readonly body: unknown,
+  ) {
+    super(`http ${code}`);
+    this.name = 'HttpStatusError';
+  }
+}
+
+export interface RequestOptions {
+  readonly query?: Readonly<Record<string, string | number | boolean | undefined>>;
+  readonly body?: unknown;
+  readonly contentType?: string;
+  readonly signal?: AbortSignal;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return text.length > 0 ? (JSON.parse(text) as unknown) : undefined;
+  } catch {
+    return text;
+  }
+}
+
+function readAll(res: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (c: Buffer) => chunks.push(c));
+    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.on('error', reject);
+  });
+}
+
+export class RestClient {
+  private readonly agent: Agent;
+
+  constructor(private readonly conn: Connection) {
+    const { ca, cert, key, insecure } = conn.tls;
+    this.agent = new Agent({ keepAlive: true, ...(ca ? { ca } : {}), ...(cert ? { cert } : {}), ...(key ? { key } : {}), rejectUnauthorized: !insecure });
+  }
+
+  get name(): string {
+    return this.conn.name;
+  }
+
+  identity(): Promise<string> {
+    return this.conn.identity();
+  }
+
+  private url(path: string, query: RequestOptions['query']): URL {
+    const url = new URL(path, this.conn.server);
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    return url;
+  }
+
+  private async open(method: string, path: string, opts: RequestOptions, refresh: boolean): Promise<IncomingMessage> {
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    if (this.conn.token) headers['Authorization'] = `Bearer ${await this.conn.token(refresh)}`;
+    const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
+    if (payload !== undefined) headers['Content-Type'] = opts.contentType ?? 'application/json';
+    return await new Promise<IncomingMessage>((resolve, reject) => {
+      const req = request(this.url(path, opts.query), { method, headers, agent: this.agent, ...(opts.signal ? { signal: opts.signal } : {}) }, resolve);
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+
+  /** Opens a request, asking for a fresh token once when the server answers 401. */
+  private async openWithRetry(method: string, path: string, opts: RequestOptions): Promise<IncomingMessage> {
+    const res = await this.open(method, path, opts, false);
+    if (res.statusCode !== 401 || !this.conn.token) return res;
+    res.resume();
+    return await this.open(method, path, opts, true);
+  }
+
+  /** One JSON request; a non-2xx answer rejects with HttpStatusError. */
+  async send(method: string, path: string, opts: RequestOptions = {}): Promise<unknown> {
+    const res = await this.openWithRetry(method, path, opts);
+    const body = parseJson(await readAll(res));
+    const code = res.statusCode ?? 0;
+    if (code < 200 || code >= 300) throw new HttpStatusError(code, body);
+    return body;
+  }
+
+  /**
+   * A watch: each line of the response is one event. Resolves when the server ends the stream
+   * or the signal aborts it; rejects with HttpStatusError when the watch cannot start.
+   */
+  async stream(path: string, opts: RequestOptions, onLine: (value: unknown) => void): Promise<void> {
+    const res = await this.openWithRetry('GET', path, opts);
+    const code = res.statusCode ?? 0;
+    if (code < 200 || code >= 300) throw new HttpStatusError(code, parseJson(await readAll(res)));
+    await new Promise<void>((resolve, reject) => {
+      let rest = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        rest += chunk;
+        let nl = rest.indexOf('\n');
+        while (nl >= 0) {
+          const line = rest.slice(0, nl).trim();
+          rest = rest.slice(nl + 1);
+          if (line.length > 0) onLine(parseJson(line));
+          nl = rest.indexOf('\n');
+        }
+      });
+      res.on('end', resolve);
+      res.on('close', resolve);
+      res.on('error', (err) => (opts.signal?.aborted ? resolve() : reject(err)));
+    });
+  }
+}
