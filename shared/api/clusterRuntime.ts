@@ -1,85 +1,112 @@
 // The ClusterRuntime API: the zod schema is the single source for validation in the control
-// plane and for the CRD's OpenAPI schema (see crd.ts); CEL rules mirror the refinements.
+// plane and for the CRD's OpenAPI schema (see crd.ts); every check that OpenAPI cannot state
+// travels as a CEL rule with the same message (cel.ts, fields.ts), so both refuse alike.
 import * as z from 'zod';
-import { type CelRule, celMeta, celPath } from './cel.ts';
+import { type CelCheck, withCel } from './cel.ts';
 import { RUNTIME_NAME } from './constants.ts';
 import { ConditionSchema } from './condition.ts';
+import { apiObject, boundedString, described, durationString, keyedMap, patternString } from './fields.ts';
+import { AICR_VERSION, COMPONENT_NAME, MAX_COMPONENTS, PLAN_NAME, uidRule } from './names.ts';
 
-// Go-style durations as Kubernetes users write them: "90s", "30m", "1h30m".
-export const DurationSchema = z
-  .string()
-  .regex(/^([0-9]+(s|m|h))+$/, { error: 'must be a duration such as 30m, 1h or 1h30m' })
-  .meta({ maxLength: 32 });
+export const CriteriaSchema = apiObject(
+  z.object({
+    service: described(z.enum(['eks', 'gke', 'aks', 'oke', 'ocp', 'kind', 'lke', 'bcm', 'metal3', 'rke2', 'generic', 'k0s']), 'Kubernetes service or distribution the cluster runs on.').optional(),
+    accelerator: described(z.enum(['h100', 'h200', 'gb200', 'gb300', 'b200', 'a100', 'l40', 'l40s', 'rtx-pro-6000', 'vr200']), 'GPU model of the worker nodes.').optional(),
+    intent: described(z.enum(['training', 'inference']), 'What the cluster is for.').optional(),
+    os: described(z.enum(['ubuntu', 'rhel', 'cos', 'amazonlinux', 'ol', 'talos']), 'Operating system of the GPU nodes.').optional(),
+    platform: described(z.enum(['dynamo', 'kubeflow', 'nim', 'runai', 'slurm']), 'Workload platform to install on top of the GPU stack.').optional(),
+  }),
+).meta({ description: 'What the AICR recipe is chosen for. A criterion left out is filled from discovery of the cluster.' });
 
-export const CriteriaSchema = z.object({
-  service: z.enum(['eks', 'gke', 'aks', 'oke', 'ocp', 'kind', 'lke', 'bcm', 'metal3', 'rke2', 'generic', 'k0s']).optional(),
-  accelerator: z.enum(['h100', 'h200', 'gb200', 'gb300', 'b200', 'a100', 'l40', 'l40s', 'rtx-pro-6000', 'vr200']).optional(),
-  intent: z.enum(['training', 'inference']).optional(),
-  os: z.enum(['ubuntu', 'rhel', 'cos', 'amazonlinux', 'ol', 'talos']).optional(),
-  platform: z.enum(['dynamo', 'kubeflow', 'nim', 'runai', 'slurm']).optional(),
-});
+export const ComponentOverrideSchema = apiObject(
+  z.object({
+    enabled: described(z.boolean(), 'Whether the component is installed; false removes it from the plan.').optional(),
+    version: boundedString(128, "Chart version to use instead of the recipe's.").min(1, { error: 'must not be empty' }).optional(),
+    /** Helm values merged over the recipe's; free-form, so stored as given. */
+    values: described(z.looseObject({}), "Helm values merged over the recipe's values for this component.").optional(),
+  }),
+).meta({ description: 'Changes to one component of the recipe.' });
 
-export const ComponentOverrideSchema = z.object({
-  enabled: z.boolean().optional(),
-  version: z.string().min(1).max(128).optional(),
-  /** Helm values merged over the recipe's; free-form, so stored as given. */
-  values: z.looseObject({}).optional(),
-});
-
-const PLAN_NAME = /^aicr-plan-[a-z0-9]{8,64}$/;
-const pinnedNeedsPlan: CelRule = {
+const pinnedNeedsPlan: CelCheck<{ mode: string; plan?: string | undefined }> = {
   rule: "self.mode != 'Pinned' || has(self.plan)",
   message: 'mode Pinned needs the name of a plan (aicr-plan-...)',
   fieldPath: '.plan',
   reason: 'FieldValueRequired',
+  holds: (s) => s.mode !== 'Pinned' || s.plan !== undefined,
 };
-const automaticForbidsPlan: CelRule = {
+const automaticForbidsPlan: CelCheck<{ mode: string; plan?: string | undefined }> = {
   rule: "self.mode != 'Automatic' || !has(self.plan)",
   message: 'a plan can be named only with mode Pinned; remove plan or set mode: Pinned',
   fieldPath: '.plan',
   reason: 'FieldValueForbidden',
+  holds: (s) => s.mode !== 'Automatic' || s.plan === undefined,
 };
 
-export const SelectionSchema = z
-  .object({
-    mode: z.enum(['Automatic', 'Pinned']).default('Automatic'),
-    plan: z.string().regex(PLAN_NAME, { error: 'must name a plan ConfigMap (aicr-plan-<digest>)' }).optional(),
-  })
-  .superRefine((s, ctx) => {
-    if (s.mode === 'Pinned' && s.plan === undefined) ctx.addIssue({ code: 'custom', message: pinnedNeedsPlan.message, path: celPath(pinnedNeedsPlan) });
-    if (s.mode === 'Automatic' && s.plan !== undefined) ctx.addIssue({ code: 'custom', message: automaticForbidsPlan.message, path: celPath(automaticForbidsPlan) });
-  })
-  .meta(celMeta(pinnedNeedsPlan, automaticForbidsPlan));
+export const SelectionSchema = apiObject(
+  withCel(
+    z.object({
+      mode: described(z.enum(['Automatic', 'Pinned']), 'Automatic follows the newest approved plan; Pinned stays on the named plan.').default('Automatic'),
+      plan: patternString(PLAN_NAME, 'The plan to stay on; only with mode Pinned.').optional(),
+    }),
+    pinnedNeedsPlan,
+    automaticForbidsPlan,
+  ),
+).meta({ description: 'How the plan the cluster should run is chosen.' });
 
-export const ClusterRuntimeSpecSchema = z.object({
-  aicrVersion: z.string().regex(/^v[0-9]+\.[0-9]+\.[0-9]+$/, { error: 'must be an AICR release such as v1.1.0' }),
-  criteria: CriteriaSchema.default({}),
-  components: z.record(z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/).max(63), ComponentOverrideSchema).optional(),
-  selection: SelectionSchema.default({ mode: 'Automatic' }),
-  validation: z.object({ deployment: z.enum(['Required', 'Disabled']).default('Required') }).default({ deployment: 'Required' }),
-  paused: z.boolean().default(false),
-  suspendEngine: z.boolean().default(false),
-  deletionPolicy: z.enum(['Orphan', 'Delete']).default('Orphan'),
-  adoption: z.object({ runtimeUID: z.uuid({ error: 'must be the UID of the earlier ClusterRuntime' }) }).optional(),
-  actionTimeout: DurationSchema.default('30m'),
-  approvalTimeout: DurationSchema.default('72h'),
-});
+const ValidationSchema = apiObject(
+  z.object({ deployment: described(z.enum(['Required', 'Disabled']), 'Required runs the deployment validation after each rollout; Disabled skips it.').default('Required') }),
+).meta({ description: 'Checks run against the cluster after a rollout.' });
+
+const AdoptionSchema = apiObject(
+  z.object({ runtimeUID: patternString(uidRule('the earlier ClusterRuntime'), 'UID of the earlier ClusterRuntime whose releases this one takes over.') }),
+).meta({ description: 'Takes over the releases of an earlier ClusterRuntime that was deleted with deletionPolicy Orphan.' });
+
+export const ClusterRuntimeSpecSchema = apiObject(
+  z.object({
+    aicrVersion: patternString(AICR_VERSION, 'AICR release whose recipes and CLI the control plane uses, such as v1.1.0.'),
+    criteria: CriteriaSchema.prefault({}),
+    components: keyedMap(ComponentOverrideSchema, { key: COMPONENT_NAME, maxProperties: MAX_COMPONENTS }, `Overrides per component, keyed by component name; at most ${MAX_COMPONENTS}.`).optional(),
+    selection: SelectionSchema.prefault({ mode: 'Automatic' }),
+    validation: ValidationSchema.prefault({ deployment: 'Required' }),
+    paused: described(z.boolean(), 'While true, no rollout starts or moves on; the control plane still observes and reports.').default(false),
+    suspendEngine: described(z.boolean(), 'While true, the GitOps engine stops applying releases to the cluster.').default(false),
+    deletionPolicy: described(z.enum(['Orphan', 'Delete']), 'What happens to installed releases when the runtime is deleted: Orphan keeps them, Delete removes them.').default('Orphan'),
+    adoption: AdoptionSchema.optional(),
+    actionTimeout: durationString({ min: '10s', max: '168h', maxInWords: '7 days' }, 'Longest one action (a Job, a sync) may run before it counts as failed; 10s to 168h.').default('30m'),
+    approvalTimeout: durationString({ min: '30s', max: '720h', maxInWords: '30 days' }, 'Longest a plan waits for approval before it expires; 30s to 720h.').default('72h'),
+  }),
+).meta({ description: 'The software stack the cluster should run, and how the control plane moves it there.' });
 export type ClusterRuntimeSpec = z.output<typeof ClusterRuntimeSpecSchema>;
 
-export const ClusterRuntimeStatusSchema = z.object({
-  observedGeneration: z.int().min(0).optional(),
-  conditions: z.array(ConditionSchema).optional().meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] }),
-  activePlan: z.string().optional(),
-  targetPlan: z.string().optional(),
-  discovery: z.object({ snapshot: z.object({ configMap: z.string().optional() }).optional() }).optional(),
-});
+const planRef = (description: string): z.ZodString => boundedString(253, description);
+
+export const ClusterRuntimeStatusSchema = z
+  .object({
+    observedGeneration: described(z.int().min(0), 'The spec generation this status describes.').optional(),
+    conditions: described(z.array(ConditionSchema).max(32), 'Ready, Reconciling, Stalled and the domain conditions, one per type.')
+      .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] })
+      .optional(),
+    activePlan: planRef('The plan the cluster runs now.').optional(),
+    targetPlan: planRef('The plan the cluster is moving to.').optional(),
+    discovery: z
+      .object({
+        snapshot: z
+          .object({ configMap: boundedString(253, 'ConfigMap holding the latest snapshot of the cluster.').optional() })
+          .meta({ description: 'The latest snapshot of the cluster.' })
+          .optional(),
+      })
+      .meta({ description: 'What discovery found out about the cluster.' })
+      .optional(),
+  })
+  .meta({ description: 'What the control plane observed and did; written only by the control plane.' });
 export type ClusterRuntimeStatus = z.output<typeof ClusterRuntimeStatusSchema>;
 
-export const nameIsCluster: CelRule = {
+export const nameIsCluster: CelCheck<{ metadata: { name: string } }> = {
   rule: `self.metadata.name == '${RUNTIME_NAME}'`,
   message: `must be ${RUNTIME_NAME}: a cluster has exactly one ClusterRuntime`,
   fieldPath: '.metadata.name',
   reason: 'FieldValueInvalid',
+  holds: (o) => o.metadata.name === RUNTIME_NAME,
 };
 
 /** What the control plane accepts as a ClusterRuntime; issue paths start at the object root. */

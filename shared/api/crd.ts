@@ -1,7 +1,8 @@
 // Builds the CustomResourceDefinitions from the zod schemas, so the API server validates
 // exactly what the control plane validates. `npm run gen:crds` writes them to infra/crds/.
 import * as z from 'zod';
-import { API_GROUP, API_VERSION, KINDS } from './constants.ts';
+import { API_GROUP, API_VERSION, GROUP_VERSION, KINDS } from './constants.ts';
+import { type CelRule, celMeta } from './cel.ts';
 import { ClusterRuntimeSpecSchema, ClusterRuntimeStatusSchema, nameIsCluster } from './clusterRuntime.ts';
 import { RuntimeRolloutSpecSchema, RuntimeRolloutStatusSchema } from './runtimeRollout.ts';
 
@@ -51,22 +52,25 @@ interface CrdInput {
   readonly spec: z.ZodType;
   readonly status: z.ZodType;
   readonly columns: JsonObject[];
-  readonly rootRules?: JsonObject[];
+  readonly rootRules?: CelRule[];
+  readonly description: string;
 }
 
 function buildCrd(input: CrdInput): JsonObject {
   const root: JsonObject = {
     type: 'object',
+    description: input.description,
     required: ['spec'],
     properties: {
-      apiVersion: { type: 'string' },
-      kind: { type: 'string' },
+      apiVersion: { type: 'string', description: `Versioned schema of this object: ${GROUP_VERSION}.` },
+      kind: { type: 'string', description: `Kind of this object: ${input.names.kind}.` },
+      // The API server allows nothing on metadata but the name's type; it describes metadata itself.
       metadata: { type: 'object', properties: { name: { type: 'string' } } },
       spec: openapi(input.spec),
       status: openapi(input.status),
     },
   };
-  if (input.rootRules) root['x-kubernetes-validations'] = input.rootRules;
+  if (input.rootRules) Object.assign(root, celMeta(...input.rootRules));
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -97,7 +101,8 @@ export function clusterRuntimeCrd(): JsonObject {
     names: KINDS.clusterRuntime,
     spec: ClusterRuntimeSpecSchema,
     status: ClusterRuntimeStatusSchema,
-    rootRules: [{ ...nameIsCluster }],
+    rootRules: [nameIsCluster],
+    description: 'The software stack a GPU cluster should run, declared once per cluster; its only name is cluster.',
     columns: [
       { name: 'Ready', type: 'string', jsonPath: condition('Ready', 'status') },
       { name: 'Stalled', type: 'string', jsonPath: condition('Stalled', 'status') },
@@ -114,6 +119,7 @@ export function runtimeRolloutCrd(): JsonObject {
     names: KINDS.runtimeRollout,
     spec: RuntimeRolloutSpecSchema,
     status: RuntimeRolloutStatusSchema,
+    description: 'One move of the ClusterRuntime from one plan to another; created by the control plane.',
     columns: [
       { name: 'Type', type: 'string', jsonPath: '.spec.type' },
       { name: 'Target', type: 'string', jsonPath: '.spec.toPlan' },

@@ -1,5 +1,6 @@
-// An invalid spec is refused by the API server itself (OpenAPI + CEL), naming the field,
-// and the control plane's zod schema names the same field (test/unit/api.schema.test.ts).
+// An invalid spec is refused by the API server itself (OpenAPI + CEL), naming the field with
+// the same friendly message the control plane's zod schema gives (test/unit/api.schema.test.ts);
+// a spec at the edge of every bound is accepted.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -7,7 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { API_GROUP, API_VERSION, KINDS } from '../../shared/api/constants.ts';
-import { INVALID_SPECS } from '../fixtures/invalidSpecs.ts';
+import { FOUR_10KB_KEYS, INVALID_SPECS } from '../fixtures/invalidSpecs.ts';
+import { VALID_SPECS } from '../fixtures/validSpecs.ts';
+import { COMPONENT_NAME } from '../../shared/api/names.ts';
+import { dryRunner } from '../helpers/dryRun.ts';
 import { adminKubeConfig } from '../helpers/env.ts';
 import { deleteRuntime, ensureCrds, getRuntime, kubectl, runtimeManifest } from '../helpers/runtime.ts';
 
@@ -26,11 +30,28 @@ test('each invalid spec is refused by the API server with the field path in the 
         assert.equal(err.code, 422, c.title);
         const message = (JSON.parse(err.body ?? '{}') as { message?: string }).message ?? '';
         assert.ok(message.includes(`${c.field}:`), `${c.title}: "${message}" names ${c.field}`);
+        if (c.message !== undefined) assert.ok(message.includes(`${c.field}: Invalid value: `) && message.includes(c.message), `${c.title}: "${message}" says "${c.message}"`);
+        assert.doesNotMatch(message, /should match/, `${c.title}: no raw regex`);
         return true;
       },
     );
   }
   assert.equal(await getRuntime(), undefined, 'nothing was stored');
+});
+
+test('specs at the edge of every bound are accepted by the API server', async () => {
+  const api = dryRunner();
+  for (const c of VALID_SPECS) {
+    const verdict = await api.verdict('clusterRuntime', 'cluster', c.spec);
+    assert.ok(verdict.accepted, `${c.title}: ${verdict.message}`);
+  }
+});
+
+test('the four-10-KB-keys spec is refused by the API server with a short message that repeats no key', async () => {
+  const verdict = await dryRunner().verdict('clusterRuntime', 'cluster', FOUR_10KB_KEYS);
+  assert.equal(verdict.accepted, false);
+  assert.ok(verdict.message.includes(`spec.components: Invalid value: "object": ${COMPONENT_NAME.message}`), verdict.message);
+  assert.ok(verdict.message.length < 512 && !verdict.message.includes('aaaa'), `message of ${verdict.message.length} characters`);
 });
 
 test('kubectl apply of a runtime with another name is refused naming metadata.name', async () => {
