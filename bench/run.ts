@@ -18,6 +18,9 @@ import { FORWARDER_CHECKPOINT } from '../shared/api/constants.ts';
 import { createForwarderHandler, DEADLINE_MARGIN_MS } from '../shared/aws/forwarderWindow.ts';
 import { measureBundles } from './bundles.ts';
 import { measureChanges, summarise } from './latency.ts';
+import { storm } from './storm.ts';
+import { runResolve } from '../shared/steps/resolve/index.ts';
+import type { StepRunner } from '../shared/steps/types.ts';
 import { controlPlaneRequestsSince, perChange } from './requests.ts';
 
 const CHANGES = Number(process.env['BENCH_CHANGES'] ?? 200);
@@ -39,6 +42,35 @@ async function localPath() {
   cp.stop();
   await cp.running;
   return { latency: summarise(samples), requestsPerChange: perChange(requests, CHANGES) };
+}
+
+/** 1,000 changes to one runtime in local mode: how many events each resolve reconcile stood for. */
+async function stormPath() {
+  await freshRuntime();
+  let runs = 0;
+  const counting: StepRunner = async (ctx) => {
+    runs++;
+    return await runResolve(ctx);
+  };
+  const cp = startLocalControlPlane({ kube: controlPlaneKube(), log: silent, runners: { resolve: counting } });
+  await waitFor('first status', async () => ((await getRuntime())?.status?.observedGeneration === 1 ? true : undefined));
+  const figures = await storm(adminKubeConfig(), cp, () => runs);
+  cp.stop();
+  await cp.running;
+  return figures;
+}
+
+/** Goals the bench holds the product to; a miss makes the bench exit non-zero, naming it. */
+const GOALS = { bundleBytes: 1024 * 1024, coldImportMs: 250, eventsPerReconcile: 5 } as const;
+
+function missedGoals(bundles: Awaited<ReturnType<typeof measureBundles>>, stormFigures: Awaited<ReturnType<typeof stormPath>>): string[] {
+  const missed: string[] = [];
+  for (const b of bundles) {
+    if (b.bundleBytes > GOALS.bundleBytes) missed.push(`bundle ${b.function}: ${b.bundleBytes} bytes of JavaScript > ${GOALS.bundleBytes}`);
+    if (b.coldImportMs.median > GOALS.coldImportMs) missed.push(`bundle ${b.function}: cold import ${b.coldImportMs.median} ms > ${GOALS.coldImportMs} ms`);
+  }
+  if (stormFigures.eventsPerReconcile < GOALS.eventsPerReconcile) missed.push(`storm: ${stormFigures.eventsPerReconcile} events per reconcile < ${GOALS.eventsPerReconcile}`);
+  return missed;
 }
 
 async function noOpReconcile() {
@@ -120,9 +152,11 @@ async function main(): Promise<void> {
   const noOp = await noOpReconcile();
   const sqs = await sqsPath();
   const windowed = await windowedPath();
+  const stormFigures = await stormPath();
   const bundles = await measureBundles();
   await deleteRuntime();
-  const result = { date: new Date().toISOString(), node: process.version, changes: CHANGES, local, noOp, sqs, windowed, bundles, seconds: Math.round((Date.now() - started) / 1000) };
+  const missed = missedGoals(bundles, stormFigures);
+  const result = { date: new Date().toISOString(), node: process.version, changes: CHANGES, local, noOp, sqs, windowed, storm: stormFigures, bundles, goals: GOALS, missed, seconds: Math.round((Date.now() - started) / 1000) };
   mkdirSync(new URL('results/', import.meta.url), { recursive: true });
   writeFileSync(new URL('results/latest.json', import.meta.url), `${JSON.stringify(result, null, 2)}\n`);
   const l = local.latency;
@@ -135,7 +169,10 @@ async function main(): Promise<void> {
   console.log(`API requests per change (local): ${JSON.stringify(local.requestsPerChange)}`);
   console.log(`no-op reconcile: ${noOp.writes} writes, requests ${JSON.stringify(noOp.requests)}`);
   for (const b of bundles) console.log(`bundle ${b.function}: ${(b.zipBytes / 1024).toFixed(0)} KiB zip, ${(b.bundleBytes / 1024).toFixed(0)} KiB js, cold import median ${b.coldImportMs.median} ms`);
+  console.log(`storm: ${stormFigures.updates} updates to one runtime, ${stormFigures.eventsForwarded} events forwarded, ${stormFigures.reconciles} reconciles: ${stormFigures.eventsPerReconcile} events per reconcile`);
   console.log('written to bench/results/latest.json');
+  for (const m of missed) console.error(`goal missed: ${m}`);
+  if (missed.length > 0) process.exitCode = 1;
 }
 
 await main();

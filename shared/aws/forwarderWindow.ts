@@ -3,7 +3,7 @@
 // (ADR 0005), so the watch never has a gap.
 import type { Context } from 'aws-lambda';
 import { ConfigMapCheckpoint } from '../forwarder/configMapCheckpoint.ts';
-import { Forwarder, type ForwarderStats } from '../forwarder/forwarder.ts';
+import { COALESCE_MS, Forwarder, type ForwarderStats } from '../forwarder/forwarder.ts';
 import { KIND } from '../kube/kinds.ts';
 import type { KubePort } from '../kube/port.ts';
 import type { Logger } from '../observability/log.ts';
@@ -37,7 +37,7 @@ export function createForwarderHandler(deps: () => ForwarderWindowDeps): (event:
     const d = deps();
     const windowMs = Math.max(1000, Math.min(d.windowMs, context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS));
     const checkpoint = new ConfigMapCheckpoint(d.kube, d.log);
-    const forwarder = new Forwarder({ kube: d.kube, producer: d.producer, log: d.log, checkpoint, watchTimeoutSeconds: Math.ceil(windowMs / 1000) });
+    const forwarder = new Forwarder({ kube: d.kube, producer: d.producer, log: d.log, checkpoint, watchTimeoutSeconds: Math.ceil(windowMs / 1000), coalesceMs: COALESCE_MS });
     const timer = setTimeout(() => forwarder.stop(), windowMs);
     try {
       await forwarder.run();

@@ -1,17 +1,20 @@
-// Forwards ClusterRuntime watch events to the queue as keys. It resumes from the last
-// resourceVersion it saw (bookmarks keep that fresh), relists and enqueues every runtime on
-// `410 Gone`, skips changes no step cares about (status-only writes) and says why, and never
-// drops an event silently: a failed send forces a relist.
+// Forwards watch events of one kind to the queue as keys of the runtime they concern. It
+// resumes from the last resourceVersion it saw (bookmarks keep that fresh), relists and
+// enqueues every object's runtime on `410 Gone`, skips changes no step cares about (our own
+// status writes) and says why, coalesces a storm of changes to one runtime into one message
+// per step, and never drops an event silently: the checkpoint never passes an unsent change,
+// and a failed send forces a relist.
 import { GoneError, ThrottledError } from '../errors.ts';
 import { errorFields } from '../classify.ts';
 import { changeDedupId } from '../queue/dedup.ts';
-import { STEP_TABLE, type StepRow, WAKE } from '../steps/table.ts';
+import { STEP_TABLE, type StepRow } from '../steps/table.ts';
 import { DEFAULT_TIMINGS, backoffDelay } from '../timings.ts';
 import type { KubePort, WatchEvent } from '../kube/port.ts';
-import { KIND, type RuntimeObject } from '../kube/kinds.ts';
+import type { ObjectMeta, RuntimeObject } from '../kube/kinds.ts';
 import type { Logger } from '../observability/log.ts';
 import type { QueueProducer } from '../queue/port.ts';
 import { encodeWorkItem, runtimeGroup } from '../queue/workItem.ts';
+import { RUNTIME_WATCH, type RuntimeRef, type WatchedKind } from './watched.ts';
 
 export interface Checkpoint {
   load(): Promise<string | undefined>;
@@ -31,8 +34,11 @@ export class MemoryCheckpoint implements Checkpoint {
 
 export interface ForwarderStats {
   relists: number;
+  /** Changes sent: one message per woken step for each. */
   enqueued: number;
   skipped: number;
+  /** Changes folded into one already waiting to be sent for the same runtime. */
+  coalesced: number;
   watches: number;
 }
 
@@ -42,25 +48,43 @@ export interface ForwarderOptions {
   readonly log: Logger;
   readonly checkpoint: Checkpoint;
   readonly watchTimeoutSeconds?: number;
-  /** The steps a runtime change wakes come from this table. */
+  /** The steps a change wakes come from this table. */
   readonly table?: readonly StepRow[];
+  /** How long changes to one runtime gather before one message goes out; 0 sends each at once. */
+  readonly coalesceMs?: number;
 }
 
-/** What about a runtime makes work: its spec (generation), annotations, and deletion. */
-function fingerprint(obj: RuntimeObject): string {
-  const m = obj.metadata;
-  return JSON.stringify([m.generation ?? 0, m.annotations ?? {}, m.deletionTimestamp ?? null]);
+/** Changes to one runtime within this long become one message per step: a storm costs a few reconciles, not one each. */
+export const COALESCE_MS = 100;
+
+interface Pending {
+  readonly runtime: RuntimeRef;
+  readonly cause: string;
+  readonly resourceVersion: string;
 }
 
-export class Forwarder {
-  readonly stats: ForwarderStats = { relists: 0, enqueued: 0, skipped: 0, watches: 0 };
+type Object_ = { readonly metadata: ObjectMeta };
+
+export class Forwarder<T extends Object_ = RuntimeObject> {
+  readonly stats: ForwarderStats = { relists: 0, enqueued: 0, skipped: 0, coalesced: 0, watches: 0 };
   private readonly seen = new Map<string, string>();
+  private readonly pending = new Map<string, Pending>();
+  private flushTimer: NodeJS.Timeout | undefined;
+  private chain: Promise<void> = Promise.resolve();
+  /** The newest resourceVersion handled while changes still wait to be sent. */
+  private held: string | undefined;
   private rv: string | undefined;
   private stopped = false;
   private stopWatch: (() => void) | undefined;
   private sendFailed = false;
+  private readonly watched: WatchedKind<T>;
 
-  constructor(private readonly opts: ForwarderOptions) {}
+  constructor(
+    private readonly opts: ForwarderOptions,
+    watched?: WatchedKind<T>,
+  ) {
+    this.watched = watched ?? (RUNTIME_WATCH as unknown as WatchedKind<T>);
+  }
 
   /** Runs until stop(); each pass watches from the last resourceVersion. */
   async run(): Promise<void> {
@@ -73,26 +97,10 @@ export class Forwarder {
         failures = 0;
       } catch (err) {
         if (this.stopped) break;
-        if (err instanceof GoneError) {
-          this.opts.log.info('watch history expired; relisting', { resourceVersion: this.rv });
-          this.rv = undefined;
-          continue;
-        }
-        if (err instanceof ThrottledError) {
-          // Expected right after a CRD is installed: its watch cache answers 429 until it has
-          // loaded. Not a failure worth a warning; wait as the server asked.
-          this.opts.log.debug('api server asked to wait; trying again shortly', { retryAfterMs: err.retryAfterMs });
-          await sleep(Math.min(err.retryAfterMs, 5000));
-          continue;
-        }
-        failures++;
-        // Like client-go's reflector, start over with a list: a server that cannot continue
-        // a watch (etcd history without the previous value, say) would fail the same way again.
-        this.rv = undefined;
-        this.opts.log.warn('watch failed; relisting after a pause', { attempt: failures, ...errorFields(err) });
-        await sleep(Math.min(backoffDelay(failures, DEFAULT_TIMINGS, () => 0) / 10, 5000));
+        failures = await this.recover(err, failures);
       }
     }
+    await this.flush();
   }
 
   stop(): void {
@@ -100,68 +108,134 @@ export class Forwarder {
     this.stopWatch?.();
   }
 
+  /** Returns the failure count after this error. */
+  private async recover(err: unknown, failures: number): Promise<number> {
+    if (err instanceof GoneError) {
+      this.opts.log.info('watch history expired; relisting', { resourceVersion: this.rv });
+      this.rv = undefined;
+      return failures;
+    }
+    if (err instanceof ThrottledError) {
+      // Expected right after a CRD is installed: its watch cache answers 429 until it has
+      // loaded. Not a failure worth a warning; wait as the server asked.
+      this.opts.log.debug('api server asked to wait; trying again shortly', { retryAfterMs: err.retryAfterMs });
+      await sleep(Math.min(err.retryAfterMs, 5000));
+      return failures;
+    }
+    // Like client-go's reflector, start over with a list: a server that cannot continue
+    // a watch (etcd history without the previous value, say) would fail the same way again.
+    this.rv = undefined;
+    this.opts.log.warn('watch failed; relisting after a pause', { attempt: failures + 1, ...errorFields(err) });
+    await sleep(Math.min(backoffDelay(failures + 1, DEFAULT_TIMINGS, () => 0) / 10, 5000));
+    return failures + 1;
+  }
+
   private async relist(): Promise<void> {
-    const list = await this.opts.kube.list(KIND.clusterRuntime);
+    const list = await this.opts.kube.list(this.watched.kind, this.watched.selection);
     this.stats.relists++;
     this.sendFailed = false;
     this.seen.clear();
-    for (const obj of list.items) await this.enqueue(obj, 'relist');
+    this.pending.clear();
+    for (const obj of list.items) {
+      this.seen.set(obj.metadata.uid, this.watched.fingerprint(obj));
+      this.buffer(obj, 'relist');
+    }
+    await this.flush();
     if (this.sendFailed) return;
     await this.advance(list.resourceVersion);
   }
 
   private async watchOnce(rv: string): Promise<void> {
     this.stats.watches++;
-    let chain = Promise.resolve();
-    const handle = await this.opts.kube.watch(KIND.clusterRuntime, {
+    const handle = await this.opts.kube.watch(this.watched.kind, {
+      ...this.watched.selection,
       resourceVersion: rv,
       timeoutSeconds: this.opts.watchTimeoutSeconds ?? 300,
       // Events are handled strictly in order, so the checkpoint never passes an unsent event.
-      onEvent: (ev) => {
-        chain = chain.then(() => this.onEvent(ev));
-      },
+      onEvent: (ev) => this.then(() => this.onEvent(ev)),
     });
     this.stopWatch = handle.stop;
     try {
       await handle.done;
     } finally {
       this.stopWatch = undefined;
-      await chain;
+      await this.chain;
+      await this.flush();
     }
   }
 
-  private async onEvent(ev: WatchEvent<RuntimeObject>): Promise<void> {
+  private then(fn: () => Promise<void>): void {
+    this.chain = this.chain.then(fn);
+  }
+
+  private async onEvent(ev: WatchEvent<T>): Promise<void> {
     if (this.sendFailed) return;
     const obj = ev.object;
-    if (ev.type !== 'BOOKMARK') {
-      const print = fingerprint(obj);
-      if (ev.type !== 'DELETED' && this.seen.get(obj.metadata.uid) === print) {
-        this.stats.skipped++;
-        this.opts.log.debug('event skipped: only status changed', { runtimeUID: obj.metadata.uid, resourceVersion: obj.metadata.resourceVersion });
-      } else {
-        await this.enqueue(obj, ev.type);
-      }
-      if (ev.type === 'DELETED') this.seen.delete(obj.metadata.uid);
-    }
-    if (!this.sendFailed) await this.advance(obj.metadata.resourceVersion);
+    if (ev.type !== 'BOOKMARK') this.consider(ev.type, obj);
+    if ((this.opts.coalesceMs ?? 0) <= 0) await this.flush();
+    if (this.sendFailed) return;
+    if (this.pending.size > 0) this.held = obj.metadata.resourceVersion;
+    else await this.advance(obj.metadata.resourceVersion);
   }
 
-  private async enqueue(obj: RuntimeObject, cause: string): Promise<void> {
-    const { uid, name, resourceVersion } = obj.metadata;
-    const steps = (this.opts.table ?? STEP_TABLE).filter((r) => (r.wakesOn as readonly string[]).includes(WAKE.runtimeChange));
+  private consider(type: string, obj: T): void {
+    const uid = obj.metadata.uid;
+    const print = this.watched.fingerprint(obj);
+    if (type !== 'DELETED' && this.seen.get(uid) === print) {
+      this.stats.skipped++;
+      this.opts.log.debug('event skipped: nothing a step acts on changed', { objectUID: uid, resourceVersion: obj.metadata.resourceVersion });
+      return;
+    }
+    if (type === 'DELETED') this.seen.delete(uid);
+    else this.seen.set(uid, print);
+    this.buffer(obj, type);
+    const delay = this.opts.coalesceMs ?? 0;
+    if (delay > 0) this.flushTimer ??= setTimeout(() => this.then(() => this.flush()), delay);
+  }
+
+  private buffer(obj: T, cause: string): void {
+    const runtime = this.watched.runtimeOf(obj);
+    if (!runtime) {
+      this.stats.skipped++;
+      return;
+    }
+    if (this.pending.has(runtime.uid)) this.stats.coalesced++;
+    this.pending.set(runtime.uid, { runtime, cause, resourceVersion: obj.metadata.resourceVersion });
+  }
+
+  /** Sends every waiting change, then lets the checkpoint catch up. */
+  private async flush(): Promise<void> {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    if (this.pending.size === 0 || this.sendFailed) return;
+    const waiting = [...this.pending.values()];
+    this.pending.clear();
+    for (const p of waiting) {
+      await this.enqueue(p);
+      if (this.sendFailed) return;
+    }
+    if (this.held !== undefined && this.pending.size === 0) {
+      const held = this.held;
+      this.held = undefined;
+      await this.advance(held);
+    }
+  }
+
+  private async enqueue(p: Pending): Promise<void> {
+    const { uid, name } = p.runtime;
+    const steps = (this.opts.table ?? STEP_TABLE).filter((r) => (r.wakesOn as readonly string[]).includes(this.watched.wake));
     try {
       for (const { name: step } of steps) {
         await this.opts.producer.send({
           step,
           group: runtimeGroup(uid),
-          dedupId: changeDedupId(uid, step, resourceVersion),
-          body: encodeWorkItem({ v: 1, step, runtime: { name, uid }, cause }),
+          dedupId: changeDedupId(uid, step, p.resourceVersion),
+          body: encodeWorkItem({ v: 1, step, runtime: { name, uid }, cause: p.cause }),
         });
       }
       this.stats.enqueued++;
-      this.seen.set(uid, fingerprint(obj));
     } catch (err) {
-      // Not advancing the checkpoint and relisting next means the event is sent again.
+      // Not advancing the checkpoint and relisting next means the change is sent again.
       this.sendFailed = true;
       this.stopWatch?.();
       this.opts.log.error('enqueue failed; will relist', { runtimeUID: uid, ...errorFields(err) });

@@ -8,7 +8,7 @@ import { RUNNERS } from '../steps/runners.ts';
 import { STEP_TABLE, type StepRow } from '../steps/table.ts';
 import type { StepRunner } from '../steps/types.ts';
 import { DEFAULT_TIMINGS, type Timings } from '../timings.ts';
-import { type Checkpoint, Forwarder, MemoryCheckpoint } from '../forwarder/forwarder.ts';
+import { COALESCE_MS, type Checkpoint, Forwarder, MemoryCheckpoint } from '../forwarder/forwarder.ts';
 
 export interface LocalControlPlane {
   readonly queue: EmbeddedQueue;
@@ -29,6 +29,7 @@ export interface LocalOptions {
   /** The steps to run; the step table and every runner unless a test swaps them. */
   readonly table?: readonly StepRow[];
   readonly runners?: Readonly<Record<string, StepRunner>>;
+  readonly coalesceMs?: number;
 }
 
 export function startLocalControlPlane(opts: LocalOptions): LocalControlPlane {
@@ -46,6 +47,7 @@ export function startLocalControlPlane(opts: LocalOptions): LocalControlPlane {
     log: opts.log.child({ step: 'forwarder' }),
     checkpoint: opts.checkpoint ?? new MemoryCheckpoint(),
     table,
+    coalesceMs: opts.coalesceMs ?? COALESCE_MS,
     ...(opts.watchTimeoutSeconds === undefined ? {} : { watchTimeoutSeconds: opts.watchTimeoutSeconds }),
   });
   const running = forwarder.run();

@@ -16,7 +16,6 @@ import type { StepRunner } from '../../shared/steps/types.ts';
 import { MESSAGE_LIMIT_BYTES, byteLength } from '../../shared/status/message.ts';
 import { controlPlaneKube, startCapturedControlPlane } from '../helpers/controlPlane.ts';
 import { captureLogger } from '../helpers/logs.ts';
-import { storeWithLooseSchema } from '../helpers/looseSchema.ts';
 import { RecordingProducer } from '../helpers/recordingProducer.ts';
 import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, waitFor } from '../helpers/runtime.ts';
 import { dispatchDeps, resolveItem, runResolveOnce } from '../helpers/steps.ts';
@@ -108,17 +107,19 @@ test('a new step row is routed by the forwarder, dispatched, may drop a conditio
 });
 
 test('a message over the API limit is written cut to fit, and the runtime is not wedged', async () => {
-  const key = (c: string): string => c.repeat(10_000);
-  const stored = await storeWithLooseSchema({ aicrVersion: 'v1.1.0', components: { [key('A')]: {}, [key('B')]: {}, [key('C')]: {}, [key('D')]: {} } });
-  const result = await runResolveOnce(resolveItem(stored.metadata.uid), { kube: controlPlaneKube(), log: captureLogger().log });
-  assert.equal(result.writes, 2);
-  const rt = await getRuntime();
-  const resolved = condition(rt, 'Resolved');
+  const rt = await createRuntime(valid);
+  // A step reporting more than a condition can hold: four 10 KB field paths, say.
+  const huge = `spec.components: ${['A', 'B', 'C', 'D'].map((c) => c.repeat(10_000)).join(', ')}`;
+  const verbose: StepRunner = () => Promise.resolve({ conditions: [{ type: CONDITION.resolved, status: 'False', reason: 'InvalidSpec', message: huge }] });
+  const result = await createDispatcher({ resolve: verbose })(delivery(encodeWorkItem(resolveItem(rt.metadata.uid))), dispatchDeps(controlPlaneKube(), captureLogger().log, new RecordingProducer()));
+  assert.equal(result?.writes, 2);
+  const after = await getRuntime();
+  const resolved = condition(after, 'Resolved');
   assert.equal(resolved?.reason, 'InvalidSpec');
   assert.ok(byteLength(resolved?.message ?? '') <= MESSAGE_LIMIT_BYTES);
-  assert.match(resolved?.message ?? '', /^spec\.components\.A+: .* … \(\d+ more bytes cut\)$/s);
-  assert.equal(condition(rt, 'Stalled')?.reason, 'InvalidSpec');
-  assert.equal(rt?.status?.observedGeneration, rt?.metadata.generation, 'the current generation is reported');
+  assert.match(resolved?.message ?? '', /^spec\.components: A+.* … \(\d+ more bytes cut\)$/s);
+  assert.equal(condition(after, 'Stalled')?.message, resolved?.message, 'Stalled carries the same cut message');
+  assert.equal(after?.status?.observedGeneration, after?.metadata.generation, 'the current generation is reported');
 });
 
 test('a status write the API server refuses (422) is reported as the control plane bug it is, not retried', async () => {

@@ -1,0 +1,38 @@
+// The kinds the forwarder watches, and for each: which runtime an object concerns (from its
+// labels or annotations, never its body) and what about it makes work. Steps name these in the
+// step table's `wakesOn`; a kind no step names is not watched.
+import { ANNOTATION } from '../api/constants.ts';
+import { KIND, type Kind, type ObjectMeta, type RuntimeObject } from '../kube/kinds.ts';
+import type { Selection } from '../kube/port.ts';
+import { WAKE, type Wake } from '../steps/table.ts';
+
+export interface RuntimeRef {
+  readonly name: string;
+  readonly uid: string;
+}
+
+export interface WatchedKind<T extends { readonly metadata: ObjectMeta }> {
+  readonly wake: Wake;
+  readonly kind: Kind<T>;
+  /** Narrows the watch to the control plane's own objects where a label can say so. */
+  readonly selection?: Selection;
+  readonly runtimeOf: (obj: T) => RuntimeRef | undefined;
+  /** Two events with the same fingerprint for one object are one change. */
+  readonly fingerprint: (obj: T) => string;
+}
+
+/** Objects the control plane makes carry their runtime's UID; the runtime is always `cluster`. */
+export function runtimeFromMarks(meta: ObjectMeta): RuntimeRef | undefined {
+  const uid = meta.labels?.[ANNOTATION.runtimeUID] ?? meta.annotations?.[ANNOTATION.runtimeUID];
+  return uid ? { name: 'cluster', uid } : undefined;
+}
+
+export const RUNTIME_WATCH: WatchedKind<RuntimeObject> = {
+  wake: WAKE.runtimeChange,
+  kind: KIND.clusterRuntime,
+  runtimeOf: (obj) => ({ name: obj.metadata.name, uid: obj.metadata.uid }),
+  // Its spec (generation), annotations and deletion; status writes, our own, are not work.
+  fingerprint: (obj) => JSON.stringify([obj.metadata.generation ?? 0, obj.metadata.annotations ?? {}, obj.metadata.deletionTimestamp ?? null]),
+};
+
+export const WATCHED: readonly WatchedKind<RuntimeObject>[] = [RUNTIME_WATCH];

@@ -1,0 +1,89 @@
+// A storm of changes to one runtime becomes a few messages, and the checkpoint never passes a
+// change that has not been sent.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Forwarder, MemoryCheckpoint } from '../../shared/forwarder/forwarder.ts';
+import type { RuntimeObject } from '../../shared/kube/kinds.ts';
+import type { KubePort, WatchOptions } from '../../shared/kube/port.ts';
+import { decodeWorkItem } from '../../shared/queue/workItem.ts';
+import { captureLogger } from '../helpers/logs.ts';
+import { RecordingProducer } from '../helpers/recordingProducer.ts';
+
+const runtime = (uid: string, generation: number, rv: number): RuntimeObject => ({
+  apiVersion: 'operator.aicr.run/v1alpha1',
+  kind: 'ClusterRuntime',
+  metadata: { name: 'cluster', uid, resourceVersion: String(rv), generation },
+});
+
+/** A port whose single watch replays the given events, a few at a time, then ends. */
+function stormKube(events: RuntimeObject[], perTick: number): KubePort {
+  const unused = (): Promise<never> => Promise.reject(new Error('not used'));
+  let watched = false;
+  return {
+    list: <T>() => Promise.resolve({ items: [] as T[], resourceVersion: '1' }),
+    watch: <T>(_: unknown, opts: WatchOptions<T>) => {
+      if (watched) {
+        // Later watches see nothing and end when the forwarder stops.
+        let end: () => void = () => undefined;
+        const idle = new Promise<void>((resolve) => (end = resolve));
+        return Promise.resolve({ done: idle, stop: () => end() });
+      }
+      watched = true;
+      const done = (async () => {
+        for (let i = 0; i < events.length; i += perTick) {
+          for (const e of events.slice(i, i + perTick)) opts.onEvent({ type: 'MODIFIED', object: e as T });
+          await new Promise((r) => setTimeout(r, 1));
+        }
+      })();
+      return Promise.resolve({ done, stop: () => undefined });
+    },
+    get: unused,
+    create: unused,
+    update: unused,
+    apply: unused,
+    applyStatus: unused,
+    patch: unused,
+    delete: unused,
+  };
+}
+
+test('1,000 spec changes to one runtime in a storm coalesce into a few messages; the checkpoint ends at the last change', async () => {
+  const events = Array.from({ length: 1000 }, (_, i) => runtime('u-1', i + 1, 100 + i));
+  const producer = new RecordingProducer();
+  const checkpoint = new MemoryCheckpoint();
+  const fwd = new Forwarder({ kube: stormKube(events, 50), producer, log: captureLogger().log, checkpoint, coalesceMs: 20 });
+  const running = fwd.run();
+  await new Promise((r) => setTimeout(r, 300));
+  fwd.stop();
+  await running;
+  const perMessage = 1000 / producer.sent.length;
+  assert.ok(perMessage >= 5, `${producer.sent.length} messages for 1000 changes`);
+  assert.equal(fwd.stats.coalesced + fwd.stats.enqueued, 1000);
+  const last = producer.sent.at(-1);
+  assert.equal(last?.dedupId, 'u-1/resolve/rv/1099', 'the last message carries the last change');
+  assert.equal(decodeWorkItem(last?.body ?? '').runtime.uid, 'u-1');
+  assert.equal(await checkpoint.load(), '1099');
+});
+
+test('without coalescing every change is its own message', async () => {
+  const events = Array.from({ length: 20 }, (_, i) => runtime('u-1', i + 1, 100 + i));
+  const producer = new RecordingProducer();
+  const fwd = new Forwarder({ kube: stormKube(events, 5), producer, log: captureLogger().log, checkpoint: new MemoryCheckpoint() });
+  const running = fwd.run();
+  await new Promise((r) => setTimeout(r, 100));
+  fwd.stop();
+  await running;
+  assert.equal(producer.sent.length, 20);
+});
+
+test('changes to different runtimes are never folded together', async () => {
+  const events = Array.from({ length: 40 }, (_, i) => runtime(`u-${i % 4}`, i + 1, 100 + i));
+  const producer = new RecordingProducer();
+  const fwd = new Forwarder({ kube: stormKube(events, 40), producer, log: captureLogger().log, checkpoint: new MemoryCheckpoint(), coalesceMs: 20 });
+  const running = fwd.run();
+  await new Promise((r) => setTimeout(r, 150));
+  fwd.stop();
+  await running;
+  assert.deepEqual(new Set(producer.sent.map((m) => decodeWorkItem(m.body).runtime.uid)), new Set(['u-0', 'u-1', 'u-2', 'u-3']));
+  assert.equal(producer.sent.length, 4);
+});
