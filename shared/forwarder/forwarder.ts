@@ -50,17 +50,23 @@ export interface ForwarderOptions {
   readonly watchTimeoutSeconds?: number;
   /** The steps a change wakes come from this table. */
   readonly table?: readonly StepRow[];
-  /** How long changes to one runtime gather before one message goes out; 0 sends each at once. */
+  /** The shortest interval between two messages for one runtime; 0 sends each change at once. */
   readonly coalesceMs?: number;
+  readonly now?: () => number;
 }
 
-/** Changes to one runtime within this long become one message per step: a storm costs a few reconciles, not one each. */
-export const COALESCE_MS = 100;
+/**
+ * At most one message per step for a runtime within this long: a change after a quiet spell
+ * goes out at once, and a storm of changes costs one reconcile per interval, not one each.
+ */
+export const COALESCE_MS = 250;
 
 interface Pending {
   readonly runtime: RuntimeRef;
   readonly cause: string;
   readonly resourceVersion: string;
+  /** When it may be sent: at once, or one interval after the runtime's previous message. */
+  readonly due: number;
 }
 
 type Object_ = { readonly metadata: ObjectMeta };
@@ -69,6 +75,7 @@ export class Forwarder<T extends Object_ = RuntimeObject> {
   readonly stats: ForwarderStats = { relists: 0, enqueued: 0, skipped: 0, coalesced: 0, watches: 0 };
   private readonly seen = new Map<string, string>();
   private readonly pending = new Map<string, Pending>();
+  private readonly lastSent = new Map<string, number>();
   private flushTimer: NodeJS.Timeout | undefined;
   private chain: Promise<void> = Promise.resolve();
   /** The newest resourceVersion handled while changes still wait to be sent. */
@@ -100,7 +107,7 @@ export class Forwarder<T extends Object_ = RuntimeObject> {
         failures = await this.recover(err, failures);
       }
     }
-    await this.flush();
+    await this.flush(true);
   }
 
   stop(): void {
@@ -140,7 +147,7 @@ export class Forwarder<T extends Object_ = RuntimeObject> {
       this.seen.set(obj.metadata.uid, this.watched.fingerprint(obj));
       this.buffer(obj, 'relist');
     }
-    await this.flush();
+    await this.flush(true);
     if (this.sendFailed) return;
     await this.advance(list.resourceVersion);
   }
@@ -160,7 +167,7 @@ export class Forwarder<T extends Object_ = RuntimeObject> {
     } finally {
       this.stopWatch = undefined;
       await this.chain;
-      await this.flush();
+      await this.flush(true);
     }
   }
 
@@ -172,7 +179,7 @@ export class Forwarder<T extends Object_ = RuntimeObject> {
     if (this.sendFailed) return;
     const obj = ev.object;
     if (ev.type !== 'BOOKMARK') this.consider(ev.type, obj);
-    if ((this.opts.coalesceMs ?? 0) <= 0) await this.flush();
+    await this.flush();
     if (this.sendFailed) return;
     if (this.pending.size > 0) this.held = obj.metadata.resourceVersion;
     else await this.advance(obj.metadata.resourceVersion);
@@ -189,8 +196,10 @@ export class Forwarder<T extends Object_ = RuntimeObject> {
     if (type === 'DELETED') this.seen.delete(uid);
     else this.seen.set(uid, print);
     this.buffer(obj, type);
-    const delay = this.opts.coalesceMs ?? 0;
-    if (delay > 0) this.flushTimer ??= setTimeout(() => this.then(() => this.flush()), delay);
+  }
+
+  private now(): number {
+    return (this.opts.now ?? Date.now)();
   }
 
   private buffer(obj: T, cause: string): void {
@@ -199,22 +208,30 @@ export class Forwarder<T extends Object_ = RuntimeObject> {
       this.stats.skipped++;
       return;
     }
-    if (this.pending.has(runtime.uid)) this.stats.coalesced++;
-    this.pending.set(runtime.uid, { runtime, cause, resourceVersion: obj.metadata.resourceVersion });
+    const earlier = this.pending.get(runtime.uid);
+    if (earlier) this.stats.coalesced++;
+    const due = earlier?.due ?? Math.max(this.now(), (this.lastSent.get(runtime.uid) ?? -Infinity) + (this.opts.coalesceMs ?? 0));
+    this.pending.set(runtime.uid, { runtime, cause, resourceVersion: obj.metadata.resourceVersion, due });
   }
 
-  /** Sends every waiting change, then lets the checkpoint catch up. */
-  private async flush(): Promise<void> {
+  /** Sends the waiting changes that are due (all of them when `all`), then lets the checkpoint catch up. */
+  private async flush(all = false): Promise<void> {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
     if (this.pending.size === 0 || this.sendFailed) return;
-    const waiting = [...this.pending.values()];
-    this.pending.clear();
-    for (const p of waiting) {
+    const now = this.now();
+    for (const p of [...this.pending.values()].filter((x) => all || x.due <= now)) {
+      this.pending.delete(p.runtime.uid);
       await this.enqueue(p);
       if (this.sendFailed) return;
+      this.lastSent.set(p.runtime.uid, now);
     }
-    if (this.held !== undefined && this.pending.size === 0) {
+    if (this.pending.size > 0) {
+      const next = Math.min(...[...this.pending.values()].map((x) => x.due));
+      this.flushTimer = setTimeout(() => this.then(() => this.flush()), Math.max(0, next - this.now()));
+      return;
+    }
+    if (this.held !== undefined) {
       const held = this.held;
       this.held = undefined;
       await this.advance(held);
