@@ -4,5 +4,6 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { stepDeps } from '../shared/aws/stepDeps.ts';
 import { createStepHandler } from '../shared/aws/stepHandler.ts';
 import { runResolve } from '../shared/steps/resolve/index.ts';
+import { lambdaLogContext } from '../shared/observability/lambda.ts';
 
-export const handler = middy<SQSEvent, SQSBatchResponse>().handler(createStepHandler({ resolve: runResolve }, stepDeps('resolve')));
+export const handler = middy<SQSEvent, SQSBatchResponse>().use(lambdaLogContext()).handler(createStepHandler({ resolve: runResolve }, stepDeps('resolve')));

@@ -1,6 +1,10 @@
-// Structured JSON logs. Each line of a message's handling carries the runtime UID, plan
-// digest, rollout and run ID when known. Only keys and control-plane-chosen text are logged:
-// never spec values, server replies or credentials.
+// Structured JSON logs, one object per line, in the Powertools Logger shape: `level`,
+// `message`, `timestamp`, `service`, then the Lambda context (`cold_start`, `function_name`,
+// `function_request_id`, …) when running in Lambda, then our context keys and the fields.
+// Each line of a message's handling carries the runtime UID, plan digest, rollout and run ID
+// when known. Only keys and control-plane-chosen text are logged: never spec values, server
+// replies or credentials; a field whose name looks sensitive is redacted whatever its value.
+import { Logger as PowertoolsLogger, LogLevelThreshold } from '@aws-lambda-powertools/logger';
 
 export interface LogContext {
   readonly runtimeUID?: string;
@@ -15,8 +19,17 @@ export interface LogContext {
 export type LogValue = string | number | boolean | null | undefined | readonly string[];
 export type LogFields = Readonly<Record<string, LogValue>>;
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+type LineLevel = Exclude<LogLevel, 'silent'>;
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
+const THRESHOLD: Record<LineLevel, number> = {
+  debug: LogLevelThreshold.DEBUG,
+  info: LogLevelThreshold.INFO,
+  warn: LogLevelThreshold.WARN,
+  error: LogLevelThreshold.ERROR,
+};
 const SENSITIVE_KEY = /token|secret|password|passwd|authorization|credential|cookie|private.?key|^values?$/i;
+export const REDACTED = '[redacted]';
+export const DEFAULT_SERVICE = 'aicr-control-plane';
 
 export interface Logger {
   debug(msg: string, fields?: LogFields): void;
@@ -30,23 +43,46 @@ export type LogSink = (line: string) => void;
 
 const stdoutSink: LogSink = (line) => process.stdout.write(`${line}\n`);
 
-function scrub(fields: LogFields): Record<string, LogValue> {
-  const out: Record<string, LogValue> = {};
-  for (const [k, v] of Object.entries(fields)) {
-    if (v === undefined) continue;
-    out[k] = SENSITIVE_KEY.test(k) ? '[redacted]' : v;
+/** Applied to every key of every line, nested ones too, as the line is serialised. */
+function redact(key: string, value: unknown): unknown {
+  return value !== undefined && SENSITIVE_KEY.test(key) ? REDACTED : value;
+}
+
+/**
+ * The process's one Powertools logger. It holds the current invocation's Lambda context and
+ * cold-start flag (set by `lambdaLogContext()` in ./lambda.ts) and turns each record into a
+ * line; the `Logger` that made the record writes the line to its own sink and applies its own
+ * level, so tests can read lines back and one process can hold loggers of different levels.
+ */
+class LineBuilder extends PowertoolsLogger {
+  line(level: LineLevel, message: string, attributes: Record<string, LogValue>, service: string): string {
+    const item = this.createAndPopulateLogItem(THRESHOLD[level], message, [attributes]);
+    item.addAttributes({ service });
+    item.prepareForPrint();
+    return JSON.stringify(item.getAttributes(), this.getJsonReplacer());
   }
-  return out;
+}
+
+let builder: LineBuilder | undefined;
+
+/** Built on first use, so it reads the environment (Lambda's initialization type) as it is then. */
+export function powertoolsLogger(): PowertoolsLogger {
+  return lineBuilder();
+}
+
+function lineBuilder(): LineBuilder {
+  builder ??= new LineBuilder({ serviceName: DEFAULT_SERVICE, jsonReplacerFn: redact });
+  return builder;
 }
 
 export function createLogger(opts: { level?: LogLevel; sink?: LogSink; context?: LogContext; service?: string } = {}): Logger {
   const level = opts.level ?? ((process.env['LOG_LEVEL'] as LogLevel | undefined) ?? 'info');
   const sink = opts.sink ?? stdoutSink;
   const context = opts.context ?? {};
-  const service = opts.service ?? 'aicr-control-plane';
-  const emit = (lvl: Exclude<LogLevel, 'silent'>, msg: string, fields: LogFields = {}): void => {
+  const service = opts.service ?? DEFAULT_SERVICE;
+  const emit = (lvl: LineLevel, msg: string, fields: LogFields = {}): void => {
     if (ORDER[lvl] < (ORDER[level] ?? ORDER.info)) return;
-    sink(JSON.stringify({ time: new Date().toISOString(), level: lvl, service, msg, ...context, ...scrub(fields) }));
+    sink(lineBuilder().line(lvl, msg, { ...context, ...fields }, service));
   };
   return {
     debug: (m, f) => emit('debug', m, f),

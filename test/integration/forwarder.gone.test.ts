@@ -70,7 +70,7 @@ test('after a forced 410 the forwarder relists and the runtime still gets its st
   assert.ok(compactedAt > Number(resumeFrom));
 
   await secondPass(kube, checkpoint, async (second) => {
-    assert.ok(second.records().some((r) => r['msg'] === 'watch history expired; relisting'), 'the 410 was seen');
+    assert.ok(second.records().some((r) => r['message'] === 'watch history expired; relisting'), 'the 410 was seen');
     assert.ok(second.forwarder.stats.relists >= 1);
     assert.ok(second.forwarder.stats.enqueued >= 1);
     assert.ok(Number(await checkpoint.load()) > Number(resumeFrom), 'the checkpoint moved past the gap');

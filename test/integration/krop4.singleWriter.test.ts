@@ -98,7 +98,7 @@ test('KROP-4 a conflict is retried through the queue, logged, and leaves one wri
   const count = await controlPlaneRequests(mark);
   assert.deepEqual(count.okManagers, ['aicr-resolve', 'aicr-status-summary'], 'the racing run wrote; the retry found nothing to do');
   assert.equal(count.conflicts, 1);
-  const failed = records().find((r) => r['msg'] === 'step failed');
+  const failed = records().find((r) => r['message'] === 'step failed');
   assert.equal(failed?.['outcome'], 'retry-now');
   assert.equal(failed?.['runtimeUID'], item.runtime.uid);
   assert.equal(queue.deadLetters.length, 0);

@@ -17,7 +17,7 @@ test('a clean start right after the CRDs are installed logs no warning and still
   try {
     await createRuntime({ aicrVersion: 'v1.1.0' });
     await waitFor('first status', async () => (condition(await getRuntime(), 'Resolved') ? true : undefined));
-    const noisy = cp.records().filter((r) => r['level'] === 'warn' || r['level'] === 'error');
+    const noisy = cp.records().filter((r) => r['level'] === 'WARN' || r['level'] === 'ERROR');
     assert.deepEqual(noisy, [], 'no warning or error at start');
   } finally {
     cp.stop();

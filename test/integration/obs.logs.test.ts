@@ -50,7 +50,7 @@ test('OBS-1 a secret in a malformed message is not logged; the failing field is'
   queue.stop();
   assert.equal(queue.deadLetters.length, 1, 'dead-lettered after the redelivery count');
   assert.equal(lines.join('\n').includes(SECRET), false);
-  const malformed = records().filter((r) => r['msg'] === 'malformed message');
+  const malformed = records().filter((r) => r['message'] === 'malformed message');
   assert.equal(malformed.length, 2);
   assert.equal(malformed[0]?.['field'], 'step');
 });

@@ -101,8 +101,8 @@ test('a new step row is routed by the forwarder, dispatched, may drop a conditio
   const { log, records } = captureLogger();
   const body = encodeWorkItem({ v: 1, step: 'probe', runtime: { name: 'cluster', uid: 'u' }, cause: 'test' });
   await assert.rejects(resolveOnly(delivery(body), dispatchDeps(controlPlaneKube(), log, new RecordingProducer())), StepNotRoutedError);
-  const line = records().find((r) => r['msg'] === 'message for a step this function does not run');
-  assert.equal(line?.['level'], 'error');
+  const line = records().find((r) => r['message'] === 'message for a step this function does not run');
+  assert.equal(line?.['level'], 'ERROR');
   assert.equal(line?.['step'], 'probe');
 });
 
@@ -144,5 +144,5 @@ test('a status write the API server refuses (422) is reported as the control pla
   assert.match(condition(after, 'Resolved')?.message ?? '', /http 422 on status\.conditions\[0\]\.status.*control plane bug/);
   assert.equal(condition(after, 'Stalled')?.status, 'True');
   assert.equal(producer.sent.length + producer.dead.length, 0, 'nothing is retried');
-  assert.ok(records().some((r) => r['msg'] === 'step failed' && r['errorKind'] === 'status-write-refused'));
+  assert.ok(records().some((r) => r['message'] === 'step failed' && r['errorKind'] === 'status-write-refused'));
 });
