@@ -74,8 +74,19 @@ export const FIELD_MANAGER = {
 
 export const MANAGED_BY_VALUE = 'aicr-operator';
 
-/** The Kubernetes group the control plane's IAM roles map to (EKS access entries; infra/rbac). */
-export const CONTROL_PLANE_GROUP = 'aicr:control-plane';
+/**
+ * Kubernetes groups the control plane's IAM roles map to (EKS access entries; infra/rbac): one
+ * per function, so each holds only the rights its step-table row names.
+ */
+export const IDENTITY_GROUP = {
+  forwarder: 'aicr:forwarder',
+  step: (name: string): string => `aicr:step:${name}`,
+} as const;
+/** Kubernetes user names of the same identities, where a test or local mode impersonates them. */
+export const IDENTITY_USER = {
+  forwarder: 'aicr-forwarder',
+  step: (name: string): string => `aicr-step-${name}`,
+} as const;
 
 /** Where the forwarder records the resourceVersion it has forwarded up to. */
 export const FORWARDER_CHECKPOINT = { namespace: NAMESPACES.system, name: 'aicr-forwarder-checkpoint', key: 'resourceVersion' } as const;

@@ -22,6 +22,8 @@ export interface Connection {
   readonly name: string;
   /** The full identity, which may cost a request (EKS asks STS); used only when the server refused it. */
   readonly identity: () => Promise<string>;
+  /** Act as this user and groups (Kubernetes impersonation): how tests and local mode run a step as its own identity. */
+  readonly impersonate?: { readonly user: string; readonly groups: readonly string[] };
 }
 
 /** A non-2xx answer: the status code and the server's Status body, for errors.ts to classify. */
@@ -82,7 +84,11 @@ export class RestClient {
   }
 
   private async open(method: string, path: string, opts: RequestOptions, refresh: boolean): Promise<IncomingMessage> {
-    const headers: Record<string, string> = { Accept: 'application/json' };
+    const headers: Record<string, string | string[]> = { Accept: 'application/json' };
+    if (this.conn.impersonate) {
+      headers['Impersonate-User'] = this.conn.impersonate.user;
+      headers['Impersonate-Group'] = [...this.conn.impersonate.groups];
+    }
     if (this.conn.token) headers['Authorization'] = `Bearer ${await this.conn.token(refresh)}`;
     const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
     if (payload !== undefined) headers['Content-Type'] = opts.contentType ?? 'application/json';

@@ -19,7 +19,9 @@ export interface LocalControlPlane {
 }
 
 export interface LocalOptions {
+  /** The forwarder's access, and every step's unless `kubeFor` gives a step its own. */
   readonly kube: KubePort;
+  readonly kubeFor?: (step: string) => KubePort;
   readonly log: Logger;
   readonly checkpoint?: Checkpoint;
   readonly queue?: EmbeddedQueueOptions;
@@ -39,7 +41,7 @@ export function startLocalControlPlane(opts: LocalOptions): LocalControlPlane {
   const dispatch = createDispatcher(opts.runners ?? RUNNERS, table);
   const timings = opts.timings ?? DEFAULT_TIMINGS;
   queue.consume(async (msg) => {
-    await dispatch(msg, { kube: opts.kube, log: opts.log, now, timings, producer: queue });
+    await dispatch(msg, { kube: opts.kube, log: opts.log, now, timings, producer: queue, ...(opts.kubeFor ? { kubeFor: opts.kubeFor } : {}) });
   });
   const forwarder = new Forwarder({
     kube: opts.kube,

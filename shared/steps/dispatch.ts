@@ -7,6 +7,7 @@
 // Transient failures are logged only; they never become conditions or Events (OBS-2).
 import { OUTCOME, type Outcome, classify, errorFields } from '../classify.ts';
 import { MalformedMessageError, StepNotRoutedError } from '../errors.ts';
+import type { KubePort } from '../kube/port.ts';
 import type { Logger } from '../observability/log.ts';
 import { retryDedupId } from '../queue/dedup.ts';
 import type { QueueProducer, ReceivedMessage } from '../queue/port.ts';
@@ -20,6 +21,8 @@ import type { StepDeps, StepResult, StepRunner } from './types.ts';
 
 export interface DispatchDeps extends StepDeps {
   readonly producer: QueueProducer;
+  /** Each step's own Kubernetes identity, where one process runs several (local mode, tests). */
+  readonly kubeFor?: (step: string) => KubePort;
   /** For backoff jitter; tests pass a fixed one. */
   readonly random?: () => number;
 }
@@ -59,7 +62,7 @@ export function createDispatcher(runners: Readonly<Record<string, StepRunner>>, 
       throw err;
     }
     const stepLog = log.child({ runtimeUID: item.runtime.uid, step: item.step });
-    const stepDeps = { ...deps, log: stepLog };
+    const stepDeps = { ...deps, log: stepLog, kube: deps.kubeFor?.(item.step) ?? deps.kube };
     try {
       return await runStep(item, { row, runner, table }, stepDeps);
     } catch (err) {

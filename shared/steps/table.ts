@@ -4,11 +4,22 @@
 // suite. Adding a step: a row here, its runner under shared/steps/<name>/, an entry in
 // runners.ts, a handler in functions/, and its queue, function and role in serverless.yml.
 // Kept free of runner imports so a function bundles only the steps it runs.
-import { CONDITION, FIELD_MANAGER, type DomainConditionType } from '../api/constants.ts';
+import { API_GROUP, CONDITION, FIELD_MANAGER, type DomainConditionType } from '../api/constants.ts';
 
 /** What makes the forwarder enqueue a step. Watched kinds beyond the runtime come with their steps. */
 export const WAKE = { runtimeChange: 'runtime-change' } as const;
 export type Wake = (typeof WAKE)[keyof typeof WAKE];
+
+/** One RBAC rule a step's identity holds; `namespace` makes it a Role there instead of cluster-wide. */
+export interface KubeRule {
+  readonly apiGroups: readonly string[];
+  readonly resources: readonly string[];
+  readonly verbs: readonly string[];
+  readonly namespace?: string;
+  readonly resourceNames?: readonly string[];
+  /** Why the step needs it; written beside the rule in infra/rbac. */
+  readonly why: string;
+}
 
 export interface StepRow {
   readonly name: string;
@@ -21,6 +32,8 @@ export interface StepRow {
   /** The function's timeout; its queue's visibility timeout is six times this. */
   readonly timeoutSeconds: number;
   readonly wakesOn: readonly Wake[];
+  /** Everything the step's own Kubernetes identity may do (infra/rbac is generated from this). */
+  readonly kube: readonly KubeRule[];
 }
 
 export const STEP_TABLE = [
@@ -32,6 +45,10 @@ export const STEP_TABLE = [
     fieldManager: FIELD_MANAGER.resolve,
     timeoutSeconds: 30,
     wakesOn: [WAKE.runtimeChange],
+    kube: [
+      { apiGroups: [API_GROUP], resources: ['clusterruntimes'], verbs: ['get'], why: 'reads the runtime it was sent' },
+      { apiGroups: [API_GROUP], resources: ['clusterruntimes/status'], verbs: ['patch'], why: 'applies Resolved and the summary conditions' },
+    ],
   },
 ] as const satisfies readonly StepRow[];
 

@@ -9,6 +9,8 @@ export interface AuditEvent {
   readonly verb: string;
   readonly requestURI: string;
   readonly user: { readonly username: string };
+  /** Set when the request acted as another identity (a step's or the forwarder's own). */
+  readonly impersonatedUser?: { readonly username: string; readonly groups?: readonly string[] };
   readonly userAgent?: string;
   readonly objectRef?: {
     readonly resource?: string;

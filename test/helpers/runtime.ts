@@ -10,6 +10,8 @@ import { adminKubeConfig, testEnv } from './env.ts';
 
 const run = promisify(execFile);
 const CRDS = fileURLToPath(new URL('../../infra/crds/', import.meta.url));
+const INFRA_NAMESPACES = fileURLToPath(new URL('../../infra/namespaces.yaml', import.meta.url));
+const INFRA_RBAC = fileURLToPath(new URL('../../infra/rbac/', import.meta.url));
 const RUNTIME = { group: API_GROUP, version: API_VERSION, plural: KINDS.clusterRuntime.plural } as const;
 
 export async function kubectl(...args: string[]): Promise<string> {
@@ -19,6 +21,8 @@ export async function kubectl(...args: string[]): Promise<string> {
 
 /** Installs the control plane's CRDs with the real kubectl and waits until they are served. */
 export async function ensureCrds(): Promise<void> {
+  // The namespaces and each identity's RBAC come with the CRDs, so steps can run as themselves.
+  await kubectl('apply', '--server-side', '--force-conflicts', '-f', INFRA_NAMESPACES, '-f', INFRA_RBAC);
   await kubectl('apply', '--server-side', '--force-conflicts', '-f', CRDS);
   await kubectl('wait', '--for=condition=Established', '--timeout=60s', '-f', CRDS);
 }

@@ -1,13 +1,13 @@
 // The Lambda path authenticates to a real kube-apiserver the way EKS expects: a real EKS
 // token from the function's role credentials (moto STS), checked by a TokenReview webhook
-// that maps the role to the aicr:control-plane group, authorized by infra/rbac.
+// that maps the role to the resolve step's own group, authorized by infra/rbac.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
 import { SQSClient, SendMessageCommand } from '@aws-sdk/client-sqs';
-import { CONTROL_PLANE_GROUP } from '../../shared/api/constants.ts';
+import { IDENTITY_GROUP } from '../../shared/api/constants.ts';
 import type { AwsCredentials } from '../../shared/kube/eksToken.ts';
 import { KubeRequestError } from '../../shared/errors.ts';
 import { eksKube as makeEksKube } from '../../shared/kube/eks.ts';
@@ -20,6 +20,8 @@ import { startEksAuthWebhook, type EksAuthWebhook } from '../helpers/eksAuthWebh
 import { awsClientConfig, resetMoto, testEnv } from '../helpers/env.ts';
 import { createFifoWithDlq, createQueue, SqsLambdaDriver, type SqsHandler } from '../helpers/sqsDriver.ts';
 import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl } from '../helpers/runtime.ts';
+
+const RESOLVE_GROUP = IDENTITY_GROUP.step('resolve');
 
 const ROLE = 'arn:aws:iam::123456789012:role/aicr-control-plane-resolve';
 const CLUSTER = 'aicr-test';
@@ -34,7 +36,7 @@ before(async () => {
   await deleteRuntime();
   await kubectl('apply', '-f', join(INFRA, 'namespaces.yaml'), '-f', join(INFRA, 'rbac'));
   await resetMoto();
-  webhook = await startEksAuthWebhook({ region: 'us-east-1', entries: [{ roleArn: ROLE, groups: [CONTROL_PLANE_GROUP] }] });
+  webhook = await startEksAuthWebhook({ region: 'us-east-1', entries: [{ roleArn: ROLE, groups: [RESOLVE_GROUP] }] });
   server = await startExtraApiServer('apiserver-eks', [
     `--authentication-token-webhook-config-file=${webhook.configFile}`,
     '--authentication-token-webhook-version=v1',
@@ -79,7 +81,7 @@ test('the Lambda handler reaches the API server with a real EKS token and writes
   const write = readAudit(server.auditLog).find((e) => e.objectRef?.subresource === 'status' && e.verb === 'patch');
   assert.ok(write, 'the status write went through the EKS-authenticated API server');
   assert.equal(write.user.username, 'arn:aws:sts::123456789012:assumed-role/aicr-control-plane-resolve/lambda-resolve');
-  assert.ok((write.user as { groups?: string[] }).groups?.includes(CONTROL_PLANE_GROUP));
+  assert.ok((write.user as { groups?: string[] }).groups?.includes(RESOLVE_GROUP));
   assert.equal(write.responseStatus?.code, 200);
   assert.ok(webhook.reviews.some((r) => r.authenticated));
 });
@@ -90,9 +92,9 @@ test('a request outside the control plane RBAC is denied, naming the IAM identit
   assert.ok(err instanceof KubeRequestError);
   assert.equal(err.status, 403);
   assert.match(err.message, /assumed-role\/aicr-control-plane-resolve\/lambda-resolve on cluster aicr-test/);
-  const yes = await kubectl('auth', 'can-i', 'patch', 'clusterruntimes.operator.aicr.run', '--subresource=status', '--as=probe', `--as-group=${CONTROL_PLANE_GROUP}`);
+  const yes = await kubectl('auth', 'can-i', 'patch', 'clusterruntimes.operator.aicr.run', '--subresource=status', '--as=probe', `--as-group=${RESOLVE_GROUP}`);
   assert.equal(yes.trim(), 'yes');
-  const no = await kubectl('auth', 'can-i', 'list', 'secrets', '-n', 'kube-system', '--as=probe', `--as-group=${CONTROL_PLANE_GROUP}`).catch((e: { stdout?: string }) => e.stdout ?? '');
+  const no = await kubectl('auth', 'can-i', 'list', 'secrets', '-n', 'kube-system', '--as=probe', `--as-group=${RESOLVE_GROUP}`).catch((e: { stdout?: string }) => e.stdout ?? '');
   assert.equal(no.trim(), 'no');
 });
 

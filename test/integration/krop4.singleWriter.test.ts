@@ -10,7 +10,7 @@ import { EmbeddedQueue } from '../../shared/queue/embedded.ts';
 import { encodeWorkItem, runtimeGroup, type WorkItem } from '../../shared/queue/workItem.ts';
 import { dispatchAll, dispatchDeps, resolveItem, runResolveOnce } from '../helpers/steps.ts';
 import { auditMark } from '../helpers/audit.ts';
-import { controlPlaneKube } from '../helpers/controlPlane.ts';
+import { stepKube } from '../helpers/controlPlane.ts';
 import { captureLogger } from '../helpers/logs.ts';
 import { controlPlaneRequests } from '../helpers/statusWrites.ts';
 import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime } from '../helpers/runtime.ts';
@@ -29,7 +29,7 @@ test('KROP-4 a change delivered twice makes exactly one step write and one summa
   const mark = auditMark();
   const { log } = captureLogger();
   const queue = new EmbeddedQueue({ redeliveryDelayMs: 20 });
-  const deps = dispatchDeps(controlPlaneKube(), log, queue);
+  const deps = dispatchDeps(stepKube('resolve'), log, queue);
   queue.consume(async (m) => {
     await dispatchAll(m, deps);
   });
@@ -48,15 +48,15 @@ test('KROP-4 two workers racing on one runtime make exactly one step write and o
   const a = captureLogger();
   const b = captureLogger();
   const results = await Promise.allSettled([
-    runResolveOnce(item, { kube: controlPlaneKube(), log: a.log }),
-    runResolveOnce(item, { kube: controlPlaneKube(), log: b.log }),
+    runResolveOnce(item, { kube: stepKube('resolve'), log: a.log }),
+    runResolveOnce(item, { kube: stepKube('resolve'), log: b.log }),
   ]);
   // A loser is redelivered, as the queue would: it re-reads and finds nothing left to do.
   for (const r of results) {
     if (r.status === 'rejected') {
       assert.equal((r.reason as Error).name, 'ConflictError');
       assert.equal((r.reason as { kind?: string }).kind, 'transient', 'a lost race is transient');
-      const again = await runResolveOnce(item, { kube: controlPlaneKube(), log: a.log });
+      const again = await runResolveOnce(item, { kube: stepKube('resolve'), log: a.log });
       assert.equal(again.writes, 0);
     }
   }
@@ -77,14 +77,14 @@ test('KROP-4 a conflict is retried through the queue, logged, and leaves one wri
   const stale = await getRuntime();
   assert.ok(stale);
   // A write that lands between the step's read and its write: the step's precondition fails.
-  const kube = controlPlaneKube();
+  const kube = stepKube('resolve');
   let raced = false;
   const racing: KubePort = Object.assign(Object.create(kube) as KubePort, {
     get: async <T>(kind: Kind<T>, name: string, namespace?: string): Promise<T | undefined> => {
       const seen = await kube.get(kind, name, namespace);
       if (!raced && seen) {
         raced = true;
-        await runResolveOnce(item, { kube: controlPlaneKube(), log });
+        await runResolveOnce(item, { kube: stepKube('resolve'), log });
       }
       return seen;
     },
@@ -106,7 +106,7 @@ test('KROP-4 a conflict is retried through the queue, logged, and leaves one wri
 
 test('KROP-4 a no-op reconcile makes zero writes', async () => {
   const { log } = captureLogger();
-  const deps = { kube: controlPlaneKube(), log };
+  const deps = { kube: stepKube('resolve'), log };
   assert.equal((await runResolveOnce(item, deps)).writes, 2);
   const mark = auditMark();
   assert.equal((await runResolveOnce(item, deps)).writes, 0);

@@ -7,7 +7,7 @@ import { KIND } from '../../shared/kube/kinds.ts';
 import { EmbeddedQueue } from '../../shared/queue/embedded.ts';
 import { encodeWorkItem, runtimeGroup } from '../../shared/queue/workItem.ts';
 import { dispatchAll, dispatchDeps, resolveItem } from '../helpers/steps.ts';
-import { controlPlaneKube } from '../helpers/controlPlane.ts';
+import { stepKube } from '../helpers/controlPlane.ts';
 import { captureLogger } from '../helpers/logs.ts';
 import { createRuntime, deleteRuntime, ensureCrds, getRuntime } from '../helpers/runtime.ts';
 
@@ -25,7 +25,7 @@ test('OBS-1 every log line of a message handling carries the runtime UID, and no
   const { log, lines, records } = captureLogger('debug');
   const queue = new EmbeddedQueue({ redeliveryDelayMs: 10 });
   queue.consume(async (m) => {
-    await dispatchAll(m, dispatchDeps(controlPlaneKube(), log, queue));
+    await dispatchAll(m, dispatchDeps(stepKube('resolve'), log, queue));
   });
   const item = resolveItem(rt.metadata.uid);
   await queue.send({ step: 'resolve', group: runtimeGroup(rt.metadata.uid), dedupId: '1', body: encodeWorkItem(item) });
@@ -42,7 +42,7 @@ test('OBS-1 a secret in a malformed message is not logged; the failing field is'
   const { log, lines, records } = captureLogger('debug');
   const queue = new EmbeddedQueue({ redeliveryDelayMs: 5, maxReceives: 2 });
   queue.consume(async (m) => {
-    await dispatchAll(m, dispatchDeps(controlPlaneKube(), log, queue));
+    await dispatchAll(m, dispatchDeps(stepKube('resolve'), log, queue));
   });
   const body = JSON.stringify({ v: 1, step: SECRET, runtime: { name: 'cluster', uid: 'u' }, cause: 'x' });
   await queue.send({ step: 'resolve', group: 'g', dedupId: 'bad', body });
@@ -58,7 +58,7 @@ test('OBS-1 a secret in a malformed message is not logged; the failing field is'
 test('OBS-1 a value the API server echoes in a refusal never reaches the log', async () => {
   const rt = await createRuntime({ aicrVersion: 'v1.1.0' });
   const { log, lines } = captureLogger('debug');
-  const kube = controlPlaneKube();
+  const kube = stepKube('resolve');
   const bad = { type: 'Ready', status: SECRET, reason: 'X', message: 'm', lastTransitionTime: '2026-11-30T10:00:00Z' };
   const err = await kube
     .applyStatus(KIND.clusterRuntime, { metadata: { name: 'cluster', resourceVersion: rt.metadata.resourceVersion }, status: { conditions: [bad] } }, { fieldManager: 'aicr-test', force: true })

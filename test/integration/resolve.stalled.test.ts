@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolveItem, runResolveOnce } from '../helpers/steps.ts';
 import { auditMark } from '../helpers/audit.ts';
-import { controlPlaneKube } from '../helpers/controlPlane.ts';
+import { stepKube } from '../helpers/controlPlane.ts';
 import { captureLogger } from '../helpers/logs.ts';
 import { controlPlaneRequests } from '../helpers/statusWrites.ts';
 import { storeWithLooseSchema } from '../helpers/looseSchema.ts';
@@ -25,7 +25,7 @@ test('COND-2 stored data the schema refuses stalls the runtime with InvalidSpec 
   assert.ok(rt);
   const { log } = captureLogger();
   const mark = auditMark();
-  const result = await runResolveOnce(resolveItem(rt.metadata.uid), { kube: controlPlaneKube(), log });
+  const result = await runResolveOnce(resolveItem(rt.metadata.uid), { kube: stepKube('resolve'), log });
   assert.equal(result.writes, 2, 'the step writes Resolved, then the summary writes Stalled');
   const after = await getRuntime();
   const stalled = condition(after, 'Stalled');

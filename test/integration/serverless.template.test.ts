@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { IDENTITY_GROUP } from '../../shared/api/constants.ts';
 import { ConfigSchema } from '../../shared/config.ts';
 import { testEnv } from '../helpers/env.ts';
 import { EXAMPLE_PARAMS, slsPackage } from '../helpers/sls.ts';
@@ -118,16 +119,16 @@ test('every setting the template gives a function is one the function knows', ()
   }
 });
 
-test('EKS access entries map the Kubernetes-facing roles to the control plane group', () => {
+test('EKS access entries map each Kubernetes-facing role to its own group', () => {
   const entries = byType('AWS::EKS::AccessEntry').map(([, r]) => r.Properties);
   assert.deepEqual(entries.map((e) => e['PrincipalArn']).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))), [
     { 'Fn::GetAtt': ['ForwarderRole', 'Arn'] },
     { 'Fn::GetAtt': ['ResolveRole', 'Arn'] },
   ]);
-  for (const e of entries) {
-    assert.deepEqual(e['KubernetesGroups'], ['aicr:control-plane']);
-    assert.equal(e['ClusterName'], EXAMPLE_PARAMS.eksClusterName);
-  }
+  const groupOf = (role: string): unknown => entries.find((e) => JSON.stringify(e['PrincipalArn']).includes(`"${role}"`))?.['KubernetesGroups'];
+  assert.deepEqual(groupOf('ForwarderRole'), [IDENTITY_GROUP.forwarder]);
+  assert.deepEqual(groupOf('ResolveRole'), [IDENTITY_GROUP.step('resolve')]);
+  for (const e of entries) assert.equal(e['ClusterName'], EXAMPLE_PARAMS.eksClusterName);
 });
 
 test('one ESM bundle per function; only the Kubernetes-facing one carries the Kubernetes client', async () => {

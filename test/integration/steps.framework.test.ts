@@ -14,7 +14,7 @@ import { runResolve } from '../../shared/steps/resolve/index.ts';
 import { STEP_TABLE, WAKE, type StepRow } from '../../shared/steps/table.ts';
 import type { StepRunner } from '../../shared/steps/types.ts';
 import { MESSAGE_LIMIT_BYTES, byteLength } from '../../shared/status/message.ts';
-import { controlPlaneKube, startCapturedControlPlane } from '../helpers/controlPlane.ts';
+import { stepKube, startCapturedControlPlane } from '../helpers/controlPlane.ts';
 import { captureLogger } from '../helpers/logs.ts';
 import { RecordingProducer } from '../helpers/recordingProducer.ts';
 import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, waitFor } from '../helpers/runtime.ts';
@@ -49,7 +49,7 @@ test('COND-2 a stalled error writes the owning condition and Stalled=True with i
   const message = 'minting an ecr token failed: the role may not call ecr:GetAuthorizationToken';
   const failing: StepRunner = () => Promise.reject(new StalledError('RegistryCredentialsUnavailable', message));
   const dispatch = createDispatcher({ resolve: failing });
-  const result = await dispatch(delivery(encodeWorkItem(resolveItem(rt.metadata.uid))), dispatchDeps(controlPlaneKube(), captureLogger().log, producer));
+  const result = await dispatch(delivery(encodeWorkItem(resolveItem(rt.metadata.uid))), dispatchDeps(stepKube('resolve'), captureLogger().log, producer));
   assert.equal(result?.writes, 2, 'the step condition, then the summary');
   const after = await getRuntime();
   assert.deepEqual([condition(after, 'Resolved')?.status, condition(after, 'Resolved')?.reason], ['False', 'RegistryCredentialsUnavailable']);
@@ -61,21 +61,22 @@ test('COND-2 a stalled error writes the owning condition and Stalled=True with i
 
 test('COND-1 Ready, Reconciling and Stalled are written only under the summary field manager', async () => {
   const rt = await createRuntime(valid);
-  assert.equal((await runResolveOnce(resolveItem(rt.metadata.uid), { kube: controlPlaneKube(), log: captureLogger().log })).writes, 2);
+  assert.equal((await runResolveOnce(resolveItem(rt.metadata.uid), { kube: stepKube('resolve'), log: captureLogger().log })).writes, 2);
   const owners = conditionOwners(await getRuntime());
   assert.deepEqual(owners, { [FIELD_MANAGER.resolve]: ['Resolved'], [FIELD_MANAGER.summary]: ['Ready', 'Reconciling', 'Stalled'] });
 });
 
 test('a new step row is routed by the forwarder, dispatched, may drop a condition it owns, and is refused by another step function', async () => {
   // A throw-away step that owns EngineAvailable (no real step writes it yet); its second run drops it.
-  const probe: StepRow = { name: 'probe', description: 'test only', queue: 'probe', owns: [CONDITION.engineAvailable], fieldManager: 'aicr-test-probe', timeoutSeconds: 10, wakesOn: [WAKE.runtimeChange] };
+  const probe: StepRow = { name: 'probe', description: 'test only', queue: 'probe', owns: [CONDITION.engineAvailable], fieldManager: 'aicr-test-probe', timeoutSeconds: 10, wakesOn: [WAKE.runtimeChange], kube: [] };
   let runs = 0;
   const runProbe: StepRunner = () => {
     runs++;
     return Promise.resolve({ conditions: runs === 1 ? [{ type: CONDITION.engineAvailable, status: 'True', reason: 'EngineReady', message: 'probe' }] : [] });
   };
   const table = [...STEP_TABLE, probe];
-  const cp = startCapturedControlPlane({ table, runners: { resolve: runResolve, probe: runProbe } });
+  // The throw-away step has no identity of its own in infra/rbac; it borrows resolve's.
+  const cp = startCapturedControlPlane({ table, runners: { resolve: runResolve, probe: runProbe }, kubeFor: () => stepKube('resolve') });
   try {
     const rt = await createRuntime(valid);
     const seen = await waitFor('probe and resolve reported', async () => {
@@ -100,7 +101,7 @@ test('a new step row is routed by the forwarder, dispatched, may drop a conditio
   const resolveOnly = createDispatcher({ resolve: runResolve }, table);
   const { log, records } = captureLogger();
   const body = encodeWorkItem({ v: 1, step: 'probe', runtime: { name: 'cluster', uid: 'u' }, cause: 'test' });
-  await assert.rejects(resolveOnly(delivery(body), dispatchDeps(controlPlaneKube(), log, new RecordingProducer())), StepNotRoutedError);
+  await assert.rejects(resolveOnly(delivery(body), dispatchDeps(stepKube('resolve'), log, new RecordingProducer())), StepNotRoutedError);
   const line = records().find((r) => r['message'] === 'message for a step this function does not run');
   assert.equal(line?.['level'], 'ERROR');
   assert.equal(line?.['step'], 'probe');
@@ -111,7 +112,7 @@ test('a message over the API limit is written cut to fit, and the runtime is not
   // A step reporting more than a condition can hold: four 10 KB field paths, say.
   const huge = `spec.components: ${['A', 'B', 'C', 'D'].map((c) => c.repeat(10_000)).join(', ')}`;
   const verbose: StepRunner = () => Promise.resolve({ conditions: [{ type: CONDITION.resolved, status: 'False', reason: 'InvalidSpec', message: huge }] });
-  const result = await createDispatcher({ resolve: verbose })(delivery(encodeWorkItem(resolveItem(rt.metadata.uid))), dispatchDeps(controlPlaneKube(), captureLogger().log, new RecordingProducer()));
+  const result = await createDispatcher({ resolve: verbose })(delivery(encodeWorkItem(resolveItem(rt.metadata.uid))), dispatchDeps(stepKube('resolve'), captureLogger().log, new RecordingProducer()));
   assert.equal(result?.writes, 2);
   const after = await getRuntime();
   const resolved = condition(after, 'Resolved');
@@ -124,7 +125,7 @@ test('a message over the API limit is written cut to fit, and the runtime is not
 
 test('a status write the API server refuses (422) is reported as the control plane bug it is, not retried', async () => {
   const rt = await createRuntime(valid);
-  const kube = controlPlaneKube();
+  const kube = stepKube('resolve');
   let corrupted = false;
   // Corrupts the step's first write, as a bug in a step's status would.
   const buggy: KubePort = Object.assign(Object.create(kube) as KubePort, {

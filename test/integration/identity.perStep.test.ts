@@ -1,0 +1,51 @@
+// Each function talks to Kubernetes as its own identity with only its step-table row's rights:
+// the resolve step's requests show under its own group in the audit log, and one identity
+// cannot do another's writes.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { FORWARDER_CHECKPOINT, IDENTITY_GROUP, IDENTITY_USER } from '../../shared/api/constants.ts';
+import { KubeRequestError } from '../../shared/errors.ts';
+import { KIND } from '../../shared/kube/kinds.ts';
+import { auditMark, controlPlaneEventsSince } from '../helpers/audit.ts';
+import { forwarderKube, stepKube } from '../helpers/controlPlane.ts';
+import { captureLogger } from '../helpers/logs.ts';
+import { createRuntime, deleteRuntime, ensureCrds, getRuntime } from '../helpers/runtime.ts';
+import { resolveItem, runResolveOnce } from '../helpers/steps.ts';
+
+before(async () => {
+  await ensureCrds();
+  await deleteRuntime();
+});
+after(deleteRuntime);
+
+test('the resolve step runs as its own identity: its reads and writes show under aicr:step:resolve', async () => {
+  const rt = await createRuntime({ aicrVersion: 'v1.1.0' });
+  const mark = auditMark();
+  const result = await runResolveOnce(resolveItem(rt.metadata.uid), { kube: stepKube('resolve'), log: captureLogger().log });
+  assert.equal(result.writes, 2);
+  const events = await controlPlaneEventsSince(mark);
+  assert.ok(events.length >= 3, 'a read and two status writes');
+  for (const e of events) {
+    assert.equal(e.impersonatedUser?.username, IDENTITY_USER.step('resolve'));
+    assert.ok(e.impersonatedUser?.groups?.includes(IDENTITY_GROUP.step('resolve')));
+    assert.ok((e.responseStatus?.code ?? 0) < 300, `${e.verb} ${e.requestURI} allowed`);
+  }
+  assert.ok((await getRuntime())?.status?.conditions?.some((c) => c.type === 'Resolved'));
+});
+
+test("a step cannot do another's writes: resolve cannot move the forwarder's checkpoint, the forwarder cannot write status", async () => {
+  const { namespace, name } = FORWARDER_CHECKPOINT;
+  const byResolve = await stepKube('resolve')
+    .create(KIND.configMap, { metadata: { name, namespace }, data: {} })
+    .then(() => undefined, (e: unknown) => e);
+  assert.ok(byResolve instanceof KubeRequestError);
+  assert.equal(byResolve.status, 403);
+  assert.match(byResolve.message, /for aicr-step-resolve: http 403 Forbidden/);
+  const rt = await getRuntime();
+  assert.ok(rt);
+  const byForwarder = await forwarderKube()
+    .applyStatus(KIND.clusterRuntime, { metadata: { name: 'cluster', resourceVersion: rt.metadata.resourceVersion }, status: {} }, { fieldManager: 'aicr-test', force: true })
+    .then(() => undefined, (e: unknown) => e);
+  assert.ok(byForwarder instanceof KubeRequestError);
+  assert.equal(byForwarder.status, 403);
+});

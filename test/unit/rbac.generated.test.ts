@@ -1,0 +1,21 @@
+// infra/rbac is generated from the step table: one identity per function, each with only its
+// row's rules, and the committed file is never stale.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { identities, renderRbac } from '../../shared/rbac/render.ts';
+import { STEP_TABLE } from '../../shared/steps/table.ts';
+
+test('infra/rbac/control-plane.yaml is what the step table renders (run npm run gen:rbac)', () => {
+  assert.equal(readFileSync(new URL('../../infra/rbac/control-plane.yaml', import.meta.url), 'utf8'), renderRbac());
+});
+
+test('each step and the forwarder have their own group, and every rule says why', () => {
+  const ids = identities();
+  assert.deepEqual(ids.map((i) => i.group).sort(), ['aicr:forwarder', ...STEP_TABLE.map((r) => `aicr:step:${r.name}`)].sort());
+  assert.equal(new Set(ids.map((i) => i.group)).size, ids.length);
+  for (const id of ids) {
+    assert.ok(id.rules.length > 0, `${id.name} has rules`);
+    for (const r of id.rules) assert.ok(r.why.length > 0 && !r.verbs.includes('*') && !r.resources.includes('*'), `${id.name}: explicit rules only`);
+  }
+});
