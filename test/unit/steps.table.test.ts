@@ -92,7 +92,11 @@ test('serverless.yml gives each queue a function, a FIFO queue with a FIFO DLQ, 
   }
 });
 
-test('infra/rbac lets the control plane read runtimes and apply their status', () => {
+test('infra/rbac binds each step row to its own group, and serverless maps its role there', () => {
   const rbac = read('infra/rbac/control-plane.yaml');
-  assert.match(rbac, /resources: \[clusterruntimes\/status\]\n\s+verbs: \[get, patch\]/);
+  for (const row of STEP_TABLE) {
+    assert.match(rbac, new RegExp(`kind: Group\\n    name: aicr:step:${row.name}`), `infra/rbac binds aicr:step:${row.name}`);
+    const entry = JSON.stringify(resources[`${pascal(row.queue)}AccessEntry`]?.Properties);
+    assert.ok(entry.includes(`"aicr:step:${row.name}"`), `${pascal(row.queue)}AccessEntry maps to aicr:step:${row.name}`);
+  }
 });
