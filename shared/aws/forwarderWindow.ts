@@ -4,6 +4,7 @@
 import type { Context } from 'aws-lambda';
 import { ConfigMapCheckpoint } from '../forwarder/configMapCheckpoint.ts';
 import { COALESCE_MS, Forwarder, type ForwarderStats } from '../forwarder/forwarder.ts';
+import { checkpointName, watchedBy } from '../forwarder/watched.ts';
 import { KIND } from '../kube/kinds.ts';
 import type { KubePort } from '../kube/port.ts';
 import type { Logger } from '../observability/log.ts';
@@ -32,21 +33,33 @@ async function sweepTimers(d: ForwarderWindowDeps): Promise<number> {
   return removed.length;
 }
 
+function sumStats(all: readonly ForwarderStats[]): ForwarderStats {
+  const total: ForwarderStats = { relists: 0, enqueued: 0, skipped: 0, coalesced: 0, watches: 0 };
+  for (const s of all) for (const k of Object.keys(total) as (keyof ForwarderStats)[]) total[k] += s[k];
+  return total;
+}
+
 export function createForwarderHandler(deps: () => ForwarderWindowDeps): (event: unknown, context: Context) => Promise<WindowResult> {
   return async (_event, context) => {
     const d = deps();
     const windowMs = Math.max(1000, Math.min(d.windowMs, context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS));
-    const checkpoint = new ConfigMapCheckpoint(d.kube, d.log);
-    const forwarder = new Forwarder({ kube: d.kube, producer: d.producer, log: d.log, checkpoint, watchTimeoutSeconds: Math.ceil(windowMs / 1000), coalesceMs: COALESCE_MS });
-    const timer = setTimeout(() => forwarder.stop(), windowMs);
+    const watches = watchedBy().map((w) => {
+      const checkpoint = new ConfigMapCheckpoint(d.kube, d.log, { name: checkpointName(w) });
+      const opts = { kube: d.kube, producer: d.producer, log: d.log, checkpoint, watchTimeoutSeconds: Math.ceil(windowMs / 1000), coalesceMs: COALESCE_MS };
+      return { checkpoint, forwarder: new Forwarder(opts, w) };
+    });
+    const timer = setTimeout(() => {
+      for (const w of watches) w.forwarder.stop();
+    }, windowMs);
     try {
-      await forwarder.run();
+      await Promise.all(watches.map((w) => w.forwarder.run()));
     } finally {
       clearTimeout(timer);
-      await checkpoint.flush();
+      await Promise.all(watches.map((w) => w.checkpoint.flush()));
     }
+    const stats = sumStats(watches.map((w) => w.forwarder.stats));
     const timersRemoved = await sweepTimers(d);
-    d.log.info('forwarder window ended', { windowMs, timersRemoved, ...forwarder.stats });
-    return { ...forwarder.stats, windowMs, timersRemoved };
+    d.log.info('forwarder window ended', { windowMs, timersRemoved, ...stats });
+    return { ...stats, windowMs, timersRemoved };
   };
 }

@@ -12,7 +12,7 @@ import { type ConfigMapObject, KIND } from '../kube/kinds.ts';
 import type { Logger } from '../observability/log.ts';
 import type { Checkpoint } from './forwarder.ts';
 
-const { namespace, name, key } = FORWARDER_CHECKPOINT;
+const { namespace, key } = FORWARDER_CHECKPOINT;
 
 /** True when a is a later etcd revision than b (both numeric); otherwise a counts as newer. */
 export function isNewer(a: string, b: string | undefined): boolean {
@@ -26,17 +26,24 @@ export class ConfigMapCheckpoint implements Checkpoint {
   private dirty = false;
   private lastFlush: number;
 
+  private readonly flushEveryMs: number;
+  private readonly now: () => number;
+  /** One ConfigMap per watched kind (watched.ts `checkpointName`). */
+  private readonly name: string;
+
   constructor(
     private readonly kube: Pick<KubePort, 'get' | 'create' | 'update'>,
     private readonly log: Logger,
-    private readonly flushEveryMs = 30_000,
-    private readonly now: () => number = Date.now,
+    opts: { readonly flushEveryMs?: number; readonly now?: () => number; readonly name?: string } = {},
   ) {
-    this.lastFlush = now();
+    this.flushEveryMs = opts.flushEveryMs ?? 30_000;
+    this.now = opts.now ?? Date.now;
+    this.name = opts.name ?? FORWARDER_CHECKPOINT.name;
+    this.lastFlush = this.now();
   }
 
   async load(): Promise<string | undefined> {
-    this.stored = await this.kube.get(KIND.configMap, name, namespace);
+    this.stored = await this.kube.get(KIND.configMap, this.name, namespace);
     this.rv = this.stored?.data?.[key];
     return this.rv;
   }
@@ -58,7 +65,7 @@ export class ConfigMapCheckpoint implements Checkpoint {
         return;
       } catch (err) {
         if (!(err instanceof ConflictError)) throw err;
-        this.stored = await this.kube.get(KIND.configMap, name, namespace);
+        this.stored = await this.kube.get(KIND.configMap, this.name, namespace);
         const theirs = this.stored?.data?.[key];
         if (theirs !== undefined && !isNewer(this.rv, theirs)) {
           this.log.debug('checkpoint already further along', { resourceVersion: theirs });
@@ -73,7 +80,7 @@ export class ConfigMapCheckpoint implements Checkpoint {
   private async write(rv: string): Promise<void> {
     const resourceVersion = this.stored?.metadata.resourceVersion;
     const cm = {
-      metadata: { name, namespace, ...(resourceVersion ? { resourceVersion } : {}), labels: { 'app.kubernetes.io/managed-by': 'aicr-control-plane' } },
+      metadata: { name: this.name, namespace, ...(resourceVersion ? { resourceVersion } : {}), labels: { 'app.kubernetes.io/managed-by': 'aicr-control-plane' } },
       data: { [key]: rv },
     };
     this.stored = resourceVersion ? await this.kube.update(KIND.configMap, cm) : await this.kube.create(KIND.configMap, cm);

@@ -1,10 +1,10 @@
 // The kinds the forwarder watches, and for each: which runtime an object concerns (from its
 // labels or annotations, never its body) and what about it makes work. Steps name these in the
 // step table's `wakesOn`; a kind no step names is not watched.
-import { ANNOTATION } from '../api/constants.ts';
+import { ANNOTATION, FORWARDER_CHECKPOINT } from '../api/constants.ts';
 import { KIND, type Kind, type ObjectMeta, type RuntimeObject } from '../kube/kinds.ts';
 import type { Selection } from '../kube/port.ts';
-import { WAKE, type Wake } from '../steps/table.ts';
+import { STEP_TABLE, type StepRow, WAKE, type Wake } from '../steps/table.ts';
 
 export interface RuntimeRef {
   readonly name: string;
@@ -36,3 +36,14 @@ export const RUNTIME_WATCH: WatchedKind<RuntimeObject> = {
 };
 
 export const WATCHED: readonly WatchedKind<RuntimeObject>[] = [RUNTIME_WATCH];
+
+/** The kinds some step of the table wakes on: what the forwarder watches. */
+export function watchedBy(table: readonly StepRow[] = STEP_TABLE): WatchedKind<RuntimeObject>[] {
+  const woken = new Set(table.flatMap((r) => [...r.wakesOn] as string[]));
+  return WATCHED.filter((w) => woken.has(w.wake));
+}
+
+/** Each watched kind keeps its own checkpoint ConfigMap, so one kind's progress never moves another's. */
+export function checkpointName(w: WatchedKind<{ readonly metadata: ObjectMeta }>): string {
+  return w.kind === KIND.clusterRuntime ? FORWARDER_CHECKPOINT.name : `${FORWARDER_CHECKPOINT.name}-${w.kind.plural}`;
+}

@@ -1,7 +1,7 @@
 // What the forwarder's own identity may do: watch every kind a step wakes on, and keep its
 // checkpoint ConfigMap.
 import { FORWARDER_CHECKPOINT } from '../api/constants.ts';
-import { WATCHED } from '../forwarder/watched.ts';
+import { checkpointName, watchedBy } from '../forwarder/watched.ts';
 import { STEP_TABLE, type KubeRule, type StepRow } from '../steps/table.ts';
 
 function group(apiVersion: string): string {
@@ -9,15 +9,15 @@ function group(apiVersion: string): string {
 }
 
 export function forwarderRules(table: readonly StepRow[] = STEP_TABLE): KubeRule[] {
-  const woken = new Set(table.flatMap((r) => [...r.wakesOn] as string[]));
-  const watched = WATCHED.filter((w) => woken.has(w.wake)).map(
+  const kinds = watchedBy(table);
+  const watched = kinds.map(
     (w): KubeRule => ({ apiGroups: [group(w.kind.apiVersion)], resources: [w.kind.plural], verbs: ['get', 'list', 'watch'], why: `watches ${w.kind.plural} for the steps they wake` }),
   );
-  const { namespace, name } = FORWARDER_CHECKPOINT;
+  const { namespace } = FORWARDER_CHECKPOINT;
   return [
     ...watched,
     // Create cannot be limited to a name, so it is granted in the checkpoint's namespace only.
     { apiGroups: [''], resources: ['configmaps'], verbs: ['create'], namespace, why: 'creates its checkpoint' },
-    { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'update'], namespace, resourceNames: [name], why: 'reads and moves its checkpoint' },
+    { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'update'], namespace, resourceNames: kinds.map(checkpointName), why: 'reads and moves its checkpoints, one per watched kind' },
   ];
 }

@@ -53,7 +53,7 @@ function store(initial?: string) {
 test('the checkpoint batches writes and flushes the latest value once', async () => {
   const s = store('10');
   let now = 0;
-  const cp = new ConfigMapCheckpoint(s.kube, createLogger({ level: 'silent' }), 30_000, () => now);
+  const cp = new ConfigMapCheckpoint(s.kube, createLogger({ level: 'silent' }), { flushEveryMs: 30_000, now: () => now });
   assert.equal(await cp.load(), '10');
   for (const rv of ['11', '12', '13']) await cp.save(rv);
   assert.equal(s.writes(), 0, 'nothing written within the flush interval');
