@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Writes a throwaway PKI for one test environment into $1: one CA that signs the API server's
-# serving certificate and the admin client certificate, plus the service-account key pair.
+# serving certificate and the client certificates (admin, control plane, controller-manager,
+# scheduler, process node), plus the service-account key pair.
 set -euo pipefail
 dir=$1
 mkdir -p "$dir"
@@ -27,6 +28,14 @@ keyUsage=digitalSignature,keyEncipherment"
 sign controlplane "/O=system:masters/CN=aicr-control-plane" \
   "extendedKeyUsage=clientAuth
 keyUsage=digitalSignature,keyEncipherment"
+client() { sign "$1" "$2" "extendedKeyUsage=clientAuth
+keyUsage=digitalSignature,keyEncipherment"; }
+# The controller-manager and scheduler use the names Kubernetes' built-in RBAC grants their
+# roles to, so they run with exactly a real cluster's rights.
+client kube-controller-manager "/CN=system:kube-controller-manager"
+client kube-scheduler "/CN=system:kube-scheduler"
+# The process node has its own user; process-node-rbac.yaml says what it may do.
+client process-node "/CN=aicr-testenv-process-node"
 q openssl genrsa -out sa.key 2048
 q openssl rsa -in sa.key -pubout -out sa.pub
 chmod 600 ./*.key
