@@ -83,10 +83,10 @@ export class ProcessNodeAgent {
     void (runner ?? new PodRunner(this.deps, pod, '')).forget();
   }
 
-  /** Stops every Pod's processes at once: the node is going away. */
+  /** Stops every Pod's processes (SIGKILL after 2 s) and waits for them: the node is going away. */
   async stop(): Promise<void> {
     await this.podInformer.stop();
     await this.nodeInformer.stop();
-    for (const runner of this.runners.values()) runner.stopAll(2);
+    await Promise.all([...this.runners.values()].map((runner) => runner.halt(2)));
   }
 }

@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   log(`serving simulated Nodes ${names.join(', ')}: their Pods run as local processes, GPUs are not real`);
   await writeFile(join(stateDir, 'process-node.ready'), '');
   const shutdown = (): void => {
-    void agent.stop().then(() => setTimeout(() => process.exit(0), 2500));
+    void agent.stop().then(() => process.exit(0));
   };
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);

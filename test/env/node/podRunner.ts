@@ -180,6 +180,13 @@ export class PodRunner {
     if (graceSeconds > 0) setTimeout(() => this.running.forEach((p) => p.signal('SIGKILL')), graceSeconds * 1000).unref();
   }
 
+  /** Stops the processes and resolves once they have exited. */
+  async halt(graceSeconds: number): Promise<void> {
+    const exits = [...this.running.values()].map((p) => p.exited);
+    this.stopAll(graceSeconds);
+    await Promise.all(exits);
+  }
+
   /** Drops the Pod's directory once the Pod is gone from the API. */
   async forget(): Promise<void> {
     this.stopAll(0);
