@@ -3,6 +3,7 @@
 // real scheduler respects).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import type { V1Pod } from '@kubernetes/client-node';
 import { addNodeGroup, core, readOrUndefined, serviceAccountWith, waitFor } from '../helpers/cluster.ts';
 import { uniqueName } from '../helpers/env.ts';
@@ -54,4 +55,57 @@ test('a node group a test adds takes only Pods that tolerate its taint, and runs
   } finally {
     await group.remove();
   }
+});
+
+test('a container sees its volumes at their mount paths, its env and its expanded args', async () => {
+  const ns = uniqueName('vols');
+  await serviceAccountWith(ns, 'default', []);
+  await core().createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'settings' }, data: { 'mode.txt': 'fast', LEVEL: '3' } } });
+  await core().createNamespacedSecret({ namespace: ns, body: { metadata: { name: 'creds' }, stringData: { token: 's3cret' } } });
+  const script = [
+    'echo "$(cat /etc/settings/mode.txt)"',
+    'echo "$(cat /var/lib/creds/token)"',
+    'echo written > /scratch/file && cat /scratch/file',
+    'echo "$(cat /etc/podinfo/name)"',
+    'echo "$LEVEL $SECRET_TOKEN $MY_NAMESPACE $1"',
+  ].join('; ');
+  await core().createNamespacedPod({
+    namespace: ns,
+    body: {
+      metadata: { name: 'reader' },
+      spec: {
+        restartPolicy: 'Never',
+        volumes: [
+          { name: 'settings', configMap: { name: 'settings', items: [{ key: 'mode.txt', path: 'mode.txt' }] } },
+          { name: 'creds', secret: { secretName: 'creds' } },
+          { name: 'scratch', emptyDir: {} },
+          { name: 'podinfo', downwardAPI: { items: [{ path: 'name', fieldRef: { fieldPath: 'metadata.name' } }] } },
+        ],
+        containers: [
+          {
+            name: 'main',
+            image: 'testenv.aicr.local/shell:1',
+            command: ['/bin/sh', '-c', `(${script}) > /dev/termination-log`, 'sh'],
+            args: ['arg-$(LEVEL)'],
+            envFrom: [{ configMapRef: { name: 'settings' } }],
+            env: [
+              { name: 'SECRET_TOKEN', valueFrom: { secretKeyRef: { name: 'creds', key: 'token' } } },
+              { name: 'MY_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+            ],
+            volumeMounts: [
+              { name: 'settings', mountPath: '/etc/settings', readOnly: true },
+              { name: 'creds', mountPath: '/var/lib/creds', readOnly: true },
+              { name: 'scratch', mountPath: '/scratch' },
+              { name: 'podinfo', mountPath: '/etc/podinfo' },
+            ],
+          },
+        ],
+      },
+    },
+  });
+  const pod = await waitForPod(ns, 'reader', 'the Pod to finish', (p) => phase(p) === 'Succeeded' || phase(p) === 'Failed');
+  const message = pod?.status?.containerStatuses?.[0]?.state?.terminated?.message ?? '';
+  assert.equal(message, `fast\ns3cret\nwritten\nreader\n3 s3cret ${ns} arg-3\n`);
+  assert.equal(phase(pod), 'Succeeded');
+  for (const path of ['/etc/settings', '/var/lib/creds', '/scratch', '/etc/podinfo']) assert.equal(existsSync(path), false, `${path} exists only inside the container`);
 });
