@@ -38,6 +38,8 @@ client kube-controller-manager "/CN=system:kube-controller-manager"
 client kube-scheduler "/CN=system:kube-scheduler"
 # The process node has its own user; process-node-rbac.yaml says what it may do.
 client process-node "/CN=aicr-testenv-process-node"
+# What kube-apiserver presents to the process node's log endpoint (kubectl logs).
+client apiserver-kubelet-client "/O=system:masters/CN=kube-apiserver-kubelet-client"
 q openssl genrsa -out sa.key 2048
 q openssl rsa -in sa.key -pubout -out sa.pub
 chmod 600 ./*.key

@@ -29,9 +29,9 @@ done
 mkdir -p "$STATE_LINK"
 STATE=$(mktemp -d /dev/shm/aicr-env.XXXXXX)
 echo "$STATE" > "$STATE_LINK/state-dir"
-read -r ETCD_PORT ETCD_PEER_PORT API_PORT MOTO_PORT < <(python3 -c '
+read -r ETCD_PORT ETCD_PEER_PORT API_PORT MOTO_PORT KUBELET_PORT < <(python3 -c '
 import socket
-socks=[socket.socket() for _ in range(4)]
+socks=[socket.socket() for _ in range(5)]
 for s in socks: s.bind(("127.0.0.1",0))
 print(*[s.getsockname()[1] for s in socks])')
 bash "$TESTENV_DIR/certs.sh" "$STATE/pki"
@@ -85,6 +85,8 @@ start_bg kube-apiserver "$BIN_DIR/kube-apiserver" \
   --service-account-key-file "$PKI/sa.pub" --service-account-signing-key-file "$PKI/sa.key" \
   --service-cluster-ip-range 10.0.0.0/24 --authorization-mode RBAC \
   --allow-privileged=true \
+  --kubelet-client-certificate "$PKI/apiserver-kubelet-client.crt" --kubelet-client-key "$PKI/apiserver-kubelet-client.key" \
+  --kubelet-certificate-authority "$PKI/ca.crt" --kubelet-preferred-address-types InternalIP \
   --audit-policy-file "$TESTENV_DIR/audit-policy.yaml" --audit-log-path "$STATE/audit.log" \
   --audit-log-format json --audit-log-mode blocking --audit-log-maxsize 0 \
   ${TESTENV_APISERVER_EXTRA_FLAGS:-}
@@ -130,7 +132,7 @@ start_bg kube-scheduler "$BIN_DIR/kube-scheduler" \
 "${KUBECTL[@]}" apply --server-side -f "$TESTENV_DIR/process-node-rbac.yaml" \
   -f "$ARGOCD_CRDS/application-crd.yaml" -f "$ARGOCD_CRDS/appproject-crd.yaml" >/dev/null
 start_bg process-node env TESTENV_STATE="$STATE" TESTENV_BIN="$BIN_DIR" TESTENV_AICR_BIN_DIR="$AICR_BIN_DIR" \
-  KUBECONFIG="$STATE/process-node.kubeconfig" TESTENV_K8S_VERSION="$K8S_VERSION" \
+  KUBECONFIG="$STATE/process-node.kubeconfig" TESTENV_K8S_VERSION="$K8S_VERSION" TESTENV_KUBELET_PORT="$KUBELET_PORT" \
   "$REPO_ROOT/node_modules/.bin/node" --import tsx "$TESTENV_DIR/node/main.ts" --default-nodes
 wait_for moto 60 curl -fs "http://127.0.0.1:$MOTO_PORT/moto-api/"
 wait_for process-node 60 test -f "$STATE/process-node.ready"
@@ -147,6 +149,7 @@ export TESTENV_ETCD_URL=$ETCD_URL
 export TESTENV_AUDIT_LOG=$STATE/audit.log
 export TESTENV_K8S_VERSION=$K8S_VERSION
 export TESTENV_AICR_BIN=$AICR_BIN_DIR/aicr
+export TESTENV_KUBELET_PORT=$KUBELET_PORT
 export TESTENV_NOBODY_TOKEN=nobody-token
 export PATH=$BIN_DIR:\$PATH
 export AWS_ENDPOINT_URL=http://127.0.0.1:$MOTO_PORT

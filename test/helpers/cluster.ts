@@ -117,7 +117,7 @@ export async function jobPods(namespace: string, job: string): Promise<NonNullab
 
 /** Registers an EKS-shaped node group served by the process node; returns a remover. */
 export async function addNodeGroup(group: NodeGroupShape): Promise<{ names: string[]; remove(): Promise<void> }> {
-  const names = await registerNodeGroup(core(), group, testEnv().TESTENV_K8S_VERSION);
+  const names = await registerNodeGroup(core(), group, { k8sVersion: testEnv().TESTENV_K8S_VERSION, kubeletPort: Number(process.env['TESTENV_KUBELET_PORT']) });
   return { names, remove: () => deleteNodeGroup(core(), group) };
 }
 

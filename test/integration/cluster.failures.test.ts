@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import type { CoreV1Event, V1ContainerStateTerminated, V1Pod, V1ResourceQuota } from '@kubernetes/client-node';
 import { batch, core, jobCondition, jobPods, jobReaches, oneShotJob, readOrUndefined, serviceAccountWith, waitFor } from '../helpers/cluster.ts';
 import { uniqueName } from '../helpers/env.ts';
+import { kubectl } from '../helpers/runtime.ts';
 
 const SHELL = 'testenv.aicr.local/shell:1';
 
@@ -38,6 +39,9 @@ test('a Job whose command exits 6 shows the code and its stderr in the Pod, and 
   assert.equal(terminated?.exitCode, 6);
   assert.equal(terminated?.reason, 'Error');
   assert.match(terminated?.message ?? '', /failed to push artifact to registry/);
+  // kubectl logs goes through the API server to the node's log endpoint.
+  assert.equal(await kubectl('logs', '-n', ns, `job/${name}`), 'failed to push artifact to registry\n');
+  assert.equal(await kubectl('logs', '-n', ns, `job/${name}`, '--tail', '0'), '');
 });
 
 function terminatedState(pod: V1Pod | undefined): V1ContainerStateTerminated | undefined {

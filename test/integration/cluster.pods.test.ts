@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import type { V1Pod } from '@kubernetes/client-node';
 import { addNodeGroup, core, readOrUndefined, serviceAccountWith, waitFor } from '../helpers/cluster.ts';
 import { uniqueName } from '../helpers/env.ts';
+import { kubectl } from '../helpers/runtime.ts';
 
 const PAUSE = 'testenv.aicr.local/pause:1';
 
@@ -108,4 +109,13 @@ test('a container sees its volumes at their mount paths, its env and its expande
   assert.equal(message, `fast\ns3cret\nwritten\nreader\n3 s3cret ${ns} arg-3\n`);
   assert.equal(phase(pod), 'Succeeded');
   for (const path of ['/etc/settings', '/var/lib/creds', '/scratch', '/etc/podinfo']) assert.equal(existsSync(path), false, `${path} exists only inside the container`);
+});
+
+test('kubectl logs -f follows a running container through the API server until it ends', async () => {
+  const ns = uniqueName('follow');
+  await serviceAccountWith(ns, 'default', []);
+  const command = ['/bin/sh', '-c', 'echo first; sleep 1; echo second'];
+  await core().createNamespacedPod({ namespace: ns, body: { metadata: { name: 'talker' }, spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'testenv.aicr.local/shell:1', command }] } } });
+  await waitForPod(ns, 'talker', 'the Pod to run', (p) => phase(p) === 'Running' || phase(p) === 'Succeeded');
+  assert.equal(await kubectl('logs', '-f', '-n', ns, 'talker'), 'first\nsecond\n');
 });

@@ -39,6 +39,14 @@ export class ProcessNodeAgent {
     }
   }
 
+  uidOf(namespace: string, name: string): string | undefined {
+    return this.podInformer.get(name, namespace)?.metadata?.uid;
+  }
+
+  isRunning(uid: string): boolean {
+    return this.runners.has(uid);
+  }
+
   async start(): Promise<void> {
     await this.nodeInformer.start();
     await this.podInformer.start();

@@ -9,6 +9,7 @@ import { ProcessNodeAgent } from './agent.ts';
 import { defaultImageTable } from './images.ts';
 import { DEFAULT_NODE_GROUPS } from './nodeShapes.ts';
 import { registerNodeGroup } from './registerNodes.ts';
+import { startLogServer } from './logServer.ts';
 
 function required(name: string): string {
   const value = process.env[name];
@@ -27,11 +28,13 @@ async function main(): Promise<void> {
   await mkdir(join(stateDir, 'procs'), { recursive: true });
   const images = defaultImageTable(required('TESTENV_AICR_BIN_DIR'), required('TESTENV_BIN'));
   const agent = new ProcessNodeAgent(kc, core, { core, images, stateDir, apiPort, log });
+  const facts = { k8sVersion: required('TESTENV_K8S_VERSION'), kubeletPort: Number(required('TESTENV_KUBELET_PORT')) };
   const names: string[] = [];
   if (values['default-nodes']) {
-    for (const group of DEFAULT_NODE_GROUPS) names.push(...(await registerNodeGroup(core, group, required('TESTENV_K8S_VERSION'))));
+    for (const group of DEFAULT_NODE_GROUPS) names.push(...(await registerNodeGroup(core, group, facts)));
   }
   await agent.start();
+  await startLogServer({ port: facts.kubeletPort, pki: join(stateDir, 'pki'), stateDir, source: agent });
   log(`serving simulated Nodes ${names.join(', ')}: their Pods run as local processes, GPUs are not real`);
   await writeFile(join(stateDir, 'process-node.ready'), '');
   const shutdown = (): void => {

@@ -106,7 +106,13 @@ export function nodesOf(group: NodeGroupShape): V1Node[] {
 }
 
 /** The status a kubelet would report for a Node of this group, Ready. */
-export function readyStatus(group: NodeGroupShape, k8sVersion: string, now: Date): V1NodeStatus {
+export interface KubeletFacts {
+  readonly k8sVersion: string;
+  /** Where the process node serves the kubelet's log endpoint. */
+  readonly kubeletPort: number;
+}
+
+export function readyStatus(group: NodeGroupShape, facts: KubeletFacts, now: Date): V1NodeStatus {
   const os = group.os ?? UBUNTU_2404;
   const resources: Record<string, string> = { cpu: group.cpu, memory: group.memory, pods: '110', 'ephemeral-storage': '500Gi' };
   if (group.gpu) resources['nvidia.com/gpu'] = String(group.gpu.count);
@@ -115,6 +121,7 @@ export function readyStatus(group: NodeGroupShape, k8sVersion: string, now: Date
     capacity: resources,
     allocatable: resources,
     addresses: [{ type: 'InternalIP', address: '127.0.0.1' }],
+    daemonEndpoints: { kubeletEndpoint: { Port: facts.kubeletPort } },
     conditions: [
       { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'process node is posting ready status (simulated node)', lastHeartbeatTime: since, lastTransitionTime: since },
       { type: 'MemoryPressure', status: 'False', reason: 'KubeletHasSufficientMemory', lastHeartbeatTime: since, lastTransitionTime: since },
@@ -127,7 +134,7 @@ export function readyStatus(group: NodeGroupShape, k8sVersion: string, now: Date
       containerRuntimeVersion: 'process-node://stand-in',
       kernelVersion: '6.8.0-1021-aws',
       kubeProxyVersion: '',
-      kubeletVersion: k8sVersion,
+      kubeletVersion: facts.k8sVersion,
       machineID: '',
       operatingSystem: 'linux',
       osImage: os.prettyName,

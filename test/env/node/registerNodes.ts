@@ -2,17 +2,17 @@
 // Ready status, and (standing in for the node-lifecycle controller, which is off) drop the
 // not-ready taint the API server's admission adds to every new Node.
 import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
-import { type NodeGroupShape, nodesOf, readyStatus } from './nodeShapes.ts';
+import { type KubeletFacts, type NodeGroupShape, nodesOf, readyStatus } from './nodeShapes.ts';
 
 const NOT_READY_TAINT = 'node.kubernetes.io/not-ready';
 
-export async function registerNodeGroup(core: CoreV1Api, group: NodeGroupShape, k8sVersion: string): Promise<string[]> {
+export async function registerNodeGroup(core: CoreV1Api, group: NodeGroupShape, facts: KubeletFacts): Promise<string[]> {
   const names: string[] = [];
   for (const node of nodesOf(group)) {
     const name = node.metadata?.name ?? '';
     await createOrKeep(core, node);
     const live = await core.readNode({ name });
-    live.status = readyStatus(group, k8sVersion, new Date());
+    live.status = readyStatus(group, facts, new Date());
     await core.replaceNodeStatus({ name, body: live });
     const afterStatus = await core.readNode({ name });
     const wanted = group.taints ?? [];
