@@ -21,6 +21,8 @@ export interface NodeDeps {
 }
 
 const PULL_BACKOFF_MS = 1000;
+// About a minute of retries before a volume failure is final.
+const PREPARE_ATTEMPTS = 35;
 
 export class PodRunner {
   private readonly init: ContainerView[];
@@ -83,9 +85,21 @@ export class PodRunner {
     return false;
   }
 
+  /**
+   * Volumes may name objects that appear moments later (the namespace's kube-root-ca.crt,
+   * a ConfigMap created after the Pod); like the kubelet, keep trying while the Pod lives.
+   */
   private async prepare(): Promise<void> {
-    this.volumes = await materialiseVolumes({ core: this.deps.core, pod: this.pod, dir: this.dir, osRelease: this.osRelease });
-    this.prepared = true;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        this.volumes = await materialiseVolumes({ core: this.deps.core, pod: this.pod, dir: this.dir, osRelease: this.osRelease });
+        this.prepared = true;
+        return;
+      } catch (err) {
+        if (this.stopping || attempt >= PREPARE_ATTEMPTS) throw err;
+        await new Promise((r) => setTimeout(r, Math.min(2000, 100 * 2 ** attempt)));
+      }
+    }
   }
 
   private volumes = new Map<string, string>();
