@@ -87,7 +87,7 @@ build_aicr() {
   local work="$CACHE/aicr/src.$$" status=0
   rm -rf "$work" && mkdir -p "$work" "$AICR_BIN_DIR"
   tar xzf "$AICR_SOURCE" -C "$work"
-  log "building aicr $AICR_VERSION from source (~700 packages; cold on 2 cores takes about 80 s)"
+  log "building aicr $AICR_VERSION from source (~850 packages; cold on 2 cores takes 80 s idle, a few minutes when busy)"
   (cd "$work/aicr-$AICR_VERSION" && GOFLAGS=-mod=vendor GOPROXY=off GOTOOLCHAIN=local CGO_ENABLED=0 \
     go build -v -trimpath -ldflags "-s -w -X github.com/NVIDIA/aicr/pkg/cli.version=$AICR_VERSION \
       -X github.com/NVIDIA/aicr/pkg/cli.commit=$AICR_COMMIT -X github.com/NVIDIA/aicr/pkg/cli.date=$AICR_DATE" \
