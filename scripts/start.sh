@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The main job, locally. With no arguments it runs on the embedded default: it builds (first
-# time only) and starts a private kube-apiserver, installs the CRDs and runs the control plane
-# (forwarder, embedded queue and steps in one process) against it.
+# time only) and starts a private test cluster (kube-apiserver, controller-manager, scheduler
+# and simulated Nodes whose Pods run as local processes), installs the CRDs and runs the
+# control plane (forwarder, embedded queue and steps in one process) against it.
+# Ctrl-C at any moment, even while it is still starting, stops exactly what it started.
 # To run against a real cluster, name both the kubeconfig and the context:
 #   npm start -- --kubeconfig ~/.kube/config --context my-cluster
 # The user's current context is never used implicitly.
@@ -14,17 +16,21 @@ if [ $# -gt 0 ]; then
   exec "$NODE" --import tsx shared/local/main.ts "$@"
 fi
 
-export TESTENV_STATE_LINK="$PWD/test/env/.state-local"
+export TESTENV_STATE_LINK="${AICR_LOCAL_STATE:-$PWD/test/env/.state-local}"
 bash test/env/bootstrap.sh
+# down.sh stops what up.sh recorded so far, so the trap is set before anything starts; an
+# interrupt ends the script (after the command in progress) and so runs it.
 trap 'bash test/env/down.sh' EXIT
+trap 'exit 130' INT TERM
 bash test/env/up.sh
 . "$TESTENV_STATE_LINK/env"
 kubectl apply --server-side --force-conflicts -f infra/crds/ >/dev/null
 kubectl wait --for=condition=Established --timeout=60s -f infra/crds/ >/dev/null
 cat <<MSG
 
-aicr-control-plane is running locally against its own kube-apiserver ($TESTENV_K8S_VERSION).
-In another shell:
+aicr-control-plane is running locally against its own test cluster ($TESTENV_K8S_VERSION).
+Its Nodes are simulated: Pods bound to them run as local processes, and their GPUs are not real.
+In another shell (the kubeconfig path stays the same across restarts):
   export KUBECONFIG=$KUBECONFIG PATH=$TESTENV_BIN:\$PATH
   kubectl apply -f examples/clusterruntime.yaml
   kubectl get clusterruntime cluster

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything the tests need, outside the repository: a Python venv with moto and
-# cfn-lint, and kube-apiserver, etcd and kubectl built from the Go module proxy.
+# cfn-lint; etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kubectl built
+# from the Go module proxy; and the AICR CLI built offline from its source tarball.
 # Idempotent; a warm machine finishes in seconds.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -66,6 +67,43 @@ build_binaries() {
     k8s.io/kubernetes/cmd/kube-apiserver "~1500" "$stamp" "3-5 minutes"
   [ -x "$BIN_DIR/kubectl" ] || go_build "$BIN_DIR/kubectl" \
     k8s.io/kubernetes/cmd/kubectl "~300 more" "$stamp" "under a minute once kube-apiserver is built"
+  [ -x "$BIN_DIR/kube-controller-manager" ] || go_build "$BIN_DIR/kube-controller-manager" \
+    k8s.io/kubernetes/cmd/kube-controller-manager "~400 more" "$stamp" "about a minute once kube-apiserver is built"
+  [ -x "$BIN_DIR/kube-scheduler" ] || go_build "$BIN_DIR/kube-scheduler" \
+    k8s.io/kubernetes/cmd/kube-scheduler "~30 more" "$stamp" "seconds once the controller-manager is built"
+}
+
+# The Go module proxy does not serve AICR, so it is built from the release's source tarball,
+# which carries vendor/ and needs no network. The version stamp makes the binary call itself
+# by its release and point at the release's images rather than :latest.
+build_aicr() {
+  [ -x "$AICR_BIN_DIR/aicr" ] && return 0
+  [ -f "$AICR_SOURCE" ] || die "AICR $AICR_VERSION source not found at $AICR_SOURCE.
+  It is the git archive of tag $AICR_VERSION of the public NVIDIA/aicr repository, with vendor/.
+  Put it there, or set TESTENV_AICR_SOURCE to its path (on a machine with internet access:
+  git clone --branch $AICR_VERSION of that repository, then tar it as aicr-$AICR_VERSION/)."
+  echo "$AICR_SOURCE_SHA256  $AICR_SOURCE" | sha256sum -c --status \
+    || die "$AICR_SOURCE does not have the pinned sha256 $AICR_SOURCE_SHA256"
+  local work="$CACHE/aicr/src.$$" status=0
+  rm -rf "$work" && mkdir -p "$work" "$AICR_BIN_DIR"
+  tar xzf "$AICR_SOURCE" -C "$work"
+  log "building aicr $AICR_VERSION from source (~850 packages; cold on 2 cores takes 80 s idle, a few minutes when busy)"
+  (cd "$work/aicr-$AICR_VERSION" && GOFLAGS=-mod=vendor GOPROXY=off GOTOOLCHAIN=local CGO_ENABLED=0 \
+    go build -v -trimpath -ldflags "-s -w -X github.com/NVIDIA/aicr/pkg/cli.version=$AICR_VERSION \
+      -X github.com/NVIDIA/aicr/pkg/cli.commit=$AICR_COMMIT -X github.com/NVIDIA/aicr/pkg/cli.date=$AICR_DATE" \
+      -o "$AICR_BIN_DIR/aicr.tmp" ./cmd/aicr 2>&1) | report_progress aicr || status=$?
+  rm -rf "$work"
+  [ "$status" -eq 0 ] || { rm -f "$AICR_BIN_DIR/aicr.tmp"; die "go build of aicr failed (see above)"; }
+  mv "$AICR_BIN_DIR/aicr.tmp" "$AICR_BIN_DIR/aicr"
+}
+
+check_argocd_crds() {
+  local f
+  for f in application-crd.yaml appproject-crd.yaml; do
+    [ -f "$ARGOCD_CRDS/$f" ] || die "Argo CD CRD $f not found in $ARGOCD_CRDS.
+  It is manifests/crds/$f of the public argoproj/argo-cd repository; put both CRDs there,
+  or set TESTENV_ARGOCD_CRDS to the directory that holds them."
+  done
 }
 
 install_node_packages() {
@@ -80,4 +118,6 @@ install_os_packages
 install_node_packages
 install_python_tools
 build_binaries
-log "ready in $(($(date +%s) - start))s: binaries in $BIN_DIR, venv in $VENV"
+build_aicr
+check_argocd_crds
+log "ready in $(($(date +%s) - start))s: binaries in $BIN_DIR, aicr in $AICR_BIN_DIR, venv in $VENV"

@@ -8,6 +8,12 @@ VENV="$CACHE/venv"
 # Binaries are keyed by what built them, so a changed pin rebuilds and an unchanged one never does.
 BIN_KEY=$(cat "$TESTENV_DIR/tools/go.mod" "$TESTENV_DIR/tools/go.sum" "$TESTENV_DIR/versions.env" | sha256sum | cut -c1-12)
 BIN_DIR="$CACHE/bin/$BIN_KEY"
+# Upstream inputs no package registry serves here: the AICR source and Argo CD's CRDs. They are
+# read in place (never copied into the repository); each path can be overridden.
+THIRD_PARTY=${TESTENV_THIRD_PARTY:-"$REPO_ROOT/../shared/third_party"}
+AICR_SOURCE=${TESTENV_AICR_SOURCE:-"$THIRD_PARTY/aicr/aicr-$AICR_VERSION-src.tar.gz"}
+ARGOCD_CRDS=${TESTENV_ARGOCD_CRDS:-"$THIRD_PARTY/argo-cd"}
+AICR_BIN_DIR="$CACHE/aicr/$AICR_VERSION-${AICR_SOURCE_SHA256:0:12}"
 STATE_LINK=${TESTENV_STATE_LINK:-"$TESTENV_DIR/.state"}
 
 log() { printf '[testenv] %s\n' "$*" >&2; }

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Starts etcd, kube-apiserver and moto on free loopback ports with state on tmpfs, then
-# writes test/env/.state/env (variables the tests and the control plane read) and a kubeconfig.
-# Run bootstrap.sh first. Stop everything with down.sh.
+# Starts etcd, kube-apiserver, kube-controller-manager, kube-scheduler, the process node
+# (a stand-in kubelet, see node/) and moto on free loopback ports with state on tmpfs, then
+# writes test/env/.state/env (variables the tests and the control plane read) and a kubeconfig
+# at a stable path beside it. Run bootstrap.sh first. Stop everything with down.sh.
+# Each process's PID is recorded the moment it starts, and the state directory is named in
+# $STATE_LINK/state-dir before anything starts, so down.sh can stop exactly what was started
+# even when this script is interrupted half-way.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -13,16 +17,21 @@ if [ -f "$STATE_LINK/env" ]; then
   fi
   bash "$TESTENV_DIR/down.sh"
 fi
+# A run that was interrupted before it finished left its state directory named here.
+[ -f "$STATE_LINK/state-dir" ] && bash "$TESTENV_DIR/down.sh"
 
-for b in etcd kube-apiserver kubectl; do
+for b in etcd kube-apiserver kube-controller-manager kube-scheduler kubectl; do
   [ -x "$BIN_DIR/$b" ] || die "$BIN_DIR/$b is missing: run test/env/bootstrap.sh first"
 done
 [ -x "$VENV/bin/moto_server" ] || die "moto is missing: run test/env/bootstrap.sh first"
+[ -x "$AICR_BIN_DIR/aicr" ] || die "aicr is missing: run test/env/bootstrap.sh first"
 
+mkdir -p "$STATE_LINK"
 STATE=$(mktemp -d /dev/shm/aicr-env.XXXXXX)
-read -r ETCD_PORT ETCD_PEER_PORT API_PORT MOTO_PORT < <(python3 -c '
+echo "$STATE" > "$STATE_LINK/state-dir"
+read -r ETCD_PORT ETCD_PEER_PORT API_PORT MOTO_PORT KUBELET_PORT < <(python3 -c '
 import socket
-socks=[socket.socket() for _ in range(4)]
+socks=[socket.socket() for _ in range(5)]
 for s in socks: s.bind(("127.0.0.1",0))
 print(*[s.getsockname()[1] for s in socks])')
 bash "$TESTENV_DIR/certs.sh" "$STATE/pki"
@@ -30,6 +39,7 @@ printf 'nobody-token,aicr-test-nobody,uid-nobody\n' > "$STATE/tokens.csv"
 
 start_bg() { # name, command...
   local name=$1; shift
+  log "starting $name"
   setsid "$@" >"$STATE/$name.log" 2>&1 < /dev/null &
   echo $! > "$STATE/$name.pid"
 }
@@ -43,6 +53,16 @@ wait_for() { # name, seconds, probe command...
   tail -20 "$STATE/$name.log" >&2
   die "$name was not ready after ${secs}s (log: $STATE/$name.log)"
 }
+
+# The controllers AICR's Jobs and validation rely on: Jobs, their TTL, cascading deletes,
+# namespaces, ServiceAccounts and their tokens, quotas, the workloads validation checks, the
+# kube-root-ca.crt ConfigMap every Pod's token volume reads, and aggregated view/edit roles.
+# Node lifecycle stays off: the process node's Nodes are Ready for as long as they exist.
+KCM_CONTROLLERS=job-controller,ttl-after-finished-controller,garbage-collector-controller
+KCM_CONTROLLERS=$KCM_CONTROLLERS,namespace-controller,serviceaccount-controller,serviceaccount-token-controller
+KCM_CONTROLLERS=$KCM_CONTROLLERS,resourcequota-controller,deployment-controller,replicaset-controller
+KCM_CONTROLLERS=$KCM_CONTROLLERS,daemonset-controller,root-ca-certificate-publisher-controller
+KCM_CONTROLLERS=$KCM_CONTROLLERS,clusterrole-aggregation-controller
 
 ETCD_URL="http://127.0.0.1:$ETCD_PORT"
 start_bg etcd "$BIN_DIR/etcd" --name t --data-dir "$STATE/etcd" \
@@ -64,49 +84,72 @@ start_bg kube-apiserver "$BIN_DIR/kube-apiserver" \
   --service-account-issuer "https://127.0.0.1:$API_PORT" \
   --service-account-key-file "$PKI/sa.pub" --service-account-signing-key-file "$PKI/sa.key" \
   --service-cluster-ip-range 10.0.0.0/24 --authorization-mode RBAC \
-  --disable-admission-plugins ServiceAccount --allow-privileged=true \
+  --allow-privileged=true \
+  --kubelet-client-certificate "$PKI/apiserver-kubelet-client.crt" --kubelet-client-key "$PKI/apiserver-kubelet-client.key" \
+  --kubelet-certificate-authority "$PKI/ca.crt" --kubelet-preferred-address-types InternalIP \
   --audit-policy-file "$TESTENV_DIR/audit-policy.yaml" --audit-log-path "$STATE/audit.log" \
   --audit-log-format json --audit-log-mode blocking --audit-log-maxsize 0 \
   ${TESTENV_APISERVER_EXTRA_FLAGS:-}
 wait_for kube-apiserver 120 curl -fs --cacert "$PKI/ca.crt" "https://127.0.0.1:$API_PORT/readyz"
-wait_for moto 60 curl -fs "http://127.0.0.1:$MOTO_PORT/moto-api/"
+
 
 b64() { base64 -w0 < "$1"; }
-cat > "$STATE/kubeconfig" <<KUBECONFIG
-apiVersion: v1
-kind: Config
-clusters:
-- name: aicr-testenv
-  cluster:
-    server: https://127.0.0.1:$API_PORT
-    certificate-authority-data: $(b64 "$PKI/ca.crt")
-users:
-- name: aicr-test-admin
-  user:
-    client-certificate-data: $(b64 "$PKI/admin.crt")
-    client-key-data: $(b64 "$PKI/admin.key")
-- name: aicr-control-plane
-  user:
-    client-certificate-data: $(b64 "$PKI/controlplane.crt")
-    client-key-data: $(b64 "$PKI/controlplane.key")
-contexts:
-- name: aicr-testenv
-  context: {cluster: aicr-testenv, user: aicr-test-admin}
-- name: aicr-control-plane
-  context: {cluster: aicr-testenv, user: aicr-control-plane}
-current-context: aicr-testenv
-KUBECONFIG
-chmod 600 "$STATE/kubeconfig"
+kubeconfig() { # file, then user=cert-name pairs; the first user is the current context
+  local file=$1 first=""; shift
+  { printf 'apiVersion: v1\nkind: Config\nclusters:\n- name: aicr-testenv\n  cluster:\n'
+    printf '    server: https://127.0.0.1:%s\n    certificate-authority-data: %s\nusers:\n' "$API_PORT" "$(b64 "$PKI/ca.crt")"
+    for pair in "$@"; do
+      printf -- '- name: %s\n  user:\n    client-certificate-data: %s\n    client-key-data: %s\n' \
+        "${pair%%=*}" "$(b64 "$PKI/${pair#*=}.crt")" "$(b64 "$PKI/${pair#*=}.key")"
+    done
+    printf 'contexts:\n'
+    for pair in "$@"; do
+      local user=${pair%%=*} ctx=${pair%%=*}
+      [ "$user" = aicr-test-admin ] && ctx=aicr-testenv
+      printf -- '- name: %s\n  context: {cluster: aicr-testenv, user: %s}\n' "$ctx" "$user"
+      [ -n "$first" ] || first=$ctx
+    done
+    printf 'current-context: %s\n' "$first"
+  } > "$file"
+  chmod 600 "$file"
+}
+# A stable path, so a second shell's KUBECONFIG keeps working across restarts.
+KUBECONFIG_FILE="$STATE_LINK/kubeconfig"
+kubeconfig "$KUBECONFIG_FILE" aicr-test-admin=admin aicr-control-plane=controlplane
+kubeconfig "$STATE/kube-controller-manager.kubeconfig" kube-controller-manager=kube-controller-manager
+kubeconfig "$STATE/kube-scheduler.kubeconfig" kube-scheduler=kube-scheduler
+kubeconfig "$STATE/process-node.kubeconfig" aicr-testenv-process-node=process-node
+KUBECTL=("$BIN_DIR/kubectl" --kubeconfig "$KUBECONFIG_FILE")
 
-mkdir -p "$STATE_LINK"
+# Leader election is off (one replica each) and neither serves HTTPS (--secure-port 0), so
+# they listen on nothing at all; they only talk to the loopback API server.
+start_bg kube-controller-manager "$BIN_DIR/kube-controller-manager" \
+  --kubeconfig "$STATE/kube-controller-manager.kubeconfig" --secure-port 0 --leader-elect=false \
+  --controllers "$KCM_CONTROLLERS" --use-service-account-credentials \
+  --service-account-private-key-file "$PKI/sa.key" --root-ca-file "$PKI/ca.crt"
+start_bg kube-scheduler "$BIN_DIR/kube-scheduler" \
+  --kubeconfig "$STATE/kube-scheduler.kubeconfig" --secure-port 0 --leader-elect=false
+"${KUBECTL[@]}" apply --server-side -f "$TESTENV_DIR/process-node-rbac.yaml" \
+  -f "$ARGOCD_CRDS/application-crd.yaml" -f "$ARGOCD_CRDS/appproject-crd.yaml" >/dev/null
+start_bg process-node env TESTENV_STATE="$STATE" TESTENV_BIN="$BIN_DIR" TESTENV_AICR_BIN_DIR="$AICR_BIN_DIR" \
+  KUBECONFIG="$STATE/process-node.kubeconfig" TESTENV_K8S_VERSION="$K8S_VERSION" TESTENV_KUBELET_PORT="$KUBELET_PORT" \
+  "$REPO_ROOT/node_modules/.bin/node" --import tsx "$TESTENV_DIR/node/main.ts" --default-nodes
+wait_for moto 60 curl -fs "http://127.0.0.1:$MOTO_PORT/moto-api/"
+wait_for process-node 60 test -f "$STATE/process-node.ready"
+for name in kube-controller-manager kube-scheduler; do
+  kill -0 "$(cat "$STATE/$name.pid")" 2>/dev/null || { tail -20 "$STATE/$name.log" >&2; die "$name exited"; }
+done
+
 cat > "$STATE_LINK/env" <<ENV
 export TESTENV_STATE=$STATE
-export KUBECONFIG=$STATE/kubeconfig
+export KUBECONFIG=$KUBECONFIG_FILE
 export TESTENV_BIN=$BIN_DIR
 export TESTENV_VENV=$VENV
 export TESTENV_ETCD_URL=$ETCD_URL
 export TESTENV_AUDIT_LOG=$STATE/audit.log
 export TESTENV_K8S_VERSION=$K8S_VERSION
+export TESTENV_AICR_BIN=$AICR_BIN_DIR/aicr
+export TESTENV_KUBELET_PORT=$KUBELET_PORT
 export TESTENV_NOBODY_TOKEN=nobody-token
 export PATH=$BIN_DIR:\$PATH
 export AWS_ENDPOINT_URL=http://127.0.0.1:$MOTO_PORT
@@ -117,4 +160,5 @@ export SLS_TELEMETRY_DISABLED=1
 export SLS_NOTIFICATIONS_MODE=off
 ENV
 log "up: kube-apiserver https://127.0.0.1:$API_PORT, etcd $ETCD_URL, moto http://127.0.0.1:$MOTO_PORT"
-log "kubectl: $BIN_DIR/kubectl --kubeconfig $STATE/kubeconfig get --raw /version"
+log "Nodes are simulated: the process node runs their Pods as local processes (see test/env/node/)"
+log "kubectl: $BIN_DIR/kubectl --kubeconfig $KUBECONFIG_FILE get nodes"

@@ -95,7 +95,7 @@ export async function resetMoto(): Promise<void> {
   if (!res.ok) throw new Error(`moto reset failed: HTTP ${res.status}`);
 }
 
-/** A name no other test has used, since namespaces cannot be deleted without a controller-manager. */
+/** A name no other test has used, so tests never wait for one another's namespaces to finish deleting. */
 export function uniqueName(prefix: string): string {
   return `${prefix}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 7)}`;
 }

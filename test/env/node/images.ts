@@ -1,0 +1,62 @@
+// The image table: what the process node runs for an image reference, since it has no
+// container runtime. Each image is an executable on this machine plus the directories put
+// first on PATH; its digest is the executable's sha256, reported as the container's imageID.
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { join } from 'node:path';
+
+export interface ImageEntry {
+  /** What runs when the container gives no command (the image's ENTRYPOINT). */
+  readonly entrypoint: readonly string[];
+  /** Directories searched first for the command, like the image's PATH. */
+  readonly path: readonly string[];
+  /** The file whose sha256 stands for the image digest. */
+  readonly digestOf: string;
+}
+
+export type ImageTable = ReadonlyMap<string, ImageEntry>;
+
+/** Images in the table below that are not real images say so in their registry host. */
+export const STAND_IN_REGISTRY = 'testenv.aicr.local';
+
+export function defaultImageTable(aicrBinDir: string, testenvBin: string): ImageTable {
+  return new Map<string, ImageEntry>([
+    ['ghcr.io/nvidia/aicr:v0.11.1', { entrypoint: ['aicr'], path: [aicrBinDir], digestOf: join(aicrBinDir, 'aicr') }],
+    // A shell with the pinned kubectl, for tests that need a command of their own.
+    [`${STAND_IN_REGISTRY}/shell:1`, { entrypoint: ['/bin/sh'], path: [testenvBin], digestOf: '/bin/sh' }],
+    // Workload Pods that only need to exist and stay running.
+    [`${STAND_IN_REGISTRY}/pause:1`, { entrypoint: ['sleep', 'infinity'], path: [], digestOf: '/bin/sleep' }],
+  ]);
+}
+
+/** A reference as the kubelet would name it: short names live on Docker Hub. */
+export function fullReference(image: string): string {
+  const first = image.split('/')[0] ?? '';
+  const hasHost = image.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost');
+  const withHost = hasHost ? image : image.includes('/') ? `docker.io/${image}` : `docker.io/library/${image}`;
+  const last = withHost.split('/').pop() ?? '';
+  return last.includes(':') || last.includes('@') ? withHost : `${withHost}:latest`;
+}
+
+export function lookupImage(table: ImageTable, image: string): ImageEntry | undefined {
+  return table.get(image) ?? table.get(fullReference(image));
+}
+
+const digests = new Map<string, Promise<string>>();
+
+/** `repo@sha256:…`, as containerStatuses[].imageID reports it. */
+export function imageId(image: string, entry: ImageEntry): Promise<string> {
+  const repo = fullReference(image).replace(/:[^:/@]+$/, '');
+  let digest = digests.get(entry.digestOf);
+  if (!digest) {
+    digest = new Promise<string>((resolve, reject) => {
+      const hash = createHash('sha256');
+      createReadStream(entry.digestOf)
+        .on('data', (chunk) => hash.update(chunk))
+        .on('end', () => resolve(hash.digest('hex')))
+        .on('error', reject);
+    });
+    digests.set(entry.digestOf, digest);
+  }
+  return digest.then((hex) => `${repo}@sha256:${hex}`);
+}

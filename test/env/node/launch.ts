@@ -1,0 +1,49 @@
+// Turns a container of a Pod into a process: the image table's command, the kubelet's
+// environment, and the volume mounts; reports the start, or why it could not start.
+import { join } from 'node:path';
+import type { V1Container, V1Pod } from '@kubernetes/client-node';
+import { containerEnv, expand } from './containerEnv.ts';
+import type { ImageEntry } from './images.ts';
+import { MountPathError, type BindMount } from './mountScript.ts';
+import type { NodeDeps } from './podRunner.ts';
+import { type Exit, type RunningContainer, startContainer } from './runContainer.ts';
+
+export interface LaunchContext {
+  readonly deps: NodeDeps;
+  readonly pod: V1Pod;
+  readonly dir: string;
+  readonly volumes: ReadonlyMap<string, string>;
+}
+
+export interface LaunchHooks {
+  onStart(proc: RunningContainer, startedAt: Date): Promise<void>;
+  onCreateError(reason: string, message: string): Promise<void>;
+}
+
+function mountsOf(container: V1Container, volumes: ReadonlyMap<string, string>, pod: V1Pod): BindMount[] {
+  const hostPaths = new Set((pod.spec?.volumes ?? []).filter((v) => v.hostPath).map((v) => v.name));
+  return (container.volumeMounts ?? []).map((vm) => {
+    const source = volumes.get(vm.name);
+    if (source === undefined) throw new MountPathError(`volume ${vm.name} is not defined in the pod`);
+    // Host paths are always bound read-only: the process node shares its machine.
+    return { source: vm.subPath ? join(source, vm.subPath) : source, target: vm.mountPath, readOnly: vm.readOnly === true || hostPaths.has(vm.name) };
+  });
+}
+
+/** Runs the container to its end; undefined when it could not be started. */
+export async function launch(ctx: LaunchContext, container: V1Container, image: ImageEntry, hooks: LaunchHooks): Promise<Exit | undefined> {
+  let proc: RunningContainer;
+  try {
+    const env = await containerEnv({ core: ctx.deps.core, pod: ctx.pod, apiPort: ctx.deps.apiPort, imagePath: image.path }, container);
+    const command = container.command ?? image.entrypoint;
+    const argv = [...command, ...(container.args ?? [])].map((a) => expand(a, env));
+    const mounts = mountsOf(container, ctx.volumes, ctx.pod);
+    proc = await startContainer({ podDir: ctx.dir, procsDir: join(ctx.deps.stateDir, 'procs'), container, argv, env, mounts });
+  } catch (err) {
+    const reason = err instanceof MountPathError ? 'CreateContainerError' : 'CreateContainerConfigError';
+    await hooks.onCreateError(reason, (err as Error).message);
+    return undefined;
+  }
+  await hooks.onStart(proc, new Date());
+  return proc.exited;
+}

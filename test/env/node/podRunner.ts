@@ -1,0 +1,209 @@
+// One Pod on the process node, from bound to gone: pull (look up the image table), prepare
+// volumes, run init containers in order and then the containers, restart them per the Pod's
+// restartPolicy, enforce activeDeadlineSeconds, and on deletion stop the processes (SIGTERM,
+// SIGKILL after the grace period) and release the Pod object, as a kubelet does.
+import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
+import type { CoreV1Api, V1Container, V1Pod } from '@kubernetes/client-node';
+import { type ImageTable, imageId, lookupImage } from './images.ts';
+import { type ContainerView, podStatus, pullFailure, waiting } from './podStatus.ts';
+import { materialiseVolumes } from './volumes.ts';
+import { StatusWriter } from './statusWriter.ts';
+import { launch } from './launch.ts';
+import type { RunningContainer } from './runContainer.ts';
+
+export interface NodeDeps {
+  readonly core: CoreV1Api;
+  readonly images: ImageTable;
+  readonly stateDir: string;
+  readonly apiPort: string;
+  readonly log: (msg: string) => void;
+}
+
+const PULL_BACKOFF_MS = 1000;
+// About a minute of retries before a volume failure is final.
+const PREPARE_ATTEMPTS = 35;
+
+export class PodRunner {
+  private readonly init: ContainerView[];
+  private readonly main: ContainerView[];
+  private readonly running = new Map<string, RunningContainer>();
+  private readonly writer: StatusWriter;
+  private readonly dir: string;
+  private readonly startTime = new Date();
+  private prepared = false;
+  private failure: { reason: string; message: string } | undefined;
+  private stopping = false;
+  private deadline: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly deps: NodeDeps,
+    private pod: V1Pod,
+    private readonly osRelease: string,
+  ) {
+    const view = (c: V1Container): ContainerView => ({ name: c.name, image: c.image ?? '', imageID: '', containerID: '', state: waiting('ContainerCreating'), restartCount: 0 });
+    this.init = (pod.spec?.initContainers ?? []).map((c) => ({ ...view(c), state: waiting('PodInitializing') }));
+    this.main = (pod.spec?.containers ?? []).map(view);
+    if (this.init.length > 0) this.main.forEach((c, i) => (this.main[i] = { ...c, state: waiting('PodInitializing') }));
+    this.dir = join(deps.stateDir, 'pods', pod.metadata?.uid ?? 'unknown');
+    this.writer = new StatusWriter(deps.core, pod, (latest) => podStatus(latest, this.view(), new Date()));
+  }
+
+  private view(): Parameters<typeof podStatus>[1] {
+    return { init: this.init, main: this.main, startTime: this.startTime, prepared: this.prepared, ...(this.failure ? { failure: this.failure } : {}) };
+  }
+
+  private get key(): string {
+    return `${this.pod.metadata?.namespace}/${this.pod.metadata?.name}`;
+  }
+
+  /** Runs the Pod to its end; never rejects. */
+  async run(): Promise<void> {
+    try {
+      await this.writer.write();
+      if (!(await this.pullAll())) return;
+      await this.prepare();
+      this.armDeadline();
+      if (await this.runInit()) await this.runMain();
+    } catch (err) {
+      this.deps.log(`pod ${this.key}: ${(err as Error).message}`);
+    } finally {
+      if (this.deadline) clearTimeout(this.deadline);
+      await this.writer.write().catch(() => undefined);
+    }
+  }
+
+  private async pullAll(): Promise<boolean> {
+    const all = [...this.init, ...this.main];
+    const missing = all.filter((c) => !lookupImage(this.deps.images, c.image));
+    if (missing.length === 0) return true;
+    for (const c of missing) Object.assign(c, { state: pullFailure(c.image, false) });
+    await this.writer.write();
+    await new Promise((r) => setTimeout(r, PULL_BACKOFF_MS));
+    for (const c of missing) Object.assign(c, { state: pullFailure(c.image, true) });
+    await this.writer.write();
+    return false;
+  }
+
+  /**
+   * Volumes may name objects that appear moments later (the namespace's kube-root-ca.crt,
+   * a ConfigMap created after the Pod); like the kubelet, keep trying while the Pod lives.
+   */
+  private async prepare(): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        this.volumes = await materialiseVolumes({ core: this.deps.core, pod: this.pod, dir: this.dir, osRelease: this.osRelease });
+        this.prepared = true;
+        return;
+      } catch (err) {
+        if (this.stopping || attempt >= PREPARE_ATTEMPTS) throw err;
+        await new Promise((r) => setTimeout(r, Math.min(2000, 100 * 2 ** attempt)));
+      }
+    }
+  }
+
+  private volumes = new Map<string, string>();
+
+  private armDeadline(): void {
+    const seconds = this.pod.spec?.activeDeadlineSeconds;
+    if (seconds === undefined) return;
+    this.deadline = setTimeout(() => {
+      this.failure = { reason: 'DeadlineExceeded', message: `Pod was active on the node longer than the specified deadline` };
+      this.stopAll(0);
+    }, seconds * 1000 - (Date.now() - this.startTime.getTime()));
+  }
+
+  private async runInit(): Promise<boolean> {
+    const specs = this.pod.spec?.initContainers ?? [];
+    for (const [i, spec] of specs.entries()) {
+      const ok = await this.runOne(spec, this.init, i);
+      if (!ok || this.stopping || this.failure) return false;
+    }
+    return true;
+  }
+
+  private async runMain(): Promise<void> {
+    const specs = this.pod.spec?.containers ?? [];
+    await Promise.all(specs.map((spec, i) => this.runOne(spec, this.main, i)));
+  }
+
+  /** Runs one container until it ends for good; true when it succeeded. */
+  private async runOne(spec: V1Container, views: ContainerView[], index: number): Promise<boolean> {
+    for (;;) {
+      const exitCode = await this.runOnce(spec, views, index);
+      if (exitCode === undefined) return false;
+      if (!this.restarts(exitCode)) return exitCode === 0;
+      const current = views[index] as ContainerView;
+      // The kubelet's crash-loop back-off, shortened: 1 s doubling to 10 s.
+      await new Promise((r) => setTimeout(r, Math.min(10_000, 1000 * 2 ** current.restartCount)));
+      views[index] = { ...current, restartCount: current.restartCount + 1 };
+    }
+  }
+
+  private restarts(exitCode: number): boolean {
+    const policy = this.pod.spec?.restartPolicy ?? 'Always';
+    if (this.stopping || this.failure) return false;
+    return policy === 'Always' || (policy === 'OnFailure' && exitCode !== 0);
+  }
+
+  /** One run of a container; its exit code, or undefined when it never started. */
+  private async runOnce(spec: V1Container, views: ContainerView[], index: number): Promise<number | undefined> {
+    const entry = lookupImage(this.deps.images, spec.image ?? '');
+    const before = views[index] as ContainerView;
+    if (!entry || this.stopping || this.failure) return undefined;
+    const exit = await launch({ deps: this.deps, pod: this.pod, dir: this.dir, volumes: this.volumes }, spec, entry, {
+      onStart: async (proc, startedAt) => {
+        this.running.set(spec.name, proc);
+        views[index] = { ...before, imageID: await imageId(spec.image ?? '', entry), containerID: `process://${proc.pid}`, state: { running: { startedAt } } };
+        await this.writer.write();
+      },
+      onCreateError: async (reason, message) => {
+        views[index] = { ...before, state: waiting(reason, message) };
+        await this.writer.write();
+      },
+    });
+    this.running.delete(spec.name);
+    if (!exit) return undefined;
+    const current = views[index] as ContainerView;
+    const terminated = {
+      exitCode: exit.exitCode,
+      reason: exit.exitCode === 0 ? 'Completed' : 'Error',
+      startedAt: current.state.running?.startedAt ?? new Date(),
+      finishedAt: new Date(),
+      containerID: current.containerID,
+      ...(exit.message ? { message: exit.message } : {}),
+    };
+    views[index] = { ...current, state: { terminated } };
+    await this.writer.write();
+    return exit.exitCode;
+  }
+
+  /** The Pod was updated; a deletion timestamp means stop within the grace period. */
+  update(pod: V1Pod): void {
+    this.pod = { ...this.pod, metadata: pod.metadata ?? {} };
+    if (pod.metadata?.deletionTimestamp && !this.stopping) {
+      const grace = pod.metadata.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
+      this.stopAll(grace);
+    }
+  }
+
+  /** SIGTERM now, SIGKILL after `graceSeconds`. */
+  stopAll(graceSeconds: number): void {
+    this.stopping = true;
+    for (const proc of this.running.values()) proc.signal(graceSeconds > 0 ? 'SIGTERM' : 'SIGKILL');
+    if (graceSeconds > 0) setTimeout(() => this.running.forEach((p) => p.signal('SIGKILL')), graceSeconds * 1000).unref();
+  }
+
+  /** Stops the processes and resolves once they have exited. */
+  async halt(graceSeconds: number): Promise<void> {
+    const exits = [...this.running.values()].map((p) => p.exited);
+    this.stopAll(graceSeconds);
+    await Promise.all(exits);
+  }
+
+  /** Drops the Pod's directory once the Pod is gone from the API. */
+  async forget(): Promise<void> {
+    this.stopAll(0);
+    await rm(this.dir, { recursive: true, force: true });
+  }
+}
