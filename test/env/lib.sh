@@ -10,7 +10,20 @@ BIN_KEY=$(cat "$TESTENV_DIR/tools/go.mod" "$TESTENV_DIR/tools/go.sum" "$TESTENV_
 BIN_DIR="$CACHE/bin/$BIN_KEY"
 # Upstream inputs no package registry serves here: the AICR source and Argo CD's CRDs. They are
 # read in place (never copied into the repository); each path can be overridden.
-THIRD_PARTY=${TESTENV_THIRD_PARTY:-"$REPO_ROOT/../shared/third_party"}
+# Looked for beside this checkout or any folder above it, then beside the checkout this one was
+# cloned from (a clean clone made elsewhere, as CI makes), else TESTENV_THIRD_PARTY.
+find_third_party() {
+  local d=$REPO_ROOT origin
+  while [ "$d" != "/" ]; do
+    [ -d "$d/../shared/third_party" ] && { (cd "$d/../shared/third_party" && pwd); return; }
+    d=$(dirname "$d")
+  done
+  origin=$(git -C "$REPO_ROOT" config --get remote.origin.url 2>/dev/null || true)
+  origin=${origin#file://}
+  if [ -n "$origin" ] && [ -d "$origin/../shared/third_party" ]; then (cd "$origin/../shared/third_party" && pwd); return; fi
+  echo "$REPO_ROOT/../shared/third_party"
+}
+THIRD_PARTY=${TESTENV_THIRD_PARTY:-$(find_third_party)}
 AICR_SOURCE=${TESTENV_AICR_SOURCE:-"$THIRD_PARTY/aicr/aicr-$AICR_VERSION-src.tar.gz"}
 ARGOCD_CRDS=${TESTENV_ARGOCD_CRDS:-"$THIRD_PARTY/argo-cd"}
 AICR_BIN_DIR="$CACHE/aicr/$AICR_VERSION-${AICR_SOURCE_SHA256:0:12}"
