@@ -10,7 +10,7 @@ import { changeDedupId } from '../queue/dedup.ts';
 import { STEP_TABLE, type StepRow } from '../steps/table.ts';
 import { DEFAULT_TIMINGS, backoffDelay } from '../timings.ts';
 import type { KubePort, WatchEvent } from '../kube/port.ts';
-import type { ObjectMeta, RuntimeObject } from '../kube/kinds.ts';
+import type { RuntimeObject } from '../kube/kinds.ts';
 import type { Logger } from '../observability/log.ts';
 import type { QueueProducer } from '../queue/port.ts';
 import { encodeWorkItem, runtimeGroup } from '../queue/workItem.ts';
@@ -69,9 +69,8 @@ interface Pending {
   readonly due: number;
 }
 
-type Object_ = { readonly metadata: ObjectMeta };
-
-export class Forwarder<T extends Object_ = RuntimeObject> {
+/** Watches one kind of watched.ts; today that is ClusterRuntime, the only kind a step wakes on. */
+export class Forwarder {
   readonly stats: ForwarderStats = { relists: 0, enqueued: 0, skipped: 0, coalesced: 0, watches: 0 };
   private readonly seen = new Map<string, string>();
   private readonly pending = new Map<string, Pending>();
@@ -84,14 +83,10 @@ export class Forwarder<T extends Object_ = RuntimeObject> {
   private stopped = false;
   private stopWatch: (() => void) | undefined;
   private sendFailed = false;
-  private readonly watched: WatchedKind<T>;
-
   constructor(
     private readonly opts: ForwarderOptions,
-    watched?: WatchedKind<T>,
-  ) {
-    this.watched = watched ?? (RUNTIME_WATCH as unknown as WatchedKind<T>);
-  }
+    private readonly watched: WatchedKind<RuntimeObject> = RUNTIME_WATCH,
+  ) {}
 
   /** Runs until stop(); each pass watches from the last resourceVersion. */
   async run(): Promise<void> {
@@ -175,7 +170,7 @@ export class Forwarder<T extends Object_ = RuntimeObject> {
     this.chain = this.chain.then(fn);
   }
 
-  private async onEvent(ev: WatchEvent<T>): Promise<void> {
+  private async onEvent(ev: WatchEvent<RuntimeObject>): Promise<void> {
     if (this.sendFailed) return;
     const obj = ev.object;
     if (ev.type !== 'BOOKMARK') this.consider(ev.type, obj);
@@ -185,7 +180,7 @@ export class Forwarder<T extends Object_ = RuntimeObject> {
     else await this.advance(obj.metadata.resourceVersion);
   }
 
-  private consider(type: string, obj: T): void {
+  private consider(type: string, obj: RuntimeObject): void {
     const uid = obj.metadata.uid;
     const print = this.watched.fingerprint(obj);
     if (type !== 'DELETED' && this.seen.get(uid) === print) {
@@ -202,7 +197,7 @@ export class Forwarder<T extends Object_ = RuntimeObject> {
     return (this.opts.now ?? Date.now)();
   }
 
-  private buffer(obj: T, cause: string): void {
+  private buffer(obj: RuntimeObject, cause: string): void {
     const runtime = this.watched.runtimeOf(obj);
     if (!runtime) {
       this.stats.skipped++;
