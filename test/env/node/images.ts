@@ -24,6 +24,10 @@ export function defaultImageTable(aicrBinDir: string, testenvBin: string): Image
     ['ghcr.io/nvidia/aicr:v0.11.1', { entrypoint: ['aicr'], path: [aicrBinDir], digestOf: join(aicrBinDir, 'aicr') }],
     // A shell with the pinned kubectl, for tests that need a command of their own.
     [`${STAND_IN_REGISTRY}/shell:1`, { entrypoint: ['/bin/sh'], path: [testenvBin], digestOf: '/bin/sh' }],
+    // The CUDA base images AICR's validators run (nvidia-smi and the like): a shell. The
+    // stand-in nvidia-smi is on the PATH of every Pod on a GPU Node, not in the image.
+    ['nvcr.io/nvidia/cuda:13.0.0-base-ubuntu22.04', { entrypoint: ['/bin/bash'], path: [], digestOf: '/bin/bash' }],
+    ['docker.io/nvidia/cuda:12.9.0-base-ubuntu24.04', { entrypoint: ['/bin/bash'], path: [], digestOf: '/bin/bash' }],
     // Workload Pods that only need to exist and stay running.
     [`${STAND_IN_REGISTRY}/pause:1`, { entrypoint: ['sleep', 'infinity'], path: [], digestOf: '/bin/sleep' }],
   ]);

@@ -11,6 +11,7 @@ import { materialiseVolumes } from './volumes.ts';
 import { StatusWriter } from './statusWriter.ts';
 import { launch } from './launch.ts';
 import type { RunningContainer } from './runContainer.ts';
+import { type GpuFacts, provideNvidiaSmi } from './gpus.ts';
 
 export interface NodeDeps {
   readonly core: CoreV1Api;
@@ -18,6 +19,13 @@ export interface NodeDeps {
   readonly stateDir: string;
   readonly apiPort: string;
   readonly log: (msg: string) => void;
+}
+
+/** What the process node knows of the Node a Pod runs on. */
+export interface NodeFacts {
+  readonly osRelease: string;
+  /** Simulated GPUs: Pods on this Node find the stand-in nvidia-smi on their PATH. */
+  readonly gpus?: GpuFacts;
 }
 
 const PULL_BACKOFF_MS = 1000;
@@ -39,7 +47,7 @@ export class PodRunner {
   constructor(
     private readonly deps: NodeDeps,
     private pod: V1Pod,
-    private readonly osRelease: string,
+    private readonly node: NodeFacts,
   ) {
     const view = (c: V1Container): ContainerView => ({ name: c.name, image: c.image ?? '', imageID: '', containerID: '', state: waiting('ContainerCreating'), restartCount: 0 });
     this.init = (pod.spec?.initContainers ?? []).map((c) => ({ ...view(c), state: waiting('PodInitializing') }));
@@ -92,7 +100,8 @@ export class PodRunner {
   private async prepare(): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        this.volumes = await materialiseVolumes({ core: this.deps.core, pod: this.pod, dir: this.dir, osRelease: this.osRelease });
+        this.volumes = await materialiseVolumes({ core: this.deps.core, pod: this.pod, dir: this.dir, osRelease: this.node.osRelease });
+        if (this.node.gpus) this.driverPath = [await provideNvidiaSmi(this.dir, this.node.gpus)];
         this.prepared = true;
         return;
       } catch (err) {
@@ -103,6 +112,7 @@ export class PodRunner {
   }
 
   private volumes = new Map<string, string>();
+  private driverPath: string[] = [];
 
   private armDeadline(): void {
     const seconds = this.pod.spec?.activeDeadlineSeconds;
@@ -151,7 +161,7 @@ export class PodRunner {
     const entry = lookupImage(this.deps.images, spec.image ?? '');
     const before = views[index] as ContainerView;
     if (!entry || this.stopping || this.failure) return undefined;
-    const exit = await launch({ deps: this.deps, pod: this.pod, dir: this.dir, volumes: this.volumes }, spec, entry, {
+    const exit = await launch({ deps: this.deps, pod: this.pod, dir: this.dir, volumes: this.volumes, driverPath: this.driverPath }, spec, entry, {
       onStart: async (proc, startedAt) => {
         this.running.set(spec.name, proc);
         views[index] = { ...before, imageID: await imageId(spec.image ?? '', entry), containerID: `process://${proc.pid}`, state: { running: { startedAt } } };
