@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { rm } from 'node:fs/promises';
 import type { CoreV1Api, V1Container, V1Pod } from '@kubernetes/client-node';
 import { type ImageTable, imageId, lookupImage } from './images.ts';
-import { type ContainerView, podStatus, pullFailure, waiting } from './podStatus.ts';
+import { type ContainerView, type PullCause, podStatus, pullFailure, waiting } from './podStatus.ts';
+import { pullCredentials, registryAnswer } from './pullAuth.ts';
 import { materialiseVolumes } from './volumes.ts';
 import { StatusWriter } from './statusWriter.ts';
 import { launch } from './launch.ts';
@@ -18,6 +19,8 @@ export interface NodeDeps {
   readonly images: ImageTable;
   readonly stateDir: string;
   readonly apiPort: string;
+  /** The private registries' accounts (htpasswd, {SHA} hashes). */
+  readonly htpasswd: string;
   readonly log: (msg: string) => void;
 }
 
@@ -81,14 +84,27 @@ export class PodRunner {
     }
   }
 
+  /** Why this image cannot be pulled for this Pod, or undefined when it can. */
+  private async pullProblem(image: string): Promise<PullCause | undefined> {
+    const entry = lookupImage(this.deps.images, image);
+    if (!entry) return 'not-found';
+    if (!entry.privateRegistry) return undefined;
+    const answer = await registryAnswer(this.deps.htpasswd, await pullCredentials(this.deps.core, this.pod, image));
+    return answer === 'ok' ? undefined : answer;
+  }
+
   private async pullAll(): Promise<boolean> {
     const all = [...this.init, ...this.main];
-    const missing = all.filter((c) => !lookupImage(this.deps.images, c.image));
-    if (missing.length === 0) return true;
-    for (const c of missing) Object.assign(c, { state: pullFailure(c.image, false) });
+    const failed: { view: ContainerView; cause: PullCause }[] = [];
+    for (const view of all) {
+      const cause = await this.pullProblem(view.image);
+      if (cause) failed.push({ view, cause });
+    }
+    if (failed.length === 0) return true;
+    for (const { view, cause } of failed) Object.assign(view, { state: pullFailure(view.image, false, cause) });
     await this.writer.write();
     await new Promise((r) => setTimeout(r, PULL_BACKOFF_MS));
-    for (const c of missing) Object.assign(c, { state: pullFailure(c.image, true) });
+    for (const { view, cause } of failed) Object.assign(view, { state: pullFailure(view.image, true, cause) });
     await this.writer.write();
     return false;
   }
