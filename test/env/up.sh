@@ -36,6 +36,13 @@ for s in socks: s.bind(("127.0.0.1",0))
 print(*[s.getsockname()[1] for s in socks])')
 bash "$TESTENV_DIR/certs.sh" "$STATE/pki"
 printf 'nobody-token,aicr-test-nobody,uid-nobody\n' > "$STATE/tokens.csv"
+# The private registry's one account (a fresh password each run) in htpasswd form; the
+# process node checks image pull credentials against it.
+mkdir -p "$STATE/registry"
+REGISTRY_USER=aicr-puller
+REGISTRY_PASSWORD=$(python3 -c 'import secrets; print(secrets.token_hex(16))')
+python3 -c 'import base64, hashlib, sys; print(sys.argv[1] + ":{SHA}" + base64.b64encode(hashlib.sha1(sys.argv[2].encode()).digest()).decode())' \
+  "$REGISTRY_USER" "$REGISTRY_PASSWORD" > "$STATE/registry/htpasswd"
 
 start_bg() { # name, command...
   local name=$1; shift
@@ -133,7 +140,7 @@ start_bg kube-scheduler "$BIN_DIR/kube-scheduler" \
   -f "$ARGOCD_CRDS/application-crd.yaml" -f "$ARGOCD_CRDS/appproject-crd.yaml" >/dev/null
 start_bg process-node env TESTENV_STATE="$STATE" TESTENV_BIN="$BIN_DIR" TESTENV_AICR_BIN_DIR="$AICR_BIN_DIR" \
   KUBECONFIG="$STATE/process-node.kubeconfig" TESTENV_K8S_VERSION="$K8S_VERSION" TESTENV_KUBELET_PORT="$KUBELET_PORT" \
-  "$REPO_ROOT/node_modules/.bin/node" --import tsx "$TESTENV_DIR/node/main.ts" --default-nodes
+  TESTENV_REGISTRY_HTPASSWD="$STATE/registry/htpasswd" "$REPO_ROOT/node_modules/.bin/node" --import tsx "$TESTENV_DIR/node/main.ts" --default-nodes
 wait_for moto 60 curl -fs "http://127.0.0.1:$MOTO_PORT/moto-api/"
 wait_for process-node 60 test -f "$STATE/process-node.ready"
 for name in kube-controller-manager kube-scheduler; do
@@ -151,6 +158,9 @@ export TESTENV_K8S_VERSION=$K8S_VERSION
 export TESTENV_AICR_BIN=$AICR_BIN_DIR/aicr
 export TESTENV_KUBELET_PORT=$KUBELET_PORT
 export TESTENV_NOBODY_TOKEN=nobody-token
+export TESTENV_PRIVATE_REGISTRY=registry.testenv.aicr.local
+export TESTENV_REGISTRY_USER=$REGISTRY_USER
+export TESTENV_REGISTRY_PASSWORD=$REGISTRY_PASSWORD
 export PATH=$BIN_DIR:\$PATH
 export AWS_ENDPOINT_URL=http://127.0.0.1:$MOTO_PORT
 export AWS_REGION=us-east-1

@@ -2,7 +2,8 @@
 // process nodes) and a runner per Pod bound to one of them, and releases deleted Pods.
 import { type CoreV1Api, type KubeConfig, type V1Node, type V1Pod, makeInformer, type Informer, type ObjectCache } from '@kubernetes/client-node';
 import { OS_RELEASE_ANNOTATION, PROCESS_NODE_LABEL } from './nodeShapes.ts';
-import { type NodeDeps, PodRunner } from './podRunner.ts';
+import { type NodeDeps, type NodeFacts, PodRunner } from './podRunner.ts';
+import { gpuFactsOf } from './gpus.ts';
 
 const finished = (pod: V1Pod): boolean => pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
 
@@ -11,7 +12,7 @@ function identify(pod: V1Pod): { uid: string; node: string } {
 }
 
 export class ProcessNodeAgent {
-  private readonly nodes = new Map<string, string>();
+  private readonly nodes = new Map<string, NodeFacts>();
   private readonly runners = new Map<string, PodRunner>();
   private readonly done = new Set<string>();
   private readonly podInformer: Informer<V1Pod> & ObjectCache<V1Pod>;
@@ -25,7 +26,8 @@ export class ProcessNodeAgent {
     this.nodeInformer = makeInformer(kc, `/api/v1/nodes?labelSelector=${PROCESS_NODE_LABEL}%3Dtrue`, () => core.listNode({ labelSelector: `${PROCESS_NODE_LABEL}=true` }), `${PROCESS_NODE_LABEL}=true`);
     this.podInformer = makeInformer(kc, '/api/v1/pods', () => core.listPodForAllNamespaces());
     const onNode = (node: V1Node): void => {
-      this.nodes.set(node.metadata?.name ?? '', node.metadata?.annotations?.[OS_RELEASE_ANNOTATION] ?? '');
+      const gpus = gpuFactsOf(node);
+      this.nodes.set(node.metadata?.name ?? '', { osRelease: node.metadata?.annotations?.[OS_RELEASE_ANNOTATION] ?? '', ...(gpus ? { gpus } : {}) });
       for (const pod of this.podInformer.list()) this.onPod(pod);
     };
     this.nodeInformer.on('add', onNode);
@@ -60,7 +62,7 @@ export class ProcessNodeAgent {
     const over = finished(pod) || this.done.has(uid);
     if (over && pod.metadata?.deletionTimestamp) return void this.release(pod);
     if (over) return;
-    const started = new PodRunner(this.deps, pod, this.nodes.get(node) ?? '');
+    const started = new PodRunner(this.deps, pod, this.nodes.get(node) ?? { osRelease: '' });
     this.runners.set(uid, started);
     void started.run().then(() => this.afterRun(uid));
   }
@@ -88,7 +90,7 @@ export class ProcessNodeAgent {
     const runner = this.runners.get(uid);
     this.runners.delete(uid);
     this.done.delete(uid);
-    void (runner ?? new PodRunner(this.deps, pod, '')).forget();
+    void (runner ?? new PodRunner(this.deps, pod, { osRelease: '' })).forget();
   }
 
   /** Stops every Pod's processes (SIGKILL after 2 s) and waits for them: the node is going away. */

@@ -12,18 +12,32 @@ export interface ImageEntry {
   readonly path: readonly string[];
   /** The file whose sha256 stands for the image digest. */
   readonly digestOf: string;
+  /**
+   * The private registry host that serves this image: a pull needs credentials for it from
+   * the Pod's imagePullSecrets that the registry's accounts accept (see pullAuth.ts).
+   */
+  readonly privateRegistry?: string;
 }
 
 export type ImageTable = ReadonlyMap<string, ImageEntry>;
 
 /** Images in the table below that are not real images say so in their registry host. */
 export const STAND_IN_REGISTRY = 'testenv.aicr.local';
+/** A private registry host (a stand-in too): its images are pulled only with credentials. */
+export const PRIVATE_REGISTRY = `registry.${STAND_IN_REGISTRY}`;
 
 export function defaultImageTable(aicrBinDir: string, testenvBin: string): ImageTable {
   return new Map<string, ImageEntry>([
     ['ghcr.io/nvidia/aicr:v0.11.1', { entrypoint: ['aicr'], path: [aicrBinDir], digestOf: join(aicrBinDir, 'aicr') }],
     // A shell with the pinned kubectl, for tests that need a command of their own.
     [`${STAND_IN_REGISTRY}/shell:1`, { entrypoint: ['/bin/sh'], path: [testenvBin], digestOf: '/bin/sh' }],
+    // The CUDA base images AICR's validators run (nvidia-smi and the like): a shell. The
+    // stand-in nvidia-smi is on the PATH of every Pod on a GPU Node, not in the image.
+    ['nvcr.io/nvidia/cuda:13.0.0-base-ubuntu22.04', { entrypoint: ['/bin/bash'], path: [], digestOf: '/bin/bash' }],
+    ['docker.io/nvidia/cuda:12.9.0-base-ubuntu24.04', { entrypoint: ['/bin/bash'], path: [], digestOf: '/bin/bash' }],
+    // The same programs behind a private registry, as a mirror of the release image would be.
+    [`${PRIVATE_REGISTRY}/nvidia/aicr:v0.11.1`, { entrypoint: ['aicr'], path: [aicrBinDir], digestOf: join(aicrBinDir, 'aicr'), privateRegistry: PRIVATE_REGISTRY }],
+    [`${PRIVATE_REGISTRY}/shell:1`, { entrypoint: ['/bin/sh'], path: [testenvBin], digestOf: '/bin/sh', privateRegistry: PRIVATE_REGISTRY }],
     // Workload Pods that only need to exist and stay running.
     [`${STAND_IN_REGISTRY}/pause:1`, { entrypoint: ['sleep', 'infinity'], path: [], digestOf: '/bin/sleep' }],
   ]);

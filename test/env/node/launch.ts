@@ -13,6 +13,8 @@ export interface LaunchContext {
   readonly pod: V1Pod;
   readonly dir: string;
   readonly volumes: ReadonlyMap<string, string>;
+  /** Directories a GPU runtime would provide (the simulated nvidia-smi), after the image's. */
+  readonly driverPath: readonly string[];
 }
 
 export interface LaunchHooks {
@@ -34,7 +36,7 @@ function mountsOf(container: V1Container, volumes: ReadonlyMap<string, string>, 
 export async function launch(ctx: LaunchContext, container: V1Container, image: ImageEntry, hooks: LaunchHooks): Promise<Exit | undefined> {
   let proc: RunningContainer;
   try {
-    const env = await containerEnv({ core: ctx.deps.core, pod: ctx.pod, apiPort: ctx.deps.apiPort, imagePath: image.path }, container);
+    const env = await containerEnv({ core: ctx.deps.core, pod: ctx.pod, apiPort: ctx.deps.apiPort, imagePath: [...image.path, ...ctx.driverPath] }, container);
     const command = container.command ?? image.entrypoint;
     const argv = [...command, ...(container.args ?? [])].map((a) => expand(a, env));
     const mounts = mountsOf(container, ctx.volumes, ctx.pod);

@@ -27,7 +27,8 @@ async function main(): Promise<void> {
   const log = (msg: string): void => console.error(`[process-node] ${msg}`);
   await mkdir(join(stateDir, 'procs'), { recursive: true });
   const images = defaultImageTable(required('TESTENV_AICR_BIN_DIR'), required('TESTENV_BIN'));
-  const agent = new ProcessNodeAgent(kc, core, { core, images, stateDir, apiPort, log });
+  const htpasswd = required('TESTENV_REGISTRY_HTPASSWD');
+  const agent = new ProcessNodeAgent(kc, core, { core, images, stateDir, apiPort, htpasswd, log });
   const facts = { k8sVersion: required('TESTENV_K8S_VERSION'), kubeletPort: Number(required('TESTENV_KUBELET_PORT')) };
   const names: string[] = [];
   if (values['default-nodes']) {

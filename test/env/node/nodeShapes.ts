@@ -12,6 +12,22 @@ export interface GpuShape {
   readonly product: string;
   readonly count: number;
   readonly memoryMiB?: number;
+  /** The driver the Node reports (feature discovery's label); a recent data-centre driver by default. */
+  readonly driverVersion?: string;
+  /** The CUDA version that driver supports. */
+  readonly cudaVersion?: string;
+}
+
+export const DEFAULT_DRIVER_VERSION = '580.95.05';
+export const DEFAULT_CUDA_VERSION = '13.0';
+
+/** Feature discovery's GPU family for the products the test clusters use. */
+export function gpuFamily(product: string): string {
+  if (/H100|H200|GH200/.test(product)) return 'hopper';
+  if (/B200|GB200|B300|GB300/.test(product)) return 'blackwell';
+  if (/A100|A10G|A30/.test(product)) return 'ampere';
+  if (/L4|L40/.test(product)) return 'ada-lovelace';
+  return 'unknown';
 }
 
 export interface OsShape {
@@ -67,6 +83,9 @@ function gpuLabels(gpu: GpuShape | undefined): Record<string, string> {
     'nvidia.com/gpu.present': 'true',
     'nvidia.com/gpu.product': gpu.product,
     'nvidia.com/gpu.count': String(gpu.count),
+    'nvidia.com/gpu.family': gpuFamily(gpu.product),
+    'nvidia.com/cuda.driver-version.full': gpu.driverVersion ?? DEFAULT_DRIVER_VERSION,
+    'nvidia.com/cuda.runtime-version.full': gpu.cudaVersion ?? DEFAULT_CUDA_VERSION,
     ...(gpu.memoryMiB === undefined ? {} : { 'nvidia.com/gpu.memory': String(gpu.memoryMiB) }),
   };
 }

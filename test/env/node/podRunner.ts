@@ -6,18 +6,29 @@ import { join } from 'node:path';
 import { rm } from 'node:fs/promises';
 import type { CoreV1Api, V1Container, V1Pod } from '@kubernetes/client-node';
 import { type ImageTable, imageId, lookupImage } from './images.ts';
-import { type ContainerView, podStatus, pullFailure, waiting } from './podStatus.ts';
+import { type ContainerView, type PullCause, podStatus, pullFailure, waiting } from './podStatus.ts';
+import { pullCredentials, registryAnswer } from './pullAuth.ts';
 import { materialiseVolumes } from './volumes.ts';
 import { StatusWriter } from './statusWriter.ts';
 import { launch } from './launch.ts';
 import type { RunningContainer } from './runContainer.ts';
+import { type GpuFacts, provideNvidiaSmi } from './gpus.ts';
 
 export interface NodeDeps {
   readonly core: CoreV1Api;
   readonly images: ImageTable;
   readonly stateDir: string;
   readonly apiPort: string;
+  /** The private registries' accounts (htpasswd, {SHA} hashes). */
+  readonly htpasswd: string;
   readonly log: (msg: string) => void;
+}
+
+/** What the process node knows of the Node a Pod runs on. */
+export interface NodeFacts {
+  readonly osRelease: string;
+  /** Simulated GPUs: Pods on this Node find the stand-in nvidia-smi on their PATH. */
+  readonly gpus?: GpuFacts;
 }
 
 const PULL_BACKOFF_MS = 1000;
@@ -39,7 +50,7 @@ export class PodRunner {
   constructor(
     private readonly deps: NodeDeps,
     private pod: V1Pod,
-    private readonly osRelease: string,
+    private readonly node: NodeFacts,
   ) {
     const view = (c: V1Container): ContainerView => ({ name: c.name, image: c.image ?? '', imageID: '', containerID: '', state: waiting('ContainerCreating'), restartCount: 0 });
     this.init = (pod.spec?.initContainers ?? []).map((c) => ({ ...view(c), state: waiting('PodInitializing') }));
@@ -73,14 +84,27 @@ export class PodRunner {
     }
   }
 
+  /** Why this image cannot be pulled for this Pod, or undefined when it can. */
+  private async pullProblem(image: string): Promise<PullCause | undefined> {
+    const entry = lookupImage(this.deps.images, image);
+    if (!entry) return 'not-found';
+    if (!entry.privateRegistry) return undefined;
+    const answer = await registryAnswer(this.deps.htpasswd, await pullCredentials(this.deps.core, this.pod, image));
+    return answer === 'ok' ? undefined : answer;
+  }
+
   private async pullAll(): Promise<boolean> {
     const all = [...this.init, ...this.main];
-    const missing = all.filter((c) => !lookupImage(this.deps.images, c.image));
-    if (missing.length === 0) return true;
-    for (const c of missing) Object.assign(c, { state: pullFailure(c.image, false) });
+    const failed: { view: ContainerView; cause: PullCause }[] = [];
+    for (const view of all) {
+      const cause = await this.pullProblem(view.image);
+      if (cause) failed.push({ view, cause });
+    }
+    if (failed.length === 0) return true;
+    for (const { view, cause } of failed) Object.assign(view, { state: pullFailure(view.image, false, cause) });
     await this.writer.write();
     await new Promise((r) => setTimeout(r, PULL_BACKOFF_MS));
-    for (const c of missing) Object.assign(c, { state: pullFailure(c.image, true) });
+    for (const { view, cause } of failed) Object.assign(view, { state: pullFailure(view.image, true, cause) });
     await this.writer.write();
     return false;
   }
@@ -92,7 +116,8 @@ export class PodRunner {
   private async prepare(): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        this.volumes = await materialiseVolumes({ core: this.deps.core, pod: this.pod, dir: this.dir, osRelease: this.osRelease });
+        this.volumes = await materialiseVolumes({ core: this.deps.core, pod: this.pod, dir: this.dir, osRelease: this.node.osRelease });
+        if (this.node.gpus) this.driverPath = [await provideNvidiaSmi(this.dir, this.node.gpus)];
         this.prepared = true;
         return;
       } catch (err) {
@@ -103,6 +128,7 @@ export class PodRunner {
   }
 
   private volumes = new Map<string, string>();
+  private driverPath: string[] = [];
 
   private armDeadline(): void {
     const seconds = this.pod.spec?.activeDeadlineSeconds;
@@ -151,7 +177,7 @@ export class PodRunner {
     const entry = lookupImage(this.deps.images, spec.image ?? '');
     const before = views[index] as ContainerView;
     if (!entry || this.stopping || this.failure) return undefined;
-    const exit = await launch({ deps: this.deps, pod: this.pod, dir: this.dir, volumes: this.volumes }, spec, entry, {
+    const exit = await launch({ deps: this.deps, pod: this.pod, dir: this.dir, volumes: this.volumes, driverPath: this.driverPath }, spec, entry, {
       onStart: async (proc, startedAt) => {
         this.running.set(spec.name, proc);
         views[index] = { ...before, imageID: await imageId(spec.image ?? '', entry), containerID: `process://${proc.pid}`, state: { running: { startedAt } } };

@@ -111,11 +111,23 @@ export function podStatus(pod: V1Pod, view: PodView, now: Date): V1PodStatus {
   };
 }
 
-/** The kubelet's words for an image it cannot pull. */
-export function pullFailure(image: string, backOff: boolean): V1ContainerState {
+/** Why a pull failed: no such image, no credentials given, or credentials the registry refused. */
+export type PullCause = 'not-found' | 'anonymous' | 'refused';
+
+function pullError(image: string, cause: PullCause): { code: string; text: string } {
   const ref = fullReference(image);
-  const pull = `failed to pull and unpack image "${ref}": failed to resolve reference "${ref}": ${ref}: not found`;
+  const resolve = `failed to pull and unpack image "${ref}": failed to resolve reference "${ref}"`;
+  if (cause === 'not-found') return { code: 'NotFound', text: `${resolve}: ${ref}: not found` };
+  if (cause === 'anonymous') return { code: 'Unknown', text: `${resolve}: pull access denied, repository does not exist or may require authorization: authorization failed: no basic auth credentials` };
+  const [host, ...rest] = ref.split('/');
+  const path = rest.join('/').replace(/:([^:/@]+)$/, '/manifests/$1');
+  return { code: 'Unknown', text: `${resolve}: unexpected status from HEAD request to https://${host}/v2/${path}: 401 Unauthorized` };
+}
+
+/** The kubelet's words for an image it cannot pull. */
+export function pullFailure(image: string, backOff: boolean, cause: PullCause = 'not-found'): V1ContainerState {
+  const { code, text } = pullError(image, cause);
   return backOff
-    ? waiting('ImagePullBackOff', `Back-off pulling image "${image}": ErrImagePull: ${pull}`)
-    : waiting('ErrImagePull', `rpc error: code = NotFound desc = ${pull}`);
+    ? waiting('ImagePullBackOff', `Back-off pulling image "${image}": ErrImagePull: ${text}`)
+    : waiting('ErrImagePull', `rpc error: code = ${code} desc = ${text}`);
 }
