@@ -1,11 +1,14 @@
 // The test environment's OCI registry is the real CNCF distribution (v3), on loopback with
 // htpasswd (bcrypt) auth and its storage on tmpfs. These tests speak the OCI distribution
 // API to it directly: an artifact pushed under a tag is pulled back by digest, and a client
-// without the right credentials gets the registry's own 401.
+// without the right credentials gets the registry's own 401. And the real AICR CLI, run as a
+// Job, pushes its Argo CD bundle there with the credentials of a mounted docker config.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { testEnv, uniqueName } from '../helpers/env.ts';
+import { batch, core, jobReaches, oneShotJob, serviceAccountWith } from '../helpers/cluster.ts';
+import { kubectl } from '../helpers/runtime.ts';
 
 const OCI_MANIFEST = 'application/vnd.oci.image.manifest.v1+json';
 
@@ -74,4 +77,67 @@ test('without credentials, or with a wrong password, the registry answers 401 wi
   assert.equal(body.errors?.[0]?.code, 'UNAUTHORIZED');
   const ok = await fetch(`${base()}/v2/`, { headers: basicAuth() });
   assert.equal(ok.status, 200);
+});
+
+/** A Job that makes a recipe and pushes its Argo CD bundle to the registry, as the render stage does. */
+async function bundleJob(ns: string, name: string, ref: string, withCredentials: boolean): Promise<void> {
+  const script = [
+    'cd /work',
+    'aicr recipe --service eks --accelerator h100 --intent training --os ubuntu -o recipe.yaml',
+    `aicr bundle -r recipe.yaml --deployer argocd -o oci://${ref} --plain-http`,
+  ].join(' && ');
+  const docker = withCredentials ? [{ name: 'docker', secret: { secretName: 'registry-push', items: [{ key: '.dockerconfigjson', path: 'config.json' }] } }] : [];
+  await batch().createNamespacedJob({
+    namespace: ns,
+    body: oneShotJob(name, {
+      volumes: [{ name: 'work', emptyDir: {} }, ...docker],
+      containers: [
+        {
+          name: 'aicr',
+          image: 'ghcr.io/nvidia/aicr:v0.11.1',
+          command: ['/bin/sh', '-c', script],
+          volumeMounts: [{ name: 'work', mountPath: '/work' }, ...(withCredentials ? [{ name: 'docker', mountPath: '/root/.docker', readOnly: true }] : [])],
+        },
+      ],
+    }),
+  });
+}
+
+test('aicr bundle run as a Job pushes its Argo CD bundle to the registry; the digest it reports pulls back', async () => {
+  const ns = uniqueName('bundle');
+  await serviceAccountWith(ns, 'default', []);
+  const { TESTENV_REGISTRY: registry, TESTENV_REGISTRY_USER: user, TESTENV_REGISTRY_PASSWORD: password } = testEnv();
+  await kubectl('create', 'secret', 'docker-registry', 'registry-push', '-n', ns, `--docker-server=${registry}`, `--docker-username=${user}`, `--docker-password=${password}`);
+  const repo = `aicr/${ns}`;
+  await bundleJob(ns, 'push', `${registry}/${repo}:v1`, true);
+  await jobReaches(ns, 'push', 'Complete', 120_000);
+  const logs = await kubectl('logs', '-n', ns, 'job/push');
+  const digest = /OCI artifact pushed successfully: .*digest=(sha256:[0-9a-f]{64})/.exec(logs)?.[1];
+  assert.ok(digest, `the CLI reports the pushed digest:\n${logs}`);
+
+  const manifest = await fetch(`${base()}/v2/${repo}/manifests/${digest}`, { headers: { ...basicAuth(), accept: OCI_MANIFEST } });
+  assert.equal(manifest.status, 200);
+  const bytes = new Uint8Array(await manifest.arrayBuffer());
+  assert.equal(digestOf(bytes), digest);
+  const { layers } = JSON.parse(new TextDecoder().decode(bytes)) as { layers: { digest: string; size: number }[] };
+  assert.ok(layers.length > 0);
+  for (const layer of layers) {
+    const blob = await fetch(`${base()}/v2/${repo}/blobs/${layer.digest}`, { headers: basicAuth() });
+    assert.equal(blob.status, 200);
+    const content = new Uint8Array(await blob.arrayBuffer());
+    assert.equal(digestOf(content), layer.digest);
+  }
+  const tag = await fetch(`${base()}/v2/${repo}/manifests/v1`, { method: 'HEAD', headers: { ...basicAuth(), accept: OCI_MANIFEST } });
+  assert.equal(tag.headers.get('docker-content-digest'), digest);
+});
+
+test('aicr bundle without registry credentials fails its Job: the registry\'s Basic challenge reaches the CLI', async () => {
+  const ns = uniqueName('bundle');
+  await serviceAccountWith(ns, 'default', []);
+  await bundleJob(ns, 'anon', `${testEnv().TESTENV_REGISTRY}/aicr/${ns}:v1`, false);
+  await jobReaches(ns, 'anon', 'Failed', 120_000);
+  // The registry's 401 carries a Basic challenge; the CLI's client answers it has no credential.
+  assert.match(await kubectl('logs', '-n', ns, 'job/anon'), /failed to push artifact to registry: .*: basic credential not found/);
+  const pods = await core().listNamespacedPod({ namespace: ns });
+  assert.notEqual(pods.items[0]?.status?.containerStatuses?.[0]?.state?.terminated?.exitCode, 0);
 });
