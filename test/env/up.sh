@@ -25,13 +25,14 @@ for b in etcd kube-apiserver kube-controller-manager kube-scheduler kubectl; do
 done
 [ -x "$VENV/bin/moto_server" ] || die "moto is missing: run test/env/bootstrap.sh first"
 [ -x "$AICR_BIN_DIR/aicr" ] || die "aicr is missing: run test/env/bootstrap.sh first"
+[ -x "$REGISTRY_BIN_DIR/registry" ] || die "the OCI registry is missing: run test/env/bootstrap.sh first"
 
 mkdir -p "$STATE_LINK"
 STATE=$(mktemp -d /dev/shm/aicr-env.XXXXXX)
 echo "$STATE" > "$STATE_LINK/state-dir"
-read -r ETCD_PORT ETCD_PEER_PORT API_PORT MOTO_PORT KUBELET_PORT < <(python3 -c '
+read -r ETCD_PORT ETCD_PEER_PORT API_PORT MOTO_PORT KUBELET_PORT REGISTRY_PORT < <(python3 -c '
 import socket
-socks=[socket.socket() for _ in range(5)]
+socks=[socket.socket() for _ in range(6)]
 for s in socks: s.bind(("127.0.0.1",0))
 print(*[s.getsockname()[1] for s in socks])')
 bash "$TESTENV_DIR/certs.sh" "$STATE/pki"
@@ -43,6 +44,28 @@ REGISTRY_USER=aicr-puller
 REGISTRY_PASSWORD=$(python3 -c 'import secrets; print(secrets.token_hex(16))')
 python3 -c 'import base64, hashlib, sys; print(sys.argv[1] + ":{SHA}" + base64.b64encode(hashlib.sha1(sys.argv[2].encode()).digest()).decode())' \
   "$REGISTRY_USER" "$REGISTRY_PASSWORD" > "$STATE/registry/htpasswd"
+# The real OCI registry: same account (bcrypt, as it requires), plain HTTP on loopback,
+# storage in the state directory on tmpfs.
+"$REGISTRY_BIN_DIR/htpasswd" "$REGISTRY_USER" "$REGISTRY_PASSWORD" > "$STATE/registry/htpasswd.bcrypt"
+cat > "$STATE/registry/config.yml" <<YAML
+version: 0.1
+log:
+  level: warn
+  accesslog:
+    disabled: true
+storage:
+  filesystem:
+    rootdirectory: $STATE/registry/data
+  delete:
+    enabled: true
+http:
+  addr: 127.0.0.1:$REGISTRY_PORT
+  secret: $(python3 -c 'import secrets; print(secrets.token_hex(16))')
+auth:
+  htpasswd:
+    realm: aicr-testenv-registry
+    path: $STATE/registry/htpasswd.bcrypt
+YAML
 
 start_bg() { # name, command...
   local name=$1; shift
@@ -141,7 +164,9 @@ start_bg kube-scheduler "$BIN_DIR/kube-scheduler" \
 start_bg process-node env TESTENV_STATE="$STATE" TESTENV_BIN="$BIN_DIR" TESTENV_AICR_BIN_DIR="$AICR_BIN_DIR" \
   KUBECONFIG="$STATE/process-node.kubeconfig" TESTENV_K8S_VERSION="$K8S_VERSION" TESTENV_KUBELET_PORT="$KUBELET_PORT" \
   TESTENV_REGISTRY_HTPASSWD="$STATE/registry/htpasswd" "$REPO_ROOT/node_modules/.bin/node" --import tsx "$TESTENV_DIR/node/main.ts" --default-nodes
+start_bg registry "$REGISTRY_BIN_DIR/registry" serve "$STATE/registry/config.yml"
 wait_for moto 60 curl -fs "http://127.0.0.1:$MOTO_PORT/moto-api/"
+wait_for registry 30 curl -fs -u "$REGISTRY_USER:$REGISTRY_PASSWORD" "http://127.0.0.1:$REGISTRY_PORT/v2/"
 wait_for process-node 60 test -f "$STATE/process-node.ready"
 for name in kube-controller-manager kube-scheduler; do
   kill -0 "$(cat "$STATE/$name.pid")" 2>/dev/null || { tail -20 "$STATE/$name.log" >&2; die "$name exited"; }
@@ -161,6 +186,7 @@ export TESTENV_NOBODY_TOKEN=nobody-token
 export TESTENV_PRIVATE_REGISTRY=registry.testenv.aicr.local
 export TESTENV_REGISTRY_USER=$REGISTRY_USER
 export TESTENV_REGISTRY_PASSWORD=$REGISTRY_PASSWORD
+export TESTENV_REGISTRY=127.0.0.1:$REGISTRY_PORT
 export PATH=$BIN_DIR:\$PATH
 export AWS_ENDPOINT_URL=http://127.0.0.1:$MOTO_PORT
 export AWS_REGION=us-east-1
@@ -170,5 +196,6 @@ export SLS_TELEMETRY_DISABLED=1
 export SLS_NOTIFICATIONS_MODE=off
 ENV
 log "up: kube-apiserver https://127.0.0.1:$API_PORT, etcd $ETCD_URL, moto http://127.0.0.1:$MOTO_PORT"
+log "OCI registry: http://127.0.0.1:$REGISTRY_PORT (htpasswd account $REGISTRY_USER; password in $STATE_LINK/env)"
 log "Nodes are simulated: the process node runs their Pods as local processes (see test/env/node/)"
 log "kubectl: $BIN_DIR/kubectl --kubeconfig $KUBECONFIG_FILE get nodes"
