@@ -1,9 +1,10 @@
 // A delayed message waiting on the delay queue: where it goes, and when.
 import * as z from 'zod';
 import { parseMessage } from '../queue/parseMessage.ts';
+import { StepNameSchema } from '../queue/workItem.ts';
 
 export const EnvelopeSchema = z.object({
-  step: z.string().regex(/^[a-z][a-z0-9-]{0,39}$/),
+  step: StepNameSchema,
   group: z.string().min(1).max(128),
   dedupId: z.string().min(1).max(512),
   body: z.string().min(1).max(200_000),

@@ -83,10 +83,15 @@ export class Forwarder {
   private stopped = false;
   private stopWatch: (() => void) | undefined;
   private sendFailed = false;
+  /** The steps a change of the watched kind wakes. */
+  private readonly steps: readonly string[];
+
   constructor(
     private readonly opts: ForwarderOptions,
     private readonly watched: WatchedKind<RuntimeObject> = RUNTIME_WATCH,
-  ) {}
+  ) {
+    this.steps = (opts.table ?? STEP_TABLE).filter((r) => (r.wakesOn as readonly string[]).includes(watched.wake)).map((r) => r.name);
+  }
 
   /** Runs until stop(); each pass watches from the last resourceVersion. */
   async run(): Promise<void> {
@@ -235,9 +240,8 @@ export class Forwarder {
 
   private async enqueue(p: Pending): Promise<void> {
     const { uid, name } = p.runtime;
-    const steps = (this.opts.table ?? STEP_TABLE).filter((r) => (r.wakesOn as readonly string[]).includes(this.watched.wake));
     try {
-      for (const { name: step } of steps) {
+      for (const step of this.steps) {
         await this.opts.producer.send({
           step,
           group: runtimeGroup(uid),

@@ -1,7 +1,7 @@
 // The kinds the forwarder watches, and for each: which runtime an object concerns (from its
 // labels or annotations, never its body) and what about it makes work. Steps name these in the
 // step table's `wakesOn`; a kind no step names is not watched.
-import { ANNOTATION, FORWARDER_CHECKPOINT } from '../api/constants.ts';
+import { FORWARDER_CHECKPOINT } from '../api/constants.ts';
 import { KIND, type Kind, type ObjectMeta, type RuntimeObject } from '../kube/kinds.ts';
 import type { Selection } from '../kube/port.ts';
 import { STEP_TABLE, type StepRow, WAKE, type Wake } from '../steps/table.ts';
@@ -19,12 +19,6 @@ export interface WatchedKind<T extends { readonly metadata: ObjectMeta }> {
   readonly runtimeOf: (obj: T) => RuntimeRef | undefined;
   /** Two events with the same fingerprint for one object are one change. */
   readonly fingerprint: (obj: T) => string;
-}
-
-/** Objects the control plane makes carry their runtime's UID; the runtime is always `cluster`. */
-export function runtimeFromMarks(meta: ObjectMeta): RuntimeRef | undefined {
-  const uid = meta.labels?.[ANNOTATION.runtimeUID] ?? meta.annotations?.[ANNOTATION.runtimeUID];
-  return uid ? { name: 'cluster', uid } : undefined;
 }
 
 export const RUNTIME_WATCH: WatchedKind<RuntimeObject> = {

@@ -62,9 +62,14 @@ export const KIND = {
   application: kind(['argoproj.io/v1alpha1', 'Application', 'applications', 'Namespaced'], GenericObjectSchema),
 } as const;
 
+/** A kind's API group: '' for the core group, whose apiVersion has no group part. */
+export function apiGroupOf(k: Kind<unknown>): string {
+  return k.apiVersion.includes('/') ? (k.apiVersion.split('/')[0] ?? '') : '';
+}
+
 /** The URL path of a kind's collection, in a namespace when the kind is namespaced. */
 export function collectionPath(k: Kind<unknown>, namespace?: string): string {
-  const base = k.apiVersion.includes('/') ? `/apis/${k.apiVersion}` : `/api/${k.apiVersion}`;
+  const base = apiGroupOf(k) ? `/apis/${k.apiVersion}` : `/api/${k.apiVersion}`;
   if (!k.namespaced) return `${base}/${k.plural}`;
   return namespace ? `${base}/namespaces/${encodeURIComponent(namespace)}/${k.plural}` : `${base}/${k.plural}`;
 }

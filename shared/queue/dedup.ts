@@ -13,13 +13,3 @@ export function changeDedupId(runtimeUID: string, step: string, resourceVersion:
 export function retryDedupId(runtimeUID: string, step: string, messageId: string): string {
   return `${runtimeUID}/${step}/retry/${messageId}`;
 }
-
-/** A named timer (a deadline, a periodic check): one pending message per name. */
-export function timerDedupId(runtimeUID: string, step: string, name: string): string {
-  return `${runtimeUID}/${step}/timer/${name}`;
-}
-
-/** Work requested on purpose (an annotation, a test); the caller names the occasion. */
-export function requestDedupId(runtimeUID: string, step: string, occasion: string): string {
-  return `${runtimeUID}/${step}/request/${occasion}`;
-}

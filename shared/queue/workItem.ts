@@ -3,10 +3,13 @@
 import * as z from 'zod';
 import { parseMessage } from './parseMessage.ts';
 
+/** How a step is named in a message; which steps exist is the step table's business. */
+export const StepNameSchema = z.string().regex(/^[a-z][a-z0-9-]{0,39}$/);
+
 export const WorkItemSchema = z.object({
   v: z.literal(1),
   /** A step of the table; which ones a function runs is the dispatcher's check. */
-  step: z.string().regex(/^[a-z][a-z0-9-]{0,39}$/),
+  step: StepNameSchema,
   runtime: z.object({ name: z.string().min(1).max(253), uid: z.string().min(1).max(64) }),
   /** Why the work was asked for: a watch event type, "relist", "retry", "timer". */
   cause: z.string().min(1).max(64),

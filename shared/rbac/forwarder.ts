@@ -2,16 +2,13 @@
 // checkpoint ConfigMap.
 import { FORWARDER_CHECKPOINT } from '../api/constants.ts';
 import { checkpointName, watchedBy } from '../forwarder/watched.ts';
+import { apiGroupOf } from '../kube/kinds.ts';
 import { STEP_TABLE, type KubeRule, type StepRow } from '../steps/table.ts';
-
-function group(apiVersion: string): string {
-  return apiVersion.includes('/') ? (apiVersion.split('/')[0] ?? '') : '';
-}
 
 export function forwarderRules(table: readonly StepRow[] = STEP_TABLE): KubeRule[] {
   const kinds = watchedBy(table);
   const watched = kinds.map(
-    (w): KubeRule => ({ apiGroups: [group(w.kind.apiVersion)], resources: [w.kind.plural], verbs: ['get', 'list', 'watch'], why: `watches ${w.kind.plural} for the steps they wake` }),
+    (w): KubeRule => ({ apiGroups: [apiGroupOf(w.kind)], resources: [w.kind.plural], verbs: ['get', 'list', 'watch'], why: `watches ${w.kind.plural} for the steps they wake` }),
   );
   const { namespace } = FORWARDER_CHECKPOINT;
   return [
