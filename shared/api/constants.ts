@@ -19,6 +19,8 @@ export const NAMESPACES = {
   jobs: 'aicr-jobs',
   validation: 'aicr-validation',
   argocd: 'argocd',
+  /** Where Events about cluster-scoped objects (the runtime, rollouts) must live. */
+  events: 'default',
 } as const;
 
 /**
@@ -59,7 +61,19 @@ export const ANNOTATION = {
   orphanedFrom: `${API_GROUP}/orphaned-from`,
   deleteRollout: `${API_GROUP}/delete-rollout`,
   tokenExpiresAt: `${API_GROUP}/token-expires-at`,
+  /** On a finished AICR Job: its exit code, as the control plane read it from the Pod. */
+  exitCode: `${API_GROUP}/exit-code`,
+  /** On a failed AICR Job: how the failure counts (shared/aicr/verdict.ts). */
+  verdict: `${API_GROUP}/verdict`,
+  /** On a failed AICR Job: the end of its error output. */
+  errorTail: `${API_GROUP}/error-tail`,
 } as const;
+
+/** The control plane's configuration, rendered by the chart from its values. */
+export const CONFIGURATION = { namespace: 'aicr-system', name: 'aicr-config', key: 'config.yaml' } as const;
+
+/** The ServiceAccount AICR Jobs run as in aicr-jobs: it may write and read their output ConfigMaps only. */
+export const AICR_RUNNER_SERVICE_ACCOUNT = 'aicr-runner';
 
 export const FINALIZER = {
   cleanup: `${API_GROUP}/cleanup`,

@@ -10,11 +10,10 @@ import { changeDedupId } from '../queue/dedup.ts';
 import { STEP_TABLE, type StepRow } from '../steps/table.ts';
 import { DEFAULT_TIMINGS, backoffDelay } from '../timings.ts';
 import type { KubePort, WatchEvent } from '../kube/port.ts';
-import type { RuntimeObject } from '../kube/kinds.ts';
 import type { Logger } from '../observability/log.ts';
 import type { QueueProducer } from '../queue/port.ts';
 import { encodeWorkItem, runtimeGroup } from '../queue/workItem.ts';
-import { RUNTIME_WATCH, type RuntimeRef, type WatchedKind } from './watched.ts';
+import { RUNTIME_WATCH, type RuntimeRef, type Watchable, type WatchedKind } from './watched.ts';
 
 export interface Checkpoint {
   load(): Promise<string | undefined>;
@@ -88,9 +87,14 @@ export class Forwarder {
 
   constructor(
     private readonly opts: ForwarderOptions,
-    private readonly watched: WatchedKind<RuntimeObject> = RUNTIME_WATCH,
+    private readonly watched: WatchedKind<Watchable> = RUNTIME_WATCH,
   ) {
     this.steps = (opts.table ?? STEP_TABLE).filter((r) => (r.wakesOn as readonly string[]).includes(watched.wake)).map((r) => r.name);
+  }
+
+  /** The kind this forwarder watches. */
+  get watches(): WatchedKind<Watchable> {
+    return this.watched;
   }
 
   /** Runs until stop(); each pass watches from the last resourceVersion. */
@@ -175,7 +179,7 @@ export class Forwarder {
     this.chain = this.chain.then(fn);
   }
 
-  private async onEvent(ev: WatchEvent<RuntimeObject>): Promise<void> {
+  private async onEvent(ev: WatchEvent<Watchable>): Promise<void> {
     if (this.sendFailed) return;
     const obj = ev.object;
     if (ev.type !== 'BOOKMARK') this.consider(ev.type, obj);
@@ -185,7 +189,7 @@ export class Forwarder {
     else await this.advance(obj.metadata.resourceVersion);
   }
 
-  private consider(type: string, obj: RuntimeObject): void {
+  private consider(type: string, obj: Watchable): void {
     const uid = obj.metadata.uid;
     const print = this.watched.fingerprint(obj);
     if (type !== 'DELETED' && this.seen.get(uid) === print) {
@@ -202,7 +206,7 @@ export class Forwarder {
     return (this.opts.now ?? Date.now)();
   }
 
-  private buffer(obj: RuntimeObject, cause: string): void {
+  private buffer(obj: Watchable, cause: string): void {
     const runtime = this.watched.runtimeOf(obj);
     if (!runtime) {
       this.stats.skipped++;

@@ -1,8 +1,8 @@
 // The kinds the forwarder watches, and for each: which runtime an object concerns (from its
 // labels or annotations, never its body) and what about it makes work. Steps name these in the
 // step table's `wakesOn`; a kind no step names is not watched.
-import { FORWARDER_CHECKPOINT } from '../api/constants.ts';
-import { KIND, type Kind, type ObjectMeta, type RuntimeObject } from '../kube/kinds.ts';
+import { ANNOTATION, FORWARDER_CHECKPOINT, LABEL, NAMESPACES, RUNTIME_NAME } from '../api/constants.ts';
+import { KIND, type JobObject, type Kind, type ObjectMeta, type PodObject, type RuntimeObject } from '../kube/kinds.ts';
 import type { Selection } from '../kube/port.ts';
 import { STEP_TABLE, type StepRow, WAKE, type Wake } from '../steps/table.ts';
 
@@ -16,10 +16,13 @@ export interface WatchedKind<T extends { readonly metadata: ObjectMeta }> {
   readonly kind: Kind<T>;
   /** Narrows the watch to the control plane's own objects where a label can say so. */
   readonly selection?: Selection;
-  readonly runtimeOf: (obj: T) => RuntimeRef | undefined;
+  runtimeOf(obj: T): RuntimeRef | undefined;
   /** Two events with the same fingerprint for one object are one change. */
-  readonly fingerprint: (obj: T) => string;
+  fingerprint(obj: T): string;
 }
+
+/** Any object the forwarder can watch. */
+export type Watchable = { readonly metadata: ObjectMeta };
 
 export const RUNTIME_WATCH: WatchedKind<RuntimeObject> = {
   wake: WAKE.runtimeChange,
@@ -29,15 +32,47 @@ export const RUNTIME_WATCH: WatchedKind<RuntimeObject> = {
   fingerprint: (obj) => JSON.stringify([obj.metadata.generation ?? 0, obj.metadata.annotations ?? {}, obj.metadata.deletionTimestamp ?? null]),
 };
 
-export const WATCHED: readonly WatchedKind<RuntimeObject>[] = [RUNTIME_WATCH];
+/** AICR's Jobs and their Pods name their runtime in an annotation the control plane set. */
+function runtimeFromAnnotation(obj: Watchable): RuntimeRef | undefined {
+  const uid = obj.metadata.annotations?.[ANNOTATION.runtimeUID];
+  return uid ? { name: RUNTIME_NAME, uid } : undefined;
+}
+
+const AICR_RUNS = { namespace: NAMESPACES.jobs, labelSelector: LABEL.stage };
+
+export const AICR_JOB_WATCH: WatchedKind<JobObject> = {
+  wake: WAKE.aicrRun,
+  kind: KIND.job,
+  selection: AICR_RUNS,
+  runtimeOf: runtimeFromAnnotation,
+  // How far the run got; the control plane's own annotations and TTL changes are not news.
+  fingerprint: (job) =>
+    JSON.stringify([job.status?.active ?? 0, job.status?.succeeded ?? 0, job.status?.failed ?? 0, (job.status?.conditions ?? []).map((c) => `${c.type}=${c.status}`), job.metadata.deletionTimestamp ?? null]),
+};
+
+export const AICR_POD_WATCH: WatchedKind<PodObject> = {
+  wake: WAKE.aicrRun,
+  kind: KIND.pod,
+  selection: AICR_RUNS,
+  runtimeOf: runtimeFromAnnotation,
+  // What a wait message is made of: scheduling, pulls, and how the container ended.
+  fingerprint: (pod) =>
+    JSON.stringify([
+      pod.status?.phase ?? '',
+      (pod.status?.conditions ?? []).filter((c) => c.type === 'PodScheduled').map((c) => `${c.status}:${c.message ?? ''}`),
+      (pod.status?.containerStatuses ?? []).map((c) => [c.state?.waiting?.reason ?? '', c.state?.waiting?.message ?? '', c.state?.terminated?.exitCode ?? null]),
+    ]),
+};
+
+export const WATCHED: readonly WatchedKind<Watchable>[] = [RUNTIME_WATCH, AICR_JOB_WATCH, AICR_POD_WATCH];
 
 /** The kinds some step of the table wakes on: what the forwarder watches. */
-export function watchedBy(table: readonly StepRow[] = STEP_TABLE): WatchedKind<RuntimeObject>[] {
+export function watchedBy(table: readonly StepRow[] = STEP_TABLE): WatchedKind<Watchable>[] {
   const woken = new Set(table.flatMap((r) => [...r.wakesOn] as string[]));
   return WATCHED.filter((w) => woken.has(w.wake));
 }
 
 /** Each watched kind keeps its own checkpoint ConfigMap, so one kind's progress never moves another's. */
-export function checkpointName(w: WatchedKind<{ readonly metadata: ObjectMeta }>): string {
+export function checkpointName(w: WatchedKind<Watchable>): string {
   return w.kind === KIND.clusterRuntime ? FORWARDER_CHECKPOINT.name : `${FORWARDER_CHECKPOINT.name}-${w.kind.plural}`;
 }

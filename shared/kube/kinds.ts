@@ -34,6 +34,48 @@ export type RuntimeObject = z.output<typeof RuntimeObjectSchema>;
 export const ConfigMapSchema = object({ data: z.record(z.string(), z.string()).optional() });
 export type ConfigMapObject = z.output<typeof ConfigMapSchema>;
 
+const JobConditionSchema = z.looseObject({
+  type: z.string(),
+  status: z.string(),
+  reason: z.string().optional(),
+  message: z.string().optional(),
+  lastTransitionTime: z.string().optional(),
+});
+
+export const JobSchema = object({
+  spec: z.looseObject({ ttlSecondsAfterFinished: z.int().optional() }).optional(),
+  status: z
+    .looseObject({
+      active: z.int().optional(),
+      succeeded: z.int().optional(),
+      failed: z.int().optional(),
+      startTime: z.string().optional(),
+      completionTime: z.string().optional(),
+      conditions: z.array(JobConditionSchema).optional(),
+    })
+    .optional(),
+});
+export type JobObject = z.output<typeof JobSchema>;
+
+const ContainerStateSchema = z.looseObject({
+  waiting: z.looseObject({ reason: z.string().optional(), message: z.string().optional() }).optional(),
+  running: z.looseObject({ startedAt: z.string().optional() }).optional(),
+  terminated: z.looseObject({ exitCode: z.int(), reason: z.string().optional(), message: z.string().optional(), finishedAt: z.string().optional() }).optional(),
+});
+
+export const PodSchema = object({
+  status: z
+    .looseObject({
+      phase: z.string().optional(),
+      reason: z.string().optional(),
+      message: z.string().optional(),
+      conditions: z.array(JobConditionSchema).optional(),
+      containerStatuses: z.array(z.looseObject({ name: z.string(), state: ContainerStateSchema.optional() })).optional(),
+    })
+    .optional(),
+});
+export type PodObject = z.output<typeof PodSchema>;
+
 /** Kinds whose content the control plane does not read yet: metadata is what it relies on. */
 export const GenericObjectSchema = object({});
 export type GenericObject = z.output<typeof GenericObjectSchema>;
@@ -55,10 +97,10 @@ export const KIND = {
   runtimeRollout: kind([GV, KINDS.runtimeRollout.kind, KINDS.runtimeRollout.plural, 'Cluster'], GenericObjectSchema),
   configMap: kind(['v1', 'ConfigMap', 'configmaps', 'Namespaced'], ConfigMapSchema),
   secret: kind(['v1', 'Secret', 'secrets', 'Namespaced'], GenericObjectSchema),
-  pod: kind(['v1', 'Pod', 'pods', 'Namespaced'], GenericObjectSchema),
+  pod: kind(['v1', 'Pod', 'pods', 'Namespaced'], PodSchema),
   node: kind(['v1', 'Node', 'nodes', 'Cluster'], GenericObjectSchema),
   event: kind(['v1', 'Event', 'events', 'Namespaced'], GenericObjectSchema),
-  job: kind(['batch/v1', 'Job', 'jobs', 'Namespaced'], GenericObjectSchema),
+  job: kind(['batch/v1', 'Job', 'jobs', 'Namespaced'], JobSchema),
   application: kind(['argoproj.io/v1alpha1', 'Application', 'applications', 'Namespaced'], GenericObjectSchema),
 } as const;
 

@@ -9,10 +9,13 @@ import { STEP_TABLE, type StepRow } from '../steps/table.ts';
 import type { StepRunner } from '../steps/types.ts';
 import { DEFAULT_TIMINGS, type Timings } from '../timings.ts';
 import { COALESCE_MS, type Checkpoint, Forwarder, MemoryCheckpoint } from '../forwarder/forwarder.ts';
+import { RUNTIME_WATCH, watchedBy } from '../forwarder/watched.ts';
 
 export interface LocalControlPlane {
   readonly queue: EmbeddedQueue;
+  /** The runtime's forwarder; `forwarders` holds it and one per other watched kind. */
   readonly forwarder: Forwarder;
+  readonly forwarders: readonly Forwarder[];
   /** Resolves when the forwarder stops. */
   readonly running: Promise<void>;
   stop(): void;
@@ -43,22 +46,30 @@ export function startLocalControlPlane(opts: LocalOptions): LocalControlPlane {
   queue.consume(async (msg) => {
     await dispatch(msg, { kube: opts.kube, log: opts.log, now, timings, producer: queue, ...(opts.kubeFor ? { kubeFor: opts.kubeFor } : {}) });
   });
-  const forwarder = new Forwarder({
-    kube: opts.kube,
-    producer: queue,
-    log: opts.log.child({ step: 'forwarder' }),
-    checkpoint: opts.checkpoint ?? new MemoryCheckpoint(),
-    table,
-    coalesceMs: opts.coalesceMs ?? COALESCE_MS,
-    ...(opts.watchTimeoutSeconds === undefined ? {} : { watchTimeoutSeconds: opts.watchTimeoutSeconds }),
-  });
-  const running = forwarder.run();
+  const forwarders = watchedBy(table).map(
+    (w) =>
+      new Forwarder(
+        {
+          kube: opts.kube,
+          producer: queue,
+          log: opts.log.child({ step: 'forwarder', watched: w.kind.plural }),
+          checkpoint: w === RUNTIME_WATCH ? (opts.checkpoint ?? new MemoryCheckpoint()) : new MemoryCheckpoint(),
+          table,
+          coalesceMs: opts.coalesceMs ?? COALESCE_MS,
+          ...(opts.watchTimeoutSeconds === undefined ? {} : { watchTimeoutSeconds: opts.watchTimeoutSeconds }),
+        },
+        w,
+      ),
+  );
+  const forwarder = forwarders.find((f) => f.watches === RUNTIME_WATCH) ?? (forwarders[0] as Forwarder);
+  const running = Promise.all(forwarders.map((f) => f.run())).then(() => undefined);
   return {
     queue,
     forwarder,
+    forwarders,
     running,
     stop: () => {
-      forwarder.stop();
+      for (const f of forwarders) f.stop();
       queue.stop();
     },
   };

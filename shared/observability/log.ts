@@ -12,6 +12,8 @@ export interface LogContext {
   readonly rollout?: string;
   readonly runId?: string;
   readonly step?: string;
+  /** The kind a forwarder watches. */
+  readonly watched?: string;
   readonly messageId?: string;
   readonly group?: string;
 }

@@ -13,3 +13,8 @@ export function changeDedupId(runtimeUID: string, step: string, resourceVersion:
 export function retryDedupId(runtimeUID: string, step: string, messageId: string): string {
   return `${runtimeUID}/${step}/retry/${messageId}`;
 }
+
+/** A look again a step asked for after handling a message: one per handled message. */
+export function recheckDedupId(runtimeUID: string, step: string, messageId: string): string {
+  return `${runtimeUID}/${step}/recheck/${messageId}`;
+}

@@ -8,7 +8,13 @@ import { STEP_TABLE, type KubeRule, type StepRow } from '../steps/table.ts';
 export function forwarderRules(table: readonly StepRow[] = STEP_TABLE): KubeRule[] {
   const kinds = watchedBy(table);
   const watched = kinds.map(
-    (w): KubeRule => ({ apiGroups: [apiGroupOf(w.kind)], resources: [w.kind.plural], verbs: ['get', 'list', 'watch'], why: `watches ${w.kind.plural} for the steps they wake` }),
+    (w): KubeRule => ({
+      apiGroups: [apiGroupOf(w.kind)],
+      resources: [w.kind.plural],
+      verbs: ['get', 'list', 'watch'],
+      ...(w.selection?.namespace ? { namespace: w.selection.namespace } : {}),
+      why: `watches ${w.kind.plural} for the steps they wake`,
+    }),
   );
   const { namespace } = FORWARDER_CHECKPOINT;
   return [

@@ -4,10 +4,13 @@
 import { IDENTITY_GROUP } from '../api/constants.ts';
 import { STEP_TABLE, type KubeRule, type StepRow } from '../steps/table.ts';
 import { forwarderRules } from './forwarder.ts';
+import { AICR_RUNNER_IDENTITY } from './runner.ts';
 
 export interface Identity {
   readonly name: string;
-  readonly group: string;
+  /** The group an IAM role maps to; or, for AICR's own Jobs, the ServiceAccount they run as. */
+  readonly group?: string;
+  readonly serviceAccount?: { readonly namespace: string; readonly name: string };
   readonly rules: readonly KubeRule[];
 }
 
@@ -15,6 +18,7 @@ export function identities(table: readonly StepRow[] = STEP_TABLE): Identity[] {
   return [
     { name: 'aicr-forwarder', group: IDENTITY_GROUP.forwarder, rules: forwarderRules(table) },
     ...table.map((r) => ({ name: `aicr-step-${r.name}`, group: IDENTITY_GROUP.step(r.name), rules: r.kube })),
+    AICR_RUNNER_IDENTITY,
   ];
 }
 
@@ -29,18 +33,24 @@ function rulesYaml(rules: readonly KubeRule[]): string {
     .join('\n');
 }
 
+function subject(id: Identity): string {
+  if (id.serviceAccount) return `  - kind: ServiceAccount\n    name: ${id.serviceAccount.name}\n    namespace: ${id.serviceAccount.namespace}`;
+  return `  - apiGroup: rbac.authorization.k8s.io\n    kind: Group\n    name: ${id.group ?? ''}`;
+}
+
 function roleAndBinding(id: Identity, namespace: string | undefined, rules: readonly KubeRule[]): string {
   const kind = namespace ? 'Role' : 'ClusterRole';
   const ns = namespace ? `\n  namespace: ${namespace}` : '';
   return [
     `apiVersion: rbac.authorization.k8s.io/v1\nkind: ${kind}\nmetadata:\n  name: ${id.name}${ns}\nrules:\n${rulesYaml(rules)}`,
-    `apiVersion: rbac.authorization.k8s.io/v1\nkind: ${kind}Binding\nmetadata:\n  name: ${id.name}${ns}\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ${kind}\n  name: ${id.name}\nsubjects:\n  - apiGroup: rbac.authorization.k8s.io\n    kind: Group\n    name: ${id.group}`,
+    `apiVersion: rbac.authorization.k8s.io/v1\nkind: ${kind}Binding\nmetadata:\n  name: ${id.name}${ns}\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ${kind}\n  name: ${id.name}\nsubjects:\n${subject(id)}`,
   ].join('\n---\n');
 }
 
 export function renderRbac(table: readonly StepRow[] = STEP_TABLE): string {
   const docs: string[] = [];
   for (const id of identities(table)) {
+    if (id.serviceAccount) docs.push(`apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: ${id.serviceAccount.name}\n  namespace: ${id.serviceAccount.namespace}`);
     const scopes = [...new Set(id.rules.map((r) => r.namespace))];
     for (const ns of scopes) docs.push(roleAndBinding(id, ns, id.rules.filter((r) => r.namespace === ns)));
   }

@@ -30,6 +30,7 @@ export const REASONS = {
   Resolved: { on: [R], class: healthy },
   Resolving: { on: [R], class: progressing },
   InvalidSpec: { on: [R], class: stalledWaiting },
+  InvalidConfiguration: { on: [R], class: stalledRetrying },
   AICRVersionMismatch: { on: [R], class: stalledWaiting },
   AICRStageStalled: { on: [R], class: stalledWaiting },
   Unauthorized: { on: [R], class: stalledWaiting },

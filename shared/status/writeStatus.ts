@@ -9,7 +9,8 @@ import type { KubePort } from '../kube/port.ts';
 import { KIND, type RuntimeObject } from '../kube/kinds.ts';
 import type { StepRow } from '../steps/table.ts';
 import { type DesiredCondition, buildConditions, sameConditionsOf } from './conditions.ts';
-import { reasonRow } from './reasons.ts';
+import { recordEvent } from '../events/recorder.ts';
+import { isStalledClass, reasonRow } from './reasons.ts';
 import { summarize } from './summarize.ts';
 
 /** A step tried to write a condition it does not own, or a reason its condition cannot carry. */
@@ -26,6 +27,10 @@ export interface StatusWrite {
   /** Domain conditions some step writes, which the summary waits for. */
   readonly expected: readonly DomainConditionType[];
   readonly now: Date;
+  /** Names the step in the Events its condition transitions record. */
+  readonly reporter?: string;
+  /** Event writes are best effort: a failure is reported here and the status write stands. */
+  readonly onEventError?: (err: unknown) => void;
 }
 
 function checkContract(row: StepRow, desired: readonly DesiredCondition[]): void {
@@ -61,8 +66,10 @@ export async function writeStepStatus(w: StatusWrite): Promise<number> {
   let writes = 0;
   const owned = buildConditions(conditionsOf(runtime), w.desired, generation, w.now);
   if (!sameConditionsOf(conditionsOf(runtime), owned, w.row.owns)) {
+    const before = conditionsOf(runtime);
     runtime = await apply(w.kube, runtime, w.row.fieldManager, { conditions: owned });
     writes++;
+    await recordTransitions(w, runtime, before, owned);
   }
   const summary = buildConditions(conditionsOf(runtime), summarize({ conditions: conditionsOf(runtime), generation, expected: w.expected }), generation, w.now);
   if (!sameConditionsOf(conditionsOf(runtime), summary, SUMMARY_CONDITIONS) || runtime.status?.observedGeneration !== generation) {
@@ -70,6 +77,22 @@ export async function writeStepStatus(w: StatusWrite): Promise<number> {
     writes++;
   }
   return writes;
+}
+
+/** An Event for each owned condition whose status or reason changed (COND-4). */
+async function recordTransitions(w: StatusWrite, runtime: RuntimeObject, before: readonly Condition[], after: readonly Condition[]): Promise<void> {
+  for (const now of after) {
+    if (!(w.row.owns as readonly string[]).includes(now.type)) continue;
+    const was = before.find((c) => c.type === now.type);
+    if (was && was.status === now.status && was.reason === now.reason) continue;
+    const row = reasonRow(now.reason);
+    const type = row && isStalledClass(row.class) ? 'Warning' : 'Normal';
+    try {
+      await recordEvent({ kube: w.kube, runtime, reporter: w.reporter ?? w.row.name, now: w.now }, { type, reason: now.reason, message: `${now.type}=${now.status}: ${now.message}` });
+    } catch (err) {
+      w.onEventError?.(err);
+    }
+  }
 }
 
 /** The step's owned conditions as they stand, with one of them replaced: how a stall is written. */

@@ -9,7 +9,7 @@ import { OUTCOME, type Outcome, classify, errorFields } from '../classify.ts';
 import { MalformedMessageError, StepNotRoutedError } from '../errors.ts';
 import type { KubePort } from '../kube/port.ts';
 import type { Logger } from '../observability/log.ts';
-import { retryDedupId } from '../queue/dedup.ts';
+import { recheckDedupId, retryDedupId } from '../queue/dedup.ts';
 import type { QueueProducer, ReceivedMessage } from '../queue/port.ts';
 import { type WorkItem, decodeWorkItem, encodeWorkItem, runtimeGroup } from '../queue/workItem.ts';
 import type { Reason } from '../status/reasons.ts';
@@ -64,11 +64,25 @@ export function createDispatcher(runners: Readonly<Record<string, StepRunner>>, 
     const stepLog = log.child({ runtimeUID: item.runtime.uid, step: item.step });
     const stepDeps = { ...deps, log: stepLog, kube: deps.kubeFor?.(item.step) ?? deps.kube };
     try {
-      return await runStep(item, { row, runner, table }, stepDeps);
+      const result = await runStep(item, { row, runner, table }, stepDeps);
+      if (result.recheckAfterMs !== undefined) await recheck(item, msg, result.recheckAfterMs, stepDeps);
+      return result;
     } catch (err) {
       return await onFailure(err, { item, row, msg, deps: stepDeps, log: stepLog, table });
     }
   };
+}
+
+/** A look again later that the step asked for; it is new work, so its attempt starts over. */
+async function recheck(item: WorkItem, msg: ReceivedMessage, delayMs: number, deps: DispatchDeps): Promise<void> {
+  await deps.producer.send({
+    step: item.step,
+    group: runtimeGroup(item.runtime.uid),
+    dedupId: recheckDedupId(item.runtime.uid, item.step, msg.id),
+    body: encodeWorkItem({ ...item, cause: 'recheck', attempt: 1 }),
+    delayMs: Math.max(0, Math.round(delayMs)),
+  });
+  deps.log.debug('recheck scheduled', { delayMs });
 }
 
 async function onFailure(err: unknown, f: Failure): Promise<StepResult | undefined> {
@@ -119,6 +133,8 @@ async function writeStall(reason: Reason, message: string, f: Failure): Promise<
     desired,
     expected: ownedConditions(f.table),
     now: f.deps.now(),
+    reporter: f.row.name,
+    onEventError: (err) => f.log.warn('event not recorded', errorFields(err)),
   });
 }
 

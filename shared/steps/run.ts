@@ -1,5 +1,6 @@
 // One step run without the queue around it: read the runtime the message names, run the step,
 // write its status. Errors propagate; the dispatcher decides what they mean.
+import { errorFields } from '../classify.ts';
 import { KIND, type RuntimeObject } from '../kube/kinds.ts';
 import type { WorkItem } from '../queue/workItem.ts';
 import { writeStepStatus } from '../status/writeStatus.ts';
@@ -32,7 +33,8 @@ export async function runStep(item: WorkItem, { row, runner, table = STEP_TABLE 
     return { writes: 0 };
   }
   const report = await runner({ ...deps, item, runtime: observed.runtime });
-  if (!report.conditions) return { writes: 0 };
+  const recheck = report.recheckAfterMs === undefined ? {} : { recheckAfterMs: report.recheckAfterMs };
+  if (!report.conditions) return { writes: 0, ...recheck };
   const writes = await writeStepStatus({
     kube: deps.kube,
     runtime: observed.runtime,
@@ -40,7 +42,9 @@ export async function runStep(item: WorkItem, { row, runner, table = STEP_TABLE 
     desired: report.conditions,
     expected: ownedConditions(table),
     now: deps.now(),
+    reporter: row.name,
+    onEventError: (err) => deps.log.warn('event not recorded', errorFields(err)),
   });
   if (writes > 0) deps.log.info('status written', { fieldManager: row.fieldManager, applies: writes });
-  return { writes };
+  return { writes, ...recheck };
 }

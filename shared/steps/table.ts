@@ -4,10 +4,10 @@
 // suite. Adding a step: a row here, its runner under shared/steps/<name>/, an entry in
 // runners.ts, a handler in functions/, and its queue, function and role in serverless.yml.
 // Kept free of runner imports so a function bundles only the steps it runs.
-import { API_GROUP, CONDITION, FIELD_MANAGER, type DomainConditionType } from '../api/constants.ts';
+import { API_GROUP, CONDITION, CONFIGURATION, FIELD_MANAGER, NAMESPACES, type DomainConditionType } from '../api/constants.ts';
 
 /** What makes the forwarder enqueue a step. Watched kinds beyond the runtime come with their steps. */
-export const WAKE = { runtimeChange: 'runtime-change' } as const;
+export const WAKE = { runtimeChange: 'runtime-change', aicrRun: 'aicr-run' } as const;
 export type Wake = (typeof WAKE)[keyof typeof WAKE];
 
 /** One RBAC rule a step's identity holds; `namespace` makes it a Role there instead of cluster-wide. */
@@ -44,10 +44,15 @@ export const STEP_TABLE = [
     owns: [CONDITION.resolved],
     fieldManager: FIELD_MANAGER.resolve,
     timeoutSeconds: 30,
-    wakesOn: [WAKE.runtimeChange],
+    wakesOn: [WAKE.runtimeChange, WAKE.aicrRun],
     kube: [
       { apiGroups: [API_GROUP], resources: ['clusterruntimes'], verbs: ['get'], why: 'reads the runtime it was sent' },
       { apiGroups: [API_GROUP], resources: ['clusterruntimes/status'], verbs: ['patch'], why: 'applies Resolved and the summary conditions' },
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get'], namespace: NAMESPACES.system, resourceNames: [CONFIGURATION.name], why: 'reads the configuration the chart renders' },
+      { apiGroups: [''], resources: ['events'], verbs: ['create', 'get', 'patch'], namespace: NAMESPACES.events, why: 'records Events on the runtime, counting repeats' },
+      { apiGroups: ['batch'], resources: ['jobs'], verbs: ['list', 'create', 'patch', 'delete'], namespace: NAMESPACES.jobs, why: 'runs AICR recipe and render stages as Jobs and records how failed runs count' },
+      { apiGroups: [''], resources: ['pods'], verbs: ['list'], namespace: NAMESPACES.jobs, why: 'reads why a run waits and how it ended' },
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'create', 'patch', 'delete'], namespace: NAMESPACES.jobs, why: 'collects recipe output, records what a render pushed, and removes outputs of changed inputs' },
     ],
   },
 ] as const satisfies readonly StepRow[];

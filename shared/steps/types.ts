@@ -24,6 +24,8 @@ export interface StepContext extends StepDeps {
 export interface StepReport {
   /** The step's owned conditions; undefined writes nothing (a runtime being deleted, say). */
   readonly conditions?: readonly DesiredCondition[];
+  /** Look again after this long even if nothing changes: a wait only time can end. */
+  readonly recheckAfterMs?: number;
 }
 
 export type StepRunner = (ctx: StepContext) => Promise<StepReport>;
@@ -31,4 +33,5 @@ export type StepRunner = (ctx: StepContext) => Promise<StepReport>;
 export interface StepResult {
   /** Status applies sent: the step's own and the summary's. */
   readonly writes: number;
+  readonly recheckAfterMs?: number;
 }

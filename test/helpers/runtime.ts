@@ -6,6 +6,7 @@ import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { API_GROUP, API_VERSION, GROUP_VERSION, KINDS, RUNTIME_NAME } from '../../shared/api/constants.ts';
 import type { RuntimeObject } from '../../shared/kube/kinds.ts';
 import type { Condition } from '../../shared/api/condition.ts';
+import { ensureConfiguration } from './configuration.ts';
 import { adminKubeConfig, testEnv } from './env.ts';
 
 const run = promisify(execFile);
@@ -25,6 +26,7 @@ export async function ensureCrds(): Promise<void> {
   await kubectl('apply', '--server-side', '--force-conflicts', '-f', INFRA_NAMESPACES, '-f', INFRA_RBAC);
   await kubectl('apply', '--server-side', '--force-conflicts', '-f', CRDS);
   await kubectl('wait', '--for=condition=Established', '--timeout=60s', '-f', CRDS);
+  await ensureConfiguration();
 }
 
 export function runtimeManifest(spec: Record<string, unknown>, name = RUNTIME_NAME): Record<string, unknown> {

@@ -58,7 +58,7 @@ async function statusFor(generation: number): Promise<void> {
 }
 
 test('a change made between two forwarder windows is forwarded by the next one', async () => {
-  await createRuntime({ aicrVersion: 'v1.1.0' });
+  await createRuntime({ aicrVersion: 'v0.11.1' });
   const first = await forwarder({}, context);
   assert.equal(first.relists, 1, 'the first window has no checkpoint and lists');
   assert.ok(first.enqueued >= 1);

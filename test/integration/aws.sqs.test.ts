@@ -52,7 +52,7 @@ test('a runtime change travels forwarder -> SQS FIFO -> Lambda handler -> status
   });
   const running = forwarder.run();
   try {
-    await createRuntime({ aicrVersion: 'v1.1.0' });
+    await createRuntime({ aicrVersion: 'v0.11.1' });
     const driver = new SqsLambdaDriver(sqs, queue, handler);
     await driver.runUntil('status for generation 1', observed(1));
     const delivered = driver.deliveries.filter((d) => !d.failed);

@@ -67,7 +67,7 @@ test('arming the same timer again replaces it; cancelling removes it', async () 
 });
 
 test('the message a timer delivers is handled by the step', async () => {
-  const rt = await createRuntime({ aicrVersion: 'v1.1.0' });
+  const rt = await createRuntime({ aicrVersion: 'v0.11.1' });
   const group = runtimeGroup(rt.metadata.uid);
   const dedupId = `${rt.metadata.uid}/resolve/deadline`;
   await producer.send({ step: 'resolve', group, dedupId, body: encodeWorkItem({ v: 1, step: 'resolve', runtime: { name: 'cluster', uid: rt.metadata.uid }, cause: 'timer' }), delayMs: 3_600_000 });

@@ -72,7 +72,7 @@ test('the Lambda handler reaches the API server with a real EKS token and writes
     LOG_LEVEL: 'silent',
   });
   const { handler } = (await import('../../functions/resolve.ts')) as { handler: SqsHandler };
-  const rt = await createRuntime({ aicrVersion: 'v1.1.0' });
+  const rt = await createRuntime({ aicrVersion: 'v0.11.1' });
   const item = encodeWorkItem({ v: 1, step: 'resolve', runtime: { name: 'cluster', uid: rt.metadata.uid }, cause: 'ADDED' });
   await sqs.send(new SendMessageCommand({ QueueUrl: queue.url, MessageGroupId: runtimeGroup(rt.metadata.uid), MessageDeduplicationId: 'eks-1', MessageBody: item }));
   const driver = new SqsLambdaDriver(sqs, queue, handler);

@@ -33,7 +33,7 @@ async function firstPass(): Promise<{ kube: KubePort; checkpoint: MemoryCheckpoi
   await deleteRuntime();
   const kube = kubeFromKubeconfig(server.kubeconfig, CONTROL_PLANE_USER);
   const checkpoint = new MemoryCheckpoint();
-  await createRuntime({ aicrVersion: 'v1.1.0' });
+  await createRuntime({ aicrVersion: 'v0.11.1' });
   const first = startCapturedControlPlane({ kube, checkpoint });
   await waitFor('status for generation 1', observed(1));
   first.stop();

@@ -19,7 +19,7 @@ before(async () => {
 after(deleteRuntime);
 
 test('the resolve step runs as its own identity: its reads and writes show under aicr:step:resolve', async () => {
-  const rt = await createRuntime({ aicrVersion: 'v1.1.0' });
+  const rt = await createRuntime({ aicrVersion: 'v0.11.1' });
   const mark = auditMark();
   const result = await runResolveOnce(resolveItem(rt.metadata.uid), { kube: stepKube('resolve'), log: captureLogger().log });
   assert.equal(result.writes, 2);

@@ -23,7 +23,7 @@ after(async () => {
 
 test('COND-1 a runtime created with kubectl gets Ready, Reconciling, Stalled and Resolved in local mode', async () => {
   const file = join(mkdtempSync(join(tmpdir(), 'aicr-')), 'runtime.json');
-  writeFileSync(file, JSON.stringify(runtimeManifest({ aicrVersion: 'v1.1.0', criteria: { service: 'eks', accelerator: 'h100', intent: 'training' } })));
+  writeFileSync(file, JSON.stringify(runtimeManifest({ aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 'h100', intent: 'training' } })));
   await kubectl('apply', '-f', file);
   const rt = await waitFor('conditions', async () => {
     const r = await getRuntime();

@@ -15,7 +15,7 @@ test('a clean start right after the CRDs are installed logs no warning and still
   await ensureCrds();
   const cp = startCapturedControlPlane();
   try {
-    await createRuntime({ aicrVersion: 'v1.1.0' });
+    await createRuntime({ aicrVersion: 'v0.11.1' });
     await waitFor('first status', async () => (condition(await getRuntime(), 'Resolved') ? true : undefined));
     const noisy = cp.records().filter((r) => r['level'] === 'WARN' || r['level'] === 'ERROR');
     assert.deepEqual(noisy, [], 'no warning or error at start');

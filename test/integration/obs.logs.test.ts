@@ -19,7 +19,7 @@ after(deleteRuntime);
 
 test('OBS-1 every log line of a message handling carries the runtime UID, and no spec value', async () => {
   const rt = await createRuntime({
-    aicrVersion: 'v1.1.0',
+    aicrVersion: 'v0.11.1',
     components: { 'gpu-operator': { values: { registryPassword: SECRET } } },
   });
   const { log, lines, records } = captureLogger('debug');
@@ -56,7 +56,7 @@ test('OBS-1 a secret in a malformed message is not logged; the failing field is'
 });
 
 test('OBS-1 a value the API server echoes in a refusal never reaches the log', async () => {
-  const rt = await createRuntime({ aicrVersion: 'v1.1.0' });
+  const rt = await createRuntime({ aicrVersion: 'v0.11.1' });
   const { log, lines } = captureLogger('debug');
   const kube = stepKube('resolve');
   const bad = { type: 'Ready', status: SECRET, reason: 'X', message: 'm', lastTransitionTime: '2026-11-30T10:00:00Z' };

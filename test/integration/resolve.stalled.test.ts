@@ -20,7 +20,7 @@ after(async () => {
 });
 
 test('COND-2 stored data the schema refuses stalls the runtime with InvalidSpec naming the field', async () => {
-  await storeWithLooseSchema({ aicrVersion: 'v1.1.0', criteria: { service: 'mainframe' } });
+  await storeWithLooseSchema({ aicrVersion: 'v0.11.1', criteria: { service: 'mainframe' } });
   const rt = await getRuntime();
   assert.ok(rt);
   const { log } = captureLogger();

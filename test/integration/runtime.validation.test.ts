@@ -56,6 +56,6 @@ test('the four-10-KB-keys spec is refused by the API server with a short message
 
 test('kubectl apply of a runtime with another name is refused naming metadata.name', async () => {
   const file = join(mkdtempSync(join(tmpdir(), 'aicr-')), 'runtime.json');
-  writeFileSync(file, JSON.stringify(runtimeManifest({ aicrVersion: 'v1.1.0' }, 'gpu')));
+  writeFileSync(file, JSON.stringify(runtimeManifest({ aicrVersion: 'v0.11.1' }, 'gpu')));
   await assert.rejects(kubectl('apply', '-f', file), (err: { stderr?: string }) => /metadata\.name: Invalid value/.test(err.stderr ?? ''));
 });

@@ -26,7 +26,7 @@ beforeEach(async () => {
 });
 after(deleteRuntime);
 
-const valid = { aicrVersion: 'v1.1.0', criteria: { service: 'eks' } };
+const valid = { aicrVersion: 'v0.11.1', criteria: { service: 'eks' } };
 
 function delivery(body: string, id = 'm-1') {
   return { id, group: 'g', dedupId: id, body, receiveCount: 1, sentAt: 0 };

@@ -1,9 +1,123 @@
-// The resolve step. For now it reports, through Resolved, that resolution is under way, or
-// that the stored spec can no longer be accepted.
-import type { StepRunner } from '../types.ts';
+// The resolve step: from the runtime's spec and the configuration to a rendered bundle, by
+// running AICR's recipe and render stages as Jobs. Each call looks at what the cluster holds and
+// moves at most one stage on; Job and Pod changes wake it again (the forwarder watches them).
+import type { ClusterRuntimeSpec } from '../../api/clusterRuntime.ts';
+import { ClusterRuntimeSpecSchema } from '../../api/clusterRuntime.ts';
+import { CONDITION } from '../../api/constants.ts';
+import { runJob } from '../../aicr/jobSpec.ts';
+import { overrideSets } from '../../aicr/overrides.ts';
+import { recipeArgs, recipeStage, type Recipe } from '../../aicr/recipeStage.ts';
+import { renderArgs, renderStage, type Bundle, type RenderInputs } from '../../aicr/renderStage.ts';
+import { type StageDeps, type StageOutcome, runStage } from '../../aicr/runStage.ts';
+import { readConfiguration } from '../../configuration/read.ts';
+import type { Configuration } from '../../configuration/schema.ts';
+import { parseDuration } from '../../durations.ts';
+import { StalledError } from '../../errors.ts';
+import { recordEvent } from '../../events/recorder.ts';
+import type { DesiredCondition } from '../../status/conditions.ts';
+import type { Reason } from '../../status/reasons.ts';
+import type { StepContext, StepReport, StepRunner } from '../types.ts';
 import { decide } from './decide.ts';
+import { describeProblems } from './specIssues.ts';
 
-export const runResolve: StepRunner = (ctx) => {
-  const conditions = decide(ctx.runtime);
-  return Promise.resolve(conditions ? { conditions } : {});
+function resolved(status: DesiredCondition['status'], reason: Reason, message: string): StepReport {
+  return { conditions: [{ type: CONDITION.resolved, status, reason, message }] };
+}
+
+/** The image the configuration pins for the requested AICR version, or why there is none (VER-1). */
+function pinnedImage(spec: ClusterRuntimeSpec, configuration: Configuration): { image: string } | { refusal: string } {
+  const image = configuration.aicr.versions[spec.aicrVersion];
+  if (image) return { image };
+  const allowed = Object.keys(configuration.aicr.versions).sort();
+  return {
+    refusal: `spec.aicrVersion ${spec.aicrVersion} has no pinned AICR image; this control plane may run ${allowed.length > 0 ? allowed.join(', ') : 'no version (aicr.versions is empty)'}. Set spec.aicrVersion to one of them, or pin an image for ${spec.aicrVersion} in the chart's aicr.versions`,
+  };
+}
+
+/** Whether Resolved was True for this very spec: then re-running for other inputs keeps it True (JOB-9). */
+function heldForThisSpec(ctx: StepContext): boolean {
+  const c = ctx.runtime.status?.conditions?.find((x) => x.type === CONDITION.resolved);
+  return c?.status === 'True' && c.observedGeneration === (ctx.runtime.metadata.generation ?? 0);
+}
+
+function progress(ctx: StepContext, outcome: Exclude<StageOutcome<unknown>, { state: 'done' }>): StepReport {
+  if (outcome.state === 'stalled') return resolved('False', outcome.reason, outcome.message);
+  const recheckAfterMs = outcome.state === 'retrying' ? outcome.afterMs : outcome.recheckAfterMs;
+  const report = heldForThisSpec(ctx) ? resolved('True', 'Resolved', outcome.message) : resolved('False', 'Resolving', outcome.message);
+  return recheckAfterMs === undefined ? report : { ...report, recheckAfterMs };
+}
+
+function stageDeps(ctx: StepContext): StageDeps {
+  return {
+    kube: ctx.kube,
+    now: ctx.now,
+    timings: ctx.timings,
+    event: (note) => recordEvent({ kube: ctx.kube, runtime: ctx.runtime, reporter: 'resolve', now: ctx.now() }, note),
+  };
+}
+
+function unknownComponents(spec: ClusterRuntimeSpec, recipe: Recipe): string | undefined {
+  const known = new Set(recipe.components);
+  const unknown = Object.keys(spec.components ?? {}).filter((n) => !known.has(n));
+  if (unknown.length === 0) return undefined;
+  return `${unknown.map((n) => `spec.components.${n}`).join(', ')}: the recipe for these criteria has no such component; its components are ${recipe.components.join(', ')}`;
+}
+
+interface JobBase {
+  readonly image: string;
+  readonly runtimeUID: string;
+  readonly configuration: Configuration;
+  readonly activeDeadlineSeconds: number;
+  readonly ttlSecondsAfterFinished: number;
+}
+
+async function render(ctx: StepContext, spec: ClusterRuntimeSpec, base: JobBase & { readonly recipe: Recipe; readonly sets: readonly string[] }): Promise<StepReport> {
+  const { recipe, sets } = base;
+  const { registry } = base.configuration;
+  if (!registry.repository) {
+    throw new StalledError('InvalidConfiguration', "configuration: registry.repository is empty; set it in the chart's values to <host>/<prefix> where bundles are pushed");
+  }
+  const inputs: RenderInputs = {
+    runtimeUID: base.runtimeUID,
+    version: spec.aicrVersion,
+    image: base.image,
+    recipe: { configMap: recipe.configMap, digest: recipe.digest },
+    sets,
+    repository: registry.repository,
+    plainHTTP: registry.plainHTTP,
+  };
+  const outcome: StageOutcome<Bundle> = await runStage(
+    renderStage(inputs, ctx.kube, (hash, run) => runJob({ ...base, stage: 'render', hash, run, args: renderArgs(inputs, hash), registryAuth: true })),
+    stageDeps(ctx),
+  );
+  if (outcome.state !== 'done') return progress(ctx, outcome);
+  return resolved('True', 'Resolved', `bundle ${outcome.output.reference} rendered by aicr ${spec.aicrVersion} from recipe ${recipe.digest.slice(0, 19)}`);
+}
+
+export const runResolve: StepRunner = async (ctx) => {
+  const early = decide(ctx.runtime);
+  if (!early || early[0]?.reason === 'InvalidSpec') return early ? { conditions: early } : {};
+  const spec = ClusterRuntimeSpecSchema.parse(ctx.runtime.spec);
+  const configuration = await readConfiguration(ctx.kube);
+  const pinned = pinnedImage(spec, configuration);
+  if ('refusal' in pinned) return resolved('False', 'AICRVersionMismatch', pinned.refusal);
+  const { image } = pinned;
+  const sets = overrideSets(spec.components);
+  if (sets.problems.length > 0) return resolved('False', 'InvalidSpec', describeProblems(sets.problems));
+  const base: JobBase = {
+    image,
+    runtimeUID: ctx.runtime.metadata.uid,
+    configuration,
+    activeDeadlineSeconds: Math.round((parseDuration(spec.actionTimeout) ?? 1_800_000) / 1000),
+    ttlSecondsAfterFinished: Math.round(ctx.timings.failedJobTtlMs / 1000),
+  };
+  const inputs = { runtimeUID: base.runtimeUID, version: spec.aicrVersion, image, criteria: spec.criteria };
+  const recipe = await runStage(
+    recipeStage(inputs, ctx.kube, (hash, run) => runJob({ ...base, stage: 'recipe', hash, run, args: recipeArgs(inputs, hash), registryAuth: false })),
+    stageDeps(ctx),
+  );
+  if (recipe.state !== 'done') return progress(ctx, recipe);
+  const unknown = unknownComponents(spec, recipe.output);
+  if (unknown) return resolved('False', 'InvalidSpec', unknown);
+  return await render(ctx, spec, { ...base, recipe: recipe.output, sets: sets.args });
 };

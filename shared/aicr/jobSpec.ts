@@ -1,0 +1,77 @@
+// The Job one AICR run is: one container, no retries of its own (the control plane decides
+// about retries), its error output kept as the termination message, placement only from the
+// configuration, and nothing but the stage's own output writable.
+import { AICR_RUNNER_SERVICE_ACCOUNT, ANNOTATION, LABEL, MANAGED_BY_VALUE } from '../api/constants.ts';
+import type { Configuration } from '../configuration/schema.ts';
+import type { WritableObject } from '../kube/port.ts';
+import { STAGE_NAMESPACE, type Stage, jobName } from './stages.ts';
+
+/** Where the render Job finds the registry's docker config (AICR v0.11.1 reads push credentials only from there). */
+export const DOCKER_CONFIG_DIR = '/aicr/docker';
+/** AICR writes the pushed bundle's digest here; the kubelet reports it as the termination message. */
+export const TERMINATION_LOG = '/dev/termination-log';
+const WORK_DIR = '/aicr/work';
+
+export interface RunRequest {
+  readonly stage: Stage;
+  readonly hash: string;
+  readonly run: number;
+  readonly image: string;
+  /** The aicr arguments, command first. */
+  readonly args: readonly string[];
+  readonly runtimeUID: string;
+  readonly configuration: Configuration;
+  readonly activeDeadlineSeconds: number;
+  readonly ttlSecondsAfterFinished: number;
+  /** Mount the registry's docker config (render pushes to the registry). */
+  readonly registryAuth: boolean;
+}
+
+function podSpec(r: RunRequest): Record<string, unknown> {
+  const secret = r.configuration.registry.auth.mode === 'static' ? r.configuration.registry.auth.staticSecretRef : '';
+  const dockerConfig = r.registryAuth && secret !== '';
+  const { nodeSelector, tolerations } = r.configuration.aicr.jobs;
+  return {
+    restartPolicy: 'Never',
+    serviceAccountName: AICR_RUNNER_SERVICE_ACCOUNT,
+    // Placement only from the configuration (JOB-4).
+    ...(Object.keys(nodeSelector).length > 0 ? { nodeSelector } : {}),
+    ...(tolerations.length > 0 ? { tolerations } : {}),
+    ...(secret ? { imagePullSecrets: [{ name: secret }] } : {}),
+    securityContext: { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } },
+    containers: [
+      {
+        name: 'aicr',
+        image: r.image,
+        args: [...r.args],
+        workingDir: WORK_DIR,
+        env: dockerConfig ? [{ name: 'DOCKER_CONFIG', value: DOCKER_CONFIG_DIR }] : [],
+        // A failed run's last output lines become its termination message: JOB-2 reads them from the Pod.
+        terminationMessagePolicy: 'FallbackToLogsOnError',
+        securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
+        volumeMounts: [{ name: 'work', mountPath: WORK_DIR }, { name: 'tmp', mountPath: '/tmp' }, ...(dockerConfig ? [{ name: 'docker-config', mountPath: DOCKER_CONFIG_DIR, readOnly: true }] : [])],
+      },
+    ],
+    volumes: [
+      { name: 'work', emptyDir: {} },
+      { name: 'tmp', emptyDir: {} },
+      ...(dockerConfig ? [{ name: 'docker-config', secret: { secretName: secret, items: [{ key: '.dockerconfigjson', path: 'config.json' }] } }] : []),
+    ],
+  };
+}
+
+export function runJob(r: RunRequest): WritableObject {
+  const labels = { [LABEL.stage]: r.stage, [LABEL.input]: r.hash, [LABEL.managedBy]: MANAGED_BY_VALUE };
+  const annotations = { [ANNOTATION.runtimeUID]: r.runtimeUID };
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name: jobName(r.stage, r.hash, r.run), namespace: STAGE_NAMESPACE[r.stage], labels, annotations },
+    spec: {
+      backoffLimit: 0,
+      activeDeadlineSeconds: r.activeDeadlineSeconds,
+      ttlSecondsAfterFinished: r.ttlSecondsAfterFinished,
+      template: { metadata: { labels, annotations }, spec: podSpec(r) },
+    },
+  };
+}

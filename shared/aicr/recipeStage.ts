@@ -1,0 +1,84 @@
+// The recipe stage: `aicr recipe` with the runtime's criteria, written by AICR itself to a
+// ConfigMap in aicr-jobs (`-o cm://…`), which the render stage then reads the same way.
+import { createHash } from 'node:crypto';
+import { parse as parseYaml } from 'yaml';
+import * as z from 'zod';
+import type { ClusterRuntimeSpec } from '../api/clusterRuntime.ts';
+import { LABEL, MANAGED_BY_VALUE } from '../api/constants.ts';
+import { KIND } from '../kube/kinds.ts';
+import type { KubePort } from '../kube/port.ts';
+import type { Collected, StageSpec } from './runStage.ts';
+import { STAGE, STAGE_NAMESPACE, recipeOutputName } from './stages.ts';
+
+/** The data key AICR v0.11.1 writes any document under when its output is a ConfigMap. */
+export const CM_OUTPUT_KEY = 'snapshot.yaml';
+
+export interface Recipe {
+  /** The ConfigMap in aicr-jobs that holds it, as `cm://` names it for the render stage. */
+  readonly configMap: string;
+  readonly digest: string;
+  readonly components: readonly string[];
+}
+
+const RecipeResultSchema = z.looseObject({
+  kind: z.literal('RecipeResult', { error: 'is not a RecipeResult' }),
+  componentRefs: z.array(z.looseObject({ name: z.string().min(1) })).min(1, { error: 'lists no components' }),
+});
+
+export function parseRecipe(configMap: string, text: string | undefined): Collected<Recipe> {
+  if (text === undefined) return { ok: false, problem: `its output ConfigMap ${STAGE_NAMESPACE.recipe}/${configMap} has no ${CM_OUTPUT_KEY}` };
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (err) {
+    return { ok: false, problem: `its output ConfigMap ${STAGE_NAMESPACE.recipe}/${configMap} is not YAML: ${(err as Error).message.split('\n')[0] ?? ''}` };
+  }
+  const parsed = RecipeResultSchema.safeParse(doc);
+  if (!parsed.success) return { ok: false, problem: `its output ConfigMap ${STAGE_NAMESPACE.recipe}/${configMap} ${parsed.error.issues[0]?.message ?? 'is not a recipe'}` };
+  const digest = `sha256:${createHash('sha256').update(text).digest('hex')}`;
+  return { ok: true, output: { configMap, digest, components: parsed.data.componentRefs.map((c) => c.name) } };
+}
+
+/** `--service eks --accelerator h100 …` for the criteria the spec states. */
+export function criteriaArgs(criteria: ClusterRuntimeSpec['criteria']): string[] {
+  return (['service', 'accelerator', 'intent', 'os', 'platform'] as const).flatMap((k) => (criteria[k] ? [`--${k}`, criteria[k]] : []));
+}
+
+export interface RecipeInputs {
+  /** Runs belong to one runtime: a runtime created again under the same name starts afresh. */
+  readonly runtimeUID: string;
+  readonly version: string;
+  readonly image: string;
+  readonly criteria: ClusterRuntimeSpec['criteria'];
+}
+
+export function recipeStage(inputs: RecipeInputs, kube: KubePort, job: StageSpec<Recipe>['job']): StageSpec<Recipe> {
+  const namespace = STAGE_NAMESPACE.recipe;
+  const read = async (hash: string): Promise<Collected<Recipe>> => {
+    const name = recipeOutputName(hash);
+    const cm = await kube.get(KIND.configMap, name, namespace);
+    if (!cm) return { ok: false, problem: `its output ConfigMap ${namespace}/${name} is missing` };
+    return parseRecipe(name, cm.data?.[CM_OUTPUT_KEY]);
+  };
+  return {
+    stage: STAGE.recipe,
+    inputs,
+    job,
+    // Only an output the control plane has collected (and labelled) counts: AICR writes it before its Job ends.
+    readRecord: async (hash) => {
+      const cm = await kube.get(KIND.configMap, recipeOutputName(hash), namespace);
+      if (cm?.metadata.labels?.[LABEL.input] !== hash) return undefined;
+      const r = parseRecipe(cm.metadata.name, cm.data?.[CM_OUTPUT_KEY]);
+      return r.ok ? r.output : undefined;
+    },
+    collect: async (hash) => {
+      const r = await read(hash);
+      if (r.ok) await kube.patch(KIND.configMap, recipeOutputName(hash), namespace, { metadata: { labels: { [LABEL.stage]: STAGE.recipe, [LABEL.input]: hash, [LABEL.managedBy]: MANAGED_BY_VALUE } } });
+      return r;
+    },
+  };
+}
+
+export function recipeArgs(inputs: RecipeInputs, hash: string): string[] {
+  return ['recipe', ...criteriaArgs(inputs.criteria), '-o', `cm://${STAGE_NAMESPACE.recipe}/${recipeOutputName(hash)}`];
+}

@@ -1,0 +1,79 @@
+// The render stage: `aicr bundle --deployer helm` on the recipe, pushed to the configured
+// registry. The helm deployer, because v0.11.1's argocd deployer drops components' raw
+// manifests and writes no recipe.yaml. AICR writes the pushed digest to the termination log;
+// the control plane records the bundle reference in a ConfigMap of its own.
+import { FIELD_MANAGER, LABEL, MANAGED_BY_VALUE } from '../api/constants.ts';
+import { KIND } from '../kube/kinds.ts';
+import type { KubePort } from '../kube/port.ts';
+import { TERMINATION_LOG } from './jobSpec.ts';
+import type { Recipe } from './recipeStage.ts';
+import type { Collected, StageSpec } from './runStage.ts';
+import { STAGE, STAGE_NAMESPACE, renderRecordName } from './stages.ts';
+
+export interface Bundle {
+  /** `<repository>/aicr-bundle:<input hash>@sha256:…`: pullable by digest. */
+  readonly reference: string;
+}
+
+export interface RenderInputs {
+  readonly runtimeUID: string;
+  readonly version: string;
+  readonly image: string;
+  readonly recipe: Pick<Recipe, 'configMap' | 'digest'>;
+  readonly sets: readonly string[];
+  readonly repository: string;
+  readonly plainHTTP: boolean;
+}
+
+const DIGEST = /sha256:[a-f0-9]{64}/;
+
+export function bundleTarget(inputs: RenderInputs, hash: string): string {
+  return `${inputs.repository}/aicr-bundle:${hash}`;
+}
+
+export function renderArgs(inputs: RenderInputs, hash: string): string[] {
+  return [
+    'bundle',
+    '-r',
+    `cm://${STAGE_NAMESPACE.recipe}/${inputs.recipe.configMap}`,
+    '--deployer',
+    'helm',
+    '-o',
+    `oci://${bundleTarget(inputs, hash)}`,
+    ...(inputs.plainHTTP ? ['--plain-http'] : []),
+    '--image-refs',
+    TERMINATION_LOG,
+    ...inputs.sets,
+  ];
+}
+
+export function renderStage(inputs: RenderInputs, kube: KubePort, job: StageSpec<Bundle>['job']): StageSpec<Bundle> {
+  const namespace = STAGE_NAMESPACE.render;
+  return {
+    stage: STAGE.render,
+    inputs,
+    job,
+    readRecord: async (hash) => {
+      const cm = await kube.get(KIND.configMap, renderRecordName(hash), namespace);
+      const reference = cm?.data?.['bundle'];
+      return reference && DIGEST.test(reference) ? { reference } : undefined;
+    },
+    collect: async (hash, _job, pod): Promise<Collected<Bundle>> => {
+      const message = pod?.status?.containerStatuses?.find((c) => c.name === 'aicr')?.state?.terminated?.message ?? '';
+      const digest = DIGEST.exec(message)?.[0];
+      if (!digest) return { ok: false, problem: 'it reported no pushed digest (its termination message is empty or is not a digest)' };
+      const reference = `${bundleTarget(inputs, hash)}@${digest}`;
+      await kube.apply(
+        KIND.configMap,
+        {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: renderRecordName(hash), namespace, labels: { [LABEL.stage]: STAGE.render, [LABEL.input]: hash, [LABEL.managedBy]: MANAGED_BY_VALUE } },
+          data: { bundle: reference, recipe: inputs.recipe.configMap, recipeDigest: inputs.recipe.digest },
+        },
+        { fieldManager: FIELD_MANAGER.resolve, force: true },
+      );
+      return { ok: true, output: { reference } };
+    },
+  };
+}

@@ -1,0 +1,223 @@
+// One AICR stage for one set of inputs, decided afresh from what the cluster holds on every
+// call: the stage's record or output, its Jobs (labelled with stage and input hash) and their
+// Pods. Nothing is remembered between calls, so any number of repeated or duplicated messages
+// start at most the one run the Job name allows.
+import { ANNOTATION, LABEL, NAMESPACES } from '../api/constants.ts';
+import { ConflictError } from '../errors.ts';
+import { EVENT_REASON, type EventNote } from '../events/recorder.ts';
+import { KIND, type JobObject, type PodObject } from '../kube/kinds.ts';
+import type { KubePort, WritableObject } from '../kube/port.ts';
+import { backoffDelay, type Timings } from '../timings.ts';
+import { STAGE_NAMESPACE, type Stage, inputHash, jobName, runNumberOf } from './stages.ts';
+import { VERDICT, type Verdict, describeExit, errorTail, isVerdict, verdictOf } from './verdict.ts';
+import { describeWaiting } from './waiting.ts';
+
+/** Failed runs for the same inputs after which a stage is not run again for them. */
+export const FAILED_RUNS_BOUND = 3;
+/** How long a new Job may have no Pod before that means a refusal (quota, Pod Security). */
+export const POD_GRACE_MS = 5_000;
+
+export type Collected<Out> = { readonly ok: true; readonly output: Out } | { readonly ok: false; readonly problem: string };
+
+export interface StageSpec<Out> {
+  readonly stage: Stage;
+  readonly inputs: unknown;
+  /** The Job for run `run` of these inputs. */
+  job(hash: string, run: number): WritableObject;
+  /** What an earlier successful run left for these inputs, if it is there and readable. */
+  readRecord(hash: string): Promise<Out | undefined>;
+  /** Reads a succeeded run's output (and records it so readRecord finds it). */
+  collect(hash: string, job: JobObject, pod: PodObject | undefined): Promise<Collected<Out>>;
+}
+
+export type StageOutcome<Out> =
+  | { readonly state: 'done'; readonly hash: string; readonly output: Out }
+  | { readonly state: 'waiting'; readonly hash: string; readonly message: string; readonly recheckAfterMs?: number }
+  | { readonly state: 'retrying'; readonly hash: string; readonly message: string; readonly afterMs: number }
+  | { readonly state: 'stalled'; readonly hash: string; readonly reason: 'AICRStageStalled' | 'InvalidSpec' | 'Unauthorized'; readonly message: string };
+
+export interface StageDeps {
+  readonly kube: KubePort;
+  readonly now: () => Date;
+  readonly timings: Timings;
+  readonly event: (note: EventNote) => Promise<void>;
+}
+
+interface Failure {
+  readonly job: JobObject;
+  readonly verdict: Verdict;
+  readonly exitCode: number | undefined;
+  readonly tail: string;
+  readonly finishedAt: number;
+}
+
+const isFinished = (job: JobObject, type: 'Complete' | 'Failed'): boolean => job.status?.conditions?.some((c) => c.type === type && c.status === 'True') ?? false;
+
+function finishedAt(job: JobObject): number {
+  const failed = job.status?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
+  return Date.parse(failed?.lastTransitionTime ?? job.status?.completionTime ?? job.metadata.creationTimestamp ?? '') || 0;
+}
+
+async function podsOf(kube: KubePort, job: JobObject): Promise<PodObject[]> {
+  const pods = await kube.list(KIND.pod, { namespace: job.metadata.namespace ?? NAMESPACES.jobs, labelSelector: `job-name=${job.metadata.name}` });
+  return pods.items;
+}
+
+function exitOf(pod: PodObject | undefined): { exitCode: number | undefined; output: string } {
+  const terminated = pod?.status?.containerStatuses?.find((c) => c.name === 'aicr')?.state?.terminated;
+  return { exitCode: terminated?.exitCode, output: terminated?.message ?? '' };
+}
+
+function jobFailureText(job: JobObject): string {
+  const failed = job.status?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
+  return failed ? `the Job failed: ${failed.reason ?? ''} ${failed.message ?? ''}`.trim() : 'its pod is gone';
+}
+
+function recordedFailure(job: JobObject): Failure | undefined {
+  const a = job.metadata.annotations ?? {};
+  const verdict = a[ANNOTATION.verdict];
+  if (!isVerdict(verdict)) return undefined;
+  const code = a[ANNOTATION.exitCode];
+  return { job, verdict, exitCode: code === undefined || code === '' ? undefined : Number(code), tail: a[ANNOTATION.errorTail] ?? '', finishedAt: finishedAt(job) };
+}
+
+export function failureSummary(stage: Stage, f: Failure): string {
+  return `Job ${f.job.metadata.name}: ${describeExit(stage, f.exitCode)}${f.tail ? `: ${f.tail}` : ''}`;
+}
+
+/** The stage's Jobs, once runs and outputs for inputs that have changed are gone (JOB-7). */
+async function jobsAfterCleanup(stage: Stage, hash: string, deps: StageDeps): Promise<JobObject[]> {
+  const namespace = STAGE_NAMESPACE[stage];
+  const all = (await deps.kube.list(KIND.job, { namespace, labelSelector: `${LABEL.stage}=${stage}` })).items;
+  for (const stale of all.filter((j) => j.metadata.labels?.[LABEL.input] !== hash && !j.metadata.deletionTimestamp)) {
+    await deps.kube.delete(KIND.job, stale.metadata.name, namespace, { propagationPolicy: 'Background' });
+  }
+  const outputs = (await deps.kube.list(KIND.configMap, { namespace, labelSelector: `${LABEL.stage}=${stage},${LABEL.input}!=${hash}` })).items;
+  for (const stale of outputs) await deps.kube.delete(KIND.configMap, stale.metadata.name, namespace);
+  return all;
+}
+
+export async function runStage<Out>(spec: StageSpec<Out>, deps: StageDeps): Promise<StageOutcome<Out>> {
+  const { stage } = spec;
+  const hash = inputHash({ stage, inputs: spec.inputs });
+  const namespace = STAGE_NAMESPACE[stage];
+  const record = await spec.readRecord(hash);
+  if (record !== undefined) return { state: 'done', hash, output: record };
+
+  const all = await jobsAfterCleanup(stage, hash, deps);
+  const mine = all.filter((j) => j.metadata.labels?.[LABEL.input] === hash).sort((a, b) => runNumberOf(a.metadata.name) - runNumberOf(b.metadata.name));
+
+  const active = mine.find((j) => !isFinished(j, 'Complete') && !isFinished(j, 'Failed'));
+  if (active) {
+    const waiting = describeWaiting(active, await podsOf(deps.kube, active), deps.now(), POD_GRACE_MS);
+    return { state: 'waiting', hash, message: waiting.message, ...(waiting.recheck ? { recheckAfterMs: POD_GRACE_MS } : {}) };
+  }
+
+  const failures: Failure[] = [];
+  for (const job of mine) {
+    const known = recordedFailure(job);
+    if (known) {
+      failures.push(known);
+      continue;
+    }
+    const pods = await podsOf(deps.kube, job);
+    if (isFinished(job, 'Complete')) {
+      const collected = await spec.collect(hash, job, pods[0]);
+      if (collected.ok) {
+        await deps.kube.delete(KIND.job, job.metadata.name, namespace, { propagationPolicy: 'Background' });
+        return { state: 'done', hash, output: collected.output };
+      }
+      failures.push(await judge(job, { verdict: VERDICT.counted, exitCode: 0, tail: collected.problem }, spec, deps));
+      continue;
+    }
+    const { exitCode, output } = exitOf(pods[0]);
+    const tail = errorTail(output) || jobFailureText(job);
+    failures.push(await judge(job, { verdict: verdictOf(stage, exitCode, tail), exitCode, tail }, spec, deps));
+  }
+  return await next({ spec, hash, mine, failures }, deps);
+}
+
+/** Records how a failed run counts on its Job, and says so in an AICRRunFailed Event (JOB-5). */
+async function judge<Out>(job: JobObject, v: { verdict: Verdict; exitCode: number | undefined; tail: string }, spec: StageSpec<Out>, deps: StageDeps): Promise<Failure> {
+  await deps.kube.patch(KIND.job, job.metadata.name, job.metadata.namespace, {
+    // Conditional on what was read, so two deciders cannot both record (and announce) the same run.
+    metadata: {
+      resourceVersion: job.metadata.resourceVersion,
+      annotations: { [ANNOTATION.verdict]: v.verdict, [ANNOTATION.exitCode]: v.exitCode === undefined ? '' : String(v.exitCode), [ANNOTATION.errorTail]: v.tail },
+    },
+  });
+  const failure: Failure = { job, ...v, finishedAt: finishedAt(job) };
+  await deps.event({ type: 'Warning', reason: EVENT_REASON.runFailed, message: failureSummary(spec.stage, failure) });
+  return failure;
+}
+
+async function keepForStall(failures: readonly Failure[], deps: StageDeps): Promise<void> {
+  const ttl = Math.round(deps.timings.stalledJobTtlMs / 1000);
+  for (const f of failures) {
+    if (f.job.spec?.ttlSecondsAfterFinished === ttl) continue;
+    await deps.kube.patch(KIND.job, f.job.metadata.name, f.job.metadata.namespace, { spec: { ttlSecondsAfterFinished: ttl } });
+  }
+}
+
+interface Decision<Out> {
+  readonly spec: StageSpec<Out>;
+  readonly hash: string;
+  readonly mine: readonly JobObject[];
+  readonly failures: readonly Failure[];
+}
+
+/** A stall when the failures so far say the stage must not run again for these inputs. */
+function stallOf<Out>({ spec, hash, failures }: Decision<Out>): Extract<StageOutcome<Out>, { state: 'stalled' }> | undefined {
+  const { stage } = spec;
+  const last = failures.at(-1);
+  const counted = failures.filter((f) => f.verdict === VERDICT.counted);
+  const again = `delete the failed Jobs to run it again: kubectl delete jobs -n ${STAGE_NAMESPACE[stage]} -l ${LABEL.stage}=${stage},${LABEL.input}=${hash}`;
+  const refused = failures.find((f) => f.verdict === VERDICT.refused);
+  if (refused) return { state: 'stalled', hash, reason: 'InvalidSpec', message: `AICR refused the ${stage} inputs, so it is not run again for them: ${failureSummary(stage, refused)}. Fix the spec` };
+  if (last?.verdict === VERDICT.unauthorized) {
+    return { state: 'stalled', hash, reason: 'Unauthorized', message: `the registry refused the push of ${failureSummary(stage, last)}. Check the identity's registry policy and registry.repository, then request a snapshot or ${again}` };
+  }
+  const lastCounted = counted.at(-1);
+  if (counted.length < FAILED_RUNS_BOUND || !lastCounted) return undefined;
+  return {
+    state: 'stalled',
+    hash,
+    reason: 'AICRStageStalled',
+    message: `aicr ${stage} failed ${counted.length} times for the same inputs and is not run again for them; last: ${failureSummary(stage, lastCounted)}. Fix the cause, then request a snapshot or ${again}`,
+  };
+}
+
+/** How long a transient failure still holds the next run back (JOB-9), or undefined when it may start. */
+function transientWait<Out>({ spec, hash, failures }: Decision<Out>, deps: StageDeps): Extract<StageOutcome<Out>, { state: 'retrying' }> | undefined {
+  const last = failures.at(-1);
+  if (last?.verdict !== VERDICT.transient) return undefined;
+  const transients = failures.filter((f) => f.verdict === VERDICT.transient).length;
+  // No jitter: every call must compute the same moment, or a burst of events could start the run early.
+  const due = last.finishedAt + backoffDelay(transients, deps.timings, () => 0);
+  const afterMs = due - deps.now().getTime();
+  if (afterMs <= 0) return undefined;
+  const exited = describeExit(spec.stage, last.exitCode).replace(/ \(.*\)$/, '');
+  return { state: 'retrying', hash, message: `retrying after a transient failure: ${exited}: ${last.tail}`, afterMs };
+}
+
+async function next<Out>(d: Decision<Out>, deps: StageDeps): Promise<StageOutcome<Out>> {
+  const stall = stallOf(d);
+  if (stall) {
+    await keepForStall(d.failures, deps);
+    return stall;
+  }
+  const wait = transientWait(d, deps);
+  if (wait) return wait;
+  const { stage } = d.spec;
+  const run = Math.max(0, ...d.mine.map((j) => runNumberOf(j.metadata.name))) + 1;
+  const name = jobName(stage, d.hash, run);
+  try {
+    await deps.kube.create(KIND.job, d.spec.job(d.hash, run));
+  } catch (err) {
+    // The same run was started by a duplicate message: it is the one to wait for.
+    if (!(err instanceof ConflictError)) throw err;
+  }
+  const last = d.failures.at(-1);
+  const earlier = last ? `; run ${runNumberOf(last.job.metadata.name)} failed: ${failureSummary(stage, last)}` : '';
+  return { state: 'waiting', hash: d.hash, message: `Job ${name} was created; waiting for its pod${earlier}`, recheckAfterMs: POD_GRACE_MS };
+}

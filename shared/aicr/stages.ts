@@ -1,0 +1,50 @@
+// The AICR stages the resolve step runs as Jobs, where they run, and how a run is named.
+import { createHash } from 'node:crypto';
+import { NAMESPACES } from '../api/constants.ts';
+
+export const STAGE = { recipe: 'recipe', render: 'render' } as const;
+export type Stage = (typeof STAGE)[keyof typeof STAGE];
+
+/** The aicr command each stage runs, as its failures name it. */
+export const STAGE_COMMAND: Readonly<Record<Stage, string>> = { recipe: 'recipe', render: 'bundle' };
+
+export const STAGE_NAMESPACE: Readonly<Record<Stage, string>> = { recipe: NAMESPACES.jobs, render: NAMESPACES.jobs };
+
+/** Objects with sorted keys, so equal inputs always hash alike. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+    );
+  }
+  return value;
+}
+
+/** A stage's inputs as a short hash: the Job label and part of its name. */
+export function inputHash(inputs: unknown): string {
+  return createHash('sha256').update(JSON.stringify(canonical(inputs))).digest('hex').slice(0, 16);
+}
+
+/** `aicr-<stage>-<input hash>-<run number>`: a duplicate message computes the same name, so it cannot start a second run. */
+export function jobName(stage: Stage, hash: string, run: number): string {
+  return `aicr-${stage}-${hash}-${run}`;
+}
+
+const RUN_NUMBER = /-([0-9]+)$/;
+export function runNumberOf(name: string): number {
+  return Number(RUN_NUMBER.exec(name)?.[1] ?? 0);
+}
+
+/** The ConfigMap a recipe run writes its RecipeResult to (`aicr recipe -o cm://…`). */
+export function recipeOutputName(hash: string): string {
+  return `aicr-recipe-${hash}`;
+}
+
+/** The ConfigMap in which the control plane records what a render run pushed. */
+export function renderRecordName(hash: string): string {
+  return `aicr-render-${hash}`;
+}

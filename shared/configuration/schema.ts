@@ -1,0 +1,58 @@
+// The control plane's configuration in the cluster: what the chart's values say about AICR runs
+// and the registry, rendered into one ConfigMap (CONFIGURATION in shared/api/constants.ts).
+// Every object is strict, so a misspelt key is refused rather than silently ignored.
+import * as z from 'zod';
+import { AICR_VERSION } from '../api/names.ts';
+
+const version = z.string().regex(AICR_VERSION.pattern, { error: AICR_VERSION.message });
+const imageReference = z
+  .string()
+  .min(1)
+  .max(512)
+  .regex(/^[a-z0-9][a-z0-9.:_/-]*(?::[A-Za-z0-9_.-]+)?(?:@sha256:[a-f0-9]{64})?$/, { error: 'must be an image reference such as ghcr.io/nvidia/aicr@sha256:<digest>' });
+
+export const TolerationSchema = z.strictObject({
+  key: z.string().max(316).optional(),
+  operator: z.enum(['Exists', 'Equal']).optional(),
+  value: z.string().max(63).optional(),
+  effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']).optional(),
+  tolerationSeconds: z.int().optional(),
+});
+export type Toleration = z.output<typeof TolerationSchema>;
+
+export const ConfigurationSchema = z.strictObject({
+  aicr: z
+    .strictObject({
+      /** AICR version → the image the control plane runs it with (by digest in production). */
+      versions: z.record(version, imageReference).default({}),
+      jobs: z
+        .strictObject({
+          nodeSelector: z.record(z.string().max(316), z.string().max(63)).default({}),
+          tolerations: z.array(TolerationSchema).max(32).default([]),
+        })
+        .prefault({}),
+      /** Validator image at the tag AICR names → the pinned reference to run instead. */
+      validatorImages: z.record(z.string().max(512), imageReference).default({}),
+    })
+    .prefault({}),
+  registry: z
+    .strictObject({
+      /** Where bundles are pushed: <host>/<prefix>, no scheme. */
+      repository: z
+        .string()
+        .max(255)
+        .regex(/^$|^[a-z0-9.-]+(:[0-9]+)?(\/[a-z0-9._-]+)*$/, { error: 'must be <host>[:port]/<prefix> without a scheme, such as 123456789012.dkr.ecr.us-east-1.amazonaws.com/aicr' })
+        .default(''),
+      /** Talk plain HTTP to the registry (a registry on loopback or inside the cluster). */
+      plainHTTP: z.boolean().default(false),
+      auth: z
+        .strictObject({
+          mode: z.enum(['static', 'aws']).default('static'),
+          /** Docker-config Secret in aicr-system (and the Job and validation namespaces). */
+          staticSecretRef: z.string().max(253).default(''),
+        })
+        .prefault({}),
+    })
+    .prefault({}),
+});
+export type Configuration = z.output<typeof ConfigurationSchema>;

@@ -1,0 +1,43 @@
+// The control plane's configuration on the test cluster: AICR v0.11.1 pinned to the image the
+// process node runs, the test registry (plain HTTP on loopback) with its account in a
+// docker-config Secret in aicr-system and aicr-jobs. Tests that change it restore it after.
+import { stringify } from 'yaml';
+import { CONFIGURATION, NAMESPACES } from '../../shared/api/constants.ts';
+import { testEnv } from './env.ts';
+import { kubectlApply } from './kubectlApply.ts';
+
+export const TEST_AICR_VERSION = 'v0.11.1';
+export const TEST_AICR_IMAGE = 'ghcr.io/nvidia/aicr:v0.11.1';
+export const REGISTRY_SECRET = 'aicr-registry-auth';
+
+export function testConfiguration(): Record<string, unknown> {
+  return {
+    aicr: { versions: { [TEST_AICR_VERSION]: TEST_AICR_IMAGE }, jobs: { nodeSelector: {}, tolerations: [] }, validatorImages: {} },
+    registry: { repository: `${testEnv().TESTENV_REGISTRY}/aicr`, plainHTTP: true, auth: { mode: 'static', staticSecretRef: REGISTRY_SECRET } },
+  };
+}
+
+function dockerConfig(): string {
+  const env = testEnv();
+  const auth = Buffer.from(`${env.TESTENV_REGISTRY_USER}:${env.TESTENV_REGISTRY_PASSWORD}`).toString('base64');
+  return JSON.stringify({ auths: { [env.TESTENV_REGISTRY]: { auth } } });
+}
+
+/** Applies the configuration ConfigMap as given: a document, or raw text for tests of bad input. */
+export async function applyConfiguration(config: Record<string, unknown> | string = testConfiguration()): Promise<void> {
+  const text = typeof config === 'string' ? config : stringify(config);
+  await kubectlApply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: CONFIGURATION.name, namespace: CONFIGURATION.namespace }, data: { [CONFIGURATION.key]: text } });
+}
+
+export async function ensureConfiguration(): Promise<void> {
+  const secret = (namespace: string): Record<string, unknown> => ({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    type: 'kubernetes.io/dockerconfigjson',
+    metadata: { name: REGISTRY_SECRET, namespace },
+    stringData: { '.dockerconfigjson': dockerConfig() },
+  });
+  await kubectlApply(secret(NAMESPACES.system), secret(NAMESPACES.jobs));
+  await applyConfiguration();
+}
+

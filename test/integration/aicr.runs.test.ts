@@ -1,0 +1,171 @@
+// AICR runs as Jobs, end to end on the test cluster with the real aicr v0.11.1: the resolve
+// step runs `aicr recipe` and `aicr bundle --deployer helm` as Jobs in aicr-jobs, reads their
+// output, pushes the bundle to the test registry, and reports every wait and failure in the
+// runbook's words.
+import { test, before, after, beforeEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { LABEL, NAMESPACES } from '../../shared/api/constants.ts';
+import { DEFAULT_TIMINGS } from '../../shared/timings.ts';
+import { startCapturedControlPlane } from '../helpers/controlPlane.ts';
+import { applyConfiguration, testConfiguration } from '../helpers/configuration.ts';
+import { testEnv } from '../helpers/env.ts';
+import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+
+const TRAINING = { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' };
+let cp: ReturnType<typeof startCapturedControlPlane> | undefined;
+
+function start(): void {
+  cp = startCapturedControlPlane({ timings: { ...DEFAULT_TIMINGS, backoffBaseMs: 1_000, backoffCapMs: 4_000 } });
+}
+
+async function stop(): Promise<void> {
+  cp?.stop();
+  await cp?.running;
+  cp = undefined;
+}
+
+async function jobs(): Promise<{ name: string; stage: string; input: string; ttl: number; verdict: string | undefined }[]> {
+  const out = JSON.parse(await kubectl('get', 'jobs', '-n', NAMESPACES.jobs, '-o', 'json')) as {
+    items: { metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> }; spec: { ttlSecondsAfterFinished?: number } }[];
+  };
+  return out.items.map((j) => ({
+    name: j.metadata.name,
+    stage: j.metadata.labels?.[LABEL.stage] ?? '',
+    input: j.metadata.labels?.[LABEL.input] ?? '',
+    ttl: j.spec.ttlSecondsAfterFinished ?? 0,
+    verdict: j.metadata.annotations?.['operator.aicr.run/verdict'],
+  }));
+}
+
+async function resolvedWith(what: string, ok: (c: { status: string; reason: string; message: string }) => boolean, timeoutMs = 90_000): Promise<{ status: string; reason: string; message: string }> {
+  let last: unknown;
+  try {
+    return await waitFor(what, async () => {
+      const c = condition(await getRuntime(), 'Resolved');
+      last = c;
+      return c && ok(c) ? c : undefined;
+    }, timeoutMs);
+  } catch (err) {
+    throw new Error(`${(err as Error).message}; Resolved was ${JSON.stringify(last)}`, { cause: err });
+  }
+}
+
+before(async () => {
+  await ensureCrds();
+});
+beforeEach(async () => {
+  await stop();
+  await deleteRuntime();
+  await applyConfiguration();
+  await kubectl('delete', 'jobs', '-n', NAMESPACES.jobs, '--all', '--wait=true');
+});
+after(async () => {
+  await stop();
+  await deleteRuntime();
+  await applyConfiguration();
+});
+
+test('JOB-1 JOB-7 recipe and render run as labelled Jobs in aicr-jobs; the pushed bundle pulls back by digest and the Jobs are gone', async () => {
+  start();
+  await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING });
+  const seen = new Set<string>();
+  const done = await waitFor('Resolved=True', async () => {
+    for (const j of await jobs()) {
+      assert.match(j.input, /^[0-9a-f]{16}$/, 'the input label is the hash');
+      assert.equal(j.name.startsWith(`aicr-${j.stage}-${j.input}-`), true, `${j.name} is named from stage, input and run`);
+      seen.add(j.stage);
+    }
+    const c = condition(await getRuntime(), 'Resolved');
+    return c?.status === 'True' ? c : undefined;
+  }, 120_000);
+  assert.deepEqual([...seen].sort(), ['recipe', 'render']);
+  assert.equal(done.reason, 'Resolved');
+  const ref = /bundle (\S+) rendered by aicr v0\.11\.1/.exec(done.message)?.[1] ?? '';
+  assert.match(ref, new RegExp(`^${testEnv().TESTENV_REGISTRY}/aicr/aicr-bundle:[0-9a-f]{16}@sha256:[0-9a-f]{64}$`));
+  const [repoTag, digest] = ref.split('@') as [string, string];
+  const repo = repoTag.slice(testEnv().TESTENV_REGISTRY.length + 1).replace(/:[^:]+$/, '');
+  const auth = `Basic ${Buffer.from(`${testEnv().TESTENV_REGISTRY_USER}:${testEnv().TESTENV_REGISTRY_PASSWORD}`).toString('base64')}`;
+  const manifest = await fetch(`http://${testEnv().TESTENV_REGISTRY}/v2/${repo}/manifests/${digest}`, { headers: { authorization: auth, accept: 'application/vnd.oci.image.manifest.v1+json' } });
+  assert.equal(manifest.status, 200, 'the bundle pulls back by the digest Resolved names');
+  assert.deepEqual(await jobs(), [], 'successful Jobs are deleted once their output is read');
+});
+
+test('VER-1 an aicrVersion without a pinned image is refused naming the requested and allowed versions; no Job runs', async () => {
+  start();
+  await createRuntime({ aicrVersion: 'v1.1.0', criteria: TRAINING });
+  const c = await resolvedWith('AICRVersionMismatch', (x) => x.reason === 'AICRVersionMismatch', 20_000);
+  assert.equal(c.status, 'False');
+  assert.match(c.message, /v1\.1\.0/);
+  assert.match(c.message, /v0\.11\.1/);
+  assert.equal(condition(await getRuntime(), 'Stalled')?.status, 'True');
+  assert.deepEqual(await jobs(), []);
+});
+
+test('a misspelt configuration key is InvalidConfiguration naming the key and the one meant; fixing it resumes', async () => {
+  const bad = testConfiguration() as { aicr: Record<string, unknown> };
+  bad.aicr = { ...bad.aicr, jobs: { nodeSelecter: { a: 'b' } } };
+  await applyConfiguration(bad);
+  start();
+  await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING });
+  const c = await resolvedWith('InvalidConfiguration', (x) => x.reason === 'InvalidConfiguration', 20_000);
+  assert.match(c.message, /aicr\.jobs\.nodeSelecter: unknown key; did you mean aicr\.jobs\.nodeSelector\?/);
+  assert.deepEqual(await jobs(), [], 'nothing runs on a bad configuration');
+  await applyConfiguration();
+  await resolvedWith('resolution resumes', (x) => x.reason !== 'InvalidConfiguration', 20_000);
+});
+
+test('JOB-2 JOB-5 criteria AICR refuses stop after one run: InvalidSpec with exit code and stderr, an AICRRunFailed Event, no second Job after many triggers', async () => {
+  start();
+  await createRuntime({ aicrVersion: 'v0.11.1', criteria: { ...TRAINING, os: 'talos' } });
+  const c = await resolvedWith('InvalidSpec', (x) => x.reason === 'InvalidSpec', 60_000);
+  assert.match(c.message, /aicr recipe exited 8/);
+  assert.match(c.message, /invalid os type: talos/);
+  for (let i = 0; i < 10; i++) await kubectl('annotate', 'clusterruntime', 'cluster', `operator.aicr.run/reconcile-request=${i}`, '--overwrite');
+  await waitFor('the triggers reach the step', async () => ((await getRuntime())?.metadata.annotations?.['operator.aicr.run/reconcile-request'] === '9' ? true : undefined));
+  await Promise.race([cp?.queue.idle(), new Promise((r) => setTimeout(r, 20_000))]);
+  const all = await jobs();
+  assert.equal(all.length, 1, 'one run, however many triggers');
+  assert.equal(all[0]?.verdict, 'refused');
+  assert.equal(all[0]?.ttl, 7 * 24 * 3600, 'a stalled stage keeps its failed Jobs for 7 days');
+  const described = await kubectl('describe', 'clusterruntime', 'cluster');
+  assert.match(described, /Warning\s+AICRRunFailed/);
+});
+
+test('JOB-3 JOB-4 a node selector from the configuration that no node matches: the message names the Job and the scheduler text', async () => {
+  const cfg = testConfiguration() as { aicr: { jobs: Record<string, unknown> } };
+  cfg.aicr.jobs = { nodeSelector: { 'aicr.test/pool': 'nowhere' }, tolerations: [] };
+  await applyConfiguration(cfg);
+  start();
+  await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING });
+  const c = await resolvedWith('not scheduled', (x) => /is not scheduled/.test(x.message), 30_000);
+  assert.equal(c.reason, 'Resolving');
+  assert.match(c.message, /^Job aicr-recipe-[0-9a-f]{16}-1 is not scheduled: 0\/\d+ nodes are available/);
+  const spec = JSON.parse(await kubectl('get', 'jobs', '-n', NAMESPACES.jobs, '-o', 'jsonpath={.items[0].spec.template.spec}')) as { nodeSelector?: Record<string, string>; tolerations?: unknown };
+  assert.deepEqual(spec.nodeSelector, { 'aicr.test/pool': 'nowhere' });
+  assert.equal(spec.tolerations, undefined, 'no tolerations unless configured');
+});
+
+test('JOB-3 an AICR image that cannot be pulled: the message names the Job and the kubelet text', async () => {
+  const cfg = testConfiguration() as { aicr: { versions: Record<string, string> } };
+  cfg.aicr.versions = { 'v0.11.1': 'testenv.aicr.local/missing/aicr:v0.11.1' };
+  await applyConfiguration(cfg);
+  start();
+  await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING });
+  const c = await resolvedWith('ImagePullBackOff', (x) => /ImagePullBackOff|ErrImagePull/.test(x.message), 30_000);
+  assert.match(c.message, /^Job aicr-recipe-[0-9a-f]{16}-1: (ImagePullBackOff|ErrImagePull): /);
+});
+
+test('JOB-9 a registry that cannot be reached: the push fails with AICR\'s SERVICE_UNAVAILABLE (v0.11.1 exits 8 around it); retried with backoff as transient, not counted', async () => {
+  const cfg = testConfiguration() as { registry: Record<string, unknown> };
+  cfg.registry = { ...cfg.registry, repository: '127.0.0.1:9/aicr' };
+  await applyConfiguration(cfg);
+  start();
+  await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING });
+  const c = await resolvedWith('transient', (x) => /^retrying after a transient failure: aicr render exited [68]: .*\[SERVICE_UNAVAILABLE\]/.test(x.message), 90_000);
+  assert.equal(c.status, 'False');
+  assert.equal(c.reason, 'Resolving');
+  await waitFor('a second run after the backoff', async () => ((await jobs()).filter((j) => j.stage === 'render').length >= 2 ? true : undefined), 30_000);
+  const render = (await jobs()).filter((j) => j.stage === 'render' && j.verdict);
+  assert.ok(render.every((j) => j.verdict === 'transient'));
+  assert.notEqual(condition(await getRuntime(), 'Resolved')?.reason, 'AICRStageStalled');
+});
