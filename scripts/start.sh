@@ -29,12 +29,18 @@ kubectl wait --for=condition=Established --timeout=60s -f infra/crds/ >/dev/null
 cat <<MSG
 
 aicr-control-plane is running locally against its own test cluster ($TESTENV_K8S_VERSION).
-Its Nodes are simulated: Pods bound to them run as local processes, and their GPUs are not real.
+Its Nodes are simulated: Pods bound to them run as local processes.
+GPUs on the H100 Nodes are simulated: a stand-in nvidia-smi on their Pods' PATH prints the Node's GPU facts.
+OCI registry (bundles are pushed here): http://$TESTENV_REGISTRY, account $TESTENV_REGISTRY_USER (password in $TESTENV_STATE_LINK/env);
+  the same registry through a test stand-in proxy that can answer 403: http://$TESTENV_REGISTRY_PROXY
 In another shell (the kubeconfig path stays the same across restarts):
   export KUBECONFIG=$KUBECONFIG PATH=$TESTENV_BIN:\$PATH
   kubectl apply -f examples/clusterruntime.yaml
   kubectl get clusterruntime cluster
   kubectl get clusterruntime cluster -o jsonpath='{range .status.conditions[*]}{.type}{"\t"}{.status}{"\t"}{.reason}{"\t"}{.message}{"\n"}{end}'
+AICR runs as Jobs; to see them with their stage and input, and one Job's output:
+  kubectl get jobs -n aicr-jobs -L operator.aicr.run/stage,operator.aicr.run/input
+  kubectl logs -n aicr-jobs job/<name>
 Logs (JSON) follow below. Ctrl-C stops everything.
 
 MSG

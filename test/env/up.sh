@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Starts etcd, kube-apiserver, kube-controller-manager, kube-scheduler, the process node
-# (a stand-in kubelet, see node/) and moto on free loopback ports with state on tmpfs, then
+# (a stand-in kubelet, see node/), moto, the OCI registry and the registry proxy (a stand-in
+# that answers 403 on demand, see proxy/) on free loopback ports with state on tmpfs, then
 # writes test/env/.state/env (variables the tests and the control plane read) and a kubeconfig
 # at a stable path beside it. Run bootstrap.sh first. Stop everything with down.sh.
 # Each process's PID is recorded the moment it starts, and the state directory is named in
@@ -30,9 +31,9 @@ done
 mkdir -p "$STATE_LINK"
 STATE=$(mktemp -d /dev/shm/aicr-env.XXXXXX)
 echo "$STATE" > "$STATE_LINK/state-dir"
-read -r ETCD_PORT ETCD_PEER_PORT API_PORT MOTO_PORT KUBELET_PORT REGISTRY_PORT < <(python3 -c '
+read -r ETCD_PORT ETCD_PEER_PORT API_PORT MOTO_PORT KUBELET_PORT REGISTRY_PORT PROXY_PORT < <(python3 -c '
 import socket
-socks=[socket.socket() for _ in range(6)]
+socks=[socket.socket() for _ in range(7)]
 for s in socks: s.bind(("127.0.0.1",0))
 print(*[s.getsockname()[1] for s in socks])')
 bash "$TESTENV_DIR/certs.sh" "$STATE/pki"
@@ -165,8 +166,13 @@ start_bg process-node env TESTENV_STATE="$STATE" TESTENV_BIN="$BIN_DIR" TESTENV_
   KUBECONFIG="$STATE/process-node.kubeconfig" TESTENV_K8S_VERSION="$K8S_VERSION" TESTENV_KUBELET_PORT="$KUBELET_PORT" \
   TESTENV_REGISTRY_HTPASSWD="$STATE/registry/htpasswd" "$REPO_ROOT/node_modules/.bin/node" --import tsx "$TESTENV_DIR/node/main.ts" --default-nodes
 start_bg registry "$REGISTRY_BIN_DIR/registry" serve "$STATE/registry/config.yml"
+# The test knobs' control files (see knobFiles.ts) live here; the proxy reads its one per request.
+mkdir -p "$STATE/test-knobs"
+start_bg registry-proxy "$REPO_ROOT/node_modules/.bin/node" --import tsx "$TESTENV_DIR/proxy/main.ts" \
+  --port "$PROXY_PORT" --upstream "127.0.0.1:$REGISTRY_PORT" --denial-file "$STATE/test-knobs/registry-denial.json"
 wait_for moto 60 curl -fs "http://127.0.0.1:$MOTO_PORT/moto-api/"
 wait_for registry 30 curl -fs -u "$REGISTRY_USER:$REGISTRY_PASSWORD" "http://127.0.0.1:$REGISTRY_PORT/v2/"
+wait_for registry-proxy 60 curl -fs -u "$REGISTRY_USER:$REGISTRY_PASSWORD" "http://127.0.0.1:$PROXY_PORT/v2/"
 wait_for process-node 60 test -f "$STATE/process-node.ready"
 for name in kube-controller-manager kube-scheduler; do
   kill -0 "$(cat "$STATE/$name.pid")" 2>/dev/null || { tail -20 "$STATE/$name.log" >&2; die "$name exited"; }
@@ -187,6 +193,8 @@ export TESTENV_PRIVATE_REGISTRY=registry.testenv.aicr.local
 export TESTENV_REGISTRY_USER=$REGISTRY_USER
 export TESTENV_REGISTRY_PASSWORD=$REGISTRY_PASSWORD
 export TESTENV_REGISTRY=127.0.0.1:$REGISTRY_PORT
+export TESTENV_REGISTRY_PROXY=127.0.0.1:$PROXY_PORT
+export TESTENV_REGISTRY_BIN=$REGISTRY_BIN_DIR/registry
 export PATH=$BIN_DIR:\$PATH
 export AWS_ENDPOINT_URL=http://127.0.0.1:$MOTO_PORT
 export AWS_REGION=us-east-1
@@ -197,5 +205,6 @@ export SLS_NOTIFICATIONS_MODE=off
 ENV
 log "up: kube-apiserver https://127.0.0.1:$API_PORT, etcd $ETCD_URL, moto http://127.0.0.1:$MOTO_PORT"
 log "OCI registry: http://127.0.0.1:$REGISTRY_PORT (htpasswd account $REGISTRY_USER; password in $STATE_LINK/env)"
+log "registry proxy (a test stand-in that answers 403 on demand): http://127.0.0.1:$PROXY_PORT"
 log "Nodes are simulated: the process node runs their Pods as local processes (see test/env/node/)"
 log "kubectl: $BIN_DIR/kubectl --kubeconfig $KUBECONFIG_FILE get nodes"

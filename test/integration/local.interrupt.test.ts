@@ -62,13 +62,23 @@ function interruptAt(point: RegExp, link: string, marker: string): Promise<Inter
   });
 }
 
-const POINTS: [string, RegExp][] = [
-  ['while kube-apiserver starts (etcd and moto already running)', /starting kube-apiserver/],
-  ['while the process node starts (controllers and scheduler running)', /starting process-node/],
-  ['once the control plane itself is starting', /running locally against its own test cluster/],
+// What a newcomer reads once local mode is up: where the registry is, that GPUs are simulated,
+// and how to see the Jobs AICR runs with their logs.
+const STARTED: RegExp[] = [
+  /OCI registry \(bundles are pushed here\): http:\/\/127\.0\.0\.1:\d+, account \S+ \(password in \S+\/env\)/,
+  /through a test stand-in proxy that can answer 403: http:\/\/127\.0\.0\.1:\d+/,
+  /GPUs on the H100 Nodes are simulated: a stand-in nvidia-smi/,
+  /^ {2}kubectl get jobs -n aicr-jobs -L operator\.aicr\.run\/stage,operator\.aicr\.run\/input$/m,
+  /^ {2}kubectl logs -n aicr-jobs job\/<name>$/m,
 ];
 
-for (const [when, point] of POINTS) {
+const POINTS: [string, RegExp, RegExp[]][] = [
+  ['while kube-apiserver starts (etcd and moto already running)', /starting kube-apiserver/, []],
+  ['while the process node starts (controllers and scheduler running)', /starting process-node/, []],
+  ['once the control plane itself is starting', /Ctrl-C stops everything/, STARTED],
+];
+
+for (const [when, point, shows] of POINTS) {
   test(`interrupting npm start ${when} leaves no process and no state behind`, async () => {
     const base = mkdtempSync(join(tmpdir(), 'aicr-local-'));
     const link = join(base, 'state');
@@ -81,6 +91,7 @@ for (const [when, point] of POINTS) {
       assert.equal(existsSync(link), false, 'the state link is gone');
       assert.match(run.output, /stopped: .*etcd \(\d+/, 'it says what it stopped');
       assert.notEqual(run.code, 0);
+      for (const line of shows) assert.match(run.output, line, 'local mode says it on start');
     } finally {
       rmSync(base, { recursive: true, force: true });
     }

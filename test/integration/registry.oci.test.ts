@@ -5,55 +5,22 @@
 // Job, pushes its Argo CD bundle there with the credentials of a mounted docker config.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { testEnv, uniqueName } from '../helpers/env.ts';
-import { batch, core, jobReaches, oneShotJob, serviceAccountWith } from '../helpers/cluster.ts';
+import { core, jobReaches, serviceAccountWith } from '../helpers/cluster.ts';
 import { kubectl } from '../helpers/runtime.ts';
-
-const OCI_MANIFEST = 'application/vnd.oci.image.manifest.v1+json';
+import { OCI_MANIFEST, basicAuth, bundleJob, digestOf, pushBlob, pushManifest } from '../helpers/oci.ts';
 
 function base(): string {
   return `http://${testEnv().TESTENV_REGISTRY}`;
-}
-
-function basicAuth(password = testEnv().TESTENV_REGISTRY_PASSWORD): Record<string, string> {
-  return { authorization: `Basic ${Buffer.from(`${testEnv().TESTENV_REGISTRY_USER}:${password}`).toString('base64')}` };
-}
-
-const digestOf = (bytes: Uint8Array): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
-
-/** A monolithic blob upload: POST for a session, then PUT the bytes with their digest. */
-async function pushBlob(repo: string, bytes: Uint8Array): Promise<string> {
-  const digest = digestOf(bytes);
-  const start = await fetch(`${base()}/v2/${repo}/blobs/uploads/`, { method: 'POST', headers: basicAuth() });
-  assert.equal(start.status, 202);
-  const location = new URL(start.headers.get('location') ?? '', base());
-  location.searchParams.set('digest', digest);
-  const put = await fetch(location, { method: 'PUT', headers: { ...basicAuth(), 'content-type': 'application/octet-stream' }, body: bytes });
-  assert.equal(put.status, 201, await put.text());
-  assert.equal(put.headers.get('docker-content-digest'), digest);
-  return digest;
 }
 
 test('an artifact pushed under a tag is pulled back by digest, byte for byte', async () => {
   const repo = `aicr/${uniqueName('bundle')}`;
   const layer = new TextEncoder().encode(`bundle made at ${new Date().toISOString()}\n`);
   const config = new TextEncoder().encode('{}');
-  const layerDigest = await pushBlob(repo, layer);
-  const configDigest = await pushBlob(repo, config);
-  const manifest = new TextEncoder().encode(
-    JSON.stringify({
-      schemaVersion: 2,
-      mediaType: OCI_MANIFEST,
-      artifactType: 'application/vnd.aicr.test.bundle',
-      config: { mediaType: 'application/vnd.oci.empty.v1+json', digest: configDigest, size: config.length },
-      layers: [{ mediaType: 'application/vnd.oci.image.layer.v1.tar', digest: layerDigest, size: layer.length }],
-    }),
-  );
-  const put = await fetch(`${base()}/v2/${repo}/manifests/v1`, { method: 'PUT', headers: { ...basicAuth(), 'content-type': OCI_MANIFEST }, body: manifest });
-  assert.equal(put.status, 201, await put.text());
-  const manifestDigest = put.headers.get('docker-content-digest');
-  assert.equal(manifestDigest, digestOf(manifest));
+  const layerDigest = await pushBlob(base(), repo, layer);
+  const configDigest = await pushBlob(base(), repo, config);
+  const { bytes: manifest, digest: manifestDigest } = await pushManifest(base(), repo, 'v1', { layer: { digest: layerDigest, size: layer.length }, config: { digest: configDigest, size: config.length } });
 
   const byDigest = await fetch(`${base()}/v2/${repo}/manifests/${manifestDigest}`, { headers: { ...basicAuth(), accept: OCI_MANIFEST } });
   assert.equal(byDigest.status, 200);
@@ -78,30 +45,6 @@ test('without credentials, or with a wrong password, the registry answers 401 wi
   const ok = await fetch(`${base()}/v2/`, { headers: basicAuth() });
   assert.equal(ok.status, 200);
 });
-
-/** A Job that makes a recipe and pushes its Argo CD bundle to the registry, as the render stage does. */
-async function bundleJob(ns: string, name: string, ref: string, withCredentials: boolean): Promise<void> {
-  const script = [
-    'cd /work',
-    'aicr recipe --service eks --accelerator h100 --intent training --os ubuntu -o recipe.yaml',
-    `aicr bundle -r recipe.yaml --deployer argocd -o oci://${ref} --plain-http`,
-  ].join(' && ');
-  const docker = withCredentials ? [{ name: 'docker', secret: { secretName: 'registry-push', items: [{ key: '.dockerconfigjson', path: 'config.json' }] } }] : [];
-  await batch().createNamespacedJob({
-    namespace: ns,
-    body: oneShotJob(name, {
-      volumes: [{ name: 'work', emptyDir: {} }, ...docker],
-      containers: [
-        {
-          name: 'aicr',
-          image: 'ghcr.io/nvidia/aicr:v0.11.1',
-          command: ['/bin/sh', '-c', script],
-          volumeMounts: [{ name: 'work', mountPath: '/work' }, ...(withCredentials ? [{ name: 'docker', mountPath: '/root/.docker', readOnly: true }] : [])],
-        },
-      ],
-    }),
-  });
-}
 
 test('aicr bundle run as a Job pushes its Argo CD bundle to the registry; the digest it reports pulls back', async () => {
   const ns = uniqueName('bundle');

@@ -17,6 +17,8 @@ export interface ImageEntry {
    * the Pod's imagePullSecrets that the registry's accounts accept (see pullAuth.ts).
    */
   readonly privateRegistry?: string;
+  /** The AICR image: the forced-run test knob may stand in front of this aicr (see aicrKnob.ts). */
+  readonly aicrKnob?: { readonly realAicr: string };
 }
 
 export type ImageTable = ReadonlyMap<string, ImageEntry>;
@@ -27,8 +29,9 @@ export const STAND_IN_REGISTRY = 'testenv.aicr.local';
 export const PRIVATE_REGISTRY = `registry.${STAND_IN_REGISTRY}`;
 
 export function defaultImageTable(aicrBinDir: string, testenvBin: string): ImageTable {
+  const aicr = { entrypoint: ['aicr'], path: [aicrBinDir], digestOf: join(aicrBinDir, 'aicr'), aicrKnob: { realAicr: join(aicrBinDir, 'aicr') } };
   return new Map<string, ImageEntry>([
-    ['ghcr.io/nvidia/aicr:v0.11.1', { entrypoint: ['aicr'], path: [aicrBinDir], digestOf: join(aicrBinDir, 'aicr') }],
+    ['ghcr.io/nvidia/aicr:v0.11.1', aicr],
     // A shell with the pinned kubectl, for tests that need a command of their own.
     [`${STAND_IN_REGISTRY}/shell:1`, { entrypoint: ['/bin/sh'], path: [testenvBin], digestOf: '/bin/sh' }],
     // The CUDA base images AICR's validators run (nvidia-smi and the like): a shell. The
@@ -36,7 +39,7 @@ export function defaultImageTable(aicrBinDir: string, testenvBin: string): Image
     ['nvcr.io/nvidia/cuda:13.0.0-base-ubuntu22.04', { entrypoint: ['/bin/bash'], path: [], digestOf: '/bin/bash' }],
     ['docker.io/nvidia/cuda:12.9.0-base-ubuntu24.04', { entrypoint: ['/bin/bash'], path: [], digestOf: '/bin/bash' }],
     // The same programs behind a private registry, as a mirror of the release image would be.
-    [`${PRIVATE_REGISTRY}/nvidia/aicr:v0.11.1`, { entrypoint: ['aicr'], path: [aicrBinDir], digestOf: join(aicrBinDir, 'aicr'), privateRegistry: PRIVATE_REGISTRY }],
+    [`${PRIVATE_REGISTRY}/nvidia/aicr:v0.11.1`, { ...aicr, privateRegistry: PRIVATE_REGISTRY }],
     [`${PRIVATE_REGISTRY}/shell:1`, { entrypoint: ['/bin/sh'], path: [testenvBin], digestOf: '/bin/sh', privateRegistry: PRIVATE_REGISTRY }],
     // Workload Pods that only need to exist and stay running.
     [`${STAND_IN_REGISTRY}/pause:1`, { entrypoint: ['sleep', 'infinity'], path: [], digestOf: '/bin/sleep' }],

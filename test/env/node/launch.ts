@@ -2,6 +2,7 @@
 // environment, and the volume mounts; reports the start, or why it could not start.
 import { join } from 'node:path';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
+import { aicrKnobPath } from './aicrKnob.ts';
 import { containerEnv, expand } from './containerEnv.ts';
 import type { ImageEntry } from './images.ts';
 import { MountPathError, type BindMount } from './mountScript.ts';
@@ -36,7 +37,9 @@ function mountsOf(container: V1Container, volumes: ReadonlyMap<string, string>, 
 export async function launch(ctx: LaunchContext, container: V1Container, image: ImageEntry, hooks: LaunchHooks): Promise<Exit | undefined> {
   let proc: RunningContainer;
   try {
-    const env = await containerEnv({ core: ctx.deps.core, pod: ctx.pod, apiPort: ctx.deps.apiPort, imagePath: [...image.path, ...ctx.driverPath] }, container);
+    const knobPath = image.aicrKnob ? await aicrKnobPath(ctx.dir, ctx.deps.knobs, image.aicrKnob.realAicr) : [];
+    const imagePath = [...knobPath, ...image.path, ...ctx.driverPath];
+    const env = await containerEnv({ core: ctx.deps.core, pod: ctx.pod, apiPort: ctx.deps.apiPort, imagePath }, container);
     const command = container.command ?? image.entrypoint;
     const argv = [...command, ...(container.args ?? [])].map((a) => expand(a, env));
     const mounts = mountsOf(container, ctx.volumes, ctx.pod);

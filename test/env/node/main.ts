@@ -10,6 +10,7 @@ import { defaultImageTable } from './images.ts';
 import { DEFAULT_NODE_GROUPS } from './nodeShapes.ts';
 import { registerNodeGroup } from './registerNodes.ts';
 import { startLogServer } from './logServer.ts';
+import { knobPaths } from '../knobFiles.ts';
 
 function required(name: string): string {
   const value = process.env[name];
@@ -28,7 +29,8 @@ async function main(): Promise<void> {
   await mkdir(join(stateDir, 'procs'), { recursive: true });
   const images = defaultImageTable(required('TESTENV_AICR_BIN_DIR'), required('TESTENV_BIN'));
   const htpasswd = required('TESTENV_REGISTRY_HTPASSWD');
-  const agent = new ProcessNodeAgent(kc, core, { core, images, stateDir, apiPort, htpasswd, log });
+  const knobs = knobPaths(stateDir);
+  const agent = new ProcessNodeAgent(kc, core, { core, images, stateDir, apiPort, htpasswd, knobs, log });
   const facts = { k8sVersion: required('TESTENV_K8S_VERSION'), kubeletPort: Number(required('TESTENV_KUBELET_PORT')) };
   const names: string[] = [];
   if (values['default-nodes']) {

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { rm } from 'node:fs/promises';
 import type { CoreV1Api, V1Container, V1Pod } from '@kubernetes/client-node';
-import { type ImageTable, imageId, lookupImage } from './images.ts';
+import { type ImageTable, fullReference, imageId, lookupImage } from './images.ts';
 import { type ContainerView, type PullCause, podStatus, pullFailure, waiting } from './podStatus.ts';
 import { pullCredentials, registryAnswer } from './pullAuth.ts';
 import { materialiseVolumes } from './volumes.ts';
@@ -13,6 +13,7 @@ import { StatusWriter } from './statusWriter.ts';
 import { launch } from './launch.ts';
 import type { RunningContainer } from './runContainer.ts';
 import { type GpuFacts, provideNvidiaSmi } from './gpus.ts';
+import { type KnobPaths, type NodeKnob, readNodeKnobs } from '../knobFiles.ts';
 
 export interface NodeDeps {
   readonly core: CoreV1Api;
@@ -21,6 +22,8 @@ export interface NodeDeps {
   readonly apiPort: string;
   /** The private registries' accounts (htpasswd, {SHA} hashes). */
   readonly htpasswd: string;
+  /** The test knobs' control files, read at each Pod and container start. */
+  readonly knobs: KnobPaths;
   readonly log: (msg: string) => void;
 }
 
@@ -34,6 +37,15 @@ export interface NodeFacts {
 const PULL_BACKOFF_MS = 1000;
 // About a minute of retries before a volume failure is final.
 const PREPARE_ATTEMPTS = 35;
+
+const sameImage = (a: string, b: string): boolean => fullReference(a) === fullReference(b);
+
+/** TEST KNOB: a slow pull keeps the containers in ContainerCreating for the longest delay that applies. */
+async function slowPulls(knobs: readonly NodeKnob[], images: readonly string[]): Promise<void> {
+  const delays = knobs.map((k) => (k.kind === 'slow-start' && (k.image === undefined || images.some((i) => sameImage(i, k.image ?? ''))) ? k.delayMs : 0));
+  const delayMs = Math.max(0, ...delays);
+  if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+}
 
 export class PodRunner {
   private readonly init: ContainerView[];
@@ -85,9 +97,11 @@ export class PodRunner {
   }
 
   /** Why this image cannot be pulled for this Pod, or undefined when it can. */
-  private async pullProblem(image: string): Promise<PullCause | undefined> {
+  private async pullProblem(image: string, knobs: readonly NodeKnob[]): Promise<PullCause | undefined> {
     const entry = lookupImage(this.deps.images, image);
     if (!entry) return 'not-found';
+    const forced = knobs.find((k) => k.kind === 'pull-failure' && sameImage(k.image, image));
+    if (forced?.kind === 'pull-failure') return forced.cause;
     if (!entry.privateRegistry) return undefined;
     const answer = await registryAnswer(this.deps.htpasswd, await pullCredentials(this.deps.core, this.pod, image));
     return answer === 'ok' ? undefined : answer;
@@ -95,12 +109,16 @@ export class PodRunner {
 
   private async pullAll(): Promise<boolean> {
     const all = [...this.init, ...this.main];
+    const knobs = await readNodeKnobs(this.deps.knobs);
     const failed: { view: ContainerView; cause: PullCause }[] = [];
     for (const view of all) {
-      const cause = await this.pullProblem(view.image);
+      const cause = await this.pullProblem(view.image, knobs);
       if (cause) failed.push({ view, cause });
     }
-    if (failed.length === 0) return true;
+    if (failed.length === 0) {
+      await slowPulls(knobs, all.map((v) => v.image));
+      return true;
+    }
     for (const { view, cause } of failed) Object.assign(view, { state: pullFailure(view.image, false, cause) });
     await this.writer.write();
     await new Promise((r) => setTimeout(r, PULL_BACKOFF_MS));

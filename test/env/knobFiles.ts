@@ -1,0 +1,66 @@
+// TEST KNOBS: control files in the environment's state directory through which tests make the
+// stand-ins misbehave the way a real node or registry can (test/helpers/knobs.ts writes them).
+// The process node reads them each time it starts a Pod or a container, the registry proxy on
+// each request, so a knob takes effect at once and is undone by removing its file. Nothing
+// here is part of the product, and the control plane never reads these files.
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+
+export interface KnobPaths {
+  readonly root: string;
+  /** The registry proxy answers 403 while this file exists. */
+  readonly registryDenial: string;
+  /** One JSON file per process-node knob (pull failures, slow starts). */
+  readonly node: string;
+  /** One file per forced `aicr` run, claimed by the run that uses it. */
+  readonly aicrRuns: string;
+}
+
+export function knobPaths(stateDir: string): KnobPaths {
+  const root = join(stateDir, 'test-knobs');
+  return { root, registryDenial: join(root, 'registry-denial.json'), node: join(root, 'node'), aicrRuns: join(root, 'aicr-runs') };
+}
+
+/** Which requests a denying registry refuses: writes (push), reads (pull) or both. */
+export const DenialScope = z.enum(['all', 'push', 'pull']);
+export type DenialScope = z.infer<typeof DenialScope>;
+
+export const RegistryDenial = z.object({ scope: DenialScope, message: z.string() });
+export type RegistryDenial = z.infer<typeof RegistryDenial>;
+
+export const NodeKnob = z.discriminatedUnion('kind', [
+  /** Pulls of this image fail as if the registry no longer had it, or refused the credential. */
+  z.object({ kind: z.literal('pull-failure'), image: z.string(), cause: z.enum(['not-found', 'refused']) }),
+  /** Containers of this image (any, when absent) wait this long in ContainerCreating, as on a slow pull. */
+  z.object({ kind: z.literal('slow-start'), image: z.string().optional(), delayMs: z.number().int().nonnegative() }),
+]);
+export type NodeKnob = z.infer<typeof NodeKnob>;
+
+/** The process-node knobs in force now; a file being written or malformed is skipped. */
+export async function readNodeKnobs(paths: KnobPaths): Promise<NodeKnob[]> {
+  const names = await readdir(paths.node).catch(() => [] as string[]);
+  const knobs: NodeKnob[] = [];
+  for (const name of names.filter((n) => n.endsWith('.json')).sort()) {
+    const text = await readFile(join(paths.node, name), 'utf8').catch(() => '');
+    try {
+      const parsed = NodeKnob.safeParse(JSON.parse(text));
+      if (parsed.success) knobs.push(parsed.data);
+    } catch {
+      // not complete yet
+    }
+  }
+  return knobs;
+}
+
+/**
+ * A forced `aicr` run, one file each: `<command>.<sequence>.run`. Its first line is the delay
+ * in seconds before anything happens, its second the exit code (empty: run the real aicr
+ * after the delay), and the rest the text printed on stderr. The wrapper (node/aicr-knob)
+ * claims a file by renaming it, so each is used by exactly one run.
+ */
+export function aicrRunFile(command: string, delayMs: number, exit: { code: number; stderr: string } | undefined): string {
+  return [(delayMs / 1000).toFixed(3), exit ? String(exit.code) : '', exit?.stderr ?? ''].join('\n');
+}
+
+export const AICR_RUN_SUFFIX = '.run';
