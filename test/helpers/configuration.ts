@@ -20,7 +20,8 @@ export function testConfiguration(): Record<string, unknown> {
 function dockerConfig(): string {
   const env = testEnv();
   const auth = Buffer.from(`${env.TESTENV_REGISTRY_USER}:${env.TESTENV_REGISTRY_PASSWORD}`).toString('base64');
-  return JSON.stringify({ auths: { [env.TESTENV_REGISTRY]: { auth } } });
+  // The proxy in front of the registry is another host to a docker client; it holds the same account.
+  return JSON.stringify({ auths: { [env.TESTENV_REGISTRY]: { auth }, [env.TESTENV_REGISTRY_PROXY]: { auth } } });
 }
 
 /** Applies the configuration ConfigMap as given: a document, or raw text for tests of bad input. */

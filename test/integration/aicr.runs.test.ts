@@ -9,6 +9,7 @@ import { DEFAULT_TIMINGS } from '../../shared/timings.ts';
 import { startCapturedControlPlane } from '../helpers/controlPlane.ts';
 import { applyConfiguration, testConfiguration } from '../helpers/configuration.ts';
 import { testEnv } from '../helpers/env.ts';
+import { denyRegistry, forceAicrExit, withKnob } from '../helpers/knobs.ts';
 import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
 
 const TRAINING = { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' };
@@ -168,4 +169,43 @@ test('JOB-9 a registry that cannot be reached: the push fails with AICR\'s SERVI
   const render = (await jobs()).filter((j) => j.stage === 'render' && j.verdict);
   assert.ok(render.every((j) => j.verdict === 'transient'));
   assert.notEqual(condition(await getRuntime(), 'Resolved')?.reason, 'AICRStageStalled');
+});
+
+test('JOB-6 JOB-2 three failed runs for the same inputs stall the stage: no fourth Job after 50 triggers, failed Jobs kept 7 days; deleting them lets it run again', async () => {
+  const stderr = '[cli] command failed: error=[INTERNAL] recipe store unreadable (test knob) exitCode=8\n';
+  const forced = await forceAicrExit('recipe', 8, stderr, { times: 3 });
+  try {
+    start();
+    await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING });
+    const c = await resolvedWith('AICRStageStalled', (x) => x.reason === 'AICRStageStalled', 90_000);
+    assert.match(c.message, /^aicr recipe failed 3 times for the same inputs/);
+    assert.match(c.message, /aicr recipe exited 8 \(an internal error\): \[INTERNAL\] recipe store unreadable \(test knob\)/);
+    for (let i = 0; i < 50; i++) await kubectl('annotate', 'clusterruntime', 'cluster', `operator.aicr.run/reconcile-request=t${i}`, '--overwrite');
+    await waitFor('the triggers reach the step', async () => ((await getRuntime())?.metadata.annotations?.['operator.aicr.run/reconcile-request'] === 't49' ? true : undefined));
+    await Promise.race([cp?.queue.idle(), new Promise((r) => setTimeout(r, 20_000))]);
+    const failed = await jobs();
+    assert.equal(failed.length, 3, 'no fourth run for the same inputs');
+    assert.ok(failed.every((j) => j.verdict === 'counted' && j.ttl === 7 * 24 * 3600), 'each failed run counted and kept for 7 days');
+    const events = await kubectl('get', 'events', '-n', 'default', '--field-selector', 'reason=AICRRunFailed,involvedObject.name=cluster', '-o', 'jsonpath={range .items[*]}{.count}{"\\n"}{end}');
+    assert.equal(events.trim().split('\n').filter(Boolean).length, 3, 'one AICRRunFailed Event per failed run');
+    await kubectl('delete', 'jobs', '-n', NAMESPACES.jobs, '-l', `${LABEL.stage}=recipe`, '--wait=true');
+    await kubectl('annotate', 'clusterruntime', 'cluster', 'operator.aicr.run/reconcile-request=again', '--overwrite');
+    await resolvedWith('resolution runs again once the failed Jobs are gone', (x) => x.status === 'True', 120_000);
+  } finally {
+    await forced.undo();
+  }
+});
+
+test('REG-2 the registry refuses the push (403 through the proxy): Unauthorized, stalled, not retried as transient', async () => {
+  const cfg = testConfiguration() as { registry: Record<string, unknown> };
+  cfg.registry = { ...cfg.registry, repository: `${testEnv().TESTENV_REGISTRY_PROXY}/aicr` };
+  await applyConfiguration(cfg);
+  await withKnob(denyRegistry({ scope: 'push' }), async () => {
+    start();
+    await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING });
+    const c = await resolvedWith('Unauthorized', (x) => x.reason === 'Unauthorized', 120_000);
+    assert.match(c.message, /403/);
+    assert.equal(condition(await getRuntime(), 'Stalled')?.status, 'True');
+    assert.equal((await jobs()).filter((j) => j.stage === 'render').length, 1, 'a refusal is not retried');
+  });
 });
