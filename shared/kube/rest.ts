@@ -91,7 +91,12 @@ export class RestClient {
     }
     if (this.conn.token) headers['Authorization'] = `Bearer ${await this.conn.token(refresh)}`;
     const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
-    if (payload !== undefined) headers['Content-Type'] = opts.contentType ?? 'application/json';
+    if (payload !== undefined) {
+      headers['Content-Type'] = opts.contentType ?? 'application/json';
+      // Said outright: for a DELETE, node sends a body without a length, and the server then reads
+      // it as the start of the next request on the kept-alive connection (400 Bad Request).
+      headers['Content-Length'] = String(Buffer.byteLength(payload));
+    }
     return await new Promise<IncomingMessage>((resolve, reject) => {
       const req = request(this.url(path, opts.query), { method, headers, agent: this.agent, ...(opts.signal ? { signal: opts.signal } : {}) }, resolve);
       req.on('error', reject);

@@ -186,7 +186,8 @@ test('JOB-6 JOB-2 three failed runs for the same inputs stall the stage: no four
     const failed = await jobs();
     assert.equal(failed.length, 3, 'no fourth run for the same inputs');
     assert.ok(failed.every((j) => j.verdict === 'counted' && j.ttl === 7 * 24 * 3600), 'each failed run counted and kept for 7 days');
-    const events = await kubectl('get', 'events', '-n', 'default', '--field-selector', 'reason=AICRRunFailed,involvedObject.name=cluster', '-o', 'jsonpath={range .items[*]}{.count}{"\\n"}{end}');
+    const uid = (await getRuntime())?.metadata.uid ?? '';
+    const events = await kubectl('get', 'events', '-n', 'default', '--field-selector', `reason=AICRRunFailed,involvedObject.uid=${uid}`, '-o', 'jsonpath={range .items[*]}{.count}{"\\n"}{end}');
     assert.equal(events.trim().split('\n').filter(Boolean).length, 3, 'one AICRRunFailed Event per failed run');
     await kubectl('delete', 'jobs', '-n', NAMESPACES.jobs, '-l', `${LABEL.stage}=recipe`, '--wait=true');
     await kubectl('annotate', 'clusterruntime', 'cluster', 'operator.aicr.run/reconcile-request=again', '--overwrite');

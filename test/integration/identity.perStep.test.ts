@@ -28,7 +28,8 @@ test('the resolve step runs as its own identity: its reads and writes show under
   for (const e of events) {
     assert.equal(e.impersonatedUser?.username, IDENTITY_USER.step('resolve'));
     assert.ok(e.impersonatedUser?.groups?.includes(IDENTITY_GROUP.step('resolve')));
-    assert.ok((e.responseStatus?.code ?? 0) < 300, `${e.verb} ${e.requestURI} allowed`);
+    // Allowed: a 404 is a read of an output that is not there yet, never a refusal.
+    assert.ok(![401, 403].includes(e.responseStatus?.code ?? 0), `${e.verb} ${e.requestURI} allowed`);
   }
   assert.ok((await getRuntime())?.status?.conditions?.some((c) => c.type === 'Resolved'));
 });

@@ -36,5 +36,6 @@ test('COND-2 stored data the schema refuses stalls the runtime with InvalidSpec 
   assert.equal(condition(after, 'Resolved')?.reason, 'InvalidSpec');
   const count = await controlPlaneRequests(mark);
   assert.equal(count.ok, 2, 'the step write and the summary write');
-  assert.deepEqual(count.otherWrites, [], 'nothing else is written');
+  // Nothing else is written: no Job, no output; only the Event of Resolved's transition (COND-4).
+  assert.deepEqual(count.otherWrites.map((e) => `${e.verb} ${e.objectRef?.resource ?? ''}`), ['create events'], 'nothing else is written');
 });
