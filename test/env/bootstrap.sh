@@ -136,6 +136,9 @@ check_argocd_crds() {
 }
 
 install_node_packages() {
+  # A node_modules linked from another checkout belongs to that checkout: npm ci here would
+  # empty it through the link under everyone who shares it.
+  [ -L "$REPO_ROOT/node_modules" ] && [ -x "$REPO_ROOT/node_modules/.bin/tsx" ] && return 0
   [ -x "$REPO_ROOT/node_modules/.bin/tsx" ] && [ "$REPO_ROOT/node_modules/.package-lock.json" -nt "$REPO_ROOT/package-lock.json" ] && return 0
   log "installing npm packages (npm ci)"
   (cd "$REPO_ROOT" && npm ci --no-audit --no-fund --loglevel=error)
