@@ -75,7 +75,7 @@ export const FIELD_MANAGER = {
 export const MANAGED_BY_VALUE = 'aicr-operator';
 
 /**
- * Kubernetes groups the control plane's IAM roles map to (EKS access entries; infra/rbac): one
+ * Kubernetes groups the control plane's IAM roles map to (EKS access entries; the chart's RBAC): one
  * per function, so each holds only the rights its step-table row names.
  */
 export const IDENTITY_GROUP = {
@@ -90,3 +90,9 @@ export const IDENTITY_USER = {
 
 /** Where the forwarder records the resourceVersion it has forwarded up to. */
 export const FORWARDER_CHECKPOINT = { namespace: NAMESPACES.system, name: 'aicr-forwarder-checkpoint', key: 'resourceVersion' } as const;
+
+/** The control plane's configuration: the chart renders its values there (infra/chart/templates/config.yaml). */
+export const CONFIG_MAP = { namespace: NAMESPACES.system, name: 'aicr-config', key: 'config.yaml' } as const;
+
+/** The cluster-side Helm chart (infra/chart/) and the release name the docs, tests and local mode install it as. */
+export const CHART = { name: 'aicr-control-plane', release: 'aicr-control-plane', namespace: NAMESPACES.system } as const;
