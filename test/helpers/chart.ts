@@ -7,9 +7,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { CoreV1Api } from '@kubernetes/client-node';
+import { ApiextensionsV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
-import { CHART } from '../../shared/api/constants.ts';
+import { API_GROUP, CHART } from '../../shared/api/constants.ts';
+import { ALL_CRDS } from '../../shared/api/crd.ts';
 import { CHART_DIR } from '../../infra/chartPaths.ts';
 import { adminKubeConfig, testEnv } from './env.ts';
 
@@ -18,6 +19,8 @@ const LIB_SH = fileURLToPath(new URL('../env/lib.sh', import.meta.url));
 export const CHART_VALUES = fileURLToPath(new URL('../fixtures/chart-values.yaml', import.meta.url));
 /** Release label (on Helm's release Secret) naming what the release was installed from. */
 const INPUT_LABEL = 'testenv.aicr.local/chart-input';
+/** Names of the CRDs the chart carries. */
+export const CHART_CRDS = Object.keys(ALL_CRDS).map((plural) => `${plural}.${API_GROUP}`);
 
 let helmPath: string | undefined;
 /** The pinned Helm: from the test environment's env file, else where bootstrap.sh puts it. */
@@ -98,13 +101,26 @@ export async function installChart({ forceConflicts = true } = {}): Promise<stri
   );
 }
 
-/**
- * Installs the chart unless the deployed release already carries the hash of this chart and
- * these values: most test files call this, and one API read costs far less than a helm run.
- */
-export async function ensureChart(): Promise<void> {
+async function releaseIsCurrent(): Promise<boolean> {
   const selector = `owner=helm,name=${CHART.release},status=deployed,${INPUT_LABEL}=${installInput(chartValueArgs())}`;
   const { items } = await adminKubeConfig().makeApiClient(CoreV1Api).listNamespacedSecret({ namespace: CHART.namespace, labelSelector: selector });
-  if (items.length > 0) return;
+  return items.length > 0;
+}
+
+/** A test may delete a CRD to watch the control plane start against a fresh one. */
+async function crdsServed(): Promise<boolean> {
+  const { items } = await adminKubeConfig().makeApiClient(ApiextensionsV1Api).listCustomResourceDefinition();
+  const established = new Set(items.filter((crd) => crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')).map((crd) => crd.metadata?.name));
+  return CHART_CRDS.every((name) => established.has(name));
+}
+
+/**
+ * Installs the chart unless the deployed release already carries the hash of this chart and
+ * these values and its CRDs are served: most test files call this, and two API reads cost far
+ * less than a helm run.
+ */
+export async function ensureChart(): Promise<void> {
+  const [current, served] = await Promise.all([releaseIsCurrent(), crdsServed()]);
+  if (current && served) return;
   await installChart();
 }

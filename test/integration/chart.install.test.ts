@@ -4,15 +4,13 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse } from 'yaml';
-import { API_GROUP, CHART, CONFIG_MAP, LABEL, NAMESPACES } from '../../shared/api/constants.ts';
-import { ALL_CRDS } from '../../shared/api/crd.ts';
-import { helm, installChart } from '../helpers/chart.ts';
+import { CHART, CONFIG_MAP, LABEL, NAMESPACES } from '../../shared/api/constants.ts';
+import { CHART_CRDS, helm, installChart } from '../helpers/chart.ts';
 import { testEnv } from '../helpers/env.ts';
 import { ensureCrds, kubectl } from '../helpers/runtime.ts';
 
 const AICR_FIELD_MANAGER = 'aicr';
 const CHART_NAMESPACES = [NAMESPACES.discovery, NAMESPACES.jobs, NAMESPACES.validation];
-const CRD_NAMES = Object.keys(ALL_CRDS).map((plural) => `${plural}.${API_GROUP}`);
 
 interface Meta {
   metadata: { resourceVersion: string; labels?: Record<string, string>; managedFields?: { manager: string; fieldsV1?: unknown }[] };
@@ -30,7 +28,7 @@ async function revision(): Promise<number> {
 async function versions(): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const ns of CHART_NAMESPACES) out[`namespace/${ns}`] = (await namespace(ns)).metadata.resourceVersion;
-  for (const crd of CRD_NAMES) out[`crd/${crd}`] = (await getJson<Meta>('crd', crd)).metadata.resourceVersion;
+  for (const crd of CHART_CRDS) out[`crd/${crd}`] = (await getJson<Meta>('crd', crd)).metadata.resourceVersion;
   out['configmap'] = (await getJson<Meta>('configmap', '-n', CONFIG_MAP.namespace, CONFIG_MAP.name)).metadata.resourceVersion;
   return out;
 }
@@ -55,7 +53,7 @@ test('helm upgrade --install of the chart twice in a row succeeds and the second
   await installChart();
   assert.equal(await revision(), start + 2);
   assert.deepEqual(await versions(), first, 'no object written again');
-  for (const crd of CRD_NAMES) await kubectl('wait', '--for=condition=Established', '--timeout=5s', `crd/${crd}`);
+  for (const crd of CHART_CRDS) await kubectl('wait', '--for=condition=Established', '--timeout=5s', `crd/${crd}`);
   const cm = await getJson<{ data: Record<string, string> }>('configmap', '-n', CONFIG_MAP.namespace, CONFIG_MAP.name);
   const config = parse(cm.data[CONFIG_MAP.key] ?? '') as { aicr: { versions: Record<string, string> }; registry: { repository: string } };
   assert.deepEqual(config.aicr.versions, { 'v0.11.1': 'ghcr.io/nvidia/aicr:v0.11.1' });
@@ -84,7 +82,7 @@ test('NS-1 after AICR relabels aicr-discovery an upgrade fails on the conflict; 
 test('NS-1 after an uninstall an install refuses the kept namespaces AICR relabeled until the label is given back to Helm', async () => {
   await helm('uninstall', CHART.release, '-n', CHART.namespace, '--kubeconfig', testEnv().KUBECONFIG, '--wait');
   for (const ns of CHART_NAMESPACES) await namespace(ns);
-  for (const crd of CRD_NAMES) await getJson<Meta>('crd', crd);
+  for (const crd of CHART_CRDS) await getJson<Meta>('crd', crd);
   await assert.rejects(getJson<Meta>('configmap', '-n', CONFIG_MAP.namespace, CONFIG_MAP.name), /NotFound/, 'the configuration went with the release');
 
   await relabelAsAicr(NAMESPACES.discovery);
