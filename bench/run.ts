@@ -124,7 +124,6 @@ async function sqsPath() {
 /** The AWS design end to end: the forwarder in overlapping windows (ADR 0005) feeding SQS and the handler. */
 async function windowedPath() {
   await freshRuntime();
-  await kubectl('apply', '-f', new URL('../infra/namespaces.yaml', import.meta.url).pathname);
   await kubectl('delete', 'configmap', '-n', FORWARDER_CHECKPOINT.namespace, FORWARDER_CHECKPOINT.name, '--ignore-not-found');
   const rig = await sqsRig();
   const kube = controlPlaneKube();

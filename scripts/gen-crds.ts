@@ -1,8 +1,11 @@
-// Writes infra/crds/*.yaml from the zod schemas. A test fails when the files are stale.
+// Writes the chart's CRD templates from the zod schemas. A test fails when the files are stale.
 import { writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { CRD_TEMPLATE_DIR } from '../infra/chartPaths.ts';
 import { renderCrds } from '../shared/api/renderCrds.ts';
 
 for (const [file, text] of Object.entries(renderCrds())) {
-  writeFileSync(new URL(`../infra/crds/${file}`, import.meta.url), text);
-  console.log(`wrote infra/crds/${file}`);
+  const path = join(CRD_TEMPLATE_DIR, file);
+  writeFileSync(path, text);
+  console.log(`wrote ${relative(process.cwd(), path)}`);
 }

@@ -1,6 +1,8 @@
-// Writes infra/rbac/control-plane.yaml from the step table. A test fails when the file is stale.
+// Writes the chart's RBAC template from the step table. A test fails when the file is stale.
 import { writeFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { RBAC_TEMPLATE } from '../infra/chartPaths.ts';
 import { renderRbac } from '../shared/rbac/render.ts';
 
-writeFileSync(new URL('../infra/rbac/control-plane.yaml', import.meta.url), renderRbac());
-console.log('wrote infra/rbac/control-plane.yaml');
+writeFileSync(RBAC_TEMPLATE, renderRbac());
+console.log(`wrote ${relative(process.cwd(), RBAC_TEMPLATE)}`);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job, locally. With no arguments it runs on the embedded default: it builds (first
 # time only) and starts a private test cluster (kube-apiserver, controller-manager, scheduler
-# and simulated Nodes whose Pods run as local processes), installs the CRDs and runs the
+# and simulated Nodes whose Pods run as local processes), installs the chart (infra/chart: CRDs,
+# namespaces, RBAC, configuration from test/fixtures/chart-values.yaml) and runs the
 # control plane (forwarder, embedded queue and steps in one process) against it.
 # Ctrl-C at any moment, even while it is still starting, stops exactly what it started.
 # To run against a real cluster, name both the kubeconfig and the context:
@@ -24,8 +25,7 @@ trap 'bash test/env/down.sh' EXIT
 trap 'exit 130' INT TERM
 bash test/env/up.sh
 . "$TESTENV_STATE_LINK/env"
-kubectl apply --server-side --force-conflicts -f infra/crds/ >/dev/null
-kubectl wait --for=condition=Established --timeout=60s -f infra/crds/ >/dev/null
+"$NODE" --import tsx scripts/install-chart.ts
 cat <<MSG
 
 aicr-control-plane is running locally against its own test cluster ($TESTENV_K8S_VERSION).
@@ -37,6 +37,7 @@ In another shell (the kubeconfig path stays the same across restarts):
   export KUBECONFIG=$KUBECONFIG PATH=$TESTENV_BIN:\$PATH
   kubectl apply -f examples/clusterruntime.yaml
   kubectl get clusterruntime cluster
+  kubectl get configmap -n aicr-system aicr-config -o jsonpath='{.data.config\.yaml}'   # the chart's configuration
   kubectl get clusterruntime cluster -o jsonpath='{range .status.conditions[*]}{.type}{"\t"}{.status}{"\t"}{.reason}{"\t"}{.message}{"\n"}{end}'
 AICR runs as Jobs; to see them with their stage and input, and one Job's output:
   kubectl get jobs -n aicr-jobs -L operator.aicr.run/stage,operator.aicr.run/input

@@ -70,7 +70,7 @@ export const ANNOTATION = {
 } as const;
 
 /** The control plane's configuration, rendered by the chart from its values. */
-export const CONFIGURATION = { namespace: 'aicr-system', name: 'aicr-config', key: 'config.yaml' } as const;
+export const CONFIGURATION = { namespace: NAMESPACES.system, name: 'aicr-config', key: 'config.yaml' } as const;
 
 /** The ServiceAccount AICR Jobs run as in aicr-jobs: it may write and read their output ConfigMaps only. */
 export const AICR_RUNNER_SERVICE_ACCOUNT = 'aicr-runner';
@@ -89,7 +89,7 @@ export const FIELD_MANAGER = {
 export const MANAGED_BY_VALUE = 'aicr-operator';
 
 /**
- * Kubernetes groups the control plane's IAM roles map to (EKS access entries; infra/rbac): one
+ * Kubernetes groups the control plane's IAM roles map to (EKS access entries; the chart's RBAC): one
  * per function, so each holds only the rights its step-table row names.
  */
 export const IDENTITY_GROUP = {
@@ -104,3 +104,6 @@ export const IDENTITY_USER = {
 
 /** Where the forwarder records the resourceVersion it has forwarded up to. */
 export const FORWARDER_CHECKPOINT = { namespace: NAMESPACES.system, name: 'aicr-forwarder-checkpoint', key: 'resourceVersion' } as const;
+
+/** The cluster-side Helm chart (infra/chart/) and the release name the docs, tests and local mode install it as. */
+export const CHART = { name: 'aicr-control-plane', release: 'aicr-control-plane', namespace: NAMESPACES.system } as const;

@@ -1,5 +1,6 @@
 // Builds the CustomResourceDefinitions from the zod schemas, so the API server validates
-// exactly what the control plane validates. `npm run gen:crds` writes them to infra/crds/.
+// exactly what the control plane validates. `npm run gen:crds` writes them into the chart
+// (infra/chart/templates/crds/).
 import * as z from 'zod';
 import { API_GROUP, API_VERSION, GROUP_VERSION, KINDS } from './constants.ts';
 import { type CelRule, celMeta } from './cel.ts';

@@ -1,5 +1,6 @@
-// Renders infra/rbac/control-plane.yaml from the step table: one ClusterRole (and a Role per
-// namespace it needs) for each identity, bound to that identity's group and nothing else.
+// Renders the chart's RBAC (infra/chart/templates/rbac.yaml) from the step table: one
+// ClusterRole (and a Role per namespace it needs) for each identity, bound to that identity's
+// group and nothing else.
 // `npm run gen:rbac` writes it; a unit test fails when the committed file is stale.
 import { IDENTITY_GROUP } from '../api/constants.ts';
 import { STEP_TABLE, type KubeRule, type StepRow } from '../steps/table.ts';

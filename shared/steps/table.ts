@@ -1,5 +1,6 @@
 // The table of steps: the one place a step is declared. The dispatcher, the forwarder, queue
-// routes and configuration are derived from it; functions/, serverless.yml and infra/rbac are
+// routes and configuration are derived from it; functions/, serverless.yml and the chart's RBAC
+// (infra/chart/templates/rbac.yaml) are
 // checked against it by test/unit/steps.table.test.ts, so a step missing anywhere fails the
 // suite. Adding a step: a row here, its runner under shared/steps/<name>/, an entry in
 // runners.ts, a handler in functions/, and its queue, function and role in serverless.yml.
@@ -17,7 +18,7 @@ export interface KubeRule {
   readonly verbs: readonly string[];
   readonly namespace?: string;
   readonly resourceNames?: readonly string[];
-  /** Why the step needs it; written beside the rule in infra/rbac. */
+  /** Why the step needs it; written beside the rule in the chart's RBAC. */
   readonly why: string;
 }
 
@@ -32,7 +33,7 @@ export interface StepRow {
   /** The function's timeout; its queue's visibility timeout is six times this. */
   readonly timeoutSeconds: number;
   readonly wakesOn: readonly Wake[];
-  /** Everything the step's own Kubernetes identity may do (infra/rbac is generated from this). */
+  /** Everything the step's own Kubernetes identity may do; the chart's RBAC is generated from it. */
   readonly kube: readonly KubeRule[];
 }
 

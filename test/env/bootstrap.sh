@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything the tests need, outside the repository: a Python venv with moto and
 # cfn-lint; etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kubectl built
-# from the Go module proxy; and the AICR CLI built offline from its source tarball.
+# from the Go module proxy; the OCI registry and Helm 4 from the module proxy too; and the AICR
+# CLI built offline from its source tarball.
 # Idempotent; a warm machine finishes in seconds.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -111,6 +112,20 @@ build_registry() {
   mv "$REGISTRY_BIN_DIR/htpasswd.tmp" "$REGISTRY_BIN_DIR/htpasswd"
 }
 
+# Helm 4, pinned in helm/go.mod; the version stamp is the one the release's own build sets.
+build_helm() {
+  [ -x "$HELM_BIN_DIR/helm" ] && return 0
+  mkdir -p "$HELM_BIN_DIR"
+  local version status=0
+  version=$(cd "$TESTENV_DIR/helm" && GOTOOLCHAIN=local go list -m -f '{{.Version}}' helm.sh/helm/v4)
+  log "building helm $version (~1100 packages; cold on 2 cores takes 3-5 minutes)"
+  (cd "$TESTENV_DIR/helm" && GOTOOLCHAIN=local CGO_ENABLED=0 \
+    go build -v -trimpath -ldflags "-s -w -X helm.sh/helm/v4/internal/version.version=$version -X helm.sh/helm/v4/internal/version.gitTreeState=clean" \
+      -o "$HELM_BIN_DIR/helm.tmp" helm.sh/helm/v4/cmd/helm 2>&1) | report_progress helm || status=$?
+  [ "$status" -eq 0 ] || { rm -f "$HELM_BIN_DIR/helm.tmp"; die "go build of helm failed (see above)"; }
+  mv "$HELM_BIN_DIR/helm.tmp" "$HELM_BIN_DIR/helm"
+}
+
 check_argocd_crds() {
   local f
   for f in application-crd.yaml appproject-crd.yaml; do
@@ -121,6 +136,9 @@ check_argocd_crds() {
 }
 
 install_node_packages() {
+  # A node_modules linked from another checkout belongs to that checkout: npm ci here would
+  # empty it through the link under everyone who shares it.
+  [ -L "$REPO_ROOT/node_modules" ] && [ -x "$REPO_ROOT/node_modules/.bin/tsx" ] && return 0
   [ -x "$REPO_ROOT/node_modules/.bin/tsx" ] && [ "$REPO_ROOT/node_modules/.package-lock.json" -nt "$REPO_ROOT/package-lock.json" ] && return 0
   log "installing npm packages (npm ci)"
   (cd "$REPO_ROOT" && npm ci --no-audit --no-fund --loglevel=error)
@@ -134,5 +152,6 @@ install_python_tools
 build_binaries
 build_aicr
 build_registry
+build_helm
 check_argocd_crds
-log "ready in $(($(date +%s) - start))s: binaries in $BIN_DIR, aicr in $AICR_BIN_DIR, registry in $REGISTRY_BIN_DIR, venv in $VENV"
+log "ready in $(($(date +%s) - start))s: binaries in $BIN_DIR, aicr in $AICR_BIN_DIR, registry in $REGISTRY_BIN_DIR, helm in $HELM_BIN_DIR, venv in $VENV"

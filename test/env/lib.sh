@@ -11,6 +11,9 @@ BIN_DIR="$CACHE/bin/$BIN_KEY"
 # The OCI registry (CNCF distribution) and the helper that hashes its password, from their own module.
 REGISTRY_KEY=$(cat "$TESTENV_DIR/registry/go.mod" "$TESTENV_DIR/registry/go.sum" "$TESTENV_DIR/registry/htpasswd/main.go" | sha256sum | cut -c1-12)
 REGISTRY_BIN_DIR="$CACHE/registry/$REGISTRY_KEY"
+# Helm 4, which installs the control plane's chart in tests and local mode, from its own module.
+HELM_KEY=$(cat "$TESTENV_DIR/helm/go.mod" "$TESTENV_DIR/helm/go.sum" | sha256sum | cut -c1-12)
+HELM_BIN_DIR="$CACHE/helm/$HELM_KEY"
 # Upstream inputs no package registry serves here: the AICR source and Argo CD's CRDs. They are
 # read in place (never copied into the repository); each path can be overridden.
 # Looked for beside this checkout or any folder above it, then beside the checkout this one was

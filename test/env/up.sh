@@ -27,6 +27,7 @@ done
 [ -x "$VENV/bin/moto_server" ] || die "moto is missing: run test/env/bootstrap.sh first"
 [ -x "$AICR_BIN_DIR/aicr" ] || die "aicr is missing: run test/env/bootstrap.sh first"
 [ -x "$REGISTRY_BIN_DIR/registry" ] || die "the OCI registry is missing: run test/env/bootstrap.sh first"
+[ -x "$HELM_BIN_DIR/helm" ] || die "helm is missing: run test/env/bootstrap.sh first"
 
 mkdir -p "$STATE_LINK"
 STATE=$(mktemp -d /dev/shm/aicr-env.XXXXXX)
@@ -187,6 +188,7 @@ export TESTENV_ETCD_URL=$ETCD_URL
 export TESTENV_AUDIT_LOG=$STATE/audit.log
 export TESTENV_K8S_VERSION=$K8S_VERSION
 export TESTENV_AICR_BIN=$AICR_BIN_DIR/aicr
+export TESTENV_HELM=$HELM_BIN_DIR/helm
 export TESTENV_KUBELET_PORT=$KUBELET_PORT
 export TESTENV_NOBODY_TOKEN=nobody-token
 export TESTENV_PRIVATE_REGISTRY=registry.testenv.aicr.local

@@ -1,6 +1,7 @@
-// The control plane's configuration on the test cluster: AICR v0.11.1 pinned to the image the
-// process node runs, the test registry (plain HTTP on loopback) with its account in a
-// docker-config Secret in aicr-system and aicr-jobs. Tests that change it restore it after.
+// The control plane's configuration on the test cluster, as the chart renders it from
+// test/fixtures/chart-values.yaml: AICR v0.11.1 pinned to the image the process node runs, the
+// test registry (plain HTTP on loopback) with its account in a docker-config Secret in
+// aicr-system and aicr-jobs. Tests that change the ConfigMap put this back afterwards.
 import { stringify } from 'yaml';
 import { CONFIGURATION, NAMESPACES } from '../../shared/api/constants.ts';
 import { testEnv } from './env.ts';
@@ -30,7 +31,8 @@ export async function applyConfiguration(config: Record<string, unknown> | strin
   await kubectlApply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: CONFIGURATION.name, namespace: CONFIGURATION.namespace }, data: { [CONFIGURATION.key]: text } });
 }
 
-export async function ensureConfiguration(): Promise<void> {
+/** The docker-config Secret the configuration names, where the control plane and its Jobs read it. */
+export async function ensureRegistrySecrets(): Promise<void> {
   const secret = (namespace: string): Record<string, unknown> => ({
     apiVersion: 'v1',
     kind: 'Secret',
@@ -39,6 +41,5 @@ export async function ensureConfiguration(): Promise<void> {
     stringData: { '.dockerconfigjson': dockerConfig() },
   });
   await kubectlApply(secret(NAMESPACES.system), secret(NAMESPACES.jobs));
-  await applyConfiguration();
 }
 

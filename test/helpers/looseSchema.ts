@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { clusterRuntimeCrd } from '../../shared/api/crd.ts';
 import type { RuntimeObject } from '../../shared/kube/kinds.ts';
-import { createRuntime, ensureCrds, getRuntime, kubectl, waitFor } from './runtime.ts';
+import { installChart } from './chart.ts';
+import { createRuntime, getRuntime, kubectl, waitFor } from './runtime.ts';
 
 export async function storeWithLooseSchema(spec: Record<string, unknown>): Promise<RuntimeObject> {
   const loose = structuredClone(clusterRuntimeCrd()) as { spec: { versions: { schema: { openAPIV3Schema: Record<string, unknown> } }[] } };
@@ -25,7 +26,8 @@ export async function storeWithLooseSchema(spec: Record<string, unknown>): Promi
       return undefined;
     }
   });
-  await ensureCrds();
+  // The release itself did not change, so only a real install, not ensureCrds(), puts it back.
+  await installChart();
   const stored = await getRuntime();
   assert.ok(stored);
   return stored;

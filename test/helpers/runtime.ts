@@ -1,18 +1,15 @@
 // Helpers for tests that work on the one ClusterRuntime, `cluster`.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { fileURLToPath } from 'node:url';
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { API_GROUP, API_VERSION, GROUP_VERSION, KINDS, RUNTIME_NAME } from '../../shared/api/constants.ts';
 import type { RuntimeObject } from '../../shared/kube/kinds.ts';
 import type { Condition } from '../../shared/api/condition.ts';
-import { ensureConfiguration } from './configuration.ts';
+import { ensureChart } from './chart.ts';
+import { ensureRegistrySecrets } from './configuration.ts';
 import { adminKubeConfig, testEnv } from './env.ts';
 
 const run = promisify(execFile);
-const CRDS = fileURLToPath(new URL('../../infra/crds/', import.meta.url));
-const INFRA_NAMESPACES = fileURLToPath(new URL('../../infra/namespaces.yaml', import.meta.url));
-const INFRA_RBAC = fileURLToPath(new URL('../../infra/rbac/', import.meta.url));
 const RUNTIME = { group: API_GROUP, version: API_VERSION, plural: KINDS.clusterRuntime.plural } as const;
 
 export async function kubectl(...args: string[]): Promise<string> {
@@ -20,13 +17,14 @@ export async function kubectl(...args: string[]): Promise<string> {
   return stdout;
 }
 
-/** Installs the control plane's CRDs with the real kubectl and waits until they are served. */
+/**
+ * Installs the control plane's chart, so its CRDs are served, its namespaces exist, each step
+ * can run as its own identity and the configuration is there; skipped when the release is
+ * already what the chart and its values make (test/helpers/chart.ts).
+ */
 export async function ensureCrds(): Promise<void> {
-  // The namespaces and each identity's RBAC come with the CRDs, so steps can run as themselves.
-  await kubectl('apply', '--server-side', '--force-conflicts', '-f', INFRA_NAMESPACES, '-f', INFRA_RBAC);
-  await kubectl('apply', '--server-side', '--force-conflicts', '-f', CRDS);
-  await kubectl('wait', '--for=condition=Established', '--timeout=60s', '-f', CRDS);
-  await ensureConfiguration();
+  await ensureChart();
+  await ensureRegistrySecrets();
 }
 
 export function runtimeManifest(spec: Record<string, unknown>, name = RUNTIME_NAME): Record<string, unknown> {

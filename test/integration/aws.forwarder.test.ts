@@ -4,7 +4,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { watchedBy } from '../../shared/forwarder/watched.ts';
-import { join } from 'node:path';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
 import { FORWARDER_CHECKPOINT } from '../../shared/api/constants.ts';
@@ -24,7 +23,6 @@ const context = { getRemainingTimeInMillis: () => 60_000 } as Context;
 before(async () => {
   await ensureCrds();
   await deleteRuntime();
-  await kubectl('apply', '-f', join(new URL('../../infra/', import.meta.url).pathname, 'namespaces.yaml'));
   await kubectl('delete', 'configmap', '-n', FORWARDER_CHECKPOINT.namespace, FORWARDER_CHECKPOINT.name, '--ignore-not-found');
   server = await startExtraApiServer('apiserver-forwarder', ['--watch-cache=false']);
   await resetMoto();

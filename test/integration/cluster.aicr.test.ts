@@ -1,7 +1,7 @@
 // The real AICR CLI runs as a Job in the test cluster: the real Job controller creates the
 // Pod, the real scheduler binds it, the process node runs the built aicr binary with the
 // Pod's ServiceAccount token, and the recipe lands in a ConfigMap through the API server.
-import { test } from 'node:test';
+import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
@@ -9,11 +9,13 @@ import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import type { V1Pod } from '@kubernetes/client-node';
+import { NAMESPACES } from '../../shared/api/constants.ts';
 import { batch, core, jobCondition, jobPods, jobReaches, oneShotJob, serviceAccountWith } from '../helpers/cluster.ts';
 import { uniqueName } from '../helpers/env.ts';
+import { ensureCrds } from '../helpers/runtime.ts';
 
 const run = promisify(execFile);
-const NAMESPACE = 'aicr-jobs';
+const NAMESPACE = NAMESPACES.jobs;
 const IMAGE = 'ghcr.io/nvidia/aicr:v0.11.1';
 const RECIPE_ARGS = ['recipe', '--service', 'eks', '--accelerator', 'h100', '--intent', 'training', '--os', 'ubuntu'];
 
@@ -40,6 +42,11 @@ function assertRanTheBuiltBinary(pod: V1Pod | undefined): void {
   const terminated = container?.state?.terminated;
   assert.deepEqual([terminated?.exitCode, terminated?.reason], [0, 'Completed']);
 }
+
+// The Job namespace is the chart's: installed before a test makes its ServiceAccount there.
+before(async () => {
+  await ensureCrds();
+});
 
 test('a Job running aicr recipe completes through the Job controller and writes the same recipe the binary prints', async () => {
   await serviceAccountWith(NAMESPACE, 'aicr-recipe', [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'create', 'update', 'patch'] }]);

@@ -2,15 +2,16 @@
 // that prints the Node's GPU facts (from its labels and capacity) and says it is simulated.
 // The real AICR CLI, run in agent mode as its snapshot agent Job runs it, parses that output
 // with its own GPU collector and reports the test API server's version from its own client.
-import { test } from 'node:test';
+import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse } from 'yaml';
 import { VersionApi, type V1Pod } from '@kubernetes/client-node';
+import { NAMESPACES } from '../../shared/api/constants.ts';
 import { addNodeGroup, batch, core, jobPods, jobReaches, oneShotJob, readOrUndefined, serviceAccountWith, waitFor } from '../helpers/cluster.ts';
 import { adminKubeConfig, uniqueName } from '../helpers/env.ts';
-import { kubectl } from '../helpers/runtime.ts';
+import { ensureCrds, kubectl } from '../helpers/runtime.ts';
 
-const NAMESPACE = 'aicr-jobs';
+const NAMESPACE = NAMESPACES.jobs;
 const GPU_NODE = { 'nvidia.com/gpu.present': 'true' };
 const CUDA = 'nvcr.io/nvidia/cuda:13.0.0-base-ubuntu22.04';
 const SHELL = 'testenv.aicr.local/shell:1';
@@ -31,6 +32,11 @@ function subtype(measurements: readonly Measurement[], type: string, name: strin
   assert.ok(found, `the snapshot has ${type}/${name} (types: ${measurements.map((m) => m.type).join(', ')})`);
   return found.data;
 }
+
+// The Job namespace is the chart's: installed before a test makes its ServiceAccount there.
+before(async () => {
+  await ensureCrds();
+});
 
 test('a Pod on a GPU Node finds a simulated nvidia-smi that prints the Node\'s GPUs; a CPU Node has none', async () => {
   const ns = uniqueName('smi');

@@ -1,6 +1,6 @@
 // The Lambda path authenticates to a real kube-apiserver the way EKS expects: a real EKS
 // token from the function's role credentials (moto STS), checked by a TokenReview webhook
-// that maps the role to the resolve step's own group, authorized by infra/rbac.
+// that maps the role to the resolve step's own group, authorized by the chart's RBAC.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -25,7 +25,6 @@ const RESOLVE_GROUP = IDENTITY_GROUP.step('resolve');
 
 const ROLE = 'arn:aws:iam::123456789012:role/aicr-control-plane-resolve';
 const CLUSTER = 'aicr-test';
-const INFRA = new URL('../../infra/', import.meta.url).pathname;
 let webhook: EksAuthWebhook;
 let server: ExtraApiServer;
 let creds: AwsCredentials;
@@ -34,7 +33,6 @@ const caData = (): string => readFileSync(join(testEnv().TESTENV_STATE, 'pki', '
 before(async () => {
   await ensureCrds();
   await deleteRuntime();
-  await kubectl('apply', '-f', join(INFRA, 'namespaces.yaml'), '-f', join(INFRA, 'rbac'));
   await resetMoto();
   webhook = await startEksAuthWebhook({ region: 'us-east-1', entries: [{ roleArn: ROLE, groups: [RESOLVE_GROUP] }] });
   server = await startExtraApiServer('apiserver-eks', [

@@ -75,7 +75,7 @@ test('a new step row is routed by the forwarder, dispatched, may drop a conditio
     return Promise.resolve({ conditions: runs === 1 ? [{ type: CONDITION.engineAvailable, status: 'True', reason: 'EngineReady', message: 'probe' }] : [] });
   };
   const table = [...STEP_TABLE, probe];
-  // The throw-away step has no identity of its own in infra/rbac; it borrows resolve's.
+  // The throw-away step has no identity of its own in the chart's RBAC; it borrows resolve's.
   const cp = startCapturedControlPlane({ table, runners: { resolve: runResolve, probe: runProbe }, kubeFor: () => stepKube('resolve') });
   try {
     const rt = await createRuntime(valid);

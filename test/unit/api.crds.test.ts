@@ -1,13 +1,16 @@
-// The CRDs in infra/crds are generated from the zod schemas; a stale file fails here.
+// The chart's CRDs are generated from the zod schemas; a stale file fails here.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { CRD_TEMPLATE_DIR } from '../../infra/chartPaths.ts';
 import { renderCrds } from '../../shared/api/renderCrds.ts';
 
-test('infra/crds matches the zod schemas (run npm run gen:crds after changing shared/api)', () => {
-  for (const [file, text] of Object.entries(renderCrds())) {
-    const onDisk = readFileSync(new URL(`../../infra/crds/${file}`, import.meta.url), 'utf8');
-    assert.equal(onDisk, text, `infra/crds/${file} is stale: run npm run gen:crds`);
+test('the CRDs in the chart match the zod schemas (run npm run gen:crds after changing shared/api)', () => {
+  const rendered = renderCrds();
+  assert.deepEqual(readdirSync(CRD_TEMPLATE_DIR).sort(), Object.keys(rendered).sort(), 'one file per CRD, and nothing else');
+  for (const [file, text] of Object.entries(rendered)) {
+    assert.equal(readFileSync(join(CRD_TEMPLATE_DIR, file), 'utf8'), text, `infra/chart/templates/crds/${file} is stale: run npm run gen:crds`);
   }
 });
 

@@ -1,13 +1,14 @@
-// infra/rbac is generated from the step table: one identity per function, each with only its
+// The chart's RBAC is generated from the step table: one identity per function, each with only its
 // row's rules, and the committed file is never stale.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { RBAC_TEMPLATE } from '../../infra/chartPaths.ts';
 import { identities, renderRbac } from '../../shared/rbac/render.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
 
-test('infra/rbac/control-plane.yaml is what the step table renders (run npm run gen:rbac)', () => {
-  assert.equal(readFileSync(new URL('../../infra/rbac/control-plane.yaml', import.meta.url), 'utf8'), renderRbac());
+test('infra/chart/templates/rbac.yaml is what the step table renders (run npm run gen:rbac)', () => {
+  assert.equal(readFileSync(RBAC_TEMPLATE, 'utf8'), renderRbac());
 });
 
 test('each step and the forwarder have their own group, and every rule says why', () => {

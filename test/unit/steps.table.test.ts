@@ -4,10 +4,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { parse, type Tags } from 'yaml';
-import { DOMAIN_CONDITIONS, FIELD_MANAGER } from '../../shared/api/constants.ts';
+import { AICR_RUNNER_SERVICE_ACCOUNT, DOMAIN_CONDITIONS, FIELD_MANAGER, IDENTITY_GROUP, NAMESPACES } from '../../shared/api/constants.ts';
 import { ConfigSchema } from '../../shared/config.ts';
 import { RUNNERS } from '../../shared/steps/runners.ts';
-import { CONDITION_OWNER, PLANNED_STEPS, QUEUE_NAMES, STEP_TABLE, queueSettings } from '../../shared/steps/table.ts';
+import { CONDITION_OWNER, PLANNED_STEPS, QUEUE_NAMES, STEP_TABLE, queueSettings, type KubeRule } from '../../shared/steps/table.ts';
+import { renderChart, type RenderedObject } from '../helpers/chart.ts';
 
 const root = new URL('../../', import.meta.url);
 const read = (path: string): string => readFileSync(new URL(path, root), 'utf8');
@@ -92,11 +93,31 @@ test('serverless.yml gives each queue a function, a FIFO queue with a FIFO DLQ, 
   }
 });
 
-test('infra/rbac binds each step row to its own group, and serverless maps its role there', () => {
-  const rbac = read('infra/rbac/control-plane.yaml');
+test('the chart as helm renders it grants each step row exactly its rules, bound to its own group, and serverless maps its role there', async () => {
+  const rbac = (await renderChart()).filter((o) => o.apiVersion === 'rbac.authorization.k8s.io/v1');
+  const scope = (o: RenderedObject): string => `${o.metadata.namespace ?? '(cluster)'}/${o.metadata.name}`;
   for (const row of STEP_TABLE) {
-    assert.match(rbac, new RegExp(`kind: Group\\n    name: aicr:step:${row.name}`), `infra/rbac binds aicr:step:${row.name}`);
+    const group = IDENTITY_GROUP.step(row.name);
+    const name = `aicr-step-${row.name}`;
+    const rules: readonly KubeRule[] = row.kube;
+    const scopes = [...new Set(rules.map((r) => r.namespace))];
+    for (const namespace of scopes) {
+      const role = rbac.find((o) => o.kind === (namespace ? 'Role' : 'ClusterRole') && o.metadata.name === name && o.metadata.namespace === namespace);
+      assert.ok(role, `the chart renders ${namespace ? 'Role' : 'ClusterRole'} ${namespace ?? ''}/${name}`);
+      const want = rules
+        .filter((r) => r.namespace === namespace)
+        .map((r) => ({ apiGroups: r.apiGroups, resources: r.resources, ...(r.resourceNames ? { resourceNames: r.resourceNames } : {}), verbs: r.verbs }));
+      assert.deepEqual(role['rules'], want, `${scope(role)} holds exactly the rules of the ${row.name} row`);
+      const binding = rbac.find((o) => o.kind === `${role.kind}Binding` && o.metadata.name === name && o.metadata.namespace === namespace);
+      assert.deepEqual(binding?.['subjects'], [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: group }], `${scope(role)} is bound to ${group} only`);
+    }
     const entry = JSON.stringify(resources[`${pascal(row.queue)}AccessEntry`]?.Properties);
-    assert.ok(entry.includes(`"aicr:step:${row.name}"`), `${pascal(row.queue)}AccessEntry maps to aicr:step:${row.name}`);
+    assert.ok(entry.includes(`"${group}"`), `${pascal(row.queue)}AccessEntry maps to ${group}`);
   }
+  const subjects = rbac.flatMap((o) => (o['subjects'] ?? []) as { kind: string; name: string; namespace?: string }[]);
+  const granted = new Set(subjects.filter((s) => s.kind === 'Group').map((s) => s.name));
+  assert.deepEqual([...granted].sort(), [IDENTITY_GROUP.forwarder, ...STEP_TABLE.map((r) => IDENTITY_GROUP.step(r.name))].sort(), 'the chart binds no other group');
+  // Besides the groups, only the ServiceAccount AICR's Jobs run as, in aicr-jobs.
+  const accounts = new Set(subjects.filter((s) => s.kind !== 'Group').map((s) => `${s.kind} ${s.namespace ?? ''}/${s.name}`));
+  assert.deepEqual([...accounts], [`ServiceAccount ${NAMESPACES.jobs}/${AICR_RUNNER_SERVICE_ACCOUNT}`]);
 });

@@ -1,0 +1,8 @@
+// Where the generated parts of the cluster-side chart live; the generators write there and the
+// staleness tests read there.
+import { fileURLToPath } from 'node:url';
+
+export const CHART_DIR = fileURLToPath(new URL('./chart/', import.meta.url));
+/** One file per CRD, named <plural>.yaml (docs/adr/0010-cluster-chart.md: why templates/, not crds/). */
+export const CRD_TEMPLATE_DIR = fileURLToPath(new URL('./chart/templates/crds/', import.meta.url));
+export const RBAC_TEMPLATE = fileURLToPath(new URL('./chart/templates/rbac.yaml', import.meta.url));

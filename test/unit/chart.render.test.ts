@@ -1,0 +1,79 @@
+// The chart as the pinned Helm renders it (helm template, no cluster): the configuration
+// ConfigMap holds exactly the values, the namespaces carry their Pod Security levels, and
+// nothing an uninstall would take with it is left unprotected.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { CHART, CONFIGURATION, NAMESPACES } from '../../shared/api/constants.ts';
+import { CHART_DIR } from '../../infra/chartPaths.ts';
+import { CHART_VALUES, renderChart, type RenderedObject } from '../helpers/chart.ts';
+
+const KEEP = 'helm.sh/resource-policy';
+
+function configOf(objects: readonly RenderedObject[]): unknown {
+  const cm = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === CONFIGURATION.name);
+  assert.ok(cm, `the chart renders ConfigMap ${CONFIGURATION.name}`);
+  assert.equal(cm.metadata.namespace, CONFIGURATION.namespace);
+  const data = cm['data'] as Record<string, string>;
+  assert.deepEqual(Object.keys(data), [CONFIGURATION.key]);
+  return parse(data[CONFIGURATION.key] ?? '');
+}
+
+test('Chart.yaml names the chart and carries the package version', () => {
+  const chart = parse(readFileSync(join(CHART_DIR, 'Chart.yaml'), 'utf8')) as { name: string; version: string; appVersion: string };
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  assert.equal(chart.name, CHART.name);
+  assert.deepEqual([chart.version, chart.appVersion], [pkg.version, pkg.version]);
+});
+
+test('with the default values the configuration holds the documented empty defaults', async () => {
+  assert.deepEqual(configOf(await renderChart()), {
+    aicr: { versions: {}, jobs: { nodeSelector: {}, tolerations: [] }, validatorImages: {} },
+    registry: { repository: '', plainHTTP: false, auth: { mode: 'static', staticSecretRef: '' } },
+  });
+});
+
+test('the configuration ConfigMap is the YAML of the aicr and registry values, whatever they hold', async () => {
+  const toleration = { key: 'dedicated', operator: 'Equal', value: 'system', effect: 'NoSchedule' };
+  const objects = await renderChart([
+    '-f', CHART_VALUES,
+    '--set', 'registry.repository=registry.example:5000/aicr',
+    '--set-json', `aicr.jobs.tolerations=${JSON.stringify([toleration])}`,
+    '--set-json', 'aicr.jobs.nodeSelector={"node-role/system":"true"}',
+    '--set-json', 'aicr.validatorImages={"ghcr.io/nvidia/aicr-validators/deployment:v0.11.1":"ghcr.io/nvidia/aicr-validators/deployment@sha256:0123"}',
+    '--set', 'registry.auth.staticSecretRef=aicr-registry',
+  ]);
+  assert.deepEqual(configOf(objects), {
+    aicr: {
+      versions: { 'v0.11.1': 'ghcr.io/nvidia/aicr:v0.11.1' },
+      jobs: { nodeSelector: { 'node-role/system': 'true' }, tolerations: [toleration] },
+      validatorImages: { 'ghcr.io/nvidia/aicr-validators/deployment:v0.11.1': 'ghcr.io/nvidia/aicr-validators/deployment@sha256:0123' },
+    },
+    registry: { repository: 'registry.example:5000/aicr', plainHTTP: true, auth: { mode: 'static', staticSecretRef: 'aicr-registry' } },
+  });
+});
+
+test('a key the values do not declare still lands in the configuration, for the control plane to refuse by name', async () => {
+  const config = configOf(await renderChart(['--set', 'aicr.jobs.nodeSelectr.a=b'])) as { aicr: { jobs: Record<string, unknown> } };
+  assert.deepEqual(config.aicr.jobs['nodeSelectr'], { a: 'b' });
+});
+
+test('the chart owns the Job namespaces with their Pod Security levels, and keeps them and its CRDs on uninstall', async () => {
+  const objects = await renderChart();
+  const namespaces = objects.filter((o) => o.kind === 'Namespace');
+  assert.deepEqual(namespaces.map((n) => n.metadata.name).sort(), [NAMESPACES.discovery, NAMESPACES.jobs, NAMESPACES.validation].sort());
+  const enforce = Object.fromEntries(namespaces.map((n) => [n.metadata.name, n.metadata.labels?.['pod-security.kubernetes.io/enforce']]));
+  assert.deepEqual(enforce, { [NAMESPACES.discovery]: 'privileged', [NAMESPACES.jobs]: 'baseline', [NAMESPACES.validation]: 'baseline' });
+  const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition');
+  assert.equal(crds.length, 2);
+  for (const o of [...namespaces, ...crds]) assert.equal(o.metadata.annotations?.[KEEP], 'keep', `${o.kind} ${o.metadata.name} survives an uninstall`);
+  for (const o of objects.filter((x) => x.kind !== 'Namespace' && x.kind !== 'CustomResourceDefinition')) {
+    assert.equal(o.metadata.annotations?.[KEEP], undefined, `${o.kind} ${o.metadata.name} goes with the release`);
+  }
+});
+
+test('the chart refuses a release namespace other than aicr-system', async () => {
+  await assert.rejects(renderChart([], 'default'), /install this chart into the namespace aicr-system/);
+});
