@@ -1,5 +1,8 @@
 // Installs the control plane's chart (infra/chart) into the running test cluster with the pinned
-// Helm and the test values, exactly as the tests do; local mode runs it before the control plane.
+// Helm and the test values, exactly as the tests do, and puts the test registry's docker-config
+// Secret beside it; local mode runs it before the control plane.
 import { ensureChart } from '../test/helpers/chart.ts';
+import { ensureRegistrySecrets } from '../test/helpers/configuration.ts';
 
 await ensureChart();
+await ensureRegistrySecrets();
