@@ -1,0 +1,84 @@
+// The control plane's own time around AICR runs, on the test cluster with the real aicr: from a
+// spec change to the first Job of its resolution, and from a Job finishing to the control
+// plane's next act (the next stage's Job, or Resolved=True after the last stage). The time AICR
+// itself takes is not counted. Each run alternates the intent, so each is a full resolution.
+import { CustomObjectsApi, PatchStrategy, Watch, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import { API_GROUP, API_VERSION, KINDS, LABEL, NAMESPACES } from '../shared/api/constants.ts';
+import type { JobObject, RuntimeObject } from '../shared/kube/kinds.ts';
+import { type LatencySummary, summarise } from './latency.ts';
+
+const RUNTIME = { group: API_GROUP, version: API_VERSION, plural: KINDS.clusterRuntime.plural, name: 'cluster' } as const;
+
+export interface AicrRunFigures {
+  readonly runs: number;
+  /** Spec change accepted → the recipe Job seen by a watch. */
+  readonly changeToJob: LatencySummary;
+  /** A Job's completion seen → the control plane's next act seen. */
+  readonly jobToNext: LatencySummary;
+}
+
+interface Seen {
+  readonly createdAt: Map<string, number>;
+  readonly completedAt: Map<string, number>;
+  resolvedAt: Map<number, number>;
+}
+
+const complete = (job: JobObject): boolean => job.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') ?? false;
+
+async function watchAll(kc: KubeConfig, seen: Seen): Promise<() => void> {
+  const jobs = await new Watch(kc).watch(`/apis/batch/v1/namespaces/${NAMESPACES.jobs}/jobs`, { labelSelector: LABEL.stage }, (type, job: JobObject) => {
+    const now = performance.now();
+    if (type === 'ADDED' && !seen.createdAt.has(job.metadata.name)) seen.createdAt.set(job.metadata.name, now);
+    if (complete(job) && !seen.completedAt.has(job.metadata.name)) seen.completedAt.set(job.metadata.name, now);
+  }, () => undefined);
+  const runtime = await new Watch(kc).watch(`/apis/${API_GROUP}/${API_VERSION}/${KINDS.clusterRuntime.plural}`, { fieldSelector: 'metadata.name=cluster' }, (_t, rt: RuntimeObject) => {
+    const c = rt.status?.conditions?.find((x) => x.type === 'Resolved');
+    if (c?.status === 'True' && c.observedGeneration !== undefined && !seen.resolvedAt.has(c.observedGeneration)) seen.resolvedAt.set(c.observedGeneration, performance.now());
+  }, () => undefined);
+  return () => {
+    jobs.abort();
+    runtime.abort();
+  };
+}
+
+async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 120_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`bench: ${what} not seen in ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** `runs` resolutions, each started by a spec change, timed by watches. */
+export async function measureAicrRuns(kc: KubeConfig, runs: number): Promise<AicrRunFigures> {
+  const co = kc.makeApiClient(CustomObjectsApi);
+  const seen: Seen = { createdAt: new Map(), completedAt: new Map(), resolvedAt: new Map() };
+  const stop = await watchAll(kc, seen);
+  const changeToJob: number[] = [];
+  const jobToNext: number[] = [];
+  try {
+    for (let i = 0; i < runs; i++) {
+      const before = new Set(seen.createdAt.keys());
+      const updated = (await co.patchClusterCustomObject(
+        { ...RUNTIME, body: { spec: { criteria: { service: 'eks', accelerator: 'h100', os: 'ubuntu', intent: i % 2 === 0 ? 'inference' : 'training' } } } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      )) as RuntimeObject;
+      const t0 = performance.now();
+      const generation = updated.metadata.generation ?? 0;
+      const fresh = (stage: string): string | undefined => [...seen.createdAt.keys()].find((n) => !before.has(n) && n.startsWith(`aicr-${stage}-`));
+      const recipe = await until('the recipe Job', () => fresh('recipe'));
+      changeToJob.push((seen.createdAt.get(recipe) ?? t0) - t0);
+      const render = await until('the render Job', () => fresh('render'));
+      const recipeDone = await until('the recipe Job complete', () => seen.completedAt.get(recipe));
+      jobToNext.push((seen.createdAt.get(render) ?? recipeDone) - recipeDone);
+      const renderDone = await until('the render Job complete', () => seen.completedAt.get(render));
+      const resolved = await until(`Resolved=True for generation ${generation}`, () => seen.resolvedAt.get(generation));
+      jobToNext.push(resolved - renderDone);
+    }
+  } finally {
+    stop();
+  }
+  return { runs, changeToJob: summarise(changeToJob), jobToNext: summarise(jobToNext) };
+}
