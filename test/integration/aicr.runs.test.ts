@@ -2,6 +2,9 @@
 // step runs `aicr recipe` and `aicr bundle --deployer helm` as Jobs in aicr-jobs, reads their
 // output, pushes the bundle to the test registry, and reports every wait and failure in the
 // runbook's words.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { parse as parseYaml } from 'yaml';
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { LABEL, NAMESPACES } from '../../shared/api/constants.ts';
@@ -12,6 +15,7 @@ import { testEnv } from '../helpers/env.ts';
 import { denyRegistry, forceAicrExit, withKnob } from '../helpers/knobs.ts';
 import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
 
+const run = promisify(execFile);
 const TRAINING = { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' };
 let cp: ReturnType<typeof startCapturedControlPlane> | undefined;
 
@@ -89,6 +93,12 @@ test('JOB-1 JOB-7 recipe and render run as labelled Jobs in aicr-jobs; the pushe
   const manifest = await fetch(`http://${testEnv().TESTENV_REGISTRY}/v2/${repo}/manifests/${digest}`, { headers: { authorization: auth, accept: 'application/vnd.oci.image.manifest.v1+json' } });
   assert.equal(manifest.status, 200, 'the bundle pulls back by the digest Resolved names');
   assert.deepEqual(await jobs(), [], 'successful Jobs are deleted once their output is read');
+  // The recipe the Job wrote is the one the binary prints for the same criteria.
+  const recipes = JSON.parse(await kubectl('get', 'configmaps', '-n', NAMESPACES.jobs, '-l', `${LABEL.stage}=recipe`, '-o', 'json')) as { items: { data: Record<string, string> }[] };
+  assert.equal(recipes.items.length, 1, 'one recipe output, for the current inputs');
+  const direct = await run(process.env['TESTENV_AICR_BIN'] ?? 'aicr', ['recipe', '--service', 'eks', '--accelerator', 'h100', '--intent', 'training', '--os', 'ubuntu']);
+  // The same document; the ConfigMap writer indents YAML differently from the file writer.
+  assert.deepEqual(parseYaml(recipes.items[0]?.data['snapshot.yaml'] ?? ''), parseYaml(direct.stdout));
 });
 
 test('VER-1 an aicrVersion without a pinned image is refused naming the requested and allowed versions; no Job runs', async () => {
@@ -209,4 +219,34 @@ test('REG-2 the registry refuses the push (403 through the proxy): Unauthorized,
     assert.equal(condition(await getRuntime(), 'Stalled')?.status, 'True');
     assert.equal((await jobs()).filter((j) => j.stage === 'render').length, 1, 'a refusal is not retried');
   });
+});
+
+test('JOB-3 a quota that refuses the run\'s pod: after a short grace the message says the Job has no pod', async () => {
+  await kubectl('create', 'quota', 'no-pods', '-n', NAMESPACES.jobs, '--hard=pods=0');
+  try {
+    start();
+    await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING });
+    const c = await resolvedWith('has no pod', (x) => /has no pod/.test(x.message), 30_000);
+    assert.match(c.message, /^Job aicr-recipe-[0-9a-f]{16}-1 has no pod \(a quota or Pod Security refusal; kubectl describe job aicr-recipe-[0-9a-f]{16}-1 -n aicr-jobs shows it\)$/);
+  } finally {
+    await kubectl('delete', 'quota', 'no-pods', '-n', NAMESPACES.jobs, '--ignore-not-found');
+  }
+});
+
+test('JOB-9 while only a non-spec input changed, Resolved stays True with the earlier result and says it is retrying; a spec change makes it Resolving', async () => {
+  start();
+  await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING });
+  const first = await resolvedWith('Resolved=True', (x) => x.status === 'True', 120_000);
+  const cfg = testConfiguration() as { registry: Record<string, unknown> };
+  cfg.registry = { ...cfg.registry, repository: '127.0.0.1:9/aicr' };
+  await applyConfiguration(cfg);
+  // The configuration is not watched; a snapshot request (or the next retry) wakes the step.
+  await kubectl('annotate', 'clusterruntime', 'cluster', 'operator.aicr.run/reconcile-request=registry-moved', '--overwrite');
+  const held = await resolvedWith('retrying, still True', (x) => x.message.startsWith('retrying after a transient failure'), 90_000);
+  assert.equal(held.status, 'True', 'the earlier result still holds');
+  assert.equal(held.reason, 'Resolved');
+  assert.notEqual(held.message, first.message);
+  await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"criteria":{"intent":"inference"}}}');
+  const after = await resolvedWith('Resolving after the spec change', (x) => x.status === 'False', 60_000);
+  assert.equal(after.reason, 'Resolving');
 });
