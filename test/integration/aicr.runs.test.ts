@@ -154,6 +154,10 @@ test('JOB-3 JOB-4 a node selector from the configuration that no node matches: t
   const spec = JSON.parse(await kubectl('get', 'jobs', '-n', NAMESPACES.jobs, '-o', 'jsonpath={.items[0].spec.template.spec}')) as { nodeSelector?: Record<string, string>; tolerations?: unknown };
   assert.deepEqual(spec.nodeSelector, { 'aicr.test/pool': 'nowhere' });
   assert.equal(spec.tolerations, undefined, 'no tolerations unless configured');
+  // The runbook's command shows the run with both columns filled.
+  const table = await kubectl('get', 'jobs', '-n', NAMESPACES.jobs, '-L', `${LABEL.stage},${LABEL.input}`);
+  assert.match(table, /^NAME\s+STATUS\s+COMPLETIONS\s+DURATION\s+AGE\s+STAGE\s+INPUT$/m);
+  assert.match(table, /^aicr-recipe-([0-9a-f]{16})-1\s.*\srecipe\s+\1$/m);
 });
 
 test('JOB-3 an AICR image that cannot be pulled: the message names the Job and the kubelet text', async () => {
@@ -249,4 +253,20 @@ test('JOB-9 while only a non-spec input changed, Resolved stays True with the ea
   await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"criteria":{"intent":"inference"}}}');
   const after = await resolvedWith('Resolving after the spec change', (x) => x.status === 'False', 60_000);
   assert.equal(after.reason, 'Resolving');
+});
+
+test('an override naming a component the recipe does not have is InvalidSpec naming it and the recipe\'s components; nothing is rendered', async () => {
+  start();
+  await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING, components: { 'no-such-component': { enabled: false } } });
+  const c = await resolvedWith('InvalidSpec', (x) => x.reason === 'InvalidSpec', 60_000);
+  assert.match(c.message, /^spec\.components\.no-such-component: the recipe for these criteria has no such component; its components are .*gpu-operator/);
+  assert.deepEqual((await jobs()).filter((j) => j.stage === 'render'), [], 'no render run');
+});
+
+test('an override AICR cannot carry (a list) is InvalidSpec naming its path before any run', async () => {
+  start();
+  await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING, components: { 'gpu-operator': { values: { driver: { args: ['--a', '--b'] } } } } });
+  const c = await resolvedWith('InvalidSpec', (x) => x.reason === 'InvalidSpec', 20_000);
+  assert.match(c.message, /^spec\.components\.gpu-operator\.values\.driver\.args: a list cannot be set by AICR v0\.11\.1/);
+  assert.deepEqual(await jobs(), [], 'nothing runs');
 });
