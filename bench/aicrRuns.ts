@@ -1,17 +1,19 @@
 // The control plane's own time around AICR runs, on the test cluster with the real aicr: from a
 // spec change to the first Job of its resolution, and from a Job finishing to the control
 // plane's next act (the next stage's Job, or Resolved=True after the last stage). The time AICR
-// itself takes is not counted. Each run alternates the intent, so each is a full resolution.
-import { CustomObjectsApi, PatchStrategy, Watch, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+// itself takes is not counted. Each run is a new runtime (a new UID is new input for every
+// stage), so each is a full resolution and nothing is served from an earlier one.
+import { CustomObjectsApi, Watch, type KubeConfig } from '@kubernetes/client-node';
 import { API_GROUP, API_VERSION, KINDS, LABEL, NAMESPACES } from '../shared/api/constants.ts';
 import type { JobObject, RuntimeObject } from '../shared/kube/kinds.ts';
 import { type LatencySummary, summarise } from './latency.ts';
 
-const RUNTIME = { group: API_GROUP, version: API_VERSION, plural: KINDS.clusterRuntime.plural, name: 'cluster' } as const;
+const RUNTIME = { group: API_GROUP, version: API_VERSION, plural: KINDS.clusterRuntime.plural } as const;
+const SPEC = { aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' } };
 
 export interface AicrRunFigures {
   readonly runs: number;
-  /** Spec change accepted → the recipe Job seen by a watch. */
+  /** Runtime created → the recipe Job seen by a watch. */
   readonly changeToJob: LatencySummary;
   /** A Job's completion seen → the control plane's next act seen. */
   readonly jobToNext: LatencySummary;
@@ -20,7 +22,7 @@ export interface AicrRunFigures {
 interface Seen {
   readonly createdAt: Map<string, number>;
   readonly completedAt: Map<string, number>;
-  resolvedAt: Map<number, number>;
+  readonly resolvedAt: Map<string, number>;
 }
 
 const complete = (job: JobObject): boolean => job.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') ?? false;
@@ -33,7 +35,7 @@ async function watchAll(kc: KubeConfig, seen: Seen): Promise<() => void> {
   }, () => undefined);
   const runtime = await new Watch(kc).watch(`/apis/${API_GROUP}/${API_VERSION}/${KINDS.clusterRuntime.plural}`, { fieldSelector: 'metadata.name=cluster' }, (_t, rt: RuntimeObject) => {
     const c = rt.status?.conditions?.find((x) => x.type === 'Resolved');
-    if (c?.status === 'True' && c.observedGeneration !== undefined && !seen.resolvedAt.has(c.observedGeneration)) seen.resolvedAt.set(c.observedGeneration, performance.now());
+    if (c?.status === 'True' && !seen.resolvedAt.has(rt.metadata.uid)) seen.resolvedAt.set(rt.metadata.uid, performance.now());
   }, () => undefined);
   return () => {
     jobs.abort();
@@ -51,8 +53,8 @@ async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 12
   }
 }
 
-/** `runs` resolutions, each started by a spec change, timed by watches. */
-export async function measureAicrRuns(kc: KubeConfig, runs: number): Promise<AicrRunFigures> {
+/** `runs` resolutions, each of a new runtime, timed by watches; `recreate` deletes the previous runtime. */
+export async function measureAicrRuns(kc: KubeConfig, runs: number, recreate: () => Promise<void>): Promise<AicrRunFigures> {
   const co = kc.makeApiClient(CustomObjectsApi);
   const seen: Seen = { createdAt: new Map(), completedAt: new Map(), resolvedAt: new Map() };
   const stop = await watchAll(kc, seen);
@@ -60,13 +62,10 @@ export async function measureAicrRuns(kc: KubeConfig, runs: number): Promise<Aic
   const jobToNext: number[] = [];
   try {
     for (let i = 0; i < runs; i++) {
+      await recreate();
       const before = new Set(seen.createdAt.keys());
-      const updated = (await co.patchClusterCustomObject(
-        { ...RUNTIME, body: { spec: { criteria: { service: 'eks', accelerator: 'h100', os: 'ubuntu', intent: i % 2 === 0 ? 'inference' : 'training' } } } },
-        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-      )) as RuntimeObject;
+      const created = (await co.createClusterCustomObject({ ...RUNTIME, body: { apiVersion: `${API_GROUP}/${API_VERSION}`, kind: KINDS.clusterRuntime.kind, metadata: { name: 'cluster' }, spec: SPEC } })) as RuntimeObject;
       const t0 = performance.now();
-      const generation = updated.metadata.generation ?? 0;
       const fresh = (stage: string): string | undefined => [...seen.createdAt.keys()].find((n) => !before.has(n) && n.startsWith(`aicr-${stage}-`));
       const recipe = await until('the recipe Job', () => fresh('recipe'));
       changeToJob.push((seen.createdAt.get(recipe) ?? t0) - t0);
@@ -74,7 +73,7 @@ export async function measureAicrRuns(kc: KubeConfig, runs: number): Promise<Aic
       const recipeDone = await until('the recipe Job complete', () => seen.completedAt.get(recipe));
       jobToNext.push((seen.createdAt.get(render) ?? recipeDone) - recipeDone);
       const renderDone = await until('the render Job complete', () => seen.completedAt.get(render));
-      const resolved = await until(`Resolved=True for generation ${generation}`, () => seen.resolvedAt.get(generation));
+      const resolved = await until('Resolved=True', () => seen.resolvedAt.get(created.metadata.uid));
       jobToNext.push(resolved - renderDone);
     }
   } finally {

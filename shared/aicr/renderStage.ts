@@ -53,6 +53,7 @@ export function renderStage(inputs: RenderInputs, kube: KubePort, job: StageSpec
     stage: STAGE.render,
     inputs,
     job,
+    collectReadsPod: true,
     readRecord: async (hash) => {
       const cm = await kube.get(KIND.configMap, renderRecordName(hash), namespace);
       const reference = cm?.data?.['bundle'];

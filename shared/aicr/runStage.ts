@@ -26,6 +26,8 @@ export interface StageSpec<Out> {
   job(hash: string, run: number): WritableObject;
   /** What an earlier successful run left for these inputs, if it is there and readable. */
   readRecord(hash: string): Promise<Out | undefined>;
+  /** Whether collect needs the run's Pod (its termination message); otherwise the Pod is not read. */
+  readonly collectReadsPod?: boolean;
   /** Reads a succeeded run's output (and records it so readRecord finds it). */
   collect(hash: string, job: JobObject, pod: PodObject | undefined): Promise<Collected<Out>>;
 }
@@ -85,16 +87,21 @@ export function failureSummary(stage: Stage, f: Failure): string {
   return `Job ${f.job.metadata.name}: ${describeExit(stage, f.exitCode)}${f.tail ? `: ${f.tail}` : ''}`;
 }
 
-/** The stage's Jobs, once runs and outputs for inputs that have changed are gone (JOB-7). */
+/** The stage's Jobs, once runs for inputs that have changed are gone (JOB-7). */
 async function jobsAfterCleanup(stage: Stage, hash: string, deps: StageDeps): Promise<JobObject[]> {
   const namespace = STAGE_NAMESPACE[stage];
   const all = (await deps.kube.list(KIND.job, { namespace, labelSelector: `${LABEL.stage}=${stage}` })).items;
   for (const stale of all.filter((j) => j.metadata.labels?.[LABEL.input] !== hash && !j.metadata.deletionTimestamp)) {
     await deps.kube.delete(KIND.job, stale.metadata.name, namespace, { propagationPolicy: 'Background' });
   }
+  return all;
+}
+
+/** Outputs of earlier inputs go when a run for new ones starts: once per run, not on every look. */
+async function removeStaleOutputs(stage: Stage, hash: string, deps: StageDeps): Promise<void> {
+  const namespace = STAGE_NAMESPACE[stage];
   const outputs = (await deps.kube.list(KIND.configMap, { namespace, labelSelector: `${LABEL.stage}=${stage},${LABEL.input}!=${hash}` })).items;
   for (const stale of outputs) await deps.kube.delete(KIND.configMap, stale.metadata.name, namespace);
-  return all;
 }
 
 export async function runStage<Out>(spec: StageSpec<Out>, deps: StageDeps): Promise<StageOutcome<Out>> {
@@ -120,9 +127,9 @@ export async function runStage<Out>(spec: StageSpec<Out>, deps: StageDeps): Prom
       failures.push(known);
       continue;
     }
-    const pods = await podsOf(deps.kube, job);
     if (isFinished(job, 'Complete')) {
-      const collected = await spec.collect(hash, job, pods[0]);
+      const pod = spec.collectReadsPod ? (await podsOf(deps.kube, job))[0] : undefined;
+      const collected = await spec.collect(hash, job, pod);
       if (collected.ok) {
         await deps.kube.delete(KIND.job, job.metadata.name, namespace, { propagationPolicy: 'Background' });
         return { state: 'done', hash, output: collected.output };
@@ -130,7 +137,7 @@ export async function runStage<Out>(spec: StageSpec<Out>, deps: StageDeps): Prom
       failures.push(await judge(job, { verdict: VERDICT.counted, exitCode: 0, tail: collected.problem }, spec, deps));
       continue;
     }
-    const { exitCode, output } = exitOf(pods[0]);
+    const { exitCode, output } = exitOf((await podsOf(deps.kube, job))[0]);
     const tail = errorTail(output) || jobFailureText(job);
     failures.push(await judge(job, { verdict: verdictOf(stage, exitCode, tail), exitCode, tail }, spec, deps));
   }
@@ -210,6 +217,7 @@ async function next<Out>(d: Decision<Out>, deps: StageDeps): Promise<StageOutcom
   if (wait) return wait;
   const { stage } = d.spec;
   const run = Math.max(0, ...d.mine.map((j) => runNumberOf(j.metadata.name))) + 1;
+  if (run === 1) await removeStaleOutputs(stage, d.hash, deps);
   const name = jobName(stage, d.hash, run);
   try {
     await deps.kube.create(KIND.job, d.spec.job(d.hash, run));

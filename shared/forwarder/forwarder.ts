@@ -214,7 +214,7 @@ export class Forwarder {
     }
     const earlier = this.pending.get(runtime.uid);
     if (earlier) this.stats.coalesced++;
-    const due = earlier?.due ?? Math.max(this.now(), (this.lastSent.get(runtime.uid) ?? -Infinity) + (this.opts.coalesceMs ?? 0));
+    const due = earlier?.due ?? Math.max(this.now(), (this.lastSent.get(runtime.uid) ?? -Infinity) + (this.watched.coalesceMs ?? this.opts.coalesceMs ?? 0));
     this.pending.set(runtime.uid, { runtime, cause, resourceVersion: obj.metadata.resourceVersion, due });
   }
 

@@ -17,6 +17,11 @@ export interface WatchedKind<T extends { readonly metadata: ObjectMeta }> {
   /** Narrows the watch to the control plane's own objects where a label can say so. */
   readonly selection?: Selection;
   runtimeOf(obj: T): RuntimeRef | undefined;
+  /**
+   * Overrides the forwarder's coalescing window for this kind: AICR's Jobs and Pods change a
+   * few times per run, and each change is the control plane's cue to act, so none is held back.
+   */
+  readonly coalesceMs?: number;
   /** Two events with the same fingerprint for one object are one change. */
   fingerprint(obj: T): string;
 }
@@ -45,6 +50,7 @@ export const AICR_JOB_WATCH: WatchedKind<JobObject> = {
   kind: KIND.job,
   selection: AICR_RUNS,
   runtimeOf: runtimeFromAnnotation,
+  coalesceMs: 0,
   // How far the run got; the control plane's own annotations and TTL changes are not news.
   fingerprint: (job) =>
     JSON.stringify([job.status?.active ?? 0, job.status?.succeeded ?? 0, job.status?.failed ?? 0, (job.status?.conditions ?? []).map((c) => `${c.type}=${c.status}`), job.metadata.deletionTimestamp ?? null]),
@@ -55,6 +61,7 @@ export const AICR_POD_WATCH: WatchedKind<PodObject> = {
   kind: KIND.pod,
   selection: AICR_RUNS,
   runtimeOf: runtimeFromAnnotation,
+  coalesceMs: 0,
   // What a wait message is made of: scheduling, pulls, and how the container ended.
   fingerprint: (pod) =>
     JSON.stringify([

@@ -65,17 +65,18 @@ export async function writeStepStatus(w: StatusWrite): Promise<number> {
   let runtime = w.runtime;
   let writes = 0;
   const owned = buildConditions(conditionsOf(runtime), w.desired, generation, w.now);
-  if (!sameConditionsOf(conditionsOf(runtime), owned, w.row.owns)) {
-    const before = conditionsOf(runtime);
+  const before = conditionsOf(runtime);
+  if (!sameConditionsOf(before, owned, w.row.owns)) {
     runtime = await apply(w.kube, runtime, w.row.fieldManager, { conditions: owned });
     writes++;
-    await recordTransitions(w, runtime, before, owned);
   }
   const summary = buildConditions(conditionsOf(runtime), summarize({ conditions: conditionsOf(runtime), generation, expected: w.expected }), generation, w.now);
   if (!sameConditionsOf(conditionsOf(runtime), summary, SUMMARY_CONDITIONS) || runtime.status?.observedGeneration !== generation) {
     await apply(w.kube, runtime, FIELD_MANAGER.summary, { observedGeneration: generation, conditions: summary });
     writes++;
   }
+  // After the status, so a reader of the conditions never waits for the Events.
+  if (writes > 0) await recordTransitions(w, runtime, before, owned);
   return writes;
 }
 
