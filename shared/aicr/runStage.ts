@@ -10,7 +10,7 @@ import type { KubePort, WritableObject } from '../kube/port.ts';
 import { backoffDelay, type Timings } from '../timings.ts';
 import { STAGE_NAMESPACE, type Stage, inputHash, jobName, runNumberOf } from './stages.ts';
 import { VERDICT, type Verdict, describeExit, errorTail, isVerdict, verdictOf } from './verdict.ts';
-import { describeWaiting } from './waiting.ts';
+import { describeWaiting, runningMessage } from './waiting.ts';
 
 /** Failed runs for the same inputs after which a stage is not run again for them. */
 export const FAILED_RUNS_BOUND = 3;
@@ -227,5 +227,5 @@ async function next<Out>(d: Decision<Out>, deps: StageDeps): Promise<StageOutcom
   }
   const last = d.failures.at(-1);
   const earlier = last ? `; run ${runNumberOf(last.job.metadata.name)} failed: ${failureSummary(stage, last)}` : '';
-  return { state: 'waiting', hash: d.hash, message: `Job ${name} was created; waiting for its pod${earlier}`, recheckAfterMs: POD_GRACE_MS };
+  return { state: 'waiting', hash: d.hash, message: `${runningMessage(stage, name)}${earlier}`, recheckAfterMs: POD_GRACE_MS };
 }

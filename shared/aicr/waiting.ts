@@ -1,6 +1,15 @@
 // Why a run that has not finished is not running, in the runbook's words (JOB-3): the Job is
 // named, and so is what holds its Pod back, from what the scheduler or the kubelet wrote.
+import { LABEL } from '../api/constants.ts';
 import type { JobObject, PodObject } from '../kube/kinds.ts';
+
+/**
+ * A run on its way: one wording from the Job's creation to its end, so a run that goes well
+ * changes the runtime's status once, not at every step of its Pod.
+ */
+export function runningMessage(stage: string, job: string): string {
+  return `aicr ${stage} is running in Job ${job}`;
+}
 
 export interface Waiting {
   readonly message: string;
@@ -13,7 +22,7 @@ const PULL_FAILURES = new Set(['ImagePullBackOff', 'ErrImagePull', 'InvalidImage
 function withoutPod(job: JobObject, now: Date, podGraceMs: number): Waiting {
   const name = job.metadata.name;
   const created = Date.parse(job.metadata.creationTimestamp ?? '') || now.getTime();
-  if (now.getTime() - created < podGraceMs) return { message: `Job ${name} was created; waiting for its pod`, recheck: true };
+  if (now.getTime() - created < podGraceMs) return { message: runningMessage(job.metadata.labels?.[LABEL.stage] ?? '', name), recheck: true };
   return { message: `Job ${name} has no pod (a quota or Pod Security refusal; kubectl describe job ${name} -n ${job.metadata.namespace ?? ''} shows it)`, recheck: false };
 }
 
@@ -33,5 +42,5 @@ export function describeWaiting(job: JobObject, pods: readonly PodObject[], now:
   if (unscheduled) return { message: `Job ${name} is not scheduled: ${unscheduled.message ?? unscheduled.reason ?? 'no reason given'}`, recheck: false };
   const pull = pullFailure(pod);
   if (pull) return { message: `Job ${name}: ${pull}`, recheck: false };
-  return { message: pod.status?.phase === 'Running' ? `Job ${name} is running` : `Job ${name} is starting its pod`, recheck: false };
+  return { message: runningMessage(job.metadata.labels?.[LABEL.stage] ?? '', name), recheck: false };
 }

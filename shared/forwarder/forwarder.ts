@@ -197,8 +197,14 @@ export class Forwarder {
       this.opts.log.debug('event skipped: nothing a step acts on changed', { objectUID: uid, resourceVersion: obj.metadata.resourceVersion });
       return;
     }
+    const known = this.seen.has(uid);
     if (type === 'DELETED') this.seen.delete(uid);
     else this.seen.set(uid, print);
+    const news = type === 'DELETED' ? (this.watched.deletionIsNews?.(obj) ?? true) : known || (this.watched.arrivalIsNews?.(obj) ?? true);
+    if (!news) {
+      this.stats.skipped++;
+      return;
+    }
     this.buffer(obj, type);
   }
 

@@ -22,6 +22,10 @@ export interface WatchedKind<T extends { readonly metadata: ObjectMeta }> {
    * few times per run, and each change is the control plane's cue to act, so none is held back.
    */
   readonly coalesceMs?: number;
+  /** Whether this object's deletion is work; by default every deletion is. */
+  deletionIsNews?(obj: T): boolean;
+  /** Whether an object first seen in this state is work; by default it is. Objects the control plane just created are not. */
+  arrivalIsNews?(obj: T): boolean;
   /** Two events with the same fingerprint for one object are one change. */
   fingerprint(obj: T): string;
 }
@@ -51,10 +55,16 @@ export const AICR_JOB_WATCH: WatchedKind<JobObject> = {
   selection: AICR_RUNS,
   runtimeOf: runtimeFromAnnotation,
   coalesceMs: 0,
-  // How far the run got; the control plane's own annotations and TTL changes are not news.
-  fingerprint: (job) =>
-    JSON.stringify([job.status?.active ?? 0, job.status?.succeeded ?? 0, job.status?.failed ?? 0, (job.status?.conditions ?? []).map((c) => `${c.type}=${c.status}`), job.metadata.deletionTimestamp ?? null]),
+  // A Job just created, or a successful one the step deleted after reading it, is no news; a
+  // failed one deleted by a person lets its stage run again (JOB-6).
+  arrivalIsNews: (job) => (job.status?.conditions ?? []).length > 0,
+  deletionIsNews: (job) => !(job.status?.conditions ?? []).some((c) => c.type === 'Complete' && c.status === 'True'),
+  // Whether the run ended; the control plane's own annotations and TTL changes are not news.
+  fingerprint: (job) => JSON.stringify([(job.status?.conditions ?? []).map((c) => `${c.type}=${c.status}`), job.metadata.deletionTimestamp ?? null]),
 };
+
+/** The fingerprint of a Pod that nothing holds up. */
+const QUIET_POD = JSON.stringify([[], []]);
 
 export const AICR_POD_WATCH: WatchedKind<PodObject> = {
   wake: WAKE.aicrRun,
@@ -62,12 +72,15 @@ export const AICR_POD_WATCH: WatchedKind<PodObject> = {
   selection: AICR_RUNS,
   runtimeOf: runtimeFromAnnotation,
   coalesceMs: 0,
-  // What a wait message is made of: scheduling, pulls, and how the container ended.
+  // A Pod goes with its Job, which is watched itself; a new Pod is news only when it is held up.
+  deletionIsNews: () => false,
+  arrivalIsNews: (pod) => AICR_POD_WATCH.fingerprint(pod) !== QUIET_POD,
+  // Only what a wait message is made of: a refusal to schedule or a failed pull. How a run ended
+  // is the Job's to say.
   fingerprint: (pod) =>
     JSON.stringify([
-      pod.status?.phase ?? '',
-      (pod.status?.conditions ?? []).filter((c) => c.type === 'PodScheduled').map((c) => `${c.status}:${c.message ?? ''}`),
-      (pod.status?.containerStatuses ?? []).map((c) => [c.state?.waiting?.reason ?? '', c.state?.waiting?.message ?? '', c.state?.terminated?.exitCode ?? null]),
+      (pod.status?.conditions ?? []).filter((c) => c.type === 'PodScheduled' && c.status === 'False').map((c) => c.message ?? ''),
+      (pod.status?.containerStatuses ?? []).map((c) => (c.state?.waiting?.reason === 'ContainerCreating' ? '' : (c.state?.waiting?.reason ?? ''))),
     ]),
 };
 
