@@ -5,7 +5,7 @@ import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
 import type { ClusterRuntimeSpec } from '../api/clusterRuntime.ts';
 import { LABEL, MANAGED_BY_VALUE } from '../api/constants.ts';
-import { KIND } from '../kube/kinds.ts';
+import { type ConfigMapObject, KIND } from '../kube/kinds.ts';
 import type { KubePort } from '../kube/port.ts';
 import type { Collected, StageSpec } from './runStage.ts';
 import { STAGE, STAGE_NAMESPACE, recipeOutputName } from './stages.ts';
@@ -54,9 +54,17 @@ export interface RecipeInputs {
 
 export function recipeStage(inputs: RecipeInputs, kube: KubePort, job: StageSpec<Recipe>['job']): StageSpec<Recipe> {
   const namespace = STAGE_NAMESPACE.recipe;
+  // The record check and the collection look at the same ConfigMap: once it has been seen it is
+  // not read again in this call. Not yet seen, it is read again: the run may have written it since.
+  const seen = new Map<string, ConfigMapObject>();
+  const fetch = async (hash: string): Promise<ConfigMapObject | undefined> => {
+    const cm = seen.get(hash) ?? (await kube.get(KIND.configMap, recipeOutputName(hash), namespace));
+    if (cm) seen.set(hash, cm);
+    return cm;
+  };
   const read = async (hash: string): Promise<Collected<Recipe>> => {
     const name = recipeOutputName(hash);
-    const cm = await kube.get(KIND.configMap, name, namespace);
+    const cm = await fetch(hash);
     if (!cm) return { ok: false, problem: `its output ConfigMap ${namespace}/${name} is missing` };
     return parseRecipe(name, cm.data?.[CM_OUTPUT_KEY]);
   };
@@ -66,7 +74,7 @@ export function recipeStage(inputs: RecipeInputs, kube: KubePort, job: StageSpec
     job,
     // Only an output the control plane has collected (and labelled) counts: AICR writes it before its Job ends.
     readRecord: async (hash) => {
-      const cm = await kube.get(KIND.configMap, recipeOutputName(hash), namespace);
+      const cm = await fetch(hash);
       if (cm?.metadata.labels?.[LABEL.input] !== hash) return undefined;
       const r = parseRecipe(cm.metadata.name, cm.data?.[CM_OUTPUT_KEY]);
       return r.ok ? r.output : undefined;

@@ -217,14 +217,15 @@ async function next<Out>(d: Decision<Out>, deps: StageDeps): Promise<StageOutcom
   if (wait) return wait;
   const { stage } = d.spec;
   const run = Math.max(0, ...d.mine.map((j) => runNumberOf(j.metadata.name))) + 1;
-  if (run === 1) await removeStaleOutputs(stage, d.hash, deps);
   const name = jobName(stage, d.hash, run);
-  try {
-    await deps.kube.create(KIND.job, d.spec.job(d.hash, run));
-  } catch (err) {
-    // The same run was started by a duplicate message: it is the one to wait for.
-    if (!(err instanceof ConflictError)) throw err;
-  }
+  const create = deps.kube.create(KIND.job, d.spec.job(d.hash, run)).then(
+    () => undefined,
+    (err: unknown) => {
+      // The same run was started by a duplicate message: it is the one to wait for.
+      if (!(err instanceof ConflictError)) throw err;
+    },
+  );
+  await Promise.all([create, run === 1 ? removeStaleOutputs(stage, d.hash, deps) : undefined]);
   const last = d.failures.at(-1);
   const earlier = last ? `; run ${runNumberOf(last.job.metadata.name)} failed: ${failureSummary(stage, last)}` : '';
   return { state: 'waiting', hash: d.hash, message: `${runningMessage(stage, name)}${earlier}`, recheckAfterMs: POD_GRACE_MS };
