@@ -51,3 +51,9 @@ test('the phase follows the restart policy as a kubelet decides it', () => {
   assert.equal(phaseOf(pod([view({ waiting: { reason: 'PodInitializing' } })], [view(exit(1))]), 'Never'), 'Failed');
   assert.equal(phaseOf({ ...pod([view({ running: {} })]), failure: { reason: 'DeadlineExceeded', message: 'm' } }, 'Never'), 'Failed');
 });
+
+test('an image directory a volume would hide is bound again over it; others are left alone', async () => {
+  const { imageDirsShadowed } = await import('../env/node/launch.ts');
+  const volumes = [{ source: '/var/pods/x/tmp', target: '/tmp', readOnly: false }];
+  assert.deepEqual(imageDirsShadowed(['/tmp/cache/aicr', '/root/.cache/aicr', '/tmpfiles'], volumes), [{ source: '/tmp/cache/aicr', target: '/tmp/cache/aicr', readOnly: true }]);
+});

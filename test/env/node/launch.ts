@@ -1,6 +1,6 @@
 // Turns a container of a Pod into a process: the image table's command, the kubelet's
 // environment, and the volume mounts; reports the start, or why it could not start.
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import { aicrKnobPath } from './aicrKnob.ts';
 import { containerEnv, expand } from './containerEnv.ts';
@@ -33,6 +33,16 @@ function mountsOf(container: V1Container, volumes: ReadonlyMap<string, string>, 
   });
 }
 
+/**
+ * The image's own directories that a volume would hide (an emptyDir on /tmp over a cache kept
+ * under /tmp, say), bound again over it: in a real image they are the image's files, which no
+ * volume of the Pod replaces.
+ */
+export function imageDirsShadowed(dirs: readonly string[], mounts: readonly BindMount[]): BindMount[] {
+  const under = (dir: string, target: string): boolean => dir === target || dir.startsWith(`${target.replace(/\/$/, '')}/`);
+  return [...new Set(dirs)].filter((d) => mounts.some((m) => under(d, m.target))).map((d) => ({ source: d, target: d, readOnly: true }));
+}
+
 /** Runs the container to its end; undefined when it could not be started. */
 export async function launch(ctx: LaunchContext, container: V1Container, image: ImageEntry, hooks: LaunchHooks): Promise<Exit | undefined> {
   let proc: RunningContainer;
@@ -42,7 +52,9 @@ export async function launch(ctx: LaunchContext, container: V1Container, image: 
     const env = await containerEnv({ core: ctx.deps.core, pod: ctx.pod, apiPort: ctx.deps.apiPort, imagePath }, container);
     const command = container.command ?? image.entrypoint;
     const argv = [...command, ...(container.args ?? [])].map((a) => expand(a, env));
-    const mounts = mountsOf(container, ctx.volumes, ctx.pod);
+    const volumeMounts = mountsOf(container, ctx.volumes, ctx.pod);
+    const imageDirs = [...image.path, ...(image.aicrKnob ? [dirname(image.aicrKnob.realAicr)] : [])];
+    const mounts = [...volumeMounts, ...imageDirsShadowed(imageDirs, volumeMounts)];
     proc = await startContainer({ podDir: ctx.dir, procsDir: join(ctx.deps.stateDir, 'procs'), container, argv, env, mounts });
   } catch (err) {
     const reason = err instanceof MountPathError ? 'CreateContainerError' : 'CreateContainerConfigError';
