@@ -2,9 +2,11 @@
 // labels or annotations, never its body) and what about it makes work. Steps name these in the
 // step table's `wakesOn`; a kind no step names is not watched.
 import { ANNOTATION, FORWARDER_CHECKPOINT, LABEL, NAMESPACES, RUNTIME_NAME } from '../api/constants.ts';
-import { KIND, type JobObject, type Kind, type ObjectMeta, type PodObject, type RuntimeObject } from '../kube/kinds.ts';
+import { type GenericObject, KIND, type JobObject, type Kind, type ObjectMeta, type PodObject, type RuntimeObject } from '../kube/kinds.ts';
 import type { Selection } from '../kube/port.ts';
 import { STEP_TABLE, type StepRow, WAKE, type Wake } from '../steps/table.ts';
+import { type NodeFacts, nodeFingerprint } from '../discovery/nodeGroups.ts';
+import { discoveryOf } from '../discovery/status.ts';
 
 export interface RuntimeRef {
   readonly name: string;
@@ -19,6 +21,8 @@ export interface WatchedKind<T extends { readonly metadata: ObjectMeta }> {
   runtimeOf(obj: T): RuntimeRef | undefined;
   /** Two events with the same fingerprint for one object are one change. */
   fingerprint(obj: T): string;
+  /** Tells apart two watches of one kind (in different namespaces), for their checkpoints. */
+  readonly id?: string;
 }
 
 /** Any object the forwarder can watch. */
@@ -28,9 +32,15 @@ export const RUNTIME_WATCH: WatchedKind<RuntimeObject> = {
   wake: WAKE.runtimeChange,
   kind: KIND.clusterRuntime,
   runtimeOf: (obj) => ({ name: obj.metadata.name, uid: obj.metadata.uid }),
-  // Its spec (generation), annotations and deletion; status writes, our own, are not work.
-  fingerprint: (obj) => JSON.stringify([obj.metadata.generation ?? 0, obj.metadata.annotations ?? {}, obj.metadata.deletionTimestamp ?? null]),
+  // Its spec (generation), annotations and deletion; status writes, our own, are not work,
+  // except a new snapshot or a discovery failure, which the resolve step acts on.
+  fingerprint: (obj) => JSON.stringify([obj.metadata.generation ?? 0, obj.metadata.annotations ?? {}, obj.metadata.deletionTimestamp ?? null, snapshotFacts(obj)]),
 };
+
+function snapshotFacts(obj: RuntimeObject): unknown[] {
+  const s = discoveryOf(obj).snapshot;
+  return [s?.configMap ?? '', s?.digest ?? '', s?.failure?.reason ?? ''];
+}
 
 /** AICR's Jobs and their Pods name their runtime in an annotation the control plane set. */
 function runtimeFromAnnotation(obj: Watchable): RuntimeRef | undefined {
@@ -39,32 +49,40 @@ function runtimeFromAnnotation(obj: Watchable): RuntimeRef | undefined {
 }
 
 const AICR_RUNS = { namespace: NAMESPACES.jobs, labelSelector: LABEL.stage };
+const SNAPSHOT_RUNS = { namespace: NAMESPACES.discovery, labelSelector: LABEL.stage };
 
-export const AICR_JOB_WATCH: WatchedKind<JobObject> = {
-  wake: WAKE.aicrRun,
-  kind: KIND.job,
-  selection: AICR_RUNS,
-  runtimeOf: runtimeFromAnnotation,
-  // How far the run got; the control plane's own annotations and TTL changes are not news.
-  fingerprint: (job) =>
-    JSON.stringify([job.status?.active ?? 0, job.status?.succeeded ?? 0, job.status?.failed ?? 0, (job.status?.conditions ?? []).map((c) => `${c.type}=${c.status}`), job.metadata.deletionTimestamp ?? null]),
+// How far the run got; the control plane's own annotations and TTL changes are not news.
+const jobProgress = (job: JobObject): string =>
+  JSON.stringify([job.status?.active ?? 0, job.status?.succeeded ?? 0, job.status?.failed ?? 0, (job.status?.conditions ?? []).map((c) => `${c.type}=${c.status}`), job.metadata.deletionTimestamp ?? null]);
+
+// What a wait message is made of: scheduling, pulls, and how the container ended.
+const podProgress = (pod: PodObject): string =>
+  JSON.stringify([
+    pod.status?.phase ?? '',
+    (pod.status?.conditions ?? []).filter((c) => c.type === 'PodScheduled').map((c) => `${c.status}:${c.message ?? ''}`),
+    (pod.status?.containerStatuses ?? []).map((c) => [c.state?.waiting?.reason ?? '', c.state?.waiting?.message ?? '', c.state?.terminated?.exitCode ?? null]),
+  ]);
+
+export const AICR_JOB_WATCH: WatchedKind<JobObject> = { wake: WAKE.aicrRun, kind: KIND.job, selection: AICR_RUNS, runtimeOf: runtimeFromAnnotation, fingerprint: jobProgress };
+export const AICR_POD_WATCH: WatchedKind<PodObject> = { wake: WAKE.aicrRun, kind: KIND.pod, selection: AICR_RUNS, runtimeOf: runtimeFromAnnotation, fingerprint: podProgress };
+
+/** The snapshot agent's Jobs and Pods, in aicr-discovery: they wake the snapshot step. */
+export const SNAPSHOT_JOB_WATCH: WatchedKind<JobObject> = { id: 'snapshot-jobs', wake: WAKE.snapshotRun, kind: KIND.job, selection: SNAPSHOT_RUNS, runtimeOf: runtimeFromAnnotation, fingerprint: jobProgress };
+export const SNAPSHOT_POD_WATCH: WatchedKind<PodObject> = { id: 'snapshot-pods', wake: WAKE.snapshotRun, kind: KIND.pod, selection: SNAPSHOT_RUNS, runtimeOf: runtimeFromAnnotation, fingerprint: podProgress };
+
+/**
+ * Nodes concern the one runtime, whose UID a Node cannot name: the forwarder looks it up when
+ * it sends (an empty UID). Only a Node's group facts count, so status heartbeats are not news;
+ * a Node added to a group that exists still wakes discovery, which then finds nothing new.
+ */
+export const NODE_WATCH: WatchedKind<GenericObject> = {
+  wake: WAKE.nodeChange,
+  kind: KIND.node,
+  runtimeOf: () => ({ name: RUNTIME_NAME, uid: '' }),
+  fingerprint: (node) => nodeFingerprint(node as unknown as NodeFacts),
 };
 
-export const AICR_POD_WATCH: WatchedKind<PodObject> = {
-  wake: WAKE.aicrRun,
-  kind: KIND.pod,
-  selection: AICR_RUNS,
-  runtimeOf: runtimeFromAnnotation,
-  // What a wait message is made of: scheduling, pulls, and how the container ended.
-  fingerprint: (pod) =>
-    JSON.stringify([
-      pod.status?.phase ?? '',
-      (pod.status?.conditions ?? []).filter((c) => c.type === 'PodScheduled').map((c) => `${c.status}:${c.message ?? ''}`),
-      (pod.status?.containerStatuses ?? []).map((c) => [c.state?.waiting?.reason ?? '', c.state?.waiting?.message ?? '', c.state?.terminated?.exitCode ?? null]),
-    ]),
-};
-
-export const WATCHED: readonly WatchedKind<Watchable>[] = [RUNTIME_WATCH, AICR_JOB_WATCH, AICR_POD_WATCH];
+export const WATCHED: readonly WatchedKind<Watchable>[] = [RUNTIME_WATCH, AICR_JOB_WATCH, AICR_POD_WATCH, SNAPSHOT_JOB_WATCH, SNAPSHOT_POD_WATCH, NODE_WATCH];
 
 /** The kinds some step of the table wakes on: what the forwarder watches. */
 export function watchedBy(table: readonly StepRow[] = STEP_TABLE): WatchedKind<Watchable>[] {
@@ -74,5 +92,5 @@ export function watchedBy(table: readonly StepRow[] = STEP_TABLE): WatchedKind<W
 
 /** Each watched kind keeps its own checkpoint ConfigMap, so one kind's progress never moves another's. */
 export function checkpointName(w: WatchedKind<Watchable>): string {
-  return w.kind === KIND.clusterRuntime ? FORWARDER_CHECKPOINT.name : `${FORWARDER_CHECKPOINT.name}-${w.kind.plural}`;
+  return w.kind === KIND.clusterRuntime ? FORWARDER_CHECKPOINT.name : `${FORWARDER_CHECKPOINT.name}-${w.id ?? w.kind.plural}`;
 }
