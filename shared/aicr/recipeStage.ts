@@ -8,7 +8,8 @@ import { LABEL, MANAGED_BY_VALUE } from '../api/constants.ts';
 import { KIND } from '../kube/kinds.ts';
 import type { KubePort } from '../kube/port.ts';
 import type { Collected, StageSpec } from './runStage.ts';
-import { STAGE, STAGE_NAMESPACE, recipeOutputName } from './stages.ts';
+import { STAGE, STAGE_NAMESPACE, recipeOutputName, recipeSnapshotName } from './stages.ts';
+import { ConflictError } from '../errors.ts';
 
 /** The data key AICR v0.11.1 writes any document under when its output is a ConfigMap. */
 export const CM_OUTPUT_KEY = 'snapshot.yaml';
@@ -50,9 +51,25 @@ export interface RecipeInputs {
   readonly version: string;
   readonly image: string;
   readonly criteria: ClusterRuntimeSpec['criteria'];
+  /** The digest of the snapshot the recipe is built from: a new snapshot is a new recipe. */
+  readonly snapshot: string;
 }
 
-export function recipeStage(inputs: RecipeInputs, kube: KubePort, job: StageSpec<Recipe>['job']): StageSpec<Recipe> {
+/** Gives a recipe run its snapshot: a copy beside its output, labelled so it goes when the inputs change. */
+async function placeSnapshot(kube: KubePort, hash: string, text: string): Promise<void> {
+  const name = recipeSnapshotName(hash);
+  const namespace = STAGE_NAMESPACE.recipe;
+  if (await kube.get(KIND.configMap, name, namespace)) return;
+  const labels = { [LABEL.stage]: STAGE.recipe, [LABEL.input]: hash, [LABEL.managedBy]: MANAGED_BY_VALUE };
+  try {
+    await kube.create(KIND.configMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, labels }, data: { [CM_OUTPUT_KEY]: text } });
+  } catch (err) {
+    // A duplicate message placed it first: it holds the same document.
+    if (!(err instanceof ConflictError)) throw err;
+  }
+}
+
+export function recipeStage(inputs: RecipeInputs, kube: KubePort, job: StageSpec<Recipe>['job'], snapshotText: string): StageSpec<Recipe> {
   const namespace = STAGE_NAMESPACE.recipe;
   const read = async (hash: string): Promise<Collected<Recipe>> => {
     const name = recipeOutputName(hash);
@@ -64,6 +81,7 @@ export function recipeStage(inputs: RecipeInputs, kube: KubePort, job: StageSpec
     stage: STAGE.recipe,
     inputs,
     job,
+    prepare: (hash) => placeSnapshot(kube, hash, snapshotText),
     // Only an output the control plane has collected (and labelled) counts: AICR writes it before its Job ends.
     readRecord: async (hash) => {
       const cm = await kube.get(KIND.configMap, recipeOutputName(hash), namespace);
@@ -80,5 +98,6 @@ export function recipeStage(inputs: RecipeInputs, kube: KubePort, job: StageSpec
 }
 
 export function recipeArgs(inputs: RecipeInputs, hash: string): string[] {
-  return ['recipe', ...criteriaArgs(inputs.criteria), '-o', `cm://${STAGE_NAMESPACE.recipe}/${recipeOutputName(hash)}`];
+  // The spec's criteria are flags, which AICR lets win over what it reads from the snapshot.
+  return ['recipe', '--snapshot', `cm://${STAGE_NAMESPACE.recipe}/${recipeSnapshotName(hash)}`, ...criteriaArgs(inputs.criteria), '-o', `cm://${STAGE_NAMESPACE.recipe}/${recipeOutputName(hash)}`];
 }

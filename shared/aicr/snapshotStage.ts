@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
-import { LABEL, MANAGED_BY_VALUE, NAMESPACES } from '../api/constants.ts';
+import { ANNOTATION, LABEL, MANAGED_BY_VALUE, NAMESPACES } from '../api/constants.ts';
 import { KIND } from '../kube/kinds.ts';
 import type { KubePort } from '../kube/port.ts';
 import { CM_OUTPUT_KEY } from './recipeStage.ts';
@@ -80,9 +80,11 @@ export interface SnapshotInputs {
 const labelsFor = (hash: string): Record<string, string> => ({ [LABEL.stage]: STAGE.snapshot, [LABEL.input]: hash, [LABEL.managedBy]: MANAGED_BY_VALUE });
 
 /** Publishes a checked snapshot in aicr-system, replacing whatever holds that name (a corrupted copy, say). */
-async function publish(kube: KubePort, hash: string, text: string): Promise<void> {
+async function publish(kube: KubePort, hash: string, text: string, runtimeUID: string): Promise<void> {
   const name = snapshotOutputName(hash);
-  const body = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: NAMESPACES.system, labels: labelsFor(hash) }, data: { [CM_OUTPUT_KEY]: text } };
+  // The runtime's UID lets the forwarder wake discovery when someone edits or deletes it.
+  const metadata = { name, namespace: NAMESPACES.system, labels: labelsFor(hash), annotations: { [ANNOTATION.runtimeUID]: runtimeUID } };
+  const body = { apiVersion: 'v1', kind: 'ConfigMap', metadata, data: { [CM_OUTPUT_KEY]: text } };
   await kube.delete(KIND.configMap, name, NAMESPACES.system);
   await kube.create(KIND.configMap, body);
 }
@@ -106,7 +108,7 @@ export function snapshotStage(inputs: SnapshotInputs, kube: KubePort, job: Stage
       if (!cm) return { ok: false, problem: `its output ConfigMap ${namespace}/${name} is missing` };
       const r = parseSnapshot(`${namespace}/${name}`, name, cm.data?.[CM_OUTPUT_KEY]);
       if (!r.ok) return r;
-      await publish(kube, hash, r.output.text);
+      await publish(kube, hash, r.output.text, inputs.runtimeUID);
       await kube.delete(KIND.configMap, name, namespace);
       return r;
     },

@@ -2,7 +2,9 @@
 // labels or annotations, never its body) and what about it makes work. Steps name these in the
 // step table's `wakesOn`; a kind no step names is not watched.
 import { ANNOTATION, FORWARDER_CHECKPOINT, LABEL, NAMESPACES, RUNTIME_NAME } from '../api/constants.ts';
-import { type GenericObject, KIND, type JobObject, type Kind, type ObjectMeta, type PodObject, type RuntimeObject } from '../kube/kinds.ts';
+import { createHash } from 'node:crypto';
+import { STAGE } from '../aicr/stages.ts';
+import { type ConfigMapObject, type GenericObject, KIND, type JobObject, type Kind, type ObjectMeta, type PodObject, type RuntimeObject } from '../kube/kinds.ts';
 import type { Selection } from '../kube/port.ts';
 import { STEP_TABLE, type StepRow, WAKE, type Wake } from '../steps/table.ts';
 import { type NodeFacts, nodeFingerprint } from '../discovery/nodeGroups.ts';
@@ -70,6 +72,16 @@ export const AICR_POD_WATCH: WatchedKind<PodObject> = { wake: WAKE.aicrRun, kind
 export const SNAPSHOT_JOB_WATCH: WatchedKind<JobObject> = { id: 'snapshot-jobs', wake: WAKE.snapshotRun, kind: KIND.job, selection: SNAPSHOT_RUNS, runtimeOf: runtimeFromAnnotation, fingerprint: jobProgress };
 export const SNAPSHOT_POD_WATCH: WatchedKind<PodObject> = { id: 'snapshot-pods', wake: WAKE.snapshotRun, kind: KIND.pod, selection: SNAPSHOT_RUNS, runtimeOf: runtimeFromAnnotation, fingerprint: podProgress };
 
+/** Published snapshots in aicr-system: one edited or deleted by hand wakes discovery to replace it. */
+export const SNAPSHOT_CONFIGMAP_WATCH: WatchedKind<ConfigMapObject> = {
+  id: 'snapshots',
+  wake: WAKE.snapshotRun,
+  kind: KIND.configMap,
+  selection: { namespace: NAMESPACES.system, labelSelector: `${LABEL.stage}=${STAGE.snapshot}` },
+  runtimeOf: runtimeFromAnnotation,
+  fingerprint: (cm) => createHash('sha256').update(JSON.stringify([cm.data ?? {}, cm.metadata.labels ?? {}])).digest('hex'),
+};
+
 /**
  * Nodes concern the one runtime, whose UID a Node cannot name: the forwarder looks it up when
  * it sends (an empty UID). Only a Node's group facts count, so status heartbeats are not news;
@@ -82,7 +94,7 @@ export const NODE_WATCH: WatchedKind<GenericObject> = {
   fingerprint: (node) => nodeFingerprint(node as unknown as NodeFacts),
 };
 
-export const WATCHED: readonly WatchedKind<Watchable>[] = [RUNTIME_WATCH, AICR_JOB_WATCH, AICR_POD_WATCH, SNAPSHOT_JOB_WATCH, SNAPSHOT_POD_WATCH, NODE_WATCH];
+export const WATCHED: readonly WatchedKind<Watchable>[] = [RUNTIME_WATCH, AICR_JOB_WATCH, AICR_POD_WATCH, SNAPSHOT_JOB_WATCH, SNAPSHOT_POD_WATCH, SNAPSHOT_CONFIGMAP_WATCH, NODE_WATCH];
 
 /** The kinds some step of the table wakes on: what the forwarder watches. */
 export function watchedBy(table: readonly StepRow[] = STEP_TABLE): WatchedKind<Watchable>[] {

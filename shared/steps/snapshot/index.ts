@@ -5,8 +5,8 @@
 import { ANNOTATION, FIELD_MANAGER, LABEL, NAMESPACES } from '../../api/constants.ts';
 import { type ClusterRuntimeSpec, ClusterRuntimeSpecSchema } from '../../api/clusterRuntime.ts';
 import { runJob } from '../../aicr/jobSpec.ts';
-import { type StageDeps, type StageOutcome, runStage } from '../../aicr/runStage.ts';
-import { type Snapshot, snapshotArgs, snapshotStage } from '../../aicr/snapshotStage.ts';
+import { type Collected, type StageDeps, type StageOutcome, runStage } from '../../aicr/runStage.ts';
+import { type Snapshot, readSnapshot, snapshotArgs, snapshotStage } from '../../aicr/snapshotStage.ts';
 import { STAGE, inputHash } from '../../aicr/stages.ts';
 import { readConfiguration } from '../../configuration/read.ts';
 import type { Configuration } from '../../configuration/schema.ts';
@@ -15,7 +15,7 @@ import { type NodeFacts, type NodeGroupReading, nodeGroupFingerprint, readNodeGr
 import { parseDuration } from '../../durations.ts';
 import { recordEvent } from '../../events/recorder.ts';
 import { KIND } from '../../kube/kinds.ts';
-import type { StepContext, StepRunner } from '../types.ts';
+import type { StepContext, StepReport, StepRunner } from '../types.ts';
 
 
 const RESNAPSHOT_HINT = `kubectl annotate clusterruntime cluster ${ANNOTATION.resnapshot}="$(date +%s)" --overwrite`;
@@ -42,15 +42,19 @@ function nodeGroupFailure(reading: NodeGroupReading): SnapshotStatus['failure'] 
 }
 
 /** What status.discovery.snapshot says after this run of the stage, keeping the last good snapshot while a new one is under way. */
+/** The last good snapshot, kept while a new one is under way or discovery fails. */
+function kept(previous: SnapshotStatus | undefined): SnapshotStatus {
+  return { ...(previous?.configMap ? { configMap: previous.configMap } : {}), ...(previous?.digest ? { digest: previous.digest } : {}), ...(previous?.resnapshot ? { resnapshot: previous.resnapshot } : {}) };
+}
+
 function snapshotStatus(outcome: StageOutcome<Snapshot>, previous: SnapshotStatus | undefined, resnapshot: string): SnapshotStatus {
-  const kept = { ...(previous?.configMap ? { configMap: previous.configMap } : {}), ...(previous?.digest ? { digest: previous.digest } : {}), ...(previous?.resnapshot ? { resnapshot: previous.resnapshot } : {}) };
   switch (outcome.state) {
     case 'done':
       return { configMap: outcome.output.configMap, digest: outcome.output.digest, ...(resnapshot ? { resnapshot } : {}) };
     case 'stalled':
-      return { ...kept, failure: { reason: 'DiscoveryFailed', message: `the snapshot of the cluster failed: ${outcome.message}. After fixing the cause, request a snapshot: ${RESNAPSHOT_HINT}` } };
+      return { ...kept(previous), failure: { reason: 'DiscoveryFailed', message: `the snapshot of the cluster failed: ${outcome.message}. After fixing the cause, request a snapshot: ${RESNAPSHOT_HINT}` } };
     default:
-      return { ...kept, waiting: outcome.message };
+      return { ...kept(previous), waiting: outcome.message };
   }
 }
 
@@ -99,6 +103,19 @@ async function pinnedImage(ctx: StepContext): Promise<Pinned | undefined> {
   return image ? { spec: spec.data, configuration, image } : undefined;
 }
 
+/** While a published snapshot someone deleted or edited is being replaced, say so instead of keeping it. */
+function replacingUnreadable(status: SnapshotStatus, outcome: StageOutcome<Snapshot>, unreadable: Collected<Snapshot> | undefined): SnapshotStatus {
+  if (!unreadable || unreadable.ok || outcome.state === 'done' || outcome.state === 'stalled') return status;
+  const waiting = status.waiting ?? '';
+  return { waiting, failure: { reason: 'SnapshotUnreadable', message: `the latest snapshot cannot be read: ${unreadable.problem}; a fresh snapshot replaces it: ${waiting}` } };
+}
+
+function recheckOf(outcome: StageOutcome<Snapshot>): StepReport {
+  if (outcome.state === 'retrying') return { recheckAfterMs: outcome.afterMs };
+  if (outcome.state === 'waiting' && outcome.recheckAfterMs !== undefined) return { recheckAfterMs: outcome.recheckAfterMs };
+  return {};
+}
+
 export const runSnapshot: StepRunner = async (ctx) => {
   if (ctx.runtime.metadata.deletionTimestamp) return {};
   // Without a usable spec or a pinned image there is nothing to run; resolve says why.
@@ -108,11 +125,12 @@ export const runSnapshot: StepRunner = async (ctx) => {
   const previous = discoveryOf(ctx.runtime).snapshot;
   const failure = nodeGroupFailure(reading);
   if (failure) {
-    await writeDiscovery(ctx, { nodeGroups: [...reading.groups], snapshot: { ...(previous?.configMap ? { configMap: previous.configMap } : {}), ...(previous?.digest ? { digest: previous.digest } : {}), failure } });
+    await writeDiscovery(ctx, { nodeGroups: [...reading.groups], snapshot: { ...kept(previous), failure } });
     return {};
   }
+  const unreadable = previous?.configMap ? await readSnapshot(ctx.kube, previous.configMap) : undefined;
   const { outcome, resnapshot } = await takeSnapshot(ctx, nodeGroupFingerprint(reading.groups), pinned);
-  await writeDiscovery(ctx, { nodeGroups: [...reading.groups], snapshot: snapshotStatus(outcome, previous, resnapshot) });
-  const recheckAfterMs = outcome.state === 'retrying' ? outcome.afterMs : outcome.state === 'waiting' ? outcome.recheckAfterMs : undefined;
-  return recheckAfterMs === undefined ? {} : { recheckAfterMs };
+  const snapshot = replacingUnreadable(snapshotStatus(outcome, previous, resnapshot), outcome, unreadable);
+  await writeDiscovery(ctx, { nodeGroups: [...reading.groups], snapshot });
+  return recheckOf(outcome);
 };
