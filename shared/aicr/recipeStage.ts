@@ -55,12 +55,16 @@ export interface RecipeInputs {
   readonly snapshot: string;
 }
 
+/** The role label of the snapshot copy a recipe run reads. */
+export const RECIPE_SNAPSHOT_ROLE = 'snapshot-input';
+
 /** Gives a recipe run its snapshot: a copy beside its output, labelled so it goes when the inputs change. */
 async function placeSnapshot(kube: KubePort, hash: string, text: string): Promise<void> {
   const name = recipeSnapshotName(hash);
   const namespace = STAGE_NAMESPACE.recipe;
   if (await kube.get(KIND.configMap, name, namespace)) return;
-  const labels = { [LABEL.stage]: STAGE.recipe, [LABEL.input]: hash, [LABEL.managedBy]: MANAGED_BY_VALUE };
+  // Labelled with the recipe's stage and input so it goes with the run's outputs; its role tells it from the output.
+  const labels = { [LABEL.stage]: STAGE.recipe, [LABEL.input]: hash, [LABEL.role]: RECIPE_SNAPSHOT_ROLE, [LABEL.managedBy]: MANAGED_BY_VALUE };
   try {
     await kube.create(KIND.configMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, labels }, data: { [CM_OUTPUT_KEY]: text } });
   } catch (err) {

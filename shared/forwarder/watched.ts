@@ -35,13 +35,13 @@ export const RUNTIME_WATCH: WatchedKind<RuntimeObject> = {
   kind: KIND.clusterRuntime,
   runtimeOf: (obj) => ({ name: obj.metadata.name, uid: obj.metadata.uid }),
   // Its spec (generation), annotations and deletion; status writes, our own, are not work,
-  // except a new snapshot or a discovery failure, which the resolve step acts on.
+  // except what discovery reports (a new snapshot, a failure, what it waits for), which resolve acts on.
   fingerprint: (obj) => JSON.stringify([obj.metadata.generation ?? 0, obj.metadata.annotations ?? {}, obj.metadata.deletionTimestamp ?? null, snapshotFacts(obj)]),
 };
 
 function snapshotFacts(obj: RuntimeObject): unknown[] {
   const s = discoveryOf(obj).snapshot;
-  return [s?.configMap ?? '', s?.digest ?? '', s?.failure?.reason ?? ''];
+  return [s?.configMap ?? '', s?.digest ?? '', s?.failure?.reason ?? '', s?.waiting ?? ''];
 }
 
 /** AICR's Jobs and their Pods name their runtime in an annotation the control plane set. */

@@ -89,9 +89,7 @@ async function takeSnapshot(ctx: StepContext, groups: string, { spec, configurat
     ttlSecondsAfterFinished: Math.round(ctx.timings.failedJobTtlMs / 1000),
   };
   const stage = snapshotStage(inputs, ctx.kube, (hash, run) => runJob({ ...base, stage: STAGE.snapshot, hash, run, args: snapshotArgs(hash), registryAuth: false }));
-  const outcome = await runStage(stage, stageDeps(ctx));
-  if (outcome.state === 'done') await pruneSnapshots(ctx, outcome.hash);
-  return { outcome, resnapshot };
+  return { outcome: await runStage(stage, stageDeps(ctx)), resnapshot };
 }
 
 /** The AICR image for the runtime's version, or undefined when resolve reports why there is none. */
@@ -132,5 +130,7 @@ export const runSnapshot: StepRunner = async (ctx) => {
   const { outcome, resnapshot } = await takeSnapshot(ctx, nodeGroupFingerprint(reading.groups), pinned);
   const snapshot = replacingUnreadable(snapshotStatus(outcome, previous, resnapshot), outcome, unreadable);
   await writeDiscovery(ctx, { nodeGroups: [...reading.groups], snapshot });
+  // Only once status names the new one: resolve may still be reading the one before.
+  if (outcome.state === 'done') await pruneSnapshots(ctx, outcome.hash);
   return recheckOf(outcome);
 };
