@@ -23,8 +23,13 @@ function groupName(labels: Readonly<Record<string, string>>): string {
   return labels[NODE_LABEL.nodeGroup] ?? labels[NODE_LABEL.instanceType] ?? 'ungrouped';
 }
 
+/** Taints Kubernetes itself puts on a Node for its health (not-ready, unreachable, pressure): not the group's. */
+const HEALTH_TAINT = /^node\.(cloudprovider\.)?kubernetes\.io\//;
+
 function taintsOf(node: NodeFacts): string[] {
-  return (node.spec?.taints ?? []).map((t) => `${t.key ?? ''}${t.value ? `=${t.value}` : ''}:${t.effect ?? ''}`).sort();
+  return (node.spec?.taints ?? [])
+    .filter((t) => !HEALTH_TAINT.test(t.key ?? ''))
+    .map((t) => `${t.key ?? ''}${t.value ? `=${t.value}` : ''}:${t.effect ?? ''}`).sort();
 }
 
 function groupOf(node: NodeFacts, capacity: number): Omit<NodeGroup, 'nodes'> {

@@ -11,7 +11,8 @@ import { discoveryOf } from '../../shared/discovery/status.ts';
 import { DEFAULT_TIMINGS } from '../../shared/timings.ts';
 import { startCapturedControlPlane } from '../helpers/controlPlane.ts';
 import { applyConfiguration } from '../helpers/configuration.ts';
-import { adminKubeConfig } from '../helpers/env.ts';
+import { addNodeGroup, core } from '../helpers/cluster.ts';
+import { adminKubeConfig, uniqueName } from '../helpers/env.ts';
 import { forceAicrExit } from '../helpers/knobs.ts';
 import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
 
@@ -166,4 +167,39 @@ test('DISC-2 a corrupted snapshot ConfigMap is detected and replaced by a fresh 
   const text = await kubectl('get', 'configmap', '-n', NAMESPACES.system, name, '-o', 'jsonpath={.data.snapshot\\.yaml}');
   assert.match(text, /kind: Snapshot/);
   await resolvedWith('Resolved=True from the fresh snapshot', (c) => c.status === 'True' && c.message.startsWith('bundle '));
+});
+
+test('DISC-1 a node group appearing makes a new snapshot; a Node added to a group that exists does not', async () => {
+  start();
+  await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING });
+  await resolvedWith('Resolved=True', (c) => c.status === 'True' && c.message.startsWith('bundle '));
+  const first = await snapshotStatus();
+  // A Node for the system group, with that group's labels and no GPUs: the same group facts.
+  const name = 'system-9.ec2.internal';
+  const labels = { 'eks.amazonaws.com/nodegroup': 'system', 'node.kubernetes.io/instance-type': 'm7i.2xlarge' };
+  await core().createNode({ body: { metadata: { name, labels } } });
+  try {
+    await waitFor('the new Node in status', async () => {
+      const rt = await getRuntime();
+      return rt && discoveryOf(rt).nodeGroups?.find((g) => g.name === 'system')?.nodes === 2 ? true : undefined;
+    }, 30_000);
+    assert.deepEqual((await snapshotStatus())?.configMap, first?.configMap, 'the same node groups: no new snapshot');
+  } finally {
+    await core().deleteNode({ name });
+  }
+  const group = await addNodeGroup({ name: uniqueName('l40s'), instanceType: 'g6e.12xlarge', count: 1, cpu: '48', memory: '384Gi', gpu: { product: 'NVIDIA-L40S', count: 4 } });
+  try {
+    const next = await waitFor('a snapshot for the new group', async () => {
+      const s = await snapshotStatus();
+      return s?.configMap && s.configMap !== first?.configMap ? s : undefined;
+    }, SLOW);
+    assert.match(next.configMap ?? '', /^aicr-snapshot-[0-9a-f]{16}$/);
+  } finally {
+    await group.remove();
+  }
+  // The group gone, discovery snapshots again for the groups that are left.
+  await waitFor('a snapshot without the group', async () => {
+    const rt = await getRuntime();
+    return rt && !discoveryOf(rt).nodeGroups?.some((g) => g.gpu?.product === 'NVIDIA-L40S') && !discoveryOf(rt).snapshot?.waiting ? true : undefined;
+  }, SLOW);
 });

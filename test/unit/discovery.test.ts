@@ -32,6 +32,9 @@ test('DISC-1 node groups: GPU groups first with product, count and taints; a Nod
   const two = readNodeGroups([cpuNode('s-0'), gpuNode('g-0', 'gpu'), gpuNode('g-1', 'gpu')]);
   assert.equal(two.groups[0]?.nodes, 2);
   assert.equal(nodeGroupFingerprint(two.groups), nodeGroupFingerprint(one.groups));
+  const unready = gpuNode('g-2', 'gpu');
+  const withHealthTaint = { ...unready, spec: { taints: [...(unready.spec?.taints ?? []), { key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }] } };
+  assert.equal(nodeGroupFingerprint(readNodeGroups([cpuNode('s-0'), withHealthTaint]).groups), nodeGroupFingerprint(one.groups), "a Node's health taints are not its group's");
   const other = readNodeGroups([cpuNode('s-0'), gpuNode('g-0', 'gpu', { product: 'NVIDIA-L40S', count: 4 })]);
   assert.notEqual(nodeGroupFingerprint(other.groups), nodeGroupFingerprint(one.groups), 'a group changing GPU type is a new snapshot');
 });
