@@ -62,13 +62,12 @@ export const RECIPE_SNAPSHOT_ROLE = 'snapshot-input';
 async function placeSnapshot(kube: KubePort, hash: string, text: string): Promise<void> {
   const name = recipeSnapshotName(hash);
   const namespace = STAGE_NAMESPACE.recipe;
-  if (await kube.get(KIND.configMap, name, namespace)) return;
   // Labelled with the recipe's stage and input so it goes with the run's outputs; its role tells it from the output.
   const labels = { [LABEL.stage]: STAGE.recipe, [LABEL.input]: hash, [LABEL.role]: RECIPE_SNAPSHOT_ROLE, [LABEL.managedBy]: MANAGED_BY_VALUE };
   try {
     await kube.create(KIND.configMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, labels }, data: { [CM_OUTPUT_KEY]: text } });
   } catch (err) {
-    // A duplicate message placed it first: it holds the same document.
+    // Placed already (a run before, or a duplicate message): it holds the same document.
     if (!(err instanceof ConflictError)) throw err;
   }
 }
