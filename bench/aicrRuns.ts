@@ -30,8 +30,10 @@ const complete = (job: JobObject): boolean => job.status?.conditions?.some((c) =
 async function watchAll(kc: KubeConfig, seen: Seen): Promise<() => void> {
   const jobs = await new Watch(kc).watch(`/apis/batch/v1/namespaces/${NAMESPACES.jobs}/jobs`, { labelSelector: LABEL.stage }, (type, job: JobObject) => {
     const now = performance.now();
-    if (type === 'ADDED' && !seen.createdAt.has(job.metadata.name)) seen.createdAt.set(job.metadata.name, now);
-    if (complete(job) && !seen.completedAt.has(job.metadata.name)) seen.completedAt.set(job.metadata.name, now);
+    // By name and UID: inputs seen before (the intents alternate) give a new Job the same name.
+    const key = `${job.metadata.name}@${job.metadata.uid}`;
+    if (type === 'ADDED' && !seen.createdAt.has(key)) seen.createdAt.set(key, now);
+    if (complete(job) && !seen.completedAt.has(key)) seen.completedAt.set(key, now);
   }, () => undefined);
   const runtime = await new Watch(kc).watch(`/apis/${API_GROUP}/${API_VERSION}/${KINDS.clusterRuntime.plural}`, { fieldSelector: 'metadata.name=cluster' }, (_t, rt: RuntimeObject) => {
     const c = rt.status?.conditions?.find((x) => x.type === 'Resolved');

@@ -23,6 +23,7 @@ import { ensureRegistrySecrets } from '../test/helpers/configuration.ts';
 import { measureChanges, summarise } from './latency.ts';
 import { storm } from './storm.ts';
 import { runResolve } from '../shared/steps/resolve/index.ts';
+import { RUNNERS } from '../shared/steps/runners.ts';
 import type { StepRunner } from '../shared/steps/types.ts';
 import { controlPlaneRequestsSince, perChange } from './requests.ts';
 
@@ -72,7 +73,7 @@ async function stormPath() {
     runs++;
     return await runResolve(ctx);
   };
-  const cp = startLocalControlPlane({ kube: controlPlaneKube(), log: silent, runners: { resolve: counting } });
+  const cp = startLocalControlPlane({ kube: controlPlaneKube(), log: silent, runners: { ...RUNNERS, resolve: counting } });
   await waitFor('first status', async () => ((await getRuntime())?.status?.observedGeneration === 1 ? true : undefined));
   const figures = await storm(adminKubeConfig(), cp, () => runs);
   cp.stop();
@@ -109,7 +110,9 @@ async function sqsRig() {
   const sqs = new SQSClient(awsClientConfig());
   const { queue } = await createFifoWithDlq(sqs, 'aicr-resolve', { visibilitySeconds: 30, maxReceiveCount: 5 });
   const delay = await createQueue(sqs, 'aicr-delay');
-  Object.assign(process.env, { AICR_RESOLVE_QUEUE_URL: queue.url, AICR_DELAY_QUEUE_URL: delay.url, AICR_KUBECONFIG: testEnv().KUBECONFIG, AICR_KUBE_CONTEXT: CONTROL_PLANE_USER, LOG_LEVEL: 'silent' });
+  // The forwarder wakes the snapshot step too; its queue is there, but only resolve is timed here.
+  const snapshot = (await createFifoWithDlq(sqs, 'aicr-snapshot', { visibilitySeconds: 30, maxReceiveCount: 5 })).queue;
+  Object.assign(process.env, { AICR_RESOLVE_QUEUE_URL: queue.url, AICR_SNAPSHOT_QUEUE_URL: snapshot.url, AICR_DELAY_QUEUE_URL: delay.url, AICR_KUBECONFIG: testEnv().KUBECONFIG, AICR_KUBE_CONTEXT: CONTROL_PLANE_USER, LOG_LEVEL: 'silent' });
   const { handler } = (await import('../functions/resolve.ts')) as { handler: SqsHandler };
   const driver = new SqsLambdaDriver(sqs, queue, handler);
   let polling = true;
@@ -117,7 +120,7 @@ async function sqsRig() {
     while (polling) await driver.pollOnce(1);
   })();
   return {
-    producer: new SqsProducer(sqs, { fifoQueueUrl: { resolve: queue.url }, delayQueueUrl: delay.url }),
+    producer: new SqsProducer(sqs, { fifoQueueUrl: { resolve: queue.url, snapshot: snapshot.url }, delayQueueUrl: delay.url }),
     driver,
     stop: async () => {
       polling = false;

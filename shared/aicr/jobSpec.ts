@@ -1,10 +1,10 @@
 // The Job one AICR run is: one container, no retries of its own (the control plane decides
 // about retries), its error output kept as the termination message, placement only from the
 // configuration, and nothing but the stage's own output writable.
-import { AICR_RUNNER_SERVICE_ACCOUNT, ANNOTATION, LABEL, MANAGED_BY_VALUE } from '../api/constants.ts';
+import { AICR_RUNNER_SERVICE_ACCOUNT, AICR_SNAPSHOT_SERVICE_ACCOUNT, ANNOTATION, LABEL, MANAGED_BY_VALUE, NODE_LABEL } from '../api/constants.ts';
 import type { Configuration } from '../configuration/schema.ts';
 import type { WritableObject } from '../kube/port.ts';
-import { STAGE_NAMESPACE, type Stage, jobName } from './stages.ts';
+import { STAGE, STAGE_NAMESPACE, type Stage, jobName } from './stages.ts';
 
 /** Where the render Job finds the registry's docker config (AICR v0.11.1 reads push credentials only from there). */
 export const DOCKER_CONFIG_DIR = '/aicr/docker';
@@ -60,6 +60,46 @@ function podSpec(r: RunRequest): Record<string, unknown> {
   };
 }
 
+/** Host paths AICR's agent reads: the host's systemd (SystemD collector) and OS release (OS collector). */
+const AGENT_HOST_PATHS = [
+  { name: 'run-systemd', path: '/run/systemd', type: 'Directory' },
+  { name: 'host-os-release', path: '/etc/os-release', type: 'File' },
+] as const;
+
+/**
+ * AICR's snapshot agent, as its own agent Job runs it in privileged mode, less what its
+ * collectors do not use: it must see the host's GPUs, processes and OS (privileged, root, host
+ * PID namespace, two read-only host paths); it needs neither the host network nor host IPC,
+ * which only `--discover-network` would use. It goes to a GPU node, whatever that node's taints.
+ */
+function agentPodSpec(r: RunRequest): Record<string, unknown> {
+  return {
+    restartPolicy: 'Never',
+    serviceAccountName: AICR_SNAPSHOT_SERVICE_ACCOUNT,
+    nodeSelector: { [NODE_LABEL.gpuPresent]: 'true' },
+    tolerations: [{ operator: 'Exists' }],
+    hostPID: true,
+    securityContext: { runAsUser: 0, runAsGroup: 0 },
+    containers: [
+      {
+        name: 'aicr',
+        image: r.image,
+        args: [...r.args],
+        env: [
+          // Agent mode: measure this node here instead of deploying another agent.
+          { name: 'AICR_AGENT_MODE', value: 'true' },
+          { name: 'AICR_LOG_PREFIX', value: 'agent' },
+          { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+        ],
+        terminationMessagePolicy: 'FallbackToLogsOnError',
+        securityContext: { privileged: true, runAsUser: 0, runAsGroup: 0 },
+        volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }, ...AGENT_HOST_PATHS.map((h) => ({ name: h.name, mountPath: h.path, readOnly: true }))],
+      },
+    ],
+    volumes: [{ name: 'tmp', emptyDir: {} }, ...AGENT_HOST_PATHS.map((h) => ({ name: h.name, hostPath: { path: h.path, type: h.type } }))],
+  };
+}
+
 export function runJob(r: RunRequest): WritableObject {
   const labels = { [LABEL.stage]: r.stage, [LABEL.input]: r.hash, [LABEL.managedBy]: MANAGED_BY_VALUE };
   const annotations = { [ANNOTATION.runtimeUID]: r.runtimeUID };
@@ -71,7 +111,7 @@ export function runJob(r: RunRequest): WritableObject {
       backoffLimit: 0,
       activeDeadlineSeconds: r.activeDeadlineSeconds,
       ttlSecondsAfterFinished: r.ttlSecondsAfterFinished,
-      template: { metadata: { labels, annotations }, spec: podSpec(r) },
+      template: { metadata: { labels, annotations }, spec: r.stage === STAGE.snapshot ? agentPodSpec(r) : podSpec(r) },
     },
   };
 }

@@ -8,7 +8,8 @@ import { LABEL, MANAGED_BY_VALUE } from '../api/constants.ts';
 import { type ConfigMapObject, KIND } from '../kube/kinds.ts';
 import type { KubePort } from '../kube/port.ts';
 import type { Collected, StageSpec } from './runStage.ts';
-import { STAGE, STAGE_NAMESPACE, recipeOutputName } from './stages.ts';
+import { STAGE, STAGE_NAMESPACE, recipeOutputName, recipeSnapshotName } from './stages.ts';
+import { ConflictError } from '../errors.ts';
 
 /** The data key AICR v0.11.1 writes any document under when its output is a ConfigMap. */
 export const CM_OUTPUT_KEY = 'snapshot.yaml';
@@ -50,9 +51,28 @@ export interface RecipeInputs {
   readonly version: string;
   readonly image: string;
   readonly criteria: ClusterRuntimeSpec['criteria'];
+  /** The digest of the snapshot the recipe is built from: a new snapshot is a new recipe. */
+  readonly snapshot: string;
 }
 
-export function recipeStage(inputs: RecipeInputs, kube: KubePort, job: StageSpec<Recipe>['job']): StageSpec<Recipe> {
+/** The role label of the snapshot copy a recipe run reads. */
+export const RECIPE_SNAPSHOT_ROLE = 'snapshot-input';
+
+/** Gives a recipe run its snapshot: a copy beside its output, labelled so it goes when the inputs change. */
+async function placeSnapshot(kube: KubePort, hash: string, text: string): Promise<void> {
+  const name = recipeSnapshotName(hash);
+  const namespace = STAGE_NAMESPACE.recipe;
+  // Labelled with the recipe's stage and input so it goes with the run's outputs; its role tells it from the output.
+  const labels = { [LABEL.stage]: STAGE.recipe, [LABEL.input]: hash, [LABEL.role]: RECIPE_SNAPSHOT_ROLE, [LABEL.managedBy]: MANAGED_BY_VALUE };
+  try {
+    await kube.create(KIND.configMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, labels }, data: { [CM_OUTPUT_KEY]: text } });
+  } catch (err) {
+    // Placed already (a run before, or a duplicate message): it holds the same document.
+    if (!(err instanceof ConflictError)) throw err;
+  }
+}
+
+export function recipeStage(inputs: RecipeInputs, kube: KubePort, job: StageSpec<Recipe>['job'], snapshotText: string): StageSpec<Recipe> {
   const namespace = STAGE_NAMESPACE.recipe;
   // The record check and the collection look at the same ConfigMap: once it has been seen it is
   // not read again in this call. Not yet seen, it is read again: the run may have written it since.
@@ -72,6 +92,7 @@ export function recipeStage(inputs: RecipeInputs, kube: KubePort, job: StageSpec
     stage: STAGE.recipe,
     inputs,
     job,
+    prepare: (hash) => placeSnapshot(kube, hash, snapshotText),
     // Only an output the control plane has collected (and labelled) counts: AICR writes it before its Job ends.
     readRecord: async (hash) => {
       const cm = await fetch(hash);
@@ -88,5 +109,6 @@ export function recipeStage(inputs: RecipeInputs, kube: KubePort, job: StageSpec
 }
 
 export function recipeArgs(inputs: RecipeInputs, hash: string): string[] {
-  return ['recipe', ...criteriaArgs(inputs.criteria), '-o', `cm://${STAGE_NAMESPACE.recipe}/${recipeOutputName(hash)}`];
+  // The spec's criteria are flags, which AICR lets win over what it reads from the snapshot.
+  return ['recipe', '--snapshot', `cm://${STAGE_NAMESPACE.recipe}/${recipeSnapshotName(hash)}`, ...criteriaArgs(inputs.criteria), '-o', `cm://${STAGE_NAMESPACE.recipe}/${recipeOutputName(hash)}`];
 }

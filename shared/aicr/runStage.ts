@@ -30,6 +30,8 @@ export interface StageSpec<Out> {
   readonly collectReadsPod?: boolean;
   /** Reads a succeeded run's output (and records it so readRecord finds it). */
   collect(hash: string, job: JobObject, pod: PodObject | undefined): Promise<Collected<Out>>;
+  /** Puts in place what a run reads besides its arguments, just before its Job is created. */
+  prepare?(hash: string): Promise<void>;
 }
 
 export type StageOutcome<Out> =
@@ -218,6 +220,7 @@ async function next<Out>(d: Decision<Out>, deps: StageDeps): Promise<StageOutcom
   const { stage } = d.spec;
   const run = Math.max(0, ...d.mine.map((j) => runNumberOf(j.metadata.name))) + 1;
   const name = jobName(stage, d.hash, run);
+  await d.spec.prepare?.(d.hash);
   const create = deps.kube.create(KIND.job, d.spec.job(d.hash, run)).then(
     () => undefined,
     (err: unknown) => {

@@ -1,14 +1,14 @@
-// The AICR stages the resolve step runs as Jobs, where they run, and how a run is named.
+// The AICR stages the control plane runs as Jobs (snapshot by the snapshot step, recipe and render by resolve), where they run, and how a run is named.
 import { createHash } from 'node:crypto';
 import { NAMESPACES } from '../api/constants.ts';
 
-export const STAGE = { recipe: 'recipe', render: 'render' } as const;
+export const STAGE = { snapshot: 'snapshot', recipe: 'recipe', render: 'render' } as const;
 export type Stage = (typeof STAGE)[keyof typeof STAGE];
 
 /** The aicr command each stage runs, as its failures name it. */
-export const STAGE_COMMAND: Readonly<Record<Stage, string>> = { recipe: 'recipe', render: 'bundle' };
+export const STAGE_COMMAND: Readonly<Record<Stage, string>> = { snapshot: 'snapshot', recipe: 'recipe', render: 'bundle' };
 
-export const STAGE_NAMESPACE: Readonly<Record<Stage, string>> = { recipe: NAMESPACES.jobs, render: NAMESPACES.jobs };
+export const STAGE_NAMESPACE: Readonly<Record<Stage, string>> = { snapshot: NAMESPACES.discovery, recipe: NAMESPACES.jobs, render: NAMESPACES.jobs };
 
 /** Objects with sorted keys, so equal inputs always hash alike. */
 function canonical(value: unknown): unknown {
@@ -47,4 +47,14 @@ export function recipeOutputName(hash: string): string {
 /** The ConfigMap in which the control plane records what a render run pushed. */
 export function renderRecordName(hash: string): string {
   return `aicr-render-${hash}`;
+}
+
+/** The ConfigMap a snapshot run writes (in aicr-discovery) and the control plane copies it to (in aicr-system). */
+export function snapshotOutputName(hash: string): string {
+  return `aicr-snapshot-${hash}`;
+}
+
+/** The copy of the snapshot a recipe run reads, beside its own output in aicr-jobs. */
+export function recipeSnapshotName(hash: string): string {
+  return `aicr-recipe-${hash}-snapshot`;
 }

@@ -78,6 +78,19 @@ export const ClusterRuntimeSpecSchema = apiObject(
 ).meta({ description: 'The software stack the cluster should run, and how the control plane moves it there.' });
 export type ClusterRuntimeSpec = z.output<typeof ClusterRuntimeSpecSchema>;
 
+const NodeGroupSchema = z
+  .object({
+    name: boundedString(253, 'The node group, from its nodes\' node-group label (or their instance type).'),
+    instanceType: boundedString(128, 'The instance type of its nodes.').optional(),
+    nodes: described(z.int().min(0), 'How many Nodes it has now.'),
+    gpu: z
+      .object({ product: boundedString(128, 'GPU product, from the feature discovery label.'), count: described(z.int().min(0), 'GPUs per node, from the Node capacity.') })
+      .meta({ description: 'The GPUs of each of its nodes; absent for a group without GPUs.' })
+      .optional(),
+    taints: described(z.array(boundedString(512, 'A taint as key=value:effect.')).max(32), 'Taints its nodes carry.'),
+  })
+  .meta({ description: 'One node group of the cluster.' });
+
 const planRef = (description: string): z.ZodString => boundedString(253, description);
 
 export const ClusterRuntimeStatusSchema = z
@@ -90,8 +103,21 @@ export const ClusterRuntimeStatusSchema = z
     targetPlan: planRef('The plan the cluster is moving to.').optional(),
     discovery: z
       .object({
+        nodeGroups: described(z.array(NodeGroupSchema).max(64), 'The node groups read from the Node objects, GPU groups first.').optional(),
         snapshot: z
-          .object({ configMap: boundedString(253, 'ConfigMap holding the latest snapshot of the cluster.').optional() })
+          .object({
+            configMap: boundedString(253, 'ConfigMap in aicr-system holding the latest snapshot of the cluster.').optional(),
+            digest: boundedString(128, 'sha256 digest of the snapshot document that ConfigMap holds.').optional(),
+            resnapshot: boundedString(253, 'The operator.aicr.run/resnapshot value the latest snapshot was taken for.').optional(),
+            waiting: boundedString(2048, 'What a snapshot under way is waiting for.').optional(),
+            failure: z
+              .object({
+                reason: boundedString(64, 'Why discovery could not give a usable snapshot, as a reason Resolved carries.'),
+                message: boundedString(4096, 'The cause and the fix.'),
+              })
+              .meta({ description: 'Why the latest discovery failed; absent once it succeeds.' })
+              .optional(),
+          })
           .meta({ description: 'The latest snapshot of the cluster.' })
           .optional(),
       })

@@ -74,6 +74,19 @@ export const CONFIGURATION = { namespace: NAMESPACES.system, name: 'aicr-config'
 
 /** The ServiceAccount AICR Jobs run as in aicr-jobs: it may write and read their output ConfigMaps only. */
 export const AICR_RUNNER_SERVICE_ACCOUNT = 'aicr-runner';
+/** The ServiceAccount AICR's snapshot agent runs as in aicr-discovery: reads Nodes and Pods, writes its output ConfigMap. */
+export const AICR_SNAPSHOT_SERVICE_ACCOUNT = 'aicr-snapshot-agent';
+
+/** Node labels discovery reads: how EKS and NVIDIA's GPU feature discovery describe a Node. */
+export const NODE_LABEL = {
+  nodeGroup: 'eks.amazonaws.com/nodegroup',
+  instanceType: 'node.kubernetes.io/instance-type',
+  gpuPresent: 'nvidia.com/gpu.present',
+  gpuProduct: 'nvidia.com/gpu.product',
+  gpuCount: 'nvidia.com/gpu.count',
+} as const;
+/** The extended resource a GPU Node's capacity counts its GPUs in. */
+export const GPU_RESOURCE = 'nvidia.com/gpu';
 
 export const FINALIZER = {
   cleanup: `${API_GROUP}/cleanup`,
@@ -82,6 +95,8 @@ export const FINALIZER = {
 /** One server-side-apply field manager per step, so steps never clobber each other's fields. */
 export const FIELD_MANAGER = {
   resolve: 'aicr-resolve',
+  /** Writes only status.discovery. */
+  snapshot: 'aicr-snapshot',
   /** Writes only Ready, Reconciling, Stalled and status.observedGeneration. */
   summary: 'aicr-status-summary',
 } as const;

@@ -10,6 +10,7 @@ import { changeDedupId } from '../queue/dedup.ts';
 import { STEP_TABLE, type StepRow } from '../steps/table.ts';
 import { DEFAULT_TIMINGS, backoffDelay } from '../timings.ts';
 import type { KubePort, WatchEvent } from '../kube/port.ts';
+import { KIND } from '../kube/kinds.ts';
 import type { Logger } from '../observability/log.ts';
 import type { QueueProducer } from '../queue/port.ts';
 import { encodeWorkItem, runtimeGroup } from '../queue/workItem.ts';
@@ -248,9 +249,17 @@ export class Forwarder {
     }
   }
 
+  /** The runtime's UID when the watched object could not name it (a Node): read it, or undefined when there is none. */
+  private async uidOf(ref: RuntimeRef): Promise<string | undefined> {
+    if (ref.uid !== '') return ref.uid;
+    return (await this.opts.kube.get(KIND.clusterRuntime, ref.name))?.metadata.uid;
+  }
+
   private async enqueue(p: Pending): Promise<void> {
-    const { uid, name } = p.runtime;
+    const { name } = p.runtime;
     try {
+      const uid = await this.uidOf(p.runtime);
+      if (uid === undefined) return;
       for (const step of this.steps) {
         await this.opts.producer.send({
           step,
@@ -264,7 +273,7 @@ export class Forwarder {
       // Not advancing the checkpoint and relisting next means the change is sent again.
       this.sendFailed = true;
       this.stopWatch?.();
-      this.opts.log.error('enqueue failed; will relist', { runtimeUID: uid, ...errorFields(err) });
+      this.opts.log.error('enqueue failed; will relist', { runtimeUID: p.runtime.uid, ...errorFields(err) });
     }
   }
 

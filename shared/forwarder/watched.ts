@@ -2,9 +2,13 @@
 // labels or annotations, never its body) and what about it makes work. Steps name these in the
 // step table's `wakesOn`; a kind no step names is not watched.
 import { ANNOTATION, FORWARDER_CHECKPOINT, LABEL, NAMESPACES, RUNTIME_NAME } from '../api/constants.ts';
-import { KIND, type JobObject, type Kind, type ObjectMeta, type PodObject, type RuntimeObject } from '../kube/kinds.ts';
+import { createHash } from 'node:crypto';
+import { STAGE } from '../aicr/stages.ts';
+import { type ConfigMapObject, type GenericObject, KIND, type JobObject, type Kind, type ObjectMeta, type PodObject, type RuntimeObject } from '../kube/kinds.ts';
 import type { Selection } from '../kube/port.ts';
 import { STEP_TABLE, type StepRow, WAKE, type Wake } from '../steps/table.ts';
+import { type NodeFacts, nodeFingerprint } from '../discovery/nodeGroups.ts';
+import { discoveryOf } from '../discovery/status.ts';
 
 export interface RuntimeRef {
   readonly name: string;
@@ -28,6 +32,8 @@ export interface WatchedKind<T extends { readonly metadata: ObjectMeta }> {
   arrivalIsNews?(obj: T): boolean;
   /** Two events with the same fingerprint for one object are one change. */
   fingerprint(obj: T): string;
+  /** Tells apart two watches of one kind (in different namespaces), for their checkpoints. */
+  readonly id?: string;
 }
 
 /** Any object the forwarder can watch. */
@@ -37,9 +43,15 @@ export const RUNTIME_WATCH: WatchedKind<RuntimeObject> = {
   wake: WAKE.runtimeChange,
   kind: KIND.clusterRuntime,
   runtimeOf: (obj) => ({ name: obj.metadata.name, uid: obj.metadata.uid }),
-  // Its spec (generation), annotations and deletion; status writes, our own, are not work.
-  fingerprint: (obj) => JSON.stringify([obj.metadata.generation ?? 0, obj.metadata.annotations ?? {}, obj.metadata.deletionTimestamp ?? null]),
+  // Its spec (generation), annotations and deletion; status writes, our own, are not work,
+  // except what discovery reports (a new snapshot, a failure, what it waits for), which resolve acts on.
+  fingerprint: (obj) => JSON.stringify([obj.metadata.generation ?? 0, obj.metadata.annotations ?? {}, obj.metadata.deletionTimestamp ?? null, snapshotFacts(obj)]),
 };
+
+function snapshotFacts(obj: RuntimeObject): unknown[] {
+  const s = discoveryOf(obj).snapshot;
+  return [s?.configMap ?? '', s?.digest ?? '', s?.failure?.reason ?? '', s?.waiting ?? ''];
+}
 
 /** AICR's Jobs and their Pods name their runtime in an annotation the control plane set. */
 function runtimeFromAnnotation(obj: Watchable): RuntimeRef | undefined {
@@ -48,43 +60,85 @@ function runtimeFromAnnotation(obj: Watchable): RuntimeRef | undefined {
 }
 
 const AICR_RUNS = { namespace: NAMESPACES.jobs, labelSelector: LABEL.stage };
-
-export const AICR_JOB_WATCH: WatchedKind<JobObject> = {
-  wake: WAKE.aicrRun,
-  kind: KIND.job,
-  selection: AICR_RUNS,
-  runtimeOf: runtimeFromAnnotation,
-  coalesceMs: 0,
-  // A Job just created, or a successful one the step deleted after reading it, is no news; a
-  // failed one deleted by a person lets its stage run again (JOB-6).
-  arrivalIsNews: (job) => (job.status?.conditions ?? []).length > 0,
-  deletionIsNews: (job) => !(job.status?.conditions ?? []).some((c) => c.type === 'Complete' && c.status === 'True'),
-  // Whether the run ended; the control plane's own annotations and TTL changes are not news.
-  fingerprint: (job) => JSON.stringify([(job.status?.conditions ?? []).map((c) => `${c.type}=${c.status}`), job.metadata.deletionTimestamp ?? null]),
-};
+const SNAPSHOT_RUNS = { namespace: NAMESPACES.discovery, labelSelector: LABEL.stage };
 
 /** The fingerprint of a Pod that nothing holds up. */
 const QUIET_POD = JSON.stringify([[], []]);
 
-export const AICR_POD_WATCH: WatchedKind<PodObject> = {
-  wake: WAKE.aicrRun,
-  kind: KIND.pod,
-  selection: AICR_RUNS,
+// Only what a wait message is made of: a refusal to schedule or a failed pull. How a run ended
+// is the Job's to say.
+const podProgress = (pod: PodObject): string =>
+  JSON.stringify([
+    (pod.status?.conditions ?? []).filter((c) => c.type === 'PodScheduled' && c.status === 'False').map((c) => c.message ?? ''),
+    (pod.status?.containerStatuses ?? []).map((c) => (c.state?.waiting?.reason === 'ContainerCreating' ? '' : (c.state?.waiting?.reason ?? ''))),
+  ]);
+
+/**
+ * An AICR run's Job, in the namespace of its stage. A Job just created, or a successful one the
+ * step deleted after reading it, is no news; a failed one deleted by a person lets its stage
+ * run again (JOB-6). AICR's Jobs change a few times per run and each change is the control
+ * plane's cue to act, so none is held back by coalescing.
+ */
+function runJobWatch(wake: Wake, selection: Selection, id?: string): WatchedKind<JobObject> {
+  return {
+    ...(id ? { id } : {}),
+    wake,
+    kind: KIND.job,
+    selection,
+    runtimeOf: runtimeFromAnnotation,
+    coalesceMs: 0,
+    arrivalIsNews: (job) => (job.status?.conditions ?? []).length > 0,
+    deletionIsNews: (job) => !(job.status?.conditions ?? []).some((c) => c.type === 'Complete' && c.status === 'True'),
+    // Whether the run ended; the control plane's own annotations and TTL changes are not news.
+    fingerprint: (job) => JSON.stringify([(job.status?.conditions ?? []).map((c) => `${c.type}=${c.status}`), job.metadata.deletionTimestamp ?? null]),
+  };
+}
+
+/** An AICR run's Pod: news only when it is held up; it goes with its Job, which is watched itself. */
+function runPodWatch(wake: Wake, selection: Selection, id?: string): WatchedKind<PodObject> {
+  return {
+    ...(id ? { id } : {}),
+    wake,
+    kind: KIND.pod,
+    selection,
+    runtimeOf: runtimeFromAnnotation,
+    coalesceMs: 0,
+    deletionIsNews: () => false,
+    arrivalIsNews: (pod) => podProgress(pod) !== QUIET_POD,
+    fingerprint: podProgress,
+  };
+}
+
+export const AICR_JOB_WATCH = runJobWatch(WAKE.aicrRun, AICR_RUNS);
+export const AICR_POD_WATCH = runPodWatch(WAKE.aicrRun, AICR_RUNS);
+
+/** The snapshot agent's Jobs and Pods, in aicr-discovery: they wake the snapshot step. */
+export const SNAPSHOT_JOB_WATCH = runJobWatch(WAKE.snapshotRun, SNAPSHOT_RUNS, 'snapshot-jobs');
+export const SNAPSHOT_POD_WATCH = runPodWatch(WAKE.snapshotRun, SNAPSHOT_RUNS, 'snapshot-pods');
+
+/** Published snapshots in aicr-system: one edited or deleted by hand wakes discovery to replace it. */
+export const SNAPSHOT_CONFIGMAP_WATCH: WatchedKind<ConfigMapObject> = {
+  id: 'snapshots',
+  wake: WAKE.snapshotRun,
+  kind: KIND.configMap,
+  selection: { namespace: NAMESPACES.system, labelSelector: `${LABEL.stage}=${STAGE.snapshot}` },
   runtimeOf: runtimeFromAnnotation,
-  coalesceMs: 0,
-  // A Pod goes with its Job, which is watched itself; a new Pod is news only when it is held up.
-  deletionIsNews: () => false,
-  arrivalIsNews: (pod) => AICR_POD_WATCH.fingerprint(pod) !== QUIET_POD,
-  // Only what a wait message is made of: a refusal to schedule or a failed pull. How a run ended
-  // is the Job's to say.
-  fingerprint: (pod) =>
-    JSON.stringify([
-      (pod.status?.conditions ?? []).filter((c) => c.type === 'PodScheduled' && c.status === 'False').map((c) => c.message ?? ''),
-      (pod.status?.containerStatuses ?? []).map((c) => (c.state?.waiting?.reason === 'ContainerCreating' ? '' : (c.state?.waiting?.reason ?? ''))),
-    ]),
+  fingerprint: (cm) => createHash('sha256').update(JSON.stringify([cm.data ?? {}, cm.metadata.labels ?? {}])).digest('hex'),
 };
 
-export const WATCHED: readonly WatchedKind<Watchable>[] = [RUNTIME_WATCH, AICR_JOB_WATCH, AICR_POD_WATCH];
+/**
+ * Nodes concern the one runtime, whose UID a Node cannot name: the forwarder looks it up when
+ * it sends (an empty UID). Only a Node's group facts count, so status heartbeats are not news;
+ * a Node added to a group that exists still wakes discovery, which then finds nothing new.
+ */
+export const NODE_WATCH: WatchedKind<GenericObject> = {
+  wake: WAKE.nodeChange,
+  kind: KIND.node,
+  runtimeOf: () => ({ name: RUNTIME_NAME, uid: '' }),
+  fingerprint: (node) => nodeFingerprint(node as unknown as NodeFacts),
+};
+
+export const WATCHED: readonly WatchedKind<Watchable>[] = [RUNTIME_WATCH, AICR_JOB_WATCH, AICR_POD_WATCH, SNAPSHOT_JOB_WATCH, SNAPSHOT_POD_WATCH, SNAPSHOT_CONFIGMAP_WATCH, NODE_WATCH];
 
 /** The kinds some step of the table wakes on: what the forwarder watches. */
 export function watchedBy(table: readonly StepRow[] = STEP_TABLE): WatchedKind<Watchable>[] {
@@ -94,5 +148,5 @@ export function watchedBy(table: readonly StepRow[] = STEP_TABLE): WatchedKind<W
 
 /** Each watched kind keeps its own checkpoint ConfigMap, so one kind's progress never moves another's. */
 export function checkpointName(w: WatchedKind<Watchable>): string {
-  return w.kind === KIND.clusterRuntime ? FORWARDER_CHECKPOINT.name : `${FORWARDER_CHECKPOINT.name}-${w.kind.plural}`;
+  return w.kind === KIND.clusterRuntime ? FORWARDER_CHECKPOINT.name : `${FORWARDER_CHECKPOINT.name}-${w.id ?? w.kind.plural}`;
 }

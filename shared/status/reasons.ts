@@ -40,6 +40,11 @@ export const REASONS = {
   NotFound: { on: [R], class: stalledWaiting },
   OrphanedObjectsPresent: { on: [R], class: stalledWaiting },
   AdoptionBlocked: { on: [R], class: stalledWaiting },
+  // Discovery (the snapshot step records them; Resolved carries them).
+  DiscoveryFailed: { on: [R], class: stalledWaiting },
+  NoGPUNodes: { on: [R], class: stalledRetrying },
+  NodeGroupMismatch: { on: [R], class: stalledRetrying },
+  SnapshotUnreadable: { on: [R], class: stalledRetrying },
   // The engine (Argo CD) and its registry credentials.
   EngineReady: { on: [E], class: healthy },
   EngineUnavailable: { on: [E], class: stalledRetrying },
@@ -69,6 +74,14 @@ export const REASONS = {
 } as const satisfies Record<string, ReasonRow>;
 
 export type Reason = keyof typeof REASONS;
+
+/** The reasons discovery fails with; the snapshot step records them in status.discovery. */
+export const DISCOVERY_REASONS = ['DiscoveryFailed', 'NoGPUNodes', 'NodeGroupMismatch', 'SnapshotUnreadable'] as const satisfies readonly Reason[];
+export type DiscoveryReason = (typeof DISCOVERY_REASONS)[number];
+
+export function isDiscoveryReason(value: string): value is DiscoveryReason {
+  return (DISCOVERY_REASONS as readonly string[]).includes(value);
+}
 
 export function reasonRow(reason: string): ReasonRow | undefined {
   return Object.hasOwn(REASONS, reason) ? REASONS[reason as Reason] : undefined;

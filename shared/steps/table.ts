@@ -8,7 +8,7 @@
 import { API_GROUP, CONDITION, CONFIGURATION, FIELD_MANAGER, NAMESPACES, type DomainConditionType } from '../api/constants.ts';
 
 /** What makes the forwarder enqueue a step. Watched kinds beyond the runtime come with their steps. */
-export const WAKE = { runtimeChange: 'runtime-change', aicrRun: 'aicr-run' } as const;
+export const WAKE = { runtimeChange: 'runtime-change', aicrRun: 'aicr-run', snapshotRun: 'snapshot-run', nodeChange: 'node-change' } as const;
 export type Wake = (typeof WAKE)[keyof typeof WAKE];
 
 /** One RBAC rule a step's identity holds; `namespace` makes it a Role there instead of cluster-wide. */
@@ -53,7 +53,28 @@ export const STEP_TABLE = [
       { apiGroups: [''], resources: ['events'], verbs: ['create', 'get', 'patch'], namespace: NAMESPACES.events, why: 'records Events on the runtime, counting repeats' },
       { apiGroups: ['batch'], resources: ['jobs'], verbs: ['list', 'create', 'patch', 'delete'], namespace: NAMESPACES.jobs, why: 'runs AICR recipe and render stages as Jobs and records how failed runs count' },
       { apiGroups: [''], resources: ['pods'], verbs: ['list'], namespace: NAMESPACES.jobs, why: 'reads why a run waits and how it ended' },
-      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'create', 'patch', 'delete'], namespace: NAMESPACES.jobs, why: 'collects recipe output, records what a render pushed, and removes outputs of changed inputs' },
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'create', 'patch', 'delete'], namespace: NAMESPACES.jobs, why: 'collects recipe output, gives a recipe run its snapshot, records what a render pushed, and removes outputs of changed inputs' },
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get'], namespace: NAMESPACES.system, why: 'reads the latest snapshot named in status.discovery (its name changes with each snapshot)' },
+    ],
+  },
+  {
+    name: 'snapshot',
+    description: 'Snapshot step - reads the node groups and keeps an AICR snapshot of the cluster; writes status.discovery',
+    queue: 'snapshot',
+    owns: [],
+    fieldManager: FIELD_MANAGER.snapshot,
+    timeoutSeconds: 30,
+    wakesOn: [WAKE.runtimeChange, WAKE.snapshotRun, WAKE.nodeChange],
+    kube: [
+      { apiGroups: [API_GROUP], resources: ['clusterruntimes'], verbs: ['get'], why: 'reads the runtime it was sent' },
+      { apiGroups: [API_GROUP], resources: ['clusterruntimes/status'], verbs: ['patch'], why: 'applies status.discovery' },
+      { apiGroups: [''], resources: ['nodes'], verbs: ['list'], why: 'reads the node groups from the Nodes' },
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get'], namespace: NAMESPACES.system, resourceNames: [CONFIGURATION.name], why: 'reads the configuration the chart renders' },
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'create', 'delete'], namespace: NAMESPACES.system, why: 'publishes the latest snapshot and removes earlier ones' },
+      { apiGroups: [''], resources: ['events'], verbs: ['create', 'get', 'patch'], namespace: NAMESPACES.events, why: 'records Events on the runtime, counting repeats' },
+      { apiGroups: ['batch'], resources: ['jobs'], verbs: ['list', 'create', 'patch', 'delete'], namespace: NAMESPACES.discovery, why: "runs AICR's snapshot agent as a Job and records how failed runs count" },
+      { apiGroups: [''], resources: ['pods'], verbs: ['list'], namespace: NAMESPACES.discovery, why: 'reads why a run waits and how it ended' },
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'delete'], namespace: NAMESPACES.discovery, why: "reads the agent's output and removes it once copied" },
     ],
   },
 ] as const satisfies readonly StepRow[];

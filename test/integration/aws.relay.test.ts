@@ -19,7 +19,8 @@ before(async () => {
   await resetMoto();
   fifo = await createQueue(sqs, 'aicr-resolve.fifo');
   delay = await createQueue(sqs, 'aicr-delay');
-  Object.assign(process.env, { AICR_RESOLVE_QUEUE_URL: fifo.url, AICR_DELAY_QUEUE_URL: delay.url, LOG_LEVEL: 'silent' });
+  const snapshot = await createQueue(sqs, 'aicr-snapshot.fifo');
+  Object.assign(process.env, { AICR_RESOLVE_QUEUE_URL: fifo.url, AICR_SNAPSHOT_QUEUE_URL: snapshot.url, AICR_DELAY_QUEUE_URL: delay.url, LOG_LEVEL: 'silent' });
   ({ handler } = (await import('../../functions/relay.ts')) as { handler: SqsHandler });
 });
 

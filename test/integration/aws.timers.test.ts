@@ -19,6 +19,7 @@ const scheduler = new SchedulerClient(awsClientConfig());
 const sqs = new SQSClient(awsClientConfig());
 let queue: TestQueue;
 let delay: TestQueue;
+let snapshotQueue: TestQueue;
 let timers: SchedulerTimers;
 let producer: SqsProducer;
 const clock = Date.parse('2026-12-01T08:00:00Z');
@@ -30,6 +31,7 @@ before(async () => {
   await scheduler.send(new CreateScheduleGroupCommand({ Name: GROUP }));
   ({ queue } = await createFifoWithDlq(sqs, 'aicr-resolve', { visibilitySeconds: 1, maxReceiveCount: 3 }));
   delay = await createQueue(sqs, 'aicr-delay');
+  snapshotQueue = (await createFifoWithDlq(sqs, 'aicr-snapshot', { visibilitySeconds: 1, maxReceiveCount: 3 })).queue;
   timers = new SchedulerTimers(() => scheduler, { groupName: GROUP, roleArn: ROLE, queueArn: { resolve: queue.arn } }, () => clock);
   producer = new SqsProducer(sqs, { fifoQueueUrl: { resolve: queue.url }, delayQueueUrl: delay.url }, () => clock, timers);
 });
@@ -75,7 +77,7 @@ test('the message a timer delivers is handled by the step', async () => {
   // What Scheduler does at the schedule's time: send Input to the queue with the message group
   // (content-based deduplication supplies the ID).
   await sqs.send(new SendMessageCommand({ QueueUrl: queue.url, MessageBody: target?.Input ?? '', MessageGroupId: target?.SqsParameters?.MessageGroupId ?? '', MessageDeduplicationId: 'scheduler-fired' }));
-  Object.assign(process.env, { AICR_RESOLVE_QUEUE_URL: queue.url, AICR_DELAY_QUEUE_URL: delay.url, AICR_KUBECONFIG: testEnv().KUBECONFIG, AICR_KUBE_CONTEXT: CONTROL_PLANE_USER, LOG_LEVEL: 'silent' });
+  Object.assign(process.env, { AICR_RESOLVE_QUEUE_URL: queue.url, AICR_SNAPSHOT_QUEUE_URL: snapshotQueue.url, AICR_DELAY_QUEUE_URL: delay.url, AICR_KUBECONFIG: testEnv().KUBECONFIG, AICR_KUBE_CONTEXT: CONTROL_PLANE_USER, LOG_LEVEL: 'silent' });
   const { handler } = (await import('../../functions/resolve.ts')) as { handler: SqsHandler };
   await new SqsLambdaDriver(sqs, queue, handler).runUntil('status from the timer message', async () => condition(await getRuntime(), 'Resolved') !== undefined, 15_000);
 });

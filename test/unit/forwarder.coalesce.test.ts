@@ -6,8 +6,12 @@ import { Forwarder, MemoryCheckpoint } from '../../shared/forwarder/forwarder.ts
 import type { RuntimeObject } from '../../shared/kube/kinds.ts';
 import type { KubePort, WatchOptions } from '../../shared/kube/port.ts';
 import { decodeWorkItem } from '../../shared/queue/workItem.ts';
+import { STEP_TABLE } from '../../shared/steps/table.ts';
 import { captureLogger } from '../helpers/logs.ts';
 import { RecordingProducer } from '../helpers/recordingProducer.ts';
+
+// One step woken per change, so message counts are change counts.
+const table = STEP_TABLE.filter((r) => r.name === 'resolve');
 
 const runtime = (uid: string, generation: number, rv: number): RuntimeObject => ({
   apiVersion: 'operator.aicr.run/v1alpha1',
@@ -51,7 +55,7 @@ test('1,000 spec changes to one runtime in a storm coalesce into a few messages;
   const events = Array.from({ length: 1000 }, (_, i) => runtime('u-1', i + 1, 100 + i));
   const producer = new RecordingProducer();
   const checkpoint = new MemoryCheckpoint();
-  const fwd = new Forwarder({ kube: stormKube(events, 50), producer, log: captureLogger().log, checkpoint, coalesceMs: 20 });
+  const fwd = new Forwarder({ kube: stormKube(events, 50), producer, table, log: captureLogger().log, checkpoint, coalesceMs: 20 });
   const running = fwd.run();
   await new Promise((r) => setTimeout(r, 300));
   fwd.stop();
@@ -68,7 +72,7 @@ test('1,000 spec changes to one runtime in a storm coalesce into a few messages;
 test('without coalescing every change is its own message', async () => {
   const events = Array.from({ length: 20 }, (_, i) => runtime('u-1', i + 1, 100 + i));
   const producer = new RecordingProducer();
-  const fwd = new Forwarder({ kube: stormKube(events, 5), producer, log: captureLogger().log, checkpoint: new MemoryCheckpoint() });
+  const fwd = new Forwarder({ kube: stormKube(events, 5), producer, table, log: captureLogger().log, checkpoint: new MemoryCheckpoint() });
   const running = fwd.run();
   await new Promise((r) => setTimeout(r, 100));
   fwd.stop();
@@ -79,7 +83,7 @@ test('without coalescing every change is its own message', async () => {
 test('changes to different runtimes are never folded together', async () => {
   const events = Array.from({ length: 40 }, (_, i) => runtime(`u-${i % 4}`, i + 1, 100 + i));
   const producer = new RecordingProducer();
-  const fwd = new Forwarder({ kube: stormKube(events, 40), producer, log: captureLogger().log, checkpoint: new MemoryCheckpoint(), coalesceMs: 20 });
+  const fwd = new Forwarder({ kube: stormKube(events, 40), producer, table, log: captureLogger().log, checkpoint: new MemoryCheckpoint(), coalesceMs: 20 });
   const running = fwd.run();
   await new Promise((r) => setTimeout(r, 150));
   fwd.stop();
@@ -95,7 +99,7 @@ test('changes to different runtimes are never folded together', async () => {
 
 test('a change after a quiet spell goes out at once, whatever the interval', async () => {
   const producer = new RecordingProducer();
-  const fwd = new Forwarder({ kube: stormKube([runtime('u-1', 1, 100)], 1), producer, log: captureLogger().log, checkpoint: new MemoryCheckpoint(), coalesceMs: 60_000 });
+  const fwd = new Forwarder({ kube: stormKube([runtime('u-1', 1, 100)], 1), producer, table, log: captureLogger().log, checkpoint: new MemoryCheckpoint(), coalesceMs: 60_000 });
   const running = fwd.run();
   await new Promise((r) => setTimeout(r, 50));
   assert.equal(producer.sent.length, 1, 'sent before any interval passed');

@@ -1,5 +1,6 @@
-// The resolve step: from the runtime's spec and the configuration to a rendered bundle, by
-// running AICR's recipe and render stages as Jobs. Each call looks at what the cluster holds and
+// The resolve step: from the runtime's spec, the configuration and the latest snapshot of the
+// cluster (status.discovery, kept by the snapshot step) to a rendered bundle, by running AICR's
+// recipe and render stages as Jobs. Each call looks at what the cluster holds and
 // moves at most one stage on; Job and Pod changes wake it again (the forwarder watches them).
 import type { ClusterRuntimeSpec } from '../../api/clusterRuntime.ts';
 import { ClusterRuntimeSpecSchema } from '../../api/clusterRuntime.ts';
@@ -18,6 +19,7 @@ import type { DesiredCondition } from '../../status/conditions.ts';
 import type { Reason } from '../../status/reasons.ts';
 import type { StepContext, StepReport, StepRunner } from '../types.ts';
 import { decide } from './decide.ts';
+import { type Discovered, discoveredSnapshot } from './discovered.ts';
 import { describeProblems } from './specIssues.ts';
 
 function resolved(status: DesiredCondition['status'], reason: Reason, message: string): StepReport {
@@ -45,6 +47,12 @@ function progress(ctx: StepContext, outcome: Exclude<StageOutcome<unknown>, { st
   const recheckAfterMs = outcome.state === 'retrying' ? outcome.afterMs : outcome.recheckAfterMs;
   const report = heldForThisSpec(ctx) ? resolved('True', 'Resolved', outcome.message) : resolved('False', 'Resolving', outcome.message);
   return recheckAfterMs === undefined ? report : { ...report, recheckAfterMs };
+}
+
+/** Resolved while discovery has no usable snapshot: its failure, or a wait that keeps an earlier True. */
+function notDiscovered(ctx: StepContext, d: Exclude<Discovered, { state: 'ready' }>): StepReport {
+  if (d.state === 'failed') return resolved('False', d.reason, d.message);
+  return heldForThisSpec(ctx) ? resolved('True', 'Resolved', d.message) : resolved('False', 'Resolving', d.message);
 }
 
 function stageDeps(ctx: StepContext): StageDeps {
@@ -111,9 +119,12 @@ export const runResolve: StepRunner = async (ctx) => {
     activeDeadlineSeconds: Math.round((parseDuration(spec.actionTimeout) ?? 1_800_000) / 1000),
     ttlSecondsAfterFinished: Math.round(ctx.timings.failedJobTtlMs / 1000),
   };
-  const inputs = { runtimeUID: base.runtimeUID, version: spec.aicrVersion, image, criteria: spec.criteria };
+  const discovered = await discoveredSnapshot(ctx.kube, ctx.runtime);
+  if (discovered.state !== 'ready') return notDiscovered(ctx, discovered);
+  const { snapshot } = discovered;
+  const inputs = { runtimeUID: base.runtimeUID, version: spec.aicrVersion, image, criteria: spec.criteria, snapshot: snapshot.digest };
   const recipe = await runStage(
-    recipeStage(inputs, ctx.kube, (hash, run) => runJob({ ...base, stage: 'recipe', hash, run, args: recipeArgs(inputs, hash), registryAuth: false })),
+    recipeStage(inputs, ctx.kube, (hash, run) => runJob({ ...base, stage: 'recipe', hash, run, args: recipeArgs(inputs, hash), registryAuth: false }), snapshot.text),
     stageDeps(ctx),
   );
   if (recipe.state !== 'done') return progress(ctx, recipe);
