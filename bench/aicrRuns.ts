@@ -13,7 +13,7 @@ const SPEC = { aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 
 
 export interface AicrRunFigures {
   readonly runs: number;
-  /** Runtime created → the recipe Job seen by a watch. */
+  /** Runtime created → its first Job (the snapshot agent) seen by a watch. */
   readonly changeToJob: LatencySummary;
   /** A Job's completion seen → the control plane's next act seen. */
   readonly jobToNext: LatencySummary;
@@ -28,19 +28,21 @@ interface Seen {
 const complete = (job: JobObject): boolean => job.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') ?? false;
 
 async function watchAll(kc: KubeConfig, seen: Seen): Promise<() => void> {
-  const jobs = await new Watch(kc).watch(`/apis/batch/v1/namespaces/${NAMESPACES.jobs}/jobs`, { labelSelector: LABEL.stage }, (type, job: JobObject) => {
+  const onJob = (type: string, job: JobObject): void => {
     const now = performance.now();
-    // By name and UID: inputs seen before (the intents alternate) give a new Job the same name.
+    // By name and UID: a name can come back for other Jobs with the same inputs.
     const key = `${job.metadata.name}@${job.metadata.uid}`;
     if (type === 'ADDED' && !seen.createdAt.has(key)) seen.createdAt.set(key, now);
     if (complete(job) && !seen.completedAt.has(key)) seen.completedAt.set(key, now);
-  }, () => undefined);
+  };
+  // The snapshot agent runs in aicr-discovery; recipe and render in aicr-jobs.
+  const jobs = await Promise.all([NAMESPACES.discovery, NAMESPACES.jobs].map((ns) => new Watch(kc).watch(`/apis/batch/v1/namespaces/${ns}/jobs`, { labelSelector: LABEL.stage }, onJob, () => undefined)));
   const runtime = await new Watch(kc).watch(`/apis/${API_GROUP}/${API_VERSION}/${KINDS.clusterRuntime.plural}`, { fieldSelector: 'metadata.name=cluster' }, (_t, rt: RuntimeObject) => {
     const c = rt.status?.conditions?.find((x) => x.type === 'Resolved');
     if (c?.status === 'True' && !seen.resolvedAt.has(rt.metadata.uid)) seen.resolvedAt.set(rt.metadata.uid, performance.now());
   }, () => undefined);
   return () => {
-    jobs.abort();
+    for (const j of jobs) j.abort();
     runtime.abort();
   };
 }
@@ -69,8 +71,11 @@ export async function measureAicrRuns(kc: KubeConfig, runs: number, recreate: ()
       const created = (await co.createClusterCustomObject({ ...RUNTIME, body: { apiVersion: `${API_GROUP}/${API_VERSION}`, kind: KINDS.clusterRuntime.kind, metadata: { name: 'cluster' }, spec: SPEC } })) as RuntimeObject;
       const t0 = performance.now();
       const fresh = (stage: string): string | undefined => [...seen.createdAt.keys()].find((n) => !before.has(n) && n.startsWith(`aicr-${stage}-`));
+      const snapshot = await until('the snapshot Job', () => fresh('snapshot'));
+      changeToJob.push((seen.createdAt.get(snapshot) ?? t0) - t0);
       const recipe = await until('the recipe Job', () => fresh('recipe'));
-      changeToJob.push((seen.createdAt.get(recipe) ?? t0) - t0);
+      const snapshotDone = await until('the snapshot Job complete', () => seen.completedAt.get(snapshot));
+      jobToNext.push((seen.createdAt.get(recipe) ?? snapshotDone) - snapshotDone);
       const render = await until('the render Job', () => fresh('render'));
       const recipeDone = await until('the recipe Job complete', () => seen.completedAt.get(recipe));
       jobToNext.push((seen.createdAt.get(render) ?? recipeDone) - recipeDone);
