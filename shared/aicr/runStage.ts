@@ -4,8 +4,8 @@
 // start at most the one run the Job name allows.
 import { ANNOTATION, LABEL, NAMESPACES } from '../api/constants.ts';
 import { ConflictError } from '../errors.ts';
-import { EVENT_REASON, type EventNote } from '../events/recorder.ts';
-import { KIND, type JobObject, type PodObject } from '../kube/kinds.ts';
+import { EVENT_REASON, type EventNote, recordEvent } from '../events/recorder.ts';
+import { KIND, type JobObject, type PodObject, type RuntimeObject } from '../kube/kinds.ts';
 import type { KubePort, WritableObject } from '../kube/port.ts';
 import { backoffDelay, type Timings } from '../timings.ts';
 import { STAGE_NAMESPACE, type Stage, inputHash, jobName, runNumberOf } from './stages.ts';
@@ -232,4 +232,14 @@ async function next<Out>(d: Decision<Out>, deps: StageDeps): Promise<StageOutcom
   const last = d.failures.at(-1);
   const earlier = last ? `; run ${runNumberOf(last.job.metadata.name)} failed: ${failureSummary(stage, last)}` : '';
   return { state: 'waiting', hash: d.hash, message: `${runningMessage(stage, name)}${earlier}`, recheckAfterMs: POD_GRACE_MS };
+}
+
+/** What a step gives the run machinery: its own access, clock and timings, and Events on its runtime. */
+export function stageDepsOf(ctx: { readonly kube: KubePort; readonly now: () => Date; readonly timings: Timings; readonly runtime: RuntimeObject }, reporter: string): StageDeps {
+  return {
+    kube: ctx.kube,
+    now: ctx.now,
+    timings: ctx.timings,
+    event: (note) => recordEvent({ kube: ctx.kube, runtime: ctx.runtime, reporter, now: ctx.now() }, note),
+  };
 }

@@ -9,12 +9,11 @@ import { runJob } from '../../aicr/jobSpec.ts';
 import { overrideSets } from '../../aicr/overrides.ts';
 import { recipeArgs, recipeStage, type Recipe } from '../../aicr/recipeStage.ts';
 import { renderArgs, renderStage, type Bundle, type RenderInputs } from '../../aicr/renderStage.ts';
-import { type StageDeps, type StageOutcome, runStage } from '../../aicr/runStage.ts';
+import { type StageDeps, type StageOutcome, runStage, stageDepsOf } from '../../aicr/runStage.ts';
 import { readConfiguration } from '../../configuration/read.ts';
 import type { Configuration } from '../../configuration/schema.ts';
 import { parseDuration } from '../../durations.ts';
 import { StalledError } from '../../errors.ts';
-import { recordEvent } from '../../events/recorder.ts';
 import type { DesiredCondition } from '../../status/conditions.ts';
 import type { Reason } from '../../status/reasons.ts';
 import type { StepContext, StepReport, StepRunner } from '../types.ts';
@@ -56,12 +55,7 @@ function notDiscovered(ctx: StepContext, d: Exclude<Discovered, { state: 'ready'
 }
 
 function stageDeps(ctx: StepContext): StageDeps {
-  return {
-    kube: ctx.kube,
-    now: ctx.now,
-    timings: ctx.timings,
-    event: (note) => recordEvent({ kube: ctx.kube, runtime: ctx.runtime, reporter: 'resolve', now: ctx.now() }, note),
-  };
+  return stageDepsOf(ctx, 'resolve');
 }
 
 function unknownComponents(spec: ClusterRuntimeSpec, recipe: Recipe): string | undefined {

@@ -5,7 +5,7 @@
 import { ANNOTATION, FIELD_MANAGER, LABEL, NAMESPACES } from '../../api/constants.ts';
 import { type ClusterRuntimeSpec, ClusterRuntimeSpecSchema } from '../../api/clusterRuntime.ts';
 import { runJob } from '../../aicr/jobSpec.ts';
-import { type Collected, type StageDeps, type StageOutcome, runStage } from '../../aicr/runStage.ts';
+import { type Collected, type StageDeps, type StageOutcome, runStage, stageDepsOf } from '../../aicr/runStage.ts';
 import { type Snapshot, readSnapshot, snapshotArgs, snapshotStage } from '../../aicr/snapshotStage.ts';
 import { STAGE, inputHash } from '../../aicr/stages.ts';
 import { readConfiguration } from '../../configuration/read.ts';
@@ -13,7 +13,6 @@ import type { Configuration } from '../../configuration/schema.ts';
 import { type Discovery, type SnapshotStatus, discoveryOf } from '../../discovery/status.ts';
 import { type NodeFacts, type NodeGroupReading, nodeGroupFingerprint, readNodeGroups } from '../../discovery/nodeGroups.ts';
 import { parseDuration } from '../../durations.ts';
-import { recordEvent } from '../../events/recorder.ts';
 import { KIND } from '../../kube/kinds.ts';
 import type { StepContext, StepReport, StepRunner } from '../types.ts';
 
@@ -21,12 +20,7 @@ import type { StepContext, StepReport, StepRunner } from '../types.ts';
 const RESNAPSHOT_HINT = `kubectl annotate clusterruntime cluster ${ANNOTATION.resnapshot}="$(date +%s)" --overwrite`;
 
 function stageDeps(ctx: StepContext): StageDeps {
-  return {
-    kube: ctx.kube,
-    now: ctx.now,
-    timings: ctx.timings,
-    event: (note) => recordEvent({ kube: ctx.kube, runtime: ctx.runtime, reporter: 'snapshot', now: ctx.now() }, note),
-  };
+  return stageDepsOf(ctx, 'snapshot');
 }
 
 /** Why the node groups give nothing to snapshot, if they do not. */
