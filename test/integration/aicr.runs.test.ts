@@ -7,10 +7,10 @@ import { promisify } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { LABEL, NAMESPACES } from '../../shared/api/constants.ts';
+import { ANNOTATION, LABEL, NAMESPACES } from '../../shared/api/constants.ts';
 import { RECIPE_SNAPSHOT_ROLE } from '../../shared/aicr/recipeStage.ts';
-import { DEFAULT_TIMINGS } from '../../shared/timings.ts';
 import { startCapturedControlPlane } from '../helpers/controlPlane.ts';
+import { type ResolvedCondition, SCALED_TIMINGS, resolvedWith as waitResolved } from '../helpers/resolved.ts';
 import { applyConfiguration, testConfiguration } from '../helpers/configuration.ts';
 import { testEnv } from '../helpers/env.ts';
 import { denyRegistry, forceAicrExit, withKnob } from '../helpers/knobs.ts';
@@ -21,7 +21,7 @@ const TRAINING = { service: 'eks', accelerator: 'h100', intent: 'training', os: 
 let cp: ReturnType<typeof startCapturedControlPlane> | undefined;
 
 function start(): void {
-  cp = startCapturedControlPlane({ timings: { ...DEFAULT_TIMINGS, backoffBaseMs: 1_000, backoffCapMs: 4_000 } });
+  cp = startCapturedControlPlane({ timings: SCALED_TIMINGS });
 }
 
 async function stop(): Promise<void> {
@@ -39,22 +39,11 @@ async function jobs(): Promise<{ name: string; stage: string; input: string; ttl
     stage: j.metadata.labels?.[LABEL.stage] ?? '',
     input: j.metadata.labels?.[LABEL.input] ?? '',
     ttl: j.spec.ttlSecondsAfterFinished ?? 0,
-    verdict: j.metadata.annotations?.['operator.aicr.run/verdict'],
+    verdict: j.metadata.annotations?.[ANNOTATION.verdict],
   }));
 }
 
-async function resolvedWith(what: string, ok: (c: { status: string; reason: string; message: string }) => boolean, timeoutMs = 90_000): Promise<{ status: string; reason: string; message: string }> {
-  let last: unknown;
-  try {
-    return await waitFor(what, async () => {
-      const c = condition(await getRuntime(), 'Resolved');
-      last = c;
-      return c && ok(c) ? c : undefined;
-    }, timeoutMs);
-  } catch (err) {
-    throw new Error(`${(err as Error).message}; Resolved was ${JSON.stringify(last)}`, { cause: err });
-  }
-}
+const resolvedWith = (what: string, ok: (c: ResolvedCondition) => boolean, timeoutMs = 90_000): Promise<ResolvedCondition> => waitResolved(what, ok, timeoutMs);
 
 before(async () => {
   await ensureCrds();

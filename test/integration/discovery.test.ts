@@ -8,20 +8,20 @@ import { VersionApi } from '@kubernetes/client-node';
 import { ANNOTATION, LABEL, NAMESPACES } from '../../shared/api/constants.ts';
 import { recipeSnapshotName } from '../../shared/aicr/stages.ts';
 import { discoveryOf } from '../../shared/discovery/status.ts';
-import { DEFAULT_TIMINGS } from '../../shared/timings.ts';
 import { startCapturedControlPlane } from '../helpers/controlPlane.ts';
+import { type ResolvedCondition, SCALED_TIMINGS, resolvedWith as waitResolved } from '../helpers/resolved.ts';
 import { applyConfiguration } from '../helpers/configuration.ts';
 import { addNodeGroup, core } from '../helpers/cluster.ts';
 import { adminKubeConfig, uniqueName } from '../helpers/env.ts';
 import { forceAicrExit } from '../helpers/knobs.ts';
-import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+import { createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
 
 const TRAINING = { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' };
 const SLOW = 240_000;
 let cp: ReturnType<typeof startCapturedControlPlane> | undefined;
 
 function start(): void {
-  cp = startCapturedControlPlane({ timings: { ...DEFAULT_TIMINGS, backoffBaseMs: 1_000, backoffCapMs: 4_000 } });
+  cp = startCapturedControlPlane({ timings: SCALED_TIMINGS });
 }
 
 async function stop(): Promise<void> {
@@ -30,20 +30,7 @@ async function stop(): Promise<void> {
   cp = undefined;
 }
 
-type Cond = { status: string; reason: string; message: string };
-
-async function resolvedWith(what: string, ok: (c: Cond) => boolean, timeoutMs = SLOW): Promise<Cond> {
-  let last: unknown;
-  try {
-    return await waitFor(what, async () => {
-      const c = condition(await getRuntime(), 'Resolved');
-      last = c;
-      return c && ok(c) ? c : undefined;
-    }, timeoutMs);
-  } catch (err) {
-    throw new Error(`${(err as Error).message}; Resolved was ${JSON.stringify(last)}`, { cause: err });
-  }
-}
+const resolvedWith = (what: string, ok: (c: ResolvedCondition) => boolean, timeoutMs = SLOW): Promise<ResolvedCondition> => waitResolved(what, ok, timeoutMs);
 
 async function snapshotStatus(): Promise<ReturnType<typeof discoveryOf>['snapshot']> {
   const rt = await getRuntime();
