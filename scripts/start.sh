@@ -42,6 +42,9 @@ In another shell (the kubeconfig path stays the same across restarts):
 AICR runs as Jobs; to see them with their stage and input, and one Job's output:
   kubectl get jobs -n aicr-jobs -L operator.aicr.run/stage,operator.aicr.run/input
   kubectl logs -n aicr-jobs job/<name>
+Once Resolved is True, the plan it names (docs/plans.md):
+  kubectl get configmaps -n aicr-system -l operator.aicr.run/role=plan -L operator.aicr.run/schema-version
+  kubectl get clusterruntime cluster -o wide
 Logs (JSON) follow below. Ctrl-C stops everything.
 
 MSG

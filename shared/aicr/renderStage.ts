@@ -13,7 +13,14 @@ import { STAGE, STAGE_NAMESPACE, renderRecordName } from './stages.ts';
 export interface Bundle {
   /** `<repository>/aicr-bundle:<input hash>@sha256:…`: pullable by digest. */
   readonly reference: string;
+  /** The plan already written from it, once there is one (the record's `plan` key). */
+  readonly plan?: string;
+  /** The input hash of the render run: names its record. */
+  readonly hash: string;
 }
+
+/** The record key naming the plan built from a rendered bundle, so later reconciles need not pull it again. */
+export const RECORD_PLAN_KEY = 'plan';
 
 export interface RenderInputs {
   readonly runtimeUID: string;
@@ -57,7 +64,9 @@ export function renderStage(inputs: RenderInputs, kube: KubePort, job: StageSpec
     readRecord: async (hash) => {
       const cm = await kube.get(KIND.configMap, renderRecordName(hash), namespace);
       const reference = cm?.data?.['bundle'];
-      return reference && DIGEST.test(reference) ? { reference } : undefined;
+      if (!reference || !DIGEST.test(reference)) return undefined;
+      const plan = cm?.data?.[RECORD_PLAN_KEY];
+      return plan ? { reference, plan, hash } : { reference, hash };
     },
     collect: async (hash, _job, pod): Promise<Collected<Bundle>> => {
       const message = pod?.status?.containerStatuses?.find((c) => c.name === 'aicr')?.state?.terminated?.message ?? '';
@@ -74,7 +83,7 @@ export function renderStage(inputs: RenderInputs, kube: KubePort, job: StageSpec
         },
         { fieldManager: FIELD_MANAGER.resolve, force: true },
       );
-      return { ok: true, output: { reference } };
+      return { ok: true, output: { reference, hash } };
     },
   };
 }

@@ -100,7 +100,8 @@ export const ClusterRuntimeStatusSchema = z
       .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] })
       .optional(),
     activePlan: planRef('The plan the cluster runs now.').optional(),
-    targetPlan: planRef('The plan the cluster is moving to.').optional(),
+    candidatePlan: planRef('The plan resolved from the current inputs (criteria, snapshot, overrides, AICR version).').optional(),
+    targetPlan: planRef('The plan the cluster is moving to: the candidate, or the plan spec.selection pins.').optional(),
     discovery: z
       .object({
         nodeGroups: described(z.array(NodeGroupSchema).max(64), 'The node groups read from the Node objects, GPU groups first.').optional(),

@@ -103,6 +103,14 @@ export const FIELD_MANAGER = {
 
 export const MANAGED_BY_VALUE = 'aicr-operator';
 
+/** The role label's values: what a ConfigMap of the control plane holds. */
+export const ROLE = {
+  plan: 'plan',
+} as const;
+
+/** The plan payload's schema version (label operator.aicr.run/schema-version on every plan). */
+export const PLAN_SCHEMA_VERSION = '1';
+
 /**
  * Kubernetes groups the control plane's IAM roles map to (EKS access entries; the chart's RBAC): one
  * per function, so each holds only the rights its step-table row names.

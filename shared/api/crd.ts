@@ -110,6 +110,7 @@ export function clusterRuntimeCrd(): JsonObject {
       { name: 'Reason', type: 'string', jsonPath: condition('Ready', 'reason') },
       { name: 'Active', type: 'string', jsonPath: '.status.activePlan' },
       { name: 'Target', type: 'string', jsonPath: '.status.targetPlan' },
+      { name: 'Candidate', type: 'string', jsonPath: '.status.candidatePlan', priority: 1 },
       { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
     ],
   });

@@ -4,6 +4,9 @@
 import * as z from 'zod';
 import { AICR_VERSION } from '../api/names.ts';
 
+/** Plans kept besides the ones in use: enough to pin back a few resolutions. */
+export const DEFAULT_PLANS_KEPT = 5;
+
 const version = z.string().regex(AICR_VERSION.pattern, { error: AICR_VERSION.message });
 const imageReference = z
   .string()
@@ -52,6 +55,12 @@ export const ConfigurationSchema = z.strictObject({
           staticSecretRef: z.string().max(253).default(''),
         })
         .prefault({}),
+    })
+    .prefault({}),
+  plans: z
+    .strictObject({
+      /** How many plans to keep besides the active, target, candidate and pinned ones (docs/plans.md). */
+      keep: z.int().min(1).max(100).default(DEFAULT_PLANS_KEPT),
     })
     .prefault({}),
 });

@@ -31,7 +31,7 @@ export const RuntimeObjectSchema = object({
 });
 export type RuntimeObject = z.output<typeof RuntimeObjectSchema>;
 
-export const ConfigMapSchema = object({ data: z.record(z.string(), z.string()).optional() });
+export const ConfigMapSchema = object({ data: z.record(z.string(), z.string()).optional(), binaryData: z.record(z.string(), z.string()).optional() });
 export type ConfigMapObject = z.output<typeof ConfigMapSchema>;
 
 const JobConditionSchema = z.looseObject({

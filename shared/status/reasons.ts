@@ -35,6 +35,8 @@ export const REASONS = {
   AICRStageStalled: { on: [R], class: stalledWaiting },
   Unauthorized: { on: [R], class: stalledWaiting },
   RegistryCredentialsUnavailable: { on: [R], class: stalledRetrying },
+  BundleUnreadable: { on: [R], class: stalledWaiting },
+  PlanTooLarge: { on: [R], class: stalledWaiting },
   PlanUnreadable: { on: [R], class: stalledWaiting },
   PlanOfAnotherRuntime: { on: [R], class: stalledWaiting },
   NotFound: { on: [R], class: stalledWaiting },

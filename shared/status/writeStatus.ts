@@ -24,6 +24,8 @@ export interface StatusWrite {
   readonly row: StepRow;
   /** The step's owned conditions as they should be; an owned type left out is removed. */
   readonly desired: readonly DesiredCondition[];
+  /** The step's owned status fields as they should be; undefined keeps them as they stand. */
+  readonly fields?: Readonly<Record<string, string | undefined>>;
   /** Domain conditions some step writes, which the summary waits for. */
   readonly expected: readonly DomainConditionType[];
   readonly now: Date;
@@ -33,7 +35,10 @@ export interface StatusWrite {
   readonly onEventError?: (err: unknown) => void;
 }
 
-function checkContract(row: StepRow, desired: readonly DesiredCondition[]): void {
+function checkContract(row: StepRow, desired: readonly DesiredCondition[], fields: Readonly<Record<string, unknown>> | undefined): void {
+  for (const key of Object.keys(fields ?? {})) {
+    if (!row.ownsFields?.includes(key)) throw new StatusContractError(`step ${row.name} wrote status.${key}, which it does not own`);
+  }
   for (const d of desired) {
     if (!(row.owns as readonly string[]).includes(d.type)) {
       throw new StatusContractError(`step ${row.name} wrote condition ${d.type}, which it does not own`);
@@ -58,16 +63,33 @@ function conditionsOf(runtime: RuntimeObject): readonly Condition[] {
   return runtime.status?.conditions ?? [];
 }
 
+/** The owned fields to apply: as reported, else as they stand (an apply that left them out would drop them). */
+function ownedFields(w: StatusWrite): Record<string, string> {
+  const out: Record<string, string> = {};
+  const status = (w.runtime.status ?? {}) as Record<string, unknown>;
+  for (const key of w.row.ownsFields ?? []) {
+    const value = w.fields ? w.fields[key] : status[key];
+    if (typeof value === 'string') out[key] = value;
+  }
+  return out;
+}
+
+function sameFields(runtime: RuntimeObject, fields: Record<string, string>, keys: readonly string[]): boolean {
+  const status = (runtime.status ?? {}) as Record<string, unknown>;
+  return keys.every((k) => status[k] === fields[k]);
+}
+
 /** Writes what changed; returns how many applies were sent (0, 1 or 2). */
 export async function writeStepStatus(w: StatusWrite): Promise<number> {
-  checkContract(w.row, w.desired);
+  checkContract(w.row, w.desired, w.fields);
   const generation = w.runtime.metadata.generation ?? 0;
   let runtime = w.runtime;
   let writes = 0;
   const owned = buildConditions(conditionsOf(runtime), w.desired, generation, w.now);
+  const fields = ownedFields(w);
   const before = conditionsOf(runtime);
-  if (!sameConditionsOf(before, owned, w.row.owns)) {
-    runtime = await apply(w.kube, runtime, w.row.fieldManager, { conditions: owned });
+  if (!sameConditionsOf(before, owned, w.row.owns) || !sameFields(runtime, fields, w.row.ownsFields ?? [])) {
+    runtime = await apply(w.kube, runtime, w.row.fieldManager, { conditions: owned, ...fields });
     writes++;
   }
   const summary = buildConditions(conditionsOf(runtime), summarize({ conditions: conditionsOf(runtime), generation, expected: w.expected }), generation, w.now);

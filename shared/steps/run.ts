@@ -40,11 +40,13 @@ export async function runStep(item: WorkItem, { row, runner, table = STEP_TABLE 
     runtime: observed.runtime,
     row,
     desired: report.conditions,
+    ...(report.fields ? { fields: report.fields } : {}),
     expected: ownedConditions(table),
     now: deps.now(),
     reporter: row.name,
     onEventError: (err) => deps.log.warn('event not recorded', errorFields(err)),
   });
   if (writes > 0) deps.log.info('status written', { fieldManager: row.fieldManager, applies: writes });
+  deps.log.debug('step ran', { applies: writes });
   return { writes, ...recheck };
 }

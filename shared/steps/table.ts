@@ -30,6 +30,8 @@ export interface StepRow {
   /** Domain conditions only this step writes (shared/status/reasons.ts says which reasons each carries). */
   readonly owns: readonly DomainConditionType[];
   readonly fieldManager: string;
+  /** Status fields (besides conditions) only this step writes, in the same apply as its conditions. */
+  readonly ownsFields?: readonly string[];
   /** The function's timeout; its queue's visibility timeout is six times this. */
   readonly timeoutSeconds: number;
   readonly wakesOn: readonly Wake[];
@@ -44,6 +46,7 @@ export const STEP_TABLE = [
     queue: 'resolve',
     owns: [CONDITION.resolved],
     fieldManager: FIELD_MANAGER.resolve,
+    ownsFields: ['candidatePlan', 'targetPlan'],
     timeoutSeconds: 30,
     wakesOn: [WAKE.runtimeChange, WAKE.aicrRun],
     kube: [

@@ -24,6 +24,8 @@ export interface StepContext extends StepDeps {
 export interface StepReport {
   /** The step's owned conditions; undefined writes nothing (a runtime being deleted, say). */
   readonly conditions?: readonly DesiredCondition[];
+  /** The step's owned status fields (its row's ownsFields) as they should be; undefined keeps them as they are. */
+  readonly fields?: Readonly<Record<string, string | undefined>>;
   /** Look again after this long even if nothing changes: a wait only time can end. */
   readonly recheckAfterMs?: number;
 }

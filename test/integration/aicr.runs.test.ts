@@ -75,7 +75,7 @@ test('JOB-1 JOB-7 recipe and render run as labelled Jobs in aicr-jobs; the pushe
   }, 120_000);
   assert.deepEqual([...seen].sort(), ['recipe', 'render']);
   assert.equal(done.reason, 'Resolved');
-  const ref = /bundle (\S+) rendered by aicr v0\.11\.1/.exec(done.message)?.[1] ?? '';
+  const ref = /resolved by aicr v0\.11\.1 from bundle (\S+);/.exec(done.message)?.[1] ?? '';
   assert.match(ref, new RegExp(`^${testEnv().TESTENV_REGISTRY}/aicr/aicr-bundle:[0-9a-f]{16}@sha256:[0-9a-f]{64}$`));
   const [repoTag, digest] = ref.split('@') as [string, string];
   const repo = repoTag.slice(testEnv().TESTENV_REGISTRY.length + 1).replace(/:[^:]+$/, '');

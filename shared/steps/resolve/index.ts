@@ -20,6 +20,9 @@ import type { StepContext, StepReport, StepRunner } from '../types.ts';
 import { decide } from './decide.ts';
 import { type Discovered, discoveredSnapshot } from './discovered.ts';
 import { describeProblems } from './specIssues.ts';
+import { type CandidateInputs, resolveCandidate, retirePlans } from './candidate.ts';
+import { planName } from '../../plans/digest.ts';
+import { selectTarget } from '../../plans/selection.ts';
 
 function resolved(status: DesiredCondition['status'], reason: Reason, message: string): StepReport {
   return { conditions: [{ type: CONDITION.resolved, status, reason, message }] };
@@ -73,7 +76,7 @@ interface JobBase {
   readonly ttlSecondsAfterFinished: number;
 }
 
-async function render(ctx: StepContext, spec: ClusterRuntimeSpec, base: JobBase & { readonly recipe: Recipe; readonly sets: readonly string[] }): Promise<StepReport> {
+async function render(ctx: StepContext, spec: ClusterRuntimeSpec, base: JobBase & { readonly recipe: Recipe; readonly sets: readonly string[]; readonly snapshot: string }): Promise<StepReport> {
   const { recipe, sets } = base;
   const { registry } = base.configuration;
   if (!registry.repository) {
@@ -93,7 +96,39 @@ async function render(ctx: StepContext, spec: ClusterRuntimeSpec, base: JobBase 
     stageDeps(ctx),
   );
   if (outcome.state !== 'done') return progress(ctx, outcome);
-  return resolved('True', 'Resolved', `bundle ${outcome.output.reference} rendered by aicr ${spec.aicrVersion} from recipe ${recipe.digest.slice(0, 19)}`);
+  return await planPhase(ctx, { runtimeUID: base.runtimeUID, spec, configuration: base.configuration, bundle: outcome.output, snapshot: base.snapshot, overrides: sets });
+}
+
+/** From the rendered bundle to the candidate plan, then the target spec.selection picks. */
+async function planPhase(ctx: StepContext, c: CandidateInputs): Promise<StepReport> {
+  const candidate = await resolveCandidate(ctx.kube, c);
+  if (candidate.state === 'failed') return resolved('False', candidate.reason, candidate.message);
+  if (candidate.state === 'retrying') {
+    const report = heldForThisSpec(ctx) ? resolved('True', 'Resolved', candidate.message) : resolved('False', 'Resolving', candidate.message);
+    return { ...report, recheckAfterMs: ctx.timings.backoffBaseMs };
+  }
+  const name = planName(candidate.plan.digest);
+  const selection = await selectTarget(ctx.kube, c.spec, c.runtimeUID, name);
+  if (!selection.ok) return { ...resolved('False', selection.reason, selection.message), fields: { candidatePlan: name, targetPlan: currentTarget(ctx) } };
+  if (candidate.written) await retirePlans(ctx.kube, plansInUse(ctx, name, selection.target), c.configuration.plans.keep);
+  const target = selection.pinned ? `; the target is ${selection.target}, which spec.selection pins` : '; it is the target';
+  const message = `plan ${name} (${candidate.plan.releases.length} releases) resolved by aicr ${c.spec.aicrVersion} from bundle ${c.bundle.reference}${target}`;
+  return { ...resolved('True', 'Resolved', message), fields: { candidatePlan: name, targetPlan: selection.target } };
+}
+
+function statusPlan(ctx: StepContext, key: 'activePlan' | 'targetPlan'): string | undefined {
+  const value = (ctx.runtime.status as Record<string, unknown> | undefined)?.[key];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function currentTarget(ctx: StepContext): string | undefined {
+  return statusPlan(ctx, 'targetPlan');
+}
+
+function plansInUse(ctx: StepContext, candidate: string, target: string): Set<string> {
+  const spec = ClusterRuntimeSpecSchema.parse(ctx.runtime.spec);
+  const names = [candidate, target, statusPlan(ctx, 'activePlan'), statusPlan(ctx, 'targetPlan'), spec.selection.plan];
+  return new Set(names.filter((n): n is string => n !== undefined));
 }
 
 export const runResolve: StepRunner = async (ctx) => {
@@ -124,5 +159,5 @@ export const runResolve: StepRunner = async (ctx) => {
   if (recipe.state !== 'done') return progress(ctx, recipe);
   const unknown = unknownComponents(spec, recipe.output);
   if (unknown) return resolved('False', 'InvalidSpec', unknown);
-  return await render(ctx, spec, { ...base, recipe: recipe.output, sets: sets.args });
+  return await render(ctx, spec, { ...base, recipe: recipe.output, sets: sets.args, snapshot: snapshot.digest });
 };

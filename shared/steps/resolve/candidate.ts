@@ -1,0 +1,103 @@
+// The plan phase of resolution: from the bundle a render pushed to the candidate plan in
+// aicr-system. The render record remembers the plan built from its bundle, so a reconcile with
+// unchanged inputs reads one ConfigMap and pulls nothing; a plan deleted by a person is built
+// again from the same bundle.
+import type { ClusterRuntimeSpec } from '../../api/clusterRuntime.ts';
+import { LABEL, NAMESPACES, ROLE } from '../../api/constants.ts';
+import { type Bundle, RECORD_PLAN_KEY } from '../../aicr/renderStage.ts';
+import { STAGE_NAMESPACE, renderRecordName } from '../../aicr/stages.ts';
+import type { Configuration } from '../../configuration/schema.ts';
+import { ConflictError } from '../../errors.ts';
+import { KIND } from '../../kube/kinds.ts';
+import type { KubePort } from '../../kube/port.ts';
+import { planDigest, planName } from '../../plans/digest.ts';
+import type { Plan, PlanInputs } from '../../plans/plan.ts';
+import { plansToRetire } from '../../plans/retention.ts';
+import { PlanTooLargeError, type PlanConfigMap, planConfigMap, readPlanConfigMap } from '../../plans/store.ts';
+import type { Reason } from '../../status/reasons.ts';
+import { type BundleRead, readBundle } from './bundleFiles.ts';
+
+export type Candidate =
+  | { readonly state: 'ready'; readonly plan: Plan; readonly written: boolean }
+  | { readonly state: 'failed'; readonly reason: Reason; readonly message: string }
+  | { readonly state: 'retrying'; readonly message: string };
+
+export interface CandidateInputs {
+  readonly runtimeUID: string;
+  readonly spec: ClusterRuntimeSpec;
+  readonly configuration: Configuration;
+  readonly bundle: Bundle;
+  readonly snapshot: string;
+  readonly overrides: readonly string[];
+}
+
+/** The plan the record names, when it is there, readable and this runtime's. */
+async function recorded(kube: KubePort, c: CandidateInputs): Promise<Candidate | undefined> {
+  if (!c.bundle.plan) return undefined;
+  const cm = await kube.get(KIND.configMap, c.bundle.plan, NAMESPACES.system);
+  if (!cm) return undefined;
+  const read = readPlanConfigMap(cm);
+  if (!read.ok) return { state: 'failed', reason: 'PlanUnreadable', message: `${read.problem}. It is the candidate: after a downgrade, upgrade the control plane again; otherwise delete the ConfigMap and it is resolved again` };
+  // A plan of an earlier runtime of the same name is resolved again for this one (PLAN-5).
+  return read.plan.runtimeUID === c.runtimeUID ? { state: 'ready', plan: read.plan, written: false } : undefined;
+}
+
+function criteriaOf(criteria: ClusterRuntimeSpec['criteria']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(criteria)) if (typeof value === 'string') out[key] = value;
+  return out;
+}
+
+function planFrom(c: CandidateInputs, read: Extract<BundleRead, { ok: true }>): Plan {
+  const inputs: PlanInputs = {
+    aicrVersion: c.spec.aicrVersion,
+    snapshot: c.snapshot,
+    criteria: criteriaOf(c.spec.criteria),
+    overrides: [...c.overrides],
+    bundle: c.bundle.reference,
+  };
+  return { digest: planDigest(read.releases), releases: read.releases, runtimeUID: c.runtimeUID, recipe: read.recipeText, inputs };
+}
+
+/** Creates the plan, or replaces one of the same digest that another runtime's resolution (or a restore) left. */
+async function store(kube: KubePort, cm: PlanConfigMap, runtimeUID: string): Promise<void> {
+  try {
+    await kube.create(KIND.configMap, cm);
+    return;
+  } catch (err) {
+    if (!(err instanceof ConflictError)) throw err;
+  }
+  const existing = await kube.get(KIND.configMap, cm.metadata.name, NAMESPACES.system);
+  if (!existing) throw new ConflictError(`plan ${cm.metadata.name} went while it was being written; trying again`);
+  const read = readPlanConfigMap(existing);
+  if (read.ok && read.plan.runtimeUID === runtimeUID) return;
+  await kube.update(KIND.configMap, { ...cm, metadata: { ...cm.metadata, resourceVersion: existing.metadata.resourceVersion } });
+}
+
+/** Resolves the candidate plan for a rendered bundle; writes it when it is not there yet. */
+export async function resolveCandidate(kube: KubePort, c: CandidateInputs): Promise<Candidate> {
+  const found = await recorded(kube, c);
+  if (found) return found;
+  const read = await readBundle(kube, c.configuration, c.bundle.reference);
+  if (!read.ok) return read.retry ? { state: 'retrying', message: read.message } : { state: 'failed', reason: read.reason, message: read.message };
+  const plan = planFrom(c, read);
+  let cm: PlanConfigMap;
+  try {
+    cm = planConfigMap(plan);
+  } catch (err) {
+    if (err instanceof PlanTooLargeError) return { state: 'failed', reason: 'PlanTooLarge', message: err.message };
+    throw err;
+  }
+  await store(kube, cm, c.runtimeUID);
+  await kube.patch(KIND.configMap, renderRecordName(c.bundle.hash), STAGE_NAMESPACE.render, { data: { [RECORD_PLAN_KEY]: cm.metadata.name } });
+  return { state: 'ready', plan, written: true };
+}
+
+/** Removes plans beyond what configuration keeps; the plans in use are never removed (PLAN-8). */
+export async function retirePlans(kube: KubePort, inUse: ReadonlySet<string>, keep: number): Promise<string[]> {
+  const plans = await kube.list(KIND.configMap, { namespace: NAMESPACES.system, labelSelector: `${LABEL.role}=${ROLE.plan}` });
+  const retired = plansToRetire(plans.items, inUse, keep);
+  for (const name of retired) await kube.delete(KIND.configMap, name, NAMESPACES.system);
+  return retired;
+}
+
