@@ -7,7 +7,7 @@ import * as z from 'zod';
 import { BundleUnreadableError } from '../errors.ts';
 import { credentialsFor } from './credentials.ts';
 import { type OciReference, SHA256_DIGEST, formatReference, parseReference } from './reference.ts';
-import { type RegistrySession, openSession, readLimited, registryGet } from './registryHttp.ts';
+import { type RegistrySession, openSession, readLimited, registryGet, sizeText } from './registryHttp.ts';
 import { TarError, readTar } from './tar.ts';
 
 const MIB = 1024 * 1024;
@@ -75,7 +75,7 @@ function bundleLayer(ref: OciReference, bytes: Uint8Array): Descriptor {
 
 async function fetchLayer(session: RegistrySession, layer: Descriptor, limits: PullLimits): Promise<Uint8Array> {
   const { ref } = session;
-  if (layer.size > limits.layerBytes) throw unreadable(ref, `the layer is ${layer.size} bytes, over the ${limits.layerBytes / MIB} MiB the control plane reads`);
+  if (layer.size > limits.layerBytes) throw unreadable(ref, `the layer is ${layer.size} bytes, over the ${sizeText(limits.layerBytes)} the control plane reads`);
   const res = await registryGet(session, `blobs/${layer.digest}`, 'layer');
   const bytes = await readLimited(session, res, 'layer', limits.layerBytes);
   if (sha256(bytes) !== layer.digest) throw unreadable(ref, `the layer the registry returned hashes to ${sha256(bytes)}, not to ${layer.digest} as the manifest says`);
@@ -88,7 +88,7 @@ function unpack(ref: OciReference, gzipped: Uint8Array, limits: PullLimits): Map
     archive = gunzipSync(gzipped, { maxOutputLength: limits.unpackedBytes });
   } catch (err) {
     const tooLarge = err instanceof RangeError || (err instanceof Error && 'code' in err && err.code === 'ERR_BUFFER_TOO_LARGE');
-    throw unreadable(ref, tooLarge ? `the layer unpacks to more than the ${limits.unpackedBytes / MIB} MiB the control plane reads` : 'the layer is not valid gzip');
+    throw unreadable(ref, tooLarge ? `the layer unpacks to more than the ${sizeText(limits.unpackedBytes)} the control plane reads` : 'the layer is not valid gzip');
   }
   try {
     return readTar(archive);

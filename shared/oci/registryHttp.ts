@@ -103,8 +103,13 @@ export async function registryGet(session: RegistrySession, path: string, what: 
 
 const MIB = 1024 * 1024;
 
+/** A size limit as people state it: whole MiB when it is some, bytes otherwise. */
+export function sizeText(bytes: number): string {
+  return bytes % MIB === 0 ? `${bytes / MIB} MiB` : `${bytes} bytes`;
+}
+
 function overLimit(session: RegistrySession, what: string, limit: number): BundleUnreadableError {
-  return new BundleUnreadableError(formatReference(session.ref), `the ${what} is larger than the ${(limit / MIB).toFixed(0)} MiB the control plane reads`);
+  return new BundleUnreadableError(formatReference(session.ref), `the ${what} is larger than the ${sizeText(limit)} the control plane reads`);
 }
 
 /** Reads a body whole, but never more than `limit` bytes: a registry cannot make the Lambda hold more. */

@@ -116,7 +116,8 @@ export function readTar(archive: Uint8Array): Map<string, Uint8Array> {
     const header = readHeader(block, pending);
     const start = at + BLOCK;
     if (start + header.size > archive.length) throw new TarError(`entry ${JSON.stringify(header.path.slice(0, 200))} is cut short: the archive is truncated`);
-    const data = archive.subarray(start, start + header.size);
+    // A plain view, not a Buffer: callers compare and hash bytes whatever gunzip returned.
+    const data = new Uint8Array(archive.buffer, archive.byteOffset + start, header.size);
     if (REGULAR.has(header.type)) addFile(files, header, data);
     // pax and GNU headers describe the next entry only; a global pax header (`g`) is ignored.
     pending = nextPending(header, data);
