@@ -1,9 +1,12 @@
 // What the real test registry cannot be made to do: serve bytes that do not match their
-// digest, or ask for a Bearer token. A registry that lies or trades tokens is stood in for by
-// the pull's `fetch` option, answering from a table; everything else runs as in production.
+// digest, ask for a Bearer token, or send a blob to object storage elsewhere. A registry that
+// lies or trades tokens is stood in for by the pull's `fetch` option, answering from a table;
+// the redirect runs over real loopback HTTP with the real fetch.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { BundleUnreadableError, RegistryRefusedError } from '../../shared/errors.ts';
 import { pullArtifactFiles } from '../../shared/oci/pull.ts';
@@ -112,5 +115,31 @@ test('an image index, a manifest of several layers, or a layer of another media 
   for (const [manifest, message] of cases) {
     const fetch = tableFetch({ 'https://r.example/v2/a/b/manifests/v1': ok(new TextEncoder().encode(JSON.stringify(manifest))) });
     await assert.rejects(pullArtifactFiles('r.example/a/b:v1', { plainHTTP: false, fetch }), (err: unknown) => err instanceof BundleUnreadableError && message.test(err.message));
+  }
+});
+
+async function listening(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+test('a layer redirected to storage on another origin is fetched there without the registry credentials', async () => {
+  const manifest = manifestFor(LAYER);
+  // Object storage refuses a request carrying a second authorization, as S3 does with a presigned URL.
+  const storage = createServer((req, res) => res.writeHead(req.headers.authorization ? 400 : 200).end(req.headers.authorization ? undefined : LAYER));
+  const storageHost = await listening(storage);
+  const registry = createServer((req, res) => {
+    if (req.headers.authorization !== `Basic ${Buffer.from('u:p').toString('base64')}`) return void res.writeHead(401, { 'www-authenticate': 'Basic realm="r"' }).end();
+    if (req.url?.includes('/manifests/')) return void res.writeHead(200).end(manifest);
+    res.writeHead(307, { location: `http://${storageHost}/bucket/blob?signature=abc` }).end();
+  });
+  const registryHost = await listening(registry);
+  try {
+    const dockerConfig = JSON.stringify({ auths: { [registryHost]: { username: 'u', password: 'p' } } });
+    const files = await pullArtifactFiles(`${registryHost}/a/b:v1`, { plainHTTP: true, dockerConfig });
+    assert.deepEqual([...files.keys()], ['recipe.yaml']);
+  } finally {
+    registry.close();
+    storage.close();
   }
 });
