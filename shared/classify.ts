@@ -5,6 +5,7 @@ import {
   ControlPlaneError,
   KubeRequestError,
   MalformedMessageError,
+  RegistryRefusedError,
   RequeueAfterError,
   StalledError,
   StatusWriteRefusedError,
@@ -55,6 +56,7 @@ export function classify(err: unknown): Outcome {
   if (err instanceof ConflictError) return { kind: OUTCOME.retryNow };
   // Failing the message is all a malformed or misrouted message can do: it ends dead-lettered.
   if (err instanceof MalformedMessageError || err instanceof StepNotRoutedError) return { kind: OUTCOME.retryNow };
+  // TransientError covers the registry's too (RegistryUnavailableError): unreachable, 5xx, 429.
   if (err instanceof TransientError || err instanceof KubeRequestError) return { kind: OUTCOME.retryAfter };
   // Unknown failures are treated as transient but slowed down, so a bug cannot spin a queue.
   return { kind: OUTCOME.retryAfter };
@@ -64,7 +66,7 @@ export function classify(err: unknown): Outcome {
 export function errorFields(err: unknown): Record<string, string | number> {
   if (err instanceof ControlPlaneError) {
     const out: Record<string, string | number> = { errorKind: err.kind, error: err.message };
-    if (err instanceof KubeRequestError) out['httpStatus'] = err.status;
+    if (err instanceof KubeRequestError || err instanceof RegistryRefusedError) out['httpStatus'] = err.status;
     return out;
   }
   const name = err instanceof Error ? err.name : typeof err;

@@ -107,3 +107,45 @@ export class ThrottledError extends TransientError {
 
 /** The resourceVersion a watch resumed from has been compacted away; relist. */
 export class GoneError extends TransientError {}
+
+/**
+ * The OCI registry could not be reached or answered that it is busy (a refused connection, a
+ * timeout, HTTP 5xx or 429). A transient error: the framework retries with backoff.
+ */
+export class RegistryUnavailableError extends TransientError {}
+
+/**
+ * The registry refused the control plane's credentials (HTTP 401) or its access to a
+ * repository (HTTP 403). Only the status and the repository are kept: never a credential, and
+ * never the registry's own wording.
+ */
+export class RegistryRefusedError extends ControlPlaneError {
+  readonly kind = 'registry-refused';
+  constructor(
+    readonly status: number,
+    readonly registry: string,
+    readonly repository: string,
+  ) {
+    const fix = status === 401 ? 'check the registry credentials' : 'grant the credentials pull access to this repository';
+    super(`registry ${registry} refused access to ${repository} (http ${status}): ${fix}`);
+  }
+}
+
+/** The bundle AICR pushed cannot be read: no such tag or blob, a digest mismatch, a bad archive, or over a size limit. */
+export class BundleUnreadableError extends ControlPlaneError {
+  readonly kind = 'bundle-unreadable';
+  constructor(
+    readonly reference: string,
+    readonly problem: string,
+  ) {
+    super(`bundle ${reference}: ${problem}`);
+  }
+}
+
+/** The docker config holding the registry credentials is not valid JSON of the expected shape. */
+export class RegistryCredentialsInvalidError extends ControlPlaneError {
+  readonly kind = 'registry-credentials-invalid';
+  constructor(detail: string) {
+    super(`the registry credentials are not a valid docker config: ${detail}`);
+  }
+}

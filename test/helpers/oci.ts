@@ -32,16 +32,21 @@ export interface Descriptor {
   readonly size: number;
 }
 
-/** A manifest naming one layer and an empty config, pushed under `tag`; returns its bytes and digest. */
-export async function pushManifest(base: string, repo: string, tag: string, parts: { layer: Descriptor; config: Descriptor }): Promise<{ bytes: Uint8Array; digest: string }> {
-  const { layer, config } = parts;
+/** A manifest naming one layer (a plain tar unless told) and an empty config, pushed under `tag`; returns its bytes and digest. */
+export async function pushManifest(
+  base: string,
+  repo: string,
+  tag: string,
+  parts: { layer: Descriptor; config: Descriptor; layerMediaType?: string },
+): Promise<{ bytes: Uint8Array; digest: string }> {
+  const { layer, config, layerMediaType = 'application/vnd.oci.image.layer.v1.tar' } = parts;
   const bytes = new TextEncoder().encode(
     JSON.stringify({
       schemaVersion: 2,
       mediaType: OCI_MANIFEST,
       artifactType: 'application/vnd.aicr.test.bundle',
       config: { mediaType: 'application/vnd.oci.empty.v1+json', ...config },
-      layers: [{ mediaType: 'application/vnd.oci.image.layer.v1.tar', ...layer }],
+      layers: [{ mediaType: layerMediaType, ...layer }],
     }),
   );
   const put = await fetch(`${base}/v2/${repo}/manifests/${tag}`, { method: 'PUT', headers: { ...basicAuth(), 'content-type': OCI_MANIFEST }, body: bytes });

@@ -7,6 +7,8 @@ import {
   GoneError,
   KubeRequestError,
   MalformedMessageError,
+  RegistryRefusedError,
+  RegistryUnavailableError,
   RequeueAfterError,
   StalledError,
   StatusWriteRefusedError,
@@ -18,6 +20,7 @@ import { DEFAULT_TIMINGS, backoffDelay } from '../../shared/timings.ts';
 test('each error class maps to its outcome', () => {
   const cases: [unknown, string][] = [
     [new TransientError('api 503'), OUTCOME.retryAfter],
+    [new RegistryUnavailableError('registry did not answer: ECONNREFUSED'), OUTCOME.retryAfter],
     [new GoneError('410'), OUTCOME.retryAfter],
     [new ConflictError('409'), OUTCOME.retryNow],
     [new MalformedMessageError('step', 'invalid_value'), OUTCOME.retryNow],
@@ -66,4 +69,13 @@ test('an unknown error is logged by type only, never by its message', () => {
   const fields = errorFields(new Error('password=hunter2'));
   assert.equal(JSON.stringify(fields).includes('hunter2'), false);
   assert.equal(fields['errorKind'], 'unexpected');
+});
+
+test('a registry refusal is logged with its http status, and names no credential', () => {
+  const fields = errorFields(new RegistryRefusedError(403, '127.0.0.1:5000', 'aicr/bundles'));
+  assert.deepEqual(fields, {
+    errorKind: 'registry-refused',
+    error: 'registry 127.0.0.1:5000 refused access to aicr/bundles (http 403): grant the credentials pull access to this repository',
+    httpStatus: 403,
+  });
 });
