@@ -67,6 +67,14 @@ export const ANNOTATION = {
   verdict: `${API_GROUP}/verdict`,
   /** On a failed AICR Job: the end of its error output. */
   errorTail: `${API_GROUP}/error-tail`,
+  /** On an owned Application: the release's 0-based place in the plan's deployment order. */
+  releaseOrder: `${API_GROUP}/release-order`,
+  /** On an owned Application: the releases it needs first, comma-separated; absent when none. */
+  dependsOn: `${API_GROUP}/depends-on`,
+  /** On an owned Application: "true" when a person runs the release's steps; absent otherwise. */
+  manual: `${API_GROUP}/manual`,
+  /** On an owned Application: a manual release's steps as a JSON list of strings; absent when none. */
+  steps: `${API_GROUP}/steps`,
 } as const;
 
 /** The control plane's configuration, rendered by the chart from its values. */
@@ -99,6 +107,8 @@ export const FIELD_MANAGER = {
   snapshot: 'aicr-snapshot',
   /** Writes only Ready, Reconciling, Stalled and status.observedGeneration. */
   summary: 'aicr-status-summary',
+  /** Writes the owned Argo CD Applications. */
+  rollout: 'aicr-rollout',
 } as const;
 
 export const MANAGED_BY_VALUE = 'aicr-operator';
@@ -110,6 +120,15 @@ export const ROLE = {
 
 /** The plan payload's schema version (label operator.aicr.run/schema-version on every plan). */
 export const PLAN_SCHEMA_VERSION = '1';
+
+/** What owned Argo CD Applications hold besides the plan's own data (shared/plans/applications.ts). */
+export const ARGOCD = {
+  /** Argo CD's name for the cluster it runs in: releases always go to this cluster. */
+  inClusterServer: 'https://kubernetes.default.svc',
+  defaultProject: 'default',
+  /** Source names: they say which of a release's charts a source is when there is only one. */
+  sourceName: { chart: 'chart', manifests: 'manifests' },
+} as const;
 
 /**
  * Kubernetes groups the control plane's IAM roles map to (EKS access entries; the chart's RBAC): one

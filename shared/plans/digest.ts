@@ -7,7 +7,8 @@ import { type JsonValue, type ReleaseSet, sortReleases } from './release.ts';
 function canonical(value: unknown): JsonValue {
   if (Array.isArray(value)) return value.map(canonical);
   if (value !== null && typeof value === 'object') {
-    const out: { [key: string]: JsonValue } = {};
+    // No prototype, so a values key named __proto__ is an ordinary key and counts.
+    const out = Object.create(null) as { [key: string]: JsonValue };
     for (const key of Object.keys(value).sort()) {
       const v = (value as Record<string, unknown>)[key];
       if (v !== undefined) out[key] = canonical(v);

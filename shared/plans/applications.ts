@@ -1,0 +1,132 @@
+// From a plan's releases to the Argo CD Applications that deploy them. Each Application carries
+// its whole release (sources and values in the spec, the rest in annotations), so
+// applicationsToReleases (./applicationsRead.ts) rebuilds the same release set and planDigest
+// gives the same digest: the Applications alone are enough to recover a lost plan (docs/plans.md).
+import { ANNOTATION, ARGOCD, LABEL, MANAGED_BY_VALUE, NAMESPACES } from '../api/constants.ts';
+import { KIND } from '../kube/kinds.ts';
+import { canonicalJson } from './digest.ts';
+import { type ChartSource, type JsonValue, type Release, type ReleaseSet, sortReleases } from './release.ts';
+
+export type HelmValues = Release['values'];
+export type SourceName = (typeof ARGOCD.sourceName)[keyof typeof ARGOCD.sourceName];
+
+/** Where a source's values go: at most one of the two, none when the release has no values. */
+export type HelmValuesFields = { valuesObject?: HelmValues; values?: string };
+
+/** A chart in the Helm-over-OCI form (docs/plans.md): a scheme-less repoURL, a chart and its exact version. */
+export type HelmOciSource = {
+  name: SourceName;
+  repoURL: string;
+  chart: string;
+  targetRevision: string;
+  helm: { releaseName: string } & HelmValuesFields;
+};
+
+export type PlanApplication = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace: string; labels: Record<string, string>; annotations: Record<string, string> };
+  spec: {
+    project: string;
+    destination: { server: string; namespace: string };
+    source?: HelmOciSource;
+    sources?: HelmOciSource[];
+    syncPolicy: { automated: { prune: boolean; selfHeal: boolean }; syncOptions: string[] };
+  };
+};
+
+/** Whose plan the Applications carry: written on every one of them. */
+export interface PlanOwner {
+  readonly runtimeUID: string;
+  readonly planDigest: string;
+}
+
+export interface ApplicationOptions {
+  /** The Argo CD project; `default` unless given. */
+  readonly project?: string;
+  /** Argo CD's namespace, where its Applications live; `argocd` unless given. */
+  readonly namespace?: string;
+}
+
+// Argo CD creates a release's namespace, and applies server-side so large CRDs (GPU operator,
+// Prometheus) fit. Not part of the release set: the digest neither covers it nor reads it back.
+const SYNC_POLICY = { automated: { prune: true, selfHeal: true }, syncOptions: ['CreateNamespace=true', 'ServerSideApply=true'] } as const;
+
+function hasEmptyMap(value: JsonValue): boolean {
+  if (Array.isArray(value)) return value.some(hasEmptyMap);
+  if (value === null || typeof value !== 'object') return false;
+  const children = Object.values(value);
+  return children.length === 0 || children.some(hasEmptyMap);
+}
+
+/**
+ * How a release's values ride on its source. `valuesObject` when the API server keeps them as
+ * they are. Server-side apply stores an empty map as null once the same manager had filled it
+ * (and refuses a `valuesObject` that became null), and for Helm null deletes a chart default
+ * where `{}` keeps it; so values holding an empty map anywhere go in `values`, as JSON text,
+ * which Helm reads as YAML with the same meaning and the API server stores as an opaque string.
+ * No values, no field: an empty `valuesObject` would hit the same null.
+ */
+function helmValuesFields(values: HelmValues): HelmValuesFields {
+  const children = Object.values(values);
+  if (children.length === 0) return {};
+  if (children.some(hasEmptyMap)) return { values: JSON.stringify(JSON.parse(canonicalJson(values)), null, 2) };
+  // A copy: the Application must not share objects with the plan it came from.
+  return { valuesObject: structuredClone(values) };
+}
+
+function source(name: SourceName, chart: ChartSource, helm: HelmOciSource['helm']): HelmOciSource {
+  return { name, repoURL: chart.repoURL, chart: chart.chart, targetRevision: chart.version, helm };
+}
+
+/** The chart source, then the manifests source. Values go on the chart, or on the manifests when they are all there is. */
+function sourcesOf(release: Release): [HelmOciSource, ...HelmOciSource[]] {
+  const bare = { releaseName: release.name };
+  const withValues = { ...bare, ...helmValuesFields(release.values) };
+  const sources: HelmOciSource[] = [];
+  if (release.chart) sources.push(source(ARGOCD.sourceName.chart, release.chart, withValues));
+  if (release.manifests) sources.push(source(ARGOCD.sourceName.manifests, release.manifests, release.chart ? bare : withValues));
+  const [first, ...rest] = sources;
+  if (!first) throw new Error(`release ${release.name} has neither a chart nor manifests: the plan is malformed`);
+  return [first, ...rest];
+}
+
+/** Order always; the others only when they say something, so absent reads back as none or false. */
+function annotationsOf(release: Release, owner: PlanOwner): Record<string, string> {
+  return {
+    [ANNOTATION.runtimeUID]: owner.runtimeUID,
+    [ANNOTATION.planDigest]: owner.planDigest,
+    [ANNOTATION.releaseOrder]: String(release.order),
+    ...(release.dependsOn.length > 0 ? { [ANNOTATION.dependsOn]: release.dependsOn.join(',') } : {}),
+    ...(release.manual ? { [ANNOTATION.manual]: 'true' } : {}),
+    ...(release.steps.length > 0 ? { [ANNOTATION.steps]: JSON.stringify(release.steps) } : {}),
+  };
+}
+
+function applicationOf(release: Release, owner: PlanOwner, options: ApplicationOptions): PlanApplication {
+  const [first, ...rest] = sourcesOf(release);
+  return {
+    apiVersion: KIND.application.apiVersion,
+    kind: KIND.application.kind,
+    metadata: {
+      name: release.name,
+      namespace: options.namespace ?? NAMESPACES.argocd,
+      labels: { [LABEL.managedBy]: MANAGED_BY_VALUE },
+      annotations: annotationsOf(release, owner),
+    },
+    spec: {
+      project: options.project ?? ARGOCD.defaultProject,
+      destination: { server: ARGOCD.inClusterServer, namespace: release.namespace },
+      // One source as `source`: `sources` is for the chart-and-manifests pair.
+      ...(rest.length === 0 ? { source: first } : { sources: [first, ...rest] }),
+      syncPolicy: { automated: { ...SYNC_POLICY.automated }, syncOptions: [...SYNC_POLICY.syncOptions] },
+    },
+  };
+}
+
+/** One Application per release, in deployment order. Pure: writing them is the caller's job. */
+export function planToApplications(releases: ReleaseSet, owner: PlanOwner, options: ApplicationOptions = {}): PlanApplication[] {
+  return sortReleases(releases).map((release) => applicationOf(release, owner, options));
+}
+
+export { applicationsDigest, applicationsToReleases, type Rebuilt, type RebuiltDigest } from './applicationsRead.ts';
