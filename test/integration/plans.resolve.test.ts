@@ -67,6 +67,7 @@ before(async () => {
   candidate = /^plan (aicr-plan-[0-9a-f]+)/.exec(done.message)?.[1] ?? '';
 });
 after(async () => {
+  if (process.env['DEBUG_PLANS']) for (const r of cp.records()) if (r['level'] !== 'DEBUG' && r['level'] !== 'INFO') console.error(JSON.stringify(r).slice(0, 600));
   cp.stop();
   await cp.running;
   await deleteRuntime();

@@ -10,7 +10,7 @@ import type { Configuration } from '../../configuration/schema.ts';
 import { ConflictError } from '../../errors.ts';
 import { KIND } from '../../kube/kinds.ts';
 import type { KubePort } from '../../kube/port.ts';
-import { planDigest, planName } from '../../plans/digest.ts';
+import { planDigest } from '../../plans/digest.ts';
 import type { Plan, PlanInputs } from '../../plans/plan.ts';
 import { plansToRetire } from '../../plans/retention.ts';
 import { PlanTooLargeError, type PlanConfigMap, planConfigMap, readPlanConfigMap } from '../../plans/store.ts';
