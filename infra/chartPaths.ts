@@ -6,3 +6,5 @@ export const CHART_DIR = fileURLToPath(new URL('./chart/', import.meta.url));
 /** One file per CRD, named <plural>.yaml (docs/adr/0010-cluster-chart.md: why templates/, not crds/). */
 export const CRD_TEMPLATE_DIR = fileURLToPath(new URL('./chart/templates/crds/', import.meta.url));
 export const RBAC_TEMPLATE = fileURLToPath(new URL('./chart/templates/rbac.yaml', import.meta.url));
+/** The admission policy that keeps plans to the control plane's writers, generated beside the RBAC. */
+export const PLAN_ADMISSION_TEMPLATE = fileURLToPath(new URL('./chart/templates/plan-admission.yaml', import.meta.url));

@@ -1,8 +1,15 @@
-// Writes the chart's RBAC template from the step table. A test fails when the file is stale.
+// Writes the chart's access control: the RBAC template from the step table, and the admission
+// policy that keeps plans to their writers from the constants. A test fails when either is stale.
 import { writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { RBAC_TEMPLATE } from '../infra/chartPaths.ts';
+import { PLAN_ADMISSION_TEMPLATE, RBAC_TEMPLATE } from '../infra/chartPaths.ts';
+import { renderPlanAdmission } from '../shared/rbac/planAdmission.ts';
 import { renderRbac } from '../shared/rbac/render.ts';
 
-writeFileSync(RBAC_TEMPLATE, renderRbac());
-console.log(`wrote ${relative(process.cwd(), RBAC_TEMPLATE)}`);
+for (const [path, text] of [
+  [RBAC_TEMPLATE, renderRbac()],
+  [PLAN_ADMISSION_TEMPLATE, renderPlanAdmission()],
+] as const) {
+  writeFileSync(path, text);
+  console.log(`wrote ${relative(process.cwd(), path)}`);
+}

@@ -144,6 +144,21 @@ export const IDENTITY_USER = {
   step: (name: string): string => `aicr-step-${name}`,
 } as const;
 
+/**
+ * The groups whose requests may create or change a plan; the chart's admission policy denies
+ * everyone else, cluster admins included, so a plan's payload and digest only ever come from
+ * resolution. Deleting a plan stays open to anyone RBAC lets: it is the documented remedy.
+ */
+export const PLAN_WRITER_GROUPS = [IDENTITY_GROUP.step('resolve')] as const;
+/** The chart's ValidatingAdmissionPolicy (and its binding, of the same name) that holds plans to PLAN_WRITER_GROUPS. */
+export const PLAN_ADMISSION = {
+  name: 'aicr-plan-writers',
+  /** What a refused writer reads, after the API server's own "… denied request: ". */
+  message:
+    `plan ConfigMaps (label ${LABEL.role}=${ROLE.plan} in ${NAMESPACES.system}) are written only by the control plane ` +
+    `(group ${PLAN_WRITER_GROUPS.join(', ')}); to have a plan resolved again, delete it`,
+} as const;
+
 /** Where the forwarder records the resourceVersion it has forwarded up to. */
 export const FORWARDER_CHECKPOINT = { namespace: NAMESPACES.system, name: 'aicr-forwarder-checkpoint', key: 'resourceVersion' } as const;
 

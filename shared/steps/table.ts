@@ -57,7 +57,7 @@ export const STEP_TABLE = [
       { apiGroups: ['batch'], resources: ['jobs'], verbs: ['list', 'create', 'patch', 'delete'], namespace: NAMESPACES.jobs, why: 'runs AICR recipe and render stages as Jobs and records how failed runs count' },
       { apiGroups: [''], resources: ['pods'], verbs: ['list'], namespace: NAMESPACES.jobs, why: 'reads why a run waits and how it ended' },
       { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'create', 'patch', 'delete'], namespace: NAMESPACES.jobs, why: 'collects recipe output, gives a recipe run its snapshot, records what a render pushed, and removes outputs of changed inputs' },
-      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'create', 'patch', 'delete'], namespace: NAMESPACES.system, why: 'reads the latest snapshot named in status.discovery, and writes, reads and retires plans (names carry their digest)' },
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'create', 'update', 'patch', 'delete'], namespace: NAMESPACES.system, why: 'reads the latest snapshot named in status.discovery, and writes, replaces, reads and retires plans (names carry their digest)' },
       { apiGroups: [''], resources: ['secrets'], verbs: ['get'], namespace: NAMESPACES.system, why: 'reads the registry credentials (registry.auth.staticSecretRef, named by configuration) to pull the bundle a render pushed' },
     ],
   },

@@ -3,7 +3,7 @@
 // cannot do another's writes.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { FORWARDER_CHECKPOINT, IDENTITY_GROUP, IDENTITY_USER } from '../../shared/api/constants.ts';
+import { IDENTITY_GROUP, IDENTITY_USER, NAMESPACES } from '../../shared/api/constants.ts';
 import { KubeRequestError } from '../../shared/errors.ts';
 import { KIND } from '../../shared/kube/kinds.ts';
 import { auditMark, controlPlaneEventsSince } from '../helpers/audit.ts';
@@ -34,10 +34,12 @@ test('the resolve step runs as its own identity: its reads and writes show under
   assert.ok((await getRuntime())?.status?.conditions?.some((c) => c.type === 'Resolved'));
 });
 
-test("a step cannot do another's writes: resolve cannot move the forwarder's checkpoint, the forwarder cannot write status", async () => {
-  const { namespace, name } = FORWARDER_CHECKPOINT;
+// Resolve may write ConfigMaps in aicr-system (its plans), where the forwarder keeps its
+// checkpoints, so the write it must not do is the snapshot step's: an agent Job in aicr-discovery.
+test("a step cannot do another's writes: resolve cannot start the snapshot step's Jobs, the forwarder cannot write status", async () => {
+  // RBAC answers before the body is validated, so a name is all the Job needs.
   const byResolve = await stepKube('resolve')
-    .create(KIND.configMap, { metadata: { name, namespace }, data: {} })
+    .create(KIND.job, { metadata: { name: 'aicr-identity-probe', namespace: NAMESPACES.discovery } })
     .then(() => undefined, (e: unknown) => e);
   assert.ok(byResolve instanceof KubeRequestError);
   assert.equal(byResolve.status, 403);

@@ -1,12 +1,14 @@
 // The chart as the pinned Helm renders it (helm template, no cluster): the configuration
-// ConfigMap holds exactly the values, the namespaces carry their Pod Security levels, and
-// nothing an uninstall would take with it is left unprotected.
+// ConfigMap holds exactly the values, the namespaces carry their Pod Security levels, plans are
+// held to their writers by an admission policy, and nothing an uninstall would take with it is
+// left unprotected.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { CHART, CONFIGURATION, NAMESPACES } from '../../shared/api/constants.ts';
+import { CHART, CONFIGURATION, NAMESPACES, PLAN_ADMISSION } from '../../shared/api/constants.ts';
+import { FROM_A_PLAN_WRITER, IS_OR_WAS_A_PLAN, NOT_FINISHING_A_DELETION } from '../../shared/rbac/planAdmission.ts';
 import { CHART_DIR } from '../../infra/chartPaths.ts';
 import { CHART_VALUES, renderChart, type RenderedObject } from '../helpers/chart.ts';
 
@@ -76,4 +78,26 @@ test('the chart owns the Job namespaces with their Pod Security levels, and keep
 
 test('the chart refuses a release namespace other than aicr-system', async () => {
   await assert.rejects(renderChart([], 'default'), /install this chart into the namespace aicr-system/);
+});
+
+test('PLAN-1 the chart holds plans to their writers: a denying policy on creating and changing ConfigMaps in aicr-system, and its binding', async () => {
+  const objects = await renderChart();
+  const policy = objects.find((o) => o.kind === 'ValidatingAdmissionPolicy' && o.metadata.name === PLAN_ADMISSION.name);
+  const binding = objects.find((o) => o.kind === 'ValidatingAdmissionPolicyBinding' && o.metadata.name === PLAN_ADMISSION.name);
+  assert.ok(policy && binding, 'the chart renders the policy and its binding');
+  for (const o of [policy, binding]) assert.equal(o.apiVersion, 'admissionregistration.k8s.io/v1');
+  assert.deepEqual(policy['spec'], {
+    failurePolicy: 'Fail',
+    matchConstraints: {
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': NAMESPACES.system } },
+      // No DELETE: deleting a plan is how a person has it resolved again.
+      resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['configmaps'] }],
+    },
+    matchConditions: [
+      { name: 'is-or-was-a-plan', expression: IS_OR_WAS_A_PLAN },
+      { name: 'not-finishing-a-deletion', expression: NOT_FINISHING_A_DELETION },
+    ],
+    validations: [{ expression: FROM_A_PLAN_WRITER, message: PLAN_ADMISSION.message, reason: 'Forbidden' }],
+  });
+  assert.deepEqual(binding['spec'], { policyName: PLAN_ADMISSION.name, validationActions: ['Deny'] });
 });

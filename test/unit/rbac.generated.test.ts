@@ -1,9 +1,12 @@
-// The chart's RBAC is generated from the step table: one identity per function, each with only its
-// row's rules, and the committed file is never stale.
+// The chart's access control is generated: the RBAC from the step table (one identity per
+// function, each with only its row's rules) and the plan admission policy from the constants;
+// the committed files are never stale.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { RBAC_TEMPLATE } from '../../infra/chartPaths.ts';
+import { IDENTITY_GROUP, NAMESPACES, PLAN_WRITER_GROUPS } from '../../shared/api/constants.ts';
+import { PLAN_ADMISSION_TEMPLATE, RBAC_TEMPLATE } from '../../infra/chartPaths.ts';
+import { renderPlanAdmission } from '../../shared/rbac/planAdmission.ts';
 import { identities, renderRbac } from '../../shared/rbac/render.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
 
@@ -21,5 +24,20 @@ test('each step and the forwarder have their own group, and every rule says why'
   for (const id of ids) {
     assert.ok(id.rules.length > 0, `${id.name} has rules`);
     for (const r of id.rules) assert.ok(r.why.length > 0 && !r.verbs.includes('*') && !r.resources.includes('*'), `${id.name}: explicit rules only`);
+  }
+});
+
+test('infra/chart/templates/plan-admission.yaml is what the constants render (run npm run gen:rbac)', () => {
+  assert.equal(readFileSync(PLAN_ADMISSION_TEMPLATE, 'utf8'), renderPlanAdmission());
+});
+
+test('PLAN-1 the plan writers are the resolve step alone, and its RBAC is what lets it write plans', () => {
+  assert.deepEqual(PLAN_WRITER_GROUPS, [IDENTITY_GROUP.step('resolve')]);
+  for (const group of PLAN_WRITER_GROUPS) {
+    const id = identities().find((i) => i.group === group);
+    assert.ok(id, `${group} is one of the chart's identities`);
+    // Admission only narrows what RBAC grants: a writer group without these rights could write no plan at all.
+    const writes = id.rules.filter((r) => r.namespace === NAMESPACES.system && r.apiGroups.includes('') && r.resources.includes('configmaps'));
+    for (const verb of ['create', 'patch', 'delete']) assert.ok(writes.some((r) => r.verbs.includes(verb) && !r.resourceNames), `${group} may ${verb} any ConfigMap in ${NAMESPACES.system}`);
   }
 });
