@@ -1,7 +1,7 @@
 // The kinds the forwarder watches, and for each: which runtime an object concerns (from its
 // labels or annotations, never its body) and what about it makes work. Steps name these in the
 // step table's `wakesOn`; a kind no step names is not watched.
-import { ANNOTATION, FORWARDER_CHECKPOINT, LABEL, NAMESPACES, RUNTIME_NAME } from '../api/constants.ts';
+import { ANNOTATION, FORWARDER_CHECKPOINT, LABEL, NAMESPACES, ROLE, RUNTIME_NAME } from '../api/constants.ts';
 import { createHash } from 'node:crypto';
 import { STAGE } from '../aicr/stages.ts';
 import { type ConfigMapObject, type GenericObject, KIND, type JobObject, type Kind, type ObjectMeta, type PodObject, type RuntimeObject } from '../kube/kinds.ts';
@@ -127,6 +127,21 @@ export const SNAPSHOT_CONFIGMAP_WATCH: WatchedKind<ConfigMapObject> = {
 };
 
 /**
+ * Plans in aicr-system: one a person deleted or a restore changed makes resolve look again
+ * (PLAN-3). A plan may record an earlier runtime, so the forwarder looks the one runtime up (an
+ * empty UID). Plans the control plane just wrote are no news.
+ */
+export const PLAN_WATCH: WatchedKind<ConfigMapObject> = {
+  id: 'plans',
+  wake: WAKE.planChange,
+  kind: KIND.configMap,
+  selection: { namespace: NAMESPACES.system, labelSelector: `${LABEL.role}=${ROLE.plan}` },
+  runtimeOf: () => ({ name: RUNTIME_NAME, uid: '' }),
+  arrivalIsNews: () => false,
+  fingerprint: (cm) => createHash('sha256').update(JSON.stringify([cm.data ?? {}, cm.binaryData ?? {}, cm.metadata.labels ?? {}, cm.metadata.annotations ?? {}])).digest('hex'),
+};
+
+/**
  * Nodes concern the one runtime, whose UID a Node cannot name: the forwarder looks it up when
  * it sends (an empty UID). Only a Node's group facts count, so status heartbeats are not news;
  * a Node added to a group that exists still wakes discovery, which then finds nothing new.
@@ -138,7 +153,7 @@ export const NODE_WATCH: WatchedKind<GenericObject> = {
   fingerprint: (node) => nodeFingerprint(node as unknown as NodeFacts),
 };
 
-export const WATCHED: readonly WatchedKind<Watchable>[] = [RUNTIME_WATCH, AICR_JOB_WATCH, AICR_POD_WATCH, SNAPSHOT_JOB_WATCH, SNAPSHOT_POD_WATCH, SNAPSHOT_CONFIGMAP_WATCH, NODE_WATCH];
+export const WATCHED: readonly WatchedKind<Watchable>[] = [RUNTIME_WATCH, AICR_JOB_WATCH, AICR_POD_WATCH, SNAPSHOT_JOB_WATCH, SNAPSHOT_POD_WATCH, SNAPSHOT_CONFIGMAP_WATCH, PLAN_WATCH, NODE_WATCH];
 
 /** The kinds some step of the table wakes on: what the forwarder watches. */
 export function watchedBy(table: readonly StepRow[] = STEP_TABLE): WatchedKind<Watchable>[] {

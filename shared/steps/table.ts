@@ -8,7 +8,7 @@
 import { API_GROUP, CONDITION, CONFIGURATION, FIELD_MANAGER, NAMESPACES, type DomainConditionType } from '../api/constants.ts';
 
 /** What makes the forwarder enqueue a step. Watched kinds beyond the runtime come with their steps. */
-export const WAKE = { runtimeChange: 'runtime-change', aicrRun: 'aicr-run', snapshotRun: 'snapshot-run', nodeChange: 'node-change' } as const;
+export const WAKE = { runtimeChange: 'runtime-change', aicrRun: 'aicr-run', snapshotRun: 'snapshot-run', nodeChange: 'node-change', planChange: 'plan-change' } as const;
 export type Wake = (typeof WAKE)[keyof typeof WAKE];
 
 /** One RBAC rule a step's identity holds; `namespace` makes it a Role there instead of cluster-wide. */
@@ -48,7 +48,7 @@ export const STEP_TABLE = [
     fieldManager: FIELD_MANAGER.resolve,
     ownsFields: ['candidatePlan', 'targetPlan'],
     timeoutSeconds: 30,
-    wakesOn: [WAKE.runtimeChange, WAKE.aicrRun],
+    wakesOn: [WAKE.runtimeChange, WAKE.aicrRun, WAKE.planChange],
     kube: [
       { apiGroups: [API_GROUP], resources: ['clusterruntimes'], verbs: ['get'], why: 'reads the runtime it was sent' },
       { apiGroups: [API_GROUP], resources: ['clusterruntimes/status'], verbs: ['patch'], why: 'applies Resolved and the summary conditions' },

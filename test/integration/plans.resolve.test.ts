@@ -3,17 +3,21 @@
 // and retention. One runtime and one rendered bundle serve every test; each test changes only
 // the plans or the selection.
 import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { ANNOTATION, LABEL, NAMESPACES, ROLE } from '../../shared/api/constants.ts';
+import { ANNOTATION, FIELD_MANAGER, LABEL, NAMESPACES, ROLE } from '../../shared/api/constants.ts';
+import { applicationsDigest, planToApplications } from '../../shared/plans/applications.ts';
 import { RECORD_PLAN_KEY } from '../../shared/aicr/renderStage.ts';
 import { KIND, type ConfigMapObject } from '../../shared/kube/kinds.ts';
 import { planDigest } from '../../shared/plans/digest.ts';
 import type { Plan } from '../../shared/plans/plan.ts';
 import { planConfigMap, readPlanConfigMap } from '../../shared/plans/store.ts';
-import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
+import { controlPlaneKube, startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
 import { SCALED_TIMINGS, resolvedWith } from '../helpers/resolved.ts';
 import { applyConfiguration, testConfiguration } from '../helpers/configuration.ts';
 import { createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
@@ -61,6 +65,8 @@ before(async () => {
   await ensureCrds();
   await deleteRuntime();
   await applyConfiguration();
+  // Plans of earlier runs would count in retention: start with none (a person may delete plans).
+  await kubectl('delete', 'configmaps', '-n', NAMESPACES.system, '-l', `${LABEL.role}=${ROLE.plan}`);
   cp = startCapturedControlPlane({ timings: SCALED_TIMINGS });
   runtimeUID = (await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING })).metadata.uid;
   const done = await resolvedWith('Resolved=True with a plan', (c) => c.status === 'True' && /^plan aicr-plan-/.test(c.message), 180_000);
@@ -89,6 +95,51 @@ test('PLAN-1 a resolution writes its candidate plan: named by digest, listed by 
   assert.deepEqual(plan.releases.map((r) => r.name), direct.deploymentOrder);
   assert.deepEqual(plan.releases.map((r) => r.order), direct.deploymentOrder.map((_, i) => i));
   assert.match(plan.recipe ?? '', /kind: RecipeResult/);
+});
+
+/** Applies the Applications under other names (never meeting another test's), reads them back and rebuilds the digest. */
+async function roundTrip(apps: ReturnType<typeof planToApplications>): Promise<ReturnType<typeof applicationsDigest>> {
+  const kube = controlPlaneKube();
+  await kubectl('create', 'namespace', NAMESPACES.argocd).catch(() => undefined);
+  const prefix = `plan-rt-${Date.now().toString(36)}-`;
+  try {
+    for (const app of apps) await kube.apply(KIND.application, { ...app, metadata: { ...app.metadata, name: prefix + app.metadata.name } }, { fieldManager: FIELD_MANAGER.rollout, force: true });
+    const readBack = (await kube.list(KIND.application, { namespace: NAMESPACES.argocd })).items
+      .filter((a) => a.metadata.name.startsWith(prefix))
+      .map((a) => ({ ...a, metadata: { ...a.metadata, name: a.metadata.name.slice(prefix.length) } }));
+    return applicationsDigest(readBack);
+  } finally {
+    for (const app of apps) await kube.delete(KIND.application, prefix + app.metadata.name, NAMESPACES.argocd);
+  }
+}
+
+/** Each component's values.yaml as a direct `aicr bundle --deployer helm` to a folder renders it. */
+async function directBundleValues(components: readonly string[]): Promise<Map<string, unknown>> {
+  const dir = await mkdtemp(join(tmpdir(), 'aicr-bundle-'));
+  const aicr = process.env['TESTENV_AICR_BIN'] ?? 'aicr';
+  try {
+    await run(aicr, ['recipe', '--service', 'eks', '--accelerator', 'h100', '--intent', 'training', '--os', 'ubuntu', '-o', join(dir, 'recipe.yaml')]);
+    await run(aicr, ['bundle', '-r', join(dir, 'recipe.yaml'), '--deployer', 'helm', '-o', join(dir, 'out')]);
+    const out = new Map<string, unknown>();
+    for (const c of components) out.set(c, (parseYaml(await readFile(join(dir, 'out', c, 'values.yaml'), 'utf8')) as unknown) ?? {});
+    return out;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+test('PLAN-1 the real plan round-trips through Argo CD Applications to the same digest; each Application carries the values a direct aicr bundle renders', async () => {
+  const plan = await candidatePlan();
+  const apps = planToApplications(plan.releases, { runtimeUID, planDigest: plan.digest });
+  const rebuilt = await roundTrip(apps);
+  assert.ok(rebuilt.ok, rebuilt.ok ? '' : rebuilt.problems.join('; '));
+  assert.equal(rebuilt.digest, plan.digest);
+  const direct = await directBundleValues(apps.map((a) => a.metadata.name));
+  for (const app of apps) {
+    const helm = (app.spec.source ?? app.spec.sources?.[0])?.helm;
+    const values = helm?.valuesObject ?? parseYaml(helm?.values ?? '{}');
+    assert.deepEqual(values, direct.get(app.metadata.name), `${app.metadata.name}: its values equal the bundle's values.yaml`);
+  }
 });
 
 test('PLAN-1 the same inputs give the same plan and rewrite nothing', async () => {

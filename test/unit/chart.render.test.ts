@@ -34,10 +34,11 @@ test('with the default values the configuration holds the documented empty defau
   assert.deepEqual(configOf(await renderChart()), {
     aicr: { versions: {}, jobs: { nodeSelector: {}, tolerations: [] }, validatorImages: {} },
     registry: { repository: '', plainHTTP: false, auth: { mode: 'static', staticSecretRef: '' } },
+    plans: { keep: 5 },
   });
 });
 
-test('the configuration ConfigMap is the YAML of the aicr and registry values, whatever they hold', async () => {
+test('the configuration ConfigMap is the YAML of the aicr, registry and plans values, whatever they hold', async () => {
   const toleration = { key: 'dedicated', operator: 'Equal', value: 'system', effect: 'NoSchedule' };
   const objects = await renderChart([
     '-f', CHART_VALUES,
@@ -46,6 +47,7 @@ test('the configuration ConfigMap is the YAML of the aicr and registry values, w
     '--set-json', 'aicr.jobs.nodeSelector={"node-role/system":"true"}',
     '--set-json', 'aicr.validatorImages={"ghcr.io/nvidia/aicr-validators/deployment:v0.11.1":"ghcr.io/nvidia/aicr-validators/deployment@sha256:0123"}',
     '--set', 'registry.auth.staticSecretRef=aicr-registry',
+    '--set', 'plans.keep=3',
   ]);
   assert.deepEqual(configOf(objects), {
     aicr: {
@@ -54,6 +56,7 @@ test('the configuration ConfigMap is the YAML of the aicr and registry values, w
       validatorImages: { 'ghcr.io/nvidia/aicr-validators/deployment:v0.11.1': 'ghcr.io/nvidia/aicr-validators/deployment@sha256:0123' },
     },
     registry: { repository: 'registry.example:5000/aicr', plainHTTP: true, auth: { mode: 'static', staticSecretRef: 'aicr-registry' } },
+    plans: { keep: 3 },
   });
 });
 
