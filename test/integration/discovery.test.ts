@@ -78,7 +78,7 @@ after(async () => {
 test('DISC-1 DISC-2 the snapshot agent runs on the GPU node; the snapshot in aicr-system names the API server version and the simulated GPU, and the recipe is built from it', async () => {
   start();
   await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING });
-  await resolvedWith('Resolved=True', (c) => c.status === 'True' && c.message.startsWith('bundle '));
+  await resolvedWith('Resolved=True', (c) => c.status === 'True' && c.message.startsWith('plan '));
   const rt = await getRuntime();
   assert.ok(rt);
   const discovery = discoveryOf(rt);
@@ -104,12 +104,12 @@ test('DISC-1 DISC-2 the snapshot agent runs on the GPU node; the snapshot in aic
 test('DISC-3 a new resnapshot value runs snapshot, recipe and render again; the same value again does nothing', async () => {
   start();
   await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING });
-  const first = await resolvedWith('Resolved=True', (c) => c.status === 'True' && c.message.startsWith('bundle '));
+  const first = await resolvedWith('Resolved=True', (c) => c.status === 'True' && c.message.startsWith('plan '));
   const before = await snapshotStatus();
   const { seen } = await jobsDuring(async () => {
     await resnapshot('one');
     await waitFor('a new snapshot', async () => ((await snapshotStatus())?.resnapshot === 'one' ? true : undefined), SLOW);
-    return await resolvedWith('Resolved=True from the new snapshot', (c) => c.status === 'True' && c.message.startsWith('bundle ') && c.message !== first.message);
+    return await resolvedWith('Resolved=True from the new snapshot', (c) => c.status === 'True' && c.message.startsWith('plan ') && c.message !== first.message);
   });
   assert.deepEqual([...new Set(seen.values())].sort(), ['recipe', 'render', 'snapshot'], `three new Jobs: ${[...seen.keys()].join(', ')}`);
   const after = await snapshotStatus();
@@ -135,14 +135,14 @@ test('DISC-2 a failed snapshot Job gives DiscoveryFailed naming the Job; after t
     await knob.undo();
   }
   await resnapshot('fixed');
-  await resolvedWith('Resolved=True after the fix', (c) => c.status === 'True' && c.message.startsWith('bundle '));
+  await resolvedWith('Resolved=True after the fix', (c) => c.status === 'True' && c.message.startsWith('plan '));
   assert.equal((await snapshotStatus())?.failure, undefined);
 });
 
 test('DISC-2 a corrupted snapshot ConfigMap is detected and replaced by a fresh snapshot', async () => {
   start();
   await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING });
-  await resolvedWith('Resolved=True', (c) => c.status === 'True' && c.message.startsWith('bundle '));
+  await resolvedWith('Resolved=True', (c) => c.status === 'True' && c.message.startsWith('plan '));
   const before = await snapshotStatus();
   const name = before?.configMap ?? '';
   await kubectl('patch', 'configmap', '-n', NAMESPACES.system, name, '--type', 'merge', '-p', JSON.stringify({ data: { 'snapshot.yaml': 'kind: [not a snapshot' } }));
@@ -153,13 +153,13 @@ test('DISC-2 a corrupted snapshot ConfigMap is detected and replaced by a fresh 
   assert.equal(replaced.configMap, name, 'the same inputs name the same ConfigMap');
   const text = await kubectl('get', 'configmap', '-n', NAMESPACES.system, name, '-o', 'jsonpath={.data.snapshot\\.yaml}');
   assert.match(text, /kind: Snapshot/);
-  await resolvedWith('Resolved=True from the fresh snapshot', (c) => c.status === 'True' && c.message.startsWith('bundle '));
+  await resolvedWith('Resolved=True from the fresh snapshot', (c) => c.status === 'True' && c.message.startsWith('plan '));
 });
 
 test('DISC-1 a node group appearing makes a new snapshot; a Node added to a group that exists does not', async () => {
   start();
   await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING });
-  await resolvedWith('Resolved=True', (c) => c.status === 'True' && c.message.startsWith('bundle '));
+  await resolvedWith('Resolved=True', (c) => c.status === 'True' && c.message.startsWith('plan '));
   const first = await snapshotStatus();
   // A Node for the system group, with that group's labels and no GPUs: the same group facts.
   const name = 'system-9.ec2.internal';
