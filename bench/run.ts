@@ -10,7 +10,7 @@ import { startLocalControlPlane } from '../shared/local/controlPlane.ts';
 import { createLogger } from '../shared/observability/log.ts';
 import { resolveItem, runResolveOnce } from '../test/helpers/steps.ts';
 import { auditMark } from '../test/helpers/audit.ts';
-import { controlPlaneKube } from '../test/helpers/controlPlane.ts';
+import { controlPlaneKube, forwarderKube, stepKube } from '../test/helpers/controlPlane.ts';
 import { adminKubeConfig, awsClientConfig, CONTROL_PLANE_USER, resetMoto, testEnv } from '../test/helpers/env.ts';
 import { createFifoWithDlq, createQueue, SqsLambdaDriver, type SqsHandler } from '../test/helpers/sqsDriver.ts';
 import { createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../test/helpers/runtime.ts';
@@ -44,7 +44,8 @@ async function aicrRunsPath() {
   await ensureCrds();
   await ensureRegistrySecrets();
   await deleteRuntime();
-  const cp = startLocalControlPlane({ kube: controlPlaneKube(), log: silent });
+  // Each step as its own identity, as on EKS: only the resolve identity may write plans.
+  const cp = startLocalControlPlane({ kube: forwarderKube(), kubeFor: (step) => stepKube(step), log: silent });
   const mark = auditMark();
   const figures = await measureAicrRuns(adminKubeConfig(), AICR_RUNS, deleteRuntime);
   const requests = await controlPlaneRequestsSince(mark);
