@@ -9,6 +9,17 @@ import { approvedCondition, type RolloutObject, rolloutConditions, rolloutState,
 import type { StepContext, StepReport } from '../types.ts';
 import { moveOf, noteRollout, released, stepSummary } from './report.ts';
 
+/**
+ * Longest single wait for a deadline: a timer beyond it is armed again on the next look. Node's
+ * timers (local mode) cannot wait longer than about 24.8 days, and approvalTimeout may be 30.
+ */
+const MAX_RECHECK_MS = 24 * 3600 * 1000;
+
+/** Just past the deadline, so the look that follows finds it passed. */
+function untilDeadline(ctx: StepContext, deadline: number): number {
+  return Math.min(MAX_RECHECK_MS, Math.max(0, deadline - ctx.now().getTime()) + 1_000);
+}
+
 export const APPROVE_HINT = (name: string): string => `kubectl aicr approve ${name}`;
 
 function pendingSteps(r: RolloutObject): { release: string; state: 'Pending' }[] {
@@ -43,7 +54,7 @@ async function awaitApproval(ctx: StepContext, r: RolloutObject, deadline: numbe
   const conditions = rolloutConditions(r, rolloutState('waiting', 'AwaitingApproval', message, approved), ctx.now());
   const approval = refused?.approval ?? r.status?.approval;
   await writeRolloutStatus(ctx.kube, r, { ...(approval ? { approval } : {}), conditions, steps: pendingSteps(r) });
-  return released('False', 'AwaitingApproval', message, { recheckAfterMs: Math.max(0, deadline - ctx.now().getTime()) + 1_000 });
+  return released('False', 'AwaitingApproval', message, { recheckAfterMs: untilDeadline(ctx, deadline) });
 }
 
 async function accept(ctx: StepContext, r: RolloutObject, j: Extract<Judgement, { state: 'Accepted' }>): Promise<StepReport> {
