@@ -39,8 +39,10 @@ export function rolloutName(toPlan: string, now: Date): string {
   return `${toPlan.replace(/^aicr-plan-/, 'aicr-rollout-')}-${Math.floor(now.getTime() / 1000).toString(36)}`;
 }
 
-export function rolloutManifest(name: string, spec: RuntimeRolloutSpec): Record<string, unknown> & { metadata: { name: string } } {
-  return { apiVersion: GROUP_VERSION, kind: KINDS.runtimeRollout.kind, metadata: { name }, spec };
+/** Owned by its runtime, so the garbage collector removes a deleted runtime's rollouts once the runtime is gone. */
+export function rolloutManifest(name: string, spec: RuntimeRolloutSpec, runtime: { readonly name: string; readonly uid: string }): Record<string, unknown> & { metadata: { name: string; ownerReferences: unknown[] } } {
+  const owner = { apiVersion: GROUP_VERSION, kind: KINDS.clusterRuntime.kind, name: runtime.name, uid: runtime.uid, controller: true };
+  return { apiVersion: GROUP_VERSION, kind: KINDS.runtimeRollout.kind, metadata: { name, ownerReferences: [owner] }, spec };
 }
 
 export interface WantedCondition {

@@ -5,63 +5,28 @@
 // to Argo CD, which the API server's audit log proves (COND-3).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { APPROVAL, LABEL, NAMESPACES, ROLE } from '../../shared/api/constants.ts';
+import { ANNOTATION, LABEL, NAMESPACES, ROLE } from '../../shared/api/constants.ts';
 import { EVENT_REASON } from '../../shared/events/recorder.ts';
 import { KIND } from '../../shared/kube/kinds.ts';
-import { planDigest, planName } from '../../shared/plans/digest.ts';
 import type { Plan } from '../../shared/plans/plan.ts';
-import type { Release } from '../../shared/plans/release.ts';
 import { planToApplications } from '../../shared/plans/applications.ts';
-import { planConfigMap, readPlanConfigMap } from '../../shared/plans/store.ts';
-import { type RolloutObject, parseRollout } from '../../shared/rollouts/objects.ts';
-import { type AuditEvent, auditMark, auditSince, settleAudit } from '../helpers/audit.ts';
-import { CONTROL_PLANE_USER } from '../helpers/env.ts';
+import { readPlanConfigMap } from '../../shared/plans/store.ts';
+import type { RolloutObject } from '../../shared/rollouts/objects.ts';
+import { auditMark } from '../helpers/audit.ts';
 import { applyConfiguration } from '../helpers/configuration.ts';
 import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
 import { kubectlApply } from '../helpers/kubectlApply.ts';
 import { kubectlAicr } from '../helpers/plugin.ts';
 import { SCALED_TIMINGS, resolvedWith } from '../helpers/resolved.ts';
+import { assertNoApplicationWrite, clearApplications, grantUsers, released, rollout, rolloutsOf, select, writePlan } from '../helpers/rollouts.ts';
 import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
 
 const TRAINING = { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' };
 const asResolve = stepKube('resolve');
-const asRollout = stepKube('rollout');
 let cp: ReturnType<typeof startCapturedControlPlane>;
 let runtimeUID = '';
 let candidate = '';
 let mark = 0;
-
-async function released(what: string, ok: (reason: string, message: string) => boolean, timeoutMs = 60_000): Promise<{ reason: string; message: string }> {
-  let last: unknown;
-  try {
-    return await waitFor(what, async () => {
-      const c = condition(await getRuntime(), 'Released');
-      last = c;
-      return c && ok(c.reason, c.message) ? c : undefined;
-    }, timeoutMs);
-  } catch (err) {
-    throw new Error(`${(err as Error).message}; Released was ${JSON.stringify(last)}`, { cause: err });
-  }
-}
-
-async function rollouts(): Promise<RolloutObject[]> {
-  return (await asRollout.list(KIND.runtimeRollout)).items.map(parseRollout).filter((r): r is RolloutObject => r !== undefined && r.spec.runtimeUID === runtimeUID);
-}
-
-async function rollout(name: string): Promise<RolloutObject> {
-  const r = parseRollout(await asRollout.get(KIND.runtimeRollout, name));
-  assert.ok(r, `rollout ${name} exists and fits its schema`);
-  return r;
-}
-
-/** COND-3: no request of the control plane's identities wrote an Application since the mark. */
-async function assertNoApplicationWrite(since: number): Promise<void> {
-  await settleAudit();
-  // The test itself writes Applications as its admin, standing in for what Argo CD holds.
-  const ours = (e: AuditEvent): boolean => e.user.username === CONTROL_PLANE_USER || (e.impersonatedUser?.username ?? '').startsWith('aicr-');
-  const writes = auditSince(since).filter((e) => ours(e) && e.objectRef?.resource === 'applications' && ['create', 'update', 'patch', 'delete', 'deletecollection'].includes(e.verb));
-  assert.deepEqual(writes.map((e) => `${e.verb} ${e.objectRef?.name ?? ''} by ${e.impersonatedUser?.username ?? e.user.username}`), []);
-}
 
 async function targetPlan(): Promise<Plan> {
   const cm = await asResolve.get(KIND.configMap, candidate, NAMESPACES.system);
@@ -71,27 +36,18 @@ async function targetPlan(): Promise<Plan> {
   return read.plan;
 }
 
-/** Writes a plan of other releases, as resolution would have, and returns its name. */
-async function writePlan(base: Plan, change: (r: Release, i: number) => Release): Promise<{ name: string; plan: Plan }> {
-  const releases = base.releases.map(change);
-  const plan = { ...base, releases, digest: planDigest(releases) };
-  const name = planName(plan.digest);
-  if (!(await asResolve.get(KIND.configMap, name, NAMESPACES.system))) await asResolve.create(KIND.configMap, planConfigMap(plan));
-  return { name, plan };
+/** The active plan, read back as resolution wrote it. */
+async function activePlan(): Promise<{ active: string; read: { plan: Plan } }> {
+  const active = String((await getRuntime())?.status?.['activePlan' as never] ?? '');
+  const cm = await asResolve.get(KIND.configMap, active, NAMESPACES.system);
+  assert.ok(cm, `the active plan ${active} exists`);
+  const read = readPlanConfigMap(cm);
+  assert.ok(read.ok, read.ok ? '' : read.problem);
+  return { active, read };
 }
 
-async function select(selection: Record<string, unknown>): Promise<void> {
-  await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', JSON.stringify({ spec: { selection } }));
-}
-
-async function clearApplications(): Promise<void> {
-  await kubectl('delete', 'applications.argoproj.io', '-n', NAMESPACES.argocd, '-l', `${LABEL.managedBy}=aicr-operator`, '--ignore-not-found');
-}
-
-async function grantUsers(): Promise<void> {
-  await kubectl('create', 'clusterrolebinding', 'test-approver-alice', `--clusterrole=${APPROVAL.approverRole}`, '--user=alice').catch(() => undefined);
-  await kubectlApply({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'test-rollout-editor' }, rules: [{ apiGroups: ['operator.aicr.run'], resources: ['runtimerollouts', 'clusterruntimes'], verbs: ['get', 'list', 'patch'] }] });
-  await kubectl('create', 'clusterrolebinding', 'test-rollout-editor-bob', '--clusterrole=test-rollout-editor', '--user=bob').catch(() => undefined);
+async function rollouts(): Promise<RolloutObject[]> {
+  return rolloutsOf(runtimeUID);
 }
 
 before(async () => {
@@ -228,11 +184,7 @@ test('TRN-1 a plan whose releases depend on each other in a cycle is blocked wit
 });
 
 test('APR-1 APR-2 an unapproved rollout ends Expired at its deadline with Event RolloutExpired (the step\'s deadline timer); approving it afterwards is refused as ended; describe shows the Helm values that change', async () => {
-  const active = String((await getRuntime())?.status?.['activePlan' as never] ?? '');
-  const cm = await asResolve.get(KIND.configMap, active, NAMESPACES.system);
-  assert.ok(cm);
-  const read = readPlanConfigMap(cm);
-  assert.ok(read.ok);
+  const { active, read } = await activePlan();
   const second = [...read.plan.releases].sort((x, y) => x.order - y.order)[1]?.name ?? '';
   const next = await writePlan(read.plan, (r) => (r.name === second ? { ...r, values: { ...r.values, rolloutTest: { replicas: 2 } } } : r));
   await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', JSON.stringify({ spec: { approvalTimeout: '30s', selection: { mode: 'Pinned', plan: next.name } } }));
@@ -258,4 +210,36 @@ test('APR-1 APR-2 an unapproved rollout ends Expired at its deadline with Event 
   const direct = await kubectl('patch', 'runtimerollout', name, '--as', 'alice', '--type', 'merge', '-p', JSON.stringify({ spec: { approval: { approvedBy: 'alice', approvedAt: new Date().toISOString() } } })).then(() => '', (err: Error) => err.message);
   assert.match(direct, /has ended Expired; there is nothing to approve/);
   await assertNoApplicationWrite(mark);
+});
+
+test('APR-2 an approval after the owned Applications drifted since creation is refused with that reason; the rollout ends Superseded and a new one from the current state waits for a fresh approval', async () => {
+  const { read } = await activePlan();
+  const third = [...read.plan.releases].sort((x, y) => x.order - y.order)[2]?.name ?? '';
+  const next = await writePlan(read.plan, (r) => (r.name === third ? { ...r, values: { ...r.values, driftTest: true } } : r));
+  await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', JSON.stringify({ spec: { approvalTimeout: '1h', selection: { mode: 'Pinned', plan: next.name } } }));
+  const waiting = await released('Released=False AwaitingApproval', (reason, message) => reason === 'AwaitingApproval' && message.includes(next.name));
+  const name = /rollout (aicr-rollout-[0-9a-z-]+)/.exec(waiting.message)?.[1] ?? '';
+  // Someone moves an owned Application to another plan after the rollout was created.
+  await kubectl('annotate', 'applications.argoproj.io', moved, '-n', NAMESPACES.argocd, `${ANNOTATION.planDigest}=sha256:${'0'.repeat(64)}`, '--overwrite');
+  const refused = await kubectlAicr(['approve', name], 'alice');
+  assert.notEqual(refused.code, 0);
+  assert.match(refused.stderr, /approval by alice refused: the owned Argo CD Applications changed since rollout .* was created \(drift since creation\)/);
+  const old = await rollout(name);
+  assert.deepEqual([old.status?.outcome, old.status?.approval?.state, old.status?.approval?.reason], ['Superseded', 'Refused', 'InventoryDrift']);
+  const fresh = await waitFor('a new rollout', async () => (await rollouts()).find((r) => r.spec.toPlan === next.name && !r.status?.outcome));
+  assert.notEqual(fresh.metadata.name, name);
+  assert.equal(fresh.spec.approval, undefined);
+  const events = await kubectl('get', 'events', '-n', NAMESPACES.events, '--field-selector', `involvedObject.name=${name}`, '-o', 'jsonpath={.items[*].reason}');
+  assert.match(events, new RegExp(EVENT_REASON.approvalRefused));
+});
+
+test('COND-3 a stalled resolution (an AICR version this control plane does not pin) creates no rollout and writes no Application', async () => {
+  const since = auditMark();
+  const before = (await rollouts()).length;
+  await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', JSON.stringify({ spec: { aicrVersion: 'v0.0.1', selection: { mode: 'Automatic', plan: null } } }));
+  await resolvedWith('Resolved=False AICRVersionMismatch', (c) => c.reason === 'AICRVersionMismatch', 30_000);
+  await new Promise((r) => setTimeout(r, 2_000));
+  assert.equal((await rollouts()).length, before, 'no rollout was created');
+  assert.equal(condition(await getRuntime(), 'Stalled')?.reason, 'AICRVersionMismatch');
+  await assertNoApplicationWrite(since);
 });

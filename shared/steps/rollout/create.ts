@@ -76,7 +76,7 @@ export async function createRollout(ctx: StepContext, apps: readonly GenericObje
     inventory,
     deadline: kubeTime(new Date(now.getTime() + approvalMs(ctx))),
   };
-  const created = parseRollout(await ctx.kube.create(KIND.runtimeRollout, rolloutManifest(rolloutName(plans.target, now), spec)));
+  const created = parseRollout(await ctx.kube.create(KIND.runtimeRollout, rolloutManifest(rolloutName(plans.target, now), spec, ctx.runtime.metadata)));
   if (!created) throw new Error('the API server returned a RuntimeRollout that does not fit its schema');
   await noteRollout(ctx, created, { type: 'Normal', reason: EVENT_REASON.rolloutCreated, message: `rollout from ${plans.active ?? 'nothing'} to ${plans.target}: ${stepSummary(created)}` });
   return { rollout: created, inventory };
