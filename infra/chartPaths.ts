@@ -8,3 +8,5 @@ export const CRD_TEMPLATE_DIR = fileURLToPath(new URL('./chart/templates/crds/',
 export const RBAC_TEMPLATE = fileURLToPath(new URL('./chart/templates/rbac.yaml', import.meta.url));
 /** The admission policy that keeps plans to the control plane's writers, generated beside the RBAC. */
 export const PLAN_ADMISSION_TEMPLATE = fileURLToPath(new URL('./chart/templates/plan-admission.yaml', import.meta.url));
+/** The approver ClusterRole and the admission policy that holds approvals to their approver, generated beside the RBAC. */
+export const APPROVAL_ADMISSION_TEMPLATE = fileURLToPath(new URL('./chart/templates/rollout-approval.yaml', import.meta.url));

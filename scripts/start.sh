@@ -34,7 +34,7 @@ GPUs on the H100 Nodes are simulated: a stand-in nvidia-smi on their Pods' PATH 
 OCI registry (bundles are pushed here): http://$TESTENV_REGISTRY, account $TESTENV_REGISTRY_USER (password in $TESTENV_STATE_LINK/env);
   the same registry through a test stand-in proxy that can answer 403: http://$TESTENV_REGISTRY_PROXY
 In another shell (the kubeconfig path stays the same across restarts):
-  export KUBECONFIG=$KUBECONFIG PATH=$TESTENV_BIN:\$PATH
+  export KUBECONFIG=$KUBECONFIG PATH=$PWD/bin:$TESTENV_BIN:\$PATH   # bin/ holds kubectl-aicr, the kubectl aicr plugin
   kubectl apply -f examples/clusterruntime.yaml
   kubectl get clusterruntime cluster
   kubectl get configmap -n aicr-system aicr-config -o jsonpath='{.data.config\.yaml}'   # the chart's configuration
@@ -45,6 +45,9 @@ AICR runs as Jobs; to see them with their stage and input, and one Job's output:
 Once Resolved is True, the plan it names (docs/plans.md):
   kubectl get configmaps -n aicr-system -l operator.aicr.run/role=plan -L operator.aicr.run/schema-version
   kubectl get clusterruntime cluster -o wide
+Then a rollout to that plan waits for approval (Stalled, AwaitingApproval; docs/rollouts.md):
+  kubectl aicr describe
+  kubectl aicr approve <rollout>
 Logs (JSON) follow below. Ctrl-C stops everything.
 
 MSG

@@ -159,6 +159,25 @@ export const PLAN_ADMISSION = {
     `(group ${PLAN_WRITER_GROUPS.join(', ')}); to have a plan resolved again, delete it`,
 } as const;
 
+/**
+ * Approving a rollout: RBAC grants the custom verb on runtimerollouts through the approver
+ * ClusterRole, and the chart's admission policy checks it, together with the approver's
+ * identity, on every write that changes spec.approval.
+ */
+export const APPROVAL = {
+  verb: 'approve',
+  /** The ClusterRole the chart installs; bind it to the people who may approve. */
+  approverRole: 'aicr-rollout-approver',
+  /** The ValidatingAdmissionPolicy and its binding. */
+  admission: 'aicr-rollout-approvals',
+} as const;
+
+/** Condition types on a RuntimeRollout besides the kstatus three. */
+export const ROLLOUT_CONDITION = {
+  /** True once the control plane accepted an approval; False with the reason it refused one. */
+  approved: 'Approved',
+} as const;
+
 /** Where the forwarder records the resourceVersion it has forwarded up to. */
 export const FORWARDER_CHECKPOINT = { namespace: NAMESPACES.system, name: 'aicr-forwarder-checkpoint', key: 'resourceVersion' } as const;
 

@@ -124,9 +124,13 @@ export function runtimeRolloutCrd(): JsonObject {
     description: 'One move of the ClusterRuntime from one plan to another; created by the control plane.',
     columns: [
       { name: 'Type', type: 'string', jsonPath: '.spec.type' },
+      { name: 'From', type: 'string', jsonPath: '.spec.fromPlan', priority: 1 },
       { name: 'Target', type: 'string', jsonPath: '.spec.toPlan' },
       { name: 'Ready', type: 'string', jsonPath: condition('Ready', 'status') },
       { name: 'Reason', type: 'string', jsonPath: condition('Ready', 'reason') },
+      { name: 'Outcome', type: 'string', jsonPath: '.status.outcome' },
+      { name: 'Approved-By', type: 'string', jsonPath: '.spec.approval.approvedBy' },
+      { name: 'Deadline', type: 'string', jsonPath: '.spec.deadline', priority: 1 },
       { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
     ],
   });

@@ -1,20 +1,46 @@
 // The RuntimeRollout API: one object per move of the runtime from one plan to another.
 // Cluster-scoped, so it never clashes with other projects' namespaced "rollouts". Names, UIDs
-// and plans follow the same rules, with the same messages, as on the ClusterRuntime.
+// and plans follow the same rules, with the same messages, as on the ClusterRuntime. The
+// control plane writes everything but spec.approval, which an approver writes (kubectl aicr
+// approve) and the chart's admission policy holds to the approver's own identity.
 import * as z from 'zod';
 import { ConditionSchema } from './condition.ts';
-import { apiObject, described, patternString } from './fields.ts';
+import { apiObject, boundedString, described, patternString } from './fields.ts';
 import { COMPONENT_NAME, PLAN_NAME, uidRule } from './names.ts';
 
 /** Most steps one rollout can hold: every release of a recipe, with room to spare. */
 export const MAX_ROLLOUT_STEPS = 256;
+/** Most changed Helm value paths a step lists; the rest are counted in the summary. */
+export const MAX_VALUE_PATHS = 16;
+
+export const VERDICTS = ['safe', 'manual', 'blocked', 'unknown'] as const;
+export type Verdict = (typeof VERDICTS)[number];
+export const OUTCOMES = ['Succeeded', 'Failed', 'Expired', 'Revoked', 'Superseded'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+export const STEP_STATES = ['Pending', 'InProgress', 'Succeeded', 'Failed'] as const;
+
+const time = (description: string): z.ZodString => boundedString(64, `${description} (RFC 3339, UTC).`);
 
 export const RolloutStepSchema = apiObject(
   z.object({
     release: patternString(COMPONENT_NAME, 'The release (one component of the plan) this step acts on.'),
     action: described(z.enum(['Install', 'Upgrade', 'Remove', 'Adopt']), 'What the step does to the release.'),
+    verdict: described(z.enum(VERDICTS), 'How the move of this release was assessed: safe, manual, blocked or unknown.').optional(),
+    why: boundedString(1024, 'Why the release got its verdict.').optional(),
+    fromVersion: boundedString(128, 'The chart version the release runs now; absent for an install.').optional(),
+    toVersion: boundedString(128, 'The chart version the step moves it to; absent for a removal.').optional(),
+    valuesChanged: described(z.array(boundedString(256, 'A dotted path of a Helm value that changes.')).max(MAX_VALUE_PATHS), 'Helm value paths that change, at most 16.').optional(),
+    valuesChangedCount: described(z.int().min(0), 'How many Helm value paths change in all.').optional(),
   }),
 ).meta({ description: 'One release and what to do with it.' });
+export type RolloutStep = z.output<typeof RolloutStepSchema>;
+
+export const ApprovalSchema = apiObject(
+  z.object({
+    approvedBy: boundedString(512, 'Who approved, exactly as the API server names the requesting user (kubectl auth whoami).'),
+    approvedAt: time('When they approved'),
+  }),
+).meta({ description: 'The approval of the rollout; only its approver writes it, as themselves.' });
 
 export const RuntimeRolloutSpecSchema = apiObject(
   z.object({
@@ -23,9 +49,29 @@ export const RuntimeRolloutSpecSchema = apiObject(
     fromPlan: patternString(PLAN_NAME, 'The plan the cluster runs before the rollout; absent for a first install.').optional(),
     toPlan: patternString(PLAN_NAME, 'The plan the cluster runs once the rollout is done.'),
     steps: described(z.array(RolloutStepSchema).max(MAX_ROLLOUT_STEPS), 'The releases to change, in order.').prefault([]),
+    inventory: boundedString(128, 'Digest of the owned Applications as they stood when the rollout was created; a change since refuses approval.').optional(),
+    deadline: time('When an unapproved rollout expires').optional(),
+    approval: ApprovalSchema.optional(),
   }),
 ).meta({ description: 'One move of the runtime from one plan to another.' });
 export type RuntimeRolloutSpec = z.output<typeof RuntimeRolloutSpecSchema>;
+
+const ApprovalVerdictSchema = z
+  .object({
+    state: described(z.enum(['Accepted', 'Refused']), 'Whether the control plane accepted the approval.'),
+    approvedBy: boundedString(512, 'The approver the verdict is about.'),
+    approvedAt: time('The approval time the verdict is about'),
+    reason: boundedString(64, 'Why, in one CamelCase word.'),
+    message: boundedString(4096, 'Why, for a person.'),
+  })
+  .meta({ description: "The control plane's answer to the latest approval." });
+
+const StepStateSchema = z
+  .object({
+    release: boundedString(63, 'The release of the step.'),
+    state: described(z.enum(STEP_STATES), 'Where the step is.'),
+  })
+  .meta({ description: 'Where one step is.' });
 
 export const RuntimeRolloutStatusSchema = z
   .object({
@@ -34,7 +80,11 @@ export const RuntimeRolloutStatusSchema = z
       .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] })
       .optional(),
     currentStep: described(z.int().min(0).max(MAX_ROLLOUT_STEPS), 'Index of the step in progress.').optional(),
+    outcome: described(z.enum(OUTCOMES), 'How the rollout ended; absent while it runs or waits.').optional(),
+    approval: ApprovalVerdictSchema.optional(),
+    steps: described(z.array(StepStateSchema).max(MAX_ROLLOUT_STEPS), 'Each step and where it is, in order.').optional(),
   })
   .meta({ description: 'Progress of the rollout; written only by the control plane.' });
+export type RuntimeRolloutStatus = z.output<typeof RuntimeRolloutStatusSchema>;
 
 export const RuntimeRolloutSchema = z.object({ spec: RuntimeRolloutSpecSchema });

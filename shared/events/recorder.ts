@@ -9,7 +9,14 @@ import { KIND, type RuntimeObject } from '../kube/kinds.ts';
 import type { KubePort } from '../kube/port.ts';
 
 export const EVENT_SOURCE = 'aicr-control-plane';
-export const EVENT_REASON = { runFailed: 'AICRRunFailed' } as const;
+export const EVENT_REASON = {
+  runFailed: 'AICRRunFailed',
+  rolloutCreated: 'RolloutCreated',
+  rolloutExpired: 'RolloutExpired',
+  rolloutSuperseded: 'RolloutSuperseded',
+  approvalAccepted: 'ApprovalAccepted',
+  approvalRefused: 'ApprovalRefused',
+} as const;
 
 export interface EventNote {
   readonly type: 'Normal' | 'Warning';
@@ -19,9 +26,9 @@ export interface EventNote {
 
 const MESSAGE_LIMIT = 1024;
 
-function eventName(runtime: RuntimeObject, note: EventNote): string {
-  const hash = createHash('sha256').update(`${runtime.metadata.uid}\n${note.type}\n${note.reason}\n${note.message}`).digest('hex').slice(0, 16);
-  return `${runtime.metadata.name}.${hash}`;
+function eventName(subject: { readonly name: string; readonly uid: string }, note: EventNote): string {
+  const hash = createHash('sha256').update(`${subject.uid}\n${note.type}\n${note.reason}\n${note.message}`).digest('hex').slice(0, 16);
+  return `${subject.name}.${hash}`;
 }
 
 interface CountedEvent {
@@ -36,10 +43,13 @@ export interface EventTarget {
   /** The step that reports it. */
   readonly reporter: string;
   readonly now: Date;
+  /** The object the Event is about when it is not the runtime (a rollout); the runtime by default. */
+  readonly about?: { readonly kind: string; readonly name: string; readonly uid: string };
 }
 
-export async function recordEvent({ kube, runtime, reporter, now }: EventTarget, note: EventNote): Promise<void> {
-  const name = eventName(runtime, note);
+export async function recordEvent({ kube, runtime, reporter, now, about }: EventTarget, note: EventNote): Promise<void> {
+  const subject = about ?? { kind: KINDS.clusterRuntime.kind, name: runtime.metadata.name, uid: runtime.metadata.uid };
+  const name = eventName(subject, note);
   const at = now.toISOString();
   const message = note.message.length > MESSAGE_LIMIT ? `${note.message.slice(0, MESSAGE_LIMIT - 1)}…` : note.message;
   try {
@@ -47,7 +57,7 @@ export async function recordEvent({ kube, runtime, reporter, now }: EventTarget,
       apiVersion: 'v1',
       kind: 'Event',
       metadata: { name, namespace: NAMESPACES.events },
-      involvedObject: { apiVersion: GROUP_VERSION, kind: KINDS.clusterRuntime.kind, name: runtime.metadata.name, uid: runtime.metadata.uid },
+      involvedObject: { apiVersion: GROUP_VERSION, ...subject },
       type: note.type,
       reason: note.reason,
       message,

@@ -1,7 +1,7 @@
 // The kinds the forwarder watches, and for each: which runtime an object concerns (from its
 // labels or annotations, never its body) and what about it makes work. Steps name these in the
 // step table's `wakesOn`; a kind no step names is not watched.
-import { ANNOTATION, FORWARDER_CHECKPOINT, LABEL, NAMESPACES, ROLE, RUNTIME_NAME } from '../api/constants.ts';
+import { ANNOTATION, CONDITION, FORWARDER_CHECKPOINT, LABEL, NAMESPACES, ROLE, RUNTIME_NAME } from '../api/constants.ts';
 import { createHash } from 'node:crypto';
 import { STAGE } from '../aicr/stages.ts';
 import { type ConfigMapObject, type GenericObject, KIND, type JobObject, type Kind, type ObjectMeta, type PodObject, type RuntimeObject } from '../kube/kinds.ts';
@@ -52,6 +52,38 @@ function snapshotFacts(obj: RuntimeObject): unknown[] {
   const s = discoveryOf(obj).snapshot;
   return [s?.configMap ?? '', s?.digest ?? '', s?.failure?.reason ?? '', s?.waiting ?? ''];
 }
+
+/**
+ * The runtime again, for what resolution decides: a new target plan, or Resolved settling,
+ * makes the rollout step look. Its own writes (Released, the active plan) are no news.
+ */
+export const RUNTIME_TARGET_WATCH: WatchedKind<RuntimeObject> = {
+  id: 'runtime-target',
+  wake: WAKE.targetChange,
+  kind: KIND.clusterRuntime,
+  runtimeOf: (obj) => ({ name: obj.metadata.name, uid: obj.metadata.uid }),
+  arrivalIsNews: () => false,
+  fingerprint: (obj) => {
+    const status = (obj.status ?? {}) as { targetPlan?: unknown; conditions?: readonly { type: string; status: string; reason: string }[] };
+    const resolved = status.conditions?.find((c) => c.type === CONDITION.resolved);
+    return JSON.stringify([status.targetPlan ?? '', resolved?.status ?? '', resolved?.reason ?? '']);
+  },
+};
+
+/**
+ * Rollouts: an approver recording (or an admin clearing) an approval changes the spec, which is
+ * news; the control plane's own status writes are not, nor are rollouts it just created.
+ */
+export const ROLLOUT_WATCH: WatchedKind<GenericObject> = {
+  wake: WAKE.rolloutChange,
+  kind: KIND.runtimeRollout,
+  runtimeOf: (obj) => {
+    const uid = (obj as { spec?: { runtimeUID?: unknown } }).spec?.runtimeUID;
+    return typeof uid === 'string' ? { name: RUNTIME_NAME, uid } : undefined;
+  },
+  arrivalIsNews: () => false,
+  fingerprint: (obj) => JSON.stringify([obj.metadata.generation ?? 0, obj.metadata.deletionTimestamp ?? null]),
+};
 
 /** AICR's Jobs and their Pods name their runtime in an annotation the control plane set. */
 function runtimeFromAnnotation(obj: Watchable): RuntimeRef | undefined {
@@ -153,7 +185,7 @@ export const NODE_WATCH: WatchedKind<GenericObject> = {
   fingerprint: (node) => nodeFingerprint(node as unknown as NodeFacts),
 };
 
-export const WATCHED: readonly WatchedKind<Watchable>[] = [RUNTIME_WATCH, AICR_JOB_WATCH, AICR_POD_WATCH, SNAPSHOT_JOB_WATCH, SNAPSHOT_POD_WATCH, SNAPSHOT_CONFIGMAP_WATCH, PLAN_WATCH, NODE_WATCH];
+export const WATCHED: readonly WatchedKind<Watchable>[] = [RUNTIME_WATCH, AICR_JOB_WATCH, AICR_POD_WATCH, SNAPSHOT_JOB_WATCH, SNAPSHOT_POD_WATCH, SNAPSHOT_CONFIGMAP_WATCH, PLAN_WATCH, NODE_WATCH, RUNTIME_TARGET_WATCH, ROLLOUT_WATCH];
 
 /** The kinds some step of the table wakes on: what the forwarder watches. */
 export function watchedBy(table: readonly StepRow[] = STEP_TABLE): WatchedKind<Watchable>[] {
@@ -163,5 +195,5 @@ export function watchedBy(table: readonly StepRow[] = STEP_TABLE): WatchedKind<W
 
 /** Each watched kind keeps its own checkpoint ConfigMap, so one kind's progress never moves another's. */
 export function checkpointName(w: WatchedKind<Watchable>): string {
-  return w.kind === KIND.clusterRuntime ? FORWARDER_CHECKPOINT.name : `${FORWARDER_CHECKPOINT.name}-${w.id ?? w.kind.plural}`;
+  return w.kind === KIND.clusterRuntime && !w.id ? FORWARDER_CHECKPOINT.name : `${FORWARDER_CHECKPOINT.name}-${w.id ?? w.kind.plural}`;
 }

@@ -24,6 +24,7 @@ export class EmbeddedQueue implements QueueProducer {
   private readonly timers = new Set<NodeJS.Timeout>();
   private handler: MessageHandler | undefined;
   private running = 0;
+  private stopped = false;
   private seq = 0;
   private idleWaiters: (() => void)[] = [];
   private readonly opts: Required<EmbeddedQueueOptions>;
@@ -66,6 +67,7 @@ export class EmbeddedQueue implements QueueProducer {
   }
 
   stop(): void {
+    this.stopped = true;
     this.handler = undefined;
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
@@ -78,6 +80,8 @@ export class EmbeddedQueue implements QueueProducer {
   }
 
   private later(ms: number, fn: () => void): void {
+    // A run still in flight at stop() may ask for a recheck; a timer armed then would keep the process alive.
+    if (this.stopped) return;
     if (ms <= 0) return fn();
     const t = setTimeout(() => {
       this.timers.delete(t);

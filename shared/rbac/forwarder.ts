@@ -7,7 +7,13 @@ import { STEP_TABLE, type KubeRule, type StepRow } from '../steps/table.ts';
 
 export function forwarderRules(table: readonly StepRow[] = STEP_TABLE): KubeRule[] {
   const kinds = watchedBy(table);
-  const watched = kinds.map(
+  // One rule per kind and namespace, however many watches look at it.
+  const seen = new Set<string>();
+  const distinct = kinds.filter((w) => {
+    const key = `${w.kind.plural}/${w.selection?.namespace ?? ''}`;
+    return seen.has(key) ? false : (seen.add(key), true);
+  });
+  const watched = distinct.map(
     (w): KubeRule => ({
       apiGroups: [apiGroupOf(w.kind)],
       resources: [w.kind.plural],

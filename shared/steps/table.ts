@@ -5,10 +5,10 @@
 // suite. Adding a step: a row here, its runner under shared/steps/<name>/, an entry in
 // runners.ts, a handler in functions/, and its queue, function and role in serverless.yml.
 // Kept free of runner imports so a function bundles only the steps it runs.
-import { API_GROUP, CONDITION, CONFIGURATION, FIELD_MANAGER, NAMESPACES, type DomainConditionType } from '../api/constants.ts';
+import { API_GROUP, CONDITION, KINDS, CONFIGURATION, FIELD_MANAGER, NAMESPACES, type DomainConditionType } from '../api/constants.ts';
 
 /** What makes the forwarder enqueue a step. Watched kinds beyond the runtime come with their steps. */
-export const WAKE = { runtimeChange: 'runtime-change', aicrRun: 'aicr-run', snapshotRun: 'snapshot-run', nodeChange: 'node-change', planChange: 'plan-change' } as const;
+export const WAKE = { runtimeChange: 'runtime-change', aicrRun: 'aicr-run', snapshotRun: 'snapshot-run', nodeChange: 'node-change', planChange: 'plan-change', targetChange: 'target-change', rolloutChange: 'rollout-change' } as const;
 export type Wake = (typeof WAKE)[keyof typeof WAKE];
 
 /** One RBAC rule a step's identity holds; `namespace` makes it a Role there instead of cluster-wide. */
@@ -81,6 +81,25 @@ export const STEP_TABLE = [
       { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'delete'], namespace: NAMESPACES.discovery, why: "reads the agent's output and removes it once copied" },
     ],
   },
+  {
+    name: 'rollout',
+    description: 'Rollout step - moves the runtime from its active plan to its target plan through RuntimeRollouts; owns Released',
+    queue: 'rollout',
+    owns: [CONDITION.released],
+    fieldManager: FIELD_MANAGER.rollout,
+    ownsFields: ['activePlan'],
+    timeoutSeconds: 30,
+    wakesOn: [WAKE.runtimeChange, WAKE.targetChange, WAKE.rolloutChange],
+    kube: [
+      { apiGroups: [API_GROUP], resources: ['clusterruntimes'], verbs: ['get'], why: 'reads the runtime it was sent' },
+      { apiGroups: [API_GROUP], resources: ['clusterruntimes/status'], verbs: ['patch'], why: 'applies Released, status.activePlan and the summary conditions' },
+      { apiGroups: [API_GROUP], resources: [KINDS.runtimeRollout.plural], verbs: ['get', 'list', 'create', 'patch'], why: 'reads and creates rollouts, and clears an approval it refused so a fresh one can be recorded' },
+      { apiGroups: [API_GROUP], resources: [`${KINDS.runtimeRollout.plural}/status`], verbs: ['patch'], why: "applies each rollout's conditions, verdict on its approval and outcome" },
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get'], namespace: NAMESPACES.system, why: 'reads the target plan' },
+      { apiGroups: ['argoproj.io'], resources: ['applications'], verbs: ['list'], why: "reads the owned Applications a rollout is assessed against (cluster-wide: a Role would need Argo CD's namespace to exist when the chart installs)" },
+      { apiGroups: [''], resources: ['events'], verbs: ['create', 'get', 'patch'], namespace: NAMESPACES.events, why: 'records Events on the runtime and its rollouts, counting repeats' },
+    ],
+  },
 ] as const satisfies readonly StepRow[];
 
 export type StepName = (typeof STEP_TABLE)[number]['name'];
@@ -90,7 +109,7 @@ export const QUEUE_NAMES: readonly QueueName[] = [...new Set(STEP_TABLE.map((r) 
 
 /**
  * The one owner of each domain condition. Owners without a row yet are built by later work
- * (the engine step with the rollouts, the rollout step with approval); until then nobody writes
+ * (the engine step, with the Applications); until then nobody writes
  * their condition and the summary does not wait for it.
  */
 export const CONDITION_OWNER: Readonly<Record<DomainConditionType, string>> = {
@@ -98,7 +117,7 @@ export const CONDITION_OWNER: Readonly<Record<DomainConditionType, string>> = {
   [CONDITION.engineAvailable]: 'engine',
   [CONDITION.released]: 'rollout',
 };
-export const PLANNED_STEPS = ['engine', 'rollout'] as const;
+export const PLANNED_STEPS = ['engine'] as const;
 
 export function stepRow(name: string, table: readonly StepRow[] = STEP_TABLE): StepRow | undefined {
   return table.find((r) => r.name === name);

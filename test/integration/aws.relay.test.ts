@@ -20,7 +20,8 @@ before(async () => {
   fifo = await createQueue(sqs, 'aicr-resolve.fifo');
   delay = await createQueue(sqs, 'aicr-delay');
   const snapshot = await createQueue(sqs, 'aicr-snapshot.fifo');
-  Object.assign(process.env, { AICR_RESOLVE_QUEUE_URL: fifo.url, AICR_SNAPSHOT_QUEUE_URL: snapshot.url, AICR_DELAY_QUEUE_URL: delay.url, LOG_LEVEL: 'silent' });
+  const rollout = await createQueue(sqs, 'aicr-rollout.fifo');
+  Object.assign(process.env, { AICR_RESOLVE_QUEUE_URL: fifo.url, AICR_SNAPSHOT_QUEUE_URL: snapshot.url, AICR_ROLLOUT_QUEUE_URL: rollout.url, AICR_DELAY_QUEUE_URL: delay.url, LOG_LEVEL: 'silent' });
   ({ handler } = (await import('../../functions/relay.ts')) as { handler: SqsHandler });
 });
 

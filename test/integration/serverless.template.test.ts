@@ -55,8 +55,8 @@ test('step queues are FIFO with a FIFO DLQ, and visibility is six times the func
 
 test('event source mappings report batch item failures and use no batching window', () => {
   const mappings = byType('AWS::Lambda::EventSourceMapping');
-  // resolve, snapshot and relay are queue-fed; the forwarder runs on a schedule.
-  assert.equal(mappings.length, 3);
+  // resolve, snapshot, rollout and relay are queue-fed; the forwarder runs on a schedule.
+  assert.equal(mappings.length, 4);
   for (const [, m] of mappings) {
     assert.deepEqual(m.Properties['FunctionResponseTypes'], ['ReportBatchItemFailures']);
     assert.equal(m.Properties['BatchSize'], 10);
@@ -124,12 +124,14 @@ test('EKS access entries map each Kubernetes-facing role to its own group', () =
   assert.deepEqual(entries.map((e) => e['PrincipalArn']).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))), [
     { 'Fn::GetAtt': ['ForwarderRole', 'Arn'] },
     { 'Fn::GetAtt': ['ResolveRole', 'Arn'] },
+    { 'Fn::GetAtt': ['RolloutRole', 'Arn'] },
     { 'Fn::GetAtt': ['SnapshotRole', 'Arn'] },
   ]);
   const groupOf = (role: string): unknown => entries.find((e) => JSON.stringify(e['PrincipalArn']).includes(`"${role}"`))?.['KubernetesGroups'];
   assert.deepEqual(groupOf('ForwarderRole'), [IDENTITY_GROUP.forwarder]);
   assert.deepEqual(groupOf('ResolveRole'), [IDENTITY_GROUP.step('resolve')]);
   assert.deepEqual(groupOf('SnapshotRole'), [IDENTITY_GROUP.step('snapshot')]);
+  assert.deepEqual(groupOf('RolloutRole'), [IDENTITY_GROUP.step('rollout')]);
   for (const e of entries) assert.equal(e['ClusterName'], EXAMPLE_PARAMS.eksClusterName);
 });
 

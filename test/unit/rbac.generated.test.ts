@@ -5,7 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { IDENTITY_GROUP, NAMESPACES, PLAN_WRITER_GROUPS } from '../../shared/api/constants.ts';
-import { PLAN_ADMISSION_TEMPLATE, RBAC_TEMPLATE } from '../../infra/chartPaths.ts';
+import { APPROVAL_ADMISSION_TEMPLATE, PLAN_ADMISSION_TEMPLATE, RBAC_TEMPLATE } from '../../infra/chartPaths.ts';
+import { renderApprovalAdmission } from '../../shared/rbac/approvalAdmission.ts';
 import { renderPlanAdmission } from '../../shared/rbac/planAdmission.ts';
 import { identities, renderRbac } from '../../shared/rbac/render.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
@@ -29,6 +30,10 @@ test('each step and the forwarder have their own group, and every rule says why'
 
 test('infra/chart/templates/plan-admission.yaml is what the constants render (run npm run gen:rbac)', () => {
   assert.equal(readFileSync(PLAN_ADMISSION_TEMPLATE, 'utf8'), renderPlanAdmission());
+});
+
+test('infra/chart/templates/rollout-approval.yaml is what the constants render (run npm run gen:rbac)', () => {
+  assert.equal(readFileSync(APPROVAL_ADMISSION_TEMPLATE, 'utf8'), renderApprovalAdmission());
 });
 
 test('PLAN-1 the plan writers are the resolve step alone, and its RBAC is what lets it write plans', () => {

@@ -1,0 +1,119 @@
+// Assessment of a move (TRN-1): the steps from the releases the owned Applications carry now to
+// the target plan's release set, and a verdict for each. Diffing what Argo CD holds, not the
+// active plan, means a rollout after a failed one sees what that one already moved or removed.
+// Pure: the rollout step reads the Applications and the plan and writes what this decides.
+import type { RolloutStep, Verdict } from '../api/runtimeRollout.ts';
+import { MAX_VALUE_PATHS } from '../api/runtimeRollout.ts';
+import { canonicalJson } from '../plans/digest.ts';
+import type { JsonValue, Release, ReleaseSet } from '../plans/release.ts';
+import { sortReleases } from '../plans/release.ts';
+
+/** What Argo CD holds per release name; undefined when its Application does not read back as a release. */
+export type Inventory = ReadonlyMap<string, Release | undefined>;
+
+export interface Blocked {
+  readonly release: string;
+  readonly why: string;
+}
+
+export type Assessment = { readonly ok: true; readonly steps: RolloutStep[] } | { readonly ok: false; readonly blocked: Blocked[] };
+
+/** How a changed release is judged when AICR cannot judge it (no upgrade-check in the pinned version). */
+export interface Assessor {
+  readonly verdict: Verdict;
+  readonly why: string;
+}
+
+function chartName(r: Release): string | undefined {
+  return (r.chart ?? r.manifests)?.chart;
+}
+
+/** The control plane's own rule: Argo CD cannot move a release to another namespace or chart; that is a migration. */
+function migration(from: Release, to: Release): string | undefined {
+  if (from.namespace !== to.namespace) return `it would move from namespace ${from.namespace} to ${to.namespace}`;
+  const [a, b] = [chartName(from), chartName(to)];
+  if (a !== b) return `its chart would change from ${a ?? '(none)'} to ${b ?? '(none)'}`;
+  return undefined;
+}
+
+function leaves(value: JsonValue, path: string, out: Map<string, string>): void {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length > 0) {
+    for (const [k, v] of Object.entries(value)) leaves(v, path ? `${path}.${k}` : k, out);
+    return;
+  }
+  out.set(path, canonicalJson(value));
+}
+
+/** The Helm value paths whose value differs, was added or was removed, sorted. */
+export function changedValuePaths(from: Release['values'], to: Release['values']): string[] {
+  const [a, b] = [new Map<string, string>(), new Map<string, string>()];
+  leaves(from, '', a);
+  leaves(to, '', b);
+  const paths = new Set([...a.keys(), ...b.keys()]);
+  return [...paths].filter((p) => a.get(p) !== b.get(p)).sort();
+}
+
+function versionOf(r: Release | undefined): string | undefined {
+  return (r?.chart ?? r?.manifests)?.version;
+}
+
+function changeStep(name: string, from: Release | undefined, to: Release | undefined, assessor: Assessor): RolloutStep {
+  const action = to === undefined ? 'Remove' : from === undefined ? 'Install' : 'Upgrade';
+  const paths = from && to ? changedValuePaths(from.values, to.values) : [];
+  const [fromVersion, toVersion] = [versionOf(from), versionOf(to)];
+  return {
+    release: name,
+    action,
+    verdict: assessor.verdict,
+    why: assessor.why,
+    ...(fromVersion ? { fromVersion } : {}),
+    ...(toVersion ? { toVersion } : {}),
+    ...(paths.length > 0 ? { valuesChanged: paths.slice(0, MAX_VALUE_PATHS), valuesChangedCount: paths.length } : {}),
+  };
+}
+
+/** A release whose Application reads back as exactly the target release needs no step. */
+function unchanged(from: Release | undefined, to: Release): boolean {
+  return from !== undefined && canonicalJson(from) === canonicalJson(to);
+}
+
+/** Installs and upgrades in the target's deployment order, then removals in reverse of their own order. */
+export function assess(inventory: Inventory, target: ReleaseSet, assessor: Assessor): Assessment {
+  const blocked: Blocked[] = [];
+  const steps: RolloutStep[] = [];
+  for (const to of sortReleases(target)) {
+    const from = inventory.get(to.name);
+    if (unchanged(from, to)) continue;
+    const why = from && migration(from, to);
+    if (why) blocked.push({ release: to.name, why });
+    else steps.push(changeStep(to.name, from, to, assessor));
+  }
+  const wanted = new Set(target.map((r) => r.name));
+  const gone = [...inventory.entries()].filter(([name]) => !wanted.has(name));
+  const order = (r: Release | undefined): number => r?.order ?? Number.MAX_SAFE_INTEGER;
+  gone.sort(([an, a], [bn, b]) => order(b) - order(a) || bn.localeCompare(an));
+  for (const [name, from] of gone) steps.push(changeStep(name, from, undefined, assessor));
+  return blocked.length > 0 ? { ok: false, blocked } : { ok: true, steps };
+}
+
+/** A cycle among the releases' dependencies, as names joined by arrows, if there is one. */
+export function dependencyCycle(releases: ReleaseSet): string | undefined {
+  const deps = new Map(releases.map((r) => [r.name, r.dependsOn]));
+  const state = new Map<string, 'open' | 'done'>();
+  const visit = (name: string, path: string[]): string | undefined => {
+    if (state.get(name) === 'done') return undefined;
+    if (state.get(name) === 'open') return [...path.slice(path.indexOf(name)), name].join(' → ');
+    state.set(name, 'open');
+    for (const dep of deps.get(name) ?? []) {
+      const found = deps.has(dep) ? visit(dep, [...path, name]) : undefined;
+      if (found) return found;
+    }
+    state.set(name, 'done');
+    return undefined;
+  };
+  for (const r of releases) {
+    const found = visit(r.name, []);
+    if (found) return found;
+  }
+  return undefined;
+}

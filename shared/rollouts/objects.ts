@@ -1,0 +1,88 @@
+// RuntimeRollout objects as the rollout step reads and writes them: parsed with the API's own
+// schema, listed per runtime, named by target plan and creation time, and their status applied
+// under the rollout step's field manager.
+import * as z from 'zod';
+import type { ConditionSchema } from '../api/condition.ts';
+import { CONDITION, FIELD_MANAGER, GROUP_VERSION, KINDS, ROLLOUT_CONDITION } from '../api/constants.ts';
+import { type RuntimeRolloutSpec, RuntimeRolloutSpecSchema, type RuntimeRolloutStatus, RuntimeRolloutStatusSchema } from '../api/runtimeRollout.ts';
+import { KIND, ObjectMetaSchema } from '../kube/kinds.ts';
+import type { KubePort } from '../kube/port.ts';
+import { canonicalJson } from '../plans/digest.ts';
+import { kubeTime } from '../status/conditions.ts';
+import { fitMessage } from '../status/message.ts';
+
+const RolloutObjectSchema = z.looseObject({
+  metadata: ObjectMetaSchema,
+  spec: RuntimeRolloutSpecSchema,
+  status: RuntimeRolloutStatusSchema.optional(),
+});
+export type RolloutObject = z.output<typeof RolloutObjectSchema>;
+export type RolloutCondition = z.output<typeof ConditionSchema>;
+
+/** A RuntimeRollout as the API returned it, or undefined when it does not fit the schema (written by hand). */
+export function parseRollout(raw: unknown): RolloutObject | undefined {
+  const parsed = RolloutObjectSchema.safeParse(raw);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** The runtime's rollouts, oldest first. */
+export async function listRollouts(kube: KubePort, runtimeUID: string): Promise<RolloutObject[]> {
+  const { items } = await kube.list(KIND.runtimeRollout);
+  return items
+    .map(parseRollout)
+    .filter((r): r is RolloutObject => r !== undefined && r.spec.runtimeUID === runtimeUID)
+    .sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') || a.metadata.name.localeCompare(b.metadata.name));
+}
+
+/** aicr-rollout-<the target's digest digits>-<creation second, base 36>: sorted by target, unique per second. */
+export function rolloutName(toPlan: string, now: Date): string {
+  return `${toPlan.replace(/^aicr-plan-/, 'aicr-rollout-')}-${Math.floor(now.getTime() / 1000).toString(36)}`;
+}
+
+/** Owned by its runtime, so the garbage collector removes a deleted runtime's rollouts once the runtime is gone. */
+export function rolloutManifest(name: string, spec: RuntimeRolloutSpec, runtime: { readonly name: string; readonly uid: string }): Record<string, unknown> & { metadata: { name: string; ownerReferences: unknown[] } } {
+  const owner = { apiVersion: GROUP_VERSION, kind: KINDS.clusterRuntime.kind, name: runtime.name, uid: runtime.uid, controller: true };
+  return { apiVersion: GROUP_VERSION, kind: KINDS.runtimeRollout.kind, metadata: { name, ownerReferences: [owner] }, spec };
+}
+
+export interface WantedCondition {
+  readonly type: string;
+  readonly status: 'True' | 'False' | 'Unknown';
+  readonly reason: string;
+  readonly message: string;
+}
+
+/** Conditions as wanted, each keeping its transition time unless its status flips. */
+export function rolloutConditions(r: RolloutObject, wanted: readonly WantedCondition[], now: Date): RolloutCondition[] {
+  const generation = r.metadata.generation ?? 0;
+  return wanted.map((w) => {
+    const prev = r.status?.conditions?.find((c) => c.type === w.type);
+    const lastTransitionTime = prev && prev.status === w.status ? prev.lastTransitionTime : kubeTime(now);
+    return { ...w, message: fitMessage(w.message), lastTransitionTime, observedGeneration: generation };
+  });
+}
+
+/** The kstatus three and Approved for a rollout in one state. */
+export function rolloutState(state: 'waiting' | 'stalled' | 'progressing' | 'done', reason: string, message: string, approved?: WantedCondition): WantedCondition[] {
+  const is = (yes: boolean): 'True' | 'False' => (yes ? 'True' : 'False');
+  return [
+    { type: CONDITION.ready, status: is(state === 'done'), reason, message },
+    { type: CONDITION.reconciling, status: is(state === 'progressing'), reason, message },
+    { type: CONDITION.stalled, status: is(state === 'waiting' || state === 'stalled'), reason, message },
+    ...(approved ? [approved] : []),
+  ];
+}
+
+export const approvedCondition = (status: 'True' | 'False', reason: string, message: string): WantedCondition => ({ type: ROLLOUT_CONDITION.approved, status, reason, message });
+
+function sameStatus(a: RuntimeRolloutStatus | undefined, b: RuntimeRolloutStatus): boolean {
+  return canonicalJson(a ?? {}) === canonicalJson(b);
+}
+
+/** Applies the rollout's status when it changed; the rollout step is its only writer. */
+export async function writeRolloutStatus(kube: KubePort, r: RolloutObject, status: RuntimeRolloutStatus): Promise<boolean> {
+  const full: RuntimeRolloutStatus = { observedGeneration: r.metadata.generation ?? 0, ...status };
+  if (sameStatus(r.status, full)) return false;
+  await kube.applyStatus(KIND.runtimeRollout, { metadata: { name: r.metadata.name, resourceVersion: r.metadata.resourceVersion }, status: full }, { fieldManager: FIELD_MANAGER.rollout, force: true });
+  return true;
+}

@@ -1,0 +1,83 @@
+// A new rollout to the target plan: read the plan, assess every release against what the owned
+// Applications carry now, and create the RuntimeRollout, or report why there is none (a blocked
+// transition, a plan that cannot be read, nothing to change).
+import { ClusterRuntimeSpecSchema } from '../../api/clusterRuntime.ts';
+import { NAMESPACES } from '../../api/constants.ts';
+import type { RuntimeRolloutSpec } from '../../api/runtimeRollout.ts';
+import { parseDuration } from '../../durations.ts';
+import { EVENT_REASON } from '../../events/recorder.ts';
+import { type GenericObject, KIND } from '../../kube/kinds.ts';
+import type { Plan } from '../../plans/plan.ts';
+import { readPlanConfigMap } from '../../plans/store.ts';
+import { type Assessor, type Blocked, assess, dependencyCycle } from '../../rollouts/assess.ts';
+import { inventoryDigest, inventoryOf } from '../../rollouts/inventory.ts';
+import { parseRollout, type RolloutObject, rolloutManifest, rolloutName } from '../../rollouts/objects.ts';
+import { kubeTime } from '../../status/conditions.ts';
+import type { StepContext, StepReport } from '../types.ts';
+import { noteRollout, released, stepSummary } from './report.ts';
+
+/** Used when the runtime's spec cannot be read here (resolution reports why): the API's default. */
+const DEFAULT_APPROVAL_MS = 72 * 3600 * 1000;
+const PIN_HINT = 'set spec.selection to mode: Pinned with the active plan, or revert the change to the runtime that led to this plan';
+
+/** AICR v0.11.1 has no upgrade-check; with none, no release can be judged and every one needs approval (TRN-1). */
+function assessorFor(ctx: StepContext): Assessor {
+  const spec = ClusterRuntimeSpecSchema.safeParse(ctx.runtime.spec);
+  const version = spec.success ? spec.data.aicrVersion : 'the pinned version';
+  return { verdict: 'unknown', why: `AICR ${version} has no upgrade-check, so the move cannot be assessed and needs approval` };
+}
+
+function approvalMs(ctx: StepContext): number {
+  const spec = ClusterRuntimeSpecSchema.safeParse(ctx.runtime.spec);
+  return (spec.success ? parseDuration(spec.data.approvalTimeout) : undefined) ?? DEFAULT_APPROVAL_MS;
+}
+
+type PlanRead = { ok: true; plan: Plan } | { ok: false; report: StepReport };
+
+async function readTarget(ctx: StepContext, target: string): Promise<PlanRead> {
+  const cm = await ctx.kube.get(KIND.configMap, target, NAMESPACES.system);
+  if (!cm) return { ok: false, report: released('False', 'PlanMissing', `the target plan ${target} is missing from ${NAMESPACES.system}, so no rollout can be made; resolution writes it again, or pin a plan that exists`) };
+  const read = readPlanConfigMap(cm);
+  if (!read.ok) return { ok: false, report: released('False', 'PlanMissing', `${read.problem}; no rollout is made from a plan that does not read back. Delete the ConfigMap to have it resolved again`) };
+  return { ok: true, plan: read.plan };
+}
+
+function blockedReport(target: string, blocked: readonly Blocked[]): StepReport {
+  const list = blocked.map((b) => `${b.release}: ${b.why}`).join('; ');
+  const message = `the move to plan ${target} needs a migration the control plane does not perform (${list}). No rollout is created and nothing is written to Argo CD. Return to a plan without that change: ${PIN_HINT}`;
+  return released('False', 'TransitionBlocked', message);
+}
+
+export interface Created {
+  readonly report?: StepReport;
+  readonly rollout?: RolloutObject;
+  readonly inventory: string;
+}
+
+/** Creates the rollout from `active` to `target`, or says why there is none. */
+export async function createRollout(ctx: StepContext, apps: readonly GenericObject[], plans: { readonly active?: string | undefined; readonly target: string }): Promise<Created> {
+  const inventory = inventoryDigest(apps);
+  const read = await readTarget(ctx, plans.target);
+  if (!read.ok) return { report: read.report, inventory };
+  const cycle = dependencyCycle(read.plan.releases);
+  if (cycle) return { report: blockedReport(plans.target, [{ release: cycle.split(' → ')[0] ?? '', why: `the releases depend on each other in a cycle, ${cycle}, so no order can install them` }]), inventory };
+  const assessed = assess(inventoryOf(apps), read.plan.releases, assessorFor(ctx));
+  if (!assessed.ok) return { report: blockedReport(plans.target, assessed.blocked), inventory };
+  if (assessed.steps.length === 0) {
+    return { report: released('True', 'Released', `plan ${plans.target} is active: the owned Applications already carry every release of it`, { fields: { activePlan: plans.target } }), inventory };
+  }
+  const now = ctx.now();
+  const spec: RuntimeRolloutSpec = {
+    runtimeUID: ctx.runtime.metadata.uid,
+    type: 'Upgrade',
+    ...(plans.active ? { fromPlan: plans.active } : {}),
+    toPlan: plans.target,
+    steps: assessed.steps,
+    inventory,
+    deadline: kubeTime(new Date(now.getTime() + approvalMs(ctx))),
+  };
+  const created = parseRollout(await ctx.kube.create(KIND.runtimeRollout, rolloutManifest(rolloutName(plans.target, now), spec, ctx.runtime.metadata)));
+  if (!created) throw new Error('the API server returned a RuntimeRollout that does not fit its schema');
+  await noteRollout(ctx, created, { type: 'Normal', reason: EVENT_REASON.rolloutCreated, message: `rollout from ${plans.active ?? 'nothing'} to ${plans.target}: ${stepSummary(created)}` });
+  return { rollout: created, inventory };
+}

@@ -1,0 +1,63 @@
+// The rollout step: keeps the runtime moving from its active plan to its target plan through
+// RuntimeRollouts. It creates a rollout for a new target (or reports why there is none),
+// supersedes rollouts to a target that is no longer wanted, follows the approval and the
+// deadline of the one in progress, and owns the runtime's Released condition and
+// status.activePlan. It writes nothing to Argo CD: that comes with the engine step.
+import { CONDITION } from '../../api/constants.ts';
+import { EVENT_REASON } from '../../events/recorder.ts';
+import { ownedApplications, inventoryDigest } from '../../rollouts/inventory.ts';
+import { type RolloutObject, listRollouts, rolloutConditions, rolloutState, writeRolloutStatus } from '../../rollouts/objects.ts';
+import type { StepContext, StepReport, StepRunner } from '../types.ts';
+import { createRollout } from './create.ts';
+import { follow } from './follow.ts';
+import { moveOf, noteRollout, released } from './report.ts';
+
+function statusPlan(ctx: StepContext, key: 'activePlan' | 'targetPlan'): string | undefined {
+  const value = (ctx.runtime.status as Record<string, unknown> | undefined)?.[key];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+async function supersede(ctx: StepContext, r: RolloutObject, target: string): Promise<void> {
+  const message = `rollout ${r.metadata.name} (${moveOf(r)}) is superseded: the target plan is now ${target}`;
+  await writeRolloutStatus(ctx.kube, r, { ...r.status, conditions: rolloutConditions(r, rolloutState('stalled', 'Superseded', message), ctx.now()), outcome: 'Superseded' });
+  await noteRollout(ctx, r, { type: 'Normal', reason: EVENT_REASON.rolloutSuperseded, message });
+}
+
+/** A rollout to this target that ended without success keeps the runtime stalled until the target changes. */
+function endedReport(r: RolloutObject): StepReport | undefined {
+  const outcome = r.status?.outcome;
+  if (outcome !== 'Expired' && outcome !== 'Failed' && outcome !== 'Revoked') return undefined;
+  const reason = outcome === 'Expired' ? 'RolloutExpired' : outcome === 'Failed' ? 'RolloutFailed' : 'RolloutRevoked';
+  const c = r.status?.conditions?.find((x) => x.type === CONDITION.ready);
+  return released('False', reason, c?.message ?? `rollout ${r.metadata.name} ended ${outcome}`);
+}
+
+function resolvedTrue(ctx: StepContext): boolean {
+  return ctx.runtime.status?.conditions?.some((c) => c.type === CONDITION.resolved && c.status === 'True') ?? false;
+}
+
+async function decide(ctx: StepContext, target: string): Promise<StepReport> {
+  const uid = ctx.runtime.metadata.uid;
+  const [rollouts, apps] = await Promise.all([listRollouts(ctx.kube, uid), ownedApplications(ctx.kube, uid)]);
+  const live = rollouts.filter((r) => !r.status?.outcome);
+  for (const r of live.filter((x) => x.spec.toPlan !== target)) await supersede(ctx, r, target);
+  const current = live.find((r) => r.spec.toPlan === target);
+  if (current) return follow(ctx, current, inventoryDigest(apps));
+  const active = statusPlan(ctx, 'activePlan');
+  if (target === active) return released('True', 'Released', `plan ${target} is active`);
+  const last = rollouts.filter((r) => r.spec.toPlan === target).at(-1);
+  const ended = last && endedReport(last);
+  if (ended) return ended;
+  if (!resolvedTrue(ctx)) return released('False', 'AwaitingPlan', `no rollout to ${target} starts while resolution has not settled (Resolved is not True)`);
+  const created = await createRollout(ctx, apps, { active, target });
+  if (created.report) return created.report;
+  if (!created.rollout) throw new Error('a rollout was neither created nor explained');
+  return follow(ctx, created.rollout, created.inventory);
+}
+
+export const runRollout: StepRunner = async (ctx) => {
+  if (ctx.runtime.metadata.deletionTimestamp) return {};
+  const target = statusPlan(ctx, 'targetPlan');
+  if (!target) return released('False', 'AwaitingPlan', 'no target plan yet: resolution names one once it has resolved the runtime');
+  return decide(ctx, target);
+};

@@ -1,0 +1,75 @@
+// Helpers for the rollout tests: waiting on Released, reading rollouts as the rollout step,
+// writing plans as resolution would, the named test users, and the audit check of COND-3.
+import assert from 'node:assert/strict';
+import { APPROVAL, LABEL, NAMESPACES } from '../../shared/api/constants.ts';
+import { KIND } from '../../shared/kube/kinds.ts';
+import { planDigest, planName } from '../../shared/plans/digest.ts';
+import type { Plan } from '../../shared/plans/plan.ts';
+import type { Release } from '../../shared/plans/release.ts';
+import { planConfigMap } from '../../shared/plans/store.ts';
+import { type RolloutObject, parseRollout } from '../../shared/rollouts/objects.ts';
+import { type AuditEvent, auditSince, settleAudit } from './audit.ts';
+import { stepKube } from './controlPlane.ts';
+import { CONTROL_PLANE_USER } from './env.ts';
+import { kubectlApply } from './kubectlApply.ts';
+import { condition, getRuntime, kubectl, waitFor } from './runtime.ts';
+
+const asResolve = stepKube('resolve');
+const asRollout = stepKube('rollout');
+
+export async function released(what: string, ok: (reason: string, message: string) => boolean, timeoutMs = 60_000): Promise<{ reason: string; message: string }> {
+  let last: unknown;
+  try {
+    return await waitFor(what, async () => {
+      const c = condition(await getRuntime(), 'Released');
+      last = c;
+      return c && ok(c.reason, c.message) ? c : undefined;
+    }, timeoutMs);
+  } catch (err) {
+    throw new Error(`${(err as Error).message}; Released was ${JSON.stringify(last)}`, { cause: err });
+  }
+}
+
+/** The runtime's rollouts, as the rollout step's own identity reads them. */
+export async function rolloutsOf(runtimeUID: string): Promise<RolloutObject[]> {
+  return (await asRollout.list(KIND.runtimeRollout)).items.map(parseRollout).filter((r): r is RolloutObject => r !== undefined && r.spec.runtimeUID === runtimeUID);
+}
+
+export async function rollout(name: string): Promise<RolloutObject> {
+  const r = parseRollout(await asRollout.get(KIND.runtimeRollout, name));
+  assert.ok(r, `rollout ${name} exists and fits its schema`);
+  return r;
+}
+
+/** COND-3: no request of the control plane's identities wrote an Application since the mark. */
+export async function assertNoApplicationWrite(since: number): Promise<void> {
+  await settleAudit();
+  // The test itself writes Applications as its admin, standing in for what Argo CD holds.
+  const ours = (e: AuditEvent): boolean => e.user.username === CONTROL_PLANE_USER || (e.impersonatedUser?.username ?? '').startsWith('aicr-');
+  const writes = auditSince(since).filter((e) => ours(e) && e.objectRef?.resource === 'applications' && ['create', 'update', 'patch', 'delete', 'deletecollection'].includes(e.verb));
+  assert.deepEqual(writes.map((e) => `${e.verb} ${e.objectRef?.name ?? ''} by ${e.impersonatedUser?.username ?? e.user.username}`), []);
+}
+
+/** Writes a plan of other releases, as resolution would have, and returns its name. */
+export async function writePlan(base: Plan, change: (r: Release, i: number) => Release): Promise<{ name: string; plan: Plan }> {
+  const releases = base.releases.map(change);
+  const plan = { ...base, releases, digest: planDigest(releases) };
+  const name = planName(plan.digest);
+  if (!(await asResolve.get(KIND.configMap, name, NAMESPACES.system))) await asResolve.create(KIND.configMap, planConfigMap(plan));
+  return { name, plan };
+}
+
+export async function select(selection: Record<string, unknown>): Promise<void> {
+  await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', JSON.stringify({ spec: { selection } }));
+}
+
+export async function clearApplications(): Promise<void> {
+  await kubectl('delete', 'applications.argoproj.io', '-n', NAMESPACES.argocd, '-l', `${LABEL.managedBy}=aicr-operator`, '--ignore-not-found');
+}
+
+export async function grantUsers(): Promise<void> {
+  await kubectl('create', 'clusterrolebinding', 'test-approver-alice', `--clusterrole=${APPROVAL.approverRole}`, '--user=alice').catch(() => undefined);
+  await kubectlApply({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'test-rollout-editor' }, rules: [{ apiGroups: ['operator.aicr.run'], resources: ['runtimerollouts', 'clusterruntimes'], verbs: ['get', 'list', 'patch'] }] });
+  await kubectl('create', 'clusterrolebinding', 'test-rollout-editor-bob', '--clusterrole=test-rollout-editor', '--user=bob').catch(() => undefined);
+}
+
