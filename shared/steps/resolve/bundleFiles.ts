@@ -29,9 +29,12 @@ async function dockerConfig(kube: KubePort, configuration: Configuration): Promi
   return { text: Buffer.from(data, 'base64').toString('utf8') };
 }
 
-function failed(err: unknown, reference: string): BundleRead {
-  if (err instanceof RegistryUnavailableError) return { ok: false, retry: true, reason: 'Resolving', message: `[SERVICE_UNAVAILABLE] retrying the pull of bundle ${reference}: ${err.message}` };
-  if (err instanceof RegistryRefusedError) return { ok: false, retry: false, reason: 'Unauthorized', message: `pulling bundle ${reference}: ${err.message}; fix the credentials or the repository prefix (registry.repository), then request a snapshot` };
+function failed(err: unknown, reference: string, repository: string): BundleRead {
+  if (err instanceof RegistryUnavailableError) return { ok: false, retry: true, reason: 'Resolving', message: `[SERVICE_UNAVAILABLE] pulling bundle ${reference}: ${err.message}` };
+  if (err instanceof RegistryRefusedError) {
+    const message = `pulling bundle ${reference}: ${err.message}. Check that the credentials may pull and push under the repository prefix registry.repository=${repository}, then request a snapshot`;
+    return { ok: false, retry: false, reason: 'Unauthorized', message };
+  }
   if (err instanceof RegistryCredentialsInvalidError) return { ok: false, retry: true, reason: 'RegistryCredentialsUnavailable', message: `static credentials: ${err.message}` };
   if (err instanceof BundleUnreadableError) return { ok: false, retry: false, reason: 'BundleUnreadable', message: `${err.message}; request a snapshot to render it again` };
   throw err;
@@ -44,7 +47,7 @@ export async function readBundle(kube: KubePort, configuration: Configuration, r
   try {
     files = await pullArtifactFiles(reference, { dockerConfig: credentials.text, plainHTTP: configuration.registry.plainHTTP });
   } catch (err) {
-    return failed(err, reference);
+    return failed(err, reference, configuration.registry.repository);
   }
   const built = releasesFromBundle(files, { repoURL: configuration.registry.repository });
   if (!built.ok) return { ok: false, retry: false, reason: 'BundleUnreadable', message: `bundle ${reference}: ${built.problem}; request a snapshot to render it again` };
