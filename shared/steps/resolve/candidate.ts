@@ -32,6 +32,8 @@ export interface CandidateInputs {
   readonly overrides: readonly string[];
   /** The runtime's resnapshot request now ('' when none): a refused pull waits for a new one. */
   readonly resnapshot: string;
+  /** The docker config the control plane pulls with (shared/registry/credentials.ts). */
+  readonly dockerConfig: string;
 }
 
 /** The plan the record names, when it is there, readable and this runtime's. */
@@ -88,7 +90,7 @@ export async function resolveCandidate(kube: KubePort, c: CandidateInputs): Prom
   if (found) return found;
   // A refusal stalls until a person requests a snapshot (REG-2); the registry is not asked again before.
   if (c.bundle.refused && c.bundle.refused.resnapshot === c.resnapshot) return { state: 'failed', reason: 'Unauthorized', message: c.bundle.refused.message };
-  const read = await readBundle(kube, c.configuration, c.bundle.reference);
+  const read = await readBundle(c.configuration, c.dockerConfig, c.bundle.reference);
   if (!read.ok && read.reason === 'Unauthorized') await recordRefusal(kube, c, read.message);
   if (!read.ok) return { state: read.retry ? 'retrying' : 'failed', reason: read.reason, message: read.message };
   const plan = planFrom(c, read);

@@ -22,6 +22,7 @@ import { type Discovered, discoveredSnapshot } from './discovered.ts';
 import { describeProblems } from './specIssues.ts';
 import { type CandidateInputs, resolveCandidate, retirePlans } from './candidate.ts';
 import { planName } from '../../plans/digest.ts';
+import { registryCredentials } from '../../registry/credentials.ts';
 import { selectTarget } from '../../plans/selection.ts';
 
 function resolved(status: DesiredCondition['status'], reason: Reason, message: string): StepReport {
@@ -82,6 +83,9 @@ async function render(ctx: StepContext, spec: ClusterRuntimeSpec, base: JobBase 
   if (!registry.repository) {
     throw new StalledError('InvalidConfiguration', "configuration: registry.repository is empty; set it in the chart's values to <host>/<prefix> where bundles are pushed");
   }
+  // Render pushes and the plan phase pulls: both need credentials, here and in aicr-jobs (REG-3).
+  const credentials = await registryCredentials({ kube: ctx.kube, now: ctx.now, staleWithinMs: ctx.timings.tokenStaleWithinMs }, registry);
+  if (!credentials.ok) return { ...resolved('False', 'RegistryCredentialsUnavailable', credentials.message), backoff: true };
   const inputs: RenderInputs = {
     runtimeUID: base.runtimeUID,
     version: spec.aicrVersion,
@@ -97,7 +101,8 @@ async function render(ctx: StepContext, spec: ClusterRuntimeSpec, base: JobBase 
   );
   if (outcome.state !== 'done') return progress(ctx, outcome);
   const resnapshot = ctx.runtime.metadata.annotations?.[ANNOTATION.resnapshot] ?? '';
-  return await planPhase(ctx, { runtimeUID: base.runtimeUID, spec, configuration: base.configuration, bundle: outcome.output, snapshot: base.snapshot, overrides: sets, resnapshot });
+  const candidate = { runtimeUID: base.runtimeUID, spec, configuration: base.configuration, bundle: outcome.output, snapshot: base.snapshot, overrides: sets, resnapshot };
+  return await planPhase(ctx, { ...candidate, dockerConfig: credentials.dockerConfig });
 }
 
 /** From the rendered bundle to the candidate plan, then the target spec.selection picks. */
