@@ -9,7 +9,7 @@ import type { Release } from '../../plans/release.ts';
 import type { Reason } from '../../status/reasons.ts';
 
 export type BundleRead =
-  | { readonly ok: true; readonly releases: Release[]; readonly recipeText: string }
+  | { readonly ok: true; readonly releases: Release[]; readonly recipeText: string; readonly files: ReadonlyMap<string, Uint8Array> }
   | { readonly ok: false; readonly retry: boolean; readonly reason: Reason; readonly message: string };
 
 function failed(err: unknown, reference: string, repository: string): BundleRead {
@@ -32,5 +32,5 @@ export async function readBundle(configuration: Configuration, dockerConfig: str
   }
   const built = releasesFromBundle(files, { repoURL: configuration.registry.repository });
   if (!built.ok) return { ok: false, retry: false, reason: 'BundleUnreadable', message: `bundle ${reference}: ${built.problem}; request a snapshot to render it again` };
-  return { ok: true, releases: built.releases, recipeText: built.recipeText };
+  return { ok: true, releases: built.releases, recipeText: built.recipeText, files };
 }

@@ -16,6 +16,7 @@ import { plansToRetire } from '../../plans/retention.ts';
 import { PlanTooLargeError, type PlanConfigMap, planConfigMap, readPlanConfigMap } from '../../plans/store.ts';
 import type { Reason } from '../../status/reasons.ts';
 import { type BundleRead, readBundle } from './bundleFiles.ts';
+import { mirrorManifests } from './mirror.ts';
 
 export type Candidate =
   | { readonly state: 'ready'; readonly plan: Plan; readonly written: boolean }
@@ -84,6 +85,14 @@ async function recordRefusal(kube: KubePort, c: CandidateInputs, message: string
   await kube.patch(KIND.configMap, renderRecordName(c.bundle.hash), STAGE_NAMESPACE.render, { data });
 }
 
+type Failure = { readonly ok: false; readonly retry: boolean; readonly reason: Reason; readonly message: string };
+
+/** What the runtime shows for a failed pull or push; a refusal is remembered until a resnapshot. */
+async function notCandidate(kube: KubePort, c: CandidateInputs, f: Failure): Promise<Candidate> {
+  if (f.reason === 'Unauthorized') await recordRefusal(kube, c, f.message);
+  return { state: f.retry ? 'retrying' : 'failed', reason: f.reason, message: f.message };
+}
+
 /** Resolves the candidate plan for a rendered bundle; writes it when it is not there yet. */
 export async function resolveCandidate(kube: KubePort, c: CandidateInputs): Promise<Candidate> {
   const found = await recorded(kube, c);
@@ -91,8 +100,10 @@ export async function resolveCandidate(kube: KubePort, c: CandidateInputs): Prom
   // A refusal stalls until a person requests a snapshot (REG-2); the registry is not asked again before.
   if (c.bundle.refused && c.bundle.refused.resnapshot === c.resnapshot) return { state: 'failed', reason: 'Unauthorized', message: c.bundle.refused.message };
   const read = await readBundle(c.configuration, c.dockerConfig, c.bundle.reference);
-  if (!read.ok && read.reason === 'Unauthorized') await recordRefusal(kube, c, read.message);
-  if (!read.ok) return { state: read.retry ? 'retrying' : 'failed', reason: read.reason, message: read.message };
+  if (!read.ok) return await notCandidate(kube, c, read);
+  // The plan is written only once the charts it names are in the registry.
+  const mirrored = await mirrorManifests({ registry: c.configuration.registry, dockerConfig: c.dockerConfig, files: read.files, releases: read.releases });
+  if (!mirrored.ok) return await notCandidate(kube, c, mirrored);
   const plan = planFrom(c, read);
   let cm: PlanConfigMap;
   try {
