@@ -1,7 +1,8 @@
-// Registry outages and refusals met by the control plane's own pull of a rendered bundle, on the
-// test cluster with the real aicr and the real registry behind the registry proxy. One runtime
+// The control plane's own pull of a rendered bundle and push of manifests charts, on the test
+// cluster with the real aicr and the real registry behind the registry proxy. One runtime
 // resolves once; each test then takes its plan away (as a person deleting it would), so the
-// resolve step must pull the bundle again, and breaks the registry while it does.
+// resolve step must pull the bundle and mirror its charts again, and breaks the registry while
+// it does: stopped, refusing by policy (403), refusing the credentials (401).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { ANNOTATION, LABEL, NAMESPACES, ROLE } from '../../shared/api/constants.ts';
@@ -173,4 +174,24 @@ test('REG-2 the registry refuses the control plane\'s credentials (401): Unautho
   }
   await resnapshot();
   await resolvedWith('Resolved=True after the resnapshot', planLine, 180_000);
+});
+
+// Last: the resnapshot below starts a new snapshot, recipe and render that later tests would meet.
+test('REG-2 the registry refuses the push of a manifests chart (403): Unauthorized naming the chart and the repository prefix; a resnapshot pushes it', async () => {
+  const release = (await candidatePlan()).releases.find((r) => r.manifests);
+  assert.ok(release?.manifests);
+  const { chart, version } = release.manifests;
+  const { TESTENV_REGISTRY: reg, TESTENV_REGISTRY_USER: user, TESTENV_REGISTRY_PASSWORD: password } = testEnv();
+  const gone = await fetch(`http://${reg}/v2/aicr/${chart}/manifests/${await tagDigest(`aicr/${chart}`, version)}`, { method: 'DELETE', headers: { authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` } });
+  assert.equal(gone.status, 202, 'the chart is taken out of the registry');
+  await withKnob(denyRegistry({ scope: 'push' }), async () => {
+    await dropPlan();
+    const c = await resolvedWith('Unauthorized', (x) => x.reason === 'Unauthorized', 60_000);
+    assert.ok(c.message.startsWith(`mirroring ${prefix()}/${chart}:${version}: registry ${prefix().split('/')[0]} refused access to aicr/${chart} (http 403)`), c.message);
+    assert.ok(c.message.includes(`registry.repository=${prefix()}`), c.message);
+    assert.deepEqual(await plans(), [], 'no plan names a chart the registry lacks');
+  });
+  await resnapshot();
+  await waitFor('the plan written again', async () => ((await plans()).includes(candidate) ? true : undefined), 180_000);
+  assert.match(await tagDigest(`aicr/${chart}`, version), /^sha256:/, 'the chart is pushed again');
 });
