@@ -1,16 +1,18 @@
-// Copies one upstream Helm chart (a classic HTTP chart repository: index.yaml, then the chart's
-// .tgz) into the cluster's registry as an OCI Helm chart, <repository>/<chart>:<version>. The
-// index's sha256 of the .tgz is compared with the layer of what the tag already holds, so a
-// chart already copied costs the index and one manifest read, and no download or push. The
-// .tgz is pushed as it was served (checked against that sha256): it is Helm's OCI layer as is.
+// Copies one upstream Helm chart into the cluster's registry as an OCI Helm chart,
+// <repository>/<chart>:<version>, from a classic HTTP chart repository (index.yaml, then the
+// chart's .tgz) or from an OCI registry (`oci://host/path`). The source's digest of the chart
+// archive (the index's sha256, or the OCI chart layer) is compared with the layer the tag holds
+// already, so a chart already copied costs the index or one manifest read, and no download or
+// push. The archive is pushed as it was served, checked against that digest: it is Helm's OCI
+// layer as is.
 import { gunzipSync } from 'node:zlib';
 import { parse } from 'yaml';
 import { ChartSourceError, TransientError } from '../errors.ts';
 import { HELM_CHART_LAYER, HELM_CONFIG } from '../plans/manifestsChartPackage.ts';
 import { credentialsFor } from './credentials.ts';
 import { OCI_MANIFEST, type PushOptions, type PushResult, pushArtifact, sha256 } from './push.ts';
-import { parseReference } from './reference.ts';
-import { openSession, readLimited, registryRequest } from './registryHttp.ts';
+import { formatReference, parseReference } from './reference.ts';
+import { type RegistrySession, openSession, readLimited, registryRequest } from './registryHttp.ts';
 import { readTar } from './tar.ts';
 
 const MIB = 1024 * 1024;
@@ -56,10 +58,8 @@ async function indexEntry(up: UpstreamChart, doFetch: typeof fetch): Promise<Ind
 
 /** The manifest the tag holds now and its layer's digest, if any. */
 async function atTag(target: string, options: PushOptions): Promise<{ manifest: string; layer: string | undefined } | undefined> {
-  const ref = parseReference(target);
-  const credentials = credentialsFor(options.dockerConfig, ref.registry);
-  const session = openSession(ref, { plainHTTP: options.plainHTTP, fetch: options.fetch ?? fetch, timeoutMs: options.timeoutMs ?? 30_000, ...(credentials ? { credentials } : {}) });
-  const res = await registryRequest(session, { method: 'GET', path: `manifests/${ref.tag ?? ''}`, accept: OCI_MANIFEST, expected: [404] }, 'manifest check');
+  const session = sessionFor(target, options);
+  const res = await registryRequest(session, { method: 'GET', path: `manifests/${session.ref.tag ?? ''}`, accept: OCI_MANIFEST, expected: [404] }, 'manifest check');
   if (res.status === 404) return undefined;
   const bytes = await readLimited(session, res, 'manifest', MIB);
   const manifest = JSON.parse(new TextDecoder().decode(bytes)) as { layers?: { digest?: string }[] };
@@ -75,8 +75,46 @@ function chartConfig(up: UpstreamChart, tgz: Uint8Array): Uint8Array {
   return new TextEncoder().encode(JSON.stringify(meta));
 }
 
+function sessionFor(reference: string, options: PushOptions): RegistrySession {
+  const ref = parseReference(reference);
+  const credentials = credentialsFor(options.dockerConfig, ref.registry);
+  return openSession(ref, { plainHTTP: options.plainHTTP, fetch: options.fetch ?? fetch, timeoutMs: options.timeoutMs ?? 30_000, ...(credentials ? { credentials } : {}) });
+}
+
+interface OciChart {
+  readonly config: { readonly mediaType: string; readonly digest: string };
+  readonly layer: { readonly mediaType: string; readonly digest: string };
+}
+
+/** The Helm chart an OCI source holds at the version: its config and its one chart layer. */
+async function ociChart(session: RegistrySession, up: UpstreamChart): Promise<OciChart> {
+  const res = await registryRequest(session, { method: 'GET', path: `manifests/${up.version}`, accept: OCI_MANIFEST, expected: [404] }, 'chart manifest');
+  if (res.status === 404) throw new ChartSourceError(`${up.source}/${up.chart} has no version ${up.version}`);
+  const manifest = JSON.parse(new TextDecoder().decode(await readLimited(session, res, 'chart manifest', MIB))) as Partial<OciChart> & { layers?: { mediaType: string; digest: string }[] };
+  const layer = manifest.layers?.find((l) => l.mediaType === HELM_CHART_LAYER);
+  if (!manifest.config || !layer) throw new ChartSourceError(`${up.source}/${up.chart}:${up.version} is not a Helm chart (no chart layer)`);
+  return { config: manifest.config, layer };
+}
+
+async function blob(session: RegistrySession, digest: string, limit: number): Promise<Uint8Array> {
+  const bytes = await readLimited(session, await registryRequest(session, { method: 'GET', path: `blobs/${digest}` }, 'chart blob'), 'chart blob', limit);
+  if (sha256(bytes) !== digest) throw new ChartSourceError(`a blob of ${formatReference(session.ref)} does not hash to its digest`);
+  return bytes;
+}
+
+/** Copies a chart from an OCI registry (`oci://host/path` + chart): read its manifest, then its blobs only when the target lacks the same layer. */
+async function copyOciChart(up: UpstreamChart, target: string, options: PushOptions): Promise<PushResult> {
+  const source = sessionFor(`${up.source.slice('oci://'.length).replace(/\/$/, '')}/${up.chart}:${up.version}`, options);
+  const chart = await ociChart(source, up);
+  const present = await atTag(target, options);
+  if (present !== undefined && present.layer === chart.layer.digest) return { digest: present.manifest, pushed: false };
+  const [config, layer] = [await blob(source, chart.config.digest, MIB), await blob(source, chart.layer.digest, CHART_LIMIT)];
+  return await pushArtifact(target, { config: { mediaType: chart.config.mediaType, bytes: config }, layers: [{ mediaType: chart.layer.mediaType, bytes: layer }] }, options);
+}
+
 /** Copies `up` to `target` (host/repository:version) unless the tag already holds the same archive. */
 export async function copyChart(up: UpstreamChart, target: string, options: PushOptions): Promise<PushResult> {
+  if (up.source.startsWith('oci://')) return await copyOciChart(up, target, options);
   const doFetch = options.fetch ?? fetch;
   const entry = await indexEntry(up, doFetch);
   const present = entry.digest === undefined ? undefined : await atTag(target, options);

@@ -87,6 +87,22 @@ test('an upstream chart is copied to <prefix>/<chart>:<version> as an OCI Helm c
   assert.ok(!sent.includes('PUT') && !sent.includes('POST'), `nothing is pushed: ${sent.join(', ')}`);
 });
 
+test('a chart in an OCI registry (oci://…) is copied too, blob for blob; a second copy reads one manifest at the source and pushes nothing', async () => {
+  const upstream = `${testEnv().TESTENV_REGISTRY}/aicr/${uniqueName('oci-upstream')}`;
+  await copyChart({ source, ...CHART }, `${upstream}/${CHART.chart}:${CHART.version}`, { plainHTTP: true, dockerConfig: dockerConfig() });
+  const target = `${testEnv().TESTENV_REGISTRY}/aicr/${uniqueName('mirror')}/${CHART.chart}:${CHART.version}`;
+  const first = await copyChart({ source: `oci://${upstream}`, ...CHART }, target, { plainHTTP: true, dockerConfig: dockerConfig() });
+  assert.equal(first.pushed, true);
+  const { stdout } = await run(helm(), ['template', 'r', `oci://${target.slice(0, target.lastIndexOf(':'))}`, '--version', CHART.version, '--plain-http', '--registry-config', join(work, 'registry.json')]);
+  assert.match(stdout, /greeting: "hello from the fixture"/);
+  const sent: string[] = [];
+  const counting: typeof fetch = (input, init) => (sent.push(init?.method ?? 'GET'), fetch(input, init));
+  const second = await copyChart({ source: `oci://${upstream}`, ...CHART }, target, { plainHTTP: true, dockerConfig: dockerConfig(), fetch: counting });
+  assert.deepEqual(second, { digest: first.digest, pushed: false });
+  assert.deepEqual(sent, ['GET', 'GET'], 'the source manifest and the target manifest, nothing else');
+  await assert.rejects(copyChart({ source: `oci://${upstream}`, chart: CHART.chart, version: '9.9.9' }, target, { plainHTTP: true, dockerConfig: dockerConfig() }), ChartSourceError);
+});
+
 test('a version the chart repository does not have is a ChartSourceError naming the chart, the version and the repository', async () => {
   const target = `${testEnv().TESTENV_REGISTRY}/aicr/${uniqueName('upstream')}/${CHART.chart}:9.9.9`;
   await assert.rejects(copyChart({ source, chart: CHART.chart, version: '9.9.9' }, target, { plainHTTP: true, dockerConfig: dockerConfig() }), (err: unknown) => {
