@@ -149,3 +149,12 @@ export class RegistryCredentialsInvalidError extends ControlPlaneError {
     super(`the registry credentials are not a valid docker config: ${detail}`);
   }
 }
+
+/**
+ * An upstream chart the recipe names cannot be copied as it stands: its chart repository has no
+ * such chart or version, or what it serves is not that chart. A person must look; retrying
+ * does not help. (An unreachable chart repository is a TransientError instead.)
+ */
+export class ChartSourceError extends ControlPlaneError {
+  readonly kind = 'chart-source';
+}

@@ -1,7 +1,7 @@
 // The Job one AICR run is: one container, no retries of its own (the control plane decides
 // about retries), its error output kept as the termination message, placement only from the
 // configuration, and nothing but the stage's own output writable.
-import { AICR_RUNNER_SERVICE_ACCOUNT, AICR_SNAPSHOT_SERVICE_ACCOUNT, ANNOTATION, LABEL, MANAGED_BY_VALUE, NODE_LABEL } from '../api/constants.ts';
+import { AICR_RUNNER_SERVICE_ACCOUNT, AICR_SNAPSHOT_SERVICE_ACCOUNT, ANNOTATION, DOCKER_CONFIG_KEY, LABEL, MANAGED_BY_VALUE, NODE_LABEL, REGISTRY_JOB_SECRET } from '../api/constants.ts';
 import type { Configuration } from '../configuration/schema.ts';
 import type { WritableObject } from '../kube/port.ts';
 import { STAGE, STAGE_NAMESPACE, type Stage, jobName } from './stages.ts';
@@ -28,8 +28,12 @@ export interface RunRequest {
 }
 
 function podSpec(r: RunRequest): Record<string, unknown> {
-  const secret = r.configuration.registry.auth.mode === 'static' ? r.configuration.registry.auth.staticSecretRef : '';
-  const dockerConfig = r.registryAuth && secret !== '';
+  const { auth } = r.configuration.registry;
+  const secret = auth.mode === 'static' ? auth.staticSecretRef : '';
+  // In aws mode the push credentials are the token the control plane minted into aicr-jobs;
+  // image pulls need none there (EKS nodes pull from ECR with their own role).
+  const pushSecret = auth.mode === 'aws' ? REGISTRY_JOB_SECRET : secret;
+  const dockerConfig = r.registryAuth && pushSecret !== '';
   const { nodeSelector, tolerations } = r.configuration.aicr.jobs;
   return {
     restartPolicy: 'Never',
@@ -55,7 +59,7 @@ function podSpec(r: RunRequest): Record<string, unknown> {
     volumes: [
       { name: 'work', emptyDir: {} },
       { name: 'tmp', emptyDir: {} },
-      ...(dockerConfig ? [{ name: 'docker-config', secret: { secretName: secret, items: [{ key: '.dockerconfigjson', path: 'config.json' }] } }] : []),
+      ...(dockerConfig ? [{ name: 'docker-config', secret: { secretName: pushSecret, items: [{ key: DOCKER_CONFIG_KEY, path: 'config.json' }] } }] : []),
     ],
   };
 }

@@ -17,10 +17,14 @@ export interface Bundle {
   readonly plan?: string;
   /** The input hash of the render run: names its record. */
   readonly hash: string;
+  /** The registry refused the control plane's pull of it (REG-2), and the resnapshot request it was refused under. */
+  readonly refused?: { readonly message: string; readonly resnapshot: string };
 }
 
 /** The record key naming the plan built from a rendered bundle, so later reconciles need not pull it again. */
 export const RECORD_PLAN_KEY = 'plan';
+/** Record keys of a refused pull: its message, and the runtime's resnapshot request when it was refused. */
+export const RECORD_REFUSAL_KEY = { message: 'pullRefused', resnapshot: 'pullRefusedUnder' } as const;
 
 export interface RenderInputs {
   readonly runtimeUID: string;
@@ -54,6 +58,11 @@ export function renderArgs(inputs: RenderInputs, hash: string): string[] {
   ];
 }
 
+function refusalOf(data: Record<string, string>): Pick<Bundle, 'refused'> {
+  const message = data[RECORD_REFUSAL_KEY.message];
+  return message ? { refused: { message, resnapshot: data[RECORD_REFUSAL_KEY.resnapshot] ?? '' } } : {};
+}
+
 export function renderStage(inputs: RenderInputs, kube: KubePort, job: StageSpec<Bundle>['job']): StageSpec<Bundle> {
   const namespace = STAGE_NAMESPACE.render;
   return {
@@ -65,8 +74,8 @@ export function renderStage(inputs: RenderInputs, kube: KubePort, job: StageSpec
       const cm = await kube.get(KIND.configMap, renderRecordName(hash), namespace);
       const reference = cm?.data?.['bundle'];
       if (!reference || !DIGEST.test(reference)) return undefined;
-      const plan = cm?.data?.[RECORD_PLAN_KEY];
-      return plan ? { reference, plan, hash } : { reference, hash };
+      const plan = cm.data?.[RECORD_PLAN_KEY];
+      return { reference, hash, ...(plan ? { plan } : {}), ...refusalOf(cm.data ?? {}) };
     },
     collect: async (hash, _job, pod): Promise<Collected<Bundle>> => {
       const message = pod?.status?.containerStatuses?.find((c) => c.name === 'aicr')?.state?.terminated?.message ?? '';

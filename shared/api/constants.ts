@@ -80,6 +80,11 @@ export const ANNOTATION = {
 /** The control plane's configuration, rendered by the chart from its values. */
 export const CONFIGURATION = { namespace: NAMESPACES.system, name: 'aicr-config', key: 'config.yaml' } as const;
 
+/** In aws mode: the docker-config Secret the control plane writes in aicr-jobs, holding a minted ECR token for the Jobs that push. */
+export const REGISTRY_JOB_SECRET = 'aicr-registry-ecr';
+/** The key of a kubernetes.io/dockerconfigjson Secret. */
+export const DOCKER_CONFIG_KEY = '.dockerconfigjson';
+
 /** The ServiceAccount AICR Jobs run as in aicr-jobs: it may write and read their output ConfigMaps only. */
 export const AICR_RUNNER_SERVICE_ACCOUNT = 'aicr-runner';
 /** The ServiceAccount AICR's snapshot agent runs as in aicr-discovery: reads Nodes and Pods, writes its output ConfigMap. */

@@ -37,13 +37,26 @@ function failureCode(err: unknown): string {
   return err instanceof Error ? err.name : 'unknown failure';
 }
 
-async function send(session: RegistrySession, url: string, accept: string | undefined, what: string): Promise<Response> {
+export interface RegistryRequest {
+  readonly method: 'GET' | 'HEAD' | 'POST' | 'PUT';
+  /** Under /v2/<repository>/, or a whole URL (an upload's Location). */
+  readonly path: string;
+  readonly accept?: string;
+  readonly contentType?: string;
+  readonly body?: Uint8Array;
+  /** Answers that are not failures for this request (404 to a HEAD that asks whether a blob is there). */
+  readonly expected?: readonly number[];
+}
+
+async function send(session: RegistrySession, url: string, req: Omit<RegistryRequest, 'path'>, what: string): Promise<Response> {
   const headers: Record<string, string> = {};
-  if (accept !== undefined) headers['accept'] = accept;
+  if (req.accept !== undefined) headers['accept'] = req.accept;
+  if (req.contentType !== undefined) headers['content-type'] = req.contentType;
   if (session.authorization !== undefined) headers['authorization'] = session.authorization;
   try {
     // A blob may redirect to object storage; fetch drops the authorization header when the redirect leaves the registry's origin.
-    return await session.options.fetch(url, { headers, redirect: 'follow', signal: AbortSignal.timeout(session.options.timeoutMs) });
+    const init: RequestInit = { method: req.method, headers, redirect: 'follow', signal: AbortSignal.timeout(session.options.timeoutMs) };
+    return await session.options.fetch(url, req.body === undefined ? init : { ...init, body: req.body });
   } catch (err) {
     throw unavailable(session, what, `did not answer: ${failureCode(err)}`);
   }
@@ -60,8 +73,8 @@ function statusError(session: RegistrySession, status: number, what: string): Er
   return new BundleUnreadableError(formatReference(ref), `the registry answered http ${status} to the ${what} request`);
 }
 
-async function fail(session: RegistrySession, res: Response, what: string): Promise<Response> {
-  const err = statusError(session, res.status, what);
+async function fail(session: RegistrySession, res: Response, what: string, expected: readonly number[] = []): Promise<Response> {
+  const err = expected.includes(res.status) ? undefined : statusError(session, res.status, what);
   if (err === undefined) return res;
   await res.body?.cancel();
   throw err;
@@ -79,7 +92,7 @@ async function bearerToken(session: RegistrySession, challenge: BearerChallenge)
   const { credentials } = session.options;
   const basic = credentials ? basicAuthorization(credentials) : undefined;
   const tokenSession: RegistrySession = { ref: session.ref, options: session.options, ...(basic === undefined ? {} : { authorization: basic }) };
-  const res = await fail(session, await send(tokenSession, tokenURL(session, challenge), 'application/json', 'token'), 'token');
+  const res = await fail(session, await send(tokenSession, tokenURL(session, challenge), { method: 'GET', accept: 'application/json' }, 'token'), 'token');
   const body = (await res.json().catch(() => undefined)) as { token?: unknown; access_token?: unknown } | undefined;
   const token = body?.token ?? body?.access_token;
   if (typeof token !== 'string' || token === '') throw unavailable(session, 'token', 'answered the token request without a token');
@@ -87,18 +100,24 @@ async function bearerToken(session: RegistrySession, challenge: BearerChallenge)
 }
 
 /**
- * GETs `/v2/<repository>/<path>`. A 401 with a Bearer challenge is answered once with a token
- * (kept for the session's later requests); any other unsuccessful answer is thrown as its class.
+ * Sends one request to `/v2/<repository>/<path>`. A 401 with a Bearer challenge is answered once
+ * with a token (kept for the session's later requests); any other unsuccessful answer, unless
+ * expected, is thrown as its class.
  */
-export async function registryGet(session: RegistrySession, path: string, what: string, accept?: string): Promise<Response> {
+export async function registryRequest(session: RegistrySession, req: RegistryRequest, what: string): Promise<Response> {
   const scheme = session.options.plainHTTP ? 'http' : 'https';
-  const url = `${scheme}://${session.ref.registry}/v2/${session.ref.repository}/${path}`;
-  const first = await send(session, url, accept, what);
+  const base = `${scheme}://${session.ref.registry}/v2/${session.ref.repository}/`;
+  const url = /^https?:\/\//.test(req.path) ? req.path : new URL(req.path, base).toString();
+  const first = await send(session, url, req, what);
   const challenge = first.status === 401 ? bearerChallenge(first.headers.get('www-authenticate')) : undefined;
-  if (challenge === undefined || session.authorization?.startsWith('Bearer ')) return fail(session, first, what);
+  if (challenge === undefined || session.authorization?.startsWith('Bearer ')) return fail(session, first, what, req.expected);
   await first.body?.cancel();
   session.authorization = `Bearer ${await bearerToken(session, challenge)}`;
-  return fail(session, await send(session, url, accept, what), what);
+  return fail(session, await send(session, url, req, what), what, req.expected);
+}
+
+export function registryGet(session: RegistrySession, path: string, what: string, accept?: string): Promise<Response> {
+  return registryRequest(session, { method: 'GET', path, ...(accept === undefined ? {} : { accept }) }, what);
 }
 
 const MIB = 1024 * 1024;

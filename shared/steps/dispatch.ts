@@ -65,7 +65,8 @@ export function createDispatcher(runners: Readonly<Record<string, StepRunner>>, 
     const stepDeps = { ...deps, log: stepLog, kube: deps.kubeFor?.(item.step) ?? deps.kube };
     try {
       const result = await runStep(item, { row, runner, table }, stepDeps);
-      if (result.recheckAfterMs !== undefined) await recheck(item, msg, result.recheckAfterMs, stepDeps);
+      if (result.backoff) await retry({ item, row, msg, deps: stepDeps, log: stepLog, table }, undefined);
+      else if (result.recheckAfterMs !== undefined) await recheck(item, msg, result.recheckAfterMs, stepDeps);
       return result;
     } catch (err) {
       return await onFailure(err, { item, row, msg, deps: stepDeps, log: stepLog, table });

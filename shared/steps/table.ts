@@ -59,6 +59,8 @@ export const STEP_TABLE = [
       { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'create', 'patch', 'delete'], namespace: NAMESPACES.jobs, why: 'collects recipe output, gives a recipe run its snapshot, records what a render pushed, and removes outputs of changed inputs' },
       { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'create', 'update', 'patch', 'delete'], namespace: NAMESPACES.system, why: 'reads the latest snapshot named in status.discovery, and writes, replaces, reads and retires plans (names carry their digest)' },
       { apiGroups: [''], resources: ['secrets'], verbs: ['get'], namespace: NAMESPACES.system, why: 'reads the registry credentials (registry.auth.staticSecretRef, named by configuration) to pull the bundle a render pushed' },
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create', 'patch'], namespace: NAMESPACES.jobs, why: 'checks the render Jobs have the static registry Secret, and in aws mode writes them a docker config with a minted ECR token' },
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get'], namespace: NAMESPACES.validation, why: 'checks the validation Jobs have the static registry Secret, to name the namespace when they do not' },
     ],
   },
   {

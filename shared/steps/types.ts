@@ -28,6 +28,12 @@ export interface StepReport {
   readonly fields?: Readonly<Record<string, string | undefined>>;
   /** Look again after this long even if nothing changes: a wait only time can end. */
   readonly recheckAfterMs?: number;
+  /**
+   * A transient failure the conditions already show (REG-1: the registry is unreachable): the
+   * framework retries with its backoff by attempt, as for a thrown transient error, but never
+   * dead-letters it, since the cause clears by itself.
+   */
+  readonly backoff?: boolean;
 }
 
 export type StepRunner = (ctx: StepContext) => Promise<StepReport>;
@@ -36,4 +42,5 @@ export interface StepResult {
   /** Status applies sent: the step's own and the summary's. */
   readonly writes: number;
   readonly recheckAfterMs?: number;
+  readonly backoff?: boolean;
 }

@@ -1,7 +1,7 @@
 // The control plane's configuration on the test cluster, as the chart renders it from
 // test/fixtures/chart-values.yaml: AICR v0.11.1 pinned to the image the process node runs, the
 // test registry (plain HTTP on loopback) with its account in a docker-config Secret in
-// aicr-system and aicr-jobs. Tests that change the ConfigMap put this back afterwards.
+// aicr-system, aicr-jobs and aicr-validation. Tests that change the ConfigMap put this back afterwards.
 import { stringify } from 'yaml';
 import { CONFIGURATION, NAMESPACES } from '../../shared/api/constants.ts';
 import { testEnv } from './env.ts';
@@ -40,6 +40,6 @@ export async function ensureRegistrySecrets(): Promise<void> {
     metadata: { name: REGISTRY_SECRET, namespace },
     stringData: { '.dockerconfigjson': dockerConfig() },
   });
-  await kubectlApply(secret(NAMESPACES.system), secret(NAMESPACES.jobs));
+  await kubectlApply(secret(NAMESPACES.system), secret(NAMESPACES.jobs), secret(NAMESPACES.validation));
 }
 

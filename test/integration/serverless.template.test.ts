@@ -84,12 +84,15 @@ test('each function has its own role allowing only what it uses', () => {
   const logs = ['logs:CreateLogStream', 'logs:PutLogEvents'];
   const consume = ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage'];
   const pass = ['iam:PassRole'];
-  assert.deepEqual(actions('ResolveRole'), [...pass, ...logs, 'scheduler:CreateSchedule', 'scheduler:DeleteSchedule', 'scheduler:UpdateSchedule', ...consume, 'sqs:SendMessage'].sort());
+  const ecrPushPull = ['ecr:BatchCheckLayerAvailability', 'ecr:BatchGetImage', 'ecr:CompleteLayerUpload', 'ecr:GetDownloadUrlForLayer', 'ecr:InitiateLayerUpload', 'ecr:PutImage', 'ecr:UploadLayerPart'];
+  const ecr = statements('ResolveRole').find((st) => Array.isArray(st.Action) && st.Action.includes('ecr:PutImage'));
+  assert.match(JSON.stringify(ecr?.Resource), /:repository\/aicr\/\*"/, 'ECR pushes and pulls only under the repository prefix (param registryPrefix)');
+  assert.deepEqual(actions('ResolveRole'), [...pass, ...logs, 'ecr:GetAuthorizationToken', ...ecrPushPull, 'scheduler:CreateSchedule', 'scheduler:DeleteSchedule', 'scheduler:UpdateSchedule', ...consume, 'sqs:SendMessage'].sort());
   assert.deepEqual(actions('RelayRole'), [...pass, ...logs, 'scheduler:CreateSchedule', 'scheduler:UpdateSchedule', ...consume, 'sqs:SendMessage'].sort());
   assert.deepEqual(actions('ForwarderRole'), [...logs, 'scheduler:DeleteSchedule', 'scheduler:ListSchedules', 'sqs:SendMessage'].sort());
   for (const role of ['ResolveRole', 'RelayRole', 'ForwarderRole']) {
     for (const st of statements(role)) {
-      if (st.Resource === '*') assert.deepEqual(st.Action, 'scheduler:ListSchedules', `${role}: only ListSchedules, which has no resource-level permissions, uses "*"`);
+      if (st.Resource === '*') assert.ok(['scheduler:ListSchedules', 'ecr:GetAuthorizationToken'].includes(String(st.Action)), `${role}: only ListSchedules and GetAuthorizationToken, which have no resource-level permissions, use "*"`);
     }
   }
   const roleOf = (name: string) => byType('AWS::Lambda::Function').find(([, r]) => r.Properties['FunctionName'] === name)?.[1].Properties['Role'];

@@ -98,3 +98,12 @@ test('a stall that waits for a person schedules nothing', async () => {
   assert.deepEqual(delays, []);
   assert.equal(producer.dead.length, 0);
 });
+
+test('REG-1 a step that reports a transient failure in its conditions is retried with the same backoff by attempt, and never dead-lettered', async () => {
+  const report = { conditions: [{ type: 'Resolved', status: 'False', reason: 'Resolving', message: '[SERVICE_UNAVAILABLE] registry down' }], backoff: true } as const;
+  const { delays, attempts, producer } = await chase(() => Promise.resolve(report), 12);
+  assert.deepEqual(delays.slice(0, 6), [10_000, 20_000, 40_000, 80_000, 160_000, 300_000]);
+  assert.equal(delays.length, 12, 'still retrying after the last attempt a thrown error would have');
+  assert.deepEqual(attempts.slice(0, 3), [2, 3, 4]);
+  assert.equal(producer.dead.length, 0);
+});

@@ -4,7 +4,7 @@
 // again from the same bundle.
 import type { ClusterRuntimeSpec } from '../../api/clusterRuntime.ts';
 import { LABEL, NAMESPACES, ROLE } from '../../api/constants.ts';
-import { type Bundle, RECORD_PLAN_KEY } from '../../aicr/renderStage.ts';
+import { type Bundle, RECORD_PLAN_KEY, RECORD_REFUSAL_KEY } from '../../aicr/renderStage.ts';
 import { STAGE_NAMESPACE, renderRecordName } from '../../aicr/stages.ts';
 import type { Configuration } from '../../configuration/schema.ts';
 import { ConflictError } from '../../errors.ts';
@@ -16,11 +16,13 @@ import { plansToRetire } from '../../plans/retention.ts';
 import { PlanTooLargeError, type PlanConfigMap, planConfigMap, readPlanConfigMap } from '../../plans/store.ts';
 import type { Reason } from '../../status/reasons.ts';
 import { type BundleRead, readBundle } from './bundleFiles.ts';
+import { mirrorManifests } from './mirror.ts';
 
 export type Candidate =
   | { readonly state: 'ready'; readonly plan: Plan; readonly written: boolean }
   | { readonly state: 'failed'; readonly reason: Reason; readonly message: string }
-  | { readonly state: 'retrying'; readonly message: string };
+  /** The registry or its credentials are not there yet; both clear by themselves (REG-1, REG-3). */
+  | { readonly state: 'retrying'; readonly reason: Reason; readonly message: string };
 
 export interface CandidateInputs {
   readonly runtimeUID: string;
@@ -29,6 +31,10 @@ export interface CandidateInputs {
   readonly bundle: Bundle;
   readonly snapshot: string;
   readonly overrides: readonly string[];
+  /** The runtime's resnapshot request now ('' when none): a refused pull waits for a new one. */
+  readonly resnapshot: string;
+  /** The docker config the control plane pulls with (shared/registry/credentials.ts). */
+  readonly dockerConfig: string;
 }
 
 /** The plan the record names, when it is there, readable and this runtime's. */
@@ -74,12 +80,30 @@ async function store(kube: KubePort, cm: PlanConfigMap, runtimeUID: string): Pro
   await kube.update(KIND.configMap, { ...cm, metadata: { ...cm.metadata, resourceVersion: existing.metadata.resourceVersion } });
 }
 
+async function recordRefusal(kube: KubePort, c: CandidateInputs, message: string): Promise<void> {
+  const data = { [RECORD_REFUSAL_KEY.message]: message, [RECORD_REFUSAL_KEY.resnapshot]: c.resnapshot };
+  await kube.patch(KIND.configMap, renderRecordName(c.bundle.hash), STAGE_NAMESPACE.render, { data });
+}
+
+type Failure = { readonly ok: false; readonly retry: boolean; readonly reason: Reason; readonly message: string };
+
+/** What the runtime shows for a failed pull or push; a refusal is remembered until a resnapshot. */
+async function notCandidate(kube: KubePort, c: CandidateInputs, f: Failure): Promise<Candidate> {
+  if (f.reason === 'Unauthorized') await recordRefusal(kube, c, f.message);
+  return { state: f.retry ? 'retrying' : 'failed', reason: f.reason, message: f.message };
+}
+
 /** Resolves the candidate plan for a rendered bundle; writes it when it is not there yet. */
 export async function resolveCandidate(kube: KubePort, c: CandidateInputs): Promise<Candidate> {
   const found = await recorded(kube, c);
   if (found) return found;
-  const read = await readBundle(kube, c.configuration, c.bundle.reference);
-  if (!read.ok) return read.retry ? { state: 'retrying', message: read.message } : { state: 'failed', reason: read.reason, message: read.message };
+  // A refusal stalls until a person requests a snapshot (REG-2); the registry is not asked again before.
+  if (c.bundle.refused && c.bundle.refused.resnapshot === c.resnapshot) return { state: 'failed', reason: 'Unauthorized', message: c.bundle.refused.message };
+  const read = await readBundle(c.configuration, c.dockerConfig, c.bundle.reference);
+  if (!read.ok) return await notCandidate(kube, c, read);
+  // The plan is written only once the charts it names are in the registry.
+  const mirrored = await mirrorManifests({ registry: c.configuration.registry, dockerConfig: c.dockerConfig, files: read.files, releases: read.releases });
+  if (!mirrored.ok) return await notCandidate(kube, c, mirrored);
   const plan = planFrom(c, read);
   let cm: PlanConfigMap;
   try {

@@ -4,7 +4,7 @@
 // moves at most one stage on; Job and Pod changes wake it again (the forwarder watches them).
 import type { ClusterRuntimeSpec } from '../../api/clusterRuntime.ts';
 import { ClusterRuntimeSpecSchema } from '../../api/clusterRuntime.ts';
-import { CONDITION } from '../../api/constants.ts';
+import { ANNOTATION, CONDITION } from '../../api/constants.ts';
 import { runJob } from '../../aicr/jobSpec.ts';
 import { overrideSets } from '../../aicr/overrides.ts';
 import { recipeArgs, recipeStage, type Recipe } from '../../aicr/recipeStage.ts';
@@ -22,6 +22,7 @@ import { type Discovered, discoveredSnapshot } from './discovered.ts';
 import { describeProblems } from './specIssues.ts';
 import { type CandidateInputs, resolveCandidate, retirePlans } from './candidate.ts';
 import { planName } from '../../plans/digest.ts';
+import { registryCredentials } from '../../registry/credentials.ts';
 import { selectTarget } from '../../plans/selection.ts';
 
 function resolved(status: DesiredCondition['status'], reason: Reason, message: string): StepReport {
@@ -82,6 +83,9 @@ async function render(ctx: StepContext, spec: ClusterRuntimeSpec, base: JobBase 
   if (!registry.repository) {
     throw new StalledError('InvalidConfiguration', "configuration: registry.repository is empty; set it in the chart's values to <host>/<prefix> where bundles are pushed");
   }
+  // Render pushes and the plan phase pulls: both need credentials, here and in aicr-jobs (REG-3).
+  const credentials = await registryCredentials({ kube: ctx.kube, now: ctx.now, staleWithinMs: ctx.timings.tokenStaleWithinMs }, registry);
+  if (!credentials.ok) return { ...resolved('False', 'RegistryCredentialsUnavailable', credentials.message), backoff: true };
   const inputs: RenderInputs = {
     runtimeUID: base.runtimeUID,
     version: spec.aicrVersion,
@@ -96,17 +100,18 @@ async function render(ctx: StepContext, spec: ClusterRuntimeSpec, base: JobBase 
     stageDeps(ctx),
   );
   if (outcome.state !== 'done') return progress(ctx, outcome);
-  return await planPhase(ctx, { runtimeUID: base.runtimeUID, spec, configuration: base.configuration, bundle: outcome.output, snapshot: base.snapshot, overrides: sets });
+  const resnapshot = ctx.runtime.metadata.annotations?.[ANNOTATION.resnapshot] ?? '';
+  const candidate = { runtimeUID: base.runtimeUID, spec, configuration: base.configuration, bundle: outcome.output, snapshot: base.snapshot, overrides: sets, resnapshot };
+  return await planPhase(ctx, { ...candidate, dockerConfig: credentials.dockerConfig });
 }
 
 /** From the rendered bundle to the candidate plan, then the target spec.selection picks. */
 async function planPhase(ctx: StepContext, c: CandidateInputs): Promise<StepReport> {
   const candidate = await resolveCandidate(ctx.kube, c);
   if (candidate.state === 'failed') return resolved('False', candidate.reason, candidate.message);
-  if (candidate.state === 'retrying') {
-    const report = heldForThisSpec(ctx) ? resolved('True', 'Resolved', candidate.message) : resolved('False', 'Resolving', candidate.message);
-    return { ...report, recheckAfterMs: ctx.timings.backoffBaseMs };
-  }
+  // The control plane's own pull failing says so even when an earlier plan holds (REG-1, REG-3),
+  // unlike an AICR run re-running for other inputs (JOB-9): the runbook keeps them apart.
+  if (candidate.state === 'retrying') return { ...resolved('False', candidate.reason, candidate.message), backoff: true };
   const name = planName(candidate.plan.digest);
   const selection = await selectTarget(ctx.kube, c.spec, c.runtimeUID, name);
   if (!selection.ok) return { ...resolved('False', selection.reason, selection.message), fields: { candidatePlan: name, targetPlan: currentTarget(ctx) } };

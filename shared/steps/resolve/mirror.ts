@@ -1,0 +1,49 @@
+// Mirroring for the resolve step: each component's raw manifests from the bundle go to the
+// cluster's registry as a Helm chart, <registry.repository>/<component>-manifests at the version
+// the plan names, before the plan is written, so Argo CD never meets a plan whose sources are
+// missing. It runs in the step with the lean OCI client rather than in a Job: these charts are a
+// few KB, a chart already there costs one HEAD, and the client adds no dependency to the
+// Lambda bundle. Copying the upstream charts the recipe names is not built yet.
+import type { Configuration } from '../../configuration/schema.ts';
+import { RegistryRefusedError, RegistryUnavailableError } from '../../errors.ts';
+import { pushArtifact } from '../../oci/push.ts';
+import { manifestFilesOf } from '../../plans/manifestsChart.ts';
+import { packageManifestsChart } from '../../plans/manifestsChartPackage.ts';
+import type { Release } from '../../plans/release.ts';
+import type { Reason } from '../../status/reasons.ts';
+
+export type Mirrored = { readonly ok: true; readonly pushed: number } | { readonly ok: false; readonly retry: boolean; readonly reason: Reason; readonly message: string };
+
+export interface MirrorInputs {
+  readonly registry: Configuration['registry'];
+  readonly dockerConfig: string;
+  readonly files: ReadonlyMap<string, Uint8Array>;
+  readonly releases: readonly Release[];
+}
+
+function failed(err: unknown, target: string, repository: string): Mirrored {
+  if (err instanceof RegistryUnavailableError) return { ok: false, retry: true, reason: 'Resolving', message: `[SERVICE_UNAVAILABLE] mirroring ${target}: ${err.message}` };
+  if (err instanceof RegistryRefusedError) {
+    const message = `mirroring ${target}: ${err.message}. Check that the credentials may pull and push under the repository prefix registry.repository=${repository}, then request a snapshot`;
+    return { ok: false, retry: false, reason: 'Unauthorized', message };
+  }
+  throw err;
+}
+
+/** Pushes each release's manifests chart that the registry lacks; how many were pushed. */
+export async function mirrorManifests(m: MirrorInputs): Promise<Mirrored> {
+  let pushed = 0;
+  for (const release of m.releases) {
+    if (!release.manifests) continue;
+    const chart = packageManifestsChart(release.name, manifestFilesOf(m.files, release.name));
+    // The plan's version and the package's come from one function; a difference is a bug here.
+    if (chart.version !== release.manifests.version) throw new Error(`manifests chart of ${release.name}: packaged ${chart.version}, the plan names ${release.manifests.version}`);
+    const target = `${m.registry.repository}/${chart.name}:${chart.version}`;
+    try {
+      if ((await pushArtifact(target, chart.artifact, { dockerConfig: m.dockerConfig, plainHTTP: m.registry.plainHTTP })).pushed) pushed++;
+    } catch (err) {
+      return failed(err, target, m.registry.repository);
+    }
+  }
+  return { ok: true, pushed };
+}
