@@ -212,7 +212,7 @@ test('REG-2 the registry refuses the push (403 through the proxy): Unauthorized,
     const c = await resolvedWith('Unauthorized', (x) => x.reason === 'Unauthorized', 120_000);
     assert.match(c.message, /403/);
     // The summary follows Resolved in a second apply, which a concurrent discovery write can delay.
-    await waitFor('Stalled=True', async () => (condition(await getRuntime(), 'Stalled')?.status === 'True' ? true : undefined));
+    await waitFor(`Stalled=True for ${c.reason}`, async () => { const s = condition(await getRuntime(), 'Stalled'); return s?.status === 'True' && s.reason === c.reason ? true : undefined; });
     assert.equal((await jobs()).filter((j) => j.stage === 'render').length, 1, 'a refusal is not retried');
   });
 });

@@ -72,7 +72,7 @@ test('REG-3 static: the Secret missing in aicr-jobs and aicr-validation is Regis
   const c = await resolvedWith('RegistryCredentialsUnavailable', (x) => x.reason === 'RegistryCredentialsUnavailable', 90_000);
   assert.equal(c.status, 'False');
   assert.equal(c.message, `registry.auth.mode static: the docker-config Secret ${REGISTRY_SECRET} (registry.auth.staticSecretRef) is missing in aicr-jobs, aicr-validation; create it there (type kubernetes.io/dockerconfigjson)`);
-  await waitFor('Stalled=True', async () => (condition(await getRuntime(), 'Stalled')?.status === 'True' ? true : undefined));
+  await waitFor(`Stalled=True for ${c.reason}`, async () => { const s = condition(await getRuntime(), 'Stalled'); return s?.status === 'True' && s.reason === c.reason ? true : undefined; });
   const from = cp.records().length;
   await waitFor('two more retries', async () => (retriesSince(from) >= 2 ? true : undefined), 30_000);
   assert.deepEqual(await renderJobSecrets(), [], 'no render runs without its credentials');
@@ -135,7 +135,7 @@ test('REG-3 aws: minting that fails in moto is RegistryCredentialsUnavailable, s
       await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING });
       const c = await resolvedWith('RegistryCredentialsUnavailable', (x) => x.reason === 'RegistryCredentialsUnavailable', 90_000);
       assert.match(c.message, /^registry\.auth\.mode aws: minting an ECR token failed \(.*http 403\); check the control plane's AWS identity .* ecr:GetAuthorizationToken$/);
-      await waitFor('Stalled=True', async () => (condition(await getRuntime(), 'Stalled')?.status === 'True' ? true : undefined));
+      await waitFor(`Stalled=True for ${c.reason}`, async () => { const s = condition(await getRuntime(), 'Stalled'); return s?.status === 'True' && s.reason === c.reason ? true : undefined; });
       const from = cp.records().length;
       await waitFor('two more retries', async () => (retriesSince(from) >= 2 ? true : undefined), 30_000);
     } finally {
