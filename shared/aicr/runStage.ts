@@ -32,6 +32,8 @@ export interface StageSpec<Out> {
   collect(hash: string, job: JobObject, pod: PodObject | undefined): Promise<Collected<Out>>;
   /** Puts in place what a run reads besides its arguments, just before its Job is created. */
   prepare?(hash: string): Promise<void>;
+  /** Non-zero exits after which the run's output is still collected (upgrade-check's 2: verdicts needing attention). */
+  readonly collectsExits?: readonly number[];
 }
 
 export type StageOutcome<Out> =
@@ -109,7 +111,6 @@ async function removeStaleOutputs(stage: Stage, hash: string, deps: StageDeps): 
 export async function runStage<Out>(spec: StageSpec<Out>, deps: StageDeps): Promise<StageOutcome<Out>> {
   const { stage } = spec;
   const hash = inputHash({ stage, inputs: spec.inputs });
-  const namespace = STAGE_NAMESPACE[stage];
   const record = await spec.readRecord(hash);
   if (record !== undefined) return { state: 'done', hash, output: record };
 
@@ -124,26 +125,28 @@ export async function runStage<Out>(spec: StageSpec<Out>, deps: StageDeps): Prom
 
   const failures: Failure[] = [];
   for (const job of mine) {
-    const known = recordedFailure(job);
-    if (known) {
-      failures.push(known);
-      continue;
-    }
-    if (isFinished(job, 'Complete')) {
-      const pod = spec.collectReadsPod ? (await podsOf(deps.kube, job))[0] : undefined;
-      const collected = await spec.collect(hash, job, pod);
-      if (collected.ok) {
-        await deps.kube.delete(KIND.job, job.metadata.name, namespace, { propagationPolicy: 'Background' });
-        return { state: 'done', hash, output: collected.output };
-      }
-      failures.push(await judge(job, { verdict: VERDICT.counted, exitCode: 0, tail: collected.problem }, spec, deps));
-      continue;
-    }
-    const { exitCode, output } = exitOf((await podsOf(deps.kube, job))[0]);
-    const tail = errorTail(output) || jobFailureText(job);
-    failures.push(await judge(job, { verdict: verdictOf(stage, exitCode, tail), exitCode, tail }, spec, deps));
+    const seen = recordedFailure(job) ?? (await examine(job, hash, spec, deps));
+    if ('output' in seen) return { state: 'done', hash, output: seen.output };
+    failures.push(seen);
   }
   return await next({ spec, hash, mine, failures }, deps);
+}
+
+/** Collects a finished run's output (and removes its Job), or judges it a failure. */
+async function examine<Out>(job: JobObject, hash: string, spec: StageSpec<Out>, deps: StageDeps): Promise<Failure | { readonly output: Out }> {
+  const complete = isFinished(job, 'Complete');
+  const pod = !complete || spec.collectReadsPod ? (await podsOf(deps.kube, job))[0] : undefined;
+  const { exitCode, output } = exitOf(pod);
+  if (complete || (exitCode !== undefined && spec.collectsExits?.includes(exitCode))) {
+    const collected = await spec.collect(hash, job, pod);
+    if (collected.ok) {
+      await deps.kube.delete(KIND.job, job.metadata.name, job.metadata.namespace, { propagationPolicy: 'Background' });
+      return { output: collected.output };
+    }
+    return judge(job, { verdict: VERDICT.counted, exitCode: exitCode ?? 0, tail: collected.problem }, spec, deps);
+  }
+  const tail = errorTail(output) || jobFailureText(job);
+  return judge(job, { verdict: verdictOf(spec.stage, exitCode, tail), exitCode, tail }, spec, deps);
 }
 
 /** Records how a failed run counts on its Job, and says so in an AICRRunFailed Event (JOB-5). */

@@ -1,14 +1,19 @@
-// The AICR stages the control plane runs as Jobs (snapshot by the snapshot step, recipe and render by resolve), where they run, and how a run is named.
+// The AICR stages the control plane runs as Jobs (snapshot by the snapshot step, recipe and render by resolve, assessment by the rollout step), where they run, and how a run is named.
 import { createHash } from 'node:crypto';
 import { NAMESPACES } from '../api/constants.ts';
 
-export const STAGE = { snapshot: 'snapshot', recipe: 'recipe', render: 'render' } as const;
+export const STAGE = { snapshot: 'snapshot', recipe: 'recipe', render: 'render', assessment: 'assessment' } as const;
 export type Stage = (typeof STAGE)[keyof typeof STAGE];
 
 /** The aicr command each stage runs, as its failures name it. */
-export const STAGE_COMMAND: Readonly<Record<Stage, string>> = { snapshot: 'snapshot', recipe: 'recipe', render: 'bundle' };
+export const STAGE_COMMAND: Readonly<Record<Stage, string>> = { snapshot: 'snapshot', recipe: 'recipe', render: 'bundle', assessment: 'upgrade-check' };
 
-export const STAGE_NAMESPACE: Readonly<Record<Stage, string>> = { snapshot: NAMESPACES.discovery, recipe: NAMESPACES.jobs, render: NAMESPACES.jobs };
+export const STAGE_NAMESPACE: Readonly<Record<Stage, string>> = {
+  snapshot: NAMESPACES.discovery,
+  recipe: NAMESPACES.jobs,
+  render: NAMESPACES.jobs,
+  assessment: NAMESPACES.jobs,
+};
 
 /** Objects with sorted keys, so equal inputs always hash alike. */
 function canonical(value: unknown): unknown {
@@ -57,4 +62,14 @@ export function snapshotOutputName(hash: string): string {
 /** The copy of the snapshot a recipe run reads, beside its own output in aicr-jobs. */
 export function recipeSnapshotName(hash: string): string {
   return `aicr-recipe-${hash}-snapshot`;
+}
+
+/** The ConfigMap an assessment run writes its JSON verdicts to (`aicr upgrade-check -o cm://…`). */
+export function assessmentOutputName(hash: string): string {
+  return `aicr-assessment-${hash}`;
+}
+
+/** The copies of the two plans' recipes an assessment run compares, beside its output in aicr-jobs. */
+export function assessmentRecipeName(hash: string, side: 'from' | 'to'): string {
+  return `aicr-assessment-${hash}-${side}`;
 }

@@ -44,6 +44,9 @@ export type DomainConditionType = Exclude<ConditionType, SummaryConditionType>;
 /** Domain conditions in the order a summary looks at them: the earliest one explains the runtime. */
 export const DOMAIN_CONDITIONS = [CONDITION.resolved, CONDITION.engineAvailable, CONDITION.released] as const satisfies readonly DomainConditionType[];
 
+/** The first AICR release this control plane runs `aicr upgrade-check` with; earlier ones have no such command, and their moves are assessed `unknown` (docs/adr/0009). */
+export const AICR_UPGRADE_CHECK_SINCE = 'v0.17.0';
+
 export const LABEL = {
   stage: `${API_GROUP}/stage`,
   input: `${API_GROUP}/input`,

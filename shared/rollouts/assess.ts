@@ -18,11 +18,13 @@ export interface Blocked {
 
 export type Assessment = { readonly ok: true; readonly steps: RolloutStep[] } | { readonly ok: false; readonly blocked: Blocked[] };
 
-/** How a changed release is judged when AICR cannot judge it (no upgrade-check in the pinned version). */
-export interface Assessor {
+export interface Judgement {
   readonly verdict: Verdict;
   readonly why: string;
 }
+
+/** How a changed release is judged: by AICR's upgrade-check, or `unknown` where the pinned version has none. */
+export type Assessor = (release: string) => Judgement;
 
 function chartName(r: Release): string | undefined {
   return (r.chart ?? r.manifests)?.chart;
@@ -57,15 +59,15 @@ function versionOf(r: Release | undefined): string | undefined {
   return (r?.chart ?? r?.manifests)?.version;
 }
 
-function changeStep(name: string, from: Release | undefined, to: Release | undefined, assessor: Assessor): RolloutStep {
+function changeStep(name: string, from: Release | undefined, to: Release | undefined, judged: Judgement): RolloutStep {
   const action = to === undefined ? 'Remove' : from === undefined ? 'Install' : 'Upgrade';
   const paths = from && to ? changedValuePaths(from.values, to.values) : [];
   const [fromVersion, toVersion] = [versionOf(from), versionOf(to)];
   return {
     release: name,
     action,
-    verdict: assessor.verdict,
-    why: assessor.why,
+    verdict: judged.verdict,
+    why: judged.why,
     ...(fromVersion ? { fromVersion } : {}),
     ...(toVersion ? { toVersion } : {}),
     ...(paths.length > 0 ? { valuesChanged: paths.slice(0, MAX_VALUE_PATHS), valuesChangedCount: paths.length } : {}),
@@ -85,14 +87,20 @@ export function assess(inventory: Inventory, target: ReleaseSet, assessor: Asses
     const from = inventory.get(to.name);
     if (unchanged(from, to)) continue;
     const why = from && migration(from, to);
+    const judged = assessor(to.name);
     if (why) blocked.push({ release: to.name, why });
-    else steps.push(changeStep(to.name, from, to, assessor));
+    else if (judged.verdict === 'blocked') blocked.push({ release: to.name, why: judged.why });
+    else steps.push(changeStep(to.name, from, to, judged));
   }
   const wanted = new Set(target.map((r) => r.name));
   const gone = [...inventory.entries()].filter(([name]) => !wanted.has(name));
   const order = (r: Release | undefined): number => r?.order ?? Number.MAX_SAFE_INTEGER;
   gone.sort(([an, a], [bn, b]) => order(b) - order(a) || bn.localeCompare(an));
-  for (const [name, from] of gone) steps.push(changeStep(name, from, undefined, assessor));
+  for (const [name, from] of gone) {
+    const judged = assessor(name);
+    if (judged.verdict === 'blocked') blocked.push({ release: name, why: judged.why });
+    else steps.push(changeStep(name, from, undefined, judged));
+  }
   return blocked.length > 0 ? { ok: false, blocked } : { ok: true, steps };
 }
 

@@ -32,7 +32,7 @@ export const REASONS = {
   InvalidSpec: { on: [R], class: stalledWaiting },
   InvalidConfiguration: { on: [R], class: stalledRetrying },
   AICRVersionMismatch: { on: [R], class: stalledWaiting },
-  AICRStageStalled: { on: [R], class: stalledWaiting },
+  AICRStageStalled: { on: [R, L], class: stalledWaiting },
   Unauthorized: { on: [R], class: stalledWaiting },
   RegistryCredentialsUnavailable: { on: [R], class: stalledRetrying },
   BundleUnreadable: { on: [R], class: stalledWaiting },
@@ -54,6 +54,7 @@ export const REASONS = {
   // Rollouts, as seen on the runtime (the rollout step).
   Released: { on: [L], class: healthy },
   AwaitingPlan: { on: [L], class: progressing },
+  Assessing: { on: [L], class: progressing },
   RolloutProgressing: { on: [L], class: progressing },
   Validating: { on: [L], class: progressing },
   AwaitingApproval: { on: [L], class: stalledWaiting },

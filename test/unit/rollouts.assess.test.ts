@@ -7,7 +7,8 @@ import { assess, changedValuePaths, dependencyCycle, type Assessor } from '../..
 import { judgeApproval, REFUSAL } from '../../shared/rollouts/approval.ts';
 import type { RolloutObject } from '../../shared/rollouts/objects.ts';
 
-const UNKNOWN: Assessor = { verdict: 'unknown', why: 'AICR v0.11.1 has no upgrade-check' };
+const UNKNOWN_JUDGEMENT = { verdict: 'unknown', why: 'AICR v0.11.1 has no upgrade-check' } as const;
+const UNKNOWN: Assessor = () => UNKNOWN_JUDGEMENT;
 
 function release(name: string, order: number, over: Partial<Release> = {}): Release {
   return { name, namespace: name, order, chart: { repoURL: 'registry.example/charts', chart: name, version: '1.0.0' }, values: {}, dependsOn: [], manual: false, steps: [], ...over };
@@ -17,8 +18,8 @@ test('TRN-1 on a fresh cluster every target release is an Install, in deployment
   const a = assess(new Map(), [release('b', 1), release('a', 0)], UNKNOWN);
   assert.ok(a.ok);
   assert.deepEqual(a.steps.map((s) => [s.release, s.action, s.verdict, s.why]), [
-    ['a', 'Install', 'unknown', UNKNOWN.why],
-    ['b', 'Install', 'unknown', UNKNOWN.why],
+    ['a', 'Install', 'unknown', UNKNOWN_JUDGEMENT.why],
+    ['b', 'Install', 'unknown', UNKNOWN_JUDGEMENT.why],
   ]);
   assert.equal(a.steps[0]?.toVersion, '1.0.0');
 });

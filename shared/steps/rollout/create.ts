@@ -9,23 +9,17 @@ import { EVENT_REASON } from '../../events/recorder.ts';
 import { type GenericObject, KIND } from '../../kube/kinds.ts';
 import type { Plan } from '../../plans/plan.ts';
 import { readPlanConfigMap } from '../../plans/store.ts';
-import { type Assessor, type Blocked, assess, dependencyCycle } from '../../rollouts/assess.ts';
+import { type Blocked, assess, dependencyCycle } from '../../rollouts/assess.ts';
 import { inventoryDigest, inventoryOf } from '../../rollouts/inventory.ts';
 import { parseRollout, type RolloutObject, rolloutManifest, rolloutName } from '../../rollouts/objects.ts';
 import { kubeTime } from '../../status/conditions.ts';
 import type { StepContext, StepReport } from '../types.ts';
+import { type Assessed, assessorFor } from './assessment.ts';
 import { noteRollout, released, stepSummary } from './report.ts';
 
 /** Used when the runtime's spec cannot be read here (resolution reports why): the API's default. */
 const DEFAULT_APPROVAL_MS = 72 * 3600 * 1000;
 const PIN_HINT = 'set spec.selection to mode: Pinned with the active plan, or revert the change to the runtime that led to this plan';
-
-/** AICR v0.11.1 has no upgrade-check; with none, no release can be judged and every one needs approval (TRN-1). */
-function assessorFor(ctx: StepContext): Assessor {
-  const spec = ClusterRuntimeSpecSchema.safeParse(ctx.runtime.spec);
-  const version = spec.success ? spec.data.aicrVersion : 'the pinned version';
-  return { verdict: 'unknown', why: `AICR ${version} has no upgrade-check, so the move cannot be assessed and needs approval` };
-}
 
 function approvalMs(ctx: StepContext): number {
   const spec = ClusterRuntimeSpecSchema.safeParse(ctx.runtime.spec);
@@ -48,6 +42,12 @@ function blockedReport(target: string, blocked: readonly Blocked[]): StepReport 
   return released('False', 'TransitionBlocked', message);
 }
 
+/** The active plan's recipe is what upgrade-check compares from; without it the move is `unknown`. */
+async function assessorOf(ctx: StepContext, active: string | undefined, target: Plan): Promise<Assessed> {
+  const from = active ? await readTarget(ctx, active) : undefined;
+  return assessorFor(ctx, from?.ok ? from.plan : undefined, target);
+}
+
 export interface Created {
   readonly report?: StepReport;
   readonly rollout?: RolloutObject;
@@ -61,7 +61,9 @@ export async function createRollout(ctx: StepContext, apps: readonly GenericObje
   if (!read.ok) return { report: read.report, inventory };
   const cycle = dependencyCycle(read.plan.releases);
   if (cycle) return { report: blockedReport(plans.target, [{ release: cycle.split(' → ')[0] ?? '', why: `the releases depend on each other in a cycle, ${cycle}, so no order can install them` }]), inventory };
-  const assessed = assess(inventoryOf(apps), read.plan.releases, assessorFor(ctx));
+  const assessor = await assessorOf(ctx, plans.active, read.plan);
+  if (!assessor.ok) return { report: assessor.report, inventory };
+  const assessed = assess(inventoryOf(apps), read.plan.releases, assessor.assessor);
   if (!assessed.ok) return { report: blockedReport(plans.target, assessed.blocked), inventory };
   if (assessed.steps.length === 0) {
     return { report: released('True', 'Released', `plan ${plans.target} is active: the owned Applications already carry every release of it`, { fields: { activePlan: plans.target } }), inventory };

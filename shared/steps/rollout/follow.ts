@@ -83,6 +83,18 @@ async function refuse(ctx: StepContext, r: RolloutObject, j: Extract<Judgement, 
   return report;
 }
 
+/** APR-1 holds only steps not assessed safe: a rollout aicr upgrade-check assessed safe throughout needs no approver. */
+function allSafe(r: RolloutObject): boolean {
+  return r.spec.steps.length > 0 && r.spec.steps.every((s) => s.verdict === 'safe');
+}
+
+async function proceedSafe(ctx: StepContext, r: RolloutObject): Promise<StepReport> {
+  const message = `rollout ${r.metadata.name} (${moveOf(r)}) needs no approval: every step was assessed safe; its ${stepSummary(r)} are next, and nothing is written to Argo CD until the engine is available`;
+  const conditions = rolloutConditions(r, rolloutState('progressing', 'RolloutProgressing', message, approvedCondition('True', 'AssessedSafe', 'every step was assessed safe, so no approval is needed')), ctx.now());
+  await writeRolloutStatus(ctx.kube, r, { conditions, steps: pendingSteps(r) });
+  return released('False', 'RolloutProgressing', message);
+}
+
 function staleCredentials(ctx: StepContext): string | undefined {
   const c = ctx.runtime.status?.conditions?.find((x) => x.type === CONDITION.engineAvailable);
   return c?.reason === 'RegistryCredentialsStale' ? c.message : undefined;
@@ -90,6 +102,7 @@ function staleCredentials(ctx: StepContext): string | undefined {
 
 /** One look at a rollout that has not ended. */
 export async function follow(ctx: StepContext, r: RolloutObject, inventory: string): Promise<StepReport> {
+  if (allSafe(r) && !r.spec.approval) return proceedSafe(ctx, r);
   const deadline = Date.parse(r.spec.deadline ?? '') || Number.POSITIVE_INFINITY;
   const judged = judgeApproval({ rollout: r, inventory, staleCredentials: staleCredentials(ctx) });
   if (judged.state === 'Accepted') return accept(ctx, r, judged);
