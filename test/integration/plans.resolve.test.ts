@@ -16,11 +16,12 @@ import { RECORD_PLAN_KEY } from '../../shared/aicr/renderStage.ts';
 import { KIND, type ConfigMapObject } from '../../shared/kube/kinds.ts';
 import { planDigest } from '../../shared/plans/digest.ts';
 import type { Plan } from '../../shared/plans/plan.ts';
-import { planConfigMap, readPlanConfigMap } from '../../shared/plans/store.ts';
+import { planConfigMap } from '../../shared/plans/store.ts';
 import { controlPlaneKube, startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
 import { SCALED_TIMINGS, resolvedWith } from '../helpers/resolved.ts';
 import { applyConfiguration, testConfiguration } from '../helpers/configuration.ts';
 import { createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+import { readPlanNamed } from '../helpers/plans.ts';
 
 const run = promisify(execFile);
 const TRAINING = { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' };
@@ -37,13 +38,7 @@ async function plans(): Promise<ConfigMapObject[]> {
   return (await asResolve.list(KIND.configMap, { namespace: NAMESPACES.system, labelSelector: `${LABEL.role}=${ROLE.plan}` })).items;
 }
 
-async function candidatePlan(): Promise<Plan> {
-  const cm = await asResolve.get(KIND.configMap, candidate, NAMESPACES.system);
-  assert.ok(cm, `${candidate} exists`);
-  const read = readPlanConfigMap(cm);
-  assert.ok(read.ok, read.ok ? '' : read.problem);
-  return read.plan;
-}
+const candidatePlan = (): Promise<Plan> => readPlanNamed(asResolve, candidate);
 
 /** A valid plan of other content (one value changed), as a restore might have left. */
 function variant(base: Plan, n: number, owner = runtimeUID): Plan {

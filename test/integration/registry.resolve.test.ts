@@ -9,13 +9,13 @@ import { ANNOTATION, LABEL, NAMESPACES, ROLE } from '../../shared/api/constants.
 import { KIND } from '../../shared/kube/kinds.ts';
 import { planToApplications } from '../../shared/plans/applications.ts';
 import type { Plan } from '../../shared/plans/plan.ts';
-import { readPlanConfigMap } from '../../shared/plans/store.ts';
 import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
 import { REGISTRY_SECRET, applyConfiguration, ensureRegistrySecrets, testConfiguration } from '../helpers/configuration.ts';
 import { testEnv } from '../helpers/env.ts';
 import { denyRegistry, stopRegistry, withKnob } from '../helpers/knobs.ts';
 import { SCALED_TIMINGS, resolvedWith } from '../helpers/resolved.ts';
 import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+import { readPlanNamed } from '../helpers/plans.ts';
 
 const TRAINING = { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' };
 const asResolve = stepKube('resolve');
@@ -73,13 +73,7 @@ after(async () => {
   await applyConfiguration();
 });
 
-async function candidatePlan(): Promise<Plan> {
-  const cm = await asResolve.get(KIND.configMap, candidate, NAMESPACES.system);
-  assert.ok(cm, `${candidate} exists`);
-  const read = readPlanConfigMap(cm);
-  assert.ok(read.ok, read.ok ? '' : read.problem);
-  return read.plan;
-}
+const candidatePlan = (): Promise<Plan> => readPlanNamed(asResolve, candidate);
 
 /** The digest the registry holds under repository:tag, or its HTTP status when none. */
 async function tagDigest(repository: string, tag: string): Promise<string> {
