@@ -4,6 +4,8 @@
 import { AICR_RUNNER_SERVICE_ACCOUNT, AICR_SNAPSHOT_SERVICE_ACCOUNT, ANNOTATION, DOCKER_CONFIG_KEY, LABEL, MANAGED_BY_VALUE, NODE_LABEL, REGISTRY_JOB_SECRET } from '../api/constants.ts';
 import type { Configuration } from '../configuration/schema.ts';
 import type { WritableObject } from '../kube/port.ts';
+import { parseDuration } from '../durations.ts';
+import type { Timings } from '../timings.ts';
 import { STAGE, STAGE_NAMESPACE, type Stage, jobName } from './stages.ts';
 
 /** Where the render Job finds the registry's docker config (AICR v0.11.1 reads push credentials only from there). */
@@ -101,6 +103,14 @@ function agentPodSpec(r: RunRequest): Record<string, unknown> {
       },
     ],
     volumes: [{ name: 'tmp', emptyDir: {} }, ...AGENT_HOST_PATHS.map((h) => ({ name: h.name, hostPath: { path: h.path, type: h.type } }))],
+  };
+}
+
+/** How long a run may take (the runtime's spec.actionTimeout) and how long a finished Job is kept. */
+export function runLimits(actionTimeout: string, timings: Pick<Timings, 'failedJobTtlMs'>): { activeDeadlineSeconds: number; ttlSecondsAfterFinished: number } {
+  return {
+    activeDeadlineSeconds: Math.round((parseDuration(actionTimeout) ?? 1_800_000) / 1000),
+    ttlSecondsAfterFinished: Math.round(timings.failedJobTtlMs / 1000),
   };
 }
 

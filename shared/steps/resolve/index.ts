@@ -5,14 +5,13 @@
 import type { ClusterRuntimeSpec } from '../../api/clusterRuntime.ts';
 import { ClusterRuntimeSpecSchema } from '../../api/clusterRuntime.ts';
 import { ANNOTATION, CONDITION } from '../../api/constants.ts';
-import { runJob } from '../../aicr/jobSpec.ts';
+import { runJob, runLimits } from '../../aicr/jobSpec.ts';
 import { overrideSets } from '../../aicr/overrides.ts';
 import { recipeArgs, recipeStage, type Recipe } from '../../aicr/recipeStage.ts';
 import { renderArgs, renderStage, type Bundle, type RenderInputs } from '../../aicr/renderStage.ts';
 import { type StageDeps, type StageOutcome, runStage, stageDepsOf } from '../../aicr/runStage.ts';
 import { readConfiguration } from '../../configuration/read.ts';
 import type { Configuration } from '../../configuration/schema.ts';
-import { parseDuration } from '../../durations.ts';
 import { StalledError } from '../../errors.ts';
 import type { DesiredCondition } from '../../status/conditions.ts';
 import type { Reason } from '../../status/reasons.ts';
@@ -150,8 +149,7 @@ export const runResolve: StepRunner = async (ctx) => {
     image,
     runtimeUID: ctx.runtime.metadata.uid,
     configuration,
-    activeDeadlineSeconds: Math.round((parseDuration(spec.actionTimeout) ?? 1_800_000) / 1000),
-    ttlSecondsAfterFinished: Math.round(ctx.timings.failedJobTtlMs / 1000),
+    ...runLimits(spec.actionTimeout, ctx.timings),
   };
   const discovered = await discoveredSnapshot(ctx.kube, ctx.runtime);
   if (discovered.state !== 'ready') return notDiscovered(ctx, discovered);

@@ -5,11 +5,10 @@
 import { type ClusterRuntimeSpec, ClusterRuntimeSpecSchema } from '../../api/clusterRuntime.ts';
 import { AICR_UPGRADE_CHECK_SINCE } from '../../api/constants.ts';
 import { type AssessmentInputs, type Verdicts, assessmentArgs, assessmentStage, recipeDigest } from '../../aicr/assessmentStage.ts';
-import { runJob } from '../../aicr/jobSpec.ts';
+import { runJob, runLimits } from '../../aicr/jobSpec.ts';
 import { runStage, stageDepsOf } from '../../aicr/runStage.ts';
 import { STAGE } from '../../aicr/stages.ts';
 import { readConfiguration } from '../../configuration/read.ts';
-import { parseDuration } from '../../durations.ts';
 import type { Plan } from '../../plans/plan.ts';
 import type { Assessor, Judgement } from '../../rollouts/assess.ts';
 import type { StepContext, StepReport } from '../types.ts';
@@ -59,8 +58,7 @@ async function runAssessment(ctx: StepContext, spec: ClusterRuntimeSpec, recipes
     image,
     runtimeUID: inputs.runtimeUID,
     configuration,
-    activeDeadlineSeconds: Math.round((parseDuration(spec.actionTimeout) ?? 1_800_000) / 1000),
-    ttlSecondsAfterFinished: Math.round(ctx.timings.failedJobTtlMs / 1000),
+    ...runLimits(spec.actionTimeout, ctx.timings),
     registryAuth: false,
   };
   const stage = assessmentStage(inputs, ctx.kube, (hash, run) => runJob({ ...base, stage: STAGE.assessment, hash, run, args: assessmentArgs(hash) }), recipes);

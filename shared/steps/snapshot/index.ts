@@ -4,7 +4,7 @@
 // taken when the node groups' facts, the AICR version or the resnapshot annotation change.
 import { ANNOTATION, FIELD_MANAGER, LABEL, NAMESPACES } from '../../api/constants.ts';
 import { type ClusterRuntimeSpec, ClusterRuntimeSpecSchema } from '../../api/clusterRuntime.ts';
-import { runJob } from '../../aicr/jobSpec.ts';
+import { runJob, runLimits } from '../../aicr/jobSpec.ts';
 import { type Collected, type StageDeps, type StageOutcome, runStage, stageDepsOf } from '../../aicr/runStage.ts';
 import { type Snapshot, readSnapshot, snapshotArgs, snapshotStage } from '../../aicr/snapshotStage.ts';
 import { STAGE, inputHash } from '../../aicr/stages.ts';
@@ -12,7 +12,6 @@ import { readConfiguration } from '../../configuration/read.ts';
 import type { Configuration } from '../../configuration/schema.ts';
 import { type Discovery, type SnapshotStatus, discoveryOf } from '../../discovery/status.ts';
 import { type NodeFacts, type NodeGroupReading, nodeGroupFingerprint, readNodeGroups } from '../../discovery/nodeGroups.ts';
-import { parseDuration } from '../../durations.ts';
 import { KIND } from '../../kube/kinds.ts';
 import type { StepContext, StepReport, StepRunner } from '../types.ts';
 
@@ -79,8 +78,7 @@ async function takeSnapshot(ctx: StepContext, groups: string, { spec, configurat
     image,
     runtimeUID: inputs.runtimeUID,
     configuration,
-    activeDeadlineSeconds: Math.round((parseDuration(spec.actionTimeout) ?? 1_800_000) / 1000),
-    ttlSecondsAfterFinished: Math.round(ctx.timings.failedJobTtlMs / 1000),
+    ...runLimits(spec.actionTimeout, ctx.timings),
   };
   const stage = snapshotStage(inputs, ctx.kube, (hash, run) => runJob({ ...base, stage: STAGE.snapshot, hash, run, args: snapshotArgs(hash), registryAuth: false }));
   return { outcome: await runStage(stage, stageDeps(ctx)), resnapshot };
