@@ -113,8 +113,8 @@ async function planPhase(ctx: StepContext, c: CandidateInputs): Promise<StepRepo
   if (candidate.state === 'retrying') return { ...resolved('False', candidate.reason, candidate.message), backoff: true };
   const name = planName(candidate.plan.digest);
   const selection = await selectTarget(ctx.kube, c.spec, c.runtimeUID, name);
-  if (!selection.ok) return { ...resolved('False', selection.reason, selection.message), fields: { candidatePlan: name, targetPlan: currentTarget(ctx) } };
-  if (candidate.written) await retirePlans(ctx.kube, plansInUse(ctx, name, selection.target), c.configuration.plans.keep);
+  if (!selection.ok) return { ...resolved('False', selection.reason, selection.message), fields: { candidatePlan: name, targetPlan: statusPlan(ctx, 'targetPlan') } };
+  if (candidate.written) await retirePlans(ctx.kube, plansInUse(ctx, c.spec, [name, selection.target]), c.configuration.plans.keep);
   const target = selection.pinned ? `; the target is ${selection.target}, which spec.selection pins` : '; it is the target';
   const message = `plan ${name} (${candidate.plan.releases.length} releases) resolved by aicr ${c.spec.aicrVersion} from bundle ${c.bundle.reference}${target}`;
   return { ...resolved('True', 'Resolved', message), fields: { candidatePlan: name, targetPlan: selection.target } };
@@ -125,13 +125,9 @@ function statusPlan(ctx: StepContext, key: 'activePlan' | 'targetPlan'): string 
   return typeof value === 'string' ? value : undefined;
 }
 
-function currentTarget(ctx: StepContext): string | undefined {
-  return statusPlan(ctx, 'targetPlan');
-}
-
-function plansInUse(ctx: StepContext, candidate: string, target: string): Set<string> {
-  const spec = ClusterRuntimeSpecSchema.parse(ctx.runtime.spec);
-  const names = [candidate, target, statusPlan(ctx, 'activePlan'), statusPlan(ctx, 'targetPlan'), spec.selection.plan];
+/** The plans retention must keep: the new candidate and target, what status names, and a pin. */
+function plansInUse(ctx: StepContext, spec: ClusterRuntimeSpec, chosen: readonly string[]): Set<string> {
+  const names = [...chosen, statusPlan(ctx, 'activePlan'), statusPlan(ctx, 'targetPlan'), spec.selection.plan];
   return new Set(names.filter((n): n is string => n !== undefined));
 }
 
