@@ -136,7 +136,23 @@ export const ARGOCD = {
   defaultProject: 'default',
   /** Source names: they say which of a release's charts a source is when there is only one. */
   sourceName: { chart: 'chart', manifests: 'manifests' },
+  /** Argo CD deletes an Application's resources before the Application while it carries this (FIN-4). */
+  resourcesFinalizer: 'resources-finalizer.argocd.argoproj.io',
+  /** Asks Argo CD's application controller to refresh an Application; the controller removes it once done. */
+  refreshAnnotation: 'argocd.argoproj.io/refresh',
+  /** Labels of Argo CD's repository-credential Secrets. */
+  secretTypeLabel: 'argocd.argoproj.io/secret-type',
+  repoCredsType: 'repo-creds',
+  /** How Argo CD's own manifests and chart label the application controller's workload. */
+  controllerSelector: 'app.kubernetes.io/component=application-controller,app.kubernetes.io/part-of=argocd',
 } as const;
+
+/**
+ * The chart's ValidatingAdmissionPolicy (and binding) that keeps Argo CD's resources finalizer
+ * off owned Applications outside an approved Remove step (FIN-4): the control plane's identities
+ * may not write an Application that carries it without the delete-rollout annotation.
+ */
+export const APPLICATION_ADMISSION = { name: 'aicr-application-finalizer' } as const;
 
 /**
  * Kubernetes groups the control plane's IAM roles map to (EKS access entries; the chart's RBAC): one
@@ -173,6 +189,7 @@ export const PLAN_ADMISSION = {
  * identity, on every write that changes spec.approval.
  */
 export const APPROVAL = {
+  /** Also the verb for acknowledging a manual release's recorded steps: the same people do both. */
   verb: 'approve',
   /** The ClusterRole the chart installs; bind it to the people who may approve. */
   approverRole: 'aicr-rollout-approver',

@@ -17,7 +17,9 @@ export const VERDICTS = ['safe', 'manual', 'blocked', 'unknown'] as const;
 export type Verdict = (typeof VERDICTS)[number];
 export const OUTCOMES = ['Succeeded', 'Failed', 'Expired', 'Revoked', 'Superseded'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
-export const STEP_STATES = ['Pending', 'InProgress', 'Succeeded', 'Failed'] as const;
+export const STEP_STATES = ['Pending', 'InProgress', 'AwaitingAcknowledgement', 'Succeeded', 'Failed'] as const;
+/** Most acknowledgements a rollout holds: one per manual release. */
+export const MAX_ACKNOWLEDGEMENTS = MAX_ROLLOUT_STEPS;
 
 const time = (description: string): z.ZodString => boundedString(64, `${description} (RFC 3339, UTC).`);
 
@@ -42,6 +44,15 @@ export const ApprovalSchema = apiObject(
   }),
 ).meta({ description: 'The approval of the rollout; only its approver writes it, as themselves.' });
 
+export const AcknowledgementSchema = apiObject(
+  z.object({
+    release: patternString(COMPONENT_NAME, 'The manual release whose recorded steps were done.'),
+    acknowledgedBy: boundedString(512, 'Who acknowledged, exactly as the API server names the requesting user.'),
+    acknowledgedAt: time('When they acknowledged'),
+  }),
+).meta({ description: "A person's word that a manual release's recorded steps are done; only they write it, as themselves." });
+export type Acknowledgement = z.output<typeof AcknowledgementSchema>;
+
 export const RuntimeRolloutSpecSchema = apiObject(
   z.object({
     runtimeUID: patternString(uidRule('the ClusterRuntime this rollout belongs to'), 'UID of the ClusterRuntime this rollout belongs to.'),
@@ -52,6 +63,9 @@ export const RuntimeRolloutSpecSchema = apiObject(
     inventory: boundedString(128, 'Digest of the owned Applications as they stood when the rollout was created; a change since refuses approval.').optional(),
     deadline: time('When an unapproved rollout expires').optional(),
     approval: ApprovalSchema.optional(),
+    acknowledgements: described(z.array(AcknowledgementSchema).max(MAX_ACKNOWLEDGEMENTS), 'Manual releases whose recorded steps a person has done (kubectl aicr acknowledge); entries are only ever added.')
+      .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['release'] })
+      .optional(),
   }),
 ).meta({ description: 'One move of the runtime from one plan to another.' });
 export type RuntimeRolloutSpec = z.output<typeof RuntimeRolloutSpecSchema>;
@@ -70,6 +84,10 @@ const StepStateSchema = z
   .object({
     release: boundedString(63, 'The release of the step.'),
     state: described(z.enum(STEP_STATES), 'Where the step is.'),
+    reason: boundedString(64, 'Why the step is where it is, in one CamelCase word (for example SpecDrifted, GateNotMet).').optional(),
+    message: boundedString(1024, 'What the step is waiting for or why it ended, for a person.').optional(),
+    startedAt: time('When the control plane wrote the step to Argo CD').optional(),
+    finishedAt: time('When the step ended').optional(),
   })
   .meta({ description: 'Where one step is.' });
 
