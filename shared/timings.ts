@@ -29,6 +29,8 @@ export const TimingsSchema = z.object({
   AICR_TOKEN_REFRESH_INTERVAL: duration('6h'),
   /** A token expiring within this is stale (RegistryCredentialsStale). */
   AICR_TOKEN_STALE_WITHIN: duration('1h'),
+  /** How soon the rollout step looks again while Argo CD is unavailable or a step waits on Argo CD's report. */
+  AICR_ENGINE_RECHECK: duration('30s'),
   /** How long a failed AICR Job is kept. */
   AICR_FAILED_JOB_TTL: duration('24h'),
   /** How long a stalled stage's failed Jobs are kept. */
@@ -43,6 +45,7 @@ export interface Timings {
   readonly maxAttempts: number;
   readonly tokenRefreshIntervalMs: number;
   readonly tokenStaleWithinMs: number;
+  readonly engineRecheckMs: number;
   readonly failedJobTtlMs: number;
   readonly stalledJobTtlMs: number;
 }
@@ -54,6 +57,7 @@ export function timingsFrom(s: TimingSettings): Timings {
     maxAttempts: s.AICR_MAX_ATTEMPTS,
     tokenRefreshIntervalMs: s.AICR_TOKEN_REFRESH_INTERVAL,
     tokenStaleWithinMs: s.AICR_TOKEN_STALE_WITHIN,
+    engineRecheckMs: s.AICR_ENGINE_RECHECK,
     failedJobTtlMs: s.AICR_FAILED_JOB_TTL,
     stalledJobTtlMs: s.AICR_STALLED_JOB_TTL,
   };

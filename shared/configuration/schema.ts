@@ -57,6 +57,21 @@ export const ConfigurationSchema = z.strictObject({
         .prefault({}),
     })
     .prefault({}),
+  argocd: z
+    .strictObject({
+      /** The AppProject the owned Applications belong to; it must allow the release namespaces and the registry. */
+      project: z.string().min(1).max(253).default('default'),
+      /** Where releases deploy: the in-cluster server by default, or a cluster registered in Argo CD by name (the EKS Argo CD capability). */
+      destination: z
+        .union([z.strictObject({ server: z.string().min(1).max(512) }), z.strictObject({ name: z.string().min(1).max(253) })], { error: 'must be {server: <API server URL>} or {name: <cluster name registered in Argo CD>}' })
+        .default({ server: 'https://kubernetes.default.svc' }),
+      /**
+       * self-managed: Argo CD's application controller runs in the cluster, and its workload
+       * tells whether it is up. managed: the EKS Argo CD capability, with no workload to read.
+       */
+      mode: z.enum(['self-managed', 'managed']).default('self-managed'),
+    })
+    .prefault({}),
   plans: z
     .strictObject({
       /** How many plans to keep besides the active, target, candidate and pinned ones (docs/plans.md). */

@@ -14,6 +14,10 @@ export const EVENT_REASON = {
   rolloutCreated: 'RolloutCreated',
   rolloutExpired: 'RolloutExpired',
   rolloutSuperseded: 'RolloutSuperseded',
+  rolloutSucceeded: 'RolloutSucceeded',
+  rolloutFailed: 'RolloutFailed',
+  releaseWritten: 'ReleaseWritten',
+  releaseRemoved: 'ReleaseRemoved',
   approvalAccepted: 'ApprovalAccepted',
   approvalRefused: 'ApprovalRefused',
 } as const;

@@ -4,7 +4,7 @@
 // status writes) and says why, coalesces a storm of changes to one runtime into one message
 // per step, and never drops an event silently: the checkpoint never passes an unsent change,
 // and a failed send forces a relist.
-import { GoneError, ThrottledError } from '../errors.ts';
+import { GoneError, KubeRequestError, ThrottledError } from '../errors.ts';
 import { errorFields } from '../classify.ts';
 import { changeDedupId } from '../queue/dedup.ts';
 import { STEP_TABLE, type StepRow } from '../steps/table.ts';
@@ -132,6 +132,13 @@ export class Forwarder {
       // loaded. Not a failure worth a warning; wait as the server asked.
       this.opts.log.debug('api server asked to wait; trying again shortly', { retryAfterMs: err.retryAfterMs });
       await sleep(Math.min(err.retryAfterMs, 5000));
+      return failures;
+    }
+    if (err instanceof KubeRequestError && err.status === 404) {
+      // A kind whose API is not served (Argo CD not installed yet): normal for a while, not a warning.
+      this.opts.log.debug('watched kind is not served; looking again shortly', { kind: this.watched.kind.plural });
+      this.rv = undefined;
+      await sleep(5000);
       return failures;
     }
     // Like client-go's reflector, start over with a list: a server that cannot continue

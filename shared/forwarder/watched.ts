@@ -1,7 +1,7 @@
 // The kinds the forwarder watches, and for each: which runtime an object concerns (from its
 // labels or annotations, never its body) and what about it makes work. Steps name these in the
 // step table's `wakesOn`; a kind no step names is not watched.
-import { ANNOTATION, CONDITION, FORWARDER_CHECKPOINT, LABEL, NAMESPACES, ROLE, RUNTIME_NAME } from '../api/constants.ts';
+import { ANNOTATION, CONDITION, FORWARDER_CHECKPOINT, LABEL, MANAGED_BY_VALUE, NAMESPACES, ROLE, RUNTIME_NAME } from '../api/constants.ts';
 import { createHash } from 'node:crypto';
 import { STAGE } from '../aicr/stages.ts';
 import { type ConfigMapObject, type GenericObject, KIND, type JobObject, type Kind, type ObjectMeta, type PodObject, type RuntimeObject } from '../kube/kinds.ts';
@@ -9,6 +9,7 @@ import type { Selection } from '../kube/port.ts';
 import { STEP_TABLE, type StepRow, WAKE, type Wake } from '../steps/table.ts';
 import { type NodeFacts, nodeFingerprint } from '../discovery/nodeGroups.ts';
 import { discoveryOf } from '../discovery/status.ts';
+import { fieldAt } from '../kube/fieldPath.ts';
 
 export interface RuntimeRef {
   readonly name: string;
@@ -83,6 +84,24 @@ export const ROLLOUT_WATCH: WatchedKind<GenericObject> = {
   },
   arrivalIsNews: () => false,
   fingerprint: (obj) => JSON.stringify([obj.metadata.generation ?? 0, obj.metadata.deletionTimestamp ?? null]),
+};
+
+/**
+ * Owned Argo CD Applications: what Argo CD reports about them is what a rollout step waits on.
+ * The fingerprint holds what the gate reads, not reconciledAt, which moves on every periodic
+ * refresh; a change the fingerprint misses is caught by the rollout step's recheck. Cluster-wide
+ * with a label, so the forwarder's rights need no Argo CD namespace when the chart installs.
+ */
+const APPLICATION_NEWS = ['spec', 'operation', 'metadata.deletionTimestamp', 'metadata.finalizers', 'status.sync.status', 'status.sync.revision', 'status.sync.revisions', 'status.health.status', 'status.operationState.phase', 'status.conditions'];
+
+export const APPLICATION_WATCH: WatchedKind<GenericObject> = {
+  id: 'applications',
+  wake: WAKE.applicationChange,
+  kind: KIND.application,
+  selection: { labelSelector: `${LABEL.managedBy}=${MANAGED_BY_VALUE}` },
+  runtimeOf: (obj) => runtimeFromAnnotation(obj),
+  arrivalIsNews: () => false,
+  fingerprint: (obj) => createHash('sha256').update(JSON.stringify(APPLICATION_NEWS.map((p) => fieldAt(obj, p) ?? null))).digest('hex'),
 };
 
 /** AICR's Jobs and their Pods name their runtime in an annotation the control plane set. */
@@ -185,7 +204,7 @@ export const NODE_WATCH: WatchedKind<GenericObject> = {
   fingerprint: (node) => nodeFingerprint(node as unknown as NodeFacts),
 };
 
-export const WATCHED: readonly WatchedKind<Watchable>[] = [RUNTIME_WATCH, AICR_JOB_WATCH, AICR_POD_WATCH, SNAPSHOT_JOB_WATCH, SNAPSHOT_POD_WATCH, SNAPSHOT_CONFIGMAP_WATCH, PLAN_WATCH, NODE_WATCH, RUNTIME_TARGET_WATCH, ROLLOUT_WATCH];
+export const WATCHED: readonly WatchedKind<Watchable>[] = [RUNTIME_WATCH, AICR_JOB_WATCH, AICR_POD_WATCH, SNAPSHOT_JOB_WATCH, SNAPSHOT_POD_WATCH, SNAPSHOT_CONFIGMAP_WATCH, PLAN_WATCH, NODE_WATCH, RUNTIME_TARGET_WATCH, ROLLOUT_WATCH, APPLICATION_WATCH];
 
 /** The kinds some step of the table wakes on: what the forwarder watches. */
 export function watchedBy(table: readonly StepRow[] = STEP_TABLE): WatchedKind<Watchable>[] {

@@ -28,7 +28,7 @@ export type PlanApplication = {
   metadata: { name: string; namespace: string; labels: Record<string, string>; annotations: Record<string, string> };
   spec: {
     project: string;
-    destination: { server: string; namespace: string };
+    destination: Destination & { namespace: string };
     source?: HelmOciSource;
     sources?: HelmOciSource[];
     syncPolicy: { automated: { prune: boolean; selfHeal: boolean }; syncOptions: string[] };
@@ -41,9 +41,14 @@ export interface PlanOwner {
   readonly planDigest: string;
 }
 
+/** The cluster Argo CD deploys to: by API server URL, or by the name it is registered under. */
+export type Destination = { readonly server: string } | { readonly name: string };
+
 export interface ApplicationOptions {
   /** The Argo CD project; `default` unless given. */
   readonly project?: string;
+  /** The in-cluster server unless given. */
+  readonly destination?: Destination;
   /** Argo CD's namespace, where its Applications live; `argocd` unless given. */
   readonly namespace?: string;
 }
@@ -116,7 +121,7 @@ function applicationOf(release: Release, owner: PlanOwner, options: ApplicationO
     },
     spec: {
       project: options.project ?? ARGOCD.defaultProject,
-      destination: { server: ARGOCD.inClusterServer, namespace: release.namespace },
+      destination: { ...(options.destination ?? { server: ARGOCD.inClusterServer }), namespace: release.namespace },
       // One source as `source`: `sources` is for the chart-and-manifests pair.
       ...(rest.length === 0 ? { source: first } : { sources: [first, ...rest] }),
       syncPolicy: { automated: { ...SYNC_POLICY.automated }, syncOptions: [...SYNC_POLICY.syncOptions] },

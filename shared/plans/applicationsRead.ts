@@ -35,7 +35,8 @@ const ApplicationSchema = z.looseObject({
     annotations: z.record(z.string(), z.string()).optional(),
   }),
   spec: z.looseObject({
-    destination: z.strictObject({ server: z.literal(ARGOCD.inClusterServer), namespace: z.string().min(1) }),
+    // Where the release runs is configuration (argocd.destination), not part of the release: only the namespace is read back.
+    destination: z.union([z.strictObject({ server: z.string().min(1), namespace: z.string().min(1) }), z.strictObject({ name: z.string().min(1), namespace: z.string().min(1) })]),
     source: SourceSchema.optional(),
     sources: z.array(SourceSchema).optional(),
   }),

@@ -8,7 +8,16 @@
 import { API_GROUP, CONDITION, KINDS, CONFIGURATION, FIELD_MANAGER, NAMESPACES, type DomainConditionType } from '../api/constants.ts';
 
 /** What makes the forwarder enqueue a step. Watched kinds beyond the runtime come with their steps. */
-export const WAKE = { runtimeChange: 'runtime-change', aicrRun: 'aicr-run', snapshotRun: 'snapshot-run', nodeChange: 'node-change', planChange: 'plan-change', targetChange: 'target-change', rolloutChange: 'rollout-change' } as const;
+export const WAKE = {
+  runtimeChange: 'runtime-change',
+  aicrRun: 'aicr-run',
+  snapshotRun: 'snapshot-run',
+  nodeChange: 'node-change',
+  planChange: 'plan-change',
+  targetChange: 'target-change',
+  rolloutChange: 'rollout-change',
+  applicationChange: 'application-change',
+} as const;
 export type Wake = (typeof WAKE)[keyof typeof WAKE];
 
 /** One RBAC rule a step's identity holds; `namespace` makes it a Role there instead of cluster-wide. */
@@ -85,13 +94,13 @@ export const STEP_TABLE = [
   },
   {
     name: 'rollout',
-    description: 'Rollout step - moves the runtime from its active plan to its target plan through RuntimeRollouts; owns Released',
+    description: 'Rollout step - moves the runtime from its active plan to its target plan through RuntimeRollouts, writing Argo CD Applications release by release; owns Released and EngineAvailable',
     queue: 'rollout',
-    owns: [CONDITION.released],
+    owns: [CONDITION.engineAvailable, CONDITION.released],
     fieldManager: FIELD_MANAGER.rollout,
     ownsFields: ['activePlan'],
     timeoutSeconds: 30,
-    wakesOn: [WAKE.runtimeChange, WAKE.targetChange, WAKE.rolloutChange, WAKE.aicrRun],
+    wakesOn: [WAKE.runtimeChange, WAKE.targetChange, WAKE.rolloutChange, WAKE.aicrRun, WAKE.applicationChange],
     kube: [
       { apiGroups: [API_GROUP], resources: ['clusterruntimes'], verbs: ['get'], why: 'reads the runtime it was sent' },
       { apiGroups: [API_GROUP], resources: ['clusterruntimes/status'], verbs: ['patch'], why: 'applies Released, status.activePlan and the summary conditions' },
@@ -103,6 +112,7 @@ export const STEP_TABLE = [
       { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'create', 'patch', 'delete'], namespace: NAMESPACES.jobs, why: "gives an assessment run the two plans' recipes, collects its verdicts, and removes those of changed inputs" },
       { apiGroups: ['argoproj.io'], resources: ['applications'], verbs: ['list'], why: "reads the owned Applications a rollout is assessed against (cluster-wide: a Role would need Argo CD's namespace to exist when the chart installs)" },
       { apiGroups: [''], resources: ['events'], verbs: ['create', 'get', 'patch'], namespace: NAMESPACES.events, why: 'records Events on the runtime and its rollouts, counting repeats' },
+      { apiGroups: ['apps'], resources: ['statefulsets', 'deployments'], verbs: ['list'], why: "reads whether Argo CD's application controller is up (cluster-wide, for the same reason as Applications)" },
     ],
   },
 ] as const satisfies readonly StepRow[];
@@ -113,16 +123,16 @@ export const STEP_NAMES: readonly StepName[] = STEP_TABLE.map((r) => r.name);
 export const QUEUE_NAMES: readonly QueueName[] = [...new Set(STEP_TABLE.map((r) => r.queue))];
 
 /**
- * The one owner of each domain condition. Owners without a row yet are built by later work
- * (the engine step, with the Applications); until then nobody writes
- * their condition and the summary does not wait for it.
+ * The one owner of each domain condition. An owner without a row (a step still to be built)
+ * must be listed in PLANNED_STEPS; until it exists nobody writes its condition and the summary
+ * does not wait for it.
  */
 export const CONDITION_OWNER: Readonly<Record<DomainConditionType, string>> = {
   [CONDITION.resolved]: 'resolve',
-  [CONDITION.engineAvailable]: 'engine',
+  [CONDITION.engineAvailable]: 'rollout',
   [CONDITION.released]: 'rollout',
 };
-export const PLANNED_STEPS = ['engine'] as const;
+export const PLANNED_STEPS: readonly string[] = [];
 
 export function stepRow(name: string, table: readonly StepRow[] = STEP_TABLE): StepRow | undefined {
   return table.find((r) => r.name === name);

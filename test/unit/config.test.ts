@@ -28,6 +28,7 @@ test('every duration defaults to the runbook value and can be set', () => {
     maxAttempts: 8,
     tokenRefreshIntervalMs: 6 * 3_600_000,
     tokenStaleWithinMs: 3_600_000,
+    engineRecheckMs: 30_000,
     failedJobTtlMs: 24 * 3_600_000,
     stalledJobTtlMs: 7 * 24 * 3_600_000,
   });

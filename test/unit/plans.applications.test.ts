@@ -40,7 +40,7 @@ test('one Application per release, in deployment order, in argocd under the defa
     assert.deepEqual(app.metadata.labels, { [LABEL.managedBy]: MANAGED_BY_VALUE });
     assert.equal(app.metadata.annotations[ANNOTATION.runtimeUID], owner.runtimeUID);
     assert.equal(app.metadata.annotations[ANNOTATION.planDigest], owner.planDigest);
-    assert.equal(app.spec.destination.server, ARGOCD.inClusterServer);
+    assert.equal((app.spec.destination as { server?: string }).server, ARGOCD.inClusterServer);
     assert.deepEqual(app.spec.syncPolicy, { automated: { prune: true, selfHeal: true }, syncOptions: ['CreateNamespace=true', 'ServerSideApply=true'] });
   }
   const other = planToApplications(sampleReleases(), owner, { project: 'aicr', namespace: 'gitops' })[0];
@@ -196,7 +196,7 @@ test('problems name the Application: a source not in the Helm-over-OCI form, val
   assert.match(cm((a) => (src(a).helm.values = 'replicaCount: 3')), /^Application cert-manager: helm carries both values and valuesObject/);
   assert.match(cm((a) => ((src(a).helm.valuesObject = undefined), (src(a).helm.values = 'replicaCount: 3'))), /^Application cert-manager: helm\.values is not a JSON object/);
   assert.match(cm((a) => (src(a).helm.releaseName = 'cm')), /^Application cert-manager: source "chart" renders as Helm release "cm", not "cert-manager"$/);
-  assert.match(cm((a) => (a.spec.destination.server = 'https://elsewhere')), /^Application cert-manager: spec\.destination\.server: /);
+  assert.match(cm((a) => Object.assign(a.spec.destination, { name: 'elsewhere' })), /^Application cert-manager: spec\.destination: /);
   assert.match(cm((a) => Object.assign(a.spec, { sources: [a.spec.source] })), /^Application cert-manager: has both spec\.source and spec\.sources$/);
   assert.match(cm((a) => delete a.spec.source), /^Application cert-manager: has no source$/);
   const gpu = (edit: (app: Editable) => void) => onlyProblem('gpu-operator', edit);

@@ -28,7 +28,7 @@ function approvalMs(ctx: StepContext): number {
 
 type PlanRead = { ok: true; plan: Plan } | { ok: false; report: StepReport };
 
-async function readTarget(ctx: StepContext, target: string): Promise<PlanRead> {
+export async function readTarget(ctx: StepContext, target: string): Promise<PlanRead> {
   const cm = await ctx.kube.get(KIND.configMap, target, NAMESPACES.system);
   if (!cm) return { ok: false, report: released('False', 'PlanMissing', `the target plan ${target} is missing from ${NAMESPACES.system}, so no rollout can be made; resolution writes it again, or pin a plan that exists`) };
   const read = readPlanConfigMap(cm);

@@ -1,12 +1,14 @@
 // Following a rollout that waits or was approved: its deadline, the approval an approver
 // recorded, and what the runtime's Released condition says about it. Nothing here writes to
-// Argo CD: an unapproved rollout writes nothing (APR-1, COND-3).
+// Argo CD: an unapproved rollout writes nothing (APR-1, COND-3); an approved one is executed (execute.ts).
 import { CONDITION } from '../../api/constants.ts';
 import { EVENT_REASON } from '../../events/recorder.ts';
 import { KIND } from '../../kube/kinds.ts';
 import { type Judgement, judgeApproval } from '../../rollouts/approval.ts';
 import { approvedCondition, type RolloutObject, rolloutConditions, rolloutState, writeRolloutStatus } from '../../rollouts/objects.ts';
+import type { Engine } from '../../rollouts/engine.ts';
 import type { StepContext, StepReport } from '../types.ts';
+import { execute } from './execute.ts';
 import { moveOf, noteRollout, released, stepSummary } from './report.ts';
 
 /**
@@ -57,14 +59,12 @@ async function awaitApproval(ctx: StepContext, r: RolloutObject, deadline: numbe
   return released('False', 'AwaitingApproval', message, { recheckAfterMs: untilDeadline(ctx, deadline) });
 }
 
-async function accept(ctx: StepContext, r: RolloutObject, j: Extract<Judgement, { state: 'Accepted' }>): Promise<StepReport> {
-  const message = `rollout ${r.metadata.name} (${moveOf(r)}) ${j.message}; its ${stepSummary(r)} are next, and nothing is written to Argo CD until the engine is available`;
+async function accept(ctx: StepContext, r: RolloutObject, j: Extract<Judgement, { state: 'Accepted' }>, engine: Engine): Promise<StepReport> {
   const approval = { state: 'Accepted' as const, approvedBy: j.approvedBy, approvedAt: j.approvedAt, reason: 'Approved', message: j.message };
-  const conditions = rolloutConditions(r, rolloutState('progressing', 'RolloutProgressing', message, approvedCondition('True', 'Approved', j.message)), ctx.now());
-  if (await writeRolloutStatus(ctx.kube, r, { approval, conditions, steps: pendingSteps(r) }) && r.status?.approval?.approvedAt !== j.approvedAt) {
+  if (r.status?.approval?.approvedAt !== j.approvedAt || r.status.approval.state !== 'Accepted') {
     await noteRollout(ctx, r, { type: 'Normal', reason: EVENT_REASON.approvalAccepted, message: j.message });
   }
-  return released('False', 'RolloutProgressing', message);
+  return execute(ctx, r, { condition: approvedCondition('True', 'Approved', j.message), approval }, engine);
 }
 
 async function refuse(ctx: StepContext, r: RolloutObject, j: Extract<Judgement, { state: 'Refused' }>, deadline: number): Promise<StepReport> {
@@ -88,11 +88,8 @@ function allSafe(r: RolloutObject): boolean {
   return r.spec.steps.length > 0 && r.spec.steps.every((s) => s.verdict === 'safe');
 }
 
-async function proceedSafe(ctx: StepContext, r: RolloutObject): Promise<StepReport> {
-  const message = `rollout ${r.metadata.name} (${moveOf(r)}) needs no approval: every step was assessed safe; its ${stepSummary(r)} are next, and nothing is written to Argo CD until the engine is available`;
-  const conditions = rolloutConditions(r, rolloutState('progressing', 'RolloutProgressing', message, approvedCondition('True', 'AssessedSafe', 'every step was assessed safe, so no approval is needed')), ctx.now());
-  await writeRolloutStatus(ctx.kube, r, { conditions, steps: pendingSteps(r) });
-  return released('False', 'RolloutProgressing', message);
+function proceedSafe(ctx: StepContext, r: RolloutObject, engine: Engine): Promise<StepReport> {
+  return execute(ctx, r, { condition: approvedCondition('True', 'AssessedSafe', 'every step was assessed safe, so no approval is needed') }, engine);
 }
 
 function staleCredentials(ctx: StepContext): string | undefined {
@@ -101,11 +98,12 @@ function staleCredentials(ctx: StepContext): string | undefined {
 }
 
 /** One look at a rollout that has not ended. */
-export async function follow(ctx: StepContext, r: RolloutObject, inventory: string): Promise<StepReport> {
-  if (allSafe(r) && !r.spec.approval) return proceedSafe(ctx, r);
+export async function follow(ctx: StepContext, r: RolloutObject, look: { readonly inventory: string; readonly engine: Engine }): Promise<StepReport> {
+  const { inventory, engine } = look;
+  if (allSafe(r) && !r.spec.approval) return proceedSafe(ctx, r, engine);
   const deadline = Date.parse(r.spec.deadline ?? '') || Number.POSITIVE_INFINITY;
   const judged = judgeApproval({ rollout: r, inventory, staleCredentials: staleCredentials(ctx) });
-  if (judged.state === 'Accepted') return accept(ctx, r, judged);
+  if (judged.state === 'Accepted') return accept(ctx, r, judged, engine);
   if (judged.state === 'Refused') return refuse(ctx, r, judged, deadline);
   if (ctx.now().getTime() >= deadline) return expire(ctx, r);
   return awaitApproval(ctx, r, deadline);

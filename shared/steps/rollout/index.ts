@@ -1,8 +1,9 @@
 // The rollout step: keeps the runtime moving from its active plan to its target plan through
 // RuntimeRollouts. It creates a rollout for a new target (or reports why there is none),
 // supersedes rollouts to a target that is no longer wanted, follows the approval and the
-// deadline of the one in progress, and owns the runtime's Released condition and
-// status.activePlan. It writes nothing to Argo CD: that comes with the engine step.
+// deadline of the one in progress, executes an approved one release by release, and owns the
+// runtime's Released and EngineAvailable conditions and status.activePlan. Argo CD's availability
+// is judged on every look, before anything could be written to it (ENG-1).
 import { CONDITION } from '../../api/constants.ts';
 import { EVENT_REASON } from '../../events/recorder.ts';
 import { ownedApplications, inventoryDigest } from '../../rollouts/inventory.ts';
@@ -10,7 +11,10 @@ import { type RolloutObject, listRollouts, rolloutConditions, rolloutState, writ
 import type { StepContext, StepReport, StepRunner } from '../types.ts';
 import { createRollout } from './create.ts';
 import { follow } from './follow.ts';
-import { moveOf, noteRollout, released } from './report.ts';
+import { readConfiguration } from '../../configuration/read.ts';
+import { type Engine, engineAvailability } from '../../rollouts/engine.ts';
+import type { DesiredCondition } from '../../status/conditions.ts';
+import { moveOf, noteRollout, released as releasedCondition } from './report.ts';
 
 function statusPlan(ctx: StepContext, key: 'activePlan' | 'targetPlan'): string | undefined {
   const value = (ctx.runtime.status as Record<string, unknown> | undefined)?.[key];
@@ -29,35 +33,49 @@ function endedReport(r: RolloutObject): StepReport | undefined {
   if (outcome !== 'Expired' && outcome !== 'Failed' && outcome !== 'Revoked') return undefined;
   const reason = outcome === 'Expired' ? 'RolloutExpired' : outcome === 'Failed' ? 'RolloutFailed' : 'RolloutRevoked';
   const c = r.status?.conditions?.find((x) => x.type === CONDITION.ready);
-  return released('False', reason, c?.message ?? `rollout ${r.metadata.name} ended ${outcome}`);
+  return releasedCondition('False', reason, c?.message ?? `rollout ${r.metadata.name} ended ${outcome}`);
 }
 
 function resolvedTrue(ctx: StepContext): boolean {
   return ctx.runtime.status?.conditions?.some((c) => c.type === CONDITION.resolved && c.status === 'True') ?? false;
 }
 
-async function decide(ctx: StepContext, target: string): Promise<StepReport> {
+async function decide(ctx: StepContext, target: string, engine: Engine): Promise<StepReport> {
   const uid = ctx.runtime.metadata.uid;
   const [rollouts, apps] = await Promise.all([listRollouts(ctx.kube, uid), ownedApplications(ctx.kube, uid)]);
   const live = rollouts.filter((r) => !r.status?.outcome);
   for (const r of live.filter((x) => x.spec.toPlan !== target)) await supersede(ctx, r, target);
   const current = live.find((r) => r.spec.toPlan === target);
-  if (current) return follow(ctx, current, inventoryDigest(apps));
+  if (current) return follow(ctx, current, { inventory: inventoryDigest(apps), engine });
   const active = statusPlan(ctx, 'activePlan');
-  if (target === active) return released('True', 'Released', `plan ${target} is active`);
+  if (target === active) return releasedCondition('True', 'Released', `plan ${target} is active`);
   const last = rollouts.filter((r) => r.spec.toPlan === target).at(-1);
   const ended = last && endedReport(last);
   if (ended) return ended;
-  if (!resolvedTrue(ctx)) return released('False', 'AwaitingPlan', `no rollout to ${target} starts while resolution has not settled (Resolved is not True)`);
+  if (!resolvedTrue(ctx)) return releasedCondition('False', 'AwaitingPlan', `no rollout to ${target} starts while resolution has not settled (Resolved is not True)`);
   const created = await createRollout(ctx, apps, { active, target });
   if (created.report) return created.report;
   if (!created.rollout) throw new Error('a rollout was neither created nor explained');
-  return follow(ctx, created.rollout, created.inventory);
+  return follow(ctx, created.rollout, { inventory: created.inventory, engine });
+}
+
+function engineCondition(engine: Engine): DesiredCondition {
+  return engine.available
+    ? { type: CONDITION.engineAvailable, status: 'True', reason: 'EngineReady', message: engine.message }
+    : { type: CONDITION.engineAvailable, status: 'False', reason: 'EngineUnavailable', message: engine.message };
+}
+
+async function released(ctx: StepContext, engine: Engine): Promise<StepReport> {
+  const target = statusPlan(ctx, 'targetPlan');
+  if (!target) return releasedCondition('False', 'AwaitingPlan', 'no target plan yet: resolution names one once it has resolved the runtime');
+  return decide(ctx, target, engine);
 }
 
 export const runRollout: StepRunner = async (ctx) => {
   if (ctx.runtime.metadata.deletionTimestamp) return {};
-  const target = statusPlan(ctx, 'targetPlan');
-  if (!target) return released('False', 'AwaitingPlan', 'no target plan yet: resolution names one once it has resolved the runtime');
-  return decide(ctx, target);
+  const engine = await engineAvailability(ctx.kube, await readConfiguration(ctx.kube));
+  const report = await released(ctx, engine);
+  // While Argo CD is away nothing wakes the step when it returns but time.
+  const recheck = engine.available ? report.recheckAfterMs : Math.min(report.recheckAfterMs ?? Number.POSITIVE_INFINITY, ctx.timings.engineRecheckMs);
+  return { ...report, conditions: [engineCondition(engine), ...(report.conditions ?? [])], ...(recheck === undefined ? {} : { recheckAfterMs: recheck }) };
 };

@@ -1,0 +1,70 @@
+// Whether Argo CD can take writes, judged from the cluster alone (ENG-1): its Application API
+// is served, and (self-managed) its application controller's workload has a ready, current
+// replica. The EKS Argo CD capability has no workload in the cluster to read, so there the
+// served API is all the cluster can say. Nothing is written to Argo CD while this is false.
+import { ARGOCD, NAMESPACES } from '../api/constants.ts';
+import type { Configuration } from '../configuration/schema.ts';
+import { KubeRequestError } from '../errors.ts';
+import { type GenericObject, KIND } from '../kube/kinds.ts';
+import type { KubePort } from '../kube/port.ts';
+
+export type Engine = { readonly available: true; readonly message: string } | { readonly available: false; readonly message: string };
+
+const APPLICATION_API = `${KIND.application.plural}.${KIND.application.apiVersion.split('/')[0] ?? ''}/${KIND.application.apiVersion.split('/')[1] ?? ''}`;
+
+// A selector no Application carries: the answer says whether the API is served, without the list.
+async function applicationsServed(kube: KubePort): Promise<boolean> {
+  try {
+    await kube.list(KIND.application, { namespace: NAMESPACES.argocd, labelSelector: ARGOCD.controllerSelector });
+    return true;
+  } catch (err) {
+    if (err instanceof KubeRequestError && err.status === 404) return false;
+    throw err;
+  }
+}
+
+interface Workload {
+  readonly kind: string;
+  readonly name: string;
+  readonly ready: number;
+  readonly wanted: number;
+  readonly current: boolean;
+}
+
+function workloadOf(kind: string, obj: GenericObject): Workload {
+  const o = obj as { spec?: { replicas?: number }; status?: { readyReplicas?: number; observedGeneration?: number } };
+  const current = (o.status?.observedGeneration ?? -1) >= (obj.metadata.generation ?? 0);
+  return { kind, name: obj.metadata.name, ready: o.status?.readyReplicas ?? 0, wanted: o.spec?.replicas ?? 1, current };
+}
+
+async function controllerWorkloads(kube: KubePort): Promise<Workload[]> {
+  const selection = { namespace: NAMESPACES.argocd, labelSelector: ARGOCD.controllerSelector };
+  const [sets, deployments] = await Promise.all([kube.list(KIND.statefulSet, selection), kube.list(KIND.deployment, selection)]);
+  return [...sets.items.map((o) => workloadOf('StatefulSet', o)), ...deployments.items.map((o) => workloadOf('Deployment', o))];
+}
+
+function describeWorkload(w: Workload): string {
+  return `${w.kind} ${w.name} has ${w.ready} ready of ${w.wanted}${w.current ? '' : ', and its controller has not caught up with its latest spec'}`;
+}
+
+async function controllerUp(kube: KubePort): Promise<Engine> {
+  const workloads = await controllerWorkloads(kube);
+  if (workloads.length === 0) {
+    return {
+      available: false,
+      message: `no Argo CD application controller runs in namespace ${NAMESPACES.argocd} (no StatefulSet or Deployment labelled ${ARGOCD.controllerSelector}); install Argo CD there, or set argocd.mode to managed in the chart's values for the EKS Argo CD capability`,
+    };
+  }
+  const up = workloads.find((w) => w.ready >= 1 && w.current);
+  if (up) return { available: true, message: `Argo CD's application controller is up (${describeWorkload(up)})` };
+  return { available: false, message: `Argo CD's application controller is down: ${workloads.map(describeWorkload).join('; ')}. Nothing is written to Argo CD until it is back; the control plane looks again by itself` };
+}
+
+/** Whether Argo CD can take the control plane's writes now, and why not. */
+export async function engineAvailability(kube: KubePort, configuration: Configuration): Promise<Engine> {
+  if (!(await applicationsServed(kube))) {
+    return { available: false, message: `Argo CD's Application API (${APPLICATION_API}) is not served: install Argo CD, with its CRDs, in namespace ${NAMESPACES.argocd}` };
+  }
+  if (configuration.argocd.mode === 'managed') return { available: true, message: "Argo CD's Application API is served (the EKS Argo CD capability: no controller workload to read in the cluster)" };
+  return controllerUp(kube);
+}

@@ -1,0 +1,82 @@
+// When a step's Application counts as done: Argo CD reports it synced and healthy at the chart
+// versions the step wrote, for the spec the step wrote, in a report no older than the write.
+// Anything else names what is missing, so `kubectl aicr describe` can say what the step waits for.
+import { fieldAt, stringAt } from '../kube/fieldPath.ts';
+import type { GenericObject } from '../kube/kinds.ts';
+import type { PlanApplication } from '../plans/applications.ts';
+import { canonicalJson } from '../plans/digest.ts';
+
+export type GateVerdict = { readonly held: true } | { readonly held: false; readonly reason: GateReason; readonly message: string };
+/** Why a step waits, as its status says (RuntimeRollout status.steps[].reason). */
+export type GateReason = 'ApplicationMissing' | 'SpecDrifted' | 'ComparisonError' | 'SyncFailed' | 'Degraded' | 'GateNotMet';
+
+const waiting = (reason: GateReason, message: string): GateVerdict => ({ held: false, reason, message });
+
+/** What of an Application the step decides: its sources and where they deploy. */
+function targets(spec: unknown): string {
+  return canonicalJson({ source: fieldAt(spec, 'source') ?? null, sources: fieldAt(spec, 'sources') ?? null, destination: fieldAt(spec, 'destination') ?? null });
+}
+
+function wantedRevisions(intended: PlanApplication): string[] {
+  return intended.spec.source ? [intended.spec.source.targetRevision] : (intended.spec.sources ?? []).map((s) => s.targetRevision);
+}
+
+/** A single source's `revision`, or a multi-source `revisions` list, as one list. */
+function revisionsAt(app: unknown, path: string): string[] {
+  const many = fieldAt(app, `${path}.revisions`);
+  if (Array.isArray(many)) return many.map(String);
+  const one = stringAt(app, `${path}.revision`);
+  return one ? [one] : [];
+}
+
+function comparisonError(app: unknown): string | undefined {
+  const conditions = fieldAt(app, 'status.conditions');
+  if (!Array.isArray(conditions)) return undefined;
+  const found = conditions.find((c) => fieldAt(c, 'type') === 'ComparisonError');
+  return found === undefined ? undefined : (stringAt(found, 'message') ?? 'no message');
+}
+
+/** Argo CD's own report on what it compared and when; stale or failed reports do not count. */
+function reportProblem(name: string, app: unknown, writtenAt: Date): GateVerdict | undefined {
+  const error = comparisonError(app);
+  if (error) return waiting('ComparisonError', `Argo CD cannot compare Application ${name}: ${error}`);
+  if (targets(fieldAt(app, 'status.sync.comparedTo')) !== targets(fieldAt(app, 'spec'))) return waiting('GateNotMet', `Argo CD has not yet compared the spec written to Application ${name}`);
+  const at = stringAt(app, 'status.reconciledAt');
+  // Argo CD reports to the second; a report in the second of the write may be the one after it.
+  if (!(Date.parse(at ?? '') >= Math.floor(writtenAt.getTime() / 1000) * 1000)) {
+    return waiting('GateNotMet', `Argo CD's last report on Application ${name} (${at ?? 'none'}) is older than the write at ${writtenAt.toISOString()}`);
+  }
+  return undefined;
+}
+
+function operationProblem(name: string, app: unknown): GateVerdict | undefined {
+  const phase = stringAt(app, 'status.operationState.phase');
+  if (phase === 'Failed' || phase === 'Error') return waiting('SyncFailed', `Argo CD's sync of Application ${name} ended ${phase}: ${stringAt(app, 'status.operationState.message') ?? 'no message'}`);
+  if (fieldAt(app, 'operation') || phase !== 'Succeeded') return waiting('GateNotMet', `Argo CD is syncing Application ${name} (operation ${phase ?? 'not started'})`);
+  const sync = stringAt(app, 'status.sync.status');
+  if (sync !== 'Synced') return waiting('GateNotMet', `Argo CD reports Application ${name} ${sync ?? 'not compared'}`);
+  return undefined;
+}
+
+function revisionProblem(name: string, app: unknown, wanted: readonly string[]): GateVerdict | undefined {
+  const [synced, result] = [revisionsAt(app, 'status.sync'), revisionsAt(app, 'status.operationState.syncResult')];
+  if (canonicalJson(synced) === canonicalJson(wanted) && canonicalJson(result) === canonicalJson(wanted)) return undefined;
+  return waiting('GateNotMet', `Argo CD reports Application ${name} synced at ${synced.join(', ') || 'no revision'} (last sync ${result.join(', ') || 'none'}), not at ${wanted.join(', ')}`);
+}
+
+function healthProblem(name: string, app: unknown): GateVerdict | undefined {
+  const health = stringAt(app, 'status.health.status');
+  if (health === 'Healthy') return undefined;
+  const message = stringAt(app, 'status.health.message');
+  return waiting(health === 'Degraded' ? 'Degraded' : 'GateNotMet', `Argo CD reports Application ${name} ${health ?? 'without health'}${message ? `: ${message}` : ''}`);
+}
+
+/** The gate on an Install or Upgrade step's Application, written at `writtenAt`. */
+export function gate(live: GenericObject | undefined, intended: PlanApplication, writtenAt: Date): GateVerdict {
+  const name = intended.metadata.name;
+  if (!live) return waiting('ApplicationMissing', `Application ${name} is gone since the step wrote it; it is not written again mid-step`);
+  if (targets(fieldAt(live, 'spec')) !== targets(intended.spec)) {
+    return waiting('SpecDrifted', `Application ${name} was edited since the step wrote it (its source, values or destination differ); the control plane does not write over the edit: undo it, or the step fails at actionTimeout`);
+  }
+  return reportProblem(name, live, writtenAt) ?? operationProblem(name, live) ?? revisionProblem(name, live, wantedRevisions(intended)) ?? healthProblem(name, live) ?? { held: true };
+}

@@ -1,0 +1,93 @@
+// How one look at a running rollout ends: still moving, held, stalled on a person, failed or
+// done. Each writes the rollout's status once (its steps, conditions and the approval verdict)
+// and says what the runtime's Released condition shows.
+import type { RuntimeRolloutStatus } from '../../api/runtimeRollout.ts';
+import { EVENT_REASON } from '../../events/recorder.ts';
+import type { PlanApplication } from '../../plans/applications.ts';
+import type { Release } from '../../plans/release.ts';
+import { type RolloutObject, type WantedCondition, rolloutConditions, rolloutState, writeRolloutStatus } from '../../rollouts/objects.ts';
+import { type StepState, timeLeft } from '../../rollouts/progress.ts';
+import type { Reason } from '../../status/reasons.ts';
+import type { StepContext, StepReport } from '../types.ts';
+import { moveOf, noteRollout, released } from './report.ts';
+
+export interface Approved {
+  /** The rollout's Approved condition while it runs. */
+  readonly condition: WantedCondition;
+  /** The verdict to record, when this look accepted the approval. */
+  readonly approval?: RuntimeRolloutStatus['approval'];
+}
+
+export interface Run {
+  readonly ctx: StepContext;
+  readonly r: RolloutObject;
+  readonly approved: Approved;
+  readonly states: StepState[];
+  readonly actionTimeoutMs: number;
+  /** The target plan's Applications and releases by release name. */
+  readonly intended: ReadonlyMap<string, PlanApplication>;
+  readonly releases: ReadonlyMap<string, Release>;
+}
+
+type State = Parameters<typeof rolloutState>[0];
+
+interface Look {
+  readonly state: State;
+  readonly reason: string;
+  readonly message: string;
+}
+
+async function save(run: Run, look: Look, extra: Partial<RuntimeRolloutStatus> = {}): Promise<void> {
+  const { r, ctx } = run;
+  const approval = run.approved.approval ?? r.status?.approval;
+  const conditions = rolloutConditions(r, rolloutState(look.state, look.reason, look.message, run.approved.condition), ctx.now());
+  await writeRolloutStatus(ctx.kube, r, { ...(approval ? { approval } : {}), conditions, steps: run.states, ...extra });
+}
+
+function where(run: Run, i: number): string {
+  const step = run.r.spec.steps[i];
+  return `step ${i + 1} of ${run.r.spec.steps.length}, ${step?.action ?? ''} ${step?.release ?? ''}`;
+}
+
+/** A step in flight: look again when Argo CD's report may have changed, or when its time runs out. */
+export async function progress(run: Run, i: number): Promise<StepReport> {
+  const state = run.states[i];
+  const message = `rollout ${run.r.metadata.name} (${moveOf(run.r)}): ${where(run, i)}: ${state?.message ?? ''}`;
+  await save(run, { state: 'progressing', reason: 'RolloutProgressing', message }, { currentStep: i });
+  const left = state ? timeLeft(state, run.actionTimeoutMs, run.ctx.now()) : run.actionTimeoutMs;
+  return released('False', 'RolloutProgressing', message, { recheckAfterMs: Math.max(0, Math.min(run.ctx.timings.engineRecheckMs, left + 1000)) });
+}
+
+/** Nothing starts now: the runtime is paused or Argo CD cannot take writes. */
+export async function hold(run: Run, why: string): Promise<StepReport> {
+  const i = run.states.findIndex((s) => s.state !== 'Succeeded');
+  const at = i < 0 ? 'before it finishes' : `at ${where(run, i)}`;
+  const message = `rollout ${run.r.metadata.name} (${moveOf(run.r)}) holds ${at}: ${why}`;
+  await save(run, { state: 'progressing', reason: 'RolloutProgressing', message }, i < 0 ? {} : { currentStep: i });
+  return released('False', 'RolloutProgressing', message, { recheckAfterMs: run.ctx.timings.engineRecheckMs });
+}
+
+/** A person must act before the rollout moves on; it has not ended. */
+export async function stall(run: Run, i: number, reason: Extract<Reason, 'StepUnknown' | 'AwaitingAcknowledgement'>, message: string): Promise<StepReport> {
+  const state = run.states[i];
+  if (state && reason === 'StepUnknown') run.states[i] = { ...state, reason, message };
+  const full = `rollout ${run.r.metadata.name} (${moveOf(run.r)}): ${where(run, i)}: ${message}`;
+  await save(run, { state: 'waiting', reason, message: full }, { currentStep: i });
+  return released('False', reason, full);
+}
+
+export async function fail(run: Run, i: number, why: string): Promise<StepReport> {
+  const message = `rollout ${run.r.metadata.name} (${moveOf(run.r)}) failed: ${why}. Releases it already moved stay at plan ${run.r.spec.toPlan}`;
+  await save(run, { state: 'stalled', reason: 'RolloutFailed', message }, { currentStep: i, outcome: 'Failed' });
+  await noteRollout(run.ctx, run.r, { type: 'Warning', reason: EVENT_REASON.rolloutFailed, message });
+  return released('False', 'RolloutFailed', message);
+}
+
+/** Every step done: the target plan is the active plan. */
+export async function succeed(run: Run): Promise<StepReport> {
+  const plan = run.r.spec.toPlan;
+  const message = `rollout ${run.r.metadata.name} (${moveOf(run.r)}) succeeded: Argo CD reports every release of plan ${plan} synced and healthy`;
+  await save(run, { state: 'done', reason: 'RolloutSucceeded', message }, { outcome: 'Succeeded' });
+  await noteRollout(run.ctx, run.r, { type: 'Normal', reason: EVENT_REASON.rolloutSucceeded, message });
+  return released('True', 'Released', `plan ${plan} is active: ${message}`, { fields: { activePlan: plan } });
+}
