@@ -2,7 +2,8 @@
 // its assessment, approval through the real kubectl and the kubectl-aicr plugin as named users
 // (alice may approve, bob may patch rollouts but not approve), blocked transitions, a plan
 // whose releases depend on each other in a cycle, and the deadline. Nothing is ever written
-// to Argo CD, which the API server's audit log proves (COND-3).
+// to Argo CD, which the API server's audit log proves (COND-3): the runtime is paused, so even
+// the approved rollout holds before its first step.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { ANNOTATION, LABEL, NAMESPACES, ROLE } from '../../shared/api/constants.ts';
@@ -61,7 +62,9 @@ before(async () => {
   await grantUsers();
   mark = auditMark();
   cp = startCapturedControlPlane({ timings: SCALED_TIMINGS });
-  runtimeUID = (await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING })).metadata.uid;
+  // Paused: approved rollouts here are held before their first step, so nothing reaches Argo CD
+  // (rollouts.steps.test.ts has the ones that do).
+  runtimeUID = (await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING, paused: true })).metadata.uid;
   const done = await resolvedWith('Resolved=True with a plan', (c) => c.status === 'True' && /^plan aicr-plan-/.test(c.message), 180_000);
   candidate = /^plan (aicr-plan-[0-9a-f]+)/.exec(done.message)?.[1] ?? '';
 });
@@ -140,7 +143,8 @@ test('APR-1 COND-3 kubectl aicr approve as an approver records who and when and 
   assert.equal(r.spec.approval?.approvedBy, 'alice');
   assert.ok(Math.abs(Date.parse(r.spec.approval?.approvedAt ?? '') - started) < 10_000);
   assert.deepEqual([r.status?.approval?.state, r.status?.approval?.approvedBy], ['Accepted', 'alice']);
-  await released('Released=False RolloutProgressing', (reason, message) => reason === 'RolloutProgressing' && message.includes('approved by alice'));
+  const held = await released('Released=False RolloutProgressing, held by the pause', (reason, message) => reason === 'RolloutProgressing' && message.includes('paused'));
+  assert.match(held.message, new RegExp(`rollout ${first} .* holds at step 1 of `));
   const again = await kubectlAicr(['approve', first], 'alice');
   assert.notEqual(again.code, 0);
   assert.match(again.stderr, new RegExp(`rollout ${first} is already approved by alice`));

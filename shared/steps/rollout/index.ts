@@ -59,6 +59,9 @@ async function decide(ctx: StepContext, target: string, engine: Engine): Promise
   return follow(ctx, created.rollout, { inventory: created.inventory, engine });
 }
 
+/** While Argo CD is up, it is looked at again after this many engine rechecks (5 minutes by default). */
+const IDLE_LOOKS = 10;
+
 function engineCondition(engine: Engine): DesiredCondition {
   return engine.available
     ? { type: CONDITION.engineAvailable, status: 'True', reason: 'EngineReady', message: engine.message }
@@ -75,7 +78,9 @@ export const runRollout: StepRunner = async (ctx) => {
   if (ctx.runtime.metadata.deletionTimestamp) return {};
   const engine = await engineAvailability(ctx.kube, await readConfiguration(ctx.kube));
   const report = await released(ctx, engine);
-  // While Argo CD is away nothing wakes the step when it returns but time.
-  const recheck = engine.available ? report.recheckAfterMs : Math.min(report.recheckAfterMs ?? Number.POSITIVE_INFINITY, ctx.timings.engineRecheckMs);
-  return { ...report, conditions: [engineCondition(engine), ...(report.conditions ?? [])], ...(recheck === undefined ? {} : { recheckAfterMs: recheck }) };
+  // Nothing wakes the step when Argo CD goes away or returns but time: soon while it is away,
+  // now and then while it is up.
+  const idle = engine.available ? IDLE_LOOKS * ctx.timings.engineRecheckMs : ctx.timings.engineRecheckMs;
+  const recheck = Math.min(report.recheckAfterMs ?? Number.POSITIVE_INFINITY, idle);
+  return { ...report, conditions: [engineCondition(engine), ...(report.conditions ?? [])], recheckAfterMs: recheck };
 };

@@ -1,0 +1,214 @@
+// Approved rollouts reaching Argo CD on the test cluster, with the labelled Argo CD stand-in
+// reporting on the Applications: releases written one at a time in plan order, each after
+// Argo CD reported the previous one synced and healthy at its target version (the API server's
+// audit log shows the order); a report at an older version holds the next step; an Argo CD that
+// never syncs fails the step at actionTimeout; a pause holds it and may fail it on resume;
+// manual releases wait for an acknowledgement; nothing is written while Argo CD's controller is
+// down; a removal goes through Argo CD's resources finalizer. Only the rollout step runs: each
+// test settles resolution on the plan it wants (rolloutStage.ts).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { ANNOTATION, ARGOCD, CONDITION, NAMESPACES } from '../../shared/api/constants.ts';
+import { EVENT_REASON } from '../../shared/events/recorder.ts';
+import { KIND } from '../../shared/kube/kinds.ts';
+import type { Release } from '../../shared/plans/release.ts';
+import type { RolloutObject } from '../../shared/rollouts/objects.ts';
+import { STEP_TABLE } from '../../shared/steps/table.ts';
+import { type AuditEvent, auditMark, auditSince, settleAudit } from '../helpers/audit.ts';
+import { applyConfiguration } from '../helpers/configuration.ts';
+import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
+import { argoCdNeverSync, argoCdOlderRevision, stopArgoCd, withKnob } from '../helpers/knobs.ts';
+import { kubectlAicr } from '../helpers/plugin.ts';
+import { SCALED_TIMINGS } from '../helpers/resolved.ts';
+import { chartRelease, pushChart, storePlan, target, writeRepoCreds } from '../helpers/rolloutStage.ts';
+import { clearApplications, grantUsers, released, rollout, rolloutsOf } from '../helpers/rollouts.ts';
+import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+
+const ROLLOUT_ONLY = STEP_TABLE.filter((r) => r.name === 'rollout');
+const STAND_IN = 'system:serviceaccount:argocd:argocd-application-controller';
+let cp: ReturnType<typeof startCapturedControlPlane>;
+let runtimeUID = '';
+
+const v1 = (): Release[] => [chartRelease('alpha', 0, '1.0.0'), chartRelease('bravo', 1, '1.0.0'), chartRelease('charlie', 2, '1.0.0')];
+
+async function awaitingRollout(plan: string): Promise<RolloutObject> {
+  const c = await released(`AwaitingApproval for ${plan}`, (reason, message) => reason === 'AwaitingApproval' && message.includes(plan));
+  return rollout(/rollout (aicr-rollout-[0-9a-z-]+)/.exec(c.message)?.[1] ?? '');
+}
+
+async function approve(name: string): Promise<void> {
+  const ok = await kubectlAicr(['approve', name], 'alice');
+  assert.equal(ok.code, 0, ok.stderr);
+}
+
+/** Moves the runtime to a plan of these releases and approves the rollout; returns the plan and rollout names. */
+async function rollTo(releases: Release[]): Promise<{ plan: string; rollout: string }> {
+  const { name } = await storePlan(runtimeUID, releases);
+  await target(name);
+  const r = await awaitingRollout(name);
+  await approve(r.metadata.name);
+  return { plan: name, rollout: r.metadata.name };
+}
+
+const activeIs = (plan: string) => released(`Released=True on ${plan}`, (reason, message) => reason === 'Released' && message.includes(plan), 60_000);
+
+function ourWrites(events: readonly AuditEvent[]): AuditEvent[] {
+  return events.filter((e) => e.impersonatedUser?.username === 'aicr-step-rollout' && e.objectRef?.resource === 'applications' && ['create', 'update', 'patch', 'delete'].includes(e.verb) && (e.responseStatus?.code ?? 0) < 300);
+}
+
+before(async () => {
+  await ensureCrds();
+  await deleteRuntime();
+  await applyConfiguration();
+  await kubectl('delete', 'runtimerollouts', '--all');
+  await clearApplications();
+  await grantUsers();
+  await writeRepoCreds();
+  for (const name of ['alpha', 'bravo', 'charlie']) for (const version of ['1.0.0', '1.1.0']) await pushChart(name, version);
+  cp = startCapturedControlPlane({ timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 }, table: ROLLOUT_ONLY });
+  runtimeUID = (await createRuntime({ aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' }, actionTimeout: '10s' })).metadata.uid;
+});
+
+after(async () => {
+  if (process.env['DEBUG_ROLLOUTS']) for (const r of cp.records()) if (r['level'] !== 'DEBUG') console.error(JSON.stringify(r).slice(0, 600));
+  cp.stop();
+  await cp.running;
+  await deleteRuntime();
+  await kubectl('delete', 'runtimerollouts', '--all');
+  await clearApplications();
+});
+
+test('ENG-1 EngineAvailable says whether Argo CD can take writes; while its controller is down an approved rollout writes nothing, and it resumes by itself when the controller returns', async () => {
+  await waitFor('EngineAvailable=True', async () => (condition(await getRuntime(), CONDITION.engineAvailable)?.status === 'True' ? true : undefined), 30_000);
+  const mark = auditMark();
+  await withKnob(stopArgoCd(), async () => {
+    const down = await waitFor('EngineAvailable=False', async () => {
+      const c = condition(await getRuntime(), CONDITION.engineAvailable);
+      return c?.status === 'False' ? c : undefined;
+    }, 30_000);
+    assert.equal(down.reason, 'EngineUnavailable');
+    assert.match(down.message, /application controller is down: StatefulSet argocd-application-controller has 0 ready/);
+    const { rollout: name } = await rollTo(v1());
+    const held = await released('held while Argo CD is down', (reason, message) => reason === 'RolloutProgressing' && message.includes('nothing is written to Argo CD while it is unavailable'));
+    assert.match(held.message, new RegExp(`rollout ${name} .* holds at step 1 of 3, Install alpha`));
+    await settleAudit();
+    assert.deepEqual(ourWrites(auditSince(mark)).map((e) => e.objectRef?.name), [], 'nothing was written to Argo CD');
+  });
+  await activeIs((await rolloutsOf(runtimeUID)).at(-1)?.spec.toPlan ?? '');
+  assert.equal(condition(await getRuntime(), CONDITION.engineAvailable)?.reason, 'EngineReady');
+});
+
+test('ROL-1 releases are written in plan order, each only after Argo CD reported the previous one synced and healthy at its target version; the owned Applications carry the ownership marks', async () => {
+  await settleAudit();
+  const events = auditSince(0);
+  const writes = ourWrites(events).filter((e) => e.verb === 'patch' && !e.objectRef?.subresource);
+  const firstWrite = new Map<string, number>();
+  for (const e of writes) if (!firstWrite.has(e.objectRef?.name ?? '')) firstWrite.set(e.objectRef?.name ?? '', events.indexOf(e));
+  assert.deepEqual([...firstWrite.keys()], ['alpha', 'bravo', 'charlie'], 'written in plan order');
+  const order = [...firstWrite.values()];
+  for (const [i, name] of ['alpha', 'bravo'].entries()) {
+    const reported = events.slice(order[i], order[i + 1]).some((e) => e.user.username === STAND_IN && e.objectRef?.name === name && ['patch', 'update'].includes(e.verb));
+    assert.ok(reported, `Argo CD reported on ${name} before the next release was written`);
+  }
+  const app = await stepKube('rollout').get(KIND.application, 'bravo', NAMESPACES.argocd);
+  assert.equal(app?.metadata.labels?.['app.kubernetes.io/managed-by'], 'aicr-operator');
+  assert.equal(app?.metadata.annotations?.[ANNOTATION.runtimeUID], runtimeUID);
+  assert.match(app?.metadata.annotations?.[ANNOTATION.planDigest] ?? '', /^sha256:/);
+  assert.equal(app?.metadata.finalizers, undefined, 'no resources finalizer outside a Remove step');
+  const done = (await rolloutsOf(runtimeUID)).at(-1);
+  assert.equal(done?.status?.outcome, 'Succeeded');
+  assert.deepEqual(done?.status?.steps?.map((s) => s.state), ['Succeeded', 'Succeeded', 'Succeeded']);
+  const events2 = await kubectl('get', 'events', '-n', NAMESPACES.events, '--field-selector', `involvedObject.name=${done?.metadata.name}`, '-o', 'jsonpath={.items[*].reason}');
+  assert.match(events2, new RegExp(EVENT_REASON.rolloutSucceeded));
+});
+
+test('ROL-1 a report synced and healthy at the previous chart version holds the next step; kubectl aicr describe shows the step in flight and why', async () => {
+  const mark = auditMark();
+  await withKnob(argoCdOlderRevision(['bravo']), async () => {
+    const { rollout: name } = await rollTo([chartRelease('alpha', 0, '1.0.0'), chartRelease('bravo', 1, '1.1.0'), chartRelease('charlie', 2, '1.1.0')]);
+    const waiting = await released('waiting on bravo', (reason, message) => reason === 'RolloutProgressing' && /Upgrade bravo: Argo CD reports Application bravo synced at 1\.0\.0/.test(message));
+    assert.match(waiting.message, /not at 1\.1\.0/);
+    const shown = await kubectlAicr(['describe', name]);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /In flight: .*bravo/);
+    assert.match(shown.stdout, /synced at 1\.0\.0/);
+    await settleAudit();
+    assert.deepEqual([...new Set(ourWrites(auditSince(mark)).map((e) => e.objectRef?.name))], ['bravo'], 'charlie waits for bravo');
+  });
+  const finished = await activeIs((await rolloutsOf(runtimeUID)).at(-1)?.spec.toPlan ?? '');
+  assert.match(finished.message, /succeeded/);
+});
+
+test('ROL-7 an Argo CD that never syncs fails the step at actionTimeout; a step in flight while the runtime is paused is held and fails on resume once past actionTimeout', async () => {
+  await withKnob(argoCdNeverSync(['charlie']), async () => {
+    const { rollout: name } = await rollTo([chartRelease('alpha', 0, '1.0.0'), chartRelease('bravo', 1, '1.1.0'), chartRelease('charlie', 2, '1.0.0')]);
+    await released('charlie in flight', (reason, message) => reason === 'RolloutProgressing' && message.includes('Upgrade charlie'));
+    await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"paused":true}}');
+    const held = await released('held by the pause', (reason, message) => reason === 'RolloutProgressing' && message.includes('paused'));
+    assert.match(held.message, /step 3 of 3, Upgrade charlie/);
+    // Past actionTimeout while paused: only time can get there.
+    await new Promise((r) => setTimeout(r, 11_000));
+    assert.equal((await rollout(name)).status?.outcome, undefined, 'not failed while paused');
+    await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"paused":false}}');
+    const failed = await released('RolloutFailed on resume', (reason) => reason === 'RolloutFailed', 30_000);
+    assert.match(failed.message, /step 3 \(Upgrade charlie\) did not finish within actionTimeout/);
+    assert.match(failed.message, /Releases it already moved stay at plan/);
+    const r = await rollout(name);
+    assert.equal(r.status?.outcome, 'Failed');
+    assert.deepEqual(r.status?.steps?.map((s) => s.state), ['Succeeded', 'Failed']);
+    const events = await kubectl('get', 'events', '-n', NAMESPACES.events, '--field-selector', `involvedObject.name=${name}`, '-o', 'jsonpath={.items[*].reason}');
+    assert.match(events, new RegExp(EVENT_REASON.rolloutFailed));
+    assert.equal(condition(await getRuntime(), 'Stalled')?.reason, 'RolloutFailed');
+  });
+});
+
+test('APR-3 a manual release with recorded steps stops at AwaitingAcknowledgement after it is healthy; describe lists the recorded steps; kubectl aicr acknowledge continues; nothing further starts before', async () => {
+  const steps = ['cordon and drain the GPU nodes one at a time', 'run the fabric manager check'];
+  const releases = [chartRelease('alpha', 0, '1.1.0', { manual: true, steps }), chartRelease('bravo', 1, '1.1.0'), chartRelease('charlie', 2, '1.1.0')];
+  const mark = auditMark();
+  const { rollout: name, plan } = await rollTo(releases);
+  const waiting = await released('AwaitingAcknowledgement', (reason) => reason === 'AwaitingAcknowledgement');
+  assert.match(waiting.message, new RegExp(`kubectl aicr acknowledge ${name}`));
+  assert.equal(condition(await getRuntime(), 'Stalled')?.reason, 'AwaitingAcknowledgement');
+  const shown = await kubectlAicr(['describe', name]);
+  assert.match(shown.stdout, /Recorded steps:/);
+  for (const s of steps) assert.ok(shown.stdout.includes(s), `describe lists "${s}"`);
+  await settleAudit();
+  assert.deepEqual([...new Set(ourWrites(auditSince(mark)).map((e) => e.objectRef?.name))], ['alpha'], 'nothing further was written');
+  const ack = await kubectlAicr(['acknowledge', name], 'alice');
+  assert.equal(ack.code, 0, ack.stderr);
+  await activeIs(plan);
+  assert.deepEqual((await rollout(name)).spec.acknowledgements?.map((a) => [a.release, a.acknowledgedBy]), [['alpha', 'alice']]);
+});
+
+test('ROL-4 a step naming a release the target plan lacks stalls the rollout with StepUnknown and writes nothing for it', async () => {
+  const { name: plan } = await storePlan(runtimeUID, [chartRelease('alpha', 0, '1.0.0'), chartRelease('bravo', 1, '1.1.0'), chartRelease('charlie', 2, '1.1.0')]);
+  // A rollout to the plan whose step names a release the plan does not have, as a stale rollout would.
+  const spec = { runtimeUID, type: 'Upgrade', toPlan: plan, steps: [{ release: 'ghost', action: 'Install', verdict: 'unknown' }], deadline: new Date(Date.now() + 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z') };
+  const rt = await getRuntime();
+  const owner = { apiVersion: 'operator.aicr.run/v1alpha1', kind: 'ClusterRuntime', name: 'cluster', uid: runtimeUID, controller: true };
+  await stepKube('rollout').create(KIND.runtimeRollout, { apiVersion: 'operator.aicr.run/v1alpha1', kind: 'RuntimeRollout', metadata: { name: 'aicr-rollout-ghost', ownerReferences: [owner] }, spec });
+  assert.ok(rt);
+  const mark = auditMark();
+  await target(plan);
+  await awaitingRollout(plan);
+  await approve('aicr-rollout-ghost');
+  const unknown = await released('StepUnknown', (reason) => reason === 'StepUnknown');
+  assert.match(unknown.message, /names release ghost, which the target plan .* lacks/);
+  assert.equal(condition(await getRuntime(), 'Stalled')?.reason, 'StepUnknown');
+  await settleAudit();
+  assert.deepEqual(ourWrites(auditSince(mark)).map((e) => e.objectRef?.name), []);
+});
+
+test('FIN-4 a Remove step sets the resources finalizer with the delete-rollout annotation, deletes the Application and waits until Argo CD released it', async () => {
+  const mark = auditMark();
+  const { plan, rollout: name } = await rollTo([chartRelease('alpha', 0, '1.1.0'), chartRelease('bravo', 1, '1.1.0')]);
+  await activeIs(plan);
+  assert.equal(await stepKube('rollout').get(KIND.application, 'charlie', NAMESPACES.argocd), undefined);
+  await settleAudit();
+  const charlie = ourWrites(auditSince(mark)).filter((e) => e.objectRef?.name === 'charlie').map((e) => e.verb);
+  assert.deepEqual(charlie, ['patch', 'delete']);
+  const step = (await rollout(name)).spec.steps.find((s) => s.release === 'charlie');
+  assert.equal(step?.action, 'Remove');
+  assert.ok(ARGOCD.resourcesFinalizer);
+});

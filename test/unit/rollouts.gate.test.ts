@@ -1,0 +1,80 @@
+// The gate a step's Application must pass before the next step starts (ROL-1): Argo CD's report
+// must be about the spec written, no older than the write, synced and healthy at the target
+// versions; each way it can fall short is named, and a hand edit is told apart from waiting.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { type PlanApplication, planToApplications } from '../../shared/plans/applications.ts';
+import { planDigest } from '../../shared/plans/digest.ts';
+import { gate } from '../../shared/rollouts/gate.ts';
+import type { GenericObject } from '../../shared/kube/kinds.ts';
+import { sampleReleases } from '../helpers/releases.ts';
+
+const owner = { runtimeUID: '0b6f3c1e-5d2a-4f7e-9c8b-1a2b3c4d5e6f', planDigest: planDigest(sampleReleases()) };
+const apps = planToApplications(sampleReleases(), owner);
+const single = apps.find((a) => a.spec.source) as PlanApplication;
+const multi = apps.find((a) => a.spec.sources) as PlanApplication;
+const written = new Date('2026-11-30T10:00:00.700Z');
+
+function revisionsOf(app: PlanApplication): string[] {
+  return app.spec.source ? [app.spec.source.targetRevision] : (app.spec.sources ?? []).map((s) => s.targetRevision);
+}
+
+// Test fixtures edit deep, loosely shaped JSON; a loose type keeps each edit one readable line.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Loose = Record<string, any>;
+const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
+
+/** The Application as Argo CD reports it once synced and healthy at what was written. */
+function reported(app: PlanApplication, edit: (status: Loose, live: Loose) => void = () => {}): GenericObject {
+  const live = clone(app) as unknown as Loose;
+  const revs = revisionsOf(app);
+  const rev = app.spec.source ? { revision: revs[0] } : { revisions: revs };
+  live['metadata'] = { ...live['metadata'], uid: 'u', resourceVersion: '1' };
+  live['status'] = {
+    reconciledAt: '2026-11-30T10:00:00Z',
+    sync: { status: 'Synced', ...rev, comparedTo: clone({ ...(app.spec.source ? { source: app.spec.source } : { sources: app.spec.sources }), destination: app.spec.destination }) },
+    health: { status: 'Healthy' },
+    operationState: { phase: 'Succeeded', syncResult: { ...rev } },
+  };
+  edit(live['status'], live);
+  return live as unknown as GenericObject;
+}
+
+const why = (app: PlanApplication, edit: Parameters<typeof reported>[1]): string => {
+  const v = gate(reported(app, edit), app, written);
+  assert.equal(v.held, false);
+  return v.held ? '' : `${v.reason}: ${v.message}`;
+};
+
+test('ROL-1 the gate holds when Argo CD reports the written spec synced and healthy at the target versions, in the second of the write or later', () => {
+  assert.deepEqual(gate(reported(single), single, written), { held: true });
+  assert.deepEqual(gate(reported(multi), multi, written), { held: true });
+});
+
+test('ROL-1 a report older than the write, or about another spec, does not count', () => {
+  assert.match(why(single, (s) => (s.reconciledAt = '2026-11-30T09:59:59Z')), /^GateNotMet: .*older than the write/);
+  assert.match(why(single, (s) => (s.sync.comparedTo.source.targetRevision = '0.0.1')), /^GateNotMet: Argo CD has not yet compared the spec written/);
+});
+
+test('ROL-1 synced and healthy at a previous version blocks the step', () => {
+  assert.match(why(single, (s) => ((s.sync.revision = '0.0.1'), (s.operationState.syncResult.revision = '0.0.1'))), /^GateNotMet: .*synced at 0\.0\.1 .*not at /);
+  assert.match(why(multi, (s) => (s.operationState.syncResult.revisions = ['0.0.1', '0.0.2'])), /last sync 0\.0\.1, 0\.0\.2/);
+});
+
+test('each unmet part is named: comparison error, sync running or failed, out of sync, degraded, progressing', () => {
+  assert.match(why(single, (s) => (s.conditions = [{ type: 'ComparisonError', message: 'chart not found' }])), /^ComparisonError: .*chart not found/);
+  assert.match(why(single, (_s, live) => (live['operation'] = { sync: {} })), /^GateNotMet: Argo CD is syncing/);
+  assert.match(why(single, (s) => ((s.operationState.phase = 'Failed'), (s.operationState.message = 'hook failed'))), /^SyncFailed: .*ended Failed: hook failed/);
+  assert.match(why(single, (s) => (s.sync.status = 'OutOfSync')), /^GateNotMet: .*OutOfSync/);
+  assert.match(why(single, (s) => (s.health = { status: 'Degraded', message: 'crash loop' })), /^Degraded: .*Degraded: crash loop/);
+  assert.match(why(single, (s) => (s.health = { status: 'Progressing' })), /^GateNotMet: .*Progressing/);
+});
+
+test('an Application edited or deleted since the write is told apart from one Argo CD has not reported on', () => {
+  const edited = gate(reported(single, (_s, live) => (live['spec'].source.targetRevision = '9.9.9')), single, written);
+  assert.equal(edited.held ? '' : edited.reason, 'SpecDrifted');
+  const gone = gate(undefined, single, written);
+  assert.equal(gone.held ? '' : gone.reason, 'ApplicationMissing');
+  const policy = gate(reported(single, (_s, live) => (live['spec'].syncPolicy = {})), single, written);
+  assert.equal(policy.held, true, 'a sync policy change is not an edit of what the step decides');
+});
