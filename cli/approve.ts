@@ -1,7 +1,7 @@
 // `kubectl aicr approve NAME`: records the approval as the requesting user (the name the API
 // server gives them, never one built from the kubeconfig), then waits for the control plane to
 // accept or refuse it. Exit 0 when accepted; otherwise the reason, and a non-zero exit.
-import { KINDS } from '../shared/api/constants.ts';
+import { APPROVAL, KINDS } from '../shared/api/constants.ts';
 import { parseRollout, type RolloutObject } from '../shared/rollouts/objects.ts';
 import { kubeTime } from '../shared/status/conditions.ts';
 import { type Kubectl, KubectlError, getJson, runKubectl, whoami } from './kubectl.ts';
@@ -9,7 +9,7 @@ import { NotFound } from './describe.ts';
 
 export class Refused extends Error {}
 
-async function read(k: Kubectl, name: string): Promise<RolloutObject> {
+export async function readRollout(k: Kubectl, name: string): Promise<RolloutObject> {
   const obj = await getJson(k, KINDS.runtimeRollout.plural, name);
   if (!obj) throw new NotFound(`rollout ${name} does not exist; list them with kubectl get ${KINDS.runtimeRollout.plural}`);
   const r = parseRollout(obj);
@@ -27,10 +27,10 @@ function precheck(r: RolloutObject, now: Date): string | undefined {
 }
 
 /** The API server's refusal as a person reads it: the admission policy's message, or RBAC's. */
-function refusalText(err: KubectlError, user: string): string {
+export function refusalText(err: KubectlError, user: string, doing = 'approve rollouts'): string {
   const denied = /denied request: (.*)$/m.exec(err.stderr)?.[1];
   if (denied) return denied.trim();
-  if (/forbidden/i.test(err.stderr)) return `${user} is not allowed to approve rollouts (${err.stderr.trim()}); ask for ClusterRole aicr-rollout-approver`;
+  if (/forbidden/i.test(err.stderr)) return `${user} is not allowed to ${doing} (${err.stderr.trim()}); ask for ClusterRole ${APPROVAL.approverRole}`;
   return err.stderr.trim();
 }
 
@@ -46,7 +46,7 @@ async function record(k: Kubectl, name: string, approval: { approvedBy: string; 
 async function verdict(k: Kubectl, name: string, approvedAt: string, timeoutMs: number): Promise<RolloutObject> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const r = await read(k, name);
+    const r = await readRollout(k, name);
     if (r.status?.approval?.approvedAt === approvedAt) return r;
     if (Date.now() > until) throw new Refused(`no verdict on the approval within ${timeoutMs / 1000}s; kubectl aicr describe ${name} shows it once the control plane answers`);
     await new Promise((done) => setTimeout(done, 500));
@@ -55,7 +55,7 @@ async function verdict(k: Kubectl, name: string, approvedAt: string, timeoutMs: 
 
 /** Approves and waits; returns the rollout with the accepted verdict, or throws Refused. */
 export async function approve(k: Kubectl, name: string, timeoutMs: number): Promise<RolloutObject> {
-  const before = await read(k, name);
+  const before = await readRollout(k, name);
   const early = precheck(before, new Date());
   if (early) throw new Refused(`approval refused: ${early}`);
   const approval = { approvedBy: await whoami(k), approvedAt: kubeTime(new Date()) };

@@ -14,7 +14,7 @@ export interface Args {
   /** Flags for kubectl, as given. */
   readonly kubectl: readonly string[];
   readonly output: Output;
-  /** How long approve waits for the control plane's verdict. */
+  /** How long approve and acknowledge wait for the control plane to answer. */
   readonly timeoutMs: number;
   readonly help: boolean;
 }
@@ -89,8 +89,12 @@ export function parseArgs(argv: readonly string[]): Args {
 
 export const USAGE = `kubectl aicr: the AICR control plane's commands
 
-  kubectl aicr describe [cluster | rollout NAME | NAME]   the runtime, or one rollout: message, steps, approval
+  kubectl aicr describe [cluster | rollout NAME | NAME]   the runtime, or one rollout: message, steps, approval,
+                                                         the step in flight and a manual release's recorded steps
   kubectl aicr approve NAME [--timeout 2m]               approve a rollout as yourself and wait for the verdict
+  kubectl aicr acknowledge NAME [RELEASE] [--timeout 2m] say a manual release's recorded steps are done (the
+                                                         step awaiting acknowledgement unless RELEASE is given)
+                                                         and wait until the control plane moves it on
 
 Flags: -o json|yaml for scripts; kubectl's own --kubeconfig, --context, --as, --as-group,
 --request-timeout and credentials flags work as with kubectl.`;

@@ -1,11 +1,15 @@
 // `kubectl aicr describe`: the runtime (its conditions, plans and the rollout in progress) or one
-// rollout (its message, every step with verdict and state, the chart version change and the Helm
-// values that change, and the approval). Human text by default; -o json|yaml prints the objects.
+// rollout (./rolloutView.ts). Human text by default; -o json|yaml prints the objects. A manual
+// release's recorded steps live on its owned Application, so describe reads that too while the
+// release awaits acknowledgement.
 import { stringify } from 'yaml';
-import { CONDITION, KINDS, RUNTIME_NAME } from '../shared/api/constants.ts';
+import { ANNOTATION, KINDS, NAMESPACES, RUNTIME_NAME } from '../shared/api/constants.ts';
 import { parseRollout, type RolloutObject } from '../shared/rollouts/objects.ts';
 import type { Output } from './args.ts';
-import { type Kubectl, getJson, listJson } from './kubectl.ts';
+import { type Kubectl, KubectlError, getJson, listJson } from './kubectl.ts';
+import { AWAITING, type RecordedSteps, describeRollout, inFlight, table } from './rolloutView.ts';
+
+export { describeRollout } from './rolloutView.ts';
 
 export class NotFound extends Error {}
 
@@ -15,63 +19,32 @@ function conditionsOf(obj: Record<string, unknown>): Conditions {
   return ((obj['status'] as { conditions?: Conditions } | undefined)?.conditions ?? []);
 }
 
-function table(rows: readonly (readonly string[])[]): string {
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows.map((r) => `  ${r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ')}`.trimEnd()).join('\n');
+/** The recorded steps of the release the rollout waits at, when it waits at one. */
+async function recordedSteps(k: Kubectl, r: RolloutObject): Promise<RecordedSteps | undefined> {
+  const f = inFlight(r);
+  if (f?.status.state !== AWAITING) return undefined;
+  try {
+    const app = await getJson(k, 'applications.argoproj.io', f.spec.release, NAMESPACES.argocd);
+    if (!app) return { problem: 'it does not exist' };
+    return parseSteps((app['metadata'] as { annotations?: Record<string, string> } | undefined)?.annotations?.[ANNOTATION.steps]);
+  } catch (err) {
+    if (err instanceof KubectlError) return { problem: err.stderr.trim().split('\n')[0] ?? 'kubectl failed' };
+    throw err;
+  }
 }
 
-function versionChange(s: RolloutObject['spec']['steps'][number]): string {
-  if (s.fromVersion && s.toVersion) return s.fromVersion === s.toVersion ? s.toVersion : `${s.fromVersion} → ${s.toVersion}`;
-  return s.toVersion ? `→ ${s.toVersion}` : `${s.fromVersion ?? ''} → (removed)`;
+export function parseSteps(text: string | undefined): RecordedSteps {
+  if (text === undefined) return { steps: [] };
+  try {
+    const steps: unknown = JSON.parse(text);
+    if (Array.isArray(steps) && steps.every((s) => typeof s === 'string')) return { steps };
+  } catch {
+    // Falls through to the same answer as any other annotation that is not a list of strings.
+  }
+  return { problem: `annotation ${ANNOTATION.steps} is not a JSON list of strings` };
 }
 
-function valuesChange(s: RolloutObject['spec']['steps'][number]): string {
-  const n = s.valuesChangedCount ?? 0;
-  if (n === 0) return s.action === 'Upgrade' ? 'unchanged' : '-';
-  const shown = (s.valuesChanged ?? []).join(', ');
-  return `${n} changed: ${shown}${n > (s.valuesChanged ?? []).length ? ', …' : ''}`;
-}
-
-function approvalText(r: RolloutObject): string {
-  const given = r.status?.approval;
-  const recorded = r.spec.approval;
-  if (recorded && (!given || given.approvedAt !== recorded.approvedAt)) return `recorded by ${recorded.approvedBy} at ${recorded.approvedAt}; the control plane has not answered yet`;
-  if (given) return `${given.state} (${given.reason}): ${given.message}`;
-  return `none recorded; approve with kubectl aicr approve ${r.metadata.name} before ${r.spec.deadline ?? 'its deadline'}`;
-}
-
-function stateText(r: RolloutObject): { state: string; message: string } {
-  const stalled = r.status?.conditions?.find((c) => c.type === CONDITION.stalled);
-  const ready = r.status?.conditions?.find((c) => c.type === CONDITION.ready);
-  const state = stalled?.status === 'True' ? `Stalled (${stalled.reason})` : (ready?.reason ?? 'not yet reported');
-  return { state, message: ready?.message ?? '' };
-}
-
-function stepRows(r: RolloutObject): string[][] {
-  const state = new Map((r.status?.steps ?? []).map((s) => [s.release, s.state]));
-  const rows = [['#', 'RELEASE', 'ACTION', 'VERDICT', 'STATE', 'CHART VERSION', 'HELM VALUES']];
-  r.spec.steps.forEach((s, i) => rows.push([String(i + 1), s.release, s.action, s.verdict ?? 'unknown', state.get(s.release) ?? 'Pending', versionChange(s), valuesChange(s)]));
-  return rows;
-}
-
-export function describeRollout(r: RolloutObject): string {
-  const { state, message } = stateText(r);
-  const whys = [...new Set(r.spec.steps.map((s) => s.why).filter((w) => w !== undefined))];
-  return [
-    `Rollout:   ${r.metadata.name}`,
-    `Move:      ${r.spec.fromPlan ?? 'nothing'} → ${r.spec.toPlan}`,
-    `Outcome:   ${r.status?.outcome ?? 'in progress'}`,
-    `State:     ${state}`,
-    `Message:   ${message}`,
-    `Deadline:  ${r.spec.deadline ?? '-'}`,
-    `Approval:  ${approvalText(r)}`,
-    `Steps:`,
-    table(stepRows(r)),
-    ...(whys.length > 0 ? ['Why these verdicts:', ...whys.map((w) => `  ${w}`)] : []),
-  ].join('\n');
-}
-
-function describeRuntime(rt: Record<string, unknown>, live: RolloutObject | undefined): string {
+function describeRuntime(rt: Record<string, unknown>, live: RolloutObject | undefined, recorded: RecordedSteps | undefined): string {
   const status = (rt['status'] ?? {}) as Record<string, unknown>;
   const rows = [['TYPE', 'STATUS', 'REASON', 'MESSAGE'], ...conditionsOf(rt).map((c) => [c.type, c.status, c.reason, c.message])];
   return [
@@ -81,7 +54,7 @@ function describeRuntime(rt: Record<string, unknown>, live: RolloutObject | unde
     'Conditions:',
     table(rows),
     '',
-    live ? describeRollout(live) : 'No rollout in progress.',
+    live ? describeRollout(live, recorded) : 'No rollout in progress.',
   ].join('\n');
 }
 
@@ -99,7 +72,7 @@ async function describeOneRollout(k: Kubectl, name: string, output: Output): Pro
   const obj = await rollout(k, name);
   const parsed = parseRollout(obj);
   if (output !== 'human' || !parsed) return print(obj, output === 'human' ? 'yaml' : output);
-  return describeRollout(parsed);
+  return describeRollout(parsed, await recordedSteps(k, parsed));
 }
 
 /** The rollout the arguments name, if they name one rather than the runtime. */
@@ -120,5 +93,5 @@ export async function describe(k: Kubectl, positional: readonly string[], output
   const rollouts = (await listJson(k, KINDS.runtimeRollout.plural)).map(parseRollout).filter((r): r is RolloutObject => r !== undefined && r.spec.runtimeUID === uid);
   const live = rollouts.filter((r) => !r.status?.outcome).at(-1);
   if (output !== 'human') return print({ runtime: rt, rollout: live ?? null }, output);
-  return describeRuntime(rt, live);
+  return describeRuntime(rt, live, live && (await recordedSteps(k, live)));
 }

@@ -30,9 +30,9 @@ export function runKubectl(k: Kubectl, args: readonly string[]): Promise<string>
 }
 
 /** The object as JSON, or undefined when it does not exist. */
-export async function getJson(k: Kubectl, kind: string, name: string): Promise<Record<string, unknown> | undefined> {
+export async function getJson(k: Kubectl, kind: string, name: string, namespace?: string): Promise<Record<string, unknown> | undefined> {
   try {
-    return JSON.parse(await runKubectl(k, ['get', kind, name, '-o', 'json'])) as Record<string, unknown>;
+    return JSON.parse(await runKubectl(k, ['get', kind, name, ...(namespace ? ['-n', namespace] : []), '-o', 'json'])) as Record<string, unknown>;
   } catch (err) {
     if (err instanceof KubectlError && err.notFound) return undefined;
     throw err;

@@ -10,3 +10,5 @@ export const RBAC_TEMPLATE = fileURLToPath(new URL('./chart/templates/rbac.yaml'
 export const PLAN_ADMISSION_TEMPLATE = fileURLToPath(new URL('./chart/templates/plan-admission.yaml', import.meta.url));
 /** The approver ClusterRole and the admission policy that holds approvals to their approver, generated beside the RBAC. */
 export const APPROVAL_ADMISSION_TEMPLATE = fileURLToPath(new URL('./chart/templates/rollout-approval.yaml', import.meta.url));
+/** The admission policy that keeps Argo CD's resources finalizer off owned Applications outside a Remove step (FIN-4), generated beside the RBAC. */
+export const APPLICATION_ADMISSION_TEMPLATE = fileURLToPath(new URL('./chart/templates/application-finalizer.yaml', import.meta.url));

@@ -1,8 +1,10 @@
 // Writes the chart's access control: the RBAC template from the step table, and the admission
-// policy that keeps plans to their writers from the constants. A test fails when either is stale.
+// policies (plans to their writers, approvals and acknowledgements to their people, Argo CD's
+// resources finalizer to Remove steps) from the constants. A test fails when any is stale.
 import { writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { APPROVAL_ADMISSION_TEMPLATE, PLAN_ADMISSION_TEMPLATE, RBAC_TEMPLATE } from '../infra/chartPaths.ts';
+import { APPLICATION_ADMISSION_TEMPLATE, APPROVAL_ADMISSION_TEMPLATE, PLAN_ADMISSION_TEMPLATE, RBAC_TEMPLATE } from '../infra/chartPaths.ts';
+import { renderApplicationAdmission } from '../shared/rbac/applicationAdmission.ts';
 import { renderApprovalAdmission } from '../shared/rbac/approvalAdmission.ts';
 import { renderPlanAdmission } from '../shared/rbac/planAdmission.ts';
 import { renderRbac } from '../shared/rbac/render.ts';
@@ -11,6 +13,7 @@ for (const [path, text] of [
   [RBAC_TEMPLATE, renderRbac()],
   [PLAN_ADMISSION_TEMPLATE, renderPlanAdmission()],
   [APPROVAL_ADMISSION_TEMPLATE, renderApprovalAdmission()],
+  [APPLICATION_ADMISSION_TEMPLATE, renderApplicationAdmission()],
 ] as const) {
   writeFileSync(path, text);
   console.log(`wrote ${relative(process.cwd(), path)}`);

@@ -110,7 +110,7 @@ export const STEP_TABLE = [
       { apiGroups: ['batch'], resources: ['jobs'], verbs: ['list', 'create', 'patch', 'delete'], namespace: NAMESPACES.jobs, why: 'runs aicr upgrade-check as an assessment Job and records how failed runs count' },
       { apiGroups: [''], resources: ['pods'], verbs: ['list'], namespace: NAMESPACES.jobs, why: 'reads why an assessment run waits and how it ended' },
       { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'create', 'patch', 'delete'], namespace: NAMESPACES.jobs, why: "gives an assessment run the two plans' recipes, collects its verdicts, and removes those of changed inputs" },
-      { apiGroups: ['argoproj.io'], resources: ['applications'], verbs: ['list'], why: "reads the owned Applications a rollout is assessed against (cluster-wide: a Role would need Argo CD's namespace to exist when the chart installs)" },
+      { apiGroups: ['argoproj.io'], resources: ['applications'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'], why: "reads the owned Applications a rollout is assessed against, and writes, finalizes and deletes them release by release (cluster-wide: a Role would need Argo CD's namespace to exist when the chart installs)" },
       { apiGroups: [''], resources: ['events'], verbs: ['create', 'get', 'patch'], namespace: NAMESPACES.events, why: 'records Events on the runtime and its rollouts, counting repeats' },
       { apiGroups: ['apps'], resources: ['statefulsets', 'deployments'], verbs: ['list'], why: "reads whether Argo CD's application controller is up (cluster-wide, for the same reason as Applications)" },
     ],

@@ -1,9 +1,9 @@
 // Rollouts on the test cluster, from a real resolution by the real aicr: the first rollout and
 // its assessment, approval through the real kubectl and the kubectl-aicr plugin as named users
-// (alice may approve, bob may patch rollouts but not approve), blocked transitions, a plan
-// whose releases depend on each other in a cycle, and the deadline. Nothing is ever written
-// to Argo CD, which the API server's audit log proves (COND-3): the runtime is paused, so even
-// the approved rollout holds before its first step.
+// (alice may approve, bob may patch rollouts but not approve), acknowledgements held by the same
+// admission policy, blocked transitions, a plan whose releases depend on each other in a cycle,
+// and the deadline. Nothing is ever written to Argo CD, which the API server's audit log proves
+// (COND-3): the runtime is paused, so even the approved rollout holds before its first step.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { ANNOTATION, LABEL, NAMESPACES, ROLE } from '../../shared/api/constants.ts';
@@ -109,8 +109,8 @@ test('APR-1 kubectl aicr describe shows the runtime and its rollout: message, ev
   const human = await kubectlAicr(['describe']);
   assert.equal(human.code, 0, human.stderr);
   assert.match(human.stdout, new RegExp(`Rollout:\\s+${first}`));
-  assert.match(human.stdout, /RELEASE\s+ACTION\s+VERDICT\s+STATE\s+CHART VERSION/);
-  assert.match(human.stdout, /Install\s+unknown\s+Pending\s+→ \S+/);
+  assert.match(human.stdout, /RELEASE\s+ACTION\s+VERDICT\s+STATE\s+STARTED\s+CHART VERSION/);
+  assert.match(human.stdout, /Install\s+unknown\s+Pending\s+-\s+→ \S+/);
   assert.match(human.stdout, /no upgrade-check/);
   const one = await kubectlAicr(['describe', 'rollout', first, '-o', 'json']);
   assert.equal(one.code, 0, one.stderr);
@@ -149,6 +149,25 @@ test('APR-1 COND-3 kubectl aicr approve as an approver records who and when and 
   assert.notEqual(again.code, 0);
   assert.match(again.stderr, new RegExp(`rollout ${first} is already approved by alice`));
   await assertNoApplicationWrite(mark);
+});
+
+/** A merge patch of spec.acknowledgements as `user`; the API server's refusal, or '' when it accepted. */
+async function acknowledgeAs(user: string, name: string, acknowledgements: readonly Record<string, string>[]): Promise<string> {
+  return kubectl('patch', 'runtimerollout', name, '--as', user, '--type', 'merge', '-p', JSON.stringify({ spec: { acknowledgements } })).then(() => '', (err: Error) => err.message);
+}
+
+test('APR-2 APR-3 admission holds acknowledgements like approvals: only someone RBAC lets approve, only as themselves, and only ever added; the plugin names every step\'s state when none awaits one', async () => {
+  const release = (await rollout(first)).spec.steps[0]?.release ?? '';
+  const ack = (by: string, at = '2026-11-30T12:00:00Z'): Record<string, string> => ({ release, acknowledgedBy: by, acknowledgedAt: at });
+  assert.match(await acknowledgeAs('bob', first, [ack('bob')]), /bob is not allowed to acknowledge releases: RBAC grants no approve verb on runtimerollouts; bind ClusterRole aicr-rollout-approver/);
+  assert.match(await acknowledgeAs('alice', first, [ack('bob')]), /spec\.acknowledgements\[\]\.acknowledgedBy must be your own identity as the API server sees it \(alice\)/);
+  assert.equal(await acknowledgeAs('alice', first, [ack('alice')]), '');
+  assert.match(await acknowledgeAs('alice', first, [ack('alice', '2026-11-30T12:05:00Z')]), /spec\.acknowledgements only grows/);
+  assert.match(await acknowledgeAs('alice', first, []), /spec\.acknowledgements only grows/);
+  assert.deepEqual((await rollout(first)).spec.acknowledgements, [ack('alice')]);
+  const none = await kubectlAicr(['acknowledge', first], 'alice');
+  assert.notEqual(none.code, 0);
+  assert.match(none.stderr, new RegExp(`no step of rollout ${first} awaits acknowledgement \\(steps: ${release} \\w+`));
 });
 
 let moved = '';
@@ -198,7 +217,7 @@ test('APR-1 APR-2 an unapproved rollout ends Expired at its deadline with Event 
   assert.equal(r.spec.fromPlan, active);
   assert.deepEqual(r.spec.steps.map((s) => [s.release, s.action, s.verdict, s.valuesChanged]), [[second, 'Upgrade', 'unknown', ['rolloutTest.replicas']]]);
   const shown = await kubectlAicr(['describe', name]);
-  assert.match(shown.stdout, new RegExp(`${second}\\s+Upgrade\\s+unknown\\s+Pending\\s+\\S+\\s+1 changed: rolloutTest.replicas`));
+  assert.match(shown.stdout, new RegExp(`${second}\\s+Upgrade\\s+unknown\\s+Pending\\s+-\\s+\\S+\\s+1 changed: rolloutTest.replicas`));
   const deadline = Date.parse(r.spec.deadline ?? '');
   assert.ok(deadline - Date.parse(r.metadata.creationTimestamp ?? '') <= 31_000, 'the deadline is creation plus approvalTimeout');
   const expired = await released('Released=False RolloutExpired', (reason) => reason === 'RolloutExpired', 60_000);
@@ -213,6 +232,8 @@ test('APR-1 APR-2 an unapproved rollout ends Expired at its deadline with Event 
   // Admission says the same to anyone who writes the approval directly.
   const direct = await kubectl('patch', 'runtimerollout', name, '--as', 'alice', '--type', 'merge', '-p', JSON.stringify({ spec: { approval: { approvedBy: 'alice', approvedAt: new Date().toISOString() } } })).then(() => '', (err: Error) => err.message);
   assert.match(direct, /has ended Expired; there is nothing to approve/);
+  const ack = { release: second, acknowledgedBy: 'alice', acknowledgedAt: new Date().toISOString() };
+  assert.match(await acknowledgeAs('alice', name, [ack]), new RegExp(`rollout ${name} has ended Expired; there is nothing to acknowledge`));
   await assertNoApplicationWrite(mark);
 });
 
