@@ -56,6 +56,20 @@ function ourWrites(events: readonly AuditEvent[]): AuditEvent[] {
   return events.filter((e) => e.impersonatedUser?.username === 'aicr-step-rollout' && e.objectRef?.resource === 'applications' && ['create', 'update', 'patch', 'delete'].includes(e.verb) && (e.responseStatus?.code ?? 0) < 300);
 }
 
+/** Where in the audit log each Application was first written by the rollout step. */
+function firstWrites(events: readonly AuditEvent[]): Map<string, number> {
+  const first = new Map<string, number>();
+  for (const e of ourWrites(events)) {
+    const name = e.objectRef?.name ?? '';
+    if (e.verb === 'patch' && !first.has(name)) first.set(name, events.indexOf(e));
+  }
+  return first;
+}
+
+function standInReported(events: readonly AuditEvent[], name: string): boolean {
+  return events.some((e) => e.user.username === STAND_IN && e.objectRef?.name === name && ['patch', 'update'].includes(e.verb));
+}
+
 before(async () => {
   await ensureCrds();
   await deleteRuntime();
@@ -101,24 +115,24 @@ test('ENG-1 EngineAvailable says whether Argo CD can take writes; while its cont
 test('ROL-1 releases are written in plan order, each only after Argo CD reported the previous one synced and healthy at its target version; the owned Applications carry the ownership marks', async () => {
   await settleAudit();
   const events = auditSince(0);
-  const writes = ourWrites(events).filter((e) => e.verb === 'patch' && !e.objectRef?.subresource);
-  const firstWrite = new Map<string, number>();
-  for (const e of writes) if (!firstWrite.has(e.objectRef?.name ?? '')) firstWrite.set(e.objectRef?.name ?? '', events.indexOf(e));
-  assert.deepEqual([...firstWrite.keys()], ['alpha', 'bravo', 'charlie'], 'written in plan order');
-  const order = [...firstWrite.values()];
+  const first = firstWrites(events);
+  assert.deepEqual([...first.keys()], ['alpha', 'bravo', 'charlie'], 'written in plan order');
+  const at = [...first.values()];
   for (const [i, name] of ['alpha', 'bravo'].entries()) {
-    const reported = events.slice(order[i], order[i + 1]).some((e) => e.user.username === STAND_IN && e.objectRef?.name === name && ['patch', 'update'].includes(e.verb));
-    assert.ok(reported, `Argo CD reported on ${name} before the next release was written`);
+    assert.ok(standInReported(events.slice(at[i], at[i + 1]), name), `Argo CD reported on ${name} before the next release was written`);
   }
   const app = await stepKube('rollout').get(KIND.application, 'bravo', NAMESPACES.argocd);
-  assert.equal(app?.metadata.labels?.['app.kubernetes.io/managed-by'], 'aicr-operator');
-  assert.equal(app?.metadata.annotations?.[ANNOTATION.runtimeUID], runtimeUID);
-  assert.match(app?.metadata.annotations?.[ANNOTATION.planDigest] ?? '', /^sha256:/);
-  assert.equal(app?.metadata.finalizers, undefined, 'no resources finalizer outside a Remove step');
+  assert.ok(app);
+  const { labels = {}, annotations = {} } = app.metadata;
+  assert.equal(labels['app.kubernetes.io/managed-by'], 'aicr-operator');
+  assert.equal(annotations[ANNOTATION.runtimeUID], runtimeUID);
+  assert.match(annotations[ANNOTATION.planDigest] ?? '', /^sha256:/);
+  assert.equal(app.metadata.finalizers, undefined, 'no resources finalizer outside a Remove step');
   const done = (await rolloutsOf(runtimeUID)).at(-1);
-  assert.equal(done?.status?.outcome, 'Succeeded');
-  assert.deepEqual(done?.status?.steps?.map((s) => s.state), ['Succeeded', 'Succeeded', 'Succeeded']);
-  const events2 = await kubectl('get', 'events', '-n', NAMESPACES.events, '--field-selector', `involvedObject.name=${done?.metadata.name}`, '-o', 'jsonpath={.items[*].reason}');
+  assert.ok(done);
+  assert.equal(done.status?.outcome, 'Succeeded');
+  assert.deepEqual(done.status?.steps?.map((s) => s.state), ['Succeeded', 'Succeeded', 'Succeeded']);
+  const events2 = await kubectl('get', 'events', '-n', NAMESPACES.events, '--field-selector', `involvedObject.name=${done.metadata.name}`, '-o', 'jsonpath={.items[*].reason}');
   assert.match(events2, new RegExp(EVENT_REASON.rolloutSucceeded));
 });
 
