@@ -61,10 +61,13 @@ export const ConfigurationSchema = z.strictObject({
     .strictObject({
       /** The AppProject the owned Applications belong to; it must allow the release namespaces and the registry. */
       project: z.string().min(1).max(253).default('default'),
-      /** Where releases deploy: the in-cluster server by default, or a cluster registered in Argo CD by name (the EKS Argo CD capability). */
+      /** Where releases deploy: a cluster registered in Argo CD by name when `name` is set (the EKS Argo CD capability), else the API server `server`. */
       destination: z
-        .union([z.strictObject({ server: z.string().min(1).max(512) }), z.strictObject({ name: z.string().min(1).max(253) })], { error: 'must be {server: <API server URL>} or {name: <cluster name registered in Argo CD>}' })
-        .default({ server: 'https://kubernetes.default.svc' }),
+        .strictObject({
+          server: z.string().min(1).max(512).default('https://kubernetes.default.svc'),
+          name: z.string().max(253).default(''),
+        })
+        .prefault({}),
       /**
        * self-managed: Argo CD's application controller runs in the cluster, and its workload
        * tells whether it is up. managed: the EKS Argo CD capability, with no workload to read.

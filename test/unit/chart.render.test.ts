@@ -34,11 +34,12 @@ test('with the default values the configuration holds the documented empty defau
   assert.deepEqual(configOf(await renderChart()), {
     aicr: { versions: {}, jobs: { nodeSelector: {}, tolerations: [] }, validatorImages: {} },
     registry: { repository: '', plainHTTP: false, auth: { mode: 'static', staticSecretRef: '' } },
+    argocd: { project: 'default', destination: { server: 'https://kubernetes.default.svc', name: '' }, mode: 'self-managed' },
     plans: { keep: 5 },
   });
 });
 
-test('the configuration ConfigMap is the YAML of the aicr, registry and plans values, whatever they hold', async () => {
+test('the configuration ConfigMap is the YAML of the aicr, registry, argocd and plans values, whatever they hold', async () => {
   const toleration = { key: 'dedicated', operator: 'Equal', value: 'system', effect: 'NoSchedule' };
   const objects = await renderChart([
     '-f', CHART_VALUES,
@@ -48,6 +49,9 @@ test('the configuration ConfigMap is the YAML of the aicr, registry and plans va
     '--set-json', 'aicr.validatorImages={"ghcr.io/nvidia/aicr-validators/deployment:v0.11.1":"ghcr.io/nvidia/aicr-validators/deployment@sha256:0123"}',
     '--set', 'registry.auth.staticSecretRef=aicr-registry',
     '--set', 'plans.keep=3',
+    '--set', 'argocd.project=gpu-stack',
+    '--set', 'argocd.destination.name=eks-prod',
+    '--set', 'argocd.mode=managed',
   ]);
   assert.deepEqual(configOf(objects), {
     aicr: {
@@ -56,6 +60,7 @@ test('the configuration ConfigMap is the YAML of the aicr, registry and plans va
       validatorImages: { 'ghcr.io/nvidia/aicr-validators/deployment:v0.11.1': 'ghcr.io/nvidia/aicr-validators/deployment@sha256:0123' },
     },
     registry: { repository: 'registry.example:5000/aicr', plainHTTP: true, auth: { mode: 'static', staticSecretRef: 'aicr-registry' } },
+    argocd: { project: 'gpu-stack', destination: { server: 'https://kubernetes.default.svc', name: 'eks-prod' }, mode: 'managed' },
     plans: { keep: 3 },
   });
 });

@@ -123,7 +123,7 @@ export async function execute(ctx: StepContext, r: RolloutObject, approved: Appr
   const read = await readTarget(ctx, r.spec.toPlan);
   if (!read.ok) return read.report;
   const { argocd } = await readConfiguration(ctx.kube);
-  const apps = planToApplications(read.plan.releases, { runtimeUID: ctx.runtime.metadata.uid, planDigest: read.plan.digest }, { project: argocd.project, destination: argocd.destination });
+  const apps = planToApplications(read.plan.releases, { runtimeUID: ctx.runtime.metadata.uid, planDigest: read.plan.digest }, { project: argocd.project, destination: argocd.destination.name ? { name: argocd.destination.name } : { server: argocd.destination.server } });
   const run: Run = { ...base, intended: new Map(apps.map((a) => [a.metadata.name, a])), releases: new Map(read.plan.releases.map((x) => [x.name, x])) };
   for (let i = nextStep(run.states); i !== undefined; i = nextStep(run.states)) {
     const next = await stepOnce(run, i);
