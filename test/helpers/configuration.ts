@@ -3,7 +3,7 @@
 // test registry (plain HTTP on loopback) with its account in a docker-config Secret in
 // aicr-system, aicr-jobs and aicr-validation. Tests that change the ConfigMap put this back afterwards.
 import { stringify } from 'yaml';
-import { CONFIGURATION, NAMESPACES } from '../../shared/api/constants.ts';
+import { ARGOCD, CONFIGURATION, NAMESPACES } from '../../shared/api/constants.ts';
 import { testEnv } from './env.ts';
 import { kubectlApply } from './kubectlApply.ts';
 
@@ -43,3 +43,18 @@ export async function ensureRegistrySecrets(): Promise<void> {
   await kubectlApply(secret(NAMESPACES.system), secret(NAMESPACES.jobs), secret(NAMESPACES.validation));
 }
 
+
+/**
+ * Argo CD's repository credentials for the test registry, as a person writes them in static
+ * mode: a repo-creds Secret whose URL prefix covers registry.repository, for Argo CD (here its
+ * stand-in) to fetch the plan's charts with. Plain HTTP, as the test registry speaks.
+ */
+export async function ensureArgoCdRepoCreds(): Promise<void> {
+  const env = testEnv();
+  await kubectlApply({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'aicr-registry', namespace: NAMESPACES.argocd, labels: { [ARGOCD.secretTypeLabel]: ARGOCD.repoCredsType } },
+    stringData: { url: `${env.TESTENV_REGISTRY}/aicr`, type: 'helm', enableOCI: 'true', insecureOCIForceHttp: 'true', username: env.TESTENV_REGISTRY_USER, password: env.TESTENV_REGISTRY_PASSWORD },
+  });
+}

@@ -2,7 +2,7 @@
 // repo-creds Secret for it, plans written as resolution would, and a runtime whose resolution
 // the test settles itself (Resolved=True naming the target, written as the resolve step), so
 // only the rollout step runs and each test decides the target plan.
-import { CONDITION, FIELD_MANAGER, NAMESPACES, ARGOCD } from '../../shared/api/constants.ts';
+import { CONDITION, FIELD_MANAGER, NAMESPACES } from '../../shared/api/constants.ts';
 import { KIND } from '../../shared/kube/kinds.ts';
 import { planDigest, planName } from '../../shared/plans/digest.ts';
 import type { Plan } from '../../shared/plans/plan.ts';
@@ -11,7 +11,6 @@ import { planConfigMap } from '../../shared/plans/store.ts';
 import { kubeTime } from '../../shared/status/conditions.ts';
 import { stepKube } from './controlPlane.ts';
 import { testEnv } from './env.ts';
-import { kubectlApply } from './kubectlApply.ts';
 import { pushBlob, pushManifest } from './oci.ts';
 import { getRuntime } from './runtime.ts';
 
@@ -30,17 +29,6 @@ export async function pushChart(chart: string, version: string): Promise<void> {
   const layer = { digest: await pushBlob(base, repo, layerBytes), size: layerBytes.length };
   const config = { digest: await pushBlob(base, repo, HELM_CONFIG), size: HELM_CONFIG.length };
   await pushManifest(base, repo, version, { layer, config, layerMediaType: 'application/vnd.cncf.helm.chart.content.v1.tar+gzip' });
-}
-
-/** Argo CD's credentials for the test registry, as a person (or the token refresher) writes them. */
-export async function writeRepoCreds(): Promise<void> {
-  const env = testEnv();
-  await kubectlApply({
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name: 'aicr-registry', namespace: NAMESPACES.argocd, labels: { [ARGOCD.secretTypeLabel]: ARGOCD.repoCredsType } },
-    stringData: { url: `${env.TESTENV_REGISTRY}/${CHART_PREFIX}`, type: 'helm', enableOCI: 'true', insecureOCIForceHttp: 'true', username: env.TESTENV_REGISTRY_USER, password: env.TESTENV_REGISTRY_PASSWORD },
-  });
 }
 
 /** A release of one chart from the test registry. */

@@ -15,12 +15,12 @@ import type { Release } from '../../shared/plans/release.ts';
 import type { RolloutObject } from '../../shared/rollouts/objects.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
 import { type AuditEvent, auditMark, auditSince, settleAudit } from '../helpers/audit.ts';
-import { applyConfiguration } from '../helpers/configuration.ts';
+import { applyConfiguration, ensureArgoCdRepoCreds } from '../helpers/configuration.ts';
 import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
 import { argoCdNeverSync, argoCdOlderRevision, stopArgoCd, withKnob } from '../helpers/knobs.ts';
 import { kubectlAicr } from '../helpers/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
-import { chartRelease, pushChart, storePlan, target, writeRepoCreds } from '../helpers/rolloutStage.ts';
+import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
 import { clearApplications, grantUsers, released, rollout, rolloutsOf } from '../helpers/rollouts.ts';
 import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
 
@@ -77,7 +77,7 @@ before(async () => {
   await kubectl('delete', 'runtimerollouts', '--all');
   await clearApplications();
   await grantUsers();
-  await writeRepoCreds();
+  await ensureArgoCdRepoCreds();
   for (const name of ['alpha', 'bravo', 'charlie']) for (const version of ['1.0.0', '1.1.0']) await pushChart(name, version);
   cp = startCapturedControlPlane({ timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 }, table: ROLLOUT_ONLY });
   runtimeUID = (await createRuntime({ aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' }, actionTimeout: '10s' })).metadata.uid;
