@@ -68,8 +68,9 @@ export class Controller {
     };
     try {
       this.stopWatch = await this.opts.api.watch((type, app) => {
+        // ERROR events carry a Status, not an Application; the resync and the re-watch cover them.
         if (type === 'DELETED') this.memory.forget(app.metadata.name);
-        else if (type !== 'BOOKMARK') this.enqueue(app.metadata.name);
+        else if (type === 'ADDED' || type === 'MODIFIED') this.enqueue(app.metadata.name);
       }, again);
     } catch (err) {
       this.opts.log(`watching applications: ${(err as Error).message}`);

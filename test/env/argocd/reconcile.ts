@@ -118,6 +118,7 @@ export async function reconcile(deps: ReconcileDeps, memory: Memory, name: strin
   const cmp = await compare(app, await deps.api.repoSecrets());
   const base = comparedStatus(app, cmp, knobs, new Date());
   if (!cmp.ok) {
+    if (!memory.unchanged(name, base)) deps.log(`application ${name}: ComparisonError: ${cmp.message}`);
     if (app.operation?.sync) return void (await writeStatus(ctx, app, failedOperation(base, app.operation, cmp.message, new Date()), true));
     return writeIfDue(ctx, app, base);
   }
