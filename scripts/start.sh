@@ -31,6 +31,8 @@ cat <<MSG
 aicr-control-plane is running locally against its own test cluster ($TESTENV_K8S_VERSION).
 Its Nodes are simulated: Pods bound to them run as local processes.
 GPUs on the H100 Nodes are simulated: a stand-in nvidia-smi on their Pods' PATH prints the Node's GPU facts.
+Argo CD's application controller is a stand-in (StatefulSet argocd/argocd-application-controller): it writes
+  Application status as Argo CD would and applies nothing (docs/adr/0009-test-cluster.md).
 OCI registry (bundles are pushed here): http://$TESTENV_REGISTRY, account $TESTENV_REGISTRY_USER (password in $TESTENV_STATE_LINK/env);
   the same registry through a test stand-in proxy that can answer 403: http://$TESTENV_REGISTRY_PROXY
 In another shell (the kubeconfig path stays the same across restarts):

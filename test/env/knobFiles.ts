@@ -15,11 +15,13 @@ export interface KnobPaths {
   readonly node: string;
   /** One file per forced `aicr` run, claimed by the run that uses it. */
   readonly aicrRuns: string;
+  /** One JSON file per Argo CD stand-in knob (ArgoCdKnob), merged by the stand-in on each reconcile. */
+  readonly argoCd: string;
 }
 
 export function knobPaths(stateDir: string): KnobPaths {
   const root = join(stateDir, 'test-knobs');
-  return { root, registryDenial: join(root, 'registry-denial.json'), node: join(root, 'node'), aicrRuns: join(root, 'aicr-runs') };
+  return { root, registryDenial: join(root, 'registry-denial.json'), node: join(root, 'node'), aicrRuns: join(root, 'aicr-runs'), argoCd: join(root, 'argocd') };
 }
 
 /** Which requests a denying registry refuses: writes (push), reads (pull) or both. */
@@ -64,3 +66,29 @@ export function aicrRunFile(command: string, delayMs: number, exit: { code: numb
 }
 
 export const AICR_RUN_SUFFIX = '.run';
+
+/**
+ * How the Argo CD stand-in misbehaves for some Applications (by name, or "*" for all):
+ * synced but Degraded, never synced, or synced but reporting an older revision.
+ */
+export const ArgoCdKnob = z.object({
+  degraded: z.array(z.string()).optional(),
+  neverSync: z.array(z.string()).optional(),
+  olderRevision: z.array(z.string()).optional(),
+});
+export type ArgoCdKnob = z.infer<typeof ArgoCdKnob>;
+
+/** Every Argo CD stand-in knob in force now (one JSON file each in `dir`); files being written or malformed are skipped. */
+export async function readArgoCdKnobs(dir: string): Promise<ArgoCdKnob[]> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const knobs: ArgoCdKnob[] = [];
+  for (const name of names.filter((n) => n.endsWith('.json')).sort()) {
+    try {
+      const parsed = ArgoCdKnob.safeParse(JSON.parse(await readFile(join(dir, name), 'utf8')));
+      if (parsed.success) knobs.push(parsed.data);
+    } catch {
+      // gone or not complete yet
+    }
+  }
+  return knobs;
+}

@@ -95,6 +95,8 @@ KCM_CONTROLLERS=$KCM_CONTROLLERS,namespace-controller,serviceaccount-controller,
 KCM_CONTROLLERS=$KCM_CONTROLLERS,resourcequota-controller,deployment-controller,replicaset-controller
 KCM_CONTROLLERS=$KCM_CONTROLLERS,daemonset-controller,root-ca-certificate-publisher-controller
 KCM_CONTROLLERS=$KCM_CONTROLLERS,clusterrole-aggregation-controller
+# StatefulSets: the Argo CD application controller stand-in runs as one, as Argo CD's own does.
+KCM_CONTROLLERS=$KCM_CONTROLLERS,statefulset-controller
 
 ETCD_URL="http://127.0.0.1:$ETCD_PORT"
 start_bg etcd "$BIN_DIR/etcd" --name t --data-dir "$STATE/etcd" \
@@ -168,13 +170,19 @@ start_bg process-node env TESTENV_STATE="$STATE" TESTENV_BIN="$BIN_DIR" TESTENV_
   TESTENV_REGISTRY_HTPASSWD="$STATE/registry/htpasswd" "$REPO_ROOT/node_modules/.bin/node" --import tsx "$TESTENV_DIR/node/main.ts" --default-nodes
 start_bg registry "$REGISTRY_BIN_DIR/registry" serve "$STATE/registry/config.yml"
 # The test knobs' control files (see knobFiles.ts) live here; the proxy reads its one per request.
-mkdir -p "$STATE/test-knobs"
+mkdir -p "$STATE/test-knobs/argocd"
+# Argo CD's application controller cannot run here: a stand-in runs as its StatefulSet (one Pod
+# on the process node), reading its test knobs from a hostPath (see argocd/).
+sed "s|__KNOBS_DIR__|$STATE/test-knobs/argocd|" "$TESTENV_DIR/argocd/manifest.yaml" | "${KUBECTL[@]}" apply --server-side -f - >/dev/null
 start_bg registry-proxy "$REPO_ROOT/node_modules/.bin/node" --import tsx "$TESTENV_DIR/proxy/main.ts" \
   --port "$PROXY_PORT" --upstream "127.0.0.1:$REGISTRY_PORT" --denial-file "$STATE/test-knobs/registry-denial.json"
 wait_for moto 60 curl -fs "http://127.0.0.1:$MOTO_PORT/moto-api/"
 wait_for registry 30 curl -fs -u "$REGISTRY_USER:$REGISTRY_PASSWORD" "http://127.0.0.1:$REGISTRY_PORT/v2/"
 wait_for registry-proxy 60 curl -fs -u "$REGISTRY_USER:$REGISTRY_PASSWORD" "http://127.0.0.1:$PROXY_PORT/v2/"
 wait_for process-node 60 test -f "$STATE/process-node.ready"
+# Ready as soon as its process runs (the process node has no probes); bounded, like every wait here.
+"${KUBECTL[@]}" -n argocd wait --for=jsonpath='{.status.readyReplicas}'=1 statefulset/argocd-application-controller --timeout=90s >/dev/null \
+  || { "${KUBECTL[@]}" -n argocd get statefulset,pods -o wide >&2 || true; die "the Argo CD stand-in's StatefulSet was not ready after 90s"; }
 for name in kube-controller-manager kube-scheduler; do
   kill -0 "$(cat "$STATE/$name.pid")" 2>/dev/null || { tail -20 "$STATE/$name.log" >&2; die "$name exited"; }
 done
@@ -209,4 +217,5 @@ log "up: kube-apiserver https://127.0.0.1:$API_PORT, etcd $ETCD_URL, moto http:/
 log "OCI registry: http://127.0.0.1:$REGISTRY_PORT (htpasswd account $REGISTRY_USER; password in $STATE_LINK/env)"
 log "registry proxy (a test stand-in that answers 403 on demand): http://127.0.0.1:$PROXY_PORT"
 log "Nodes are simulated: the process node runs their Pods as local processes (see test/env/node/)"
+log "Argo CD's application controller is a stand-in (StatefulSet argocd/argocd-application-controller, see test/env/argocd/): it writes Application status and applies nothing"
 log "kubectl: $BIN_DIR/kubectl --kubeconfig $KUBECONFIG_FILE get nodes"

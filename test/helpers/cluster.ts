@@ -25,11 +25,15 @@ export interface WaitSpec<T> {
 export async function waitFor<T extends KubernetesObject>(spec: WaitSpec<T>): Promise<T | undefined> {
   const timeoutMs = spec.timeoutMs ?? 30_000;
   let last: T | undefined;
+  let met = false;
   let settle: (v: T | undefined) => void = () => undefined;
   const done = new Promise<T | undefined>((resolve) => (settle = resolve));
   const check = (obj: T | undefined): void => {
     last = obj;
-    if (spec.until(obj)) settle(obj);
+    if (spec.until(obj)) {
+      met = true;
+      settle(obj);
+    }
   };
   const abort = await new Watch(adminKubeConfig()).watch(
     spec.path,
@@ -41,7 +45,8 @@ export async function waitFor<T extends KubernetesObject>(spec: WaitSpec<T>): Pr
   try {
     check(await spec.read());
     const result = await done;
-    if (!spec.until(result) && !spec.until(last)) throw new Error(`timed out after ${timeoutMs} ms waiting for ${spec.what}; last seen: ${JSON.stringify(last?.['status' as keyof T] ?? last ?? 'absent')}`);
+    // `met`, not until(result): a wait for absence must not pass because the timeout settles with undefined.
+    if (!met) throw new Error(`timed out after ${timeoutMs} ms waiting for ${spec.what}; last seen: ${JSON.stringify(last?.['status' as keyof T] ?? last ?? 'absent')}`);
     return result ?? last;
   } finally {
     clearTimeout(timer);

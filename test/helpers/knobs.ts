@@ -1,6 +1,7 @@
 // Test knobs: the one way tests make the test cluster or its registry misbehave. Each acts only
-// as a real node, scheduler or registry could (a cordon through the API, a pull the node
-// fails, an aicr run that fails or is slow, a registry that refuses or goes away), so the
+// as a real node, scheduler, registry or Argo CD could (a cordon through the API, a pull the
+// node fails, an aicr run that fails or is slow, a registry that refuses or goes away, an
+// Application that syncs Degraded, never or at an older revision, Argo CD stopped), so the
 // control plane sees it only through the API and the registry. Each returns a Knob whose
 // undo() restores what it changed; all test files share one cluster, so a test undoes its
 // knobs in a finally (or uses withKnob). Process-node and proxy knobs are control files
@@ -8,12 +9,13 @@
 import { randomUUID } from 'node:crypto';
 import { access, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { AICR_RUN_SUFFIX, type DenialScope, type NodeKnob, aicrRunFile, knobPaths } from '../env/knobFiles.ts';
+import { AICR_RUN_SUFFIX, type ArgoCdKnob, type DenialScope, type NodeKnob, aicrRunFile, knobPaths } from '../env/knobFiles.ts';
 import { testEnv } from './env.ts';
 import { core } from './cluster.ts';
 import { kubectl } from './runtime.ts';
 import { schedulerSeesNoRoom } from './schedulerProbe.ts';
 import { startRegistry, stopRegistryProcess } from './registryProcess.ts';
+import { argoCdPodGone, argoCdReady } from './argocd.ts';
 
 export interface Knob {
   /** Restores what the knob changed; safe to call more than once. */
@@ -148,4 +150,43 @@ export async function denyRegistry(opts: { scope?: DenialScope; message?: string
 export async function stopRegistry(): Promise<Knob> {
   await stopRegistryProcess();
   return once(startRegistry);
+}
+
+async function argoCdKnob(knob: ArgoCdKnob): Promise<Knob> {
+  const file = await placeFile(join(paths().argoCd, `${Date.now()}-${randomUUID()}.json`), JSON.stringify(knob));
+  return once(() => rm(file, { force: true }));
+}
+
+/** The Argo CD stand-in syncs these Applications (names, or "*" for all) as usual but reports them Degraded. */
+export function argoCdDegraded(names: readonly string[]): Promise<Knob> {
+  return argoCdKnob({ degraded: [...names] });
+}
+
+/** The Argo CD stand-in never syncs these Applications: their status stays as it was, only reconciledAt advances. */
+export function argoCdNeverSync(names: readonly string[]): Promise<Knob> {
+  return argoCdKnob({ neverSync: [...names] });
+}
+
+/**
+ * The Argo CD stand-in syncs these Applications but reports them Synced and Healthy at the
+ * previous revision in their history (0.0.0 when none), not the target.
+ */
+export function argoCdOlderRevision(names: readonly string[]): Promise<Knob> {
+  return argoCdKnob({ olderRevision: [...names] });
+}
+
+/**
+ * Stops Argo CD as an operator would: scales its application controller's StatefulSet to 0 and
+ * waits until the Pod is gone, so nothing writes Application status. Undo scales it back to 1
+ * and waits until it is ready.
+ */
+export async function stopArgoCd(): Promise<Knob> {
+  const scale = (n: number): Promise<string> => kubectl('-n', 'argocd', 'scale', 'statefulset/argocd-application-controller', `--replicas=${n}`);
+  const knob = once(async () => {
+    await scale(1);
+    await argoCdReady();
+  });
+  await scale(0);
+  await argoCdPodGone();
+  return knob;
 }

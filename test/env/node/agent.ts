@@ -78,7 +78,9 @@ export class ProcessNodeAgent {
   private async release(pod: V1Pod): Promise<void> {
     const meta = pod.metadata ?? {};
     try {
-      await this.core.deleteNamespacedPod({ name: meta.name ?? '', namespace: meta.namespace ?? '', gracePeriodSeconds: 0, body: { preconditions: { uid: meta.uid ?? '' } } });
+      // The grace period goes in the body: with a body, the API server ignores query parameters,
+      // and a second graceful delete of a Pod already being deleted changes nothing.
+      await this.core.deleteNamespacedPod({ name: meta.name ?? '', namespace: meta.namespace ?? '', body: { gracePeriodSeconds: 0, preconditions: { uid: meta.uid ?? '' } } });
     } catch (err) {
       const code = (err as { code?: number }).code;
       if (code !== 404 && code !== 409) this.deps.log(`releasing pod ${meta.namespace}/${meta.name}: ${(err as Error).message}`);

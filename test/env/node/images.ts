@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export interface ImageEntry {
   /** What runs when the container gives no command (the image's ENTRYPOINT). */
@@ -28,6 +29,16 @@ export const STAND_IN_REGISTRY = 'testenv.aicr.local';
 /** A private registry host (a stand-in too): its images are pulled only with credentials. */
 export const PRIVATE_REGISTRY = `registry.${STAND_IN_REGISTRY}`;
 
+/** This checkout: the Argo CD stand-in runs from its sources with the project's own node and tsx. */
+const REPO_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+
+/** The Argo CD application controller stand-in (test/env/argocd/), run with tsx from this checkout. */
+function argoCdStandIn(repo: string): ImageEntry {
+  const main = join(repo, 'test/env/argocd/main.ts');
+  // tsx by absolute path: a container starts in /, where `--import tsx` would not resolve.
+  return { entrypoint: [join(repo, 'node_modules/.bin/node'), '--import', join(repo, 'node_modules/tsx/dist/loader.mjs'), main], path: [], digestOf: main };
+}
+
 export function defaultImageTable(aicrBinDir: string, testenvBin: string): ImageTable {
   const aicr = { entrypoint: ['aicr'], path: [aicrBinDir], digestOf: join(aicrBinDir, 'aicr'), aicrKnob: { realAicr: join(aicrBinDir, 'aicr') } };
   return new Map<string, ImageEntry>([
@@ -43,6 +54,8 @@ export function defaultImageTable(aicrBinDir: string, testenvBin: string): Image
     [`${PRIVATE_REGISTRY}/shell:1`, { entrypoint: ['/bin/sh'], path: [testenvBin], digestOf: '/bin/sh', privateRegistry: PRIVATE_REGISTRY }],
     // Workload Pods that only need to exist and stay running.
     [`${STAND_IN_REGISTRY}/pause:1`, { entrypoint: ['sleep', 'infinity'], path: [], digestOf: '/bin/sleep' }],
+    // Argo CD's application controller, which cannot run here: a stand-in (see test/env/argocd/).
+    [`${STAND_IN_REGISTRY}/argocd-standin:1`, argoCdStandIn(REPO_ROOT)],
   ]);
 }
 
