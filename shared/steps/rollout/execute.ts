@@ -97,7 +97,7 @@ async function waitOrFail(run: Run, i: number, why: { reason: string; message: s
     set(run, i, { state: 'Failed', reason: 'ActionTimeout', message: `${why.message}; the step ran past actionTimeout`, finishedAt: kubeTime(run.ctx.now()) });
     return fail(run, i, `step ${i + 1} (${run.r.spec.steps[i]?.action} ${state.release}) did not finish within actionTimeout: ${why.message}`);
   }
-  set(run, i, why);
+  set(run, i, { reason: why.reason, message: why.message });
   return progress(run, i);
 }
 
