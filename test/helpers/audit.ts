@@ -41,11 +41,14 @@ export function auditSince(mark: number): AuditEvent[] {
 }
 
 /** Waits until the log has settled, since entries for in-flight requests land slightly later. */
-export async function settleAudit(quietMs = 300): Promise<void> {
+export async function settleAudit(quietMs = 300, capMs = 3_000): Promise<void> {
   let last = -1;
+  // A busy cluster (controllers, leases, Argo CD's periodic refresh) is never quiet for long;
+  // the log is written before each response (blocking mode), so a short cap loses nothing we caused.
+  const until = Date.now() + capMs;
   for (;;) {
     const n = readAudit().length;
-    if (n === last) return;
+    if (n === last || Date.now() >= until) return;
     last = n;
     await new Promise((r) => setTimeout(r, quietMs));
   }

@@ -80,7 +80,7 @@ before(async () => {
   await ensureArgoCdRepoCreds();
   for (const name of ['alpha', 'bravo', 'charlie']) for (const version of ['1.0.0', '1.1.0']) await pushChart(name, version);
   cp = startCapturedControlPlane({ timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 }, table: ROLLOUT_ONLY });
-  runtimeUID = (await createRuntime({ aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' }, actionTimeout: '10s' })).metadata.uid;
+  runtimeUID = (await createRuntime({ aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' }, actionTimeout: '60s' })).metadata.uid;
 });
 
 after(async () => {
@@ -154,8 +154,10 @@ test('ROL-1 a report synced and healthy at the previous chart version holds the 
 });
 
 test('ROL-7 an Argo CD that never syncs fails the step at actionTimeout; a step in flight while the runtime is paused is held and fails on resume once past actionTimeout', async () => {
+  // The shortest actionTimeout there is, so the test waits past it in seconds.
+  await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"actionTimeout":"10s"}}');
   await withKnob(argoCdNeverSync(['charlie']), async () => {
-    const { rollout: name } = await rollTo([chartRelease('alpha', 0, '1.0.0'), chartRelease('bravo', 1, '1.0.0'), chartRelease('charlie', 2, '1.0.0')]);
+    const { rollout: name } = await rollTo([chartRelease('alpha', 0, '1.0.0'), chartRelease('bravo', 1, '1.0.0'), chartRelease('charlie', 2, '1.0.0', { values: { rol7: true } })]);
     await released('charlie in flight', (reason, message) => reason === 'RolloutProgressing' && message.includes('Upgrade charlie'));
     await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"paused":true}}');
     const held = await released('held by the pause', (reason, message) => reason === 'RolloutProgressing' && message.includes('paused'));
@@ -174,6 +176,7 @@ test('ROL-7 an Argo CD that never syncs fails the step at actionTimeout; a step 
     assert.match(events, new RegExp(EVENT_REASON.rolloutFailed));
     assert.equal(condition(await getRuntime(), 'Stalled')?.reason, 'RolloutFailed');
   });
+  await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"actionTimeout":"60s"}}');
 });
 
 test('APR-3 a manual release with recorded steps stops at AwaitingAcknowledgement after it is healthy; describe lists the recorded steps; kubectl aicr acknowledge continues; nothing further starts before', async () => {
@@ -196,7 +199,7 @@ test('APR-3 a manual release with recorded steps stops at AwaitingAcknowledgemen
 });
 
 test('ROL-4 a step naming a release the target plan lacks stalls the rollout with StepUnknown and writes nothing for it', async () => {
-  const { name: plan } = await storePlan(runtimeUID, [chartRelease('alpha', 0, '1.0.0'), chartRelease('bravo', 1, '1.1.0'), chartRelease('charlie', 2, '1.1.0')]);
+  const { name: plan } = await storePlan(runtimeUID, [chartRelease('alpha', 0, '1.0.0', { values: { rol4: true } }), chartRelease('bravo', 1, '1.1.0'), chartRelease('charlie', 2, '1.1.0')]);
   await target(plan);
   const r = await awaitingRollout(plan);
   // A step for a release the plan does not have, as a rollout from an older control plane could hold.
