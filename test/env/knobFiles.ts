@@ -15,11 +15,13 @@ export interface KnobPaths {
   readonly node: string;
   /** One file per forced `aicr` run, claimed by the run that uses it. */
   readonly aicrRuns: string;
+  /** The verdicts the stand-in `aicr upgrade-check` gives, while this file exists. */
+  readonly upgradeCheck: string;
 }
 
 export function knobPaths(stateDir: string): KnobPaths {
   const root = join(stateDir, 'test-knobs');
-  return { root, registryDenial: join(root, 'registry-denial.json'), node: join(root, 'node'), aicrRuns: join(root, 'aicr-runs') };
+  return { root, registryDenial: join(root, 'registry-denial.json'), node: join(root, 'node'), aicrRuns: join(root, 'aicr-runs'), upgradeCheck: join(root, 'upgrade-check.json') };
 }
 
 /** Which requests a denying registry refuses: writes (push), reads (pull) or both. */
@@ -64,3 +66,16 @@ export function aicrRunFile(command: string, delayMs: number, exit: { code: numb
 }
 
 export const AICR_RUN_SUFFIX = '.run';
+
+/** upgrade-check's verdicts, as the stand-in may be steered to give them. */
+export const UpgradeCheckVerdict = z.enum(['safe', 'manual', 'blocked', 'unknown', 'unversioned']);
+export type UpgradeCheckVerdict = z.infer<typeof UpgradeCheckVerdict>;
+
+/**
+ * Component name → the verdict (and reason code) the stand-in `aicr upgrade-check` gives it
+ * when it changed between the two recipes; a changed component not named here is `safe`.
+ */
+export const UpgradeCheckKnob = z.object({
+  verdicts: z.record(z.string(), z.object({ verdict: UpgradeCheckVerdict, reason: z.string().optional() })),
+});
+export type UpgradeCheckKnob = z.infer<typeof UpgradeCheckKnob>;
