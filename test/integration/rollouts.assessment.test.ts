@@ -17,9 +17,10 @@ import { readPlanConfigMap } from '../../shared/plans/store.ts';
 import { auditMark, auditSince } from '../helpers/audit.ts';
 import { UPGRADE_CHECK_AICR_VERSION, applyConfiguration } from '../helpers/configuration.ts';
 import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
+import { batch } from '../helpers/cluster.ts';
 import { adminKubeConfig } from '../helpers/env.ts';
 import { kubectlApply } from '../helpers/kubectlApply.ts';
-import { steerUpgradeCheck, withKnob } from '../helpers/knobs.ts';
+import { forceAicrExit, steerUpgradeCheck, withKnob } from '../helpers/knobs.ts';
 import { SCALED_TIMINGS, resolvedWith } from '../helpers/resolved.ts';
 import { assertNoApplicationWrite, clearApplications, released, rolloutsOf, select, writePlan } from '../helpers/rollouts.ts';
 import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
@@ -32,21 +33,23 @@ let runtimeUID = '';
 let candidate = '';
 let mark = 0;
 let active!: { name: string; plan: Plan };
-/** Every AICR Job created since the file began, by name: its stage and image. Jobs are deleted once read, so they are watched. */
-const jobs = new Map<string, { stage: string; image: string }>();
+/** Every AICR Job created since the file began, in order: a run number can be used again once its Job is deleted. */
+const jobs: { name: string; stage: string; image: string }[] = [];
 let stopWatch: () => void = () => undefined;
 
+/** Watches from now on only: Jobs other test files left behind are not this file's runs. */
 async function watchJobs(): Promise<void> {
-  const abort = await new Watch(adminKubeConfig()).watch('/apis/batch/v1/jobs', { labelSelector: LABEL.stage }, (type, job: V1Job) => {
-    if (type === 'ADDED') jobs.set(job.metadata?.name ?? '', { stage: job.metadata?.labels?.[LABEL.stage] ?? '', image: job.spec?.template.spec?.containers[0]?.image ?? '' });
+  const from = (await batch().listJobForAllNamespaces({ labelSelector: LABEL.stage })).metadata?.resourceVersion;
+  const abort = await new Watch(adminKubeConfig()).watch('/apis/batch/v1/jobs', { labelSelector: LABEL.stage, resourceVersion: from }, (type, job: V1Job) => {
+    if (type === 'ADDED') jobs.push({ name: job.metadata?.name ?? '', stage: job.metadata?.labels?.[LABEL.stage] ?? '', image: job.spec?.template.spec?.containers[0]?.image ?? '' });
   }, () => undefined);
   stopWatch = () => abort.abort();
 }
 
-const assessmentJobs = (): string[] => [...jobs].filter(([, j]) => j.stage === STAGE.assessment).map(([name]) => name);
+const assessmentJobs = (): string[] => jobs.filter((j) => j.stage === STAGE.assessment).map((j) => j.name);
 
-/** Assessment Jobs created since `before` was taken. */
-const newAssessmentJobs = (before: readonly string[]): string[] => assessmentJobs().filter((n) => !before.includes(n));
+/** Assessment Jobs created since there were `before`. */
+const newAssessmentJobs = (before: number): string[] => assessmentJobs().slice(before);
 
 async function readPlan(name: string): Promise<Plan> {
   const cm = await asResolve.get(KIND.configMap, name, NAMESPACES.system);
@@ -118,7 +121,7 @@ test('TRN-1 JOB-8 a runtime on AICR v0.17.0 (the stand-in upgrade-check image) r
   assert.equal(r.spec.toPlan, candidate);
   for (const s of r.spec.steps) assert.deepEqual([s.action, s.verdict], ['Install', 'unknown']);
   assert.match(r.spec.steps[0]?.why ?? '', /there is no active plan to assess the move from, so it needs approval/);
-  const ran = [...jobs.values()];
+  const ran = [...jobs];
   assert.deepEqual([...new Set(ran.map((j) => j.stage))].sort(), ['recipe', 'render', 'snapshot']);
   assert.ok(ran.every((j) => j.image === UPGRADE_CHECK_STAND_IN_IMAGE), `every AICR run used the pinned image: ${JSON.stringify(ran)}`);
   assert.deepEqual(assessmentJobs(), []);
@@ -149,7 +152,7 @@ test('TRN-1 JOB-8 a values change the stand-in upgrade-check assesses safe: one 
   const { hash, report } = await recordedAssessment();
   const [job, ...others] = assessmentJobs();
   assert.deepEqual([job, others], [`aicr-assessment-${hash}-1`, []]);
-  assert.equal(jobs.get(job ?? '')?.image, UPGRADE_CHECK_STAND_IN_IMAGE);
+  assert.equal(jobs.find((j) => j.name === job)?.image, UPGRADE_CHECK_STAND_IN_IMAGE);
   const parsed = JSON.parse(report) as { standIn: string; components: { name: string; verdict: string }[] };
   assert.match(parsed.standIn, /STAND-IN/);
   assert.deepEqual(parsed.components.filter((c) => c.name === moved).map((c) => c.verdict), ['safe']);
@@ -158,7 +161,7 @@ test('TRN-1 JOB-8 a values change the stand-in upgrade-check assesses safe: one 
 
 test('TRN-1 a component the stand-in upgrade-check says needs operator steps gives a manual step, and the rollout waits for approval', async () => {
   const moved = components()[2] ?? '';
-  const before = assessmentJobs();
+  const before = assessmentJobs().length;
   await withKnob(steerUpgradeCheck({ [moved]: { verdict: 'manual', reason: 'STAND_IN_OPERATOR_STEPS' } }), async () => {
     const next = await planMoving(active.plan, moved, 'manual');
     await select({ mode: 'Pinned', plan: next.name });
@@ -188,7 +191,7 @@ test('TRN-1 JOB-8 a component the stand-in assesses blocked is TransitionBlocked
   const blocked = components()[0] ?? '';
   await withKnob(steerUpgradeCheck({ [blocked]: { verdict: 'blocked', reason: 'STAND_IN_NO_PATH' } }), async () => {
     const next = await planMoving(active.plan, blocked, 'blocked');
-    const [count, before] = [(await rolloutsOf(runtimeUID)).length, assessmentJobs()];
+    const [count, before] = [(await rolloutsOf(runtimeUID)).length, assessmentJobs().length];
     await select({ mode: 'Pinned', plan: next.name });
     const c = await released('Released=False TransitionBlocked', (reason, message) => reason === 'TransitionBlocked' && message.includes(next.name));
     assert.match(c.message, new RegExp(`${blocked}: aicr upgrade-check assessed it blocked \\(STAND_IN_NO_PATH\\)`));
@@ -196,7 +199,7 @@ test('TRN-1 JOB-8 a component the stand-in assesses blocked is TransitionBlocked
     assert.equal((await rolloutsOf(runtimeUID)).length, count);
     const { hash } = await recordedAssessment();
     assert.deepEqual(newAssessmentJobs(before), [`aicr-assessment-${hash}-1`]);
-    const atResnapshot = assessmentJobs();
+    const atResnapshot = assessmentJobs().length;
     await resnapshot('assessment-1');
     await recordRead(hash, auditMark());
     assert.deepEqual(newAssessmentJobs(atResnapshot), [], 'the same two recipes after a new snapshot: no second assessment');
@@ -211,4 +214,25 @@ test('TRN-1 JOB-8 a component the stand-in assesses blocked is TransitionBlocked
   await select({ mode: 'Pinned', plan: active.name });
   await released('Released=True on the active plan again', (reason, message) => reason === 'Released' && message.includes(active.name));
   await assertNoApplicationWrite(mark);
+});
+
+test('JOB-8 three failed assessment runs (exit 2 without a report is a failed run, not an answer) stall the move with AICRStageStalled saying how to run it again; deleting the failed aicr-assessment Jobs runs it again', async () => {
+  const moved = components()[1] ?? '';
+  const next = await planMoving(active.plan, moved, 'stall');
+  const before = assessmentJobs().length;
+  let hash = '';
+  await withKnob(forceAicrExit('upgrade-check', 2, 'error: [INVALID_REQUEST] forced by a test knob\n', { times: 3 }), async () => {
+    await select({ mode: 'Pinned', plan: next.name });
+    const stalled = await released('Released=False AICRStageStalled', (reason) => reason === 'AICRStageStalled', 90_000);
+    assert.match(stalled.message, /^the move cannot be assessed: aicr assessment failed 3 times for the same inputs/);
+    hash = new RegExp(`-l ${LABEL.stage}=assessment,${LABEL.input}=([0-9a-f]{16})`).exec(stalled.message)?.[1] ?? '';
+    assert.deepEqual(newAssessmentJobs(before), [1, 2, 3].map((n) => `aicr-assessment-${hash}-${n}`));
+    assert.equal((await rolloutsOf(runtimeUID)).filter((r) => r.spec.toPlan === next.name).length, 0, 'no rollout while the move cannot be assessed');
+  });
+  await kubectl('delete', 'jobs', '-n', NAMESPACES.jobs, '-l', `${LABEL.stage}=${STAGE.assessment},${LABEL.input}=${hash}`);
+  const r = await waitFor('a rollout once the assessment ran again', async () => (await rolloutsOf(runtimeUID)).find((x) => x.spec.toPlan === next.name), 60_000);
+  assert.deepEqual(r.spec.steps.map((s) => [s.release, s.verdict]), [[moved, 'safe']]);
+  assert.deepEqual(newAssessmentJobs(before), [1, 2, 3, 1].map((n) => `aicr-assessment-${hash}-${n}`));
+  await select({ mode: 'Pinned', plan: active.name });
+  await released('Released=True on the active plan again', (reason, message) => reason === 'Released' && message.includes(active.name));
 });
