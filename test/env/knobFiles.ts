@@ -17,11 +17,13 @@ export interface KnobPaths {
   readonly aicrRuns: string;
   /** One JSON file per Argo CD stand-in knob (ArgoCdKnob), merged by the stand-in on each reconcile. */
   readonly argoCd: string;
+  /** The verdicts the stand-in `aicr upgrade-check` gives, while this file exists. */
+  readonly upgradeCheck: string;
 }
 
 export function knobPaths(stateDir: string): KnobPaths {
   const root = join(stateDir, 'test-knobs');
-  return { root, registryDenial: join(root, 'registry-denial.json'), node: join(root, 'node'), aicrRuns: join(root, 'aicr-runs'), argoCd: join(root, 'argocd') };
+  return { root, registryDenial: join(root, 'registry-denial.json'), node: join(root, 'node'), aicrRuns: join(root, 'aicr-runs'), argoCd: join(root, 'argocd'), upgradeCheck: join(root, 'upgrade-check.json') };
 }
 
 /** Which requests a denying registry refuses: writes (push), reads (pull) or both. */
@@ -92,3 +94,16 @@ export async function readArgoCdKnobs(dir: string): Promise<ArgoCdKnob[]> {
   }
   return knobs;
 }
+
+/** upgrade-check's verdicts, as the stand-in may be steered to give them. */
+export const UpgradeCheckVerdict = z.enum(['safe', 'manual', 'blocked', 'unknown', 'unversioned']);
+export type UpgradeCheckVerdict = z.infer<typeof UpgradeCheckVerdict>;
+
+/**
+ * Component name → the verdict (and reason code) the stand-in `aicr upgrade-check` gives it
+ * when it changed between the two recipes; a changed component not named here is `safe`.
+ */
+export const UpgradeCheckKnob = z.object({
+  verdicts: z.record(z.string(), z.object({ verdict: UpgradeCheckVerdict, reason: z.string().optional() })),
+});
+export type UpgradeCheckKnob = z.infer<typeof UpgradeCheckKnob>;

@@ -1,19 +1,23 @@
 // The control plane's configuration on the test cluster, as the chart renders it from
-// test/fixtures/chart-values.yaml: AICR v0.11.1 pinned to the image the process node runs, the
+// test/fixtures/chart-values.yaml: AICR v0.11.1 pinned to the image the process node runs (and,
+// for tests of the assessment, v0.17.0 to the stand-in image that answers upgrade-check), the
 // test registry (plain HTTP on loopback) with its account in a docker-config Secret in
 // aicr-system, aicr-jobs and aicr-validation. Tests that change the ConfigMap put this back afterwards.
 import { stringify } from 'yaml';
 import { ARGOCD, CONFIGURATION, NAMESPACES } from '../../shared/api/constants.ts';
+import { UPGRADE_CHECK_STAND_IN_IMAGE, UPGRADE_CHECK_STAND_IN_VERSION } from '../env/node/images.ts';
 import { testEnv } from './env.ts';
 import { kubectlApply } from './kubectlApply.ts';
 
 export const TEST_AICR_VERSION = 'v0.11.1';
 export const TEST_AICR_IMAGE = 'ghcr.io/nvidia/aicr:v0.11.1';
 export const REGISTRY_SECRET = 'aicr-registry-auth';
+/** A version with upgrade-check, pinned to the stand-in (test/env/node/upgradeCheck.ts); everything else is the real v0.11.1. */
+export const UPGRADE_CHECK_AICR_VERSION = UPGRADE_CHECK_STAND_IN_VERSION;
 
 export function testConfiguration(): Record<string, unknown> {
   return {
-    aicr: { versions: { [TEST_AICR_VERSION]: TEST_AICR_IMAGE }, jobs: { nodeSelector: {}, tolerations: [] }, validatorImages: {} },
+    aicr: { versions: { [TEST_AICR_VERSION]: TEST_AICR_IMAGE, [UPGRADE_CHECK_AICR_VERSION]: UPGRADE_CHECK_STAND_IN_IMAGE }, jobs: { nodeSelector: {}, tolerations: [] }, validatorImages: {} },
     registry: { repository: `${testEnv().TESTENV_REGISTRY}/aicr`, plainHTTP: true, auth: { mode: 'static', staticSecretRef: REGISTRY_SECRET } },
   };
 }

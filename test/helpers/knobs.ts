@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { access, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { AICR_RUN_SUFFIX, type ArgoCdKnob, type DenialScope, type NodeKnob, aicrRunFile, knobPaths } from '../env/knobFiles.ts';
+import { AICR_RUN_SUFFIX, type ArgoCdKnob, type DenialScope, type NodeKnob, type UpgradeCheckKnob, aicrRunFile, knobPaths } from '../env/knobFiles.ts';
 import { testEnv } from './env.ts';
 import { core } from './cluster.ts';
 import { kubectl } from './runtime.ts';
@@ -87,7 +87,7 @@ export function slowPulls(delayMs: number, image?: string): Promise<Knob> {
 }
 
 /** The aicr CLI's commands, as the first word after `aicr` (and its global flags). */
-export type AicrCommand = 'snapshot' | 'recipe' | 'query' | 'bundle' | 'verify' | 'validate' | 'trust';
+export type AicrCommand = 'snapshot' | 'recipe' | 'query' | 'bundle' | 'verify' | 'validate' | 'trust' | 'upgrade-check';
 
 export interface AicrRunKnob extends Knob {
   /** How many of the forced runs no aicr run has used yet. */
@@ -126,6 +126,17 @@ export function forceAicrExit(command: AicrCommand, exitCode: number, stderr: st
 /** The next `aicr <command>` run (or the next `times`) waits `delayMs`, then runs the real aicr. */
 export function slowAicr(command: AicrCommand, delayMs: number, opts: Pick<AicrRunOptions, 'times'> = {}): Promise<AicrRunKnob> {
   return aicrRuns(command, aicrRunFile(command, delayMs, undefined), opts.times ?? 1);
+}
+
+/**
+ * The stand-in `aicr upgrade-check` (testenv.aicr.local/aicr-upgrade-check) gives these
+ * verdicts to the named components when they changed between the two recipes, from its next
+ * run on; other changed components stay `safe`. One steering at a time; undo returns to all safe.
+ */
+export async function steerUpgradeCheck(verdicts: UpgradeCheckKnob['verdicts']): Promise<Knob> {
+  const { upgradeCheck } = paths();
+  await placeFile(upgradeCheck, JSON.stringify({ verdicts }));
+  return once(() => rm(upgradeCheck, { force: true }));
 }
 
 export const DEFAULT_DENIAL = 'requested access to the resource is denied by policy (test knob)';

@@ -12,7 +12,7 @@ test('image references are completed as the kubelet completes them', () => {
   assert.equal(fullReference('team/tool:1'), 'docker.io/team/tool:1');
   assert.equal(fullReference('ghcr.io/nvidia/aicr:v0.11.1'), 'ghcr.io/nvidia/aicr:v0.11.1');
   assert.equal(fullReference('localhost:5000/x'), 'localhost:5000/x:latest');
-  const table = defaultImageTable('/opt/aicr', '/opt/bin');
+  const table = defaultImageTable('/opt/aicr', '/opt/bin', '/state/test-knobs/upgrade-check.json');
   assert.deepEqual(lookupImage(table, 'ghcr.io/nvidia/aicr:v0.11.1')?.path, ['/opt/aicr']);
   assert.equal(lookupImage(table, 'ghcr.io/nvidia/aicr:latest'), undefined);
 });

@@ -9,6 +9,8 @@ export interface EnvContext {
   readonly pod: V1Pod;
   readonly apiPort: string;
   readonly imagePath: readonly string[];
+  /** The image's ENV: what the Pod sets wins over it. */
+  readonly imageEnv?: Readonly<Record<string, string>>;
 }
 
 const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
@@ -23,6 +25,7 @@ export async function containerEnv(ctx: EnvContext, container: V1Container): Pro
     KUBERNETES_SERVICE_PORT: ctx.apiPort,
     KUBERNETES_SERVICE_PORT_HTTPS: ctx.apiPort,
     KUBERNETES_PORT: `tcp://127.0.0.1:${ctx.apiPort}`,
+    ...ctx.imageEnv,
   };
   for (const from of container.envFrom ?? []) Object.assign(env, await envFrom(ctx, namespace, from));
   for (const e of container.env ?? []) {

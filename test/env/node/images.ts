@@ -20,6 +20,8 @@ export interface ImageEntry {
   readonly privateRegistry?: string;
   /** The AICR image: the forced-run test knob may stand in front of this aicr (see aicrKnob.ts). */
   readonly aicrKnob?: { readonly realAicr: string };
+  /** The image's own environment (its ENV), under what the Pod sets. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export type ImageTable = ReadonlyMap<string, ImageEntry>;
@@ -39,10 +41,38 @@ function argoCdStandIn(repo: string): ImageEntry {
   return { entrypoint: [join(repo, 'node_modules/.bin/node'), '--import', join(repo, 'node_modules/tsx/dist/loader.mjs'), main], path: [], digestOf: main };
 }
 
-export function defaultImageTable(aicrBinDir: string, testenvBin: string): ImageTable {
+
+/** The AICR version the stand-in upgrade-check image poses as: the first with upgrade-check. */
+export const UPGRADE_CHECK_STAND_IN_VERSION = 'v0.17.0';
+export const UPGRADE_CHECK_STAND_IN_IMAGE = `${STAND_IN_REGISTRY}/aicr-upgrade-check:${UPGRADE_CHECK_STAND_IN_VERSION}`;
+
+const here = (name: string): string => fileURLToPath(new URL(name, import.meta.url));
+
+/**
+ * STAND-IN, not an AICR release: an aicr that answers `upgrade-check` itself (upgradeCheck.ts)
+ * and hands every other command to the real v0.11.1, so a runtime pinned to a version with
+ * upgrade-check still resolves with the real recipe and bundle. Node and tsx are this
+ * process's own; the container sees this machine's files, as every image here does.
+ */
+function upgradeCheckStandIn(realAicr: string, verdictsKnob: string): ImageEntry {
+  const bin = here('upgrade-check');
+  const env = {
+    AICR_STAND_IN_REAL_AICR: realAicr,
+    AICR_STAND_IN_NODE: process.execPath,
+    AICR_STAND_IN_TSX: import.meta.resolve('tsx'),
+    AICR_STAND_IN_SCRIPT: here('upgradeCheck.ts'),
+    AICR_STAND_IN_KNOB: verdictsKnob,
+    AICR_STAND_IN_VERSION: UPGRADE_CHECK_STAND_IN_VERSION,
+  };
+  return { entrypoint: ['aicr'], path: [bin], digestOf: join(bin, 'aicr'), aicrKnob: { realAicr: join(bin, 'aicr') }, env };
+}
+
+/** `verdictsKnob`: the test knob file that steers the stand-in upgrade-check's verdicts. */
+export function defaultImageTable(aicrBinDir: string, testenvBin: string, verdictsKnob: string): ImageTable {
   const aicr = { entrypoint: ['aicr'], path: [aicrBinDir], digestOf: join(aicrBinDir, 'aicr'), aicrKnob: { realAicr: join(aicrBinDir, 'aicr') } };
   return new Map<string, ImageEntry>([
     ['ghcr.io/nvidia/aicr:v0.11.1', aicr],
+    [UPGRADE_CHECK_STAND_IN_IMAGE, upgradeCheckStandIn(join(aicrBinDir, 'aicr'), verdictsKnob)],
     // A shell with the pinned kubectl, for tests that need a command of their own.
     [`${STAND_IN_REGISTRY}/shell:1`, { entrypoint: ['/bin/sh'], path: [testenvBin], digestOf: '/bin/sh' }],
     // The CUDA base images AICR's validators run (nvidia-smi and the like): a shell. The

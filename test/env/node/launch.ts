@@ -49,7 +49,7 @@ export async function launch(ctx: LaunchContext, container: V1Container, image: 
   try {
     const knobPath = image.aicrKnob ? await aicrKnobPath(ctx.dir, ctx.deps.knobs, image.aicrKnob.realAicr) : [];
     const imagePath = [...knobPath, ...image.path, ...ctx.driverPath];
-    const env = await containerEnv({ core: ctx.deps.core, pod: ctx.pod, apiPort: ctx.deps.apiPort, imagePath }, container);
+    const env = await containerEnv({ core: ctx.deps.core, pod: ctx.pod, apiPort: ctx.deps.apiPort, imagePath, ...(image.env ? { imageEnv: image.env } : {}) }, container);
     const command = container.command ?? image.entrypoint;
     const argv = [...command, ...(container.args ?? [])].map((a) => expand(a, env));
     const volumeMounts = mountsOf(container, ctx.volumes, ctx.pod);

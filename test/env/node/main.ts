@@ -27,9 +27,9 @@ async function main(): Promise<void> {
   const apiPort = new URL(kc.getCurrentCluster()?.server ?? 'https://127.0.0.1:443').port;
   const log = (msg: string): void => console.error(`[process-node] ${msg}`);
   await mkdir(join(stateDir, 'procs'), { recursive: true });
-  const images = defaultImageTable(required('TESTENV_AICR_BIN_DIR'), required('TESTENV_BIN'));
-  const htpasswd = required('TESTENV_REGISTRY_HTPASSWD');
   const knobs = knobPaths(stateDir);
+  const images = defaultImageTable(required('TESTENV_AICR_BIN_DIR'), required('TESTENV_BIN'), knobs.upgradeCheck);
+  const htpasswd = required('TESTENV_REGISTRY_HTPASSWD');
   const agent = new ProcessNodeAgent(kc, core, { core, images, stateDir, apiPort, htpasswd, knobs, log });
   const facts = { k8sVersion: required('TESTENV_K8S_VERSION'), kubeletPort: Number(required('TESTENV_KUBELET_PORT')) };
   const names: string[] = [];
