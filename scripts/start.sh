@@ -33,6 +33,8 @@ Its Nodes are simulated: Pods bound to them run as local processes.
 GPUs on the H100 Nodes are simulated: a stand-in nvidia-smi on their Pods' PATH prints the Node's GPU facts.
 OCI registry (bundles are pushed here): http://$TESTENV_REGISTRY, account $TESTENV_REGISTRY_USER (password in $TESTENV_STATE_LINK/env);
   the same registry through a test stand-in proxy that can answer 403: http://$TESTENV_REGISTRY_PROXY
+Upstream charts are copied into it from a test stand-in chart repository of fixture charts: $TESTENV_CHART_REPO
+  (AICR's recipes point at it through a --data overlay that only the test environment adds)
 In another shell (the kubeconfig path stays the same across restarts):
   export KUBECONFIG=$KUBECONFIG PATH=$PWD/bin:$TESTENV_BIN:\$PATH   # bin/ holds kubectl-aicr, the kubectl aicr plugin
   kubectl apply -f examples/clusterruntime.yaml
