@@ -35,6 +35,8 @@ Argo CD's application controller is a stand-in (StatefulSet argocd/argocd-applic
   Application status as Argo CD would and applies nothing (docs/adr/0009-test-cluster.md).
 OCI registry (bundles are pushed here): http://$TESTENV_REGISTRY, account $TESTENV_REGISTRY_USER (password in $TESTENV_STATE_LINK/env);
   the same registry through a test stand-in proxy that can answer 403: http://$TESTENV_REGISTRY_PROXY
+Upstream charts are copied into it from a test stand-in chart repository of fixture charts: $TESTENV_CHART_REPO
+  (AICR's recipes point at it through a --data overlay that only the test environment adds)
 In another shell (the kubeconfig path stays the same across restarts):
   export KUBECONFIG=$KUBECONFIG PATH=$PWD/bin:$TESTENV_BIN:\$PATH   # bin/ holds kubectl-aicr, the kubectl aicr plugin
   kubectl apply -f examples/clusterruntime.yaml

@@ -36,6 +36,7 @@ export const REASONS = {
   Unauthorized: { on: [R], class: stalledWaiting },
   RegistryCredentialsUnavailable: { on: [R], class: stalledRetrying },
   BundleUnreadable: { on: [R], class: stalledWaiting },
+  ChartUnavailable: { on: [R], class: stalledWaiting },
   PlanTooLarge: { on: [R], class: stalledWaiting },
   PlanUnreadable: { on: [R], class: stalledWaiting },
   PlanOfAnotherRuntime: { on: [R], class: stalledWaiting },

@@ -44,7 +44,7 @@ mapfile -t first < <(recorded process-node)
 mapfile -t pods < <(for f in "$STATE"/procs/*; do [ -f "$f" ] && echo "pod process=-$(basename "$f")"; done)
 [ ${#pods[@]} -gt 0 ] && stop_all "${pods[@]}"
 # etcd last: kube-apiserver's graceful shutdown waits on it.
-mapfile -t rest < <(recorded kube-scheduler kube-controller-manager kube-apiserver moto registry-proxy registry)
+mapfile -t rest < <(recorded kube-scheduler kube-controller-manager kube-apiserver moto registry-proxy chart-repo registry)
 [ ${#rest[@]} -gt 0 ] && stop_all "${rest[@]}"
 mapfile -t last < <(recorded etcd)
 [ ${#last[@]} -gt 0 ] && stop_all "${last[@]}"

@@ -1,8 +1,9 @@
 // TEST KNOBS: control files in the environment's state directory through which tests make the
 // stand-ins misbehave the way a real node or registry can (test/helpers/knobs.ts writes them).
-// The process node reads them each time it starts a Pod or a container, the registry proxy on
-// each request, so a knob takes effect at once and is undone by removing its file. Nothing
-// here is part of the product, and the control plane never reads these files.
+// The process node reads them each time it starts a Pod or a container, the registry proxy and
+// the fixture chart repository on each request, so a knob takes effect at once and is undone
+// by removing its file. Nothing here is part of the product, and the control plane never reads
+// these files.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -19,11 +20,27 @@ export interface KnobPaths {
   readonly argoCd: string;
   /** The verdicts the stand-in `aicr upgrade-check` gives, while this file exists. */
   readonly upgradeCheck: string;
+  /** One JSON file per fixture chart repository knob (a hidden chart version, an outage). */
+  readonly chartRepo: string;
+  /**
+   * The AICR `--data` overlay up.sh makes (test configuration, never the product's): while it
+   * holds a registry.yaml, `aicr recipe`, `bundle` and `query` in Jobs run with `--data` on it.
+   */
+  readonly aicrData: string;
 }
 
 export function knobPaths(stateDir: string): KnobPaths {
   const root = join(stateDir, 'test-knobs');
-  return { root, registryDenial: join(root, 'registry-denial.json'), node: join(root, 'node'), aicrRuns: join(root, 'aicr-runs'), argoCd: join(root, 'argocd'), upgradeCheck: join(root, 'upgrade-check.json') };
+  return {
+    root,
+    registryDenial: join(root, 'registry-denial.json'),
+    node: join(root, 'node'),
+    aicrRuns: join(root, 'aicr-runs'),
+    argoCd: join(root, 'argocd'),
+    upgradeCheck: join(root, 'upgrade-check.json'),
+    chartRepo: join(root, 'chart-repo'),
+    aicrData: join(stateDir, 'aicr-data'),
+  };
 }
 
 /** Which requests a denying registry refuses: writes (push), reads (pull) or both. */
@@ -41,20 +58,37 @@ export const NodeKnob = z.discriminatedUnion('kind', [
 ]);
 export type NodeKnob = z.infer<typeof NodeKnob>;
 
-/** The process-node knobs in force now; a file being written or malformed is skipped. */
-export async function readNodeKnobs(paths: KnobPaths): Promise<NodeKnob[]> {
-  const names = await readdir(paths.node).catch(() => [] as string[]);
-  const knobs: NodeKnob[] = [];
+/** The JSON knobs of one directory in force now; a file being written or malformed is skipped. */
+async function readKnobDir<T>(dir: string, schema: z.ZodType<T>): Promise<T[]> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const knobs: T[] = [];
   for (const name of names.filter((n) => n.endsWith('.json')).sort()) {
-    const text = await readFile(join(paths.node, name), 'utf8').catch(() => '');
+    const text = await readFile(join(dir, name), 'utf8').catch(() => '');
     try {
-      const parsed = NodeKnob.safeParse(JSON.parse(text));
+      const parsed = schema.safeParse(JSON.parse(text));
       if (parsed.success) knobs.push(parsed.data);
     } catch {
       // not complete yet
     }
   }
   return knobs;
+}
+
+/** The process-node knobs in force now. */
+export function readNodeKnobs(paths: KnobPaths): Promise<NodeKnob[]> {
+  return readKnobDir(paths.node, NodeKnob);
+}
+
+export const ChartRepoKnob = z.discriminatedUnion('kind', [
+  /** The fixture chart repository lacks this version of this chart: not in its index, its archive 404. */
+  z.object({ kind: z.literal('hide'), chart: z.string(), version: z.string() }),
+  /** The fixture chart repository drops every connection, as a repository out of reach does. */
+  z.object({ kind: z.literal('outage') }),
+]);
+export type ChartRepoKnob = z.infer<typeof ChartRepoKnob>;
+
+export function readChartRepoKnobs(paths: KnobPaths): Promise<ChartRepoKnob[]> {
+  return readKnobDir(paths.chartRepo, ChartRepoKnob);
 }
 
 /**

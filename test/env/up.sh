@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Starts etcd, kube-apiserver, kube-controller-manager, kube-scheduler, the process node
-# (a stand-in kubelet, see node/), moto, the OCI registry and the registry proxy (a stand-in
-# that answers 403 on demand, see proxy/) on free loopback ports with state on tmpfs, then
+# (a stand-in kubelet, see node/), moto, the OCI registry, the registry proxy (a stand-in
+# that answers 403 on demand, see proxy/) and a fixture Helm chart repository (a stand-in for
+# the upstream ones AICR's recipes name, see charts/) on free loopback ports with state on tmpfs, then
 # writes test/env/.state/env (variables the tests and the control plane read) and a kubeconfig
 # at a stable path beside it. Run bootstrap.sh first. Stop everything with down.sh.
 # Each process's PID is recorded the moment it starts, and the state directory is named in
@@ -32,9 +33,9 @@ done
 mkdir -p "$STATE_LINK"
 STATE=$(mktemp -d /dev/shm/aicr-env.XXXXXX)
 echo "$STATE" > "$STATE_LINK/state-dir"
-read -r ETCD_PORT ETCD_PEER_PORT API_PORT MOTO_PORT KUBELET_PORT REGISTRY_PORT PROXY_PORT < <(python3 -c '
+read -r ETCD_PORT ETCD_PEER_PORT API_PORT MOTO_PORT KUBELET_PORT REGISTRY_PORT PROXY_PORT CHART_PORT < <(python3 -c '
 import socket
-socks=[socket.socket() for _ in range(7)]
+socks=[socket.socket() for _ in range(8)]
 for s in socks: s.bind(("127.0.0.1",0))
 print(*[s.getsockname()[1] for s in socks])')
 bash "$TESTENV_DIR/certs.sh" "$STATE/pki"
@@ -175,10 +176,20 @@ mkdir -p "$STATE/test-knobs/argocd"
 # on the process node), reading its test knobs from a hostPath (see argocd/).
 sed "s|__KNOBS_DIR__|$STATE/test-knobs/argocd|" "$TESTENV_DIR/argocd/manifest.yaml" | "${KUBECTL[@]}" apply --server-side -f - >/dev/null
 start_bg registry-proxy "$REPO_ROOT/node_modules/.bin/node" --import tsx "$TESTENV_DIR/proxy/main.ts" \
-  --port "$PROXY_PORT" --upstream "127.0.0.1:$REGISTRY_PORT" --denial-file "$STATE/test-knobs/registry-denial.json"
+  --port "$PROXY_PORT" --upstream "127.0.0.1:$REGISTRY_PORT" --denial-file "$STATE/test-knobs/registry-denial.json" \
+  --audit-file "$STATE/registry-proxy-writes.log"
+# Fixture charts for every chart and version AICR's recipes name, and the AICR --data overlay
+# that points the recipes at them (test configuration: the aicr wrapper in Jobs adds --data),
+# both made from the recipe data of the AICR source the build uses.
+[ -f "$AICR_SOURCE" ] || die "the AICR source $AICR_SOURCE is missing (set TESTENV_AICR_SOURCE)"
+mkdir -p "$STATE/aicr-recipes"
+tar -xzf "$AICR_SOURCE" -C "$STATE/aicr-recipes" --strip-components=2 --wildcards '*/recipes/registry.yaml' '*/recipes/overlays/*'
+start_bg chart-repo "$REPO_ROOT/node_modules/.bin/node" --import tsx "$TESTENV_DIR/charts/main.ts" \
+  --port "$CHART_PORT" --recipes "$STATE/aicr-recipes" --state "$STATE"
 wait_for moto 60 curl -fs "http://127.0.0.1:$MOTO_PORT/moto-api/"
 wait_for registry 30 curl -fs -u "$REGISTRY_USER:$REGISTRY_PASSWORD" "http://127.0.0.1:$REGISTRY_PORT/v2/"
 wait_for registry-proxy 60 curl -fs -u "$REGISTRY_USER:$REGISTRY_PASSWORD" "http://127.0.0.1:$PROXY_PORT/v2/"
+wait_for chart-repo 60 curl -fs "http://127.0.0.1:$CHART_PORT/index.yaml"
 wait_for process-node 60 test -f "$STATE/process-node.ready"
 # Ready as soon as its process runs (the process node has no probes); bounded, like every wait here.
 "${KUBECTL[@]}" -n argocd wait --for=jsonpath='{.status.readyReplicas}'=1 statefulset/argocd-application-controller --timeout=90s >/dev/null \
@@ -205,6 +216,7 @@ export TESTENV_REGISTRY_PASSWORD=$REGISTRY_PASSWORD
 export TESTENV_REGISTRY=127.0.0.1:$REGISTRY_PORT
 export TESTENV_REGISTRY_PROXY=127.0.0.1:$PROXY_PORT
 export TESTENV_REGISTRY_BIN=$REGISTRY_BIN_DIR/registry
+export TESTENV_CHART_REPO=http://127.0.0.1:$CHART_PORT
 export PATH=$BIN_DIR:\$PATH
 export AWS_ENDPOINT_URL=http://127.0.0.1:$MOTO_PORT
 export AWS_REGION=us-east-1
@@ -216,6 +228,7 @@ ENV
 log "up: kube-apiserver https://127.0.0.1:$API_PORT, etcd $ETCD_URL, moto http://127.0.0.1:$MOTO_PORT"
 log "OCI registry: http://127.0.0.1:$REGISTRY_PORT (htpasswd account $REGISTRY_USER; password in $STATE_LINK/env)"
 log "registry proxy (a test stand-in that answers 403 on demand): http://127.0.0.1:$PROXY_PORT"
+log "fixture chart repository (a test stand-in for upstream chart repositories): http://127.0.0.1:$CHART_PORT"
 log "Nodes are simulated: the process node runs their Pods as local processes (see test/env/node/)"
 log "Argo CD's application controller is a stand-in (StatefulSet argocd/argocd-application-controller, see test/env/argocd/): it writes Application status and applies nothing"
 log "kubectl: $BIN_DIR/kubectl --kubeconfig $KUBECONFIG_FILE get nodes"

@@ -20,6 +20,7 @@ const REQUIRED = [
   'TESTENV_REGISTRY',
   'TESTENV_REGISTRY_PROXY',
   'TESTENV_REGISTRY_BIN',
+  'TESTENV_CHART_REPO',
   'AWS_ENDPOINT_URL',
 ] as const;
 type Key = (typeof REQUIRED)[number];

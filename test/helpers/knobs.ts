@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { access, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { AICR_RUN_SUFFIX, type ArgoCdKnob, type DenialScope, type NodeKnob, type UpgradeCheckKnob, aicrRunFile, knobPaths } from '../env/knobFiles.ts';
+import { AICR_RUN_SUFFIX, type ArgoCdKnob, type ChartRepoKnob, type DenialScope, type NodeKnob, type UpgradeCheckKnob, aicrRunFile, knobPaths } from '../env/knobFiles.ts';
 import { testEnv } from './env.ts';
 import { core } from './cluster.ts';
 import { kubectl } from './runtime.ts';
@@ -67,10 +67,12 @@ export async function holdPodsPending(): Promise<Knob> {
   return knob;
 }
 
-async function nodeKnob(knob: NodeKnob): Promise<Knob> {
-  const file = await placeFile(join(paths().node, `${Date.now()}-${randomUUID()}.json`), JSON.stringify(knob));
+async function knobFile(dir: string, knob: NodeKnob | ChartRepoKnob): Promise<Knob> {
+  const file = await placeFile(join(dir, `${Date.now()}-${randomUUID()}.json`), JSON.stringify(knob));
   return once(() => rm(file, { force: true }));
 }
+
+const nodeKnob = (knob: NodeKnob): Promise<Knob> => knobFile(paths().node, knob);
 
 /**
  * Pulls of `image` by Pods started from now on fail as the kubelet reports a registry that no
@@ -200,4 +202,17 @@ export async function stopArgoCd(): Promise<Knob> {
   await scale(0);
   await argoCdPodGone();
   return knob;
+}
+
+/**
+ * The fixture chart repository (TESTENV_CHART_REPO, standing in for the upstream repositories
+ * AICR's recipes name) lacks `chart` at `version`: its index leaves it out and its archive is a 404.
+ */
+export function hideChartVersion(chart: string, version: string): Promise<Knob> {
+  return knobFile(paths().chartRepo, { kind: 'hide', chart, version });
+}
+
+/** The fixture chart repository drops every connection unanswered, as a repository out of reach does. */
+export function chartRepoOutage(): Promise<Knob> {
+  return knobFile(paths().chartRepo, { kind: 'outage' });
 }

@@ -15,6 +15,7 @@ import { applyConfiguration, testConfiguration } from '../helpers/configuration.
 import { testEnv } from '../helpers/env.ts';
 import { denyRegistry, forceAicrExit, withKnob } from '../helpers/knobs.ts';
 import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+import { aicrDataArgs } from '../helpers/aicrData.ts';
 
 const run = promisify(execFile);
 const TRAINING = { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' };
@@ -86,7 +87,7 @@ test('JOB-1 JOB-7 recipe and render run as labelled Jobs in aicr-jobs; the pushe
   // The recipe the Job wrote is the one the binary prints for the same criteria.
   const recipes = JSON.parse(await kubectl('get', 'configmaps', '-n', NAMESPACES.jobs, '-l', `${LABEL.stage}=recipe,${LABEL.role}!=${RECIPE_SNAPSHOT_ROLE}`, '-o', 'json')) as { items: { data: Record<string, string> }[] };
   assert.equal(recipes.items.length, 1, 'one recipe output, for the current inputs');
-  const direct = await run(process.env['TESTENV_AICR_BIN'] ?? 'aicr', ['recipe', '--service', 'eks', '--accelerator', 'h100', '--intent', 'training', '--os', 'ubuntu']);
+  const direct = await run(process.env['TESTENV_AICR_BIN'] ?? 'aicr', ['recipe', '--service', 'eks', '--accelerator', 'h100', '--intent', 'training', '--os', 'ubuntu', ...aicrDataArgs()]);
   // The same document; the ConfigMap writer indents YAML differently from the file writer.
   assert.deepEqual(parseYaml(recipes.items[0]?.data['snapshot.yaml'] ?? ''), parseYaml(direct.stdout));
 });

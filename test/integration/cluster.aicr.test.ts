@@ -12,6 +12,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { NAMESPACES } from '../../shared/api/constants.ts';
 import { batch, core, jobCondition, jobPods, jobReaches, oneShotJob, serviceAccountWith } from '../helpers/cluster.ts';
 import { uniqueName } from '../helpers/env.ts';
+import { aicrDataArgs } from '../helpers/aicrData.ts';
 import { ensureCrds } from '../helpers/runtime.ts';
 
 const run = promisify(execFile);
@@ -67,7 +68,7 @@ test('a Job running aicr recipe completes through the Job controller and writes 
   const data = (await core().readNamespacedConfigMap({ name, namespace: NAMESPACE })).data ?? {};
   const key = Object.keys(data).find((k) => k.endsWith('.yaml'));
   assert.ok(key, `the ConfigMap holds a YAML document (keys: ${Object.keys(data).join(', ')})`);
-  const { stdout } = await run(aicrBin(), RECIPE_ARGS, { maxBuffer: 16 * 1024 * 1024 });
+  const { stdout } = await run(aicrBin(), [...RECIPE_ARGS, ...aicrDataArgs()], { maxBuffer: 16 * 1024 * 1024 });
   const direct = comparable(stdout);
   assert.deepEqual(comparable(data[key] ?? ''), direct);
   assert.equal((direct as { kind?: string }).kind, 'RecipeResult');

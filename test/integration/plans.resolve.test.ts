@@ -22,6 +22,7 @@ import { SCALED_TIMINGS, resolvedWith } from '../helpers/resolved.ts';
 import { applyConfiguration, testConfiguration } from '../helpers/configuration.ts';
 import { createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
 import { readPlanNamed } from '../helpers/plans.ts';
+import { aicrDataArgs } from '../helpers/aicrData.ts';
 
 const run = promisify(execFile);
 const TRAINING = { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' };
@@ -86,7 +87,7 @@ test('PLAN-1 a resolution writes its candidate plan: named by digest, listed by 
   assert.equal(plan.inputs?.aicrVersion, 'v0.11.1');
   assert.match(plan.inputs?.bundle ?? '', /aicr-bundle:[0-9a-f]{16}@sha256:/);
   // Releases in the order the recipe itself reports, not the order our code produced.
-  const direct = parseYaml((await run(process.env['TESTENV_AICR_BIN'] ?? 'aicr', ['recipe', '--service', 'eks', '--accelerator', 'h100', '--intent', 'training', '--os', 'ubuntu'])).stdout) as { deploymentOrder: string[] };
+  const direct = parseYaml((await run(process.env['TESTENV_AICR_BIN'] ?? 'aicr', ['recipe', '--service', 'eks', '--accelerator', 'h100', '--intent', 'training', '--os', 'ubuntu', ...aicrDataArgs()])).stdout) as { deploymentOrder: string[] };
   assert.deepEqual(plan.releases.map((r) => r.name), direct.deploymentOrder);
   assert.deepEqual(plan.releases.map((r) => r.order), direct.deploymentOrder.map((_, i) => i));
   assert.match(plan.recipe ?? '', /kind: RecipeResult/);
@@ -113,8 +114,8 @@ async function directBundleValues(components: readonly string[]): Promise<Map<st
   const dir = await mkdtemp(join(tmpdir(), 'aicr-bundle-'));
   const aicr = process.env['TESTENV_AICR_BIN'] ?? 'aicr';
   try {
-    await run(aicr, ['recipe', '--service', 'eks', '--accelerator', 'h100', '--intent', 'training', '--os', 'ubuntu', '-o', join(dir, 'recipe.yaml')]);
-    await run(aicr, ['bundle', '-r', join(dir, 'recipe.yaml'), '--deployer', 'helm', '-o', join(dir, 'out')]);
+    await run(aicr, ['recipe', '--service', 'eks', '--accelerator', 'h100', '--intent', 'training', '--os', 'ubuntu', '-o', join(dir, 'recipe.yaml'), ...aicrDataArgs()]);
+    await run(aicr, ['bundle', '-r', join(dir, 'recipe.yaml'), '--deployer', 'helm', '-o', join(dir, 'out'), ...aicrDataArgs()]);
     const out = new Map<string, unknown>();
     for (const c of components) out.set(c, (parseYaml(await readFile(join(dir, 'out', c, 'values.yaml'), 'utf8')) as unknown) ?? {});
     return out;

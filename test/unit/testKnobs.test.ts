@@ -49,3 +49,20 @@ test('a forced aicr run is claimed once, by its own command, and other runs reac
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('with the AICR data overlay present, recipe, bundle and query runs get --data on it unless they give one; other commands do not', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'aicr-knob-'));
+  try {
+    const paths = knobPaths(dir);
+    await run('mkdir', ['-p', paths.aicrData]);
+    await writeFile(join(paths.aicrData, 'registry.yaml'), 'components: []\n');
+    const [bin] = await aicrKnobPath(join(dir, 'pod'), paths, '/bin/echo');
+    const aicr = join(bin ?? '', 'aicr');
+    assert.equal((await run(aicr, ['recipe', '--os', 'ubuntu'])).stdout, `recipe --os ubuntu --data ${paths.aicrData}\n`);
+    assert.equal((await run(aicr, ['--debug', 'bundle', '-r', 'r'])).stdout, `--debug bundle -r r --data ${paths.aicrData}\n`);
+    assert.equal((await run(aicr, ['query', '--data=/elsewhere'])).stdout, 'query --data=/elsewhere\n');
+    assert.equal((await run(aicr, ['snapshot', '-o', 'f'])).stdout, 'snapshot -o f\n');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

@@ -17,6 +17,7 @@ import { PlanTooLargeError, type PlanConfigMap, planConfigMap, readPlanConfigMap
 import type { Reason } from '../../status/reasons.ts';
 import { type BundleRead, readBundle } from './bundleFiles.ts';
 import { mirrorManifests } from './mirror.ts';
+import { mirrorUpstream } from './mirrorUpstream.ts';
 
 export type Candidate =
   | { readonly state: 'ready'; readonly plan: Plan; readonly written: boolean }
@@ -104,6 +105,8 @@ export async function resolveCandidate(kube: KubePort, c: CandidateInputs): Prom
   // The plan is written only once the charts it names are in the registry.
   const mirrored = await mirrorManifests({ registry: c.configuration.registry, dockerConfig: c.dockerConfig, files: read.files, releases: read.releases });
   if (!mirrored.ok) return await notCandidate(kube, c, mirrored);
+  const copied = await mirrorUpstream({ registry: c.configuration.registry, dockerConfig: c.dockerConfig, recipeText: read.recipeText, releases: read.releases });
+  if (!copied.ok) return await notCandidate(kube, c, copied);
   const plan = planFrom(c, read);
   let cm: PlanConfigMap;
   try {

@@ -3,7 +3,7 @@
 // the plan names, before the plan is written, so Argo CD never meets a plan whose sources are
 // missing. It runs in the step with the lean OCI client rather than in a Job: these charts are a
 // few KB, a chart already there costs one HEAD, and the client adds no dependency to the
-// Lambda bundle. Copying the upstream charts the recipe names is not built yet.
+// Lambda bundle. The upstream charts the recipe names are copied beside them (mirrorUpstream.ts).
 import type { Configuration } from '../../configuration/schema.ts';
 import { RegistryRefusedError, RegistryUnavailableError } from '../../errors.ts';
 import { pushArtifact } from '../../oci/push.ts';

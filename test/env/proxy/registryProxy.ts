@@ -6,9 +6,10 @@
 // While the denial knob's file exists, requests in its scope that the registry authenticates
 // are answered 403 DENIED instead; those without credentials, or with credentials it does not
 // accept, still reach the registry and get its own 401, as from a registry that authenticates
-// first and then refuses.
+// first and then refuses. Each write it passes on (a push's POST, PUT or PATCH, a DELETE) is
+// recorded in the audit file, one JSON line each, so tests can count what was pushed.
 import { type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse, Agent, createServer, request } from 'node:http';
-import { readFile } from 'node:fs/promises';
+import { appendFile, readFile } from 'node:fs/promises';
 import { RegistryDenial } from '../knobFiles.ts';
 
 export interface ProxyOptions {
@@ -16,6 +17,20 @@ export interface ProxyOptions {
   readonly upstream: string;
   /** The denial knob's control file. */
   readonly denialFile: string;
+  /** Where the writes passed on to the registry are recorded, when given. */
+  readonly auditFile?: string;
+}
+
+/** One line of the audit file. */
+export interface ProxyWrite {
+  readonly method: string;
+  readonly path: string;
+}
+
+async function audit(req: IncomingMessage, file: string | undefined): Promise<void> {
+  if (file === undefined || req.method === 'GET' || req.method === 'HEAD') return;
+  const line: ProxyWrite = { method: req.method ?? '', path: new URL(req.url ?? '/', 'http://proxy').pathname };
+  await appendFile(file, `${JSON.stringify(line)}\n`);
 }
 
 // Connection-level headers are the proxy's own on each side, never forwarded.
@@ -92,6 +107,7 @@ export function registryProxy(opts: ProxyOptions): Server {
   return createServer((req, res) => {
     void denialInForce(opts.denialFile).then(async (denial) => {
       if (denial && refuses(denial, req) && (await authenticated(req, opts, agent))) return deny(req, res, denial);
+      await audit(req, opts.auditFile);
       forward(req, res, opts, agent);
     });
   });

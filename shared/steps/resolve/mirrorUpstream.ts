@@ -1,0 +1,87 @@
+// Copies the upstream chart of each release, from the chart repository AICR's recipe names for
+// the component, to <registry.repository>/<chart>:<version>, before the plan that names it is
+// written (ADR 0011). A chart already there at the same digest costs the index or one manifest
+// read and pushes nothing, so later resolutions of the same versions stay cheap. Copies run a
+// few at a time: the step has 30 s, and a first resolution of a recipe copies a dozen charts.
+import type { Configuration } from '../../configuration/schema.ts';
+import { ChartSourceError, RegistryRefusedError, TransientError } from '../../errors.ts';
+import { type UpstreamChart, copyChart } from '../../oci/chartCopy.ts';
+import { parseReference } from '../../oci/reference.ts';
+import { readRecipe } from '../../plans/recipe.ts';
+import type { Release } from '../../plans/release.ts';
+import type { Mirrored } from './mirror.ts';
+
+/** Small enough for a registry and a chart repository to take without throttling. */
+const CONCURRENCY = 3;
+
+export interface UpstreamInputs {
+  readonly registry: Configuration['registry'];
+  readonly dockerConfig: string;
+  /** The bundle's recipe.yaml: where each component's chart comes from. */
+  readonly recipeText: string;
+  readonly releases: readonly Release[];
+  readonly fetch?: typeof fetch;
+}
+
+export interface UpstreamCopy {
+  readonly component: string;
+  readonly up: UpstreamChart;
+  readonly target: string;
+}
+
+/** Each release's upstream chart with the source the recipe names, and where it goes. */
+export function upstreamCopies(recipeText: string, releases: readonly Release[], repository: string): UpstreamCopy[] {
+  const read = readRecipe(recipeText);
+  // The releases were built from this very text, so it reads; a failure here is a bug.
+  if (!read.ok) throw new Error(`recipe.yaml of a built plan does not read: ${read.problem}`);
+  const sources = new Map(read.recipe.componentRefs.map((c) => [c.name, c.source]));
+  return releases.flatMap((r) => {
+    const source = sources.get(r.name);
+    if (!r.chart || !source) return [];
+    return [{ component: r.name, up: { source, chart: r.chart.chart, version: r.chart.version }, target: `${repository}/${r.chart.chart}:${r.chart.version}` }];
+  });
+}
+
+function unavailable(copy: UpstreamCopy, err: ChartSourceError | RegistryRefusedError): Mirrored {
+  const { component, up } = copy;
+  const message =
+    `component ${component}: ${err.message}. The recipe names chart ${up.chart} at version ${up.version} from ${up.source}, ` +
+    'and no plan is written until it is in the registry: make that version available there (or choose criteria, overrides or an aicrVersion whose recipe names one it has), then request a snapshot';
+  return { ok: false, retry: false, reason: 'ChartUnavailable', message };
+}
+
+/** What the runtime shows when a copy fails; a failure of no known class is the framework's to handle. */
+export function copyFailed(err: unknown, copy: UpstreamCopy, repository: string): Mirrored {
+  const ours = parseReference(copy.target).registry;
+  if (err instanceof RegistryRefusedError && err.registry === ours) {
+    const message = `mirroring ${copy.target}: ${err.message}. Check that the credentials may pull and push under the repository prefix registry.repository=${repository}, then request a snapshot`;
+    return { ok: false, retry: false, reason: 'Unauthorized', message };
+  }
+  // An upstream OCI registry that refuses an anonymous pull has, for us, no such chart.
+  if (err instanceof ChartSourceError || err instanceof RegistryRefusedError) return unavailable(copy, err);
+  if (err instanceof TransientError) return { ok: false, retry: true, reason: 'Resolving', message: `[SERVICE_UNAVAILABLE] mirroring ${copy.target} from ${copy.up.source}: ${err.message}` };
+  throw err;
+}
+
+async function copyOne(copy: UpstreamCopy, m: UpstreamInputs): Promise<Mirrored> {
+  try {
+    const options = { dockerConfig: m.dockerConfig, plainHTTP: m.registry.plainHTTP, ...(m.fetch ? { fetch: m.fetch } : {}) };
+    return { ok: true, pushed: (await copyChart(copy.up, copy.target, options)).pushed ? 1 : 0 };
+  } catch (err) {
+    return copyFailed(err, copy, m.registry.repository);
+  }
+}
+
+/** Copies every upstream chart the registry lacks; how many were pushed, or the first failure in deployment order. */
+export async function mirrorUpstream(m: UpstreamInputs): Promise<Mirrored> {
+  const copies = upstreamCopies(m.recipeText, m.releases, m.registry.repository);
+  let pushed = 0;
+  for (let i = 0; i < copies.length; i += CONCURRENCY) {
+    const done = await Promise.all(copies.slice(i, i + CONCURRENCY).map((c) => copyOne(c, m)));
+    for (const d of done) {
+      if (!d.ok) return d;
+      pushed += d.pushed;
+    }
+  }
+  return { ok: true, pushed };
+}

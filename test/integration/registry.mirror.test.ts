@@ -1,0 +1,167 @@
+// Resolution copies each release's upstream chart into the cluster's registry, from the chart
+// repository AICR's recipe names: on the test cluster that is the fixture chart repository
+// (TESTENV_CHART_REPO), which the environment's AICR --data overlay points every recipe at. One
+// runtime resolves through the registry proxy, whose audit counts pushes.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { parse } from 'yaml';
+import { ANNOTATION, LABEL, NAMESPACES, ROLE } from '../../shared/api/constants.ts';
+import { KIND } from '../../shared/kube/kinds.ts';
+import { planToApplications } from '../../shared/plans/applications.ts';
+import type { Plan } from '../../shared/plans/plan.ts';
+import { type UpstreamInputs, mirrorUpstream } from '../../shared/steps/resolve/mirrorUpstream.ts';
+import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
+import { applyConfiguration, testConfiguration } from '../helpers/configuration.ts';
+import { testEnv, uniqueName } from '../helpers/env.ts';
+import { chartRepoOutage, denyRegistry, hideChartVersion, withKnob } from '../helpers/knobs.ts';
+import { basicAuth, OCI_MANIFEST } from '../helpers/oci.ts';
+import { readPlanNamed } from '../helpers/plans.ts';
+import { proxyWriteMark, proxyWritesSince } from '../helpers/registryAudit.ts';
+import { SCALED_TIMINGS, resolvedWith } from '../helpers/resolved.ts';
+import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+
+const TRAINING = { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' };
+const asResolve = stepKube('resolve');
+const path = 'aicr';
+const prefix = (): string => `${testEnv().TESTENV_REGISTRY_PROXY}/${path}`;
+const planLine = (c: { status: string; message: string }): boolean => c.status === 'True' && /^plan aicr-plan-/.test(c.message);
+const planOf = (message: string): string => /^plan (aicr-plan-[0-9a-f]+)/.exec(message)?.[1] ?? '';
+let cp: ReturnType<typeof startCapturedControlPlane>;
+let candidate = '';
+
+async function plans(): Promise<string[]> {
+  return (await asResolve.list(KIND.configMap, { namespace: NAMESPACES.system, labelSelector: `${LABEL.role}=${ROLE.plan}` })).items.map((p) => p.metadata.name);
+}
+
+before(async () => {
+  await ensureCrds();
+  await deleteRuntime();
+  await kubectl('delete', 'configmaps', '-n', NAMESPACES.system, '-l', `${LABEL.role}=${ROLE.plan}`);
+  const cfg = testConfiguration() as { registry: Record<string, unknown> };
+  await applyConfiguration({ ...cfg, registry: { ...cfg.registry, repository: prefix() } });
+  cp = startCapturedControlPlane({ timings: SCALED_TIMINGS });
+  await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING });
+  candidate = planOf((await resolvedWith('Resolved=True with a plan', planLine, 180_000)).message);
+});
+
+after(async () => {
+  cp.stop();
+  await cp.running;
+  await deleteRuntime();
+  await applyConfiguration();
+});
+
+/** The manifest the registry holds at repository:tag, read past the proxy. */
+async function manifestAt(repository: string, tag: string): Promise<{ layers: { digest: string }[] } | undefined> {
+  const res = await fetch(`http://${testEnv().TESTENV_REGISTRY}/v2/${repository}/manifests/${tag}`, { headers: { ...basicAuth(), accept: OCI_MANIFEST } });
+  return res.status === 200 ? ((await res.json()) as { layers: { digest: string }[] }) : undefined;
+}
+
+/** sha256 of each archive the fixture chart repository serves, by `<chart>@<version>`. */
+async function upstreamDigests(): Promise<Map<string, string>> {
+  const index = parse(await (await fetch(`${testEnv().TESTENV_CHART_REPO}/index.yaml`)).text()) as { entries: Record<string, { version: string; digest: string }[]> };
+  return new Map(Object.entries(index.entries).flatMap(([chart, list]) => list.map((e) => [`${chart}@${e.version}`, `sha256:${e.digest}`] as const)));
+}
+
+async function resnapshot(): Promise<void> {
+  await kubectl('annotate', 'clusterruntime', 'cluster', `${ANNOTATION.resnapshot}=${Date.now()}`, '--overwrite');
+}
+
+test('after a resolution every chart of the plan, upstream and manifests, is in the registry at its version, and each Application source points at it', async () => {
+  const plan: Plan = await readPlanNamed(asResolve, candidate);
+  const upstream = await upstreamDigests();
+  const apps = planToApplications(plan.releases, { runtimeUID: plan.runtimeUID, planDigest: plan.digest });
+  const charts = plan.releases.flatMap((r) => [...(r.chart ? [{ r, c: r.chart, upstream: true }] : []), ...(r.manifests ? [{ r, c: r.manifests, upstream: false }] : [])]);
+  assert.equal(charts.filter((x) => x.upstream).length, 11, 'eleven of the twelve training components name an upstream chart');
+  for (const { r, c, upstream: isUpstream } of charts) {
+    assert.equal(c.repoURL, prefix());
+    const manifest = await manifestAt(`${path}/${c.chart}`, c.version);
+    assert.ok(manifest, `${c.chart}:${c.version} is in the registry`);
+    if (isUpstream) assert.equal(manifest.layers[0]?.digest, upstream.get(`${c.chart}@${c.version}`), `${c.chart}: the very archive the chart repository serves`);
+    const spec = apps.find((a) => a.metadata.name === r.name)?.spec;
+    const sources = [...(spec?.sources ?? []), ...(spec?.source ? [spec.source] : [])];
+    assert.ok(sources.some((s) => s.repoURL === prefix() && s.chart === c.chart && s.targetRevision === c.version), `${r.name}: a source at ${c.chart}:${c.version}`);
+  }
+});
+
+const bundleOf = (message: string): string => /from bundle (\S+);/.exec(message)?.[1] ?? '';
+
+test('a second resolution of the same chart versions (a resnapshot) pushes no chart', async () => {
+  const before = bundleOf((await resolvedWith('Resolved=True', planLine, 10_000)).message);
+  const mark = await proxyWriteMark();
+  await resnapshot();
+  const again = await resolvedWith('Resolved=True from the new render', (c) => planLine(c) && bundleOf(c.message) !== before, 120_000);
+  assert.equal(planOf(again.message), candidate, 'the same releases give the same plan');
+  const bundlePushes = await proxyWritesSince(mark, `${path}/aicr-bundle`);
+  assert.ok(bundlePushes.some((w) => w.method === 'PUT'), 'the render pushed its bundle through the proxy, so pushes are seen');
+  assert.deepEqual(await proxyWritesSince(mark, path, /\/aicr-bundle\//), [], 'no chart was pushed');
+});
+
+test('a chart version the chart repository lacks: Resolved=False ChartUnavailable naming the component, repository, chart and version; no plan; a resnapshot after the fix resolves', async () => {
+  const plan = await readPlanNamed(asResolve, candidate);
+  const gpu = plan.releases.find((r) => r.name === 'gpu-operator')?.chart;
+  assert.ok(gpu);
+  await withKnob(hideChartVersion(gpu.chart, gpu.version), async () => {
+    await kubectl('delete', 'configmap', '-n', NAMESPACES.system, candidate);
+    const c = await resolvedWith('ChartUnavailable', (x) => x.reason === 'ChartUnavailable', 60_000);
+    assert.equal(c.status, 'False');
+    const repo = testEnv().TESTENV_CHART_REPO;
+    assert.ok(c.message.startsWith(`component gpu-operator: chart repository ${repo} has no chart gpu-operator at version ${gpu.version}. `), c.message);
+    assert.match(c.message, /make that version available there .*then request a snapshot$/);
+    await waitFor('Stalled=True for ChartUnavailable', async () => (condition(await getRuntime(), 'Stalled')?.reason === 'ChartUnavailable' ? true : undefined), 30_000);
+    assert.deepEqual(await plans(), [], 'no plan names a chart the registry cannot get');
+  });
+  await resnapshot();
+  await waitFor('the plan written again', async () => ((await plans()).includes(candidate) ? true : undefined), 120_000);
+});
+
+test('REG-2 the registry refuses the push of an upstream chart (403): Unauthorized naming the chart and registry.repository, no plan; a resnapshot pushes it', async () => {
+  const c = (await readPlanNamed(asResolve, candidate)).releases.find((r) => r.name === 'cert-manager')?.chart;
+  assert.ok(c);
+  const url = `http://${testEnv().TESTENV_REGISTRY}/v2/${path}/${c.chart}/manifests`;
+  const digest = (await fetch(`${url}/${c.version}`, { method: 'HEAD', headers: { ...basicAuth(), accept: OCI_MANIFEST } })).headers.get('docker-content-digest');
+  assert.equal((await fetch(`${url}/${digest ?? ''}`, { method: 'DELETE', headers: basicAuth() })).status, 202, 'the chart is taken out of the registry');
+  await withKnob(denyRegistry({ scope: 'push' }), async () => {
+    await kubectl('delete', 'configmap', '-n', NAMESPACES.system, candidate);
+    const u = await resolvedWith('Unauthorized', (x) => x.reason === 'Unauthorized', 60_000);
+    assert.ok(u.message.startsWith(`mirroring ${prefix()}/${c.chart}:${c.version}: registry ${prefix().split('/')[0]} refused access to ${path}/${c.chart} (http 403)`), u.message);
+    assert.ok(u.message.includes(`registry.repository=${prefix()}`), u.message);
+    assert.deepEqual(await plans(), []);
+  });
+  await resnapshot();
+  await waitFor('the plan written again', async () => ((await plans()).includes(candidate) ? true : undefined), 120_000);
+  assert.ok(await manifestAt(`${path}/${c.chart}`, c.version), 'the chart is copied again');
+});
+
+test('an unreachable chart repository: Resolved=False Resolving [SERVICE_UNAVAILABLE] with the framework\'s backoff and no plan; resolves by itself once it answers', async () => {
+  await resolvedWith('Resolved=True', planLine, 60_000);
+  const from = cp.records().length;
+  await withKnob(chartRepoOutage(), async () => {
+    await kubectl('delete', 'configmap', '-n', NAMESPACES.system, candidate);
+    const c = await resolvedWith('Resolving', (x) => x.reason === 'Resolving' && x.message.startsWith('[SERVICE_UNAVAILABLE] mirroring'), 60_000);
+    assert.equal(c.status, 'False');
+    assert.match(c.message, new RegExp(`from ${testEnv().TESTENV_CHART_REPO}: chart repository 127\\.0\\.0\\.1:\\d+ did not answer \\(index\\); retrying$`));
+    const retries = (): number[] => cp.records().slice(from).filter((r) => r['message'] === 'retry scheduled' && r['step'] === 'resolve').map((r) => Number(r['delayMs']));
+    await waitFor('a retry at a doubled delay', async () => (retries().some((d) => d > 1.5 * SCALED_TIMINGS.backoffBaseMs) ? true : undefined), 30_000);
+    assert.ok(condition(await getRuntime(), 'Stalled')?.reason !== 'Resolving', 'an outage is progress, not a stall');
+    assert.deepEqual(await plans(), []);
+  });
+  await resolvedWith('Resolved=True again, with nobody acting', (c) => planLine(c) && planOf(c.message) === candidate, 60_000);
+});
+
+test('copy times: one upstream chart into an empty prefix, then a re-check of all the plan\'s upstream charts, which pushes nothing', async (t) => {
+  const plan = await readPlanNamed(asResolve, candidate);
+  const { TESTENV_REGISTRY: reg, TESTENV_REGISTRY_USER: user, TESTENV_REGISTRY_PASSWORD: password } = testEnv();
+  const dockerConfig = JSON.stringify({ auths: { [reg]: { auth: Buffer.from(`${user}:${password}`).toString('base64') } } });
+  const registry = (repository: string): UpstreamInputs['registry'] => ({ ...(testConfiguration() as { registry: UpstreamInputs['registry'] }).registry, repository });
+  const one = plan.releases.filter((r) => r.name === 'cert-manager');
+  let started = Date.now();
+  assert.deepEqual(await mirrorUpstream({ registry: registry(`${reg}/${uniqueName('timing')}`), dockerConfig, recipeText: plan.recipe ?? '', releases: one }), { ok: true, pushed: 1 });
+  t.diagnostic(`first copy of one upstream chart: ${Date.now() - started} ms`);
+  const sent: string[] = [];
+  const counting: typeof fetch = (input, init) => (sent.push(init?.method ?? 'GET'), fetch(input, init));
+  started = Date.now();
+  assert.deepEqual(await mirrorUpstream({ registry: registry(`${reg}/${path}`), dockerConfig, recipeText: plan.recipe ?? '', releases: plan.releases, fetch: counting }), { ok: true, pushed: 0 });
+  t.diagnostic(`re-check of the plan's ${plan.releases.filter((r) => r.chart).length} upstream charts: ${Date.now() - started} ms (${sent.length} requests)`);
+  assert.ok(!sent.includes('PUT') && !sent.includes('POST'), `nothing is pushed: ${sent.join(', ')}`);
+});
