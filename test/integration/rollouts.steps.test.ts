@@ -28,6 +28,8 @@ const ROLLOUT_ONLY = STEP_TABLE.filter((r) => r.name === 'rollout');
 const STAND_IN = 'system:serviceaccount:argocd:argocd-application-controller';
 let cp: ReturnType<typeof startCapturedControlPlane>;
 let runtimeUID = '';
+/** Where this file's requests start in the audit log: files before it wrote Applications too. */
+let fileMark = 0;
 
 const v1 = (): Release[] => [chartRelease('alpha', 0, '1.0.0'), chartRelease('bravo', 1, '1.0.0'), chartRelease('charlie', 2, '1.0.0')];
 
@@ -78,6 +80,7 @@ before(async () => {
   await clearApplications();
   await grantUsers();
   await ensureArgoCdRepoCreds();
+  fileMark = auditMark();
   for (const name of ['alpha', 'bravo', 'charlie']) for (const version of ['1.0.0', '1.1.0']) await pushChart(name, version);
   cp = startCapturedControlPlane({ timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 }, table: ROLLOUT_ONLY });
   runtimeUID = (await createRuntime({ aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' }, actionTimeout: '60s' })).metadata.uid;
@@ -114,7 +117,7 @@ test('ENG-1 EngineAvailable says whether Argo CD can take writes; while its cont
 
 test('ROL-1 releases are written in plan order, each only after Argo CD reported the previous one synced and healthy at its target version; the owned Applications carry the ownership marks', async () => {
   await settleAudit();
-  const events = auditSince(0);
+  const events = auditSince(fileMark);
   const first = firstWrites(events);
   assert.deepEqual([...first.keys()], ['alpha', 'bravo', 'charlie'], 'written in plan order');
   const at = [...first.values()];

@@ -1,0 +1,71 @@
+// The whole flow as local mode shows it and the rollout guide walks it: the example runtime
+// applied with kubectl, discovery and a real resolution by the real aicr, every chart copied into
+// the registry, a rollout waiting for approval, `kubectl aicr approve`, then every release
+// written to Argo CD in plan order (the Argo CD stand-in fetching each chart from the registry
+// with the repo-creds Secret) until the runtime is Ready.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { ANNOTATION, CONDITION, LABEL, MANAGED_BY_VALUE, NAMESPACES, ROLE } from '../../shared/api/constants.ts';
+import { KIND } from '../../shared/kube/kinds.ts';
+import { readPlanConfigMap } from '../../shared/plans/store.ts';
+import { fieldAt } from '../../shared/kube/fieldPath.ts';
+import { applyConfiguration, ensureArgoCdRepoCreds, ensureRegistrySecrets } from '../helpers/configuration.ts';
+import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
+import { kubectlAicr } from '../helpers/plugin.ts';
+import { SCALED_TIMINGS } from '../helpers/resolved.ts';
+import { clearApplications, released } from '../helpers/rollouts.ts';
+import { condition, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+
+let cp: ReturnType<typeof startCapturedControlPlane>;
+
+before(async () => {
+  await ensureCrds();
+  await deleteRuntime();
+  await applyConfiguration();
+  await ensureRegistrySecrets();
+  await ensureArgoCdRepoCreds();
+  await kubectl('delete', 'runtimerollouts', '--all');
+  await clearApplications();
+  cp = startCapturedControlPlane({ timings: { ...SCALED_TIMINGS, engineRecheckMs: 2_000 } });
+});
+
+after(async () => {
+  if (process.env['DEBUG_FLOW']) for (const r of cp.records()) if (r['level'] !== 'DEBUG') console.error(JSON.stringify(r).slice(0, 600));
+  cp.stop();
+  await cp.running;
+  await deleteRuntime();
+  await kubectl('delete', 'runtimerollouts', '--all');
+  await clearApplications();
+});
+
+test('ROL-1 from kubectl apply of the example to Ready=True: resolved, approved with kubectl aicr, every release synced and healthy in Argo CD in plan order', async () => {
+  await kubectl('apply', '-f', 'examples/clusterruntime.yaml');
+  const waiting = await released('AwaitingApproval', (reason) => reason === 'AwaitingApproval', 240_000);
+  const name = /rollout (aicr-rollout-[0-9a-z-]+)/.exec(waiting.message)?.[1] ?? '';
+  const approved = await kubectlAicr(['approve', name]);
+  assert.equal(approved.code, 0, approved.stderr);
+  await released('Released=True', (reason) => reason === 'Released', 180_000);
+  const rt = await waitFor('Ready=True', async () => {
+    const r = await getRuntime();
+    return condition(r, CONDITION.ready)?.status === 'True' ? r : undefined;
+  }, 30_000);
+  const active = String((rt.status as Record<string, unknown>)['activePlan']);
+  const cm = await stepKube('resolve').get(KIND.configMap, active, NAMESPACES.system);
+  assert.ok(cm && cm.metadata.labels?.[LABEL.role] === ROLE.plan);
+  const read = readPlanConfigMap(cm);
+  assert.ok(read.ok);
+  const apps = (await stepKube('rollout').list(KIND.application, { namespace: NAMESPACES.argocd, labelSelector: `${LABEL.managedBy}=${MANAGED_BY_VALUE}` })).items;
+  assert.deepEqual(apps.map((a) => a.metadata.name).sort(), read.plan.releases.map((r) => r.name).sort(), 'one Application per release');
+  for (const app of apps) {
+    assert.equal(app.metadata.annotations?.[ANNOTATION.planDigest], read.plan.digest);
+    assert.deepEqual([fieldAt(app, 'status.sync.status'), fieldAt(app, 'status.health.status')], ['Synced', 'Healthy'], `${app.metadata.name} is synced and healthy`);
+  }
+  // The order Argo CD saw them in: each Application's creation follows the plan's deployment order.
+  // Timestamps are whole seconds, so ties are put in plan order: only a later creation with an
+  // earlier place in the plan fails this.
+  const order = (a: (typeof apps)[number]): number => Number(a.metadata.annotations?.[ANNOTATION.releaseOrder]);
+  const created = [...apps].sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') || order(a) - order(b)).map(order);
+  assert.deepEqual(created, [...created].sort((a, b) => a - b));
+  const table = await kubectl('get', 'applications', '-n', NAMESPACES.argocd);
+  assert.match(table, /Synced\s+Healthy/);
+});
