@@ -3,7 +3,7 @@
 // first on PATH; its digest is the executable's sha256, reported as the container's imageID.
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export interface ImageEntry {
@@ -22,6 +22,12 @@ export interface ImageEntry {
   readonly aicrKnob?: { readonly realAicr: string };
   /** The image's own environment (its ENV), under what the Pod sets. */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Directories of this machine the image's program reads (a checkout, a node binary). Like
+   * the PATH directories, they are bound again over any volume that would hide them: AICR's
+   * Jobs mount an emptyDir at /tmp, where a checkout may live.
+   */
+  readonly hostDirs?: readonly string[];
 }
 
 export type ImageTable = ReadonlyMap<string, ImageEntry>;
@@ -64,7 +70,8 @@ function upgradeCheckStandIn(realAicr: string, verdictsKnob: string): ImageEntry
     AICR_STAND_IN_KNOB: verdictsKnob,
     AICR_STAND_IN_VERSION: UPGRADE_CHECK_STAND_IN_VERSION,
   };
-  return { entrypoint: ['aicr'], path: [bin], digestOf: join(bin, 'aicr'), aicrKnob: { realAicr: join(bin, 'aicr') }, env };
+  const hostDirs = [REPO_ROOT, dirname(process.execPath)];
+  return { entrypoint: ['aicr'], path: [bin], digestOf: join(bin, 'aicr'), aicrKnob: { realAicr: join(bin, 'aicr') }, env, hostDirs };
 }
 
 /** `verdictsKnob`: the test knob file that steers the stand-in upgrade-check's verdicts. */

@@ -53,7 +53,7 @@ export async function launch(ctx: LaunchContext, container: V1Container, image: 
     const command = container.command ?? image.entrypoint;
     const argv = [...command, ...(container.args ?? [])].map((a) => expand(a, env));
     const volumeMounts = mountsOf(container, ctx.volumes, ctx.pod);
-    const imageDirs = [...image.path, ...(image.aicrKnob ? [dirname(image.aicrKnob.realAicr)] : [])];
+    const imageDirs = [...image.path, ...(image.aicrKnob ? [dirname(image.aicrKnob.realAicr)] : []), ...(image.hostDirs ?? [])];
     const mounts = [...volumeMounts, ...imageDirsShadowed(imageDirs, volumeMounts)];
     proc = await startContainer({ podDir: ctx.dir, procsDir: join(ctx.deps.stateDir, 'procs'), container, argv, env, mounts });
   } catch (err) {
