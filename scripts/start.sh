@@ -52,6 +52,11 @@ Once Resolved is True, the plan it names (docs/plans.md):
 Then a rollout to that plan waits for approval (Stalled, AwaitingApproval; docs/rollouts.md):
   kubectl aicr describe
   kubectl aicr approve <rollout>
+Approved, it writes the releases to Argo CD one at a time, each after Argo CD reports the previous one
+synced and healthy; watch them appear in order, then the runtime turn Ready:
+  kubectl get applications -n argocd -w
+  kubectl aicr describe <rollout>      # the step in flight and what it waits for
+  kubectl wait --for=condition=Ready clusterruntime/cluster --timeout=10m
 Logs (JSON) follow below. Ctrl-C stops everything.
 
 MSG
