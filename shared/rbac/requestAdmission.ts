@@ -47,7 +47,7 @@ function common({ stem, field, by, doing }: Request): Validation[] {
       reason: 'Forbidden',
     },
     {
-      expression: `!variables.${changes} || variables.new${stem}.?${by}.orValue('') == request.userInfo.username`,
+      expression: `!variables.${changes} || object.?spec.?${field}.?${by}.orValue('') == request.userInfo.username`,
       messageExpression: `'spec.${field}.${by} must be your own identity as the API server sees it (' + request.userInfo.username + ')'`,
       reason: 'Forbidden',
     },

@@ -62,7 +62,7 @@ test('ROL-6 spec.revocation is set once, on a rollout that has not ended, by som
   assert.match(text[0] ?? '', /!variables\.oldRevocation\.hasValue\(\).*spec\.revocation is set once: .* was revoked by .*neither changed nor taken back\. Retry it with kubectl aicr retry/);
   assert.match(text[1] ?? '', /outcome\.orValue\(''\) == ''.*spec\.revocation: rollout .* has ended .*there is nothing to revoke/);
   assert.match(text[2] ?? '', new RegExp(`check\\('${APPROVAL.verb}'\\)\\.allowed\\(\\).*not allowed to revoke rollouts: RBAC grants no approve verb on runtimerollouts; bind ClusterRole ${APPROVAL.approverRole}`));
-  assert.match(text[3] ?? '', /variables\.newRevocation\.\?revokedBy\.orValue\(''\) == request\.userInfo\.username.*spec\.revocation\.revokedBy must be your own identity/);
+  assert.match(text[3] ?? '', /object\.\?spec\.\?revocation\.\?revokedBy\.orValue\(''\) == request\.userInfo\.username.*spec\.revocation\.revokedBy must be your own identity/);
 });
 
 test('ROL-6 spec.retry is set once, on a rollout that has not ended or ended Failed, Expired or Revoked, by someone RBAC lets approve, as themselves', () => {
@@ -72,7 +72,7 @@ test('ROL-6 spec.retry is set once, on a rollout that has not ended or ended Fai
   assert.match(text[1] ?? '', /in \['', 'Failed', 'Expired', 'Revoked'\].*which is not retried; only a rollout that has not ended or ended Failed, Expired, Revoked can be\. Change the target plan/);
   assert.doesNotMatch(text[1] ?? '', /'Succeeded'|'Superseded'/);
   assert.match(text[2] ?? '', /not allowed to retry rollouts: RBAC grants no approve verb on runtimerollouts/);
-  assert.match(text[3] ?? '', /variables\.newRetry\.\?requestedBy\.orValue\(''\) == request\.userInfo\.username.*spec\.retry\.requestedBy must be your own identity/);
+  assert.match(text[3] ?? '', /object\.\?spec\.\?retry\.\?requestedBy\.orValue\(''\) == request\.userInfo\.username.*spec\.retry\.requestedBy must be your own identity/);
   const variables = (specOf(approvalAdmissionPolicy())['variables'] as { name: string }[]).map((v) => v.name);
   for (const name of ['newRevocation', 'oldRevocation', 'revocationChanges', 'newRetry', 'oldRetry', 'retryChanges']) assert.ok(variables.includes(name), name);
 });
