@@ -67,6 +67,13 @@ function endedOf(facts: Facts): StepReport | undefined {
   return last && !retryRequested(last) ? endedReport(last) : undefined;
 }
 
+/** Releases the last rollout to the target started and never finished: a new rollout gates them again. */
+function unfinishedOf(facts: Facts): Set<string> {
+  const last = facts.rollouts.filter((r) => r.spec.toPlan === facts.target).at(-1);
+  const steps = last?.status?.outcome === 'Succeeded' ? [] : (last?.status?.steps ?? []);
+  return new Set(steps.filter((s) => s.startedAt !== undefined && s.state !== 'Succeeded').map((s) => s.release));
+}
+
 async function start(ctx: StepContext, facts: Facts): Promise<StepReport> {
   const { target, apps } = facts;
   const active = statusPlan(ctx, 'activePlan');
@@ -74,7 +81,7 @@ async function start(ctx: StepContext, facts: Facts): Promise<StepReport> {
   if (back && (await carriesPlan(ctx, apps, target))) return releasedCondition('True', 'Released', `plan ${target} is active`);
   if (!resolvedTrue(ctx)) return releasedCondition('False', 'AwaitingPlan', `no rollout to ${target} starts while resolution has not settled (Resolved is not True)`);
   const from = back ? rollbackFrom(facts.rollouts, target) : active;
-  const created = await createRollout(ctx, apps, { active: from, target });
+  const created = await createRollout(ctx, apps, { active: from, target, unfinished: unfinishedOf(facts) });
   if (created.report) return created.report;
   if (!created.rollout) throw new Error('a rollout was neither created nor explained');
   return follow(ctx, created.rollout, { inventory: created.inventory, engine: facts.engine });
