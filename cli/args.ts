@@ -16,6 +16,8 @@ export interface Args {
   readonly output: Output;
   /** How long approve and acknowledge wait for the control plane to answer. */
   readonly timeoutMs: number;
+  /** Why, for revoke (--reason). */
+  readonly reason: string | undefined;
   readonly help: boolean;
 }
 
@@ -39,12 +41,14 @@ interface Acc {
   kubectl: string[];
   output: Output;
   timeoutMs: number;
+  reason?: string;
   help: boolean;
 }
 
 function own(flag: string, value: string, acc: Acc): boolean {
   if (flag === '-o' || flag === '--output') acc.output = parseOutput(value);
   else if (flag === '--timeout') acc.timeoutMs = parseTimeout(value);
+  else if (flag === '--reason') acc.reason = value;
   else return false;
   return true;
 }
@@ -54,7 +58,8 @@ function splitFlag(arg: string): [string, string | undefined] {
   return arg.startsWith('--') && eq > 0 ? [arg.slice(0, eq), arg.slice(eq + 1)] : [arg, undefined];
 }
 
-const takesValue = (flag: string): boolean => flag === '-o' || flag === '--output' || flag === '--timeout' || KUBECTL_VALUE_FLAGS.has(flag);
+const OWN_VALUE_FLAGS = new Set(['-o', '--output', '--timeout', '--reason']);
+const takesValue = (flag: string): boolean => OWN_VALUE_FLAGS.has(flag) || KUBECTL_VALUE_FLAGS.has(flag);
 
 function bare(arg: string, acc: Acc): void {
   if (KUBECTL_SWITCHES.has(arg)) acc.kubectl.push(arg);
@@ -84,7 +89,7 @@ function take(argv: readonly string[], i: number, acc: Acc): number {
 export function parseArgs(argv: readonly string[]): Args {
   const acc: Acc = { positional: [], kubectl: [], output: 'human', timeoutMs: 120_000, help: false };
   for (let i = 0; i < argv.length; ) i += take(argv, i, acc);
-  return { verb: acc.verb, positional: acc.positional, kubectl: acc.kubectl, output: acc.output, timeoutMs: acc.timeoutMs, help: acc.help };
+  return { verb: acc.verb, positional: acc.positional, kubectl: acc.kubectl, output: acc.output, timeoutMs: acc.timeoutMs, reason: acc.reason, help: acc.help };
 }
 
 export const USAGE = `kubectl aicr: the AICR control plane's commands
@@ -95,6 +100,14 @@ export const USAGE = `kubectl aicr: the AICR control plane's commands
   kubectl aicr acknowledge NAME [RELEASE] [--timeout 2m] say a manual release's recorded steps are done (the
                                                          step awaiting acknowledgement unless RELEASE is given)
                                                          and wait until the control plane moves it on
+  kubectl aicr revoke NAME [--reason TEXT] [--timeout 2m]
+                                                         stop a rollout that has not ended where it stands
+                                                         (nothing more is written; moved releases stay) and
+                                                         wait until it ends Revoked
+  kubectl aicr retry NAME [--timeout 2m]                 replace a rollout that has not ended, or one that ended
+                                                         Failed, Expired or Revoked, with a new rollout to the
+                                                         same target from the current state; prints its name
+                                                         (it needs approval like any other)
 
 Flags: -o json|yaml for scripts; kubectl's own --kubeconfig, --context, --as, --as-group,
 --request-timeout and credentials flags work as with kubectl.`;

@@ -1,9 +1,12 @@
 // The kubectl plugin's entry: `kubectl aicr <verb>` (bin/kubectl-aicr runs this with node).
 import { stringify } from 'yaml';
+import { CONDITION } from '../shared/api/constants.ts';
 import { type Args, USAGE, UsageError, parseArgs } from './args.ts';
 import { acknowledge, acknowledgedText } from './acknowledge.ts';
 import { Refused, approve } from './approve.ts';
 import { NotFound, describe } from './describe.ts';
+import { retriedText, retry } from './retry.ts';
+import { revoke } from './revoke.ts';
 
 function show(value: unknown, output: Args['output']): string {
   return output === 'json' ? JSON.stringify(value, null, 2) : stringify(value);
@@ -27,6 +30,25 @@ async function acknowledgeCommand(args: Args): Promise<number> {
   return 0;
 }
 
+async function revokeCommand(args: Args): Promise<number> {
+  const [name] = args.positional;
+  if (!name) throw new UsageError('revoke needs the rollout: kubectl aicr revoke NAME [--reason TEXT] (kubectl aicr describe names the one in progress)');
+  const r = await revoke({ flags: args.kubectl }, name, args.reason, args.timeoutMs);
+  const ready = r.status?.conditions?.find((c) => c.type === CONDITION.ready);
+  console.log(args.output === 'human' ? `rollout ${name} revoked: ${ready?.message ?? ''}` : show(r, args.output));
+  return 0;
+}
+
+async function retryCommand(args: Args): Promise<number> {
+  const [name] = args.positional;
+  if (!name) throw new UsageError('retry needs the rollout: kubectl aicr retry NAME (kubectl aicr describe names the last one)');
+  const done = await retry({ flags: args.kubectl }, name, args.timeoutMs);
+  console.log(args.output === 'human' ? retriedText(done) : show({ old: done.old.metadata.name, created: done.created.metadata.name, toPlan: done.created.spec.toPlan }, args.output));
+  return 0;
+}
+
+const COMMANDS: Record<string, (args: Args) => Promise<number>> = { approve: approveCommand, acknowledge: acknowledgeCommand, revoke: revokeCommand, retry: retryCommand };
+
 async function main(argv: readonly string[]): Promise<number> {
   const args = parseArgs(argv);
   if (args.help || !args.verb) {
@@ -38,8 +60,8 @@ async function main(argv: readonly string[]): Promise<number> {
     console.log(await describe(k, args.positional, args.output));
     return 0;
   }
-  if (args.verb === 'approve') return approveCommand(args);
-  if (args.verb === 'acknowledge') return acknowledgeCommand(args);
+  const command = COMMANDS[args.verb];
+  if (command) return command(args);
   throw new UsageError(`unknown command ${args.verb}\n\n${USAGE}`);
 }
 

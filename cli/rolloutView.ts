@@ -1,6 +1,7 @@
 // One rollout as `kubectl aicr describe` prints it: its message, every step with verdict, state
 // (and why), start time, chart version change and Helm values that change, the step in flight,
-// a manual release's recorded steps while it awaits acknowledgement, and who acknowledged what.
+// a manual release's recorded steps while it awaits acknowledgement, who acknowledged what, and
+// a revocation or retry someone asked for.
 // Pure text from the objects, so it is tested without a cluster.
 import { CONDITION, NAMESPACES } from '../shared/api/constants.ts';
 import type { RolloutObject } from '../shared/rollouts/objects.ts';
@@ -90,13 +91,31 @@ function flightLines(r: RolloutObject, recorded: RecordedSteps | undefined): str
   return f.status.state === AWAITING ? [line, ...recordedLines(r, f.spec.release, recorded)] : [line];
 }
 
+/** How it ended and why, in the Ready condition's reason: "Failed (RolloutFailed)". */
+function outcomeText(r: RolloutObject): string {
+  const outcome = r.status?.outcome;
+  if (!outcome) return 'in progress';
+  const reason = r.status?.conditions?.find((c) => c.type === CONDITION.ready)?.reason;
+  return reason && reason !== outcome ? `${outcome} (${reason})` : outcome;
+}
+
+/** A person's revocation or retry request, as recorded. */
+function requestLines(r: RolloutObject): string[] {
+  const { revocation, retry } = r.spec;
+  return [
+    ...(revocation ? [`Revoked:   by ${revocation.revokedBy} at ${revocation.revokedAt}${revocation.reason ? `: ${revocation.reason}` : ''}`] : []),
+    ...(retry ? [`Retry:     requested by ${retry.requestedBy} at ${retry.requestedAt}; the new rollout to ${r.spec.toPlan} replaces this one`] : []),
+  ];
+}
+
 export function describeRollout(r: RolloutObject, recorded?: RecordedSteps): string {
   const { state, message } = stateText(r);
   const whys = [...new Set(r.spec.steps.map((s) => s.why).filter((w) => w !== undefined))];
   return [
     `Rollout:   ${r.metadata.name}`,
     `Move:      ${r.spec.fromPlan ?? 'nothing'} → ${r.spec.toPlan}`,
-    `Outcome:   ${r.status?.outcome ?? 'in progress'}`,
+    `Outcome:   ${outcomeText(r)}`,
+    ...requestLines(r),
     `State:     ${state}`,
     `Message:   ${message}`,
     `Deadline:  ${r.spec.deadline ?? '-'}`,

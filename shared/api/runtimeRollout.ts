@@ -1,8 +1,9 @@
 // The RuntimeRollout API: one object per move of the runtime from one plan to another.
 // Cluster-scoped, so it never clashes with other projects' namespaced "rollouts". Names, UIDs
 // and plans follow the same rules, with the same messages, as on the ClusterRuntime. The
-// control plane writes everything but spec.approval, which an approver writes (kubectl aicr
-// approve) and the chart's admission policy holds to the approver's own identity.
+// control plane writes everything but the requests a person makes: spec.approval,
+// spec.acknowledgements, spec.revocation and spec.retry, which the chart's admission policy
+// holds to the requester's own identity.
 import * as z from 'zod';
 import { ConditionSchema } from './condition.ts';
 import { apiObject, boundedString, described, patternString } from './fields.ts';
@@ -53,6 +54,21 @@ export const AcknowledgementSchema = apiObject(
 ).meta({ description: "A person's word that a manual release's recorded steps are done; only they write it, as themselves." });
 export type Acknowledgement = z.output<typeof AcknowledgementSchema>;
 
+export const RevocationSchema = apiObject(
+  z.object({
+    revokedBy: boundedString(512, 'Who revoked, exactly as the API server names the requesting user.'),
+    revokedAt: time('When they revoked'),
+    reason: boundedString(1024, 'Why, in their words.').optional(),
+  }),
+).meta({ description: 'A request to stop the rollout where it is (kubectl aicr revoke); set once, by the requester as themselves, while the rollout has not ended.' });
+
+export const RetrySchema = apiObject(
+  z.object({
+    requestedBy: boundedString(512, 'Who asked for the retry, exactly as the API server names the requesting user.'),
+    requestedAt: time('When they asked'),
+  }),
+).meta({ description: 'A request for a new rollout to the same target from the current state (kubectl aicr retry); set once, by the requester as themselves.' });
+
 export const RuntimeRolloutSpecSchema = apiObject(
   z.object({
     runtimeUID: patternString(uidRule('the ClusterRuntime this rollout belongs to'), 'UID of the ClusterRuntime this rollout belongs to.'),
@@ -66,6 +82,8 @@ export const RuntimeRolloutSpecSchema = apiObject(
     acknowledgements: described(z.array(AcknowledgementSchema).max(MAX_ACKNOWLEDGEMENTS), 'Manual releases whose recorded steps a person has done (kubectl aicr acknowledge); entries are only ever added.')
       .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['release'] })
       .optional(),
+    revocation: RevocationSchema.optional(),
+    retry: RetrySchema.optional(),
   }),
 ).meta({ description: 'One move of the runtime from one plan to another.' });
 export type RuntimeRolloutSpec = z.output<typeof RuntimeRolloutSpecSchema>;

@@ -16,6 +16,7 @@ export const EVENT_REASON = {
   rolloutSuperseded: 'RolloutSuperseded',
   rolloutSucceeded: 'RolloutSucceeded',
   rolloutFailed: 'RolloutFailed',
+  rolloutRevoked: 'RolloutRevoked',
   releaseWritten: 'ReleaseWritten',
   releaseRemoved: 'ReleaseRemoved',
   approvalAccepted: 'ApprovalAccepted',

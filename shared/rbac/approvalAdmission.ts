@@ -4,12 +4,14 @@
 // the API server sees it, need the custom approve verb, land on a rollout that has not ended
 // and has no approval yet, and leave the rest of the spec as the control plane wrote it.
 // Acknowledging a manual release's recorded steps is held to the same people and the same
-// identity rule, and an acknowledgement once given is never rewritten or taken back.
+// identity rule, and an acknowledgement once given is never rewritten or taken back; so are a
+// revocation and a retry request (requestAdmission.ts), each set once.
 // `npm run gen:rbac` writes it; a unit test fails when the committed file is stale.
 import { stringify } from 'yaml';
 import { API_GROUP, API_VERSION, APPROVAL, IDENTITY_GROUP, KINDS } from '../api/constants.ts';
 import { celString } from '../api/cel.ts';
 import { RuntimeRolloutSpecSchema } from '../api/runtimeRollout.ts';
+import { requestVariables, retryValidations, revocationValidations } from './requestAdmission.ts';
 
 const ADMISSION_VERSION = 'admissionregistration.k8s.io/v1';
 const RBAC_VERSION = 'rbac.authorization.k8s.io/v1';
@@ -17,7 +19,7 @@ const PLURAL = KINDS.runtimeRollout.plural;
 const ROLLOUT_GROUP = celString(IDENTITY_GROUP.step('rollout'));
 
 /** The spec fields a person writes; the control plane sets every other one. */
-export const PERSON_FIELDS = ['approval', 'acknowledgements'] as const;
+export const PERSON_FIELDS = ['approval', 'acknowledgements', 'revocation', 'retry'] as const;
 
 function controlPlaneFields(): string[] {
   const shape = (RuntimeRolloutSpecSchema as unknown as { def: { out: { shape: Record<string, unknown> } } }).def.out.shape;
@@ -34,6 +36,7 @@ const variables = [
   { name: 'newAcks', expression: 'object.?spec.?acknowledgements.orValue([])' },
   { name: 'oldAcks', expression: 'oldObject == null ? [] : oldObject.?spec.?acknowledgements.orValue([])' },
   { name: 'acksChange', expression: 'variables.newAcks != variables.oldAcks' },
+  ...requestVariables(),
 ];
 
 const APPROVER_HINT = `bind ClusterRole ${APPROVAL.approverRole} to whoever may approve`;
@@ -71,12 +74,14 @@ export function acknowledgementValidations(): Record<string, unknown>[] {
 function validations(): Record<string, unknown>[] {
   const sameSpec = controlPlaneFields().map((k) => `object.spec.?${k} == oldObject.spec.?${k}`).join(' && ');
   return [
-    { expression: `oldObject == null || (${sameSpec})`, message: "only the control plane writes a rollout's spec; a person changes spec.approval and adds to spec.acknowledgements, nothing else", reason: 'Forbidden' },
+    { expression: `oldObject == null || (${sameSpec})`, message: "only the control plane writes a rollout's spec; a person changes spec.approval, adds to spec.acknowledgements and sets spec.revocation or spec.retry once, nothing else (kubectl aicr approve, acknowledge, revoke, retry)", reason: 'Forbidden' },
     { expression: "!variables.changes || variables.outcome == ''", messageExpression: "'rollout ' + object.metadata.name + ' has ended ' + variables.outcome + '; there is nothing to approve'", reason: 'Forbidden' },
     { expression: "!variables.changes || variables.oldBy == ''", messageExpression: "'rollout ' + object.metadata.name + ' is already approved by ' + variables.oldBy + ' at ' + variables.oldAt", reason: 'Forbidden' },
     { expression: `!variables.changes || ${AUTHORIZED}`, messageExpression: `request.userInfo.username + ' is not allowed to approve rollouts: RBAC grants no ${APPROVAL.verb} verb on ${PLURAL}; ${APPROVER_HINT}'`, reason: 'Forbidden' },
     { expression: '!variables.changes || variables.newBy == request.userInfo.username', messageExpression: "'spec.approval.approvedBy must be your own identity as the API server sees it (' + request.userInfo.username + ')'", reason: 'Forbidden' },
     ...acknowledgementValidations(),
+    ...revocationValidations(),
+    ...retryValidations(),
   ];
 }
 
@@ -109,7 +114,7 @@ export function approverRole(): Record<string, unknown> {
     metadata: { name: APPROVAL.approverRole },
     rules: [
       { apiGroups: [API_GROUP], resources: [KINDS.clusterRuntime.plural, PLURAL], verbs: ['get', 'list', 'watch'] },
-      // patch writes spec.approval and spec.acknowledgements; approve is the verb the admission policy asks RBAC about.
+      // patch writes spec.approval, spec.acknowledgements, spec.revocation and spec.retry; approve is the verb the admission policy asks RBAC about.
       { apiGroups: [API_GROUP], resources: [PLURAL], verbs: ['patch', APPROVAL.verb] },
       // A manual release's recorded steps live on its owned Application; whoever acknowledges them reads them there.
       { apiGroups: ['argoproj.io'], resources: ['applications'], verbs: ['get'] },

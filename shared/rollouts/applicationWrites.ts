@@ -13,6 +13,16 @@ export async function writeApplication(kube: KubePort, app: PlanApplication): Pr
   return kube.apply(KIND.application, app, { fieldManager: FIELD_MANAGER.rollout, force: true });
 }
 
+/**
+ * Asks Argo CD to compare the Application again. A write that changes nothing (a step gated again
+ * after an earlier rollout left its Application at the target) gives Argo CD no reason to report
+ * anew, and the gate only trusts a report newer than the write. A merge patch, so the annotation
+ * Argo CD removes is never the rollout's field to own.
+ */
+export async function requestRefresh(kube: KubePort, name: string): Promise<void> {
+  await kube.patch(KIND.application, name, NAMESPACES.argocd, { metadata: { annotations: { [ARGOCD.refreshAnnotation]: 'normal' } } });
+}
+
 export function readApplication(kube: KubePort, name: string): Promise<GenericObject | undefined> {
   return kube.get(KIND.application, name, NAMESPACES.argocd);
 }

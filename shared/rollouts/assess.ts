@@ -74,23 +74,40 @@ function changeStep(name: string, from: Release | undefined, to: Release | undef
   };
 }
 
+function regated(judged: Judgement): Judgement {
+  return { verdict: judged.verdict, why: `its Application already carries the target release, but its step in the last rollout to this plan never finished, so Argo CD's report is awaited again; ${judged.why}` };
+}
+
 /** A release whose Application reads back as exactly the target release needs no step. */
 function unchanged(from: Release | undefined, to: Release): boolean {
   return from !== undefined && canonicalJson(from) === canonicalJson(to);
 }
 
-/** Installs and upgrades in the target's deployment order, then removals in reverse of their own order. */
-export function assess(inventory: Inventory, target: ReleaseSet, assessor: Assessor): Assessment {
+/** The step that moves one release to its target, why it is blocked, or nothing when it is there already. */
+function judgeMove(from: Release | undefined, to: Release, assessor: Assessor, again: boolean): Blocked | { step: RolloutStep } | undefined {
+  const same = unchanged(from, to);
+  if (same && !again) return undefined;
+  const why = from && migration(from, to);
+  if (why) return { release: to.name, why };
+  const judged = same ? regated(assessor(to.name)) : assessor(to.name);
+  if (judged.verdict === 'blocked') return { release: to.name, why: judged.why };
+  return { step: changeStep(to.name, from, to, judged) };
+}
+
+/**
+ * Installs and upgrades in the target's deployment order, then removals in reverse of their own
+ * order. `unfinished` names releases whose Application already reads back as the target release
+ * but whose step in an earlier rollout to the same target never finished: Argo CD never reported
+ * them done, so they are steps again rather than taken as moved.
+ */
+export function assess(inventory: Inventory, target: ReleaseSet, assessor: Assessor, unfinished: ReadonlySet<string> = new Set()): Assessment {
   const blocked: Blocked[] = [];
   const steps: RolloutStep[] = [];
   for (const to of sortReleases(target)) {
-    const from = inventory.get(to.name);
-    if (unchanged(from, to)) continue;
-    const why = from && migration(from, to);
-    const judged = assessor(to.name);
-    if (why) blocked.push({ release: to.name, why });
-    else if (judged.verdict === 'blocked') blocked.push({ release: to.name, why: judged.why });
-    else steps.push(changeStep(to.name, from, to, judged));
+    const judged = judgeMove(inventory.get(to.name), to, assessor, unfinished.has(to.name));
+    if (judged === undefined) continue;
+    if ('release' in judged) blocked.push(judged);
+    else steps.push(judged.step);
   }
   const wanted = new Set(target.map((r) => r.name));
   const gone = [...inventory.entries()].filter(([name]) => !wanted.has(name));

@@ -18,3 +18,12 @@ test('kubectl aicr refuses an unknown flag, an output format it does not have an
   assert.throws(() => parseArgs(['describe', '-o', 'wide']), (e: Error) => e instanceof UsageError && /-o wide/.test(e.message));
   assert.throws(() => parseArgs(['describe', '--as']), (e: Error) => e instanceof UsageError && /--as needs a value/.test(e.message));
 });
+
+test('ROL-6 kubectl aicr revoke reads --reason in either spelling; retry and revoke are in the usage', async () => {
+  assert.equal(parseArgs(['revoke', 'aicr-rollout-x', '--reason', 'wrong window']).reason, 'wrong window');
+  assert.equal(parseArgs(['revoke', 'aicr-rollout-x', '--reason=freeze']).reason, 'freeze');
+  assert.equal(parseArgs(['retry', 'aicr-rollout-x']).reason, undefined);
+  const { USAGE } = await import('../../cli/args.ts');
+  assert.match(USAGE, /kubectl aicr revoke NAME \[--reason TEXT\]/);
+  assert.match(USAGE, /kubectl aicr retry NAME/);
+});

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { ANNOTATION, APPLICATION_ADMISSION, APPROVAL, ARGOCD, IDENTITY_GROUP } from '../../shared/api/constants.ts';
 import { FINALIZER_ONLY_WHILE_REMOVING, applicationAdmissionPolicy, controlPlaneGroups, finalizerRefusal, fromTheControlPlane } from '../../shared/rbac/applicationAdmission.ts';
 import { PERSON_FIELDS, acknowledgementValidations, approvalAdmissionPolicy } from '../../shared/rbac/approvalAdmission.ts';
+import { RETRYABLE_OUTCOMES, retryValidations, revocationValidations } from '../../shared/rbac/requestAdmission.ts';
 import { STEP_TABLE, type StepRow } from '../../shared/steps/table.ts';
 
 interface Validation {
@@ -19,12 +20,12 @@ interface Validation {
 const specOf = (policy: Record<string, unknown>): Record<string, unknown> => policy['spec'] as Record<string, unknown>;
 
 test('APR-3 a person writes spec.approval and spec.acknowledgements; the rest of the spec stays the control plane\'s', () => {
-  assert.deepEqual([...PERSON_FIELDS], ['approval', 'acknowledgements']);
+  assert.deepEqual([...PERSON_FIELDS], ['approval', 'acknowledgements', 'revocation', 'retry']);
   const validations = specOf(approvalAdmissionPolicy())['validations'] as Validation[];
   const sameSpec = validations[0]?.expression ?? '';
   assert.match(sameSpec, /object\.spec\.\?toPlan == oldObject\.spec\.\?toPlan/);
-  assert.doesNotMatch(sameSpec, /acknowledgements|approval/);
-  assert.match(validations[0]?.message ?? '', /only the control plane writes a rollout's spec; a person changes spec\.approval and adds to spec\.acknowledgements/);
+  assert.doesNotMatch(sameSpec, /acknowledgements|approval|revocation|retry/);
+  assert.match(validations[0]?.message ?? '', /only the control plane writes a rollout's spec; a person changes spec\.approval, adds to spec\.acknowledgements and sets spec\.revocation or spec\.retry once/);
 });
 
 test('APR-3 a change to spec.acknowledgements only adds, on a rollout that has not ended, by someone RBAC lets approve, as themselves', () => {
@@ -42,6 +43,38 @@ test('APR-3 a change to spec.acknowledgements only adds, on a rollout that has n
   assert.match(text[3] ?? '', /n\.acknowledgedBy == request\.userInfo\.username.*spec\.acknowledgements\[\]\.acknowledgedBy must be your own identity/);
   const variables = specOf(approvalAdmissionPolicy())['variables'] as { name: string }[];
   assert.deepEqual(variables.filter((v) => /[Aa]cks/.test(v.name)).map((v) => v.name), ['newAcks', 'oldAcks', 'acksChange']);
+});
+
+/** Each check as `expression message`, after checking it is in the policy and skipped by writes that leave its field alone. */
+function inPolicy(checks: readonly Record<string, unknown>[], changes: string): string[] {
+  const all = specOf(approvalAdmissionPolicy())['validations'] as Validation[];
+  for (const v of checks) {
+    assert.ok(all.some((w) => w.expression === v['expression']), 'each check is in the policy');
+    assert.ok(String(v['expression']).startsWith(`!variables.${changes} || `), 'writes that leave the field alone are not checked');
+    assert.equal(v['reason'], 'Forbidden');
+  }
+  return checks.map((v) => `${String(v['expression'])} ${String(v['message'] ?? v['messageExpression'])}`);
+}
+
+test('ROL-6 spec.revocation is set once, on a rollout that has not ended, by someone RBAC lets approve, as themselves', () => {
+  const text = inPolicy(revocationValidations(), 'revocationChanges');
+  assert.equal(text.length, 4);
+  assert.match(text[0] ?? '', /!variables\.oldRevocation\.hasValue\(\).*spec\.revocation is set once: .* was revoked by .*neither changed nor taken back\. Retry it with kubectl aicr retry/);
+  assert.match(text[1] ?? '', /outcome\.orValue\(''\) == ''.*spec\.revocation: rollout .* has ended .*there is nothing to revoke/);
+  assert.match(text[2] ?? '', new RegExp(`check\\('${APPROVAL.verb}'\\)\\.allowed\\(\\).*not allowed to revoke rollouts: RBAC grants no approve verb on runtimerollouts; bind ClusterRole ${APPROVAL.approverRole}`));
+  assert.match(text[3] ?? '', /object\.\?spec\.\?revocation\.\?revokedBy\.orValue\(''\) == request\.userInfo\.username.*spec\.revocation\.revokedBy must be your own identity/);
+});
+
+test('ROL-6 spec.retry is set once, on a rollout that has not ended or ended Failed, Expired or Revoked, by someone RBAC lets approve, as themselves', () => {
+  const text = inPolicy(retryValidations(), 'retryChanges');
+  assert.deepEqual([...RETRYABLE_OUTCOMES], ['Failed', 'Expired', 'Revoked']);
+  assert.match(text[0] ?? '', /!variables\.oldRetry\.hasValue\(\).*spec\.retry is set once: a retry of rollout .* was already requested by/);
+  assert.match(text[1] ?? '', /in \['', 'Failed', 'Expired', 'Revoked'\].*which is not retried; only a rollout that has not ended or ended Failed, Expired, Revoked can be\. Change the target plan/);
+  assert.doesNotMatch(text[1] ?? '', /'Succeeded'|'Superseded'/);
+  assert.match(text[2] ?? '', /not allowed to retry rollouts: RBAC grants no approve verb on runtimerollouts/);
+  assert.match(text[3] ?? '', /object\.\?spec\.\?retry\.\?requestedBy\.orValue\(''\) == request\.userInfo\.username.*spec\.retry\.requestedBy must be your own identity/);
+  const variables = (specOf(approvalAdmissionPolicy())['variables'] as { name: string }[]).map((v) => v.name);
+  for (const name of ['newRevocation', 'oldRevocation', 'revocationChanges', 'newRetry', 'oldRetry', 'retryChanges']) assert.ok(variables.includes(name), name);
 });
 
 test('FIN-4 the application policy matches the control plane\'s writes of Applications only, and fails closed', () => {

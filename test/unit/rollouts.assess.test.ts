@@ -85,3 +85,14 @@ test('APR-2 an approval already accepted stays accepted when the same approval i
   const j = judgeApproval({ rollout: rollout({ approval: approval('2026-01-01T00:30:00Z') }, { approval: given }), inventory: 'sha256:changed' });
   assert.equal(j.state, 'Accepted');
 });
+
+test('ROL-6 a release whose Application carries the target but whose last step to that target never finished is a step again, saying why', () => {
+  const now = new Map([['a', release('a', 0)], ['b', release('b', 1)]]);
+  const a = assess(now, [release('a', 0), release('b', 1)], UNKNOWN, new Set(['b']));
+  assert.ok(a.ok);
+  assert.deepEqual(a.steps.map((s) => [s.release, s.action, s.fromVersion, s.toVersion, s.valuesChanged]), [['b', 'Upgrade', '1.0.0', '1.0.0', undefined]]);
+  assert.match(a.steps[0]?.why ?? '', /already carries the target release, but its step in the last rollout to this plan never finished.*AICR v0\.11\.1 has no upgrade-check/);
+  const moved = assess(now, [release('a', 0), release('b', 1)], UNKNOWN);
+  assert.ok(moved.ok);
+  assert.deepEqual(moved.steps, [], 'without the unfinished step both count as moved');
+});

@@ -55,7 +55,7 @@ export interface Created {
 }
 
 /** Creates the rollout from `active` to `target`, or says why there is none. */
-export async function createRollout(ctx: StepContext, apps: readonly GenericObject[], plans: { readonly active?: string | undefined; readonly target: string }): Promise<Created> {
+export async function createRollout(ctx: StepContext, apps: readonly GenericObject[], plans: { readonly active?: string | undefined; readonly target: string; readonly unfinished?: ReadonlySet<string> }): Promise<Created> {
   const inventory = inventoryDigest(apps);
   const read = await readTarget(ctx, plans.target);
   if (!read.ok) return { report: read.report, inventory };
@@ -63,7 +63,7 @@ export async function createRollout(ctx: StepContext, apps: readonly GenericObje
   if (cycle) return { report: blockedReport(plans.target, [{ release: cycle.split(' → ')[0] ?? '', why: `the releases depend on each other in a cycle, ${cycle}, so no order can install them` }]), inventory };
   const assessor = await assessorOf(ctx, plans.active, read.plan);
   if (!assessor.ok) return { report: assessor.report, inventory };
-  const assessed = assess(inventoryOf(apps), read.plan.releases, assessor.assessor);
+  const assessed = assess(inventoryOf(apps), read.plan.releases, assessor.assessor, plans.unfinished);
   if (!assessed.ok) return { report: blockedReport(plans.target, assessed.blocked), inventory };
   if (assessed.steps.length === 0) {
     return { report: released('True', 'Released', `plan ${plans.target} is active: the owned Applications already carry every release of it`, { fields: { activePlan: plans.target } }), inventory };

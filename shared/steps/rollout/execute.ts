@@ -7,7 +7,7 @@ import { readConfiguration } from '../../configuration/read.ts';
 import { parseDuration } from '../../durations.ts';
 import { type PlanApplication, planToApplications } from '../../plans/applications.ts';
 import type { Release } from '../../plans/release.ts';
-import { readApplication, removeApplication, writeApplication } from '../../rollouts/applicationWrites.ts';
+import { readApplication, removeApplication, requestRefresh, writeApplication } from '../../rollouts/applicationWrites.ts';
 import type { Engine } from '../../rollouts/engine.ts';
 import { gate } from '../../rollouts/gate.ts';
 import type { RolloutObject } from '../../rollouts/objects.ts';
@@ -47,6 +47,7 @@ async function start(run: Run, i: number): Promise<Next> {
   const app = run.intended.get(step.release);
   if (!app) return stall(run, i, 'StepUnknown', `step ${i + 1} names release ${step.release}, which the target plan ${run.r.spec.toPlan} lacks; nothing was written for it. Retry the rollout`);
   await writeApplication(run.ctx.kube, app);
+  if (step.action === 'Upgrade' && step.fromVersion === step.toVersion && !step.valuesChanged) await requestRefresh(run.ctx.kube, step.release);
   set(run, i, { state: 'InProgress', startedAt: now, reason: 'GateNotMet', message: `written; waiting for Argo CD to report it synced and healthy at ${revisions(app)}` });
   return progress(run, i);
 }

@@ -36,7 +36,7 @@ function verdicts(r: RolloutObject): string {
 }
 
 async function expire(ctx: StepContext, r: RolloutObject): Promise<StepReport> {
-  const message = `rollout ${r.metadata.name} (${moveOf(r)}) expired at ${r.spec.deadline} without an approval; nothing was written to Argo CD. Change the target plan to roll out again`;
+  const message = `rollout ${r.metadata.name} (${moveOf(r)}) expired at ${r.spec.deadline} without an approval; nothing was written to Argo CD. Retry it with kubectl aicr retry ${r.metadata.name}, or change the target plan`;
   const conditions = rolloutConditions(r, rolloutState('stalled', 'RolloutExpired', message), ctx.now());
   await writeRolloutStatus(ctx.kube, r, { conditions, outcome: 'Expired', steps: pendingSteps(r) });
   await noteRollout(ctx, r, { type: 'Warning', reason: EVENT_REASON.rolloutExpired, message });

@@ -1,7 +1,8 @@
 // The rollout step: keeps the runtime moving from its active plan to its target plan through
 // RuntimeRollouts. It creates a rollout for a new target (or reports why there is none),
-// supersedes rollouts to a target that is no longer wanted, follows the approval and the
-// deadline of the one in progress, executes an approved one release by release, and owns the
+// supersedes rollouts to a target that is no longer wanted, acts on a person's revocation or
+// retry, follows the approval and the deadline of the one in progress, executes an approved one
+// release by release, rolls back to the active plan when it is the target again, and owns the
 // runtime's Released and EngineAvailable conditions and status.activePlan. Argo CD's availability
 // is judged on every look, before anything could be written to it (ENG-1).
 import { CONDITION } from '../../api/constants.ts';
@@ -15,6 +16,9 @@ import { readConfiguration } from '../../configuration/read.ts';
 import { type Engine, engineAvailability } from '../../rollouts/engine.ts';
 import type { DesiredCondition } from '../../status/conditions.ts';
 import { moveOf, noteRollout, released as releasedCondition } from './report.ts';
+import { retryRequested, revoke, supersedeForRetry } from './requests.ts';
+import { carriesPlan, rollbackFrom } from './rollback.ts';
+import type { GenericObject } from '../../kube/kinds.ts';
 
 function statusPlan(ctx: StepContext, key: 'activePlan' | 'targetPlan'): string | undefined {
   const value = (ctx.runtime.status as Record<string, unknown> | undefined)?.[key];
@@ -40,23 +44,58 @@ function resolvedTrue(ctx: StepContext): boolean {
   return ctx.runtime.status?.conditions?.some((c) => c.type === CONDITION.resolved && c.status === 'True') ?? false;
 }
 
+interface Facts {
+  readonly rollouts: readonly RolloutObject[];
+  readonly apps: readonly GenericObject[];
+  readonly target: string;
+  readonly engine: Engine;
+}
+
+/** The unfinished rollout to the target: revoked, retried (undefined: a new one is due) or followed. */
+async function settleLive(ctx: StepContext, r: RolloutObject, facts: Facts): Promise<StepReport | undefined> {
+  if (r.spec.retry) {
+    await supersedeForRetry(ctx, r);
+    return undefined;
+  }
+  if (r.spec.revocation) return revoke(ctx, r);
+  return follow(ctx, r, { inventory: inventoryDigest(facts.apps), engine: facts.engine });
+}
+
+/** The last rollout to the target ended without success and nobody asked to retry it. */
+function endedOf(facts: Facts): StepReport | undefined {
+  const last = facts.rollouts.filter((r) => r.spec.toPlan === facts.target).at(-1);
+  return last && !retryRequested(last) ? endedReport(last) : undefined;
+}
+
+/** Releases the last rollout to the target started and never finished: a new rollout gates them again. */
+function unfinishedOf(facts: Facts): Set<string> {
+  const last = facts.rollouts.filter((r) => r.spec.toPlan === facts.target).at(-1);
+  const steps = last?.status?.outcome === 'Succeeded' ? [] : (last?.status?.steps ?? []);
+  return new Set(steps.filter((s) => s.startedAt !== undefined && s.state !== 'Succeeded').map((s) => s.release));
+}
+
+async function start(ctx: StepContext, facts: Facts): Promise<StepReport> {
+  const { target, apps } = facts;
+  const active = statusPlan(ctx, 'activePlan');
+  const back = target === active;
+  if (back && (await carriesPlan(ctx, apps, target))) return releasedCondition('True', 'Released', `plan ${target} is active`);
+  if (!resolvedTrue(ctx)) return releasedCondition('False', 'AwaitingPlan', `no rollout to ${target} starts while resolution has not settled (Resolved is not True)`);
+  const from = back ? rollbackFrom(facts.rollouts, target) : active;
+  const created = await createRollout(ctx, apps, { active: from, target, unfinished: unfinishedOf(facts) });
+  if (created.report) return created.report;
+  if (!created.rollout) throw new Error('a rollout was neither created nor explained');
+  return follow(ctx, created.rollout, { inventory: created.inventory, engine: facts.engine });
+}
+
 async function decide(ctx: StepContext, target: string, engine: Engine): Promise<StepReport> {
   const uid = ctx.runtime.metadata.uid;
   const [rollouts, apps] = await Promise.all([listRollouts(ctx.kube, uid), ownedApplications(ctx.kube, uid)]);
   const live = rollouts.filter((r) => !r.status?.outcome);
   for (const r of live.filter((x) => x.spec.toPlan !== target)) await supersede(ctx, r, target);
+  const facts: Facts = { rollouts, apps, target, engine };
   const current = live.find((r) => r.spec.toPlan === target);
-  if (current) return follow(ctx, current, { inventory: inventoryDigest(apps), engine });
-  const active = statusPlan(ctx, 'activePlan');
-  if (target === active) return releasedCondition('True', 'Released', `plan ${target} is active`);
-  const last = rollouts.filter((r) => r.spec.toPlan === target).at(-1);
-  const ended = last && endedReport(last);
-  if (ended) return ended;
-  if (!resolvedTrue(ctx)) return releasedCondition('False', 'AwaitingPlan', `no rollout to ${target} starts while resolution has not settled (Resolved is not True)`);
-  const created = await createRollout(ctx, apps, { active, target });
-  if (created.report) return created.report;
-  if (!created.rollout) throw new Error('a rollout was neither created nor explained');
-  return follow(ctx, created.rollout, { inventory: created.inventory, engine });
+  const settled = current ? await settleLive(ctx, current, facts) : endedOf(facts);
+  return settled ?? start(ctx, facts);
 }
 
 /** While Argo CD is up, it is looked at again after this many engine rechecks (5 minutes by default). */

@@ -77,7 +77,7 @@ export async function stall(run: Run, i: number, reason: Extract<Reason, 'StepUn
 }
 
 export async function fail(run: Run, i: number, why: string): Promise<StepReport> {
-  const message = `rollout ${run.r.metadata.name} (${moveOf(run.r)}) failed: ${why}. Releases it already moved stay at plan ${run.r.spec.toPlan}`;
+  const message = `rollout ${run.r.metadata.name} (${moveOf(run.r)}) failed: ${why}. Releases it already moved stay at plan ${run.r.spec.toPlan}. Fix the cause, then retry it with kubectl aicr retry ${run.r.metadata.name}, or pin the active plan to roll back`;
   await save(run, { state: 'stalled', reason: 'RolloutFailed', message }, { currentStep: i, outcome: 'Failed' });
   await noteRollout(run.ctx, run.r, { type: 'Warning', reason: EVENT_REASON.rolloutFailed, message });
   return released('False', 'RolloutFailed', message);
