@@ -30,6 +30,23 @@ export async function released(what: string, ok: (reason: string, message: strin
   }
 }
 
+/**
+ * Waits for the runtime's Stalled condition to carry `reason`. The summary writer derives it in
+ * its own write after the step's, so it can trail the Released condition by a moment.
+ */
+export async function stalledOn(reason: string, timeoutMs = 20_000): Promise<void> {
+  let last: string | undefined;
+  try {
+    await waitFor(`Stalled=True with ${reason}`, async () => {
+      const c = condition(await getRuntime(), 'Stalled');
+      last = `${c?.status ?? 'none'}/${c?.reason ?? 'none'}`;
+      return c?.status === 'True' && c.reason === reason ? true : undefined;
+    }, timeoutMs);
+  } catch (err) {
+    throw new Error(`${(err as Error).message}; Stalled was ${last ?? 'never read'}`, { cause: err });
+  }
+}
+
 /** The runtime's rollouts, as the rollout step's own identity reads them. */
 export async function rolloutsOf(runtimeUID: string): Promise<RolloutObject[]> {
   return (await asRollout.list(KIND.runtimeRollout)).items.map(parseRollout).filter((r): r is RolloutObject => r !== undefined && r.spec.runtimeUID === runtimeUID);

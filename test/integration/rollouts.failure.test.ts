@@ -20,7 +20,7 @@ import { argoCdNeverSync, withKnob } from '../helpers/knobs.ts';
 import { kubectlAicr } from '../helpers/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
 import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
-import { clearApplications, grantUsers, released, rollout, rolloutsOf } from '../helpers/rollouts.ts';
+import { clearApplications, grantUsers, released, rollout, rolloutsOf, stalledOn } from '../helpers/rollouts.ts';
 import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl } from '../helpers/runtime.ts';
 
 const ROLLOUT_ONLY = STEP_TABLE.filter((r) => r.name === 'rollout');
@@ -111,7 +111,7 @@ test('ROL-6 a step that fails leaves the releases already moved at the target pl
     assert.equal(r.status?.outcome, 'Failed');
     assert.deepEqual(r.status?.steps?.map((s) => s.state), ['Succeeded', 'Failed', 'Pending']);
     assert.match(await eventReasons(failed), new RegExp(EVENT_REASON.rolloutFailed));
-    assert.equal(condition(await getRuntime(), 'Stalled')?.reason, 'RolloutFailed');
+    await stalledOn('RolloutFailed');
     await someLooks();
     assert.deepEqual(await writtenSince(mark), [], 'nothing is written after the failure');
     assert.equal(await chartVersion('alpha'), '1.1.0', 'alpha stays at the target plan');
@@ -203,7 +203,7 @@ test('ROL-6 kubectl aicr revoke ends an approved rollout in progress Revoked wit
       assert.match(await eventReasons(name), new RegExp(EVENT_REASON.rolloutRevoked));
       const c = await released('RolloutRevoked', (reason) => reason === 'RolloutRevoked');
       assert.match(c.message, /revoked by alice/);
-      assert.equal(condition(await getRuntime(), 'Stalled')?.reason, 'RolloutRevoked');
+      await stalledOn('RolloutRevoked');
       await someLooks();
       assert.deepEqual(await writtenSince(mark), [], 'nothing is written after the revocation');
       const shown = await kubectlAicr(['describe', name]);

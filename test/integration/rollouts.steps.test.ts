@@ -21,7 +21,7 @@ import { argoCdNeverSync, argoCdOlderRevision, stopArgoCd, withKnob } from '../h
 import { kubectlAicr } from '../helpers/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
 import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
-import { clearApplications, grantUsers, released, rollout, rolloutsOf } from '../helpers/rollouts.ts';
+import { clearApplications, grantUsers, released, rollout, rolloutsOf, stalledOn } from '../helpers/rollouts.ts';
 import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
 
 const ROLLOUT_ONLY = STEP_TABLE.filter((r) => r.name === 'rollout');
@@ -177,7 +177,7 @@ test('ROL-7 an Argo CD that never syncs fails the step at actionTimeout; a step 
     assert.deepEqual(r.status?.steps?.map((s) => s.state), ['Succeeded', 'Failed']);
     const events = await kubectl('get', 'events', '-n', NAMESPACES.events, '--field-selector', `involvedObject.name=${name}`, '-o', 'jsonpath={.items[*].reason}');
     assert.match(events, new RegExp(EVENT_REASON.rolloutFailed));
-    assert.equal(condition(await getRuntime(), 'Stalled')?.reason, 'RolloutFailed');
+    await stalledOn('RolloutFailed');
   });
   await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"actionTimeout":"60s"}}');
 });
@@ -189,7 +189,7 @@ test('APR-3 a manual release with recorded steps stops at AwaitingAcknowledgemen
   const { rollout: name, plan } = await rollTo(releases);
   const waiting = await released('AwaitingAcknowledgement', (reason) => reason === 'AwaitingAcknowledgement');
   assert.match(waiting.message, new RegExp(`kubectl aicr acknowledge ${name}`));
-  assert.equal(condition(await getRuntime(), 'Stalled')?.reason, 'AwaitingAcknowledgement');
+  await stalledOn('AwaitingAcknowledgement');
   const shown = await kubectlAicr(['describe', name]);
   assert.match(shown.stdout, /Recorded steps:/);
   for (const s of steps) assert.ok(shown.stdout.includes(s), `describe lists "${s}"`);
@@ -212,7 +212,7 @@ test('ROL-4 a step naming a release the target plan lacks stalls the rollout wit
   await approve(r.metadata.name);
   const unknown = await released('StepUnknown', (reason) => reason === 'StepUnknown');
   assert.match(unknown.message, /step 1 of \d+, Install ghost: step 1 names release ghost, which the target plan .* lacks/);
-  assert.equal(condition(await getRuntime(), 'Stalled')?.reason, 'StepUnknown');
+  await stalledOn('StepUnknown');
   assert.equal((await rollout(r.metadata.name)).status?.outcome, undefined, 'stalled, not ended: a retry ends it');
   await settleAudit();
   assert.deepEqual(ourWrites(auditSince(mark)).map((e) => e.objectRef?.name), []);
