@@ -1,0 +1,86 @@
+// The token-refresh step: in aws mode keeps Argo CD's repo-creds Secret argocd/aicr-registry
+// holding an ECR token for the plan's charts (REG-4). It writes when the Secret is missing,
+// edited, expiring, older than the refresh interval, or when a person asked for a refresh on the
+// runtime (REG-5, kubectl aicr refresh-credentials); otherwise it only arms the next look. A
+// failed mint is retried with the framework's backoff and logged, never turned into an Event:
+// the rollout step's EngineAvailable says when the token has gone stale. Neither the token nor
+// anything derived from it is logged.
+import { ANNOTATION, ARGOCD_REGISTRY_SECRET, FIELD_MANAGER } from '../../api/constants.ts';
+import { readConfiguration } from '../../configuration/read.ts';
+import type { Configuration } from '../../configuration/schema.ts';
+import { KIND } from '../../kube/kinds.ts';
+import { mintEcrToken } from '../../registry/ecrToken.ts';
+import type { StepContext, StepReport, StepRunner } from '../types.ts';
+import { credentialsHandling } from './handling.ts';
+import { type Cadence, type Held, type Minted, type RepoCredsShape, dueBecause, judge, nextDue, registrySecret } from './secret.ts';
+
+const SECRET = `${ARGOCD_REGISTRY_SECRET.namespace}/${ARGOCD_REGISTRY_SECRET.name}`;
+
+type Mint = { readonly ok: true; readonly minted: Minted } | { readonly ok: false; readonly cause: string };
+
+/** ECR's token is base64 of `AWS:<password>`; anything else is refused without saying what it held. */
+async function mint(): Promise<Mint> {
+  const result = await mintEcrToken();
+  if (!result.ok) return { ok: false, cause: result.cause };
+  const pair = Buffer.from(result.token.auth, 'base64').toString('utf8');
+  const colon = pair.indexOf(':');
+  if (colon <= 0 || colon === pair.length - 1) return { ok: false, cause: 'ECR answered with a token that is not user:password' };
+  if (!(result.token.expiresAt.getTime() > 0)) return { ok: false, cause: 'ECR answered without the token expiry' };
+  return { ok: true, minted: { password: pair.slice(colon + 1), expiresAt: result.token.expiresAt } };
+}
+
+function shapeOf(configuration: Configuration): RepoCredsShape {
+  return { url: configuration.registry.repository, plainHttp: configuration.registry.plainHTTP };
+}
+
+/** Look again when the Secret is next due; every run asking for the same time arms one timer. */
+function lookAgainAt(ctx: StepContext, due: number): StepReport {
+  const now = ctx.now().getTime();
+  const at = Math.max(due, now + ctx.timings.backoffBaseMs);
+  return { recheckAfterMs: at - now, recheckKey: `refresh-${new Date(due).toISOString()}` };
+}
+
+async function write(ctx: StepContext, held: Held, configuration: Configuration, reason: string): Promise<StepReport> {
+  const minted = await mint();
+  if (!minted.ok) {
+    ctx.log.warn('registry token refresh failed', { secret: SECRET, reason, cause: minted.cause, fix: "check the token-refresh function's AWS identity: its policy must allow ecr:GetAuthorizationToken" });
+    return { backoff: true };
+  }
+  const requested = ctx.runtime.metadata.annotations?.[ANNOTATION.refreshCredentials];
+  const secret = registrySecret(shapeOf(configuration), minted.minted, { now: ctx.now(), ...(requested === undefined ? {} : { answered: requested }) });
+  // Forced only over a Secret of ours: taking back keys someone edited is the point of the refresh.
+  await ctx.kube.apply(KIND.secret, secret, { fieldManager: FIELD_MANAGER.tokenRefresh, force: held.state === 'ours' });
+  const expiresAt = minted.minted.expiresAt;
+  ctx.log.info('registry credentials refreshed', { secret: SECRET, reason, expiresAt: expiresAt.toISOString(), expiresAtUnix: Math.floor(expiresAt.getTime() / 1000) });
+  return lookAgainAt(ctx, nextDue(ctx.now().getTime(), expiresAt.getTime(), { intervalMs: ctx.timings.tokenRefreshIntervalMs, staleWithinMs: ctx.timings.tokenStaleWithinMs }));
+}
+
+function cadenceOf(ctx: StepContext): Cadence {
+  const requested = ctx.runtime.metadata.annotations?.[ANNOTATION.refreshCredentials];
+  return { now: ctx.now().getTime(), intervalMs: ctx.timings.tokenRefreshIntervalMs, staleWithinMs: ctx.timings.tokenStaleWithinMs, ...(requested === undefined ? {} : { requested }) };
+}
+
+async function refresh(ctx: StepContext, configuration: Configuration): Promise<StepReport> {
+  const held = judge(await ctx.kube.get(KIND.secret, ARGOCD_REGISTRY_SECRET.name, ARGOCD_REGISTRY_SECRET.namespace), shapeOf(configuration));
+  if (held.state === 'foreign') {
+    // Nothing the step does changes this; the Secret's deletion wakes it.
+    ctx.log.error('registry credentials not written', { secret: SECRET, why: held.why });
+    return {};
+  }
+  const cadence = cadenceOf(ctx);
+  const reason = dueBecause(held, cadence);
+  if (reason !== undefined) return write(ctx, held, configuration, reason);
+  ctx.log.debug('registry credentials are fresh', { secret: SECRET });
+  return held.state === 'ours' ? lookAgainAt(ctx, nextDue(held.refreshedAt, held.expiresAt, cadence)) : {};
+}
+
+export const runTokenRefresh: StepRunner = async (ctx) => {
+  if (ctx.runtime.metadata.deletionTimestamp) return {};
+  const configuration = await readConfiguration(ctx.kube);
+  const handling = credentialsHandling(configuration);
+  if (!handling.writes) {
+    ctx.log.debug('registry credentials not written here', { secret: SECRET, why: handling.why });
+    return {};
+  }
+  return refresh(ctx, configuration);
+};
