@@ -16,17 +16,26 @@ import { type Cadence, type Held, type Minted, type RepoCredsShape, dueBecause, 
 
 const SECRET = `${ARGOCD_REGISTRY_SECRET.namespace}/${ARGOCD_REGISTRY_SECRET.name}`;
 
-type Mint = { readonly ok: true; readonly minted: Minted } | { readonly ok: false; readonly cause: string };
+type Mint = { readonly ok: true; readonly minted: Minted; readonly assumed: boolean } | { readonly ok: false; readonly cause: string };
 
-/** ECR's token is base64 of `AWS:<password>`; anything else is refused without saying what it held. */
-async function mint(): Promise<Mint> {
+/** How long ECR documents its authorization tokens to be valid. */
+const ECR_TOKEN_LIFETIME_MS = 12 * 3_600_000;
+
+/**
+ * ECR's token is base64 of `AWS:<password>`; anything else is refused without saying what it
+ * held. An expiry already past (a skewed clock on either side) is replaced by the documented
+ * lifetime from now, so one odd answer does not make the step mint in a loop.
+ */
+async function mint(now: Date): Promise<Mint> {
   const result = await mintEcrToken();
   if (!result.ok) return { ok: false, cause: result.cause };
   const pair = Buffer.from(result.token.auth, 'base64').toString('utf8');
   const colon = pair.indexOf(':');
   if (colon <= 0 || colon === pair.length - 1) return { ok: false, cause: 'ECR answered with a token that is not user:password' };
   if (!(result.token.expiresAt.getTime() > 0)) return { ok: false, cause: 'ECR answered without the token expiry' };
-  return { ok: true, minted: { password: pair.slice(colon + 1), expiresAt: result.token.expiresAt } };
+  const assumed = result.token.expiresAt.getTime() <= now.getTime();
+  const expiresAt = assumed ? new Date(now.getTime() + ECR_TOKEN_LIFETIME_MS) : result.token.expiresAt;
+  return { ok: true, minted: { password: pair.slice(colon + 1), expiresAt }, assumed };
 }
 
 function shapeOf(configuration: Configuration): RepoCredsShape {
@@ -41,9 +50,9 @@ function lookAgainAt(ctx: StepContext, due: number): StepReport {
 }
 
 async function write(ctx: StepContext, held: Held, configuration: Configuration, reason: string): Promise<StepReport> {
-  const minted = await mint();
+  const minted = await mint(ctx.now());
   if (!minted.ok) {
-    ctx.log.warn('registry token refresh failed', { secret: SECRET, reason, cause: minted.cause, fix: "check the token-refresh function's AWS identity: its policy must allow ecr:GetAuthorizationToken" });
+    ctx.log.warn('registry token refresh failed', { object: SECRET, reason, cause: minted.cause, fix: "check the token-refresh function's AWS identity: its policy must allow ecr:GetAuthorizationToken" });
     return { backoff: true };
   }
   const requested = ctx.runtime.metadata.annotations?.[ANNOTATION.refreshCredentials];
@@ -51,7 +60,8 @@ async function write(ctx: StepContext, held: Held, configuration: Configuration,
   // Forced only over a Secret of ours: taking back keys someone edited is the point of the refresh.
   await ctx.kube.apply(KIND.secret, secret, { fieldManager: FIELD_MANAGER.tokenRefresh, force: held.state === 'ours' });
   const expiresAt = minted.minted.expiresAt;
-  ctx.log.info('registry credentials refreshed', { secret: SECRET, reason, expiresAt: expiresAt.toISOString(), expiresAtUnix: Math.floor(expiresAt.getTime() / 1000) });
+  if (minted.assumed) ctx.log.warn('ECR answered with a token expiry already past; recording its documented 12-hour lifetime instead', { object: SECRET });
+  ctx.log.info('registry credentials refreshed', { object: SECRET, reason, expiresAt: expiresAt.toISOString(), expiresAtUnix: Math.floor(expiresAt.getTime() / 1000) });
   return lookAgainAt(ctx, nextDue(ctx.now().getTime(), expiresAt.getTime(), { intervalMs: ctx.timings.tokenRefreshIntervalMs, staleWithinMs: ctx.timings.tokenStaleWithinMs }));
 }
 
@@ -64,7 +74,7 @@ async function refresh(ctx: StepContext, configuration: Configuration): Promise<
   const held = judge(await ctx.kube.get(KIND.secret, ARGOCD_REGISTRY_SECRET.name, ARGOCD_REGISTRY_SECRET.namespace), shapeOf(configuration));
   if (held.state === 'foreign') {
     // Nothing the step does changes this; the Secret's deletion wakes it.
-    ctx.log.error('registry credentials not written', { secret: SECRET, why: held.why });
+    ctx.log.error('registry credentials not written', { object: SECRET, why: held.why });
     return {};
   }
   const cadence = cadenceOf(ctx);
@@ -79,7 +89,7 @@ export const runTokenRefresh: StepRunner = async (ctx) => {
   const configuration = await readConfiguration(ctx.kube);
   const handling = credentialsHandling(configuration);
   if (!handling.writes) {
-    ctx.log.debug('registry credentials not written here', { secret: SECRET, why: handling.why });
+    ctx.log.debug('registry credentials not written here', { object: SECRET, why: handling.why });
     return {};
   }
   return refresh(ctx, configuration);
