@@ -11,6 +11,7 @@ import { STEP_TABLE, type StepRow } from '../../shared/steps/table.ts';
 import { startCapturedControlPlane } from '../helpers/controlPlane.ts';
 import { applyConfiguration, ensureArgoCdRepoCreds, testConfiguration } from '../helpers/configuration.ts';
 import { motoEcrCredential, refuseAwsCalls } from '../helpers/ecrRegistry.ts';
+import { kubectlAicr } from '../helpers/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
 import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
 
@@ -147,13 +148,17 @@ test('REG-4 aws: failed refreshes are logged and retried with growing backoff up
   await writtenSecret();
 });
 
-test('REG-5 kubectl aicr refresh-credentials (the runtime annotation) mints a new token at once', async () => {
+test('REG-5 kubectl aicr refresh-credentials mints a new token at once and waits until it is written', async () => {
   start();
   await createRuntime(SPEC);
   const first = await writtenSecret();
-  await kubectl('annotate', 'clusterruntime', 'cluster', `${ANNOTATION.refreshCredentials}=req-1`, '--overwrite');
-  const again = await writtenSecret(first.metadata.resourceVersion);
-  assert.equal(again.metadata.annotations?.[ANNOTATION.refreshAnswered], 'req-1');
+  const run = await kubectlAicr(['refresh-credentials', '--timeout', '30s']);
+  assert.equal(run.code, 0, run.stderr);
+  const again = await readSecret();
+  assert.ok(again && again.metadata.resourceVersion !== first.metadata.resourceVersion, 'written again');
+  const request = again.metadata.annotations?.[ANNOTATION.refreshAnswered] ?? '';
+  assert.equal((await getRuntime())?.metadata.annotations?.[ANNOTATION.refreshCredentials], request, 'the request the command recorded is the one answered');
+  assert.equal(run.stdout.trim(), `Argo CD's registry credentials (Secret argocd/aicr-registry) refreshed: the new token expires at ${again.metadata.annotations?.[ANNOTATION.tokenExpiresAt] ?? ''}`);
   assert.ok(Date.parse(again.metadata.annotations?.[ANNOTATION.tokenRefreshedAt] ?? '') > Date.parse(first.metadata.annotations?.[ANNOTATION.tokenRefreshedAt] ?? ''));
 });
 
@@ -176,6 +181,15 @@ test('REG-4 aws: a token expiring within the hour, or none, makes EngineAvailabl
   await waitFor('the expiry named', async () => (condition(await getRuntime(), 'EngineAvailable')?.message.includes(soon) ? true : undefined), 30_000);
   await kubectl('annotate', 'secret', SECRET, '-n', NS, `${ANNOTATION.tokenExpiresAt}=${new Date(Date.now() + 6 * 3_600_000).toISOString()}`, '--overwrite');
   assert.equal((await engineWith('EngineReady')).status, 'True');
+});
+
+test('REG-5 kubectl aicr refresh-credentials in static mode says nothing was written, and fails', async () => {
+  await applyConfiguration();
+  start();
+  await createRuntime(SPEC);
+  const run = await kubectlAicr(['refresh-credentials', '--timeout', '3s']);
+  assert.equal(run.code, 1);
+  assert.match(run.stderr, /has not written Secret argocd\/aicr-registry for it \(in registry\.auth\.mode static/);
 });
 
 test('REG-4 no log line of these runs and no Event in the cluster holds the token', async () => {
