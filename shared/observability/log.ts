@@ -5,6 +5,7 @@
 // when known. Only keys and control-plane-chosen text are logged: never spec values, server
 // replies or credentials; a field whose name looks sensitive is redacted whatever its value.
 import { Logger as PowertoolsLogger, LogLevelThreshold } from '@aws-lambda-powertools/logger';
+import { TOKEN_EXPIRY_METRIC } from '../api/constants.ts';
 
 export interface LogContext {
   readonly runtimeUID?: string;
@@ -30,6 +31,8 @@ const THRESHOLD: Record<LineLevel, number> = {
   error: LogLevelThreshold.ERROR,
 };
 const SENSITIVE_KEY = /token|secret|password|passwd|authorization|credential|cookie|private.?key|^values?$/i;
+/** Metric names the control plane chooses, which carry numbers only though they match SENSITIVE_KEY. */
+const METRIC_KEYS: ReadonlySet<string> = new Set([TOKEN_EXPIRY_METRIC]);
 export const REDACTED = '[redacted]';
 export const DEFAULT_SERVICE = 'aicr-control-plane';
 
@@ -47,7 +50,7 @@ const stdoutSink: LogSink = (line) => process.stdout.write(`${line}\n`);
 
 /** Applied to every key of every line, nested ones too, as the line is serialised. */
 function redact(key: string, value: unknown): unknown {
-  return value !== undefined && SENSITIVE_KEY.test(key) ? REDACTED : value;
+  return value !== undefined && SENSITIVE_KEY.test(key) && !(METRIC_KEYS.has(key) && typeof value === 'number') ? REDACTED : value;
 }
 
 /**

@@ -6,7 +6,7 @@
 // the token is missing or about to expire. No token reaches a log line or an Event.
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { ANNOTATION, ARGOCD, ARGOCD_REGISTRY_SECRET, FIELD_MANAGER, LABEL, MANAGED_BY_VALUE } from '../../shared/api/constants.ts';
+import { ANNOTATION, ARGOCD, ARGOCD_REGISTRY_SECRET, FIELD_MANAGER, LABEL, MANAGED_BY_VALUE, TOKEN_EXPIRY_METRIC } from '../../shared/api/constants.ts';
 import { STEP_TABLE, type StepRow } from '../../shared/steps/table.ts';
 import { startCapturedControlPlane } from '../helpers/controlPlane.ts';
 import { applyConfiguration, ensureArgoCdRepoCreds, testConfiguration } from '../helpers/configuration.ts';
@@ -94,6 +94,7 @@ test('REG-4 aws: at start the token-refresh step writes Argo CD\'s repo-creds Se
   assert.ok(Date.parse(expiry) > Date.now() + 3_600_000, 'the token outlives the stale window');
   const refreshed = cp?.records().find((r) => r['message'] === 'registry credentials refreshed');
   assert.equal(refreshed?.['expiresAt'], expiry);
+  assert.equal(refreshed?.[TOKEN_EXPIRY_METRIC], Math.floor(Date.parse(expiry) / 1000), 'the metric\'s Unix time is in the log line');
   assert.ok(!cp?.lines.some((l) => l.includes(password)), 'the token is in no log line');
 });
 

@@ -5,7 +5,7 @@
 // failed mint is retried with the framework's backoff and logged, never turned into an Event:
 // the rollout step's EngineAvailable says when the token has gone stale. Neither the token nor
 // anything derived from it is logged.
-import { ANNOTATION, ARGOCD_REGISTRY_SECRET, FIELD_MANAGER } from '../../api/constants.ts';
+import { ANNOTATION, ARGOCD_REGISTRY_SECRET, FIELD_MANAGER, TOKEN_EXPIRY_METRIC } from '../../api/constants.ts';
 import { readConfiguration } from '../../configuration/read.ts';
 import type { Configuration } from '../../configuration/schema.ts';
 import { KIND } from '../../kube/kinds.ts';
@@ -61,7 +61,7 @@ async function write(ctx: StepContext, held: Held, configuration: Configuration,
   await ctx.kube.apply(KIND.secret, secret, { fieldManager: FIELD_MANAGER.tokenRefresh, force: held.state === 'ours' });
   const expiresAt = minted.minted.expiresAt;
   if (minted.assumed) ctx.log.warn('ECR answered with a token expiry already past; recording its documented 12-hour lifetime instead', { object: SECRET });
-  ctx.log.info('registry credentials refreshed', { object: SECRET, reason, expiresAt: expiresAt.toISOString(), expiresAtUnix: Math.floor(expiresAt.getTime() / 1000) });
+  ctx.log.info('registry credentials refreshed', { object: SECRET, reason, expiresAt: expiresAt.toISOString(), [TOKEN_EXPIRY_METRIC]: Math.floor(expiresAt.getTime() / 1000) });
   return lookAgainAt(ctx, nextDue(ctx.now().getTime(), expiresAt.getTime(), { intervalMs: ctx.timings.tokenRefreshIntervalMs, staleWithinMs: ctx.timings.tokenStaleWithinMs }));
 }
 
