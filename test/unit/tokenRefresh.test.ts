@@ -113,6 +113,9 @@ test('REG-4 a Secret the step did not write is foreign, whatever its labels; one
   const edited = secret(FIELD_MANAGER.tokenRefresh, fresh);
   (edited.metadata['managedFields'] as unknown[]).push({ manager: 'kubectl-edit', operation: 'Update', fieldsV1: { 'f:data': { 'f:password': {} } } });
   assert.equal(dueBecause(judge(edited, SHAPE), cadence), 'edited');
+  const added = secret(FIELD_MANAGER.tokenRefresh, fresh);
+  (added.metadata['managedFields'] as unknown[]).push({ manager: 'kubectl-patch', operation: 'Update', fieldsV1: { 'f:data': { 'f:project': {} } } });
+  assert.equal(dueBecause(judge(added, SHAPE), cadence), undefined, 'a key only someone else set is theirs, and no reason to write again');
   assert.equal(nextDue(NOW.getTime(), NOW.getTime() + 12 * HOUR, cadence), NOW.getTime() + 6 * HOUR);
   assert.equal(nextDue(NOW.getTime(), NOW.getTime() + 3 * HOUR, cadence), NOW.getTime() + 2 * HOUR, 'a short-lived token is refreshed before it goes stale');
 });

@@ -70,8 +70,10 @@ function intactOf(secret: GenericObject, shape: RepoCredsShape): boolean {
   const want = plainData(shape, '');
   const sameKeys = Object.entries(want).every(([k, v]) => k === 'password' || decoded(secret, k) === v);
   const labelled = secret.metadata.labels?.[ARGOCD.secretTypeLabel] === ARGOCD.repoCredsType && secret.metadata.labels[LABEL.managedBy] === MANAGED_BY_VALUE;
-  // A key someone else now owns was edited by them (kubectl edit, patch or apply).
-  const takenOver = managedEntries(secret).some((e) => e.manager !== FIELD_MANAGER.tokenRefresh && Object.keys(e.fieldsV1?.['f:data'] ?? {}).length > 0);
+  // A key of ours someone else now owns was edited by them (kubectl edit, patch or apply). Keys
+  // only they set are theirs to keep: counting those would rewrite the Secret on every look.
+  const ours = new Set(Object.keys(plainData(shape, '')).map((k) => `f:${k}`));
+  const takenOver = managedEntries(secret).some((e) => e.manager !== FIELD_MANAGER.tokenRefresh && Object.keys(e.fieldsV1?.['f:data'] ?? {}).some((k) => ours.has(k)));
   return sameKeys && labelled && decoded(secret, 'password') !== '' && !takenOver;
 }
 
