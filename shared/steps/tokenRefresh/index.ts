@@ -80,7 +80,7 @@ async function refresh(ctx: StepContext, configuration: Configuration): Promise<
   const cadence = cadenceOf(ctx);
   const reason = dueBecause(held, cadence);
   if (reason !== undefined) return write(ctx, held, configuration, reason);
-  ctx.log.debug('registry credentials are fresh', { secret: SECRET });
+  ctx.log.debug('registry credentials are fresh', { object: SECRET });
   return held.state === 'ours' ? lookAgainAt(ctx, nextDue(held.refreshedAt, held.expiresAt, cadence)) : {};
 }
 
