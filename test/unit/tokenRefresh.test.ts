@@ -12,7 +12,7 @@ import type { KubePort, WritableObject } from '../../shared/kube/port.ts';
 import { staleCredentials } from '../../shared/rollouts/registryFreshness.ts';
 import { credentialsHandling } from '../../shared/steps/tokenRefresh/handling.ts';
 import { runTokenRefresh } from '../../shared/steps/tokenRefresh/index.ts';
-import { type Cadence, dueBecause, judge, nextDue } from '../../shared/steps/tokenRefresh/secret.ts';
+import { type Cadence, dueBecause, judge, nextDue, passwordOf } from '../../shared/steps/tokenRefresh/secret.ts';
 import { DEFAULT_TIMINGS } from '../../shared/timings.ts';
 import { captureLogger } from '../helpers/logs.ts';
 
@@ -118,4 +118,9 @@ test('REG-4 a Secret the step did not write is foreign, whatever its labels; one
   assert.equal(dueBecause(judge(added, SHAPE), cadence), undefined, 'a key only someone else set is theirs, and no reason to write again');
   assert.equal(nextDue(NOW.getTime(), NOW.getTime() + 12 * HOUR, cadence), NOW.getTime() + 6 * HOUR);
   assert.equal(nextDue(NOW.getTime(), NOW.getTime() + 3 * HOUR, cadence), NOW.getTime() + 2 * HOUR, 'a short-lived token is refreshed before it goes stale');
+});
+
+test('REG-4 only an ECR token of the form AWS:<password> is used; any other shape is refused', () => {
+  assert.equal(passwordOf(b64('AWS:s3cr3t:with:colons')), 's3cr3t:with:colons');
+  for (const bad of [b64('AWS:'), b64('nocolon'), b64('other:pw'), b64(':pw'), '', '!!!']) assert.equal(passwordOf(bad), undefined, bad);
 });

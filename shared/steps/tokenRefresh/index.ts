@@ -5,14 +5,14 @@
 // failed mint is retried with the framework's backoff and logged, never turned into an Event:
 // the rollout step's EngineAvailable says when the token has gone stale. Neither the token nor
 // anything derived from it is logged.
-import { ANNOTATION, ARGOCD_REGISTRY_SECRET, FIELD_MANAGER, TOKEN_EXPIRY_METRIC } from '../../api/constants.ts';
+import { ANNOTATION, ARGOCD_REGISTRY_SECRET, ECR_TOKEN_USER, FIELD_MANAGER, TOKEN_EXPIRY_METRIC } from '../../api/constants.ts';
 import { readConfiguration } from '../../configuration/read.ts';
 import type { Configuration } from '../../configuration/schema.ts';
 import { KIND } from '../../kube/kinds.ts';
 import { mintEcrToken } from '../../registry/ecrToken.ts';
 import type { StepContext, StepReport, StepRunner } from '../types.ts';
 import { credentialsHandling } from './handling.ts';
-import { type Cadence, type Held, type Minted, type RepoCredsShape, dueBecause, judge, nextDue, registrySecret } from './secret.ts';
+import { type Cadence, type Held, type Minted, type RepoCredsShape, dueBecause, judge, nextDue, passwordOf, registrySecret } from './secret.ts';
 
 const SECRET = `${ARGOCD_REGISTRY_SECRET.namespace}/${ARGOCD_REGISTRY_SECRET.name}`;
 
@@ -29,13 +29,12 @@ const ECR_TOKEN_LIFETIME_MS = 12 * 3_600_000;
 async function mint(now: Date): Promise<Mint> {
   const result = await mintEcrToken();
   if (!result.ok) return { ok: false, cause: result.cause };
-  const pair = Buffer.from(result.token.auth, 'base64').toString('utf8');
-  const colon = pair.indexOf(':');
-  if (colon <= 0 || colon === pair.length - 1) return { ok: false, cause: 'ECR answered with a token that is not user:password' };
+  const password = passwordOf(result.token.auth);
+  if (password === undefined) return { ok: false, cause: `ECR answered with a token that is not ${ECR_TOKEN_USER}:<password>` };
   if (!(result.token.expiresAt.getTime() > 0)) return { ok: false, cause: 'ECR answered without the token expiry' };
   const assumed = result.token.expiresAt.getTime() <= now.getTime();
   const expiresAt = assumed ? new Date(now.getTime() + ECR_TOKEN_LIFETIME_MS) : result.token.expiresAt;
-  return { ok: true, minted: { password: pair.slice(colon + 1), expiresAt }, assumed };
+  return { ok: true, minted: { password, expiresAt }, assumed };
 }
 
 function shapeOf(configuration: Configuration): RepoCredsShape {

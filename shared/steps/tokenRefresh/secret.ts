@@ -34,6 +34,14 @@ function plainData(shape: RepoCredsShape, password: string): Record<string, stri
   return { url: shape.url, type: 'helm', enableOCI: 'true', username: ECR_TOKEN_USER, password, ...(shape.plainHttp ? { insecureOCIForceHttp: 'true' } : {}) };
 }
 
+/** The password in an ECR authorization token (base64 of `AWS:<password>`), or undefined for any other shape. */
+export function passwordOf(auth: string): string | undefined {
+  const pair = Buffer.from(auth, 'base64').toString('utf8');
+  const colon = pair.indexOf(':');
+  if (pair.slice(0, colon) !== ECR_TOKEN_USER || colon === pair.length - 1) return undefined;
+  return pair.slice(colon + 1);
+}
+
 /** The Secret to apply; `answered` records the on-demand request this write answers. */
 export function registrySecret(shape: RepoCredsShape, minted: Minted, at: { readonly now: Date; readonly answered?: string }): WritableObject {
   const data = Object.fromEntries(Object.entries(plainData(shape, minted.password)).map(([k, v]) => [k, Buffer.from(v).toString('base64')]));
