@@ -149,6 +149,18 @@ test('REG-4 aws: failed refreshes are logged and retried with growing backoff up
   await writtenSecret();
 });
 
+test('REG-4 aws: the step refreshes by itself every interval through its own timer, once per interval however often it is woken', async () => {
+  const cp = start(TOKEN_ONLY, { ...SCALED_TIMINGS, tokenRefreshIntervalMs: 3_000, tokenStaleWithinMs: 1_000 });
+  await createRuntime(SPEC);
+  await writtenSecret();
+  const refreshes = (): Record<string, unknown>[] => cp.records().filter((r) => r['message'] === 'registry credentials refreshed' && r['reason'] === 'interval');
+  // Wakes that are not the timer: each must find the Secret fresh and arm no second timer.
+  for (let i = 0; i < 3; i++) await kubectl('annotate', 'clusterruntime', 'cluster', `example.com/nudge=${i}`, '--overwrite');
+  await waitFor('three refreshes by the timer', async () => (refreshes().length >= 3 ? true : undefined), 30_000);
+  const times = refreshes().map((r) => Date.parse(String(r['timestamp'])));
+  for (let i = 1; i < times.length; i++) assert.ok((times[i] ?? 0) - (times[i - 1] ?? 0) >= 2_500, `refresh ${i + 1} came ${(times[i] ?? 0) - (times[i - 1] ?? 0)} ms after the one before`);
+});
+
 test('REG-5 kubectl aicr refresh-credentials mints a new token at once and waits until it is written', async () => {
   start();
   await createRuntime(SPEC);
