@@ -41,8 +41,15 @@ export interface Logger {
   info(msg: string, fields?: LogFields): void;
   warn(msg: string, fields?: LogFields): void;
   error(msg: string, fields?: LogFields): void;
+  /**
+   * One value of a metric, on a line of its own in CloudWatch's embedded metric format: on AWS
+   * CloudWatch turns it into the metric, and locally the number is in the log.
+   */
+  metric(name: string, value: number, unit: MetricUnit): void;
   child(ctx: LogContext): Logger;
 }
+
+export type MetricUnit = 'Seconds' | 'Count';
 
 export type LogSink = (line: string) => void;
 
@@ -60,7 +67,7 @@ function redact(key: string, value: unknown): unknown {
  * level, so tests can read lines back and one process can hold loggers of different levels.
  */
 class LineBuilder extends PowertoolsLogger {
-  line(level: LineLevel, message: string, attributes: Record<string, LogValue>, service: string): string {
+  line(level: LineLevel, message: string, attributes: Readonly<Record<string, unknown>>, service: string): string {
     const item = this.createAndPopulateLogItem(THRESHOLD[level], message, [attributes]);
     item.addAttributes({ service });
     item.prepareForPrint();
@@ -94,6 +101,11 @@ export function createLogger(opts: { level?: LogLevel; sink?: LogSink; context?:
     info: (m, f) => emit('info', m, f),
     warn: (m, f) => emit('warn', m, f),
     error: (m, f) => emit('error', m, f),
+    metric: (name, value, unit) => {
+      if (level === 'silent') return;
+      const emf = { Timestamp: Date.now(), CloudWatchMetrics: [{ Namespace: service, Dimensions: [['service']], Metrics: [{ Name: name, Unit: unit }] }] };
+      sink(lineBuilder().line('info', 'metric', { ...context, [name]: value, _aws: emf }, service));
+    },
     child: (ctx) => createLogger({ level, sink, service, context: { ...context, ...ctx } }),
   };
 }

@@ -94,7 +94,9 @@ test('REG-4 aws: at start the token-refresh step writes Argo CD\'s repo-creds Se
   assert.ok(Date.parse(expiry) > Date.now() + 3_600_000, 'the token outlives the stale window');
   const refreshed = cp?.records().find((r) => r['message'] === 'registry credentials refreshed');
   assert.equal(refreshed?.['expiresAt'], expiry);
-  assert.equal(refreshed?.[TOKEN_EXPIRY_METRIC], Math.floor(Date.parse(expiry) / 1000), 'the metric\'s Unix time is in the log line');
+  const metric = cp?.records().find((r) => r['message'] === 'metric' && TOKEN_EXPIRY_METRIC in r);
+  assert.equal(metric?.[TOKEN_EXPIRY_METRIC], Math.floor(Date.parse(expiry) / 1000), 'the metric carries the same expiry as a Unix time');
+  assert.deepEqual((metric?.['_aws'] as { CloudWatchMetrics?: unknown } | undefined)?.CloudWatchMetrics, [{ Namespace: 'aicr-control-plane', Dimensions: [['service']], Metrics: [{ Name: TOKEN_EXPIRY_METRIC, Unit: 'Seconds' }] }]);
   assert.ok(!cp?.lines.some((l) => l.includes(password)), 'the token is in no log line');
 });
 

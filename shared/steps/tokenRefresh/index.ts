@@ -60,7 +60,8 @@ async function write(ctx: StepContext, held: Held, configuration: Configuration,
   await ctx.kube.apply(KIND.secret, secret, { fieldManager: FIELD_MANAGER.tokenRefresh, force: held.state === 'ours' });
   const expiresAt = minted.minted.expiresAt;
   if (minted.assumed) ctx.log.warn('ECR answered with a token expiry already past; recording its documented 12-hour lifetime instead', { object: SECRET });
-  ctx.log.info('registry credentials refreshed', { object: SECRET, reason, expiresAt: expiresAt.toISOString(), [TOKEN_EXPIRY_METRIC]: Math.floor(expiresAt.getTime() / 1000) });
+  ctx.log.info('registry credentials refreshed', { object: SECRET, reason, expiresAt: expiresAt.toISOString() });
+  ctx.log.metric(TOKEN_EXPIRY_METRIC, Math.floor(expiresAt.getTime() / 1000), 'Seconds');
   return lookAgainAt(ctx, nextDue(ctx.now().getTime(), expiresAt.getTime(), { intervalMs: ctx.timings.tokenRefreshIntervalMs, staleWithinMs: ctx.timings.tokenStaleWithinMs }));
 }
 
