@@ -77,6 +77,9 @@ export async function engineAvailability(kube: KubePort, configuration: Configur
 export async function engineState(kube: KubePort, configuration: Configuration, freshness: Freshness): Promise<Engine> {
   const engine = await engineAvailability(kube, configuration);
   if (!engine.available) return engine;
+  if (configuration.argocd.mode === 'managed' && configuration.registry.auth.mode === 'aws') {
+    return { available: true, message: `${engine.message}; its registry credentials are handled by AWS (the capability pulls from ECR with its own role), so the control plane writes none` };
+  }
   const stale = await staleCredentials(kube, configuration, freshness);
   return stale === undefined ? engine : { available: false, message: stale, stale: true };
 }

@@ -207,6 +207,19 @@ test('REG-5 kubectl aicr refresh-credentials in static mode says nothing was wri
   assert.match(run.stderr, /has not written Secret argocd\/aicr-registry for it \(in registry\.auth\.mode static/);
 });
 
+test('REG-4 aws with the EKS Argo CD capability (argocd.mode managed): nothing is written, an existing Secret is left alone, and EngineAvailable says AWS handles the credentials', async () => {
+  const cfg = testConfiguration() as { registry: Record<string, unknown> };
+  await applyConfiguration({ ...cfg, registry: { ...cfg.registry, auth: { mode: 'aws' } }, argocd: { mode: 'managed' } });
+  await kubectl('create', 'secret', 'generic', SECRET, '-n', NS, '--from-literal=password=someone-elses');
+  const before = await readSecret();
+  start(STEP_TABLE.filter((r) => r.name === 'token-refresh' || r.name === 'rollout'), { ...SCALED_TIMINGS, engineRecheckMs: 1_000 });
+  await createRuntime(SPEC);
+  const c = await engineWith('EngineReady');
+  assert.match(c.message, /registry credentials are handled by AWS .* so the control plane writes none$/);
+  await waitFor('the token-refresh step ran', async () => (cp?.records().some((r) => r['step'] === 'token-refresh' && String(r['why']).includes('registry credentials are handled by AWS')) ? true : undefined), 30_000);
+  assert.equal((await readSecret())?.metadata.resourceVersion, before?.metadata.resourceVersion, 'the Secret is as it was');
+});
+
 test('REG-4 no log line of these runs and no Event in the cluster holds the token', async () => {
   await stop();
   const { password } = await motoEcrCredential();
