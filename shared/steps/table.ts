@@ -102,7 +102,8 @@ export const STEP_TABLE = [
     fieldManager: FIELD_MANAGER.rollout,
     ownsFields: ['activePlan'],
     timeoutSeconds: 30,
-    wakesOn: [WAKE.runtimeChange, WAKE.targetChange, WAKE.rolloutChange, WAKE.aicrRun, WAKE.applicationChange],
+    // Argo CD's registry Secret too: a refreshed token ends RegistryCredentialsStale at once, not at the next recheck.
+    wakesOn: [WAKE.runtimeChange, WAKE.targetChange, WAKE.rolloutChange, WAKE.aicrRun, WAKE.applicationChange, WAKE.registryCredentialsChange],
     kube: [
       { apiGroups: [API_GROUP], resources: ['clusterruntimes'], verbs: ['get'], why: 'reads the runtime it was sent' },
       { apiGroups: [API_GROUP], resources: ['clusterruntimes/status'], verbs: ['patch'], why: 'applies Released, status.activePlan and the summary conditions' },
