@@ -13,7 +13,7 @@ import type { StepContext, StepReport, StepRunner } from '../types.ts';
 import { createRollout } from './create.ts';
 import { follow } from './follow.ts';
 import { readConfiguration } from '../../configuration/read.ts';
-import { type Engine, engineAvailability } from '../../rollouts/engine.ts';
+import { type Engine, engineState } from '../../rollouts/engine.ts';
 import type { DesiredCondition } from '../../status/conditions.ts';
 import { moveOf, noteRollout, released as releasedCondition } from './report.ts';
 import { retryRequested, revoke, supersedeForRetry } from './requests.ts';
@@ -104,7 +104,7 @@ const IDLE_LOOKS = 10;
 function engineCondition(engine: Engine): DesiredCondition {
   return engine.available
     ? { type: CONDITION.engineAvailable, status: 'True', reason: 'EngineReady', message: engine.message }
-    : { type: CONDITION.engineAvailable, status: 'False', reason: 'EngineUnavailable', message: engine.message };
+    : { type: CONDITION.engineAvailable, status: 'False', reason: engine.stale ? 'RegistryCredentialsStale' : 'EngineUnavailable', message: engine.message };
 }
 
 async function released(ctx: StepContext, engine: Engine): Promise<StepReport> {
@@ -115,7 +115,7 @@ async function released(ctx: StepContext, engine: Engine): Promise<StepReport> {
 
 export const runRollout: StepRunner = async (ctx) => {
   if (ctx.runtime.metadata.deletionTimestamp) return {};
-  const engine = await engineAvailability(ctx.kube, await readConfiguration(ctx.kube));
+  const engine = await engineState(ctx.kube, await readConfiguration(ctx.kube), { now: ctx.now(), staleWithinMs: ctx.timings.tokenStaleWithinMs });
   const report = await released(ctx, engine);
   // Nothing wakes the step when Argo CD goes away or returns but time: soon while it is away,
   // now and then while it is up.
