@@ -108,6 +108,8 @@ export const USAGE = `kubectl aicr: the AICR control plane's commands
                                                          Failed, Expired or Revoked, with a new rollout to the
                                                          same target from the current state; prints its name
                                                          (it needs approval like any other)
+  kubectl aicr refresh-credentials [--timeout 2m]       have the control plane mint a new ECR token for Argo CD
+                                                         now (registry.auth.mode aws) and wait until it is written
 
 Flags: -o json|yaml for scripts; kubectl's own --kubeconfig, --context, --as, --as-group,
 --request-timeout and credentials flags work as with kubectl.`;

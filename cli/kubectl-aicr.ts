@@ -5,6 +5,7 @@ import { type Args, USAGE, UsageError, parseArgs } from './args.ts';
 import { acknowledge, acknowledgedText } from './acknowledge.ts';
 import { Refused, approve } from './approve.ts';
 import { NotFound, describe } from './describe.ts';
+import { refreshCredentials, refreshedText } from './refreshCredentials.ts';
 import { retriedText, retry } from './retry.ts';
 import { revoke } from './revoke.ts';
 
@@ -47,7 +48,19 @@ async function retryCommand(args: Args): Promise<number> {
   return 0;
 }
 
-const COMMANDS: Record<string, (args: Args) => Promise<number>> = { approve: approveCommand, acknowledge: acknowledgeCommand, revoke: revokeCommand, retry: retryCommand };
+async function refreshCredentialsCommand(args: Args): Promise<number> {
+  const done = await refreshCredentials({ flags: args.kubectl }, args.timeoutMs);
+  console.log(args.output === 'human' ? refreshedText(done) : show(done, args.output));
+  return 0;
+}
+
+const COMMANDS: Record<string, (args: Args) => Promise<number>> = {
+  approve: approveCommand,
+  acknowledge: acknowledgeCommand,
+  revoke: revokeCommand,
+  retry: retryCommand,
+  'refresh-credentials': refreshCredentialsCommand,
+};
 
 async function main(argv: readonly string[]): Promise<number> {
   const args = parseArgs(argv);

@@ -7,6 +7,7 @@
 # Ctrl-C at any moment, even while it is still starting, stops exactly what it started.
 # To run against a real cluster, name both the kubeconfig and the context:
 #   npm start -- --kubeconfig ~/.kube/config --context my-cluster
+# AICR_LOCAL_REGISTRY_AUTH=aws npm start runs registry.auth.mode aws against moto (docs/registry-eks.md).
 # The user's current context is never used implicitly.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -64,6 +64,12 @@ export const ANNOTATION = {
   orphanedFrom: `${API_GROUP}/orphaned-from`,
   deleteRollout: `${API_GROUP}/delete-rollout`,
   tokenExpiresAt: `${API_GROUP}/token-expires-at`,
+  /** On Argo CD's registry Secret: when the control plane last minted its token (RFC 3339). */
+  tokenRefreshedAt: `${API_GROUP}/token-refreshed-at`,
+  /** On the runtime: any new value asks the token-refresh step to mint a token now (REG-5, kubectl aicr refresh-credentials). */
+  refreshCredentials: `${API_GROUP}/refresh-credentials`,
+  /** On Argo CD's registry Secret: the refresh-credentials value the last mint answered, so one request mints once. */
+  refreshAnswered: `${API_GROUP}/refresh-answered`,
   /** On a finished AICR Job: its exit code, as the control plane read it from the Pod. */
   exitCode: `${API_GROUP}/exit-code`,
   /** On a failed AICR Job: how the failure counts (shared/aicr/verdict.ts). */
@@ -85,6 +91,16 @@ export const CONFIGURATION = { namespace: NAMESPACES.system, name: 'aicr-config'
 
 /** In aws mode: the docker-config Secret the control plane writes in aicr-jobs, holding a minted ECR token for the Jobs that push. */
 export const REGISTRY_JOB_SECRET = 'aicr-registry-ecr';
+/**
+ * In aws mode: Argo CD's repo-creds Secret the token-refresh step writes, holding a minted ECR
+ * token for the plan's charts. The only Secret that step's identity may write.
+ */
+export const ARGOCD_REGISTRY_SECRET = { namespace: NAMESPACES.argocd, name: 'aicr-registry' } as const;
+/** The user name of every ECR authorization token. */
+export const ECR_TOKEN_USER = 'AWS';
+/** The metric carrying the expiry of Argo CD's registry token, as a Unix time (REG-4). */
+export const TOKEN_EXPIRY_METRIC = 'aicr_operator_registry_token_expiry_timestamp_seconds';
+
 /** The key of a kubernetes.io/dockerconfigjson Secret. */
 export const DOCKER_CONFIG_KEY = '.dockerconfigjson';
 
@@ -117,6 +133,8 @@ export const FIELD_MANAGER = {
   summary: 'aicr-status-summary',
   /** Writes the owned Argo CD Applications. */
   rollout: 'aicr-rollout',
+  /** Writes only Argo CD's registry Secret (ARGOCD_REGISTRY_SECRET). */
+  tokenRefresh: 'aicr-token-refresh',
 } as const;
 
 export const MANAGED_BY_VALUE = 'aicr-operator';

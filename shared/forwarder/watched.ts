@@ -1,7 +1,7 @@
 // The kinds the forwarder watches, and for each: which runtime an object concerns (from its
 // labels or annotations, never its body) and what about it makes work. Steps name these in the
 // step table's `wakesOn`; a kind no step names is not watched.
-import { ANNOTATION, CONDITION, FORWARDER_CHECKPOINT, LABEL, MANAGED_BY_VALUE, NAMESPACES, ROLE, RUNTIME_NAME } from '../api/constants.ts';
+import { ANNOTATION, ARGOCD_REGISTRY_SECRET, CONDITION, FORWARDER_CHECKPOINT, LABEL, MANAGED_BY_VALUE, NAMESPACES, ROLE, RUNTIME_NAME } from '../api/constants.ts';
 import { createHash } from 'node:crypto';
 import { STAGE } from '../aicr/stages.ts';
 import { type ConfigMapObject, type GenericObject, KIND, type JobObject, type Kind, type ObjectMeta, type PodObject, type RuntimeObject } from '../kube/kinds.ts';
@@ -204,7 +204,21 @@ export const NODE_WATCH: WatchedKind<GenericObject> = {
   fingerprint: (node) => nodeFingerprint(node as unknown as NodeFacts),
 };
 
-export const WATCHED: readonly WatchedKind<Watchable>[] = [RUNTIME_WATCH, AICR_JOB_WATCH, AICR_POD_WATCH, SNAPSHOT_JOB_WATCH, SNAPSHOT_POD_WATCH, SNAPSHOT_CONFIGMAP_WATCH, PLAN_WATCH, NODE_WATCH, RUNTIME_TARGET_WATCH, ROLLOUT_WATCH, APPLICATION_WATCH];
+/**
+ * Argo CD's registry Secret, by name, so the forwarder may read that one Secret and no other:
+ * deleted or edited, it wakes the token-refresh step to write it again. The step's own writes
+ * wake it once more and it finds nothing to do. Only a digest of the contents is kept.
+ */
+export const REGISTRY_SECRET_WATCH: WatchedKind<GenericObject> = {
+  id: 'registry-secret',
+  wake: WAKE.registryCredentialsChange,
+  kind: KIND.secret,
+  selection: { namespace: ARGOCD_REGISTRY_SECRET.namespace, fieldSelector: `metadata.name=${ARGOCD_REGISTRY_SECRET.name}` },
+  runtimeOf: () => ({ name: RUNTIME_NAME, uid: '' }),
+  fingerprint: (s) => createHash('sha256').update(JSON.stringify([(s as { data?: unknown }).data ?? {}, s.metadata.labels ?? {}, s.metadata.annotations ?? {}, s.metadata.deletionTimestamp ?? null])).digest('hex'),
+};
+
+export const WATCHED: readonly WatchedKind<Watchable>[] = [RUNTIME_WATCH, AICR_JOB_WATCH, AICR_POD_WATCH, SNAPSHOT_JOB_WATCH, SNAPSHOT_POD_WATCH, SNAPSHOT_CONFIGMAP_WATCH, PLAN_WATCH, NODE_WATCH, RUNTIME_TARGET_WATCH, ROLLOUT_WATCH, APPLICATION_WATCH, REGISTRY_SECRET_WATCH];
 
 /** The kinds some step of the table wakes on: what the forwarder watches. */
 export function watchedBy(table: readonly StepRow[] = STEP_TABLE): WatchedKind<Watchable>[] {

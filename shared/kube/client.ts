@@ -48,7 +48,7 @@ export class KubeClient implements KubePort {
 
   async list<T>(kind: Kind<T>, selection: Selection = {}): Promise<ObjectList<T>> {
     try {
-      const raw = (await this.rest.send('GET', collectionPath(kind, selection.namespace), { query: { labelSelector: selection.labelSelector } })) as {
+      const raw = (await this.rest.send('GET', collectionPath(kind, selection.namespace), { query: { labelSelector: selection.labelSelector, fieldSelector: selection.fieldSelector } })) as {
         items?: unknown[];
         metadata?: { resourceVersion?: string };
       };
@@ -120,6 +120,7 @@ export class KubeClient implements KubePort {
       allowWatchBookmarks: true,
       timeoutSeconds: opts.timeoutSeconds,
       labelSelector: opts.labelSelector,
+      fieldSelector: opts.fieldSelector,
     };
     const done = (async (): Promise<void> => {
       try {

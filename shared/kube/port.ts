@@ -19,6 +19,8 @@ export interface WatchHandle {
 export interface Selection {
   readonly namespace?: string;
   readonly labelSelector?: string;
+  /** `metadata.name=<name>` lets RBAC limit a list or watch to that one name. */
+  readonly fieldSelector?: string;
 }
 
 export interface WatchOptions<T> extends Selection {

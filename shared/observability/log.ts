@@ -5,6 +5,7 @@
 // when known. Only keys and control-plane-chosen text are logged: never spec values, server
 // replies or credentials; a field whose name looks sensitive is redacted whatever its value.
 import { Logger as PowertoolsLogger, LogLevelThreshold } from '@aws-lambda-powertools/logger';
+import { TOKEN_EXPIRY_METRIC } from '../api/constants.ts';
 
 export interface LogContext {
   readonly runtimeUID?: string;
@@ -30,6 +31,8 @@ const THRESHOLD: Record<LineLevel, number> = {
   error: LogLevelThreshold.ERROR,
 };
 const SENSITIVE_KEY = /token|secret|password|passwd|authorization|credential|cookie|private.?key|^values?$/i;
+/** Metric names the control plane chooses, which carry numbers only though they match SENSITIVE_KEY. */
+const METRIC_KEYS: ReadonlySet<string> = new Set([TOKEN_EXPIRY_METRIC]);
 export const REDACTED = '[redacted]';
 export const DEFAULT_SERVICE = 'aicr-control-plane';
 
@@ -38,8 +41,15 @@ export interface Logger {
   info(msg: string, fields?: LogFields): void;
   warn(msg: string, fields?: LogFields): void;
   error(msg: string, fields?: LogFields): void;
+  /**
+   * One value of a metric, on a line of its own in CloudWatch's embedded metric format: on AWS
+   * CloudWatch turns it into the metric, and locally the number is in the log.
+   */
+  metric(name: string, value: number, unit: MetricUnit): void;
   child(ctx: LogContext): Logger;
 }
+
+export type MetricUnit = 'Seconds' | 'Count';
 
 export type LogSink = (line: string) => void;
 
@@ -47,7 +57,7 @@ const stdoutSink: LogSink = (line) => process.stdout.write(`${line}\n`);
 
 /** Applied to every key of every line, nested ones too, as the line is serialised. */
 function redact(key: string, value: unknown): unknown {
-  return value !== undefined && SENSITIVE_KEY.test(key) ? REDACTED : value;
+  return value !== undefined && SENSITIVE_KEY.test(key) && !(METRIC_KEYS.has(key) && typeof value === 'number') ? REDACTED : value;
 }
 
 /**
@@ -57,7 +67,7 @@ function redact(key: string, value: unknown): unknown {
  * level, so tests can read lines back and one process can hold loggers of different levels.
  */
 class LineBuilder extends PowertoolsLogger {
-  line(level: LineLevel, message: string, attributes: Record<string, LogValue>, service: string): string {
+  line(level: LineLevel, message: string, attributes: Readonly<Record<string, unknown>>, service: string): string {
     const item = this.createAndPopulateLogItem(THRESHOLD[level], message, [attributes]);
     item.addAttributes({ service });
     item.prepareForPrint();
@@ -91,6 +101,11 @@ export function createLogger(opts: { level?: LogLevel; sink?: LogSink; context?:
     info: (m, f) => emit('info', m, f),
     warn: (m, f) => emit('warn', m, f),
     error: (m, f) => emit('error', m, f),
+    metric: (name, value, unit) => {
+      if (level === 'silent') return;
+      const emf = { Timestamp: Date.now(), CloudWatchMetrics: [{ Namespace: service, Dimensions: [['service']], Metrics: [{ Name: name, Unit: unit }] }] };
+      sink(lineBuilder().line('info', 'metric', { ...context, [name]: value, _aws: emf }, service));
+    },
     child: (ctx) => createLogger({ level, sink, service, context: { ...context, ...ctx } }),
   };
 }

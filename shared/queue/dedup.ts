@@ -14,6 +14,14 @@ export function retryDedupId(runtimeUID: string, step: string, messageId: string
   return `${runtimeUID}/${step}/retry/${messageId}`;
 }
 
+/**
+ * A look again at a time a step names rather than per handled message: every run that asks for
+ * the same time arms one timer, so periodic work does not multiply with the runs that ask for it.
+ */
+export function timerDedupId(runtimeUID: string, step: string, key: string): string {
+  return `${runtimeUID}/${step}/timer/${key}`;
+}
+
 /** A look again a step asked for after handling a message: one per handled message. */
 export function recheckDedupId(runtimeUID: string, step: string, messageId: string): string {
   return `${runtimeUID}/${step}/recheck/${messageId}`;

@@ -5,12 +5,18 @@ import { checkpointName, watchedBy } from '../forwarder/watched.ts';
 import { apiGroupOf } from '../kube/kinds.ts';
 import { STEP_TABLE, type KubeRule, type StepRow } from '../steps/table.ts';
 
+/** A watch by name (`metadata.name=<name>`) is granted on that name only. */
+function namedBy(fieldSelector: string | undefined): { resourceNames?: string[] } {
+  const name = /^metadata\.name=([^,]+)$/.exec(fieldSelector ?? '')?.[1];
+  return name ? { resourceNames: [name] } : {};
+}
+
 export function forwarderRules(table: readonly StepRow[] = STEP_TABLE): KubeRule[] {
   const kinds = watchedBy(table);
   // One rule per kind and namespace, however many watches look at it.
   const seen = new Set<string>();
   const distinct = kinds.filter((w) => {
-    const key = `${w.kind.plural}/${w.selection?.namespace ?? ''}`;
+    const key = `${w.kind.plural}/${w.selection?.namespace ?? ''}/${w.selection?.fieldSelector ?? ''}`;
     return seen.has(key) ? false : (seen.add(key), true);
   });
   const watched = distinct.map(
@@ -19,6 +25,7 @@ export function forwarderRules(table: readonly StepRow[] = STEP_TABLE): KubeRule
       resources: [w.kind.plural],
       verbs: ['get', 'list', 'watch'],
       ...(w.selection?.namespace ? { namespace: w.selection.namespace } : {}),
+      ...namedBy(w.selection?.fieldSelector),
       why: `watches ${w.kind.plural} for the steps they wake`,
     }),
   );

@@ -9,7 +9,7 @@ import { OUTCOME, type Outcome, classify, errorFields } from '../classify.ts';
 import { MalformedMessageError, StepNotRoutedError } from '../errors.ts';
 import type { KubePort } from '../kube/port.ts';
 import type { Logger } from '../observability/log.ts';
-import { recheckDedupId, retryDedupId } from '../queue/dedup.ts';
+import { recheckDedupId, retryDedupId, timerDedupId } from '../queue/dedup.ts';
 import type { QueueProducer, ReceivedMessage } from '../queue/port.ts';
 import { type WorkItem, decodeWorkItem, encodeWorkItem, runtimeGroup } from '../queue/workItem.ts';
 import type { Reason } from '../status/reasons.ts';
@@ -66,7 +66,7 @@ export function createDispatcher(runners: Readonly<Record<string, StepRunner>>, 
     try {
       const result = await runStep(item, { row, runner, table }, stepDeps);
       if (result.backoff) await retry({ item, row, msg, deps: stepDeps, log: stepLog, table }, undefined);
-      else if (result.recheckAfterMs !== undefined) await recheck(item, msg, result.recheckAfterMs, stepDeps);
+      else if (result.recheckAfterMs !== undefined) await recheck(item, msg, result, stepDeps);
       return result;
     } catch (err) {
       return await onFailure(err, { item, row, msg, deps: stepDeps, log: stepLog, table });
@@ -75,11 +75,13 @@ export function createDispatcher(runners: Readonly<Record<string, StepRunner>>, 
 }
 
 /** A look again later that the step asked for; it is new work, so its attempt starts over. */
-async function recheck(item: WorkItem, msg: ReceivedMessage, delayMs: number, deps: DispatchDeps): Promise<void> {
+async function recheck(item: WorkItem, msg: ReceivedMessage, result: StepResult, deps: DispatchDeps): Promise<void> {
+  const delayMs = result.recheckAfterMs ?? 0;
+  const key = result.recheckKey;
   await deps.producer.send({
     step: item.step,
     group: runtimeGroup(item.runtime.uid),
-    dedupId: recheckDedupId(item.runtime.uid, item.step, msg.id),
+    dedupId: key === undefined ? recheckDedupId(item.runtime.uid, item.step, msg.id) : timerDedupId(item.runtime.uid, item.step, key),
     body: encodeWorkItem({ ...item, cause: 'recheck', attempt: 1 }),
     delayMs: Math.max(0, Math.round(delayMs)),
   });

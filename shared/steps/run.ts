@@ -33,7 +33,11 @@ export async function runStep(item: WorkItem, { row, runner, table = STEP_TABLE 
     return { writes: 0 };
   }
   const report = await runner({ ...deps, item, runtime: observed.runtime });
-  const recheck = { ...(report.recheckAfterMs === undefined ? {} : { recheckAfterMs: report.recheckAfterMs }), ...(report.backoff ? { backoff: true } : {}) };
+  const recheck = {
+    ...(report.recheckAfterMs === undefined ? {} : { recheckAfterMs: report.recheckAfterMs }),
+    ...(report.recheckKey === undefined ? {} : { recheckKey: report.recheckKey }),
+    ...(report.backoff ? { backoff: true } : {}),
+  };
   if (!report.conditions) return { writes: 0, ...recheck };
   const writes = await writeStepStatus({
     kube: deps.kube,

@@ -3,6 +3,7 @@
 import { runResolve } from './resolve/index.ts';
 import { runRollout } from './rollout/index.ts';
 import { runSnapshot } from './snapshot/index.ts';
+import { runTokenRefresh } from './tokenRefresh/index.ts';
 import type { StepName } from './table.ts';
 import type { StepRunner } from './types.ts';
 
@@ -10,4 +11,5 @@ export const RUNNERS: Readonly<Record<StepName, StepRunner>> = {
   resolve: runResolve,
   snapshot: runSnapshot,
   rollout: runRollout,
+  'token-refresh': runTokenRefresh,
 };

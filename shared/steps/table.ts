@@ -5,7 +5,7 @@
 // suite. Adding a step: a row here, its runner under shared/steps/<name>/, an entry in
 // runners.ts, a handler in functions/, and its queue, function and role in serverless.yml.
 // Kept free of runner imports so a function bundles only the steps it runs.
-import { API_GROUP, CONDITION, KINDS, CONFIGURATION, FIELD_MANAGER, NAMESPACES, type DomainConditionType } from '../api/constants.ts';
+import { API_GROUP, ARGOCD_REGISTRY_SECRET, CONDITION, KINDS, CONFIGURATION, FIELD_MANAGER, NAMESPACES, type DomainConditionType } from '../api/constants.ts';
 
 /** What makes the forwarder enqueue a step. Watched kinds beyond the runtime come with their steps. */
 export const WAKE = {
@@ -17,6 +17,8 @@ export const WAKE = {
   targetChange: 'target-change',
   rolloutChange: 'rollout-change',
   applicationChange: 'application-change',
+  /** Argo CD's registry Secret deleted or edited. */
+  registryCredentialsChange: 'registry-credentials-change',
 } as const;
 export type Wake = (typeof WAKE)[keyof typeof WAKE];
 
@@ -100,7 +102,8 @@ export const STEP_TABLE = [
     fieldManager: FIELD_MANAGER.rollout,
     ownsFields: ['activePlan'],
     timeoutSeconds: 30,
-    wakesOn: [WAKE.runtimeChange, WAKE.targetChange, WAKE.rolloutChange, WAKE.aicrRun, WAKE.applicationChange],
+    // Argo CD's registry Secret too: a refreshed token ends RegistryCredentialsStale at once, not at the next recheck.
+    wakesOn: [WAKE.runtimeChange, WAKE.targetChange, WAKE.rolloutChange, WAKE.aicrRun, WAKE.applicationChange, WAKE.registryCredentialsChange],
     kube: [
       { apiGroups: [API_GROUP], resources: ['clusterruntimes'], verbs: ['get'], why: 'reads the runtime it was sent' },
       { apiGroups: [API_GROUP], resources: ['clusterruntimes/status'], verbs: ['patch'], why: 'applies Released, status.activePlan and the summary conditions' },
@@ -113,6 +116,22 @@ export const STEP_TABLE = [
       { apiGroups: ['argoproj.io'], resources: ['applications'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'], why: "reads the owned Applications a rollout is assessed against, and writes, finalizes and deletes them release by release (cluster-wide: a Role would need Argo CD's namespace to exist when the chart installs)" },
       { apiGroups: [''], resources: ['events'], verbs: ['create', 'get', 'patch'], namespace: NAMESPACES.events, why: 'records Events on the runtime and its rollouts, counting repeats' },
       { apiGroups: ['apps'], resources: ['statefulsets', 'deployments'], verbs: ['list'], why: "reads whether Argo CD's application controller is up (cluster-wide, for the same reason as Applications)" },
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get'], namespace: ARGOCD_REGISTRY_SECRET.namespace, resourceNames: [ARGOCD_REGISTRY_SECRET.name], why: "reads when Argo CD's registry token expires (aws mode), to hold rollouts while it is stale" },
+    ],
+  },
+  {
+    name: 'token-refresh',
+    description: "Token-refresh step - in aws registry mode keeps Argo CD's registry credentials (Secret argocd/aicr-registry) holding a fresh ECR token",
+    queue: 'token-refresh',
+    owns: [],
+    fieldManager: FIELD_MANAGER.tokenRefresh,
+    timeoutSeconds: 30,
+    wakesOn: [WAKE.runtimeChange, WAKE.registryCredentialsChange],
+    kube: [
+      { apiGroups: [API_GROUP], resources: ['clusterruntimes'], verbs: ['get'], why: 'reads the runtime it was sent, and the refresh a person asked for on it' },
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get'], namespace: NAMESPACES.system, resourceNames: [CONFIGURATION.name], why: 'reads the configuration the chart renders' },
+      // A server-side apply that creates the Secret is authorized as create with its name, so all three verbs hold to the one name.
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create', 'patch'], namespace: ARGOCD_REGISTRY_SECRET.namespace, resourceNames: [ARGOCD_REGISTRY_SECRET.name], why: "reads and writes Argo CD's registry credentials, and no other Secret" },
     ],
   },
 ] as const satisfies readonly StepRow[];

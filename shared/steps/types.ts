@@ -28,6 +28,8 @@ export interface StepReport {
   readonly fields?: Readonly<Record<string, string | undefined>>;
   /** Look again after this long even if nothing changes: a wait only time can end. */
   readonly recheckAfterMs?: number;
+  /** Names the recheck, so runs asking for the same one arm it once (periodic work, such as the token refresh). */
+  readonly recheckKey?: string;
   /**
    * A transient failure the conditions already show (REG-1: the registry is unreachable): the
    * framework retries with its backoff by attempt, as for a thrown transient error, but never
@@ -42,5 +44,6 @@ export interface StepResult {
   /** Status applies sent: the step's own and the summary's. */
   readonly writes: number;
   readonly recheckAfterMs?: number;
+  readonly recheckKey?: string;
   readonly backoff?: boolean;
 }

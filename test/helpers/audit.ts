@@ -1,6 +1,6 @@
 // Reads the API server's own audit log, so tests and benchmarks count API requests from the
 // server's record rather than from the client's opinion of what it sent.
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { CONTROL_PLANE_USER, testEnv } from './env.ts';
 
 export interface AuditEvent {
@@ -22,22 +22,40 @@ export interface AuditEvent {
   readonly responseStatus?: { readonly code?: number };
 }
 
-/** Every audit event written so far, in the order the server wrote them. */
-export function readAudit(file = testEnv().TESTENV_AUDIT_LOG): AuditEvent[] {
-  const text = readFileSync(file, 'utf8');
+function parseLines(text: string): AuditEvent[] {
   return text
     .split('\n')
     .filter((l) => l.length > 0)
     .map((l) => JSON.parse(l) as AuditEvent);
 }
 
-/** A mark in the audit log; events after it are the ones a test caused. */
-export function auditMark(): number {
-  return readAudit().length;
+/** Every audit event written so far, in the order the server wrote them. */
+export function readAudit(file = testEnv().TESTENV_AUDIT_LOG): AuditEvent[] {
+  return parseLines(readFileSync(file, 'utf8'));
 }
 
-export function auditSince(mark: number): AuditEvent[] {
-  return readAudit().slice(mark);
+/**
+ * A mark in the audit log (its size in bytes); events after it are the ones a test caused. A
+ * byte offset, so reading what came after costs only that, however long the suite's log grows.
+ */
+export function auditMark(file = testEnv().TESTENV_AUDIT_LOG): number {
+  return statSync(file).size;
+}
+
+/** The complete events written after the mark. */
+export function auditSince(mark: number, file = testEnv().TESTENV_AUDIT_LOG): AuditEvent[] {
+  const size = statSync(file).size;
+  if (size < mark) throw new Error(`the audit log ${file} is shorter than the mark (${size} < ${mark} bytes): it was rotated, so requests since the mark cannot be counted`);
+  const buf = Buffer.alloc(size - mark);
+  const fd = openSync(file, 'r');
+  try {
+    readSync(fd, buf, 0, buf.length, mark);
+  } finally {
+    closeSync(fd);
+  }
+  const text = buf.toString('utf8');
+  // A line still being written is left for the next read.
+  return parseLines(text.slice(0, text.lastIndexOf('\n') + 1));
 }
 
 /** Waits until the log has settled, since entries for in-flight requests land slightly later. */
@@ -47,7 +65,7 @@ export async function settleAudit(quietMs = 300, capMs = 3_000): Promise<void> {
   // the log is written before each response (blocking mode), so a short cap loses nothing we caused.
   const until = Date.now() + capMs;
   for (;;) {
-    const n = readAudit().length;
+    const n = auditMark();
     if (n === last || Date.now() >= until) return;
     last = n;
     await new Promise((r) => setTimeout(r, quietMs));

@@ -9,8 +9,11 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { ECRClient, GetAuthorizationTokenCommand } from '@aws-sdk/client-ecr';
+import { ARGOCD_REGISTRY_SECRET } from '../../shared/api/constants.ts';
+import { applyConfiguration, ensureArgoCdRepoCreds, testConfiguration } from './configuration.ts';
 import { awsClientConfig, testEnv } from './env.ts';
 import type { Knob } from './knobs.ts';
+import { kubectl } from './runtime.ts';
 
 const run = promisify(execFile);
 
@@ -55,6 +58,27 @@ export async function refuseAwsCalls(): Promise<Knob> {
       if (undone) return;
       undone = true;
       await motoAuth('inf');
+    },
+  };
+}
+
+/**
+ * registry.auth.mode aws against moto, as a newcomer runs it in local mode
+ * (AICR_LOCAL_REGISTRY_AUTH=aws npm start): the registry accepts moto's token, and Argo CD's
+ * registry Secret is left for the token-refresh step to write. Undo puts static mode back.
+ */
+export async function awsRegistryMode(): Promise<Knob> {
+  const accepted = await acceptMotoEcrTokens();
+  const cfg = testConfiguration() as { registry: Record<string, unknown> };
+  await applyConfiguration({ ...cfg, registry: { ...cfg.registry, auth: { mode: 'aws' } } });
+  const secret = ['secret', ARGOCD_REGISTRY_SECRET.name, '-n', ARGOCD_REGISTRY_SECRET.namespace];
+  await kubectl('delete', ...secret, '--ignore-not-found');
+  return {
+    undo: async () => {
+      await applyConfiguration();
+      await kubectl('delete', ...secret, '--ignore-not-found');
+      await ensureArgoCdRepoCreds();
+      await accepted.undo();
     },
   };
 }

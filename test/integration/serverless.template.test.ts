@@ -55,8 +55,8 @@ test('step queues are FIFO with a FIFO DLQ, and visibility is six times the func
 
 test('event source mappings report batch item failures and use no batching window', () => {
   const mappings = byType('AWS::Lambda::EventSourceMapping');
-  // resolve, snapshot, rollout and relay are queue-fed; the forwarder runs on a schedule.
-  assert.equal(mappings.length, 4);
+  // resolve, snapshot, rollout, token-refresh and relay are queue-fed; the forwarder runs on a schedule.
+  assert.equal(mappings.length, 5);
   for (const [, m] of mappings) {
     assert.deepEqual(m.Properties['FunctionResponseTypes'], ['ReportBatchItemFailures']);
     assert.equal(m.Properties['BatchSize'], 10);
@@ -90,7 +90,11 @@ test('each function has its own role allowing only what it uses', () => {
   assert.deepEqual(actions('ResolveRole'), [...pass, ...logs, 'ecr:GetAuthorizationToken', ...ecrPushPull, 'scheduler:CreateSchedule', 'scheduler:DeleteSchedule', 'scheduler:UpdateSchedule', ...consume, 'sqs:SendMessage'].sort());
   assert.deepEqual(actions('RelayRole'), [...pass, ...logs, 'scheduler:CreateSchedule', 'scheduler:UpdateSchedule', ...consume, 'sqs:SendMessage'].sort());
   assert.deepEqual(actions('ForwarderRole'), [...logs, 'scheduler:DeleteSchedule', 'scheduler:ListSchedules', 'sqs:SendMessage'].sort());
-  for (const role of ['ResolveRole', 'RelayRole', 'ForwarderRole']) {
+  // The token-refresh role: the ECR token and the EKS capability reads, nothing else in ECR or EKS (REG-4).
+  assert.deepEqual(actions('TokenRefreshRole'), [...pass, ...logs, 'ecr:GetAuthorizationToken', 'eks:DescribeCapability', 'eks:ListCapabilities', 'scheduler:CreateSchedule', 'scheduler:DeleteSchedule', 'scheduler:UpdateSchedule', ...consume, 'sqs:SendMessage'].sort());
+  const eks = statements('TokenRefreshRole').find((st) => Array.isArray(st.Action) && st.Action.includes('eks:ListCapabilities'));
+  assert.ok(Array.isArray(eks?.Resource) && eks.Resource.every((r) => JSON.stringify(r).includes(`/${EXAMPLE_PARAMS.eksClusterName}`)), 'EKS reads are limited to the cluster');
+  for (const role of ['ResolveRole', 'RelayRole', 'ForwarderRole', 'TokenRefreshRole']) {
     for (const st of statements(role)) {
       if (st.Resource === '*') assert.ok(['scheduler:ListSchedules', 'ecr:GetAuthorizationToken'].includes(String(st.Action)), `${role}: only ListSchedules and GetAuthorizationToken, which have no resource-level permissions, use "*"`);
     }
@@ -129,12 +133,14 @@ test('EKS access entries map each Kubernetes-facing role to its own group', () =
     { 'Fn::GetAtt': ['ResolveRole', 'Arn'] },
     { 'Fn::GetAtt': ['RolloutRole', 'Arn'] },
     { 'Fn::GetAtt': ['SnapshotRole', 'Arn'] },
+    { 'Fn::GetAtt': ['TokenRefreshRole', 'Arn'] },
   ]);
   const groupOf = (role: string): unknown => entries.find((e) => JSON.stringify(e['PrincipalArn']).includes(`"${role}"`))?.['KubernetesGroups'];
   assert.deepEqual(groupOf('ForwarderRole'), [IDENTITY_GROUP.forwarder]);
   assert.deepEqual(groupOf('ResolveRole'), [IDENTITY_GROUP.step('resolve')]);
   assert.deepEqual(groupOf('SnapshotRole'), [IDENTITY_GROUP.step('snapshot')]);
   assert.deepEqual(groupOf('RolloutRole'), [IDENTITY_GROUP.step('rollout')]);
+  assert.deepEqual(groupOf('TokenRefreshRole'), [IDENTITY_GROUP.step('token-refresh')]);
   for (const e of entries) assert.equal(e['ClusterName'], EXAMPLE_PARAMS.eksClusterName);
 });
 

@@ -26,4 +26,5 @@ test('ROL-6 kubectl aicr revoke reads --reason in either spelling; retry and rev
   const { USAGE } = await import('../../cli/args.ts');
   assert.match(USAGE, /kubectl aicr revoke NAME \[--reason TEXT\]/);
   assert.match(USAGE, /kubectl aicr retry NAME/);
+  assert.match(USAGE, /kubectl aicr refresh-credentials/);
 });

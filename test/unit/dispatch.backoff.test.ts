@@ -107,3 +107,14 @@ test('REG-1 a step that reports a transient failure in its conditions is retried
   assert.deepEqual(attempts.slice(0, 3), [2, 3, 4]);
   assert.equal(producer.dead.length, 0);
 });
+
+test('a recheck with a key is one timer per key: two runs asking for the same time send the same deduplication ID', async () => {
+  const producer = new RecordingProducer();
+  const runner: StepRunner = () => Promise.resolve({ recheckAfterMs: 60_000, recheckKey: 'refresh-2026-12-01T06:00:00.000Z' });
+  const dispatch = createDispatcher({ resolve: runner }, STEP_TABLE);
+  const deps = { kube: fakeKube(), log: captureLogger().log, now: () => new Date(), timings: DEFAULT_TIMINGS, producer };
+  for (const n of [1, 2]) await dispatch(delivery(encodeWorkItem(resolveItem('u-1')), n), deps);
+  const ids = producer.sent.map((m) => m.dedupId);
+  assert.deepEqual(ids, ['u-1/resolve/timer/refresh-2026-12-01T06:00:00.000Z', 'u-1/resolve/timer/refresh-2026-12-01T06:00:00.000Z']);
+  assert.deepEqual(producer.sent.map((m) => m.delayMs), [60_000, 60_000]);
+});

@@ -99,3 +99,18 @@ test('OBS-1 sensitive field names are redacted through Powertools, in an invocat
   assert.equal(r['runtimeUID'], 'u');
   assert.equal(r['function_request_id'], 'req-3');
 });
+
+test('a metric is one line in embedded metric format, its value kept though its name looks sensitive; any other value under that name is still redacted', () => {
+  const { log, records } = captureLogger();
+  const name = 'aicr_operator_registry_token_expiry_timestamp_seconds';
+  log.child({ runtimeUID: 'u' }).metric(name, 1_764_600_000, 'Seconds');
+  log.info('not a metric', { [name]: SECRET });
+  const [metric, other] = records();
+  assert.equal(metric?.['message'], 'metric');
+  assert.equal(metric?.[name], 1_764_600_000);
+  assert.equal(metric?.['runtimeUID'], 'u');
+  const emf = metric?.['_aws'] as { Timestamp: number; CloudWatchMetrics: unknown };
+  assert.ok(emf.Timestamp > 0);
+  assert.deepEqual(emf.CloudWatchMetrics, [{ Namespace: 'aicr-control-plane', Dimensions: [['service']], Metrics: [{ Name: name, Unit: 'Seconds' }] }]);
+  assert.equal(other?.[name], '[redacted]');
+});

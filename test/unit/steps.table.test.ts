@@ -61,7 +61,7 @@ test('each queue has a handler in functions/ that runs exactly its steps', () =>
     assert.ok(files.includes(queue), `functions/${queue}.ts`);
     const src = read(`functions/${queue}.ts`);
     const steps = STEP_TABLE.filter((r) => r.queue === queue).map((r) => r.name);
-    const runs = /createStepHandler\(\{([^}]*)\}/.exec(src)?.[1]?.split(',').map((s) => s.split(':')[0]?.trim() ?? '').filter(Boolean) ?? [];
+    const runs = /createStepHandler\(\{([^}]*)\}/.exec(src)?.[1]?.split(',').map((s) => s.split(':')[0]?.trim().replace(/^'|'$/g, '') ?? '').filter(Boolean) ?? [];
     assert.deepEqual(runs.sort(), steps.sort(), `functions/${queue}.ts runs ${steps.join(', ')}`);
     assert.match(src, new RegExp(`stepDeps\\('${queue}'\\)`), `functions/${queue}.ts builds its deps for queue ${queue}`);
   }

@@ -7,13 +7,13 @@
 // is judged on every look, before anything could be written to it (ENG-1).
 import { CONDITION } from '../../api/constants.ts';
 import { EVENT_REASON } from '../../events/recorder.ts';
-import { ownedApplications, inventoryDigest } from '../../rollouts/inventory.ts';
+import { listOwnedApplications, inventoryDigest } from '../../rollouts/inventory.ts';
 import { type RolloutObject, listRollouts, rolloutConditions, rolloutState, writeRolloutStatus } from '../../rollouts/objects.ts';
 import type { StepContext, StepReport, StepRunner } from '../types.ts';
 import { createRollout } from './create.ts';
 import { follow } from './follow.ts';
 import { readConfiguration } from '../../configuration/read.ts';
-import { type Engine, engineAvailability } from '../../rollouts/engine.ts';
+import { type Engine, engineState } from '../../rollouts/engine.ts';
 import type { DesiredCondition } from '../../status/conditions.ts';
 import { moveOf, noteRollout, released as releasedCondition } from './report.ts';
 import { retryRequested, revoke, supersedeForRetry } from './requests.ts';
@@ -87,9 +87,15 @@ async function start(ctx: StepContext, facts: Facts): Promise<StepReport> {
   return follow(ctx, created.rollout, { inventory: created.inventory, engine: facts.engine });
 }
 
-async function decide(ctx: StepContext, target: string, engine: Engine): Promise<StepReport> {
-  const uid = ctx.runtime.metadata.uid;
-  const [rollouts, apps] = await Promise.all([listRollouts(ctx.kube, uid), ownedApplications(ctx.kube, uid)]);
+/** What one look reads before it decides anything, read together. */
+interface Look {
+  readonly engine: Engine;
+  readonly rollouts: readonly RolloutObject[];
+  readonly apps: readonly GenericObject[];
+}
+
+async function decide(ctx: StepContext, target: string, look: Look): Promise<StepReport> {
+  const { rollouts, apps, engine } = look;
   const live = rollouts.filter((r) => !r.status?.outcome);
   for (const r of live.filter((x) => x.spec.toPlan !== target)) await supersede(ctx, r, target);
   const facts: Facts = { rollouts, apps, target, engine };
@@ -104,19 +110,28 @@ const IDLE_LOOKS = 10;
 function engineCondition(engine: Engine): DesiredCondition {
   return engine.available
     ? { type: CONDITION.engineAvailable, status: 'True', reason: 'EngineReady', message: engine.message }
-    : { type: CONDITION.engineAvailable, status: 'False', reason: 'EngineUnavailable', message: engine.message };
+    : { type: CONDITION.engineAvailable, status: 'False', reason: engine.stale ? 'RegistryCredentialsStale' : 'EngineUnavailable', message: engine.message };
 }
 
-async function released(ctx: StepContext, engine: Engine): Promise<StepReport> {
+async function released(ctx: StepContext, look: Look): Promise<StepReport> {
   const target = statusPlan(ctx, 'targetPlan');
   if (!target) return releasedCondition('False', 'AwaitingPlan', 'no target plan yet: resolution names one once it has resolved the runtime');
-  return decide(ctx, target, engine);
+  return decide(ctx, target, look);
+}
+
+/** The configuration, the runtime's rollouts and its Applications in one round trip; then Argo CD's state. */
+async function lookAround(ctx: StepContext): Promise<Look> {
+  const uid = ctx.runtime.metadata.uid;
+  const [configuration, rollouts, listed] = await Promise.all([readConfiguration(ctx.kube), listRollouts(ctx.kube, uid), listOwnedApplications(ctx.kube, uid)]);
+  const engine = await engineState(ctx.kube, configuration, { now: ctx.now(), staleWithinMs: ctx.timings.tokenStaleWithinMs, served: listed !== undefined });
+  return { engine, rollouts, apps: listed ?? [] };
 }
 
 export const runRollout: StepRunner = async (ctx) => {
   if (ctx.runtime.metadata.deletionTimestamp) return {};
-  const engine = await engineAvailability(ctx.kube, await readConfiguration(ctx.kube));
-  const report = await released(ctx, engine);
+  const look = await lookAround(ctx);
+  const { engine } = look;
+  const report = await released(ctx, look);
   // Nothing wakes the step when Argo CD goes away or returns but time: soon while it is away,
   // now and then while it is up.
   const idle = engine.available ? IDLE_LOOKS * ctx.timings.engineRecheckMs : ctx.timings.engineRecheckMs;
