@@ -19,6 +19,7 @@ import { FORWARDER_CHECKPOINT } from '../shared/api/constants.ts';
 import { createForwarderHandler, DEADLINE_MARGIN_MS } from '../shared/aws/forwarderWindow.ts';
 import { measureAicrRuns } from './aicrRuns.ts';
 import { measureBundles } from './bundles.ts';
+import { measureRollout, type RolloutFigures } from './rollout.ts';
 import { ensureRegistrySecrets } from '../test/helpers/configuration.ts';
 import { measureChanges, summarise } from './latency.ts';
 import { storm } from './storm.ts';
@@ -83,10 +84,13 @@ async function stormPath() {
 }
 
 /** Goals the bench holds the product to; a miss makes the bench exit non-zero, naming it. */
-const GOALS = { bundleBytes: 1024 * 1024, coldImportMs: 250, eventsPerReconcile: 5, aicrRunP99Ms: 100, requestsPerResolution: 15 } as const;
+const GOALS = { bundleBytes: 1024 * 1024, coldImportMs: 250, eventsPerReconcile: 5, aicrRunP99Ms: 100, requestsPerResolution: 15, rolloutRatio: 1.2 } as const;
 
-function missedGoals(bundles: Awaited<ReturnType<typeof measureBundles>>, stormFigures: Awaited<ReturnType<typeof stormPath>>, runs: Awaited<ReturnType<typeof aicrRunsPath>>): string[] {
+function missedGoals(bundles: Awaited<ReturnType<typeof measureBundles>>, stormFigures: Awaited<ReturnType<typeof stormPath>>, runs: Awaited<ReturnType<typeof aicrRunsPath>>, rollout: RolloutFigures): string[] {
   const missed: string[] = [];
+  for (const [path, f] of [['local', rollout.local], ['sqs', rollout.sqs]] as const) {
+    if (f.ratio > GOALS.rolloutRatio) missed.push(`rollout (P3), ${path} path: ${f.ratio}x the floor > ${GOALS.rolloutRatio}x`);
+  }
   if (runs.changeToJob.p99Ms > GOALS.aicrRunP99Ms) missed.push(`aicr runs: change -> Job p99 ${runs.changeToJob.p99Ms} ms > ${GOALS.aicrRunP99Ms} ms`);
   if ((runs.requestsPerResolution["total"] ?? 0) > GOALS.requestsPerResolution) missed.push(`aicr runs: ${runs.requestsPerResolution["total"] ?? 0} API requests per resolution > ${GOALS.requestsPerResolution}`);
   if (runs.jobToNext.p99Ms > GOALS.aicrRunP99Ms) missed.push(`aicr runs: Job finished -> next act p99 ${runs.jobToNext.p99Ms} ms > ${GOALS.aicrRunP99Ms} ms`);
@@ -180,10 +184,11 @@ async function main(): Promise<void> {
   const windowed = await windowedPath();
   const stormFigures = await stormPath();
   const aicrRuns = await aicrRunsPath();
+  const rollout = await measureRollout();
   const bundles = await measureBundles();
   await deleteRuntime();
-  const missed = missedGoals(bundles, stormFigures, aicrRuns);
-  const result = { date: new Date().toISOString(), node: process.version, changes: CHANGES, local, noOp, sqs, windowed, storm: stormFigures, aicrRuns, bundles, goals: GOALS, missed, seconds: Math.round((Date.now() - started) / 1000) };
+  const missed = missedGoals(bundles, stormFigures, aicrRuns, rollout);
+  const result = { date: new Date().toISOString(), node: process.version, changes: CHANGES, local, noOp, sqs, windowed, storm: stormFigures, aicrRuns, rollout, bundles, goals: GOALS, missed, seconds: Math.round((Date.now() - started) / 1000) };
   mkdirSync(new URL('results/', import.meta.url), { recursive: true });
   writeFileSync(new URL('results/latest.json', import.meta.url), `${JSON.stringify(result, null, 2)}\n`);
   const l = local.latency;
@@ -200,6 +205,9 @@ async function main(): Promise<void> {
   const a = aicrRuns;
   console.log(`aicr runs (${a.runs} resolutions, 3 Jobs each: snapshot, recipe, render): change -> Job p50 ${a.changeToJob.p50Ms} ms, p99 ${a.changeToJob.p99Ms} ms; Job finished -> next act p50 ${a.jobToNext.p50Ms} ms, p99 ${a.jobToNext.p99Ms} ms; created -> Resolved less AICR's time p50 ${a.overhead.p50Ms} ms, p99 ${a.overhead.p99Ms} ms`);
   console.log(`API requests per resolution: ${JSON.stringify(a.requestsPerResolution)}`);
+  const ro = rollout;
+  console.log(`rollout of ${ro.releases} releases (P3), approval -> Released: floor ${ro.floorMs} ms; local ${ro.local.ms} ms (${ro.local.ratio}x), sqs ${ro.sqs.ms} ms (${ro.sqs.ratio}x, ${ro.sqs.deliveries} deliveries)`);
+  console.log(`API requests per rollout step: local ${JSON.stringify(ro.local.requestsPerStep)}; sqs ${JSON.stringify(ro.sqs.requestsPerStep)}`);
   console.log('written to bench/results/latest.json');
   for (const m of missed) console.error(`goal missed: ${m}`);
   if (missed.length > 0) process.exitCode = 1;

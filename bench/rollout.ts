@@ -1,0 +1,183 @@
+// Performance goal P3: an approved rollout of a 50-release plan, with the labelled Argo CD
+// stand-in syncing each Application as soon as it is written, timed from the approval to
+// Released=True and set against a floor: the same Applications written in the same order by a
+// plain loop that waits for the same gate after each, with no control plane. Run on the local
+// path and on the SQS path (forwarder → FIFO queue → the rollout function, delays through the
+// relay), with the control plane's API requests per step from the audit log.
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { SqsProducer } from '../shared/aws/sqsProducer.ts';
+import { COALESCE_MS, Forwarder, MemoryCheckpoint } from '../shared/forwarder/forwarder.ts';
+import { watchedBy } from '../shared/forwarder/watched.ts';
+import { startLocalControlPlane } from '../shared/local/controlPlane.ts';
+import { createLogger } from '../shared/observability/log.ts';
+import { planToApplications, type PlanApplication } from '../shared/plans/applications.ts';
+import type { Release } from '../shared/plans/release.ts';
+import { writeApplication } from '../shared/rollouts/applicationWrites.ts';
+import { gate } from '../shared/rollouts/gate.ts';
+import { STEP_TABLE } from '../shared/steps/table.ts';
+import { auditMark } from '../test/helpers/audit.ts';
+import { applyConfiguration, ensureArgoCdRepoCreds } from '../test/helpers/configuration.ts';
+import { forwarderKube, stepKube } from '../test/helpers/controlPlane.ts';
+import { adminKubeConfig, awsClientConfig, CONTROL_PLANE_USER, resetMoto, testEnv } from '../test/helpers/env.ts';
+import { chartRelease, pushChart, storePlan, target } from '../test/helpers/rolloutStage.ts';
+import { clearApplications, grantUsers, released, rolloutsOf } from '../test/helpers/rollouts.ts';
+import { createRuntime, deleteRuntime, ensureCrds, kubectl } from '../test/helpers/runtime.ts';
+import { createFifoWithDlq, createQueue, SqsLambdaDriver, type SqsHandler } from '../test/helpers/sqsDriver.ts';
+import { ApplicationWatch } from './applicationWatch.ts';
+import { controlPlaneRequestsSince, perChange } from './requests.ts';
+
+const RELEASES = Number(process.env['BENCH_ROLLOUT_RELEASES'] ?? 50);
+const ROLLOUT_ONLY = STEP_TABLE.filter((r) => r.name === 'rollout');
+const silent = createLogger({ level: 'silent' });
+const VERSION = '1.0.0';
+
+const releases = (): Release[] => Array.from({ length: RELEASES }, (_, i) => chartRelease(`bench-${String(i).padStart(2, '0')}`, i, VERSION));
+
+async function stage(): Promise<void> {
+  await ensureCrds();
+  await deleteRuntime();
+  await applyConfiguration();
+  await kubectl('delete', 'runtimerollouts', '--all');
+  await clearApplications();
+  await grantUsers();
+  await ensureArgoCdRepoCreds();
+  for (const r of releases()) await pushChart(r.name, VERSION);
+}
+
+async function noApplications(watch: ApplicationWatch): Promise<void> {
+  await clearApplications();
+  await watch.until('no Applications left', () => watch.latest.size === 0);
+}
+
+/** The plain loop: write each Application, wait for Argo CD's report to pass the gate, go on. */
+async function floor(watch: ApplicationWatch): Promise<number> {
+  await noApplications(watch);
+  const apps: PlanApplication[] = planToApplications(releases(), { runtimeUID: 'bench-floor', planDigest: 'sha256:bench-floor' }, { project: 'default', destination: { server: 'https://kubernetes.default.svc' } });
+  const kube = stepKube('rollout');
+  const started = performance.now();
+  for (const app of apps) {
+    const writtenAt = new Date();
+    await writeApplication(kube, app);
+    await watch.until(`${app.metadata.name} synced and healthy`, () => gate(watch.latest.get(app.metadata.name), app, writtenAt).held);
+  }
+  return performance.now() - started;
+}
+
+/** A runtime whose target is the 50-release plan, its rollout waiting for approval; returns the plan. */
+async function awaitingApproval(watch: ApplicationWatch): Promise<{ plan: string; uid: string }> {
+  await deleteRuntime();
+  await kubectl('delete', 'runtimerollouts', '--all');
+  await noApplications(watch);
+  const uid = (await createRuntime({ aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' }, actionTimeout: '5m' })).metadata.uid;
+  const { name } = await storePlan(uid, releases());
+  await target(name);
+  await released(`AwaitingApproval for ${name}`, (reason, message) => reason === 'AwaitingApproval' && message.includes(name), 60_000);
+  return { plan: name, uid };
+}
+
+/** From the approval (written as a person would, with kubectl) to Released=True on the plan. */
+async function approvedToReleased(plan: string, uid: string): Promise<{ ms: number; requestsPerStep: Record<string, number> }> {
+  const [r] = await rolloutsOf(uid);
+  if (!r) throw new Error('no rollout to approve');
+  const mark = auditMark();
+  const approval = { approvedBy: 'alice', approvedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z') };
+  await kubectl('--as', 'alice', 'patch', 'runtimerollouts', r.metadata.name, '--type', 'merge', '-p', JSON.stringify({ spec: { approval } }));
+  const started = performance.now();
+  const end = await released(`Released=True on ${plan}`, (reason, message) => (reason === 'Released' && message.includes(plan)) || reason === 'RolloutFailed', RELEASES * 10_000);
+  if (end.reason !== 'Released') throw new Error(`the rollout did not succeed: ${end.message}`);
+  const ms = performance.now() - started;
+  return { ms, requestsPerStep: perChange(await controlPlaneRequestsSince(mark), RELEASES) };
+}
+
+async function localRun(watch: ApplicationWatch) {
+  const cp = startLocalControlPlane({ kube: forwarderKube(), kubeFor: (step) => stepKube(step), log: silent, table: ROLLOUT_ONLY });
+  try {
+    const { plan, uid } = await awaitingApproval(watch);
+    return await approvedToReleased(plan, uid);
+  } finally {
+    cp.stop();
+    await cp.running;
+  }
+}
+
+/** Moto's queues, the rollout and relay functions as Lambda would call them, and the forwarder feeding them. */
+async function sqsRig() {
+  await resetMoto();
+  const sqs = new SQSClient(awsClientConfig());
+  const fifo = async (name: string) => (await createFifoWithDlq(sqs, name, { visibilitySeconds: 30, maxReceiveCount: 5 })).queue;
+  const [rollout, resolve, snapshot] = [await fifo('aicr-rollout'), await fifo('aicr-resolve'), await fifo('aicr-snapshot')];
+  const delay = await createQueue(sqs, 'aicr-delay');
+  Object.assign(process.env, { AICR_ROLLOUT_QUEUE_URL: rollout.url, AICR_RESOLVE_QUEUE_URL: resolve.url, AICR_SNAPSHOT_QUEUE_URL: snapshot.url, AICR_DELAY_QUEUE_URL: delay.url, AICR_KUBECONFIG: testEnv().KUBECONFIG, AICR_KUBE_CONTEXT: CONTROL_PLANE_USER, LOG_LEVEL: 'error' });
+  const step = ((await import('../functions/rollout.ts')) as { handler: SqsHandler }).handler;
+  const relay = ((await import('../functions/relay.ts')) as { handler: SqsHandler }).handler;
+  const drivers = [new SqsLambdaDriver(sqs, rollout, step), new SqsLambdaDriver(sqs, delay, relay)];
+  let polling = true;
+  const seen = new Set<string>();
+  const pollers = drivers.map(async (d) => {
+    while (polling) {
+      // A failed receive or delete must not end the loop, as it would not end Lambda's polling.
+      await d.pollOnce(1).catch((err: unknown) => {
+        const text = err instanceof Error ? err.message : String(err);
+        if (!seen.has(text)) console.error(`sqs path: ${text}`);
+        seen.add(text);
+      });
+    }
+  });
+  const producer = new SqsProducer(sqs, { fifoQueueUrl: { rollout: rollout.url, resolve: resolve.url, snapshot: snapshot.url }, delayQueueUrl: delay.url });
+  // One forwarder per kind the rollout step wakes on, as the forwarder function runs them.
+  const forwarders = watchedBy(ROLLOUT_ONLY).map((w) => new Forwarder({ kube: forwarderKube(), producer, log: silent, checkpoint: new MemoryCheckpoint(), table: ROLLOUT_ONLY, coalesceMs: COALESCE_MS }, w));
+  const forwarding = Promise.all(forwarders.map((f) => f.run()));
+  return {
+    invocations: () => drivers[0]?.deliveries.length ?? 0,
+    stop: async () => {
+      polling = false;
+      for (const f of forwarders) f.stop();
+      await Promise.all([...pollers, forwarding]);
+    },
+  };
+}
+
+async function sqsRun(watch: ApplicationWatch) {
+  const rig = await sqsRig();
+  try {
+    const { plan, uid } = await awaitingApproval(watch);
+    const before = rig.invocations();
+    const figures = await approvedToReleased(plan, uid);
+    return { ...figures, deliveries: rig.invocations() - before };
+  } finally {
+    await rig.stop();
+  }
+}
+
+export interface RolloutFigures {
+  readonly releases: number;
+  readonly floorMs: number;
+  readonly local: { readonly ms: number; readonly ratio: number; readonly requestsPerStep: Record<string, number> };
+  readonly sqs: { readonly ms: number; readonly ratio: number; readonly requestsPerStep: Record<string, number>; readonly deliveries: number };
+}
+
+const ratio = (ms: number, floorMs: number): number => Math.round((ms / floorMs) * 100) / 100;
+
+export async function measureRollout(): Promise<RolloutFigures> {
+  await stage();
+  const watch = new ApplicationWatch();
+  await watch.start(adminKubeConfig());
+  try {
+    // The floor twice, the quicker kept: the control plane is held to the best the loop did.
+    const floors = [await floor(watch), await floor(watch)];
+    console.error(`floor runs: ${floors.map(Math.round).join(' ms, ')} ms`);
+    const floorMs = Math.round(Math.min(...floors));
+    const local = await localRun(watch);
+    console.error(`local path: ${Math.round(local.ms)} ms`);
+    const sqs = await sqsRun(watch);
+    return { releases: RELEASES, floorMs, local: { ...local, ms: Math.round(local.ms), ratio: ratio(local.ms, floorMs) }, sqs: { ...sqs, ms: Math.round(sqs.ms), ratio: ratio(sqs.ms, floorMs) } };
+  } finally {
+    watch.stop();
+    await deleteRuntime();
+    await kubectl('delete', 'runtimerollouts', '--all');
+    await clearApplications();
+  }
+}
+
+/** Runs it alone: `node --import tsx bench/rollout.ts` with the test environment's variables. */
+if (import.meta.url === `file://${process.argv[1]}`) console.log(JSON.stringify(await measureRollout(), null, 2));
