@@ -5,6 +5,7 @@
 // rebuilt digest; a lost annotation or dependency is a problem naming the Application.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { ConflictError } from '../../shared/errors.ts';
 import { ANNOTATION, FIELD_MANAGER, LABEL, MANAGED_BY_VALUE, NAMESPACES } from '../../shared/api/constants.ts';
 import { KubeRequestError } from '../../shared/errors.ts';
 import { type GenericObject, GenericObjectSchema, KIND, type Kind } from '../../shared/kube/kinds.ts';
@@ -49,12 +50,22 @@ async function rebuiltDigest(): Promise<string> {
   return rebuilt.digest;
 }
 
-/** Reads, edits and writes back one Application whole, as `kubectl edit` would. */
+/**
+ * Reads, edits and writes back one Application whole, as `kubectl edit` would, reading again
+ * when Argo CD's stand-in wrote its status in between (a person would save the edit again).
+ */
 async function edit(name: string, change: (app: GenericObject) => void): Promise<void> {
-  const app = await kube.get(KIND.application, name, ns);
-  assert.ok(app, `no Application ${name}`);
-  change(app);
-  await kube.update(KIND.application, { ...app, metadata: { ...app.metadata, namespace: ns } });
+  for (let attempt = 1; ; attempt++) {
+    const app = await kube.get(KIND.application, name, ns);
+    assert.ok(app, `no Application ${name}`);
+    change(app);
+    try {
+      await kube.update(KIND.application, { ...app, metadata: { ...app.metadata, namespace: ns } });
+      return;
+    } catch (err) {
+      if (!(err instanceof ConflictError) || attempt >= 5) throw err;
+    }
+  }
 }
 
 /** A namespace being deleted takes new objects no more: wait until it has gone. */
