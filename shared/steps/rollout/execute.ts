@@ -121,9 +121,8 @@ export async function execute(ctx: StepContext, r: RolloutObject, approved: Appr
   const base = { ctx, r, approved, states: stepStates(r), actionTimeoutMs, intended: new Map<string, PlanApplication>(), releases: new Map<string, Release>() };
   if (paused) return hold(base, 'the runtime is paused (spec.paused): the rollout moves on once it is unpaused, and a step in flight longer than actionTimeout may then fail');
   if (!engine.available) return hold(base, `nothing is written to Argo CD while it is unavailable: ${engine.message}`);
-  const read = await readTarget(ctx, r.spec.toPlan);
+  const [read, { argocd }] = await Promise.all([readTarget(ctx, r.spec.toPlan), readConfiguration(ctx.kube)]);
   if (!read.ok) return read.report;
-  const { argocd } = await readConfiguration(ctx.kube);
   const apps = planToApplications(read.plan.releases, { runtimeUID: ctx.runtime.metadata.uid, planDigest: read.plan.digest }, { project: argocd.project, destination: argocd.destination.name ? { name: argocd.destination.name } : { server: argocd.destination.server } });
   const run: Run = { ...base, intended: new Map(apps.map((a) => [a.metadata.name, a])), releases: new Map(read.plan.releases.map((x) => [x.name, x])) };
   for (let i = nextStep(run.states); i !== undefined; i = nextStep(run.states)) {
