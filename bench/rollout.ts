@@ -16,12 +16,11 @@ import { writeApplication } from '../shared/rollouts/applicationWrites.ts';
 import { gate } from '../shared/rollouts/gate.ts';
 import { STEP_TABLE } from '../shared/steps/table.ts';
 import { auditMark } from '../test/helpers/audit.ts';
-import { applyConfiguration, ensureArgoCdRepoCreds } from '../test/helpers/configuration.ts';
 import { forwarderKube, stepKube } from '../test/helpers/controlPlane.ts';
 import { adminKubeConfig, awsClientConfig, CONTROL_PLANE_USER, resetMoto, testEnv } from '../test/helpers/env.ts';
 import { chartRelease, pushChart, storePlan, target } from '../test/helpers/rolloutStage.ts';
-import { clearApplications, grantUsers, released, rolloutsOf } from '../test/helpers/rollouts.ts';
-import { createRuntime, deleteRuntime, ensureCrds, kubectl } from '../test/helpers/runtime.ts';
+import { clearApplications, clearRolloutStage, released, rolloutsOf } from '../test/helpers/rollouts.ts';
+import { createRuntime, deleteRuntime, kubectl } from '../test/helpers/runtime.ts';
 import { createFifoWithDlq, createQueue, SqsLambdaDriver, type SqsHandler } from '../test/helpers/sqsDriver.ts';
 import { ApplicationWatch } from './applicationWatch.ts';
 import { controlPlaneRequestsSince, perChange } from './requests.ts';
@@ -34,13 +33,7 @@ const VERSION = '1.0.0';
 const releases = (): Release[] => Array.from({ length: RELEASES }, (_, i) => chartRelease(`bench-${String(i).padStart(2, '0')}`, i, VERSION));
 
 async function stage(): Promise<void> {
-  await ensureCrds();
-  await deleteRuntime();
-  await applyConfiguration();
-  await kubectl('delete', 'runtimerollouts', '--all');
-  await clearApplications();
-  await grantUsers();
-  await ensureArgoCdRepoCreds();
+  await clearRolloutStage();
   for (const r of releases()) await pushChart(r.name, VERSION);
 }
 

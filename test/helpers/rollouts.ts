@@ -11,8 +11,10 @@ import { type RolloutObject, parseRollout } from '../../shared/rollouts/objects.
 import { type AuditEvent, auditSince, settleAudit } from './audit.ts';
 import { stepKube } from './controlPlane.ts';
 import { CONTROL_PLANE_USER } from './env.ts';
+import { applyConfiguration, ensureArgoCdRepoCreds } from './configuration.ts';
 import { kubectlApply } from './kubectlApply.ts';
-import { condition, getRuntime, kubectl, waitFor } from './runtime.ts';
+import { kubectlAicr } from './plugin.ts';
+import { condition, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from './runtime.ts';
 
 const asResolve = stepKube('resolve');
 const asRollout = stepKube('rollout');
@@ -90,3 +92,30 @@ export async function grantUsers(): Promise<void> {
   await kubectl('create', 'clusterrolebinding', 'test-rollout-editor-bob', '--clusterrole=test-rollout-editor', '--user=bob').catch(() => undefined);
 }
 
+
+/**
+ * A clean stage for a rollout test: no runtime, rollouts or owned Applications, the test
+ * configuration (or `configuration`), the approvers, and Argo CD's repo-creds Secret for the
+ * test registry unless the test writes its own.
+ */
+export async function clearRolloutStage(opts: { readonly configuration?: Record<string, unknown>; readonly repoCreds?: boolean } = {}): Promise<void> {
+  await ensureCrds();
+  await deleteRuntime();
+  await applyConfiguration(opts.configuration);
+  await kubectl('delete', 'runtimerollouts', '--all');
+  await clearApplications();
+  await grantUsers();
+  if (opts.repoCreds ?? true) await ensureArgoCdRepoCreds();
+}
+
+/** The rollout to `plan` once the runtime says it waits for approval. */
+export async function awaitingRollout(plan: string): Promise<RolloutObject> {
+  const c = await released(`AwaitingApproval for ${plan}`, (reason, message) => reason === 'AwaitingApproval' && message.includes(plan));
+  return rollout(/rollout (aicr-rollout-[0-9a-z-]+)/.exec(c.message)?.[1] ?? '');
+}
+
+/** Approves as alice, an approver, with the plugin. */
+export async function approve(name: string): Promise<void> {
+  const ok = await kubectlAicr(['approve', name], 'alice');
+  assert.equal(ok.code, 0, ok.stderr);
+}

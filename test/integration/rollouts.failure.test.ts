@@ -14,30 +14,19 @@ import type { Release } from '../../shared/plans/release.ts';
 import type { RolloutObject } from '../../shared/rollouts/objects.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
 import { type AuditEvent, auditMark, auditSince, settleAudit } from '../helpers/audit.ts';
-import { applyConfiguration, ensureArgoCdRepoCreds } from '../helpers/configuration.ts';
 import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
 import { argoCdNeverSync, withKnob } from '../helpers/knobs.ts';
 import { kubectlAicr } from '../helpers/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
 import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
-import { clearApplications, grantUsers, released, rollout, rolloutsOf, stalledOn } from '../helpers/rollouts.ts';
-import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl } from '../helpers/runtime.ts';
+import { approve, awaitingRollout, clearApplications, clearRolloutStage, released, rollout, rolloutsOf, stalledOn } from '../helpers/rollouts.ts';
+import { condition, createRuntime, deleteRuntime, getRuntime, kubectl } from '../helpers/runtime.ts';
 
 const ROLLOUT_ONLY = STEP_TABLE.filter((r) => r.name === 'rollout');
 let cp: ReturnType<typeof startCapturedControlPlane>;
 let runtimeUID = '';
 
 const at = (version: string, extra: Partial<Release> = {}): Release[] => ['alpha', 'bravo', 'charlie'].map((name, i) => chartRelease(name, i, version, extra));
-
-async function awaitingRollout(plan: string): Promise<RolloutObject> {
-  const c = await released(`AwaitingApproval for ${plan}`, (reason, message) => reason === 'AwaitingApproval' && message.includes(plan));
-  return rollout(/rollout (aicr-rollout-[0-9a-z-]+)/.exec(c.message)?.[1] ?? '');
-}
-
-async function approve(name: string): Promise<void> {
-  const ok = await kubectlAicr(['approve', name], 'alice');
-  assert.equal(ok.code, 0, ok.stderr);
-}
 
 /** Targets a plan of these releases and returns it with its rollout, which waits for approval. */
 async function stage(releases: Release[]): Promise<{ plan: string; rollout: RolloutObject }> {
@@ -70,13 +59,7 @@ async function chartVersion(release: string): Promise<string | undefined> {
 const someLooks = (): Promise<void> => new Promise((r) => setTimeout(r, 3_000));
 
 before(async () => {
-  await ensureCrds();
-  await deleteRuntime();
-  await applyConfiguration();
-  await kubectl('delete', 'runtimerollouts', '--all');
-  await clearApplications();
-  await grantUsers();
-  await ensureArgoCdRepoCreds();
+  await clearRolloutStage();
   for (const name of ['alpha', 'bravo', 'charlie']) for (const version of ['1.0.0', '1.1.0']) await pushChart(name, version);
   cp = startCapturedControlPlane({ timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 }, table: ROLLOUT_ONLY });
   runtimeUID = (await createRuntime({ aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' }, actionTimeout: '10s' })).metadata.uid;

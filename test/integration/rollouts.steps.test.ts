@@ -12,17 +12,15 @@ import { ANNOTATION, ARGOCD, CONDITION, NAMESPACES } from '../../shared/api/cons
 import { EVENT_REASON } from '../../shared/events/recorder.ts';
 import { KIND } from '../../shared/kube/kinds.ts';
 import type { Release } from '../../shared/plans/release.ts';
-import type { RolloutObject } from '../../shared/rollouts/objects.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
 import { type AuditEvent, auditMark, auditSince, settleAudit } from '../helpers/audit.ts';
-import { applyConfiguration, ensureArgoCdRepoCreds } from '../helpers/configuration.ts';
 import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
 import { argoCdNeverSync, argoCdOlderRevision, stopArgoCd, withKnob } from '../helpers/knobs.ts';
 import { kubectlAicr } from '../helpers/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
 import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
-import { clearApplications, grantUsers, released, rollout, rolloutsOf, stalledOn } from '../helpers/rollouts.ts';
-import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+import { approve, awaitingRollout, clearApplications, clearRolloutStage, released, rollout, rolloutsOf, stalledOn } from '../helpers/rollouts.ts';
+import { condition, createRuntime, deleteRuntime, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
 
 const ROLLOUT_ONLY = STEP_TABLE.filter((r) => r.name === 'rollout');
 const STAND_IN = 'system:serviceaccount:argocd:argocd-application-controller';
@@ -32,16 +30,6 @@ let runtimeUID = '';
 let fileMark = 0;
 
 const v1 = (): Release[] => [chartRelease('alpha', 0, '1.0.0'), chartRelease('bravo', 1, '1.0.0'), chartRelease('charlie', 2, '1.0.0')];
-
-async function awaitingRollout(plan: string): Promise<RolloutObject> {
-  const c = await released(`AwaitingApproval for ${plan}`, (reason, message) => reason === 'AwaitingApproval' && message.includes(plan));
-  return rollout(/rollout (aicr-rollout-[0-9a-z-]+)/.exec(c.message)?.[1] ?? '');
-}
-
-async function approve(name: string): Promise<void> {
-  const ok = await kubectlAicr(['approve', name], 'alice');
-  assert.equal(ok.code, 0, ok.stderr);
-}
 
 /** Moves the runtime to a plan of these releases and approves the rollout; returns the plan and rollout names. */
 async function rollTo(releases: Release[]): Promise<{ plan: string; rollout: string }> {
@@ -73,13 +61,7 @@ function standInReported(events: readonly AuditEvent[], name: string): boolean {
 }
 
 before(async () => {
-  await ensureCrds();
-  await deleteRuntime();
-  await applyConfiguration();
-  await kubectl('delete', 'runtimerollouts', '--all');
-  await clearApplications();
-  await grantUsers();
-  await ensureArgoCdRepoCreds();
+  await clearRolloutStage();
   fileMark = auditMark();
   for (const name of ['alpha', 'bravo', 'charlie']) for (const version of ['1.0.0', '1.1.0']) await pushChart(name, version);
   cp = startCapturedControlPlane({ timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 }, table: ROLLOUT_ONLY });
