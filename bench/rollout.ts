@@ -21,7 +21,8 @@ import { adminKubeConfig, awsClientConfig, CONTROL_PLANE_USER, resetMoto, testEn
 import { chartRelease, pushChart, storePlan, target } from '../test/helpers/rolloutStage.ts';
 import { clearApplications, clearRolloutStage, released, rolloutsOf } from '../test/helpers/rollouts.ts';
 import { createRuntime, deleteRuntime, kubectl } from '../test/helpers/runtime.ts';
-import { createFifoWithDlq, createQueue, SqsLambdaDriver, type SqsHandler } from '../test/helpers/sqsDriver.ts';
+import { SqsLambdaDriver, type SqsHandler } from '../test/helpers/sqsDriver.ts';
+import { fifoUrls, queueNamed, stepQueues } from './queues.ts';
 import { ApplicationWatch } from './applicationWatch.ts';
 import { controlPlaneRequestsSince, perChange } from './requests.ts';
 
@@ -97,10 +98,9 @@ async function localRun(watch: ApplicationWatch) {
 async function sqsRig() {
   await resetMoto();
   const sqs = new SQSClient(awsClientConfig());
-  const fifo = async (name: string) => (await createFifoWithDlq(sqs, name, { visibilitySeconds: 30, maxReceiveCount: 5 })).queue;
-  const [rollout, resolve, snapshot] = [await fifo('aicr-rollout'), await fifo('aicr-resolve'), await fifo('aicr-snapshot')];
-  const delay = await createQueue(sqs, 'aicr-delay');
-  Object.assign(process.env, { AICR_ROLLOUT_QUEUE_URL: rollout.url, AICR_RESOLVE_QUEUE_URL: resolve.url, AICR_SNAPSHOT_QUEUE_URL: snapshot.url, AICR_DELAY_QUEUE_URL: delay.url, AICR_KUBECONFIG: testEnv().KUBECONFIG, AICR_KUBE_CONTEXT: CONTROL_PLANE_USER, LOG_LEVEL: 'error' });
+  const queues = await stepQueues(sqs);
+  const [rollout, delay] = [queueNamed(queues, 'rollout'), queues.delay];
+  Object.assign(process.env, { AICR_KUBECONFIG: testEnv().KUBECONFIG, AICR_KUBE_CONTEXT: CONTROL_PLANE_USER, LOG_LEVEL: 'error' });
   const step = ((await import('../functions/rollout.ts')) as { handler: SqsHandler }).handler;
   const relay = ((await import('../functions/relay.ts')) as { handler: SqsHandler }).handler;
   const drivers = [new SqsLambdaDriver(sqs, rollout, step), new SqsLambdaDriver(sqs, delay, relay)];
@@ -116,7 +116,7 @@ async function sqsRig() {
       });
     }
   });
-  const producer = new SqsProducer(sqs, { fifoQueueUrl: { rollout: rollout.url, resolve: resolve.url, snapshot: snapshot.url }, delayQueueUrl: delay.url });
+  const producer = new SqsProducer(sqs, { fifoQueueUrl: fifoUrls(queues), delayQueueUrl: delay.url });
   // One forwarder per kind the rollout step wakes on, as the forwarder function runs them.
   const forwarders = watchedBy(ROLLOUT_ONLY).map((w) => new Forwarder({ kube: forwarderKube(), producer, log: silent, checkpoint: new MemoryCheckpoint(), table: ROLLOUT_ONLY, coalesceMs: COALESCE_MS }, w));
   const forwarding = Promise.all(forwarders.map((f) => f.run()));

@@ -12,7 +12,8 @@ import { resolveItem, runResolveOnce } from '../test/helpers/steps.ts';
 import { auditMark } from '../test/helpers/audit.ts';
 import { controlPlaneKube, forwarderKube, stepKube } from '../test/helpers/controlPlane.ts';
 import { adminKubeConfig, awsClientConfig, CONTROL_PLANE_USER, resetMoto, testEnv } from '../test/helpers/env.ts';
-import { createFifoWithDlq, createQueue, SqsLambdaDriver, type SqsHandler } from '../test/helpers/sqsDriver.ts';
+import { SqsLambdaDriver, type SqsHandler } from '../test/helpers/sqsDriver.ts';
+import { fifoUrls, queueNamed, stepQueues } from './queues.ts';
 import { createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../test/helpers/runtime.ts';
 import type { Context } from 'aws-lambda';
 import { FORWARDER_CHECKPOINT } from '../shared/api/constants.ts';
@@ -114,11 +115,10 @@ async function noOpReconcile() {
 async function sqsRig() {
   await resetMoto();
   const sqs = new SQSClient(awsClientConfig());
-  const { queue } = await createFifoWithDlq(sqs, 'aicr-resolve', { visibilitySeconds: 30, maxReceiveCount: 5 });
-  const delay = await createQueue(sqs, 'aicr-delay');
-  // The forwarder wakes the snapshot step too; its queue is there, but only resolve is timed here.
-  const snapshot = (await createFifoWithDlq(sqs, 'aicr-snapshot', { visibilitySeconds: 30, maxReceiveCount: 5 })).queue;
-  Object.assign(process.env, { AICR_RESOLVE_QUEUE_URL: queue.url, AICR_SNAPSHOT_QUEUE_URL: snapshot.url, AICR_DELAY_QUEUE_URL: delay.url, AICR_KUBECONFIG: testEnv().KUBECONFIG, AICR_KUBE_CONTEXT: CONTROL_PLANE_USER, LOG_LEVEL: 'silent' });
+  // Every step's queue is there, since the forwarder wakes them all, but only resolve is timed here.
+  const queues = await stepQueues(sqs);
+  const queue = queueNamed(queues, 'resolve');
+  Object.assign(process.env, { AICR_KUBECONFIG: testEnv().KUBECONFIG, AICR_KUBE_CONTEXT: CONTROL_PLANE_USER, LOG_LEVEL: 'silent' });
   const { handler } = (await import('../functions/resolve.ts')) as { handler: SqsHandler };
   const driver = new SqsLambdaDriver(sqs, queue, handler);
   let polling = true;
@@ -126,7 +126,7 @@ async function sqsRig() {
     while (polling) await driver.pollOnce(1);
   })();
   return {
-    producer: new SqsProducer(sqs, { fifoQueueUrl: { resolve: queue.url, snapshot: snapshot.url }, delayQueueUrl: delay.url }),
+    producer: new SqsProducer(sqs, { fifoQueueUrl: fifoUrls(queues), delayQueueUrl: queues.delay.url }),
     driver,
     stop: async () => {
       polling = false;
