@@ -26,7 +26,7 @@ export class EmbeddedQueue implements QueueProducer {
   private running = 0;
   private stopped = false;
   private seq = 0;
-  private idleWaiters: (() => void)[] = [];
+  private idleWaiters: { readonly timers: boolean; readonly resolve: () => void }[] = [];
   private readonly opts: Required<EmbeddedQueueOptions>;
 
   constructor(opts: EmbeddedQueueOptions = {}) {
@@ -60,10 +60,15 @@ export class EmbeddedQueue implements QueueProducer {
     this.pump();
   }
 
-  /** Resolves once nothing is queued, in flight or waiting on a timer. */
-  idle(): Promise<void> {
-    if (this.isIdle()) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  /**
+   * Resolves once nothing is queued, in flight or waiting on a timer. With `timers: false`,
+   * delayed messages do not count: steps that look again every few minutes, or every few hours,
+   * would otherwise keep the queue from ever being idle.
+   */
+  idle(opts: { readonly timers?: boolean } = {}): Promise<void> {
+    const timers = opts.timers ?? true;
+    if (this.isIdle(timers)) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push({ timers, resolve }));
   }
 
   stop(): void {
@@ -135,14 +140,14 @@ export class EmbeddedQueue implements QueueProducer {
     this.pump();
   }
 
-  private isIdle(): boolean {
-    return this.running === 0 && this.groups.size === 0 && this.timers.size === 0;
+  private isIdle(timers: boolean): boolean {
+    return this.running === 0 && this.groups.size === 0 && (!timers || this.timers.size === 0);
   }
 
   private notifyIdle(): void {
-    if (!this.isIdle()) return;
-    const waiters = this.idleWaiters;
-    this.idleWaiters = [];
-    for (const w of waiters) w();
+    const ready = this.idleWaiters.filter((w) => this.isIdle(w.timers));
+    if (ready.length === 0) return;
+    this.idleWaiters = this.idleWaiters.filter((w) => !ready.includes(w));
+    for (const w of ready) w.resolve();
   }
 }
