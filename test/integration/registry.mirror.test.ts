@@ -115,7 +115,18 @@ test('a chart version the chart repository lacks: Resolved=False ChartUnavailabl
   await waitFor('the plan written again', async () => ((await plans()).includes(candidate) ? true : undefined), 120_000);
 });
 
+/** Resolution has settled and no AICR Job of it still runs (one could push while a knob is on). */
+async function settled(): Promise<void> {
+  await resolvedWith('Resolved=True', planLine, 60_000);
+  await waitFor('no AICR Job running', async () => {
+    const jobs = (await stepKube('resolve').list(KIND.job, { namespace: NAMESPACES.jobs, labelSelector: LABEL.stage })).items as { status?: { conditions?: { type: string; status: string }[] } }[];
+    const running = jobs.filter((j) => !(j.status?.conditions ?? []).some((c) => ['Complete', 'Failed'].includes(c.type) && c.status === 'True'));
+    return running.length === 0 ? true : undefined;
+  }, 60_000);
+}
+
 test('REG-2 the registry refuses the push of an upstream chart (403): Unauthorized naming the chart and registry.repository, no plan; a resnapshot pushes it', async () => {
+  await settled();
   const c = (await readPlanNamed(asResolve, candidate)).releases.find((r) => r.name === 'cert-manager')?.chart;
   assert.ok(c);
   const url = `http://${testEnv().TESTENV_REGISTRY}/v2/${path}/${c.chart}/manifests`;
