@@ -1,12 +1,12 @@
 // `kubectl aicr acknowledge ROLLOUT [RELEASE]`: a person's word that a manual release's recorded
 // steps are done. Records it as the requesting user (the name the API server gives them), then
 // waits until the rollout step moves the release on. Exit 0 once it has; otherwise the reason.
-import { KINDS } from '../shared/api/constants.ts';
 import type { Acknowledgement } from '../shared/api/runtimeRollout.ts';
 import type { RolloutObject } from '../shared/rollouts/objects.ts';
 import { kubeTime } from '../shared/status/conditions.ts';
-import { Refused, readRollout, refusalText } from './approve.ts';
-import { type Kubectl, KubectlError, runKubectl, whoami } from './kubectl.ts';
+import { Refused, readRollout } from './approve.ts';
+import { type Kubectl, whoami } from './kubectl.ts';
+import { recordRequest, waitUntil } from './request.ts';
 import { AWAITING } from './rolloutView.ts';
 
 type StepState = NonNullable<NonNullable<RolloutObject['status']>['steps']>[number];
@@ -39,44 +39,34 @@ export function pickRelease(r: RolloutObject, asked: string | undefined): { rele
 }
 
 /**
- * Adds the entry with the resourceVersion it was read at: the API server refuses the write with a
- * conflict if anything changed since, so another person's acknowledgement is never overwritten.
+ * Records the entry through recordRequest, which writes with the resourceVersion it read: another
+ * person's acknowledgement written meanwhile is never overwritten, and the release is picked again.
  */
-async function record(k: Kubectl, r: RolloutObject, entry: Acknowledgement): Promise<'written' | 'conflict'> {
-  const acknowledgements = [...(r.spec.acknowledgements ?? []), entry];
-  const patch = { metadata: { resourceVersion: r.metadata.resourceVersion }, spec: { acknowledgements } };
-  try {
-    await runKubectl(k, ['patch', KINDS.runtimeRollout.plural, r.metadata.name, '--type', 'merge', '-p', JSON.stringify(patch)]);
-    return 'written';
-  } catch (err) {
-    if (!(err instanceof KubectlError)) throw err;
-    if (/\(Conflict\)|the object has been modified/i.test(err.stderr)) return 'conflict';
-    throw new Refused(`acknowledgement refused: ${refusalText(err, entry.acknowledgedBy, 'acknowledge releases')}`);
-  }
-}
-
-/** Reads, checks and writes until the write lands on the rollout as read; a few conflicts are normal. */
 async function recordFresh(k: Kubectl, name: string, asked: string | undefined, by: string): Promise<Acknowledgement> {
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const r = await readRollout(k, name);
+  let entry: Acknowledgement | undefined;
+  const problem = (r: RolloutObject): string | undefined => {
     const picked = pickRelease(r, asked);
-    if ('problem' in picked) throw new Refused(`acknowledgement refused: ${picked.problem}`);
-    const entry = { release: picked.release, acknowledgedBy: by, acknowledgedAt: kubeTime(new Date()) };
-    if ((await record(k, r, entry)) === 'written') return entry;
-  }
-  throw new Refused(`rollout ${name} kept changing while the acknowledgement was written; run the command again`);
+    return 'problem' in picked ? picked.problem : undefined;
+  };
+  const spec = (r: RolloutObject): Record<string, unknown> => {
+    const picked = pickRelease(r, asked);
+    entry = { release: 'release' in picked ? picked.release : '', acknowledgedBy: by, acknowledgedAt: kubeTime(new Date()) };
+    return { acknowledgements: [...(r.spec.acknowledgements ?? []), entry] };
+  };
+  await recordRequest(k, name, { what: 'acknowledgement', doing: 'acknowledge releases', problem, spec }, by);
+  if (!entry) throw new Refused(`acknowledgement of rollout ${name} was not written`);
+  return entry;
 }
 
-async function movedOn(k: Kubectl, name: string, release: string, timeoutMs: number): Promise<StepState> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
+function movedOn(k: Kubectl, name: string, release: string, timeoutMs: number): Promise<StepState> {
+  const awaited = `acknowledgement of ${release} recorded, but the control plane has not moved it on`;
+  return waitUntil(timeoutMs, awaited, async () => {
     const r = await readRollout(k, name);
     const step = r.status?.steps?.find((s) => s.release === release);
     if (step && step.state !== AWAITING) return step;
     if (r.status?.outcome) return step ?? { release, state: 'Failed', message: `rollout ${name} ended ${r.status.outcome}` };
-    if (Date.now() > until) throw new Refused(`acknowledgement of ${release} recorded, but the control plane has not moved it on within ${timeoutMs / 1000}s; kubectl aicr describe ${name} shows it once it does`);
-    await new Promise((done) => setTimeout(done, 500));
-  }
+    return undefined;
+  }, `kubectl aicr describe ${name} shows it once it does`);
 }
 
 /** Acknowledges and waits; throws Refused when the write is refused or the release fails. */

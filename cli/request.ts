@@ -14,12 +14,13 @@ export interface Request {
   readonly doing: string;
   /** Why the request cannot be made on this rollout, before trying (admission says the same, later and terser). */
   readonly problem: (r: RolloutObject) => string | undefined;
-  /** The spec patch that records it. */
-  readonly spec: Record<string, unknown>;
+  /** The spec patch that records it, or how to make it from the rollout as read (when it extends a list). */
+  readonly spec: Record<string, unknown> | ((r: RolloutObject) => Record<string, unknown>);
 }
 
 async function write(k: Kubectl, r: RolloutObject, req: Request, by: string): Promise<'written' | 'conflict'> {
-  const patch = { metadata: { resourceVersion: r.metadata.resourceVersion }, spec: req.spec };
+  const spec = typeof req.spec === 'function' ? req.spec(r) : req.spec;
+  const patch = { metadata: { resourceVersion: r.metadata.resourceVersion }, spec };
   try {
     await runKubectl(k, ['patch', KINDS.runtimeRollout.plural, r.metadata.name, '--type', 'merge', '-p', JSON.stringify(patch)]);
     return 'written';
@@ -41,13 +42,13 @@ export async function recordRequest(k: Kubectl, name: string, req: Request, by: 
   throw new Refused(`rollout ${name} kept changing while the ${req.what} was written; run the command again`);
 }
 
-/** Polls until `done` answers, or throws Refused naming what is still awaited. */
-export async function waitUntil<T>(timeoutMs: number, awaited: string, done: () => Promise<T | undefined>): Promise<T> {
+/** Polls until `done` answers, or throws Refused naming what is still awaited and, if given, where to look next. */
+export async function waitUntil<T>(timeoutMs: number, awaited: string, done: () => Promise<T | undefined>, next?: string): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const answer = await done();
     if (answer !== undefined) return answer;
-    if (Date.now() > until) throw new Refused(`${awaited} within ${timeoutMs / 1000}s`);
+    if (Date.now() > until) throw new Refused(`${awaited} within ${timeoutMs / 1000}s${next ? `; ${next}` : ''}`);
     await new Promise((wake) => setTimeout(wake, 500));
   }
 }
