@@ -16,7 +16,7 @@ export const MAX_VALUE_PATHS = 16;
 
 export const VERDICTS = ['safe', 'manual', 'blocked', 'unknown'] as const;
 export type Verdict = (typeof VERDICTS)[number];
-export const OUTCOMES = ['Succeeded', 'Failed', 'Expired', 'Revoked', 'Superseded'] as const;
+export const OUTCOMES = ['Succeeded', 'Failed', 'Expired', 'Revoked', 'Superseded', 'Orphaned'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 export const STEP_STATES = ['Pending', 'InProgress', 'AwaitingAcknowledgement', 'Succeeded', 'Failed'] as const;
 /** Most acknowledgements a rollout holds: one per manual release. */

@@ -21,6 +21,8 @@ export const EVENT_REASON = {
   releaseRemoved: 'ReleaseRemoved',
   approvalAccepted: 'ApprovalAccepted',
   approvalRefused: 'ApprovalRefused',
+  runtimeOrphaned: 'RuntimeOrphaned',
+  runtimeRemoved: 'RuntimeRemoved',
 } as const;
 
 export interface EventNote {

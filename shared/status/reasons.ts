@@ -38,7 +38,8 @@ export const REASONS = {
   BundleUnreadable: { on: [R], class: stalledWaiting },
   ChartUnavailable: { on: [R], class: stalledWaiting },
   PlanTooLarge: { on: [R], class: stalledWaiting },
-  PlanUnreadable: { on: [R], class: stalledWaiting },
+  // Released carries it too while a plan that does not read back blocks a deletion with policy Orphan.
+  PlanUnreadable: { on: [R, L], class: stalledWaiting },
   PlanOfAnotherRuntime: { on: [R], class: stalledWaiting },
   NotFound: { on: [R], class: stalledWaiting },
   OrphanedObjectsPresent: { on: [R], class: stalledWaiting },

@@ -41,7 +41,7 @@ export async function runStep(item: WorkItem, { row, runner, table = STEP_TABLE 
   if (!report.conditions) return { writes: 0, ...recheck };
   const writes = await writeStepStatus({
     kube: deps.kube,
-    runtime: observed.runtime,
+    runtime: report.runtime ?? observed.runtime,
     row,
     desired: report.conditions,
     ...(report.fields ? { fields: report.fields } : {}),

@@ -105,7 +105,7 @@ export const STEP_TABLE = [
     // Argo CD's registry Secret too: a refreshed token ends RegistryCredentialsStale at once, not at the next recheck.
     wakesOn: [WAKE.runtimeChange, WAKE.targetChange, WAKE.rolloutChange, WAKE.aicrRun, WAKE.applicationChange, WAKE.registryCredentialsChange],
     kube: [
-      { apiGroups: [API_GROUP], resources: ['clusterruntimes'], verbs: ['get'], why: 'reads the runtime it was sent' },
+      { apiGroups: [API_GROUP], resources: ['clusterruntimes'], verbs: ['get', 'patch'], why: 'reads the runtime it was sent, and adds and removes its cleanup finalizer (metadata.finalizers only)' },
       { apiGroups: [API_GROUP], resources: ['clusterruntimes/status'], verbs: ['patch'], why: 'applies Released, status.activePlan and the summary conditions' },
       { apiGroups: [API_GROUP], resources: [KINDS.runtimeRollout.plural], verbs: ['get', 'list', 'create', 'patch'], why: 'reads and creates rollouts, and clears an approval it refused so a fresh one can be recorded' },
       { apiGroups: [API_GROUP], resources: [`${KINDS.runtimeRollout.plural}/status`], verbs: ['patch'], why: "applies each rollout's conditions, verdict on its approval and outcome" },

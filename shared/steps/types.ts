@@ -36,6 +36,8 @@ export interface StepReport {
    * dead-letters it, since the cause clears by itself.
    */
   readonly backoff?: boolean;
+  /** The runtime as the step itself last wrote it (its metadata), so the status write carries that resourceVersion. */
+  readonly runtime?: RuntimeObject;
 }
 
 export type StepRunner = (ctx: StepContext) => Promise<StepReport>;

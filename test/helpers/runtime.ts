@@ -46,11 +46,17 @@ export async function getRuntime(kc: KubeConfig = adminKubeConfig()): Promise<Ru
   }
 }
 
-/** Deletes the runtime (finalizers cleared first) and waits until it is gone. */
+/**
+ * Deletes the runtime without its deletionPolicy (the finalizer escape hatch) and waits until it
+ * is gone. The finalizer is cleared after the delete: once deletion has begun, the control plane
+ * cannot put it back.
+ */
 export async function deleteRuntime(): Promise<void> {
-  if (!(await getRuntime())) return;
-  await kubectl('patch', 'clusterruntime', RUNTIME_NAME, '--type', 'merge', '-p', '{"metadata":{"finalizers":null}}');
-  await kubectl('delete', 'clusterruntime', RUNTIME_NAME, '--ignore-not-found', '--wait=true');
+  const name = RUNTIME_NAME;
+  if (!(await kubectl('get', 'clusterruntime', name, '--ignore-not-found', '-o', 'name'))) return;
+  await kubectl('delete', 'clusterruntime', name, '--ignore-not-found', '--wait=false');
+  await kubectl('patch', 'clusterruntime', name, '--type', 'merge', '-p', '{"metadata":{"finalizers":null}}').catch(() => '');
+  await kubectl('wait', '--for=delete', `clusterruntime/${name}`, '--timeout=60s').catch(() => '');
 }
 
 export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {

@@ -21,7 +21,7 @@ import { noteRollout, released, stepSummary } from './report.ts';
 const DEFAULT_APPROVAL_MS = 72 * 3600 * 1000;
 const PIN_HINT = 'set spec.selection to mode: Pinned with the active plan, or revert the change to the runtime that led to this plan';
 
-function approvalMs(ctx: StepContext): number {
+export function approvalMs(ctx: StepContext): number {
   const spec = ClusterRuntimeSpecSchema.safeParse(ctx.runtime.spec);
   return (spec.success ? parseDuration(spec.data.approvalTimeout) : undefined) ?? DEFAULT_APPROVAL_MS;
 }

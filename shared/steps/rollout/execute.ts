@@ -21,10 +21,30 @@ const DEFAULT_ACTION_MS = 30 * 60 * 1000;
 
 type Next = 'next' | StepReport;
 
-function settings(ctx: StepContext): { paused: boolean; actionTimeoutMs: number } {
+interface Settings {
+  /** Why nothing may be written now (spec.paused, spec.suspendEngine), if anything stops it. */
+  readonly held?: string;
+  readonly actionTimeoutMs: number;
+}
+
+function settings(ctx: StepContext): Settings {
   const spec = ClusterRuntimeSpecSchema.safeParse(ctx.runtime.spec);
-  if (!spec.success) return { paused: false, actionTimeoutMs: DEFAULT_ACTION_MS };
-  return { paused: spec.data.paused, actionTimeoutMs: parseDuration(spec.data.actionTimeout) ?? DEFAULT_ACTION_MS };
+  if (!spec.success) return { actionTimeoutMs: DEFAULT_ACTION_MS };
+  const actionTimeoutMs = parseDuration(spec.data.actionTimeout) ?? DEFAULT_ACTION_MS;
+  if (spec.data.paused) return { actionTimeoutMs, held: 'the runtime is paused (spec.paused): the rollout moves on once it is unpaused, and a step in flight longer than actionTimeout may then fail' };
+  if (spec.data.suspendEngine) return { actionTimeoutMs, held: 'the engine is suspended (spec.suspendEngine): the rollout moves on once it is resumed' };
+  return { actionTimeoutMs };
+}
+
+type Intended = Pick<Run, 'intended' | 'releases'>;
+
+/** The target plan's Applications and releases; a removal writes none, so it needs no plan. */
+async function intendedOf(ctx: StepContext, r: RolloutObject): Promise<Intended | StepReport> {
+  if (r.spec.type === 'Remove') return { intended: new Map(), releases: new Map() };
+  const [read, { argocd }] = await Promise.all([readTarget(ctx, r.spec.toPlan), readConfiguration(ctx.kube)]);
+  if (!read.ok) return read.report;
+  const apps = planToApplications(read.plan.releases, { runtimeUID: ctx.runtime.metadata.uid, planDigest: read.plan.digest }, { project: argocd.project, destination: argocd.destination.name ? { name: argocd.destination.name } : { server: argocd.destination.server } });
+  return { intended: new Map(apps.map((a) => [a.metadata.name, a])), releases: new Map(read.plan.releases.map((x) => [x.name, x])) };
 }
 
 function set(run: Run, i: number, state: Partial<StepState>): void {
@@ -117,14 +137,13 @@ async function stepOnce(run: Run, i: number): Promise<Next> {
 
 /** Moves the rollout on as far as Argo CD's reports allow in one look. */
 export async function execute(ctx: StepContext, r: RolloutObject, approved: Approved, engine: Engine): Promise<StepReport> {
-  const { paused, actionTimeoutMs } = settings(ctx);
+  const { held, actionTimeoutMs } = settings(ctx);
   const base = { ctx, r, approved, states: stepStates(r), actionTimeoutMs, intended: new Map<string, PlanApplication>(), releases: new Map<string, Release>() };
-  if (paused) return hold(base, 'the runtime is paused (spec.paused): the rollout moves on once it is unpaused, and a step in flight longer than actionTimeout may then fail');
+  if (held) return hold(base, held);
   if (!engine.available) return hold(base, `nothing is written to Argo CD while it is unavailable: ${engine.message}`);
-  const [read, { argocd }] = await Promise.all([readTarget(ctx, r.spec.toPlan), readConfiguration(ctx.kube)]);
-  if (!read.ok) return read.report;
-  const apps = planToApplications(read.plan.releases, { runtimeUID: ctx.runtime.metadata.uid, planDigest: read.plan.digest }, { project: argocd.project, destination: argocd.destination.name ? { name: argocd.destination.name } : { server: argocd.destination.server } });
-  const run: Run = { ...base, intended: new Map(apps.map((a) => [a.metadata.name, a])), releases: new Map(read.plan.releases.map((x) => [x.name, x])) };
+  const intended = await intendedOf(ctx, r);
+  if (!('intended' in intended)) return intended;
+  const run: Run = { ...base, ...intended };
   for (let i = nextStep(run.states); i !== undefined; i = nextStep(run.states)) {
     const next = await stepOnce(run, i);
     if (next !== 'next') return next;

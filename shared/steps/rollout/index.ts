@@ -19,6 +19,8 @@ import { moveOf, noteRollout, released as releasedCondition } from './report.ts'
 import { retryRequested, revoke, supersedeForRetry } from './requests.ts';
 import { carriesPlan, rollbackFrom } from './rollback.ts';
 import type { GenericObject } from '../../kube/kinds.ts';
+import { ensureCleanup } from '../../rollouts/cleanupFinalizer.ts';
+import { type DeletionLook, onDeletion } from './deletion.ts';
 
 function statusPlan(ctx: StepContext, key: 'activePlan' | 'targetPlan'): string | undefined {
   const value = (ctx.runtime.status as Record<string, unknown> | undefined)?.[key];
@@ -88,11 +90,7 @@ async function start(ctx: StepContext, facts: Facts): Promise<StepReport> {
 }
 
 /** What one look reads before it decides anything, read together. */
-interface Look {
-  readonly engine: Engine;
-  readonly rollouts: readonly RolloutObject[];
-  readonly apps: readonly GenericObject[];
-}
+type Look = DeletionLook;
 
 async function decide(ctx: StepContext, target: string, look: Look): Promise<StepReport> {
   const { rollouts, apps, engine } = look;
@@ -124,17 +122,25 @@ async function lookAround(ctx: StepContext): Promise<Look> {
   const uid = ctx.runtime.metadata.uid;
   const [configuration, rollouts, listed] = await Promise.all([readConfiguration(ctx.kube), listRollouts(ctx.kube, uid), listOwnedApplications(ctx.kube, uid)]);
   const engine = await engineState(ctx.kube, configuration, { now: ctx.now(), staleWithinMs: ctx.timings.tokenStaleWithinMs, served: listed !== undefined });
-  return { engine, rollouts, apps: listed ?? [] };
+  return { engine, rollouts, apps: listed ?? [], served: listed !== undefined };
 }
 
-export const runRollout: StepRunner = async (ctx) => {
-  if (ctx.runtime.metadata.deletionTimestamp) return {};
+/** FIN-1: the cleanup finalizer goes on before this step creates a rollout or writes an Application. */
+async function withCleanup(ctx: StepContext): Promise<StepContext> {
+  const written = await ensureCleanup(ctx.kube, ctx.runtime);
+  return written ? { ...ctx, runtime: written } : ctx;
+}
+
+export const runRollout: StepRunner = async (given) => {
+  const ctx = await withCleanup(given);
   const look = await lookAround(ctx);
   const { engine } = look;
-  const report = await released(ctx, look);
+  const report = ctx.runtime.metadata.deletionTimestamp ? await onDeletion(ctx, look) : await released(ctx, look);
+  if (!report.conditions) return report;
   // Nothing wakes the step when Argo CD goes away or returns but time: soon while it is away,
   // now and then while it is up.
   const idle = engine.available ? IDLE_LOOKS * ctx.timings.engineRecheckMs : ctx.timings.engineRecheckMs;
   const recheck = Math.min(report.recheckAfterMs ?? Number.POSITIVE_INFINITY, idle);
-  return { ...report, conditions: [engineCondition(engine), ...(report.conditions ?? [])], recheckAfterMs: recheck };
+  const runtime = ctx.runtime === given.runtime ? {} : { runtime: ctx.runtime };
+  return { ...report, conditions: [engineCondition(engine), ...report.conditions], recheckAfterMs: recheck, ...runtime };
 };

@@ -86,7 +86,8 @@ export async function fail(run: Run, i: number, why: string): Promise<StepReport
 /** Every step done: the target plan is the active plan. */
 export async function succeed(run: Run): Promise<StepReport> {
   const plan = run.r.spec.toPlan;
-  const message = `rollout ${run.r.metadata.name} (${moveOf(run.r)}) succeeded: Argo CD reports every release of plan ${plan} synced and healthy`;
+  const what = run.r.spec.type === 'Remove' ? `Argo CD removed every release and its Application` : `Argo CD reports every release of plan ${plan} synced and healthy`;
+  const message = `rollout ${run.r.metadata.name} (${moveOf(run.r)}) succeeded: ${what}`;
   await save(run, { state: 'done', reason: 'RolloutSucceeded', message }, { outcome: 'Succeeded' });
   await noteRollout(run.ctx, run.r, { type: 'Normal', reason: EVENT_REASON.rolloutSucceeded, message });
   return released('True', 'Released', `plan ${plan} is active: ${message}`, { fields: { activePlan: plan } });

@@ -26,5 +26,6 @@ export function stepSummary(r: RolloutObject): string {
 }
 
 export function moveOf(r: RolloutObject): string {
+  if (r.spec.type === 'Remove') return `removal of every release of plan ${r.spec.toPlan}`;
   return `${r.spec.fromPlan ?? 'nothing'} → ${r.spec.toPlan}`;
 }

@@ -1,0 +1,157 @@
+// Deleting a runtime on the test cluster with the Argo CD stand-in: the cleanup finalizer goes on
+// before anything is written to Argo CD (FIN-1); deletionPolicy Orphan marks every Application
+// and changes nothing else (FIN-2); removing the finalizer by hand leaves Applications a next
+// runtime can rebuild a plan from; deletionPolicy Delete removes every release in reverse order
+// after an approval (FIN-3); a removal that cannot finish fails at actionTimeout and keeps the
+// finalizer until a retry (FIN-5). Only the rollout step runs (rolloutStage.ts).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { ANNOTATION, FINALIZER, NAMESPACES } from '../../shared/api/constants.ts';
+import { EVENT_REASON } from '../../shared/events/recorder.ts';
+import { type GenericObject, KIND } from '../../shared/kube/kinds.ts';
+import { applicationsToReleases } from '../../shared/plans/applications.ts';
+import { planDigest } from '../../shared/plans/digest.ts';
+import type { Release } from '../../shared/plans/release.ts';
+import { STEP_TABLE } from '../../shared/steps/table.ts';
+import { type AuditEvent, auditMark, auditSince, settleAudit } from '../helpers/audit.ts';
+import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
+import { kubectlAicr } from '../helpers/plugin.ts';
+import { SCALED_TIMINGS } from '../helpers/resolved.ts';
+import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
+import { approve, assertNoApplicationWrite, clearApplications, clearRolloutStage, released, rolloutsOf, stalledOn } from '../helpers/rollouts.ts';
+import { createRuntime, deleteRuntime, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+
+const ROLLOUT_ONLY = STEP_TABLE.filter((r) => r.name === 'rollout');
+const RELEASES = (): Release[] => [chartRelease('alpha', 0, '1.0.0'), chartRelease('bravo', 1, '1.0.0'), chartRelease('charlie', 2, '1.0.0')];
+const SPEC = { aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' } };
+let cp: ReturnType<typeof startCapturedControlPlane>;
+
+before(async () => {
+  await clearRolloutStage();
+  for (const name of ['alpha', 'bravo', 'charlie']) await pushChart(name, '1.0.0');
+  cp = startCapturedControlPlane({ timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 }, table: ROLLOUT_ONLY });
+});
+
+after(async () => {
+  cp.stop();
+  await cp.running;
+  await deleteRuntime();
+  await kubectl('delete', 'runtimerollouts', '--all');
+  await clearApplications();
+});
+
+/** A fresh runtime with `spec`, rolled out to the three releases; returns its UID and plan. */
+async function installed(spec: Record<string, unknown>): Promise<{ uid: string; plan: string }> {
+  await deleteRuntime();
+  await clearApplications();
+  const uid = (await createRuntime({ ...SPEC, ...spec })).metadata.uid;
+  const { name } = await storePlan(uid, RELEASES());
+  await target(name);
+  const waiting = await released('AwaitingApproval', (reason) => reason === 'AwaitingApproval');
+  await approve(/rollout (aicr-rollout-[0-9a-z-]+)/.exec(waiting.message)?.[1] ?? '');
+  await released(`Released on ${name}`, (reason, message) => reason === 'Released' && message.includes(name));
+  return { uid, plan: name };
+}
+
+async function applications(): Promise<GenericObject[]> {
+  return (await stepKube('rollout').list(KIND.application, { namespace: NAMESPACES.argocd })).items.sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
+}
+
+function rolloutStepWrites(events: readonly AuditEvent[], resource: string): AuditEvent[] {
+  return events.filter((e) => e.impersonatedUser?.username === 'aicr-step-rollout' && e.objectRef?.resource === resource && !e.objectRef.subresource && ['create', 'update', 'patch', 'delete'].includes(e.verb) && (e.responseStatus?.code ?? 0) < 300);
+}
+
+const gone = (): Promise<true> => waitFor('the runtime is gone', async () => ((await getRuntime()) ? undefined : true), 60_000);
+
+test('FIN-1 the cleanup finalizer is on the runtime before the rollout step creates a rollout or writes an Application', async () => {
+  const mark = auditMark();
+  await installed({});
+  assert.ok((await getRuntime())?.metadata.finalizers?.includes(FINALIZER.cleanup));
+  await settleAudit();
+  const events = auditSince(mark);
+  const finalizer = events.indexOf(rolloutStepWrites(events, 'clusterruntimes')[0] as AuditEvent);
+  const firstRollout = events.indexOf(rolloutStepWrites(events, 'runtimerollouts')[0] as AuditEvent);
+  const firstApp = events.indexOf(rolloutStepWrites(events, 'applications')[0] as AuditEvent);
+  assert.ok(finalizer >= 0 && firstRollout > finalizer && firstApp > finalizer, `finalizer at ${finalizer}, first rollout at ${firstRollout}, first Application at ${firstApp}`);
+});
+
+test('FIN-2 deletionPolicy Orphan marks every Application orphaned-from the runtime, changes nothing else on them, ends the unfinished rollout Orphaned and lets the runtime go', async () => {
+  const { uid } = await installed({});
+  const { name: next } = await storePlan(uid, RELEASES().map((r) => ({ ...r, values: { replicas: 2 } })));
+  await target(next);
+  await released('a second rollout waits', (reason, message) => reason === 'AwaitingApproval' && message.includes(next));
+  const before = await applications();
+  const mark = auditMark();
+  await kubectl('delete', 'clusterruntime', 'cluster', '--wait=false');
+  await gone();
+  const after = await applications();
+  assert.deepEqual(after.map((a) => a.metadata.annotations?.[ANNOTATION.orphanedFrom]), [uid, uid, uid]);
+  const strip = (a: GenericObject): unknown => {
+    const { annotations = {}, labels, finalizers, name } = a.metadata;
+    const rest = Object.fromEntries(Object.entries(annotations).filter(([k]) => k !== ANNOTATION.orphanedFrom));
+    return { name, labels, finalizers, annotations: rest, spec: (a as { spec?: unknown }).spec };
+  };
+  assert.deepEqual(after.map(strip), before.map(strip), 'nothing but the annotation changed');
+  await settleAudit();
+  const writes = rolloutStepWrites(auditSince(mark), 'applications').map((e) => `${e.verb} ${e.objectRef?.name ?? ''}`);
+  assert.deepEqual(writes.sort(), ['patch alpha', 'patch bravo', 'patch charlie']);
+  const reasons = await kubectl('get', 'events', '-n', NAMESPACES.events, '-o', 'jsonpath={range .items[*]}{.reason}={.message}{"\\n"}{end}');
+  assert.match(reasons, new RegExp(`${EVENT_REASON.runtimeOrphaned}=ClusterRuntime cluster was deleted with deletionPolicy Orphan: 3 Applications \\(alpha, bravo, charlie\\) keep running, marked operator.aicr.run/orphaned-from=${uid}; 1 unfinished rollout ended Orphaned`));
+  assert.match(reasons, /RuntimeOrphaned=rollout aicr-rollout-[0-9a-z-]+ \(.*\) ended Orphaned/);
+});
+
+test('FIN-2 the finalizer removed by hand (the runbook escape hatch) leaves the Applications as they were, owned by the old UID and rebuilding into its plan', async () => {
+  const { uid, plan } = await installed({ deletionPolicy: 'Delete' });
+  await kubectl('delete', 'clusterruntime', 'cluster', '--wait=false');
+  // The removal waits for an approver; a person gives up on it and takes the finalizer off.
+  await released('the removal waits', (reason, message) => reason === 'AwaitingApproval' && message.includes('removal of every release'));
+  const mark = auditMark();
+  await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"metadata":{"finalizers":null}}');
+  await gone();
+  const apps = await applications();
+  assert.deepEqual(apps.map((a) => [a.metadata.name, a.metadata.annotations?.[ANNOTATION.runtimeUID], a.metadata.annotations?.[ANNOTATION.orphanedFrom]]), [['alpha', uid, undefined], ['bravo', uid, undefined], ['charlie', uid, undefined]]);
+  const rebuilt = applicationsToReleases(apps);
+  assert.ok(rebuilt.ok, 'the Applications rebuild into a release set');
+  assert.equal(`aicr-plan-${planDigest(rebuilt.releases).replace('sha256:', '').slice(0, 16)}`, plan, 'the same plan a next runtime can adopt');
+  await assertNoApplicationWrite(mark);
+});
+
+test('FIN-3 deletionPolicy Delete creates a removal rollout that writes nothing until approved, then removes the releases in reverse order and lets the runtime go', async () => {
+  const { uid } = await installed({ deletionPolicy: 'Delete' });
+  const mark = auditMark();
+  await kubectl('delete', 'clusterruntime', 'cluster', '--wait=false');
+  const waiting = await released('the removal waits for approval', (reason, message) => reason === 'AwaitingApproval' && message.includes('removal of every release'));
+  await stalledOn('AwaitingApproval');
+  const removal = (await rolloutsOf(uid)).find((r) => r.spec.type === 'Remove');
+  assert.ok(removal, waiting.message);
+  assert.deepEqual(removal.spec.steps.map((s) => `${s.action} ${s.release}`), ['Remove charlie', 'Remove bravo', 'Remove alpha']);
+  await assertNoApplicationWrite(mark);
+  await approve(removal.metadata.name);
+  await gone();
+  assert.deepEqual(await applications(), []);
+  await settleAudit();
+  const deletes = rolloutStepWrites(auditSince(mark), 'applications').filter((e) => e.verb === 'delete').map((e) => e.objectRef?.name);
+  assert.deepEqual([...new Set(deletes)], ['charlie', 'bravo', 'alpha'], 'removed in reverse deployment order');
+});
+
+test('FIN-5 a Remove step that cannot finish fails at actionTimeout; the runtime stays with RemovalFailed and its finalizer until a retry succeeds', async () => {
+  await installed({ deletionPolicy: 'Delete', actionTimeout: '10s' });
+  // Something else holds charlie: Argo CD deletes its resources, but the Application stays.
+  await kubectl('-n', NAMESPACES.argocd, 'patch', 'applications.argoproj.io', 'charlie', '--type', 'merge', '-p', '{"metadata":{"finalizers":["example.com/hold"]}}');
+  await kubectl('delete', 'clusterruntime', 'cluster', '--wait=false');
+  const waiting = await released('the removal waits for approval', (reason, message) => reason === 'AwaitingApproval' && message.includes('removal of every release'));
+  const first = /rollout (aicr-removal-[0-9a-z-]+)/.exec(waiting.message)?.[1] ?? '';
+  await approve(first);
+  const failed = await released('RemovalFailed', (reason) => reason === 'RemovalFailed', 60_000);
+  assert.match(failed.message, /step 1 \(Remove charlie\) did not finish within actionTimeout/);
+  assert.match(failed.message, new RegExp(`kubectl aicr retry ${first}`));
+  await stalledOn('RemovalFailed');
+  assert.ok((await getRuntime())?.metadata.finalizers?.includes(FINALIZER.cleanup), 'the finalizer is kept');
+  await kubectl('-n', NAMESPACES.argocd, 'patch', 'applications.argoproj.io', 'charlie', '--type', 'json', '-p', '[{"op":"remove","path":"/metadata/finalizers/0"}]');
+  const retried = await kubectlAicr(['retry', first], 'alice');
+  assert.equal(retried.code, 0, retried.stderr);
+  const again = await released('a new removal waits for approval', (reason, message) => reason === 'AwaitingApproval' && message.includes('removal of every release') && !message.includes(first));
+  await approve(/rollout (aicr-removal-[0-9a-z-]+)/.exec(again.message)?.[1] ?? '');
+  await gone();
+  assert.deepEqual(await applications(), []);
+});
