@@ -116,7 +116,7 @@ test('FIN-2 the finalizer removed by hand (the runbook escape hatch) leaves the 
   await assertNoApplicationWrite(mark);
 });
 
-test('FIN-3 deletionPolicy Delete creates a removal rollout that writes nothing until approved, then removes the releases in reverse order and lets the runtime go', async () => {
+test('FIN-3 deletionPolicy Delete creates a removal rollout that writes nothing until approved nor while paused, then removes the releases in reverse order and lets the runtime go', async () => {
   const { uid } = await installed({ deletionPolicy: 'Delete' });
   const mark = auditMark();
   await kubectl('delete', 'clusterruntime', 'cluster', '--wait=false');
@@ -126,7 +126,12 @@ test('FIN-3 deletionPolicy Delete creates a removal rollout that writes nothing 
   assert.ok(removal, waiting.message);
   assert.deepEqual(removal.spec.steps.map((s) => `${s.action} ${s.release}`), ['Remove charlie', 'Remove bravo', 'Remove alpha']);
   await assertNoApplicationWrite(mark);
+  // Paused, an approved removal holds before its first step.
+  await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"paused":true}}');
   await approve(removal.metadata.name);
+  await released('the approved removal holds while paused', (reason, message) => reason === 'RolloutProgressing' && message.includes('holds at step 1 of 3, Remove charlie: the runtime is paused'));
+  await assertNoApplicationWrite(mark);
+  await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"paused":false}}');
   await gone();
   assert.deepEqual(await applications(), []);
   await settleAudit();
