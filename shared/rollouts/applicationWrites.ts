@@ -51,3 +51,15 @@ export async function removeApplication(kube: KubePort, name: string, rollout: s
   }
   return 'deleting';
 }
+
+/**
+ * Takes an Application over for this runtime (an Adopt step): its runtime UID becomes this
+ * runtime's and the orphaned-from mark goes; nothing else changes, so Argo CD has nothing to sync.
+ */
+export async function adoptApplication(kube: KubePort, name: string, runtimeUID: string): Promise<'adopted' | 'gone'> {
+  const app = await readApplication(kube, name);
+  if (!app) return 'gone';
+  const metadata = { resourceVersion: app.metadata.resourceVersion, annotations: { [ANNOTATION.runtimeUID]: runtimeUID, [ANNOTATION.orphanedFrom]: null } };
+  await kube.patch(KIND.application, name, NAMESPACES.argocd, { metadata });
+  return 'adopted';
+}

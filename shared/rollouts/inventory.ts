@@ -10,15 +10,20 @@ import { canonicalJson } from '../plans/digest.ts';
 import type { Release } from '../plans/release.ts';
 import type { Inventory } from './assess.ts';
 
-/** The runtime's own Applications in Argo CD's namespace; undefined while Argo CD's Application API is not served. */
-export async function listOwnedApplications(kube: KubePort, runtimeUID: string): Promise<GenericObject[] | undefined> {
+/** Every Application the control plane marks as its own, of any runtime; undefined while Argo CD's Application API is not served. */
+export async function listManagedApplications(kube: KubePort): Promise<GenericObject[] | undefined> {
   try {
     const { items } = await kube.list(KIND.application, { namespace: NAMESPACES.argocd, labelSelector: `${LABEL.managedBy}=${MANAGED_BY_VALUE}` });
-    return items.filter((a) => a.metadata.annotations?.[ANNOTATION.runtimeUID] === runtimeUID);
+    return items;
   } catch (err) {
     if (err instanceof KubeRequestError && err.status === 404) return undefined;
     throw err;
   }
+}
+
+/** The runtime's own Applications in Argo CD's namespace; undefined while Argo CD's Application API is not served. */
+export async function listOwnedApplications(kube: KubePort, runtimeUID: string): Promise<GenericObject[] | undefined> {
+  return (await listManagedApplications(kube))?.filter((a) => a.metadata.annotations?.[ANNOTATION.runtimeUID] === runtimeUID);
 }
 
 /** The runtime's own Applications in Argo CD's namespace; none while Argo CD's API is not installed. */

@@ -42,8 +42,6 @@ export const REASONS = {
   PlanUnreadable: { on: [R, L], class: stalledWaiting },
   PlanOfAnotherRuntime: { on: [R], class: stalledWaiting },
   NotFound: { on: [R], class: stalledWaiting },
-  OrphanedObjectsPresent: { on: [R], class: stalledWaiting },
-  AdoptionBlocked: { on: [R], class: stalledWaiting },
   // Discovery (the snapshot step records them; Resolved carries them).
   DiscoveryFailed: { on: [R], class: stalledWaiting },
   NoGPUNodes: { on: [R], class: stalledRetrying },
@@ -63,6 +61,8 @@ export const REASONS = {
   AwaitingAcknowledgement: { on: [L], class: stalledWaiting },
   TransitionBlocked: { on: [L], class: stalledWaiting },
   InventoryDrift: { on: [L], class: stalledWaiting },
+  OrphanedObjectsPresent: { on: [L], class: stalledWaiting },
+  AdoptionBlocked: { on: [L], class: stalledWaiting },
   StepUnknown: { on: [L], class: stalledWaiting },
   MovedReleaseMissing: { on: [L], class: stalledWaiting },
   EngineSuspensionRefused: { on: [L], class: stalledRetrying },

@@ -17,6 +17,13 @@ import { clearApplications, released } from '../helpers/rollouts.ts';
 import { condition, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
 
 let cp: ReturnType<typeof startCapturedControlPlane>;
+/** Every namespace's labels before the flow, with one a person labelled as their own. */
+let namespaceLabels = new Map<string, Record<string, string>>();
+
+async function labelsNow(): Promise<Map<string, Record<string, string>>> {
+  const list = JSON.parse(await kubectl('get', 'namespaces', '-o', 'json')) as { items: { metadata: { name: string; labels?: Record<string, string> } }[] };
+  return new Map(list.items.map((n) => [n.metadata.name, n.metadata.labels ?? {}]));
+}
 
 before(async () => {
   await ensureCrds();
@@ -26,6 +33,9 @@ before(async () => {
   await ensureArgoCdRepoCreds();
   await kubectl('delete', 'runtimerollouts', '--all');
   await clearApplications();
+  await kubectl('create', 'namespace', 'ns1-probe').catch(() => '');
+  await kubectl('label', '--overwrite', 'namespace', 'ns1-probe', 'team=gpu', 'pod-security.kubernetes.io/enforce=baseline');
+  namespaceLabels = await labelsNow();
   cp = startCapturedControlPlane({ timings: { ...SCALED_TIMINGS, engineRecheckMs: 2_000 } });
 });
 
@@ -68,4 +78,10 @@ test('ROL-1 from kubectl apply of the example to Ready=True: resolved, approved 
   assert.deepEqual(created, [...created].sort((a, b) => a - b));
   const table = await kubectl('get', 'applications', '-n', NAMESPACES.argocd);
   assert.match(table, /Synced\s+Healthy/);
+});
+
+test('NS-1 the AICR runs of the whole flow (snapshot, recipe, render) leave the labels of every namespace that existed before as they were', async () => {
+  const after = await labelsNow();
+  for (const [name, labels] of namespaceLabels) assert.deepEqual(after.get(name), labels, `namespace ${name} keeps its labels`);
+  assert.equal(after.get('ns1-probe')?.['team'], 'gpu');
 });

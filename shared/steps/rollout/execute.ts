@@ -7,7 +7,7 @@ import { readConfiguration } from '../../configuration/read.ts';
 import { parseDuration } from '../../durations.ts';
 import { type PlanApplication, planToApplications } from '../../plans/applications.ts';
 import type { Release } from '../../plans/release.ts';
-import { readApplication, removeApplication, requestRefresh, writeApplication } from '../../rollouts/applicationWrites.ts';
+import { adoptApplication, readApplication, removeApplication, requestRefresh, writeApplication } from '../../rollouts/applicationWrites.ts';
 import type { Engine } from '../../rollouts/engine.ts';
 import { gate } from '../../rollouts/gate.ts';
 import type { RolloutObject } from '../../rollouts/objects.ts';
@@ -38,9 +38,9 @@ function settings(ctx: StepContext): Settings {
 
 type Intended = Pick<Run, 'intended' | 'releases'>;
 
-/** The target plan's Applications and releases; a removal writes none, so it needs no plan. */
+/** The target plan's Applications and releases; a removal or an adoption writes none, so it needs no plan. */
 async function intendedOf(ctx: StepContext, r: RolloutObject): Promise<Intended | StepReport> {
-  if (r.spec.type === 'Remove') return { intended: new Map(), releases: new Map() };
+  if (r.spec.type === 'Remove' || r.spec.type === 'Adopt') return { intended: new Map(), releases: new Map() };
   const [read, { argocd }] = await Promise.all([readTarget(ctx, r.spec.toPlan), readConfiguration(ctx.kube)]);
   if (!read.ok) return read.report;
   const apps = planToApplications(read.plan.releases, { runtimeUID: ctx.runtime.metadata.uid, planDigest: read.plan.digest }, { project: argocd.project, destination: argocd.destination.name ? { name: argocd.destination.name } : { server: argocd.destination.server } });
@@ -56,6 +56,7 @@ async function start(run: Run, i: number): Promise<Next> {
   const step = run.r.spec.steps[i];
   if (!step) return 'next';
   const now = kubeTime(run.ctx.now());
+  if (step.action === 'Adopt') return adopt(run, i, now);
   if (step.action === 'Remove') {
     if ((await removeApplication(run.ctx.kube, step.release, run.r.metadata.name)) === 'gone') {
       set(run, i, { state: 'Succeeded', startedAt: now, finishedAt: now, reason: 'Removed', message: 'the Application was already gone' });
@@ -70,6 +71,17 @@ async function start(run: Run, i: number): Promise<Next> {
   if (step.action === 'Upgrade' && step.fromVersion === step.toVersion && !step.valuesChanged) await requestRefresh(run.ctx.kube, step.release);
   set(run, i, { state: 'InProgress', startedAt: now, reason: 'GateNotMet', message: `written; waiting for Argo CD to report it synced and healthy at ${revisions(app)}` });
   return progress(run, i);
+}
+
+/** An Adopt step changes only the ownership annotations, so it is done once written. */
+async function adopt(run: Run, i: number, now: string): Promise<Next> {
+  const release = run.r.spec.steps[i]?.release ?? '';
+  if ((await adoptApplication(run.ctx.kube, release, run.ctx.runtime.metadata.uid)) === 'gone') {
+    set(run, i, { state: 'Failed', startedAt: now, finishedAt: now, reason: 'ApplicationMissing', message: 'the Application was deleted before it was adopted' });
+    return fail(run, i, `Application ${release} was deleted before it was adopted`);
+  }
+  set(run, i, { state: 'Succeeded', startedAt: now, finishedAt: now, reason: 'Adopted', message: 'its ownership annotations now name this runtime; nothing else changed' });
+  return 'next';
 }
 
 function revisions(app: PlanApplication): string {

@@ -5,9 +5,10 @@
 // release by release, rolls back to the active plan when it is the target again, and owns the
 // runtime's Released and EngineAvailable conditions and status.activePlan. Argo CD's availability
 // is judged on every look, before anything could be written to it (ENG-1).
-import { CONDITION } from '../../api/constants.ts';
+import { ANNOTATION, CONDITION } from '../../api/constants.ts';
 import { EVENT_REASON } from '../../events/recorder.ts';
-import { listOwnedApplications, inventoryDigest } from '../../rollouts/inventory.ts';
+import { listManagedApplications, inventoryDigest } from '../../rollouts/inventory.ts';
+import { foreignOf, foreignReport } from './adoption.ts';
 import { type RolloutObject, listRollouts, rolloutConditions, rolloutState, writeRolloutStatus } from '../../rollouts/objects.ts';
 import type { StepContext, StepReport, StepRunner } from '../types.ts';
 import { createRollout } from './create.ts';
@@ -90,7 +91,10 @@ async function start(ctx: StepContext, facts: Facts): Promise<StepReport> {
 }
 
 /** What one look reads before it decides anything, read together. */
-type Look = DeletionLook;
+interface Look extends DeletionLook {
+  /** Managed Applications other runtimes wrote, by the runtime UID they record. */
+  readonly foreign: ReadonlyMap<string, GenericObject[]>;
+}
 
 async function decide(ctx: StepContext, target: string, look: Look): Promise<StepReport> {
   const { rollouts, apps, engine } = look;
@@ -112,6 +116,8 @@ function engineCondition(engine: Engine): DesiredCondition {
 }
 
 async function released(ctx: StepContext, look: Look): Promise<StepReport> {
+  const foreign = foreignReport(ctx, look.foreign, look);
+  if (foreign) return foreign;
   const target = statusPlan(ctx, 'targetPlan');
   if (!target) return releasedCondition('False', 'AwaitingPlan', 'no target plan yet: resolution names one once it has resolved the runtime');
   return decide(ctx, target, look);
@@ -120,9 +126,10 @@ async function released(ctx: StepContext, look: Look): Promise<StepReport> {
 /** The configuration, the runtime's rollouts and its Applications in one round trip; then Argo CD's state. */
 async function lookAround(ctx: StepContext): Promise<Look> {
   const uid = ctx.runtime.metadata.uid;
-  const [configuration, rollouts, listed] = await Promise.all([readConfiguration(ctx.kube), listRollouts(ctx.kube, uid), listOwnedApplications(ctx.kube, uid)]);
-  const engine = await engineState(ctx.kube, configuration, { now: ctx.now(), staleWithinMs: ctx.timings.tokenStaleWithinMs, served: listed !== undefined });
-  return { engine, rollouts, apps: listed ?? [], served: listed !== undefined };
+  const [configuration, rollouts, managed] = await Promise.all([readConfiguration(ctx.kube), listRollouts(ctx.kube, uid), listManagedApplications(ctx.kube)]);
+  const engine = await engineState(ctx.kube, configuration, { now: ctx.now(), staleWithinMs: ctx.timings.tokenStaleWithinMs, served: managed !== undefined });
+  const apps = (managed ?? []).filter((a) => a.metadata.annotations?.[ANNOTATION.runtimeUID] === uid);
+  return { engine, rollouts, apps, served: managed !== undefined, foreign: foreignOf(managed ?? [], uid) };
 }
 
 /** FIN-1: the cleanup finalizer goes on before this step creates a rollout or writes an Application. */

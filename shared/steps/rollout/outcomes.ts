@@ -83,10 +83,16 @@ export async function fail(run: Run, i: number, why: string): Promise<StepReport
   return released('False', 'RolloutFailed', message);
 }
 
+const WHAT_SUCCESS = {
+  Upgrade: (plan: string) => `Argo CD reports every release of plan ${plan} synced and healthy`,
+  Remove: () => 'Argo CD removed every release and its Application',
+  Adopt: (plan: string) => `every Application of plan ${plan} now names this runtime as its owner; nothing else on them changed`,
+} as const;
+
 /** Every step done: the target plan is the active plan. */
 export async function succeed(run: Run): Promise<StepReport> {
   const plan = run.r.spec.toPlan;
-  const what = run.r.spec.type === 'Remove' ? `Argo CD removed every release and its Application` : `Argo CD reports every release of plan ${plan} synced and healthy`;
+  const what = WHAT_SUCCESS[run.r.spec.type](plan);
   const message = `rollout ${run.r.metadata.name} (${moveOf(run.r)}) succeeded: ${what}`;
   await save(run, { state: 'done', reason: 'RolloutSucceeded', message }, { outcome: 'Succeeded' });
   await noteRollout(run.ctx, run.r, { type: 'Normal', reason: EVENT_REASON.rolloutSucceeded, message });

@@ -27,5 +27,6 @@ export function stepSummary(r: RolloutObject): string {
 
 export function moveOf(r: RolloutObject): string {
   if (r.spec.type === 'Remove') return `removal of every release of plan ${r.spec.toPlan}`;
+  if (r.spec.type === 'Adopt') return `adoption of the releases of plan ${r.spec.toPlan}`;
   return `${r.spec.fromPlan ?? 'nothing'} → ${r.spec.toPlan}`;
 }
