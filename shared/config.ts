@@ -57,6 +57,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const issue = parsed.error.issues[0];
     throw new ConfigError(`setting ${issue?.path.join('.') ?? '?'} ${issue?.message ?? 'is invalid'}`);
   }
+  // KROP-3's invariant: the sweeper never acts before the forwarder has had a whole window.
+  if (parsed.data.AICR_SWEEP_GRACE <= parsed.data.AICR_FORWARDER_WINDOW_SECONDS * 1000) {
+    throw new ConfigError(`setting AICR_SWEEP_GRACE must be longer than one forwarder window (AICR_FORWARDER_WINDOW_SECONDS, ${parsed.data.AICR_FORWARDER_WINDOW_SECONDS}s)`);
+  }
   return parsed.data;
 }
 

@@ -35,6 +35,10 @@ export const TimingsSchema = z.object({
   AICR_FAILED_JOB_TTL: duration('24h'),
   /** How long a stalled stage's failed Jobs are kept. */
   AICR_STALLED_JOB_TTL: duration('168h'),
+  /** Work of a runtime that no longer exists is swept once older than this (KROP-3). */
+  AICR_SWEEP_STALE_AFTER: duration('5m'),
+  /** No sweep until this long after the forwarder started; longer than one forwarder window (320 s). */
+  AICR_SWEEP_GRACE: duration('11m'),
 });
 
 export type TimingSettings = z.output<typeof TimingsSchema>;
@@ -48,6 +52,8 @@ export interface Timings {
   readonly engineRecheckMs: number;
   readonly failedJobTtlMs: number;
   readonly stalledJobTtlMs: number;
+  readonly sweepStaleAfterMs: number;
+  readonly sweepGraceMs: number;
 }
 
 export function timingsFrom(s: TimingSettings): Timings {
@@ -60,6 +66,8 @@ export function timingsFrom(s: TimingSettings): Timings {
     engineRecheckMs: s.AICR_ENGINE_RECHECK,
     failedJobTtlMs: s.AICR_FAILED_JOB_TTL,
     stalledJobTtlMs: s.AICR_STALLED_JOB_TTL,
+    sweepStaleAfterMs: s.AICR_SWEEP_STALE_AFTER,
+    sweepGraceMs: s.AICR_SWEEP_GRACE,
   };
 }
 

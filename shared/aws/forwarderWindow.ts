@@ -4,7 +4,10 @@
 import type { Context } from 'aws-lambda';
 import { ConfigMapCheckpoint } from '../forwarder/configMapCheckpoint.ts';
 import { COALESCE_MS, Forwarder, type ForwarderStats } from '../forwarder/forwarder.ts';
-import { checkpointName, watchedBy } from '../forwarder/watched.ts';
+import { FORWARDER_CHECKPOINT } from '../api/constants.ts';
+import { RUNTIME_WATCH, checkpointName, watchedBy } from '../forwarder/watched.ts';
+import { type SweepSettings, sweepLeftovers } from '../sweeper/leftovers.ts';
+import { DEFAULT_TIMINGS } from '../timings.ts';
 import { KIND } from '../kube/kinds.ts';
 import type { KubePort } from '../kube/port.ts';
 import type { Logger } from '../observability/log.ts';
@@ -18,6 +21,8 @@ export interface ForwarderWindowDeps {
   readonly windowMs: number;
   /** When set, timers of runtimes that no longer exist are removed at the end of each window. */
   readonly timers?: Pick<SchedulerTimers, 'sweep'>;
+  /** The sweeper's stale period and grace (KROP-3); the runbook's defaults when absent. */
+  readonly sweep?: SweepSettings;
 }
 
 /** Time kept back from the function's deadline to flush the checkpoint. */
@@ -25,12 +30,20 @@ export const DEADLINE_MARGIN_MS = 15_000;
 
 export type WindowResult = ForwarderStats & { readonly windowMs: number; readonly timersRemoved: number };
 
-async function sweepTimers(d: ForwarderWindowDeps): Promise<number> {
-  if (!d.timers) return 0;
-  const live = new Set((await d.kube.list(KIND.clusterRuntime)).items.map((r) => r.metadata.uid));
-  const removed = await d.timers.sweep(live);
-  if (removed.length > 0) d.log.info('removed timers of runtimes that no longer exist', { count: removed.length });
-  return removed.length;
+/**
+ * The forwarder started when its first checkpoint was written: that survives cold starts, so
+ * the sweeper's grace runs once per deployment, not once per window.
+ */
+async function forwarderStart(d: ForwarderWindowDeps): Promise<Date> {
+  const cm = await d.kube.get(KIND.configMap, checkpointName(RUNTIME_WATCH), FORWARDER_CHECKPOINT.namespace);
+  const at = Date.parse(cm?.metadata.creationTimestamp ?? '');
+  return Number.isNaN(at) ? new Date() : new Date(at);
+}
+
+async function sweep(d: ForwarderWindowDeps): Promise<number> {
+  const deps = { kube: d.kube, log: d.log, now: () => new Date(), startedAt: await forwarderStart(d), ...(d.timers ? { timers: d.timers } : {}) };
+  const result = await sweepLeftovers(deps, d.sweep ?? { staleAfterMs: DEFAULT_TIMINGS.sweepStaleAfterMs, graceMs: DEFAULT_TIMINGS.sweepGraceMs });
+  return 'timers' in result ? result.timers.length + result.jobs.length : 0;
 }
 
 function sumStats(all: readonly ForwarderStats[]): ForwarderStats {
@@ -58,7 +71,7 @@ export function createForwarderHandler(deps: () => ForwarderWindowDeps): (event:
       await Promise.all(watches.map((w) => w.checkpoint.flush()));
     }
     const stats = sumStats(watches.map((w) => w.forwarder.stats));
-    const timersRemoved = await sweepTimers(d);
+    const timersRemoved = await sweep(d);
     d.log.info('forwarder window ended', { windowMs, timersRemoved, ...stats });
     return { ...stats, windowMs, timersRemoved };
   };

@@ -10,6 +10,8 @@ import type { StepRunner } from '../steps/types.ts';
 import { DEFAULT_TIMINGS, type Timings } from '../timings.ts';
 import { COALESCE_MS, type Checkpoint, Forwarder, MemoryCheckpoint } from '../forwarder/forwarder.ts';
 import { RUNTIME_WATCH, watchedBy } from '../forwarder/watched.ts';
+import { errorFields } from '../classify.ts';
+import { type SweepDeps, sweepLeftovers } from '../sweeper/leftovers.ts';
 
 export interface LocalControlPlane {
   readonly queue: EmbeddedQueue;
@@ -37,6 +39,16 @@ export interface LocalOptions {
   readonly coalesceMs?: number;
 }
 
+/** Local mode sweeps on a timer, as often as the stale period allows something to become stale. */
+function startSweeper(deps: SweepDeps, timings: Timings): NodeJS.Timeout {
+  const settings = { staleAfterMs: timings.sweepStaleAfterMs, graceMs: timings.sweepGraceMs };
+  const timer = setInterval(() => {
+    sweepLeftovers(deps, settings).catch((err: unknown) => deps.log.warn('sweep failed; the next one retries', errorFields(err)));
+  }, Math.max(1_000, Math.min(timings.sweepStaleAfterMs, timings.sweepGraceMs) / 2));
+  timer.unref();
+  return timer;
+}
+
 export function startLocalControlPlane(opts: LocalOptions): LocalControlPlane {
   const queue = new EmbeddedQueue(opts.queue);
   const now = opts.now ?? ((): Date => new Date());
@@ -62,7 +74,8 @@ export function startLocalControlPlane(opts: LocalOptions): LocalControlPlane {
       ),
   );
   const forwarder = forwarders.find((f) => f.watches === RUNTIME_WATCH) ?? (forwarders[0] as Forwarder);
-  const running = Promise.all(forwarders.map((f) => f.run())).then(() => undefined);
+  const sweeper = startSweeper({ kube: opts.kube, log: opts.log.child({ step: 'sweeper' }), now, startedAt: now() }, timings);
+  const running = Promise.all(forwarders.map((f) => f.run())).then(() => clearInterval(sweeper));
   return {
     queue,
     forwarder,
@@ -70,6 +83,7 @@ export function startLocalControlPlane(opts: LocalOptions): LocalControlPlane {
     running,
     stop: () => {
       for (const f of forwarders) f.stop();
+      clearInterval(sweeper);
       queue.stop();
     },
   };

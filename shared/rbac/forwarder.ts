@@ -1,5 +1,6 @@
-// What the forwarder's own identity may do: watch every kind a step wakes on, and keep its
-// checkpoint ConfigMap.
+// What the forwarder's own identity may do: watch every kind a step wakes on, keep its
+// checkpoint ConfigMap, and sweep the Jobs of runtimes that no longer exist.
+import { STAGE_NAMESPACE } from '../aicr/stages.ts';
 import { FORWARDER_CHECKPOINT } from '../api/constants.ts';
 import { checkpointName, watchedBy } from '../forwarder/watched.ts';
 import { apiGroupOf } from '../kube/kinds.ts';
@@ -35,5 +36,8 @@ export function forwarderRules(table: readonly StepRow[] = STEP_TABLE): KubeRule
     // Create cannot be limited to a name, so it is granted in the checkpoint's namespace only.
     { apiGroups: [''], resources: ['configmaps'], verbs: ['create'], namespace, why: 'creates its checkpoint' },
     { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'update'], namespace, resourceNames: kinds.map(checkpointName), why: 'reads and moves its checkpoints, one per watched kind' },
+    ...[...new Set(Object.values(STAGE_NAMESPACE))].map(
+      (ns): KubeRule => ({ apiGroups: ['batch'], resources: ['jobs'], verbs: ['list', 'delete'], namespace: ns, why: 'sweeps AICR Jobs of runtimes that no longer exist, once stale (KROP-3)' }),
+    ),
   ];
 }

@@ -31,6 +31,8 @@ test('every duration defaults to the runbook value and can be set', () => {
     engineRecheckMs: 30_000,
     failedJobTtlMs: 24 * 3_600_000,
     stalledJobTtlMs: 7 * 24 * 3_600_000,
+    sweepStaleAfterMs: 5 * 60_000,
+    sweepGraceMs: 11 * 60_000,
   });
   assert.deepEqual(DEFAULT_TIMINGS, t);
   const scaled = timingsFrom(loadConfig({ ...good, AICR_BACKOFF_BASE: '100ms', AICR_BACKOFF_CAP: '2s', AICR_MAX_ATTEMPTS: '3' }));
@@ -41,4 +43,9 @@ test('every duration defaults to the runbook value and can be set', () => {
 
 test('queue settings are derived from the step table', () => {
   assert.equal((loadConfig({ ...good, AICR_RESOLVE_DLQ_URL: 'https://sqs.us-east-1.amazonaws.com/1/dlq.fifo' }) as Record<string, unknown>)['AICR_RESOLVE_DLQ_URL'], 'https://sqs.us-east-1.amazonaws.com/1/dlq.fifo');
+});
+
+test('KROP-3 the sweeper\'s grace must outlast one forwarder window, or start-up fails naming both settings', () => {
+  assert.throws(() => loadConfig({ ...good, AICR_SWEEP_GRACE: '5m' }), /AICR_SWEEP_GRACE must be longer than one forwarder window \(AICR_FORWARDER_WINDOW_SECONDS, 320s\)/);
+  assert.equal(loadConfig({ ...good, AICR_SWEEP_GRACE: '2m', AICR_FORWARDER_WINDOW_SECONDS: '60' }).AICR_SWEEP_GRACE, 120_000);
 });
