@@ -52,6 +52,8 @@ export const REASONS = {
   EngineReady: { on: [E], class: healthy },
   EngineUnavailable: { on: [E], class: stalledRetrying },
   RegistryCredentialsStale: { on: [E], class: stalledRetrying },
+  EngineSuspended: { on: [E], class: stalledWaiting },
+  EngineSuspensionRefused: { on: [E], class: stalledRetrying },
   // Rollouts, as seen on the runtime (the rollout step).
   Released: { on: [L], class: healthy },
   AwaitingPlan: { on: [L], class: progressing },
@@ -64,7 +66,6 @@ export const REASONS = {
   InventoryDrift: { on: [L], class: stalledWaiting },
   StepUnknown: { on: [L], class: stalledWaiting },
   MovedReleaseMissing: { on: [L], class: stalledWaiting },
-  EngineSuspensionRefused: { on: [L], class: stalledRetrying },
   PlanMissing: { on: [L], class: stalledWaiting },
   PlanWithoutRecipe: { on: [L], class: stalledWaiting },
   ValidationUnavailable: { on: [L], class: stalledWaiting },

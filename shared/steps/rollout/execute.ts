@@ -8,14 +8,15 @@ import { parseDuration } from '../../durations.ts';
 import { type PlanApplication, planToApplications } from '../../plans/applications.ts';
 import type { Release } from '../../plans/release.ts';
 import { readApplication, removeApplication, requestRefresh, writeApplication } from '../../rollouts/applicationWrites.ts';
-import type { Engine } from '../../rollouts/engine.ts';
+import { inventoryChanges } from '../../rollouts/drift.ts';
 import { gate } from '../../rollouts/gate.ts';
 import type { RolloutObject } from '../../rollouts/objects.ts';
 import { acknowledged, needsAcknowledgement, nextStep, type StepState, stepStates, timeLeft } from '../../rollouts/progress.ts';
 import { kubeTime } from '../../status/conditions.ts';
 import type { StepContext, StepReport } from '../types.ts';
 import { readTarget } from './create.ts';
-import { type Approved, type Run, fail, hold, progress, stall, succeed } from './outcomes.ts';
+import type { FollowLook } from './follow.ts';
+import { type Approved, type Run, drifted, fail, hold, progress, stall, succeed } from './outcomes.ts';
 
 const DEFAULT_ACTION_MS = 30 * 60 * 1000;
 
@@ -46,9 +47,9 @@ async function start(run: Run, i: number): Promise<Next> {
   }
   const app = run.intended.get(step.release);
   if (!app) return stall(run, i, 'StepUnknown', `step ${i + 1} names release ${step.release}, which the target plan ${run.r.spec.toPlan} lacks; nothing was written for it. Retry the rollout`);
-  await writeApplication(run.ctx.kube, app);
+  const written = await writeApplication(run.ctx.kube, app);
   if (step.action === 'Upgrade' && step.fromVersion === step.toVersion && !step.valuesChanged) await requestRefresh(run.ctx.kube, step.release);
-  set(run, i, { state: 'InProgress', startedAt: now, reason: 'GateNotMet', message: `written; waiting for Argo CD to report it synced and healthy at ${revisions(app)}` });
+  set(run, i, { state: 'InProgress', startedAt: now, applicationUID: written.metadata.uid, reason: 'GateNotMet', message: `written; waiting for Argo CD to report it synced and healthy at ${revisions(app)}` });
   return progress(run, i);
 }
 
@@ -116,7 +117,8 @@ async function stepOnce(run: Run, i: number): Promise<Next> {
 }
 
 /** Moves the rollout on as far as Argo CD's reports allow in one look. */
-export async function execute(ctx: StepContext, r: RolloutObject, approved: Approved, engine: Engine): Promise<StepReport> {
+export async function execute(ctx: StepContext, r: RolloutObject, approved: Approved, look: FollowLook): Promise<StepReport> {
+  const { engine } = look;
   const { paused, actionTimeoutMs } = settings(ctx);
   const base = { ctx, r, approved, states: stepStates(r), actionTimeoutMs, intended: new Map<string, PlanApplication>(), releases: new Map<string, Release>() };
   if (paused) return hold(base, 'the runtime is paused (spec.paused): the rollout moves on once it is unpaused, and a step in flight longer than actionTimeout may then fail');
@@ -125,6 +127,9 @@ export async function execute(ctx: StepContext, r: RolloutObject, approved: Appr
   if (!read.ok) return read.report;
   const apps = planToApplications(read.plan.releases, { runtimeUID: ctx.runtime.metadata.uid, planDigest: read.plan.digest }, { project: argocd.project, destination: argocd.destination.name ? { name: argocd.destination.name } : { server: argocd.destination.server } });
   const run: Run = { ...base, intended: new Map(apps.map((a) => [a.metadata.name, a])), releases: new Map(read.plan.releases.map((x) => [x.name, x])) };
+  // ROL-2: nothing is written while the Applications differ from what was approved; the check repeats every look.
+  const changes = inventoryChanges({ recorded: r.spec.applications, live: look.apps, steps: r.spec.steps, states: run.states, intended: run.intended, targetDigest: read.plan.digest });
+  if (changes.length > 0) return drifted(run, changes);
   for (let i = nextStep(run.states); i !== undefined; i = nextStep(run.states)) {
     const next = await stepOnce(run, i);
     if (next !== 'next') return next;

@@ -18,6 +18,7 @@ import type { DesiredCondition } from '../../status/conditions.ts';
 import { moveOf, noteRollout, released as releasedCondition } from './report.ts';
 import { retryRequested, revoke, supersedeForRetry } from './requests.ts';
 import { carriesPlan, rollbackFrom } from './rollback.ts';
+import { applySuspension } from './suspend.ts';
 import type { GenericObject } from '../../kube/kinds.ts';
 
 function statusPlan(ctx: StepContext, key: 'activePlan' | 'targetPlan'): string | undefined {
@@ -58,7 +59,7 @@ async function settleLive(ctx: StepContext, r: RolloutObject, facts: Facts): Pro
     return undefined;
   }
   if (r.spec.revocation) return revoke(ctx, r);
-  return follow(ctx, r, { inventory: inventoryDigest(facts.apps), engine: facts.engine });
+  return follow(ctx, r, { inventory: inventoryDigest(facts.apps), apps: facts.apps, engine: facts.engine });
 }
 
 /** The last rollout to the target ended without success and nobody asked to retry it. */
@@ -84,7 +85,7 @@ async function start(ctx: StepContext, facts: Facts): Promise<StepReport> {
   const created = await createRollout(ctx, apps, { active: from, target, unfinished: unfinishedOf(facts) });
   if (created.report) return created.report;
   if (!created.rollout) throw new Error('a rollout was neither created nor explained');
-  return follow(ctx, created.rollout, { inventory: created.inventory, engine: facts.engine });
+  return follow(ctx, created.rollout, { inventory: created.inventory, apps, engine: facts.engine });
 }
 
 /** What one look reads before it decides anything, read together. */
@@ -110,7 +111,7 @@ const IDLE_LOOKS = 10;
 function engineCondition(engine: Engine): DesiredCondition {
   return engine.available
     ? { type: CONDITION.engineAvailable, status: 'True', reason: 'EngineReady', message: engine.message }
-    : { type: CONDITION.engineAvailable, status: 'False', reason: engine.stale ? 'RegistryCredentialsStale' : 'EngineUnavailable', message: engine.message };
+    : { type: CONDITION.engineAvailable, status: 'False', reason: engine.suspension ?? (engine.stale ? 'RegistryCredentialsStale' : 'EngineUnavailable'), message: engine.message };
 }
 
 async function released(ctx: StepContext, look: Look): Promise<StepReport> {
@@ -123,7 +124,8 @@ async function released(ctx: StepContext, look: Look): Promise<StepReport> {
 async function lookAround(ctx: StepContext): Promise<Look> {
   const uid = ctx.runtime.metadata.uid;
   const [configuration, rollouts, listed] = await Promise.all([readConfiguration(ctx.kube), listRollouts(ctx.kube, uid), listOwnedApplications(ctx.kube, uid)]);
-  const engine = await engineState(ctx.kube, configuration, { now: ctx.now(), staleWithinMs: ctx.timings.tokenStaleWithinMs, served: listed !== undefined });
+  const state = await engineState(ctx.kube, configuration, { now: ctx.now(), staleWithinMs: ctx.timings.tokenStaleWithinMs, served: listed !== undefined });
+  const engine = await applySuspension(ctx, listed, state);
   return { engine, rollouts, apps: listed ?? [] };
 }
 
