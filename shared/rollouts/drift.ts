@@ -1,8 +1,9 @@
 // Inventory drift during a rollout (ROL-2): the owned Applications compared with what the rollout
 // was approved against. A release the rollout has not reached must still be as recorded at
-// creation; a release it wrote must still be as it wrote it. The release in flight is the gate's
-// (SpecDrifted, ApplicationMissing), and a removed one is Argo CD's to delete. Only identity,
-// plan and release count: sync policy and status are not compared. Pure, so tested without a cluster.
+// creation; a release it wrote must still be as it wrote it. An edit of the release in flight is
+// the gate's (SpecDrifted, ROL-3), though its deletion, recreation or move is drift; a removed
+// release is Argo CD's to delete. Only identity, plan and release count: sync policy and status
+// are not compared. Pure, so tested without a cluster.
 import { createHash } from 'node:crypto';
 import { ANNOTATION } from '../api/constants.ts';
 import type { InventoryEntry, RolloutStep } from '../api/runtimeRollout.ts';
@@ -43,7 +44,8 @@ export interface DriftFacts {
   readonly targetDigest: string;
 }
 
-type Expected = { readonly uid?: string | undefined; readonly plan: string; readonly release: string } | 'absent' | 'skip';
+/** `release` undefined: its edits are not compared here (the release in flight). */
+type Expected = { readonly uid?: string | undefined; readonly plan: string; readonly release?: string } | 'absent' | 'skip';
 
 function expected(f: DriftFacts, name: string): Expected {
   const i = f.steps.findIndex((s) => s.release === name);
@@ -53,9 +55,10 @@ function expected(f: DriftFacts, name: string): Expected {
     const entry = f.recorded?.find((e) => e.name === name);
     return entry ?? 'absent';
   }
-  if (state.state === 'InProgress' || step.action === 'Remove') return 'skip';
   const app = f.intended.get(name);
-  return app ? { uid: state.applicationUID, plan: f.targetDigest, release: releaseDigest(app) } : 'skip';
+  if (step.action === 'Remove' || !app) return 'skip';
+  if (state.state === 'InProgress') return { uid: state.applicationUID, plan: f.targetDigest };
+  return { uid: state.applicationUID, plan: f.targetDigest, release: releaseDigest(app) };
 }
 
 const planText = (digest: string): string => (digest.startsWith('sha256:') ? planName(digest) : digest || '(none)');
@@ -68,7 +71,7 @@ function changeOf(f: DriftFacts, name: string, live: GenericObject | undefined):
   if (want.uid !== undefined && want.uid !== live.metadata.uid) return `Application ${name} was recreated`;
   const now = inventoryEntry(live);
   if (now.plan !== want.plan) return `Application ${name} is at plan ${planText(now.plan)}, not ${planText(want.plan)}`;
-  return now.release === want.release ? undefined : `Application ${name} was edited (its source, Helm values or destination)`;
+  return want.release === undefined || now.release === want.release ? undefined : `Application ${name} was edited (its source, Helm values or destination)`;
 }
 
 /** Each change since the rollout was approved, one phrase per Application, in name order; none for a rollout that recorded no inventory. */

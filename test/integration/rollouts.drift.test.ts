@@ -161,7 +161,9 @@ async function denyBravoSuspension(): Promise<void> {
   const rules = [{ apiGroups: ['argoproj.io'], apiVersions: ['*'], operations: ['UPDATE'], resources: ['applications'] }];
   await kubectlApply({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy', metadata: { name: 'test-deny-suspension' }, spec: { failurePolicy: 'Fail', matchConstraints: { resourceRules: rules }, validations: [{ expression, message: 'bravo keeps automated sync (test policy)' }] } });
   await kubectlApply({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicyBinding', metadata: { name: 'test-deny-suspension' }, spec: { policyName: 'test-deny-suspension', validationActions: ['Deny'] } });
-  await sleep(2_000); // a policy takes effect once the API server's informer has seen it
+  // A policy is enforced a moment after it is written: probe with a server-side dry run until it refuses.
+  const probe = ['patch', 'application', 'bravo', '-n', NAMESPACES.argocd, '--type', 'merge', '-p', '{"spec":{"syncPolicy":{"automated":null}}}', '--dry-run=server'];
+  await waitFor('the test policy to be enforced', () => kubectl(...probe).then(() => undefined, (err: Error) => (err.message.includes('test-deny-suspension') ? true : undefined)), 15_000);
 }
 
 async function automatedOf(names: readonly string[]): Promise<unknown[]> {

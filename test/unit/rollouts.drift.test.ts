@@ -68,6 +68,7 @@ test('ROL-2 a written release is compared with what the rollout wrote; the relea
   spec(edited)['source']['targetRevision'] = '9.9.9';
   assert.deepEqual(inventoryChanges(facts([edited, bravo], done)), ['Application alpha was edited (its source, Helm values or destination)']);
   const inFlight: StepState[] = [{ release: 'alpha', state: 'InProgress', startedAt: '2026-11-30T10:00:00Z' }, { release: 'bravo', state: 'Pending' }];
-  assert.deepEqual(inventoryChanges(facts([edited, bravo], inFlight)), []);
+  assert.deepEqual(inventoryChanges(facts([edited, bravo], inFlight)), [], 'an edit of the release in flight is its step\'s SpecDrifted');
+  assert.deepEqual(inventoryChanges(facts([bravo], inFlight)), ['Application alpha disappeared'], 'its deletion is drift');
   assert.deepEqual(inventoryChanges({ ...facts([bravo], done), recorded: undefined }), [], 'a rollout without a recorded inventory is not compared');
 });
