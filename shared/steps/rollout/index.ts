@@ -4,7 +4,8 @@
 // retry, follows the approval and the deadline of the one in progress, executes an approved one
 // release by release, rolls back to the active plan when it is the target again, and owns the
 // runtime's Released and EngineAvailable conditions and status.activePlan. Argo CD's availability
-// is judged on every look, before anything could be written to it (ENG-1).
+// is judged on every look, before anything could be written to it (ENG-1), and the emergency stop
+// (spec.suspendEngine, ENG-2) is applied then too: while it holds, Argo CD counts as unavailable.
 import { CONDITION } from '../../api/constants.ts';
 import { EVENT_REASON } from '../../events/recorder.ts';
 import { listOwnedApplications, inventoryDigest } from '../../rollouts/inventory.ts';
