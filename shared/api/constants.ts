@@ -84,6 +84,8 @@ export const ANNOTATION = {
   manual: `${API_GROUP}/manual`,
   /** On an owned Application: a manual release's steps as a JSON list of strings; absent when none. */
   steps: `${API_GROUP}/steps`,
+  /** On an owned Application: set while spec.suspendEngine has its automated sync off, so only those are turned back on. */
+  engineSuspended: `${API_GROUP}/engine-suspended`,
 } as const;
 
 /** The control plane's configuration, rendered by the chart from its values. */

@@ -62,6 +62,19 @@ export const RevocationSchema = apiObject(
   }),
 ).meta({ description: 'A request to stop the rollout where it is (kubectl aicr revoke); set once, by the requester as themselves, while the rollout has not ended.' });
 
+/** Most owned Applications a rollout records as its approved inventory. */
+export const MAX_INVENTORY = 512;
+
+export const InventoryEntrySchema = z
+  .object({
+    name: boundedString(253, 'The Application.'),
+    uid: boundedString(64, 'Its UID: another UID under the same name means it was deleted and created again.'),
+    plan: boundedString(128, 'The plan digest its annotation named.'),
+    release: boundedString(128, 'Digest of the release it carried: its source, Helm values, destination and release annotations.'),
+  })
+  .meta({ description: 'One owned Application as it stood when the rollout was created.' });
+export type InventoryEntry = z.output<typeof InventoryEntrySchema>;
+
 export const RetrySchema = apiObject(
   z.object({
     requestedBy: boundedString(512, 'Who asked for the retry, exactly as the API server names the requesting user.'),
@@ -77,6 +90,7 @@ export const RuntimeRolloutSpecSchema = apiObject(
     toPlan: patternString(PLAN_NAME, 'The plan the cluster runs once the rollout is done.'),
     steps: described(z.array(RolloutStepSchema).max(MAX_ROLLOUT_STEPS), 'The releases to change, in order.').prefault([]),
     inventory: boundedString(128, 'Digest of the owned Applications as they stood when the rollout was created; a change since refuses approval.').optional(),
+    applications: described(z.array(InventoryEntrySchema).max(MAX_INVENTORY), 'The owned Applications as they stood when the rollout was created, which its approval is given against; a change to them while it runs stalls it with InventoryDrift.').optional(),
     deadline: time('When an unapproved rollout expires').optional(),
     approval: ApprovalSchema.optional(),
     acknowledgements: described(z.array(AcknowledgementSchema).max(MAX_ACKNOWLEDGEMENTS), 'Manual releases whose recorded steps a person has done (kubectl aicr acknowledge); entries are only ever added.')
@@ -106,6 +120,7 @@ const StepStateSchema = z
     message: boundedString(1024, 'What the step is waiting for or why it ended, for a person.').optional(),
     startedAt: time('When the control plane wrote the step to Argo CD').optional(),
     finishedAt: time('When the step ended').optional(),
+    applicationUID: boundedString(64, 'UID of the Application the step wrote; another UID later means it was deleted and created again.').optional(),
   })
   .meta({ description: 'Where one step is.' });
 

@@ -55,7 +55,8 @@ export interface ApplicationOptions {
 
 // Argo CD creates a release's namespace, and applies server-side so large CRDs (GPU operator,
 // Prometheus) fit. Not part of the release set: the digest neither covers it nor reads it back.
-const SYNC_POLICY = { automated: { prune: true, selfHeal: true }, syncOptions: ['CreateNamespace=true', 'ServerSideApply=true'] } as const;
+/** Every owned Application's sync policy, as the plan writes it (and an emergency stop restores it). */
+export const SYNC_POLICY = { automated: { prune: true, selfHeal: true }, syncOptions: ['CreateNamespace=true', 'ServerSideApply=true'] } as const;
 
 function hasEmptyMap(value: JsonValue): boolean {
   if (Array.isArray(value)) return value.some(hasEmptyMap);
@@ -134,4 +135,4 @@ export function planToApplications(releases: ReleaseSet, owner: PlanOwner, optio
   return sortReleases(releases).map((release) => applicationOf(release, owner, options));
 }
 
-export { applicationsDigest, applicationsToReleases, type Rebuilt, type RebuiltDigest } from './applicationsRead.ts';
+export { applicationToRelease, applicationsDigest, applicationsToReleases, type Rebuilt, type RebuiltDigest } from './applicationsRead.ts';

@@ -188,3 +188,8 @@ export function applicationsDigest(apps: readonly unknown[]): RebuiltDigest {
   const rebuilt = applicationsToReleases(apps);
   return rebuilt.ok ? { ...rebuilt, digest: planDigest(rebuilt.releases) } : rebuilt;
 }
+
+/** One Application's release on its own (no checks across a set), or undefined when it does not read back as one. */
+export function applicationToRelease(app: unknown): Release | undefined {
+  return readApplication(app, []);
+}

@@ -11,8 +11,11 @@ import { type Freshness, staleCredentials } from './registryFreshness.ts';
 
 export type Engine =
   | { readonly available: true; readonly message: string }
-  /** `stale`: Argo CD is up but its registry token is stale (RegistryCredentialsStale, REG-4). */
-  | { readonly available: false; readonly message: string; readonly stale?: true };
+  /**
+   * `stale`: Argo CD is up but its registry token is stale (RegistryCredentialsStale, REG-4).
+   * `suspension`: the emergency stop holds it (spec.suspendEngine, ENG-2), or could not be switched.
+   */
+  | { readonly available: false; readonly message: string; readonly stale?: true; readonly suspension?: 'EngineSuspended' | 'EngineSuspensionRefused' };
 
 const APPLICATION_API = `${KIND.application.plural}.${KIND.application.apiVersion.split('/')[0] ?? ''}/${KIND.application.apiVersion.split('/')[1] ?? ''}`;
 

@@ -51,6 +51,8 @@ export const REASONS = {
   EngineReady: { on: [E], class: healthy },
   EngineUnavailable: { on: [E], class: stalledRetrying },
   RegistryCredentialsStale: { on: [E], class: stalledRetrying },
+  EngineSuspended: { on: [E], class: stalledWaiting },
+  EngineSuspensionRefused: { on: [E], class: stalledRetrying },
   // Rollouts, as seen on the runtime (the rollout step).
   Released: { on: [L], class: healthy },
   AwaitingPlan: { on: [L], class: progressing },
@@ -65,7 +67,6 @@ export const REASONS = {
   AdoptionBlocked: { on: [L], class: stalledWaiting },
   StepUnknown: { on: [L], class: stalledWaiting },
   MovedReleaseMissing: { on: [L], class: stalledWaiting },
-  EngineSuspensionRefused: { on: [L], class: stalledRetrying },
   PlanMissing: { on: [L], class: stalledWaiting },
   PlanWithoutRecipe: { on: [L], class: stalledWaiting },
   ValidationUnavailable: { on: [L], class: stalledWaiting },

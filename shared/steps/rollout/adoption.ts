@@ -81,14 +81,14 @@ function endedBadly(r: RolloutObject): StepReport | undefined {
 async function adopt(ctx: StepContext, uid: string, apps: readonly GenericObject[], look: DeletionLook): Promise<StepReport> {
   const last = look.rollouts.filter((r) => r.spec.type === 'Adopt').at(-1);
   const inventory = inventoryDigest(apps);
-  if (last && !last.status?.outcome && !last.spec.retry) return follow(ctx, last, { inventory, engine: look.engine });
+  if (last && !last.status?.outcome && !last.spec.retry) return follow(ctx, last, { inventory, apps, engine: look.engine });
   if (last?.spec.retry && !last.status?.outcome) await supersedeForRetry(ctx, last);
   const ended = last ? endedBadly(last) : undefined;
   if (ended) return ended;
   const rebuilt = rebuild(uid, apps);
   if ('blocked' in rebuilt) return released('False', 'AdoptionBlocked', `${rebuilt.blocked}. Undo the change; the control plane does not adopt a stack it cannot verify`);
   const created = await createAdoption(ctx, apps, rebuilt);
-  return follow(ctx, created, { inventory, engine: look.engine });
+  return follow(ctx, created, { inventory, apps, engine: look.engine });
 }
 
 /** What other runtimes' Applications mean for this look; undefined when there are none. */

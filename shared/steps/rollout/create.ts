@@ -10,6 +10,7 @@ import { type GenericObject, KIND } from '../../kube/kinds.ts';
 import type { Plan } from '../../plans/plan.ts';
 import { readPlanConfigMap } from '../../plans/store.ts';
 import { type Blocked, assess, dependencyCycle } from '../../rollouts/assess.ts';
+import { inventoryEntries } from '../../rollouts/drift.ts';
 import { inventoryDigest, inventoryOf } from '../../rollouts/inventory.ts';
 import { parseRollout, type RolloutObject, rolloutManifest, rolloutName } from '../../rollouts/objects.ts';
 import { kubeTime } from '../../status/conditions.ts';
@@ -76,6 +77,7 @@ export async function createRollout(ctx: StepContext, apps: readonly GenericObje
     toPlan: plans.target,
     steps: assessed.steps,
     inventory,
+    applications: inventoryEntries(apps),
     deadline: kubeTime(new Date(now.getTime() + approvalMs(ctx))),
   };
   const created = parseRollout(await ctx.kube.create(KIND.runtimeRollout, rolloutManifest(rolloutName(plans.target, now), spec, ctx.runtime.metadata)));

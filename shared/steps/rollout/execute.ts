@@ -8,21 +8,22 @@ import { parseDuration } from '../../durations.ts';
 import { type PlanApplication, planToApplications } from '../../plans/applications.ts';
 import type { Release } from '../../plans/release.ts';
 import { adoptApplication, readApplication, removeApplication, requestRefresh, writeApplication } from '../../rollouts/applicationWrites.ts';
-import type { Engine } from '../../rollouts/engine.ts';
+import { inventoryChanges } from '../../rollouts/drift.ts';
 import { gate } from '../../rollouts/gate.ts';
 import type { RolloutObject } from '../../rollouts/objects.ts';
 import { acknowledged, needsAcknowledgement, nextStep, type StepState, stepStates, timeLeft } from '../../rollouts/progress.ts';
 import { kubeTime } from '../../status/conditions.ts';
 import type { StepContext, StepReport } from '../types.ts';
 import { readTarget } from './create.ts';
-import { type Approved, type Run, fail, hold, progress, stall, succeed } from './outcomes.ts';
+import type { FollowLook } from './follow.ts';
+import { type Approved, type Run, drifted, fail, hold, progress, stall, succeed } from './outcomes.ts';
 
 const DEFAULT_ACTION_MS = 30 * 60 * 1000;
 
 type Next = 'next' | StepReport;
 
 interface Settings {
-  /** Why nothing may be written now (spec.paused, spec.suspendEngine), if anything stops it. */
+  /** Why nothing may be written now (spec.paused), if anything stops it. */
   readonly held?: string;
   readonly actionTimeoutMs: number;
 }
@@ -31,12 +32,13 @@ function settings(ctx: StepContext): Settings {
   const spec = ClusterRuntimeSpecSchema.safeParse(ctx.runtime.spec);
   if (!spec.success) return { actionTimeoutMs: DEFAULT_ACTION_MS };
   const actionTimeoutMs = parseDuration(spec.data.actionTimeout) ?? DEFAULT_ACTION_MS;
+  // A suspended engine (spec.suspendEngine) shows as Argo CD unavailable, which holds as well.
   if (spec.data.paused) return { actionTimeoutMs, held: 'the runtime is paused (spec.paused): the rollout moves on once it is unpaused, and a step in flight longer than actionTimeout may then fail' };
-  if (spec.data.suspendEngine) return { actionTimeoutMs, held: 'the engine is suspended (spec.suspendEngine): the rollout moves on once it is resumed' };
   return { actionTimeoutMs };
 }
 
-type Intended = Pick<Run, 'intended' | 'releases'>;
+/** What the rollout writes; `digest` is the target plan's, absent for a removal or an adoption, which write no release. */
+type Intended = Pick<Run, 'intended' | 'releases'> & { readonly digest?: string };
 
 /** The target plan's Applications and releases; a removal or an adoption writes none, so it needs no plan. */
 async function intendedOf(ctx: StepContext, r: RolloutObject): Promise<Intended | StepReport> {
@@ -44,7 +46,7 @@ async function intendedOf(ctx: StepContext, r: RolloutObject): Promise<Intended 
   const [read, { argocd }] = await Promise.all([readTarget(ctx, r.spec.toPlan), readConfiguration(ctx.kube)]);
   if (!read.ok) return read.report;
   const apps = planToApplications(read.plan.releases, { runtimeUID: ctx.runtime.metadata.uid, planDigest: read.plan.digest }, { project: argocd.project, destination: argocd.destination.name ? { name: argocd.destination.name } : { server: argocd.destination.server } });
-  return { intended: new Map(apps.map((a) => [a.metadata.name, a])), releases: new Map(read.plan.releases.map((x) => [x.name, x])) };
+  return { intended: new Map(apps.map((a) => [a.metadata.name, a])), releases: new Map(read.plan.releases.map((x) => [x.name, x])), digest: read.plan.digest };
 }
 
 function set(run: Run, i: number, state: Partial<StepState>): void {
@@ -67,9 +69,9 @@ async function start(run: Run, i: number): Promise<Next> {
   }
   const app = run.intended.get(step.release);
   if (!app) return stall(run, i, 'StepUnknown', `step ${i + 1} names release ${step.release}, which the target plan ${run.r.spec.toPlan} lacks; nothing was written for it. Retry the rollout`);
-  await writeApplication(run.ctx.kube, app);
+  const written = await writeApplication(run.ctx.kube, app);
   if (step.action === 'Upgrade' && step.fromVersion === step.toVersion && !step.valuesChanged) await requestRefresh(run.ctx.kube, step.release);
-  set(run, i, { state: 'InProgress', startedAt: now, reason: 'GateNotMet', message: `written; waiting for Argo CD to report it synced and healthy at ${revisions(app)}` });
+  set(run, i, { state: 'InProgress', startedAt: now, applicationUID: written.metadata.uid, reason: 'GateNotMet', message: `written; waiting for Argo CD to report it synced and healthy at ${revisions(app)}` });
   return progress(run, i);
 }
 
@@ -148,14 +150,18 @@ async function stepOnce(run: Run, i: number): Promise<Next> {
 }
 
 /** Moves the rollout on as far as Argo CD's reports allow in one look. */
-export async function execute(ctx: StepContext, r: RolloutObject, approved: Approved, engine: Engine): Promise<StepReport> {
+export async function execute(ctx: StepContext, r: RolloutObject, approved: Approved, look: FollowLook): Promise<StepReport> {
+  const { engine } = look;
   const { held, actionTimeoutMs } = settings(ctx);
   const base = { ctx, r, approved, states: stepStates(r), actionTimeoutMs, intended: new Map<string, PlanApplication>(), releases: new Map<string, Release>() };
   if (held) return hold(base, held);
   if (!engine.available) return hold(base, `nothing is written to Argo CD while it is unavailable: ${engine.message}`);
   const intended = await intendedOf(ctx, r);
   if (!('intended' in intended)) return intended;
-  const run: Run = { ...base, ...intended };
+  const run: Run = { ...base, intended: intended.intended, releases: intended.releases };
+  // ROL-2: nothing is written while the Applications differ from what was approved; the check repeats every look.
+  const changes = intended.digest ? inventoryChanges({ recorded: r.spec.applications, live: look.apps, steps: r.spec.steps, states: run.states, intended: run.intended, targetDigest: intended.digest }) : [];
+  if (changes.length > 0) return drifted(run, changes);
   for (let i = nextStep(run.states); i !== undefined; i = nextStep(run.states)) {
     const next = await stepOnce(run, i);
     if (next !== 'next') return next;

@@ -7,6 +7,7 @@ import { KIND } from '../../kube/kinds.ts';
 import { type Judgement, judgeApproval } from '../../rollouts/approval.ts';
 import { approvedCondition, type RolloutObject, rolloutConditions, rolloutState, writeRolloutStatus } from '../../rollouts/objects.ts';
 import type { Engine } from '../../rollouts/engine.ts';
+import type { GenericObject } from '../../kube/kinds.ts';
 import type { StepContext, StepReport } from '../types.ts';
 import { execute } from './execute.ts';
 import { moveOf, noteRollout, released, stepSummary } from './report.ts';
@@ -59,12 +60,19 @@ async function awaitApproval(ctx: StepContext, r: RolloutObject, deadline: numbe
   return released('False', 'AwaitingApproval', message, { recheckAfterMs: untilDeadline(ctx, deadline) });
 }
 
-async function accept(ctx: StepContext, r: RolloutObject, j: Extract<Judgement, { state: 'Accepted' }>, engine: Engine): Promise<StepReport> {
+/** What one look saw: the digest of the owned Applications, the Applications themselves and Argo CD's state. */
+export interface FollowLook {
+  readonly inventory: string;
+  readonly apps: readonly GenericObject[];
+  readonly engine: Engine;
+}
+
+async function accept(ctx: StepContext, r: RolloutObject, j: Extract<Judgement, { state: 'Accepted' }>, look: FollowLook): Promise<StepReport> {
   const approval = { state: 'Accepted' as const, approvedBy: j.approvedBy, approvedAt: j.approvedAt, reason: 'Approved', message: j.message };
   if (r.status?.approval?.approvedAt !== j.approvedAt || r.status.approval.state !== 'Accepted') {
     await noteRollout(ctx, r, { type: 'Normal', reason: EVENT_REASON.approvalAccepted, message: j.message });
   }
-  return execute(ctx, r, { condition: approvedCondition('True', 'Approved', j.message), approval }, engine);
+  return execute(ctx, r, { condition: approvedCondition('True', 'Approved', j.message), approval }, look);
 }
 
 async function refuse(ctx: StepContext, r: RolloutObject, j: Extract<Judgement, { state: 'Refused' }>, deadline: number): Promise<StepReport> {
@@ -88,8 +96,8 @@ function allSafe(r: RolloutObject): boolean {
   return r.spec.steps.length > 0 && r.spec.steps.every((s) => s.verdict === 'safe');
 }
 
-function proceedSafe(ctx: StepContext, r: RolloutObject, engine: Engine): Promise<StepReport> {
-  return execute(ctx, r, { condition: approvedCondition('True', 'AssessedSafe', 'every step was assessed safe, so no approval is needed') }, engine);
+function proceedSafe(ctx: StepContext, r: RolloutObject, look: FollowLook): Promise<StepReport> {
+  return execute(ctx, r, { condition: approvedCondition('True', 'AssessedSafe', 'every step was assessed safe, so no approval is needed') }, look);
 }
 
 function staleCredentials(ctx: StepContext): string | undefined {
@@ -98,12 +106,12 @@ function staleCredentials(ctx: StepContext): string | undefined {
 }
 
 /** One look at a rollout that has not ended. */
-export async function follow(ctx: StepContext, r: RolloutObject, look: { readonly inventory: string; readonly engine: Engine }): Promise<StepReport> {
-  const { inventory, engine } = look;
-  if (allSafe(r) && !r.spec.approval) return proceedSafe(ctx, r, engine);
+export async function follow(ctx: StepContext, r: RolloutObject, look: FollowLook): Promise<StepReport> {
+  const { inventory } = look;
+  if (allSafe(r) && !r.spec.approval) return proceedSafe(ctx, r, look);
   const deadline = Date.parse(r.spec.deadline ?? '') || Number.POSITIVE_INFINITY;
   const judged = judgeApproval({ rollout: r, inventory, staleCredentials: staleCredentials(ctx) });
-  if (judged.state === 'Accepted') return accept(ctx, r, judged, engine);
+  if (judged.state === 'Accepted') return accept(ctx, r, judged, look);
   if (judged.state === 'Refused') return refuse(ctx, r, judged, deadline);
   if (ctx.now().getTime() >= deadline) return expire(ctx, r);
   return awaitApproval(ctx, r, deadline);

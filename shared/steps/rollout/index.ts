@@ -4,7 +4,10 @@
 // retry, follows the approval and the deadline of the one in progress, executes an approved one
 // release by release, rolls back to the active plan when it is the target again, and owns the
 // runtime's Released and EngineAvailable conditions and status.activePlan. Argo CD's availability
-// is judged on every look, before anything could be written to it (ENG-1).
+// is judged on every look, before anything could be written to it (ENG-1), and the emergency stop
+// (spec.suspendEngine, ENG-2) is applied then too: while it holds, Argo CD counts as unavailable.
+// A runtime being deleted has its deletionPolicy carried out (deletion.ts); Applications of
+// another runtime stall it until it adopts them (adoption.ts).
 import { ANNOTATION, CONDITION } from '../../api/constants.ts';
 import { EVENT_REASON } from '../../events/recorder.ts';
 import { listManagedApplications, inventoryDigest } from '../../rollouts/inventory.ts';
@@ -19,6 +22,7 @@ import type { DesiredCondition } from '../../status/conditions.ts';
 import { moveOf, noteRollout, released as releasedCondition } from './report.ts';
 import { retryRequested, revoke, supersedeForRetry } from './requests.ts';
 import { carriesPlan, rollbackFrom } from './rollback.ts';
+import { applySuspension } from './suspend.ts';
 import type { GenericObject } from '../../kube/kinds.ts';
 import { ensureCleanup } from '../../rollouts/cleanupFinalizer.ts';
 import { type DeletionLook, onDeletion } from './deletion.ts';
@@ -61,7 +65,7 @@ async function settleLive(ctx: StepContext, r: RolloutObject, facts: Facts): Pro
     return undefined;
   }
   if (r.spec.revocation) return revoke(ctx, r);
-  return follow(ctx, r, { inventory: inventoryDigest(facts.apps), engine: facts.engine });
+  return follow(ctx, r, { inventory: inventoryDigest(facts.apps), apps: facts.apps, engine: facts.engine });
 }
 
 /** The last rollout to the target ended without success and nobody asked to retry it. */
@@ -87,7 +91,7 @@ async function start(ctx: StepContext, facts: Facts): Promise<StepReport> {
   const created = await createRollout(ctx, apps, { active: from, target, unfinished: unfinishedOf(facts) });
   if (created.report) return created.report;
   if (!created.rollout) throw new Error('a rollout was neither created nor explained');
-  return follow(ctx, created.rollout, { inventory: created.inventory, engine: facts.engine });
+  return follow(ctx, created.rollout, { inventory: created.inventory, apps, engine: facts.engine });
 }
 
 /** What one look reads before it decides anything, read together. */
@@ -112,7 +116,7 @@ const IDLE_LOOKS = 10;
 function engineCondition(engine: Engine): DesiredCondition {
   return engine.available
     ? { type: CONDITION.engineAvailable, status: 'True', reason: 'EngineReady', message: engine.message }
-    : { type: CONDITION.engineAvailable, status: 'False', reason: engine.stale ? 'RegistryCredentialsStale' : 'EngineUnavailable', message: engine.message };
+    : { type: CONDITION.engineAvailable, status: 'False', reason: engine.suspension ?? (engine.stale ? 'RegistryCredentialsStale' : 'EngineUnavailable'), message: engine.message };
 }
 
 async function released(ctx: StepContext, look: Look): Promise<StepReport> {
@@ -127,9 +131,10 @@ async function released(ctx: StepContext, look: Look): Promise<StepReport> {
 async function lookAround(ctx: StepContext): Promise<Look> {
   const uid = ctx.runtime.metadata.uid;
   const [configuration, rollouts, managed] = await Promise.all([readConfiguration(ctx.kube), listRollouts(ctx.kube, uid), listManagedApplications(ctx.kube)]);
-  const engine = await engineState(ctx.kube, configuration, { now: ctx.now(), staleWithinMs: ctx.timings.tokenStaleWithinMs, served: managed !== undefined });
-  const apps = (managed ?? []).filter((a) => a.metadata.annotations?.[ANNOTATION.runtimeUID] === uid);
-  return { engine, rollouts, apps, served: managed !== undefined, foreign: foreignOf(managed ?? [], uid) };
+  const listed = managed?.filter((a) => a.metadata.annotations?.[ANNOTATION.runtimeUID] === uid);
+  const state = await engineState(ctx.kube, configuration, { now: ctx.now(), staleWithinMs: ctx.timings.tokenStaleWithinMs, served: managed !== undefined });
+  const engine = await applySuspension(ctx, listed, state);
+  return { engine, rollouts, apps: listed ?? [], served: managed !== undefined, foreign: foreignOf(managed ?? [], uid) };
 }
 
 /** FIN-1: the cleanup finalizer goes on before this step creates a rollout or writes an Application. */

@@ -76,6 +76,15 @@ export async function stall(run: Run, i: number, reason: Extract<Reason, 'StepUn
   return released('False', reason, full);
 }
 
+/** ROL-2: the owned Applications changed since the rollout was approved; nothing is written until they are as approved again, or a retry replaces it. */
+export async function drifted(run: Run, changes: readonly string[]): Promise<StepReport> {
+  const name = run.r.metadata.name;
+  const i = run.states.findIndex((s) => s.state !== 'Succeeded');
+  const message = `rollout ${name} (${moveOf(run.r)}) holds${i < 0 ? '' : ` at ${where(run, i)}`}: the owned Argo CD Applications changed since it was created and approved: ${changes.join('; ')}. Nothing is written to Argo CD while they differ. Undo the changes and it resumes by itself, or run kubectl aicr retry ${name} to end it Superseded and create a new rollout from the current state, which needs a fresh approval`;
+  await save(run, { state: 'waiting', reason: 'InventoryDrift', message }, i < 0 ? {} : { currentStep: i });
+  return released('False', 'InventoryDrift', message, { recheckAfterMs: run.ctx.timings.engineRecheckMs });
+}
+
 export async function fail(run: Run, i: number, why: string): Promise<StepReport> {
   const message = `rollout ${run.r.metadata.name} (${moveOf(run.r)}) failed: ${why}. Releases it already moved stay at plan ${run.r.spec.toPlan}. Fix the cause, then retry it with kubectl aicr retry ${run.r.metadata.name}, or pin the active plan to roll back`;
   await save(run, { state: 'stalled', reason: 'RolloutFailed', message }, { currentStep: i, outcome: 'Failed' });

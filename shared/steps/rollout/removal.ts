@@ -66,7 +66,7 @@ async function followRemoval(ctx: StepContext, r: RolloutObject, look: DeletionL
     await supersedeForRetry(ctx, r);
     return undefined;
   }
-  const report = r.spec.revocation ? await revoke(ctx, r) : await follow(ctx, r, { inventory: inventoryDigest(look.apps), engine: look.engine });
+  const report = r.spec.revocation ? await revoke(ctx, r) : await follow(ctx, r, { inventory: inventoryDigest(look.apps), apps: look.apps, engine: look.engine });
   const c = report.conditions?.[0];
   if (c?.reason === 'Released') return endedCleanly(ctx, r);
   if (c && ['RolloutFailed', 'RolloutExpired', 'RolloutRevoked'].includes(c.reason)) return removalFailed(r, c.message);

@@ -1,0 +1,83 @@
+// Inventory drift during a rollout (ROL-2): the owned Applications compared with what the rollout
+// was approved against. A release the rollout has not reached must still be as recorded at
+// creation; a release it wrote must still be as it wrote it. An edit of the release in flight is
+// the gate's (SpecDrifted, ROL-3), though its deletion, recreation or move is drift; a removed
+// release is Argo CD's to delete. Only identity, plan and release count: sync policy and status
+// are not compared. Pure, so tested without a cluster.
+import { createHash } from 'node:crypto';
+import { ANNOTATION } from '../api/constants.ts';
+import type { InventoryEntry, RolloutStep } from '../api/runtimeRollout.ts';
+import { fieldAt } from '../kube/fieldPath.ts';
+import type { GenericObject } from '../kube/kinds.ts';
+import { applicationToRelease, type PlanApplication } from '../plans/applications.ts';
+import { canonicalJson, planName } from '../plans/digest.ts';
+import type { StepState } from './progress.ts';
+
+interface AppLike {
+  readonly metadata: { readonly name: string; readonly uid?: string; readonly annotations?: Readonly<Record<string, string>> | undefined };
+}
+
+/** The release an Application carries as a digest: what the canonical release set reads from it, and its sources and destination as they stand. */
+export function releaseDigest(app: AppLike): string {
+  const spec = fieldAt(app, 'spec');
+  const facts = { release: applicationToRelease(app) ?? null, source: fieldAt(spec, 'source') ?? null, sources: fieldAt(spec, 'sources') ?? null, destination: fieldAt(spec, 'destination') ?? null };
+  return `sha256:${createHash('sha256').update(canonicalJson(facts)).digest('hex')}`;
+}
+
+export function inventoryEntry(app: GenericObject): InventoryEntry {
+  return { name: app.metadata.name, uid: app.metadata.uid, plan: app.metadata.annotations?.[ANNOTATION.planDigest] ?? '', release: releaseDigest(app) };
+}
+
+/** What the rollout was approved against, sorted by name. */
+export function inventoryEntries(apps: readonly GenericObject[]): InventoryEntry[] {
+  return apps.map(inventoryEntry).sort((a, b) => a.name.localeCompare(b.name));
+}
+
+export interface DriftFacts {
+  /** spec.applications of the rollout; undefined when it recorded none (made by an older control plane). */
+  readonly recorded: readonly InventoryEntry[] | undefined;
+  readonly live: readonly GenericObject[];
+  readonly steps: readonly RolloutStep[];
+  readonly states: readonly StepState[];
+  /** The target plan's Applications by name, and its digest. */
+  readonly intended: ReadonlyMap<string, PlanApplication>;
+  readonly targetDigest: string;
+}
+
+/** `release` undefined: its edits are not compared here (the release in flight). */
+type Expected = { readonly uid?: string | undefined; readonly plan: string; readonly release?: string } | 'absent' | 'skip';
+
+function expected(f: DriftFacts, name: string): Expected {
+  const i = f.steps.findIndex((s) => s.release === name);
+  const step = f.steps[i];
+  const state = f.states[i];
+  if (!step || !state || state.startedAt === undefined) {
+    const entry = f.recorded?.find((e) => e.name === name);
+    return entry ?? 'absent';
+  }
+  const app = f.intended.get(name);
+  if (step.action === 'Remove' || !app) return 'skip';
+  if (state.state === 'InProgress') return { uid: state.applicationUID, plan: f.targetDigest };
+  return { uid: state.applicationUID, plan: f.targetDigest, release: releaseDigest(app) };
+}
+
+const planText = (digest: string): string => (digest.startsWith('sha256:') ? planName(digest) : digest || '(none)');
+
+function changeOf(f: DriftFacts, name: string, live: GenericObject | undefined): string | undefined {
+  const want = expected(f, name);
+  if (want === 'skip') return undefined;
+  if (want === 'absent') return live ? `Application ${name} appeared` : undefined;
+  if (!live) return `Application ${name} disappeared`;
+  if (want.uid !== undefined && want.uid !== live.metadata.uid) return `Application ${name} was recreated`;
+  const now = inventoryEntry(live);
+  if (now.plan !== want.plan) return `Application ${name} is at plan ${planText(now.plan)}, not ${planText(want.plan)}`;
+  return want.release === undefined || now.release === want.release ? undefined : `Application ${name} was edited (its source, Helm values or destination)`;
+}
+
+/** Each change since the rollout was approved, one phrase per Application, in name order; none for a rollout that recorded no inventory. */
+export function inventoryChanges(f: DriftFacts): string[] {
+  if (!f.recorded) return [];
+  const byName = new Map(f.live.filter((a) => !a.metadata.deletionTimestamp).map((a) => [a.metadata.name, a]));
+  const names = [...new Set([...f.recorded.map((e) => e.name), ...byName.keys(), ...f.steps.map((s) => s.release)])].sort();
+  return names.map((n) => changeOf(f, n, byName.get(n))).filter((c): c is string => c !== undefined);
+}
