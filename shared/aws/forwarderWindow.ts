@@ -8,6 +8,7 @@ import { checkpointName, watchedBy } from '../forwarder/watched.ts';
 import { KIND } from '../kube/kinds.ts';
 import type { KubePort } from '../kube/port.ts';
 import type { Logger } from '../observability/log.ts';
+import { METRIC } from '../observability/metrics.ts';
 import type { QueueProducer } from '../queue/port.ts';
 import type { SchedulerTimers } from './schedulerTimers.ts';
 
@@ -60,6 +61,8 @@ export function createForwarderHandler(deps: () => ForwarderWindowDeps): (event:
     const stats = sumStats(watches.map((w) => w.forwarder.stats));
     const timersRemoved = await sweepTimers(d);
     d.log.info('forwarder window ended', { windowMs, timersRemoved, ...stats });
+    // The heartbeat the forwarder-not-running alarm watches.
+    d.log.metric({ metric: METRIC.forwarderWindows, value: 1 });
     return { ...stats, windowMs, timersRemoved };
   };
 }
