@@ -87,7 +87,8 @@ export function createLogger(opts: { level?: LogLevel; sink?: LogSink; context?:
   const level = opts.level ?? ((process.env['LOG_LEVEL'] as LogLevel | undefined) ?? 'info');
   const sink = opts.sink ?? stdoutSink;
   const context = opts.context ?? {};
-  const service = opts.service ?? DEFAULT_SERVICE;
+  // On AWS each deployment names itself, so the metrics of several clusters in one account stay apart.
+  const service = opts.service ?? process.env['AICR_SERVICE_NAME'] ?? DEFAULT_SERVICE;
   const emit = (lvl: LineLevel, msg: string, fields: LogFields = {}): void => {
     if (ORDER[lvl] < (ORDER[level] ?? ORDER.info)) return;
     sink(lineBuilder().line(lvl, msg, { ...context, ...fields }, service));
@@ -99,7 +100,10 @@ export function createLogger(opts: { level?: LogLevel; sink?: LogSink; context?:
     error: (m, f) => emit('error', m, f),
     metric: (point) => {
       if (level === 'silent') return;
-      sink(lineBuilder().line('info', 'metric', { ...context, ...emfFields(point, service) }, service));
+      // `service` is the logger's own key, which it sets to the same value.
+      const fields = emfFields(point, service);
+      delete fields['service'];
+      sink(lineBuilder().line('info', 'metric', { ...context, ...fields }, service));
     },
     child: (ctx) => createLogger({ level, sink, service, context: { ...context, ...ctx } }),
   };

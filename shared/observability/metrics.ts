@@ -32,8 +32,11 @@ export const METRIC = {
   credentialsStale: { name: 'RegistryCredentialsStale', unit: 'Count', sets: [SERVICE_ONLY, ['Runtime']] },
   /** When Argo CD's registry token expires, as a Unix time (the runbook's metric name). */
   tokenExpiry: { name: TOKEN_EXPIRY_METRIC, unit: 'Seconds', sets: [SERVICE_ONLY] },
-  /** One per finished AICR Job: Result Succeeded or Failed, with the stage and the exit code. */
-  aicrJobs: { name: 'AicrJobs', unit: 'Count', sets: [['Result'], ['Stage', 'Result', 'ExitCode']] },
+  /**
+   * One per finished AICR Job: by Result (Succeeded, Failed), and by stage and exit code (0 on
+   * success). Sets never share a dimension: Powertools warns when they do.
+   */
+  aicrJobs: { name: 'AicrJobs', unit: 'Count', sets: [['Result'], ['Stage', 'ExitCode']] },
   /** How long an AICR Job has waited without running (unscheduled, image pull failing, no Pod). */
   aicrJobPending: { name: 'AicrJobPendingSeconds', unit: 'Seconds', sets: [SERVICE_ONLY, ['Stage']] },
   /** One per rollout that reached an outcome: Succeeded, Failed, Expired, Revoked or Superseded. */
