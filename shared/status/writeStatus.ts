@@ -101,13 +101,19 @@ export async function writeStepStatus(w: StatusWrite): Promise<number> {
     await apply(w.kube, runtime, FIELD_MANAGER.summary, { observedGeneration: generation, conditions: summary });
     writes++;
   }
-  // Sent when the status changed (which sets and clears the gauges) and at every look while a
-  // gauge is 1; a healthy runtime's no-op runs send nothing, since each series sent in an hour is billed.
-  const gauges = stallGauges(runtime.metadata.name, conditionsOf(runtime), DOMAIN_CONDITIONS);
-  if (writes > 0 || gauges.value > 0 || gauges.more?.some((m) => m.value > 0)) w.log?.metric(gauges);
+  sendStallGauges(w, runtime, writes);
   // After the status, so a reader of the conditions never waits for the Events.
   if (writes > 0) await recordTransitions(w, runtime, before, owned);
   return writes;
+}
+
+/**
+ * Sent when the status changed (which sets and clears the gauges) and at every look while a
+ * gauge is 1; a healthy runtime's no-op runs send nothing, since each series sent in an hour is billed.
+ */
+function sendStallGauges(w: StatusWrite, runtime: RuntimeObject, writes: number): void {
+  const gauges = stallGauges(runtime.metadata.name, conditionsOf(runtime), DOMAIN_CONDITIONS);
+  if (writes > 0 || gauges.value > 0 || gauges.more?.some((m) => m.value > 0)) w.log?.metric(gauges);
 }
 
 /** An Event for each owned condition whose status or reason changed (COND-4). */
