@@ -18,9 +18,15 @@ export interface BundleFigures {
 
 const IMPORT_TIMER = `const t=process.hrtime.bigint();import(process.argv[1]).then(()=>console.log(Number(process.hrtime.bigint()-t)/1e6))`;
 
-export async function measureBundles(runs = 7): Promise<BundleFigures[]> {
+/** Packages the service offline into a fresh directory (the template and one zip per function). */
+export async function packaged(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'aicr-bench-sls-'));
   await slsPackage(dir, 'bench');
+  return dir;
+}
+
+export async function measureBundles(runs = 7, dir?: string): Promise<BundleFigures[]> {
+  dir ??= await packaged();
   const out: BundleFigures[] = [];
   for (const zip of readdirSync(dir).filter((f) => f.endsWith('.zip'))) {
     const name = zip.replace(/\.zip$/, '');

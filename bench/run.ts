@@ -19,7 +19,7 @@ import type { Context } from 'aws-lambda';
 import { FORWARDER_CHECKPOINT } from '../shared/api/constants.ts';
 import { createForwarderHandler, DEADLINE_MARGIN_MS } from '../shared/aws/forwarderWindow.ts';
 import { measureAicrRuns } from './aicrRuns.ts';
-import { measureBundles } from './bundles.ts';
+import { measureLean, printLean } from './lean.ts';
 import { measureRollout, type RolloutFigures } from './rollout.ts';
 import { ensureRegistrySecrets } from '../test/helpers/configuration.ts';
 import { measureChanges, summarise } from './latency.ts';
@@ -87,7 +87,17 @@ async function stormPath() {
 /** Goals the bench holds the product to; a miss makes the bench exit non-zero, naming it. */
 const GOALS = { bundleBytes: 1024 * 1024, coldImportMs: 250, eventsPerReconcile: 5, aicrRunP99Ms: 100, requestsPerResolution: 15, rolloutRatio: 1.2 } as const;
 
-function missedGoals(bundles: Awaited<ReturnType<typeof measureBundles>>, stormFigures: Awaited<ReturnType<typeof stormPath>>, runs: Awaited<ReturnType<typeof aicrRunsPath>>, rollout: RolloutFigures): string[] {
+/** P4: each function's JavaScript and its cold import. */
+function bundleMisses(bundles: Awaited<ReturnType<typeof measureLean>>['bundles']): string[] {
+  const missed: string[] = [];
+  for (const b of bundles) {
+    if (b.bundleBytes > GOALS.bundleBytes) missed.push(`bundle ${b.function}: ${b.bundleBytes} bytes of JavaScript > ${GOALS.bundleBytes}`);
+    if (b.coldImportMs.median > GOALS.coldImportMs) missed.push(`bundle ${b.function}: cold import ${b.coldImportMs.median} ms > ${GOALS.coldImportMs} ms`);
+  }
+  return missed;
+}
+
+function missedGoals(bundles: Awaited<ReturnType<typeof measureLean>>['bundles'], stormFigures: Awaited<ReturnType<typeof stormPath>>, runs: Awaited<ReturnType<typeof aicrRunsPath>>, rollout: RolloutFigures): string[] {
   const missed: string[] = [];
   for (const [path, f] of [['local', rollout.local], ['sqs', rollout.sqs]] as const) {
     if (f.ratio > GOALS.rolloutRatio) missed.push(`rollout (P3), ${path} path: ${f.ratio}x the floor > ${GOALS.rolloutRatio}x`);
@@ -95,10 +105,7 @@ function missedGoals(bundles: Awaited<ReturnType<typeof measureBundles>>, stormF
   if (runs.changeToJob.p99Ms > GOALS.aicrRunP99Ms) missed.push(`aicr runs: change -> Job p99 ${runs.changeToJob.p99Ms} ms > ${GOALS.aicrRunP99Ms} ms`);
   if ((runs.requestsPerResolution["total"] ?? 0) > GOALS.requestsPerResolution) missed.push(`aicr runs: ${runs.requestsPerResolution["total"] ?? 0} API requests per resolution > ${GOALS.requestsPerResolution}`);
   if (runs.jobToNext.p99Ms > GOALS.aicrRunP99Ms) missed.push(`aicr runs: Job finished -> next act p99 ${runs.jobToNext.p99Ms} ms > ${GOALS.aicrRunP99Ms} ms`);
-  for (const b of bundles) {
-    if (b.bundleBytes > GOALS.bundleBytes) missed.push(`bundle ${b.function}: ${b.bundleBytes} bytes of JavaScript > ${GOALS.bundleBytes}`);
-    if (b.coldImportMs.median > GOALS.coldImportMs) missed.push(`bundle ${b.function}: cold import ${b.coldImportMs.median} ms > ${GOALS.coldImportMs} ms`);
-  }
+  missed.push(...bundleMisses(bundles));
   if (stormFigures.eventsPerReconcile < GOALS.eventsPerReconcile) missed.push(`storm: ${stormFigures.eventsPerReconcile} events per reconcile < ${GOALS.eventsPerReconcile}`);
   return missed;
 }
@@ -176,7 +183,20 @@ async function windowedPath() {
   return { latency, windows: windows.length };
 }
 
+/** `BENCH_ONLY=lean`: bundles (P4) and idle cost (P6) alone. */
+async function leanOnly(): Promise<void> {
+  const lean = await measureLean();
+  const missed = [...bundleMisses(lean.bundles), ...lean.missed];
+  mkdirSync(new URL('results/', import.meta.url), { recursive: true });
+  writeFileSync(new URL('results/lean.json', import.meta.url), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, ...lean, goals: GOALS, missed }, null, 2)}\n`);
+  printLean(lean);
+  console.log('written to bench/results/lean.json');
+  for (const m of missed) console.error(`goal missed: ${m}`);
+  if (missed.length > 0) process.exitCode = 1;
+}
+
 async function main(): Promise<void> {
+  if (process.env['BENCH_ONLY'] === 'lean') return await leanOnly();
   const started = Date.now();
   const local = await localPath();
   const noOp = await noOpReconcile();
@@ -185,10 +205,11 @@ async function main(): Promise<void> {
   const stormFigures = await stormPath();
   const aicrRuns = await aicrRunsPath();
   const rollout = await measureRollout();
-  const bundles = await measureBundles();
+  const lean = await measureLean();
+  const bundles = lean.bundles;
   await deleteRuntime();
-  const missed = missedGoals(bundles, stormFigures, aicrRuns, rollout);
-  const result = { date: new Date().toISOString(), node: process.version, changes: CHANGES, local, noOp, sqs, windowed, storm: stormFigures, aicrRuns, rollout, bundles, goals: GOALS, missed, seconds: Math.round((Date.now() - started) / 1000) };
+  const missed = [...missedGoals(bundles, stormFigures, aicrRuns, rollout), ...lean.missed];
+  const result = { date: new Date().toISOString(), node: process.version, changes: CHANGES, local, noOp, sqs, windowed, storm: stormFigures, aicrRuns, rollout, bundles, lean, goals: GOALS, missed, seconds: Math.round((Date.now() - started) / 1000) };
   mkdirSync(new URL('results/', import.meta.url), { recursive: true });
   writeFileSync(new URL('results/latest.json', import.meta.url), `${JSON.stringify(result, null, 2)}\n`);
   const l = local.latency;
@@ -200,7 +221,7 @@ async function main(): Promise<void> {
   console.log(`  sqs + windowed forwarder: p50 ${w.p50Ms} ms, p99 ${w.p99Ms} ms, max ${w.maxMs} ms (${windowed.windows} overlapping windows)`);
   console.log(`API requests per change (local): ${JSON.stringify(local.requestsPerChange)}`);
   console.log(`no-op reconcile: ${noOp.writes} writes, requests ${JSON.stringify(noOp.requests)}`);
-  for (const b of bundles) console.log(`bundle ${b.function}: ${(b.zipBytes / 1024).toFixed(0)} KiB zip, ${(b.bundleBytes / 1024).toFixed(0)} KiB js, cold import median ${b.coldImportMs.median} ms`);
+  printLean(lean);
   console.log(`storm: ${stormFigures.updates} updates to one runtime, ${stormFigures.eventsForwarded} events forwarded, ${stormFigures.reconciles} reconciles: ${stormFigures.eventsPerReconcile} events per reconcile`);
   const a = aicrRuns;
   console.log(`aicr runs (${a.runs} resolutions, 3 Jobs each: snapshot, recipe, render): change -> Job p50 ${a.changeToJob.p50Ms} ms, p99 ${a.changeToJob.p99Ms} ms; Job finished -> next act p50 ${a.jobToNext.p50Ms} ms, p99 ${a.jobToNext.p99Ms} ms; created -> Resolved less AICR's time p50 ${a.overhead.p50Ms} ms, p99 ${a.overhead.p99Ms} ms`);

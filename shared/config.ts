@@ -34,6 +34,8 @@ export const ConfigSchema = z.object({
   /** How long one forwarder invocation watches; the schedule starts one every 5 minutes. */
   AICR_FORWARDER_WINDOW_SECONDS: z.coerce.number().int().min(1).max(880).default(320),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  /** The `service` dimension of every metric (shared/observability/metrics.ts); one per deployment on AWS. */
+  AICR_SERVICE_NAME: z.string().min(1).max(250).optional(),
   ...TimingsSchema.shape,
 });
 export type Config = z.output<typeof ConfigSchema>;

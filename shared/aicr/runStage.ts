@@ -11,6 +11,8 @@ import { backoffDelay, type Timings } from '../timings.ts';
 import { STAGE_NAMESPACE, type Stage, inputHash, jobName, runNumberOf } from './stages.ts';
 import { VERDICT, type Verdict, describeExit, errorTail, isVerdict, verdictOf } from './verdict.ts';
 import { describeWaiting, runningMessage } from './waiting.ts';
+import type { Logger } from '../observability/log.ts';
+import { PENDING_RECHECK_MS, jobFinished, jobPending } from './runMetrics.ts';
 
 /** Failed runs for the same inputs after which a stage is not run again for them. */
 export const FAILED_RUNS_BOUND = 3;
@@ -47,6 +49,7 @@ export interface StageDeps {
   readonly now: () => Date;
   readonly timings: Timings;
   readonly event: (note: EventNote) => Promise<void>;
+  readonly log?: Logger;
 }
 
 interface Failure {
@@ -120,7 +123,9 @@ export async function runStage<Out>(spec: StageSpec<Out>, deps: StageDeps): Prom
   const active = mine.find((j) => !isFinished(j, 'Complete') && !isFinished(j, 'Failed'));
   if (active) {
     const waiting = describeWaiting(active, await podsOf(deps.kube, active), deps.now(), POD_GRACE_MS);
-    return { state: 'waiting', hash, message: waiting.message, ...(waiting.recheck ? { recheckAfterMs: POD_GRACE_MS } : {}) };
+    if (waiting.pending) jobPending(deps.log, active, deps.now());
+    const recheckAfterMs = waiting.recheck ? POD_GRACE_MS : waiting.pending ? PENDING_RECHECK_MS : undefined;
+    return { state: 'waiting', hash, message: waiting.message, ...(recheckAfterMs === undefined ? {} : { recheckAfterMs }) };
   }
 
   const failures: Failure[] = [];
@@ -141,6 +146,7 @@ async function examine<Out>(job: JobObject, hash: string, spec: StageSpec<Out>, 
     const collected = await spec.collect(hash, job, pod);
     if (collected.ok) {
       await deps.kube.delete(KIND.job, job.metadata.name, job.metadata.namespace, { propagationPolicy: 'Background' });
+      jobFinished(deps.log, spec.stage, 'Succeeded', exitCode ?? 0);
       return { output: collected.output };
     }
     return judge(job, { verdict: VERDICT.counted, exitCode: exitCode ?? 0, tail: collected.problem }, spec, deps);
@@ -159,6 +165,7 @@ async function judge<Out>(job: JobObject, v: { verdict: Verdict; exitCode: numbe
     },
   });
   const failure: Failure = { job, ...v, finishedAt: finishedAt(job) };
+  jobFinished(deps.log, spec.stage, 'Failed', v.exitCode);
   await deps.event({ type: 'Warning', reason: EVENT_REASON.runFailed, message: failureSummary(spec.stage, failure) });
   return failure;
 }
@@ -238,11 +245,12 @@ async function next<Out>(d: Decision<Out>, deps: StageDeps): Promise<StageOutcom
 }
 
 /** What a step gives the run machinery: its own access, clock and timings, and Events on its runtime. */
-export function stageDepsOf(ctx: { readonly kube: KubePort; readonly now: () => Date; readonly timings: Timings; readonly runtime: RuntimeObject }, reporter: string): StageDeps {
+export function stageDepsOf(ctx: { readonly kube: KubePort; readonly now: () => Date; readonly timings: Timings; readonly runtime: RuntimeObject; readonly log?: Logger }, reporter: string): StageDeps {
   return {
     kube: ctx.kube,
     now: ctx.now,
     timings: ctx.timings,
+    ...(ctx.log ? { log: ctx.log } : {}),
     event: (note) => recordEvent({ kube: ctx.kube, runtime: ctx.runtime, reporter, now: ctx.now() }, note),
   };
 }

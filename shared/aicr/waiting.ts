@@ -15,6 +15,8 @@ export interface Waiting {
   readonly message: string;
   /** True while the Job is too young for a missing Pod to mean a refusal: look again after the grace. */
   readonly recheck: boolean;
+  /** True when the run is held back (no Pod past the grace, unscheduled, its image not pulled). */
+  readonly pending?: boolean;
 }
 
 const PULL_FAILURES = new Set(['ImagePullBackOff', 'ErrImagePull', 'InvalidImageName', 'ErrImageNeverPull']);
@@ -23,7 +25,7 @@ function withoutPod(job: JobObject, now: Date, podGraceMs: number): Waiting {
   const name = job.metadata.name;
   const created = Date.parse(job.metadata.creationTimestamp ?? '') || now.getTime();
   if (now.getTime() - created < podGraceMs) return { message: runningMessage(job.metadata.labels?.[LABEL.stage] ?? '', name), recheck: true };
-  return { message: `Job ${name} has no pod (a quota or Pod Security refusal; kubectl describe job ${name} -n ${job.metadata.namespace ?? ''} shows it)`, recheck: false };
+  return { message: `Job ${name} has no pod (a quota or Pod Security refusal; kubectl describe job ${name} -n ${job.metadata.namespace ?? ''} shows it)`, recheck: false, pending: true };
 }
 
 function pullFailure(pod: PodObject): string | undefined {
@@ -39,8 +41,8 @@ export function describeWaiting(job: JobObject, pods: readonly PodObject[], now:
   const pod = pods.find((p) => !p.metadata.deletionTimestamp) ?? pods[0];
   if (!pod) return withoutPod(job, now, podGraceMs);
   const unscheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False');
-  if (unscheduled) return { message: `Job ${name} is not scheduled: ${unscheduled.message ?? unscheduled.reason ?? 'no reason given'}`, recheck: false };
+  if (unscheduled) return { message: `Job ${name} is not scheduled: ${unscheduled.message ?? unscheduled.reason ?? 'no reason given'}`, recheck: false, pending: true };
   const pull = pullFailure(pod);
-  if (pull) return { message: `Job ${name}: ${pull}`, recheck: false };
+  if (pull) return { message: `Job ${name}: ${pull}`, recheck: false, pending: true };
   return { message: runningMessage(job.metadata.labels?.[LABEL.stage] ?? '', name), recheck: false };
 }

@@ -11,6 +11,7 @@ import { DEFAULT_TIMINGS } from '../timings.ts';
 import { KIND } from '../kube/kinds.ts';
 import type { KubePort } from '../kube/port.ts';
 import type { Logger } from '../observability/log.ts';
+import { METRIC } from '../observability/metrics.ts';
 import type { QueueProducer } from '../queue/port.ts';
 import type { SchedulerTimers } from './schedulerTimers.ts';
 
@@ -73,6 +74,8 @@ export function createForwarderHandler(deps: () => ForwarderWindowDeps): (event:
     const stats = sumStats(watches.map((w) => w.forwarder.stats));
     const timersRemoved = await sweep(d);
     d.log.info('forwarder window ended', { windowMs, timersRemoved, ...stats });
+    // The heartbeat the forwarder-not-running alarm watches.
+    d.log.metric({ metric: METRIC.forwarderWindows, value: 1 });
     return { ...stats, windowMs, timersRemoved };
   };
 }

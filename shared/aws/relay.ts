@@ -4,6 +4,7 @@
 import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { errorFields } from '../classify.ts';
 import type { Logger } from '../observability/log.ts';
+import { METRIC } from '../observability/metrics.ts';
 import type { QueueProducer } from '../queue/port.ts';
 import { decodeEnvelope } from './envelope.ts';
 
@@ -21,6 +22,7 @@ export function createRelayHandler(deps: () => RelayDeps): (event: SQSEvent) => 
       try {
         const env = decodeEnvelope(record.body);
         const remaining = env.notBefore - now();
+        if (remaining <= 0) log.metric({ metric: METRIC.relayLateness, value: -remaining / 1000 });
         await producer.send({ step: env.step, group: env.group, dedupId: env.dedupId, body: env.body, ...(remaining > 0 ? { delayMs: remaining } : {}) });
       } catch (err) {
         log.error('relay failed', { messageId: record.messageId, ...errorFields(err) });

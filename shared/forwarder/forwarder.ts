@@ -12,6 +12,7 @@ import { DEFAULT_TIMINGS, backoffDelay } from '../timings.ts';
 import type { KubePort, WatchEvent } from '../kube/port.ts';
 import { KIND } from '../kube/kinds.ts';
 import type { Logger } from '../observability/log.ts';
+import { METRIC } from '../observability/metrics.ts';
 import type { QueueProducer } from '../queue/port.ts';
 import { encodeWorkItem, runtimeGroup } from '../queue/workItem.ts';
 import { RUNTIME_WATCH, type RuntimeRef, type Watchable, type WatchedKind } from './watched.ts';
@@ -67,6 +68,8 @@ interface Pending {
   readonly resourceVersion: string;
   /** When it may be sent: at once, or one interval after the runtime's previous message. */
   readonly due: number;
+  /** When the first change it stands for reached the forwarder. */
+  readonly received: number;
 }
 
 /** Watches one kind of watched.ts; today that is ClusterRuntime, the only kind a step wakes on. */
@@ -229,7 +232,7 @@ export class Forwarder {
     const earlier = this.pending.get(runtime.uid);
     if (earlier) this.stats.coalesced++;
     const due = earlier?.due ?? Math.max(this.now(), (this.lastSent.get(runtime.uid) ?? -Infinity) + (this.watched.coalesceMs ?? this.opts.coalesceMs ?? 0));
-    this.pending.set(runtime.uid, { runtime, cause, resourceVersion: obj.metadata.resourceVersion, due });
+    this.pending.set(runtime.uid, { runtime, cause, resourceVersion: obj.metadata.resourceVersion, due, received: earlier?.received ?? this.now() });
   }
 
   /** Sends the waiting changes that are due (all of them when `all`), then lets the checkpoint catch up. */
@@ -276,6 +279,7 @@ export class Forwarder {
         });
       }
       this.stats.enqueued++;
+      this.opts.log.metric({ metric: METRIC.forwarderLag, value: Math.max(0, this.now() - p.received) });
     } catch (err) {
       // Not advancing the checkpoint and relisting next means the change is sent again.
       this.sendFailed = true;

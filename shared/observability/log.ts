@@ -5,7 +5,7 @@
 // when known. Only keys and control-plane-chosen text are logged: never spec values, server
 // replies or credentials; a field whose name looks sensitive is redacted whatever its value.
 import { Logger as PowertoolsLogger, LogLevelThreshold } from '@aws-lambda-powertools/logger';
-import { TOKEN_EXPIRY_METRIC } from '../api/constants.ts';
+import { type MetricPoint, METRIC_NAMES, emfFields } from './metrics.ts';
 
 export interface LogContext {
   readonly runtimeUID?: string;
@@ -31,8 +31,6 @@ const THRESHOLD: Record<LineLevel, number> = {
   error: LogLevelThreshold.ERROR,
 };
 const SENSITIVE_KEY = /token|secret|password|passwd|authorization|credential|cookie|private.?key|^values?$/i;
-/** Metric names the control plane chooses, which carry numbers only though they match SENSITIVE_KEY. */
-const METRIC_KEYS: ReadonlySet<string> = new Set([TOKEN_EXPIRY_METRIC]);
 export const REDACTED = '[redacted]';
 export const DEFAULT_SERVICE = 'aicr-control-plane';
 
@@ -42,14 +40,12 @@ export interface Logger {
   warn(msg: string, fields?: LogFields): void;
   error(msg: string, fields?: LogFields): void;
   /**
-   * One value of a metric, on a line of its own in CloudWatch's embedded metric format: on AWS
-   * CloudWatch turns it into the metric, and locally the number is in the log.
+   * A metric (./metrics.ts names them all), on a line of its own in CloudWatch's embedded metric
+   * format: on AWS CloudWatch turns it into the metric, and locally the number is in the log.
    */
-  metric(name: string, value: number, unit: MetricUnit): void;
+  metric(point: MetricPoint): void;
   child(ctx: LogContext): Logger;
 }
-
-export type MetricUnit = 'Seconds' | 'Count';
 
 export type LogSink = (line: string) => void;
 
@@ -57,7 +53,7 @@ const stdoutSink: LogSink = (line) => process.stdout.write(`${line}\n`);
 
 /** Applied to every key of every line, nested ones too, as the line is serialised. */
 function redact(key: string, value: unknown): unknown {
-  return value !== undefined && SENSITIVE_KEY.test(key) && !(METRIC_KEYS.has(key) && typeof value === 'number') ? REDACTED : value;
+  return value !== undefined && SENSITIVE_KEY.test(key) && !(METRIC_NAMES.has(key) && typeof value === 'number') ? REDACTED : value;
 }
 
 /**
@@ -91,7 +87,8 @@ export function createLogger(opts: { level?: LogLevel; sink?: LogSink; context?:
   const level = opts.level ?? ((process.env['LOG_LEVEL'] as LogLevel | undefined) ?? 'info');
   const sink = opts.sink ?? stdoutSink;
   const context = opts.context ?? {};
-  const service = opts.service ?? DEFAULT_SERVICE;
+  // On AWS each deployment names itself, so the metrics of several clusters in one account stay apart.
+  const service = opts.service ?? process.env['AICR_SERVICE_NAME'] ?? DEFAULT_SERVICE;
   const emit = (lvl: LineLevel, msg: string, fields: LogFields = {}): void => {
     if (ORDER[lvl] < (ORDER[level] ?? ORDER.info)) return;
     sink(lineBuilder().line(lvl, msg, { ...context, ...fields }, service));
@@ -101,10 +98,12 @@ export function createLogger(opts: { level?: LogLevel; sink?: LogSink; context?:
     info: (m, f) => emit('info', m, f),
     warn: (m, f) => emit('warn', m, f),
     error: (m, f) => emit('error', m, f),
-    metric: (name, value, unit) => {
+    metric: (point) => {
       if (level === 'silent') return;
-      const emf = { Timestamp: Date.now(), CloudWatchMetrics: [{ Namespace: service, Dimensions: [['service']], Metrics: [{ Name: name, Unit: unit }] }] };
-      sink(lineBuilder().line('info', 'metric', { ...context, [name]: value, _aws: emf }, service));
+      // `service` is the logger's own key, which it sets to the same value.
+      const fields = emfFields(point, service);
+      delete fields['service'];
+      sink(lineBuilder().line('info', 'metric', { ...context, ...fields }, service));
     },
     child: (ctx) => createLogger({ level, sink, service, context: { ...context, ...ctx } }),
   };

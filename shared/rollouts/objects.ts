@@ -1,6 +1,8 @@
 // RuntimeRollout objects as the rollout step reads and writes them: parsed with the API's own
 // schema, listed per runtime, named by target plan and creation time, and their status applied
 // under the rollout step's field manager.
+import type { Logger } from '../observability/log.ts';
+import { METRIC } from '../observability/metrics.ts';
 import * as z from 'zod';
 import type { ConditionSchema } from '../api/condition.ts';
 import { CONDITION, FIELD_MANAGER, GROUP_VERSION, KINDS, ROLLOUT_CONDITION } from '../api/constants.ts';
@@ -80,9 +82,11 @@ function sameStatus(a: RuntimeRolloutStatus | undefined, b: RuntimeRolloutStatus
 }
 
 /** Applies the rollout's status when it changed; the rollout step is its only writer. */
-export async function writeRolloutStatus(kube: KubePort, r: RolloutObject, status: RuntimeRolloutStatus): Promise<boolean> {
+export async function writeRolloutStatus(kube: KubePort, r: RolloutObject, status: RuntimeRolloutStatus, log?: Logger): Promise<boolean> {
   const full: RuntimeRolloutStatus = { observedGeneration: r.metadata.generation ?? 0, ...status };
   if (sameStatus(r.status, full)) return false;
   await kube.applyStatus(KIND.runtimeRollout, { metadata: { name: r.metadata.name, resourceVersion: r.metadata.resourceVersion }, status: full }, { fieldManager: FIELD_MANAGER.rollout, force: true });
+  // Counted once, when the outcome is first written (the rollout's name stays off the dimensions).
+  if (full.outcome !== undefined && full.outcome !== r.status?.outcome) log?.metric({ metric: METRIC.rollouts, value: 1, dimensions: { Outcome: full.outcome } });
   return true;
 }

@@ -9,6 +9,7 @@ import { OUTCOME, type Outcome, classify, errorFields } from '../classify.ts';
 import { MalformedMessageError, StepNotRoutedError } from '../errors.ts';
 import type { KubePort } from '../kube/port.ts';
 import type { Logger } from '../observability/log.ts';
+import { METRIC } from '../observability/metrics.ts';
 import { recheckDedupId, retryDedupId, timerDedupId } from '../queue/dedup.ts';
 import type { QueueProducer, ReceivedMessage } from '../queue/port.ts';
 import { type WorkItem, decodeWorkItem, encodeWorkItem, runtimeGroup } from '../queue/workItem.ts';
@@ -63,6 +64,7 @@ export function createDispatcher(runners: Readonly<Record<string, StepRunner>>, 
     }
     const stepLog = log.child({ runtimeUID: item.runtime.uid, step: item.step });
     const stepDeps = { ...deps, log: stepLog, kube: deps.kubeFor?.(item.step) ?? deps.kube };
+    const started = deps.now().getTime();
     try {
       const result = await runStep(item, { row, runner, table }, stepDeps);
       if (result.backoff) await retry({ item, row, msg, deps: stepDeps, log: stepLog, table }, undefined);
@@ -70,6 +72,9 @@ export function createDispatcher(runners: Readonly<Record<string, StepRunner>>, 
       return result;
     } catch (err) {
       return await onFailure(err, { item, row, msg, deps: stepDeps, log: stepLog, table });
+    } finally {
+      const age = msg.sentAt > 0 ? [{ metric: METRIC.messageAge, value: Math.max(0, (started - msg.sentAt) / 1000) }] : [];
+      stepLog.metric({ metric: METRIC.reconcileDuration, value: deps.now().getTime() - started, more: age, dimensions: { Step: item.step } });
     }
   };
 }
@@ -138,6 +143,7 @@ async function writeStall(reason: Reason, message: string, f: Failure): Promise<
     now: f.deps.now(),
     reporter: f.row.name,
     onEventError: (err) => f.log.warn('event not recorded', errorFields(err)),
+    log: f.log,
   });
 }
 
@@ -145,6 +151,7 @@ async function retryOrDeadLetter(f: Failure, delayMs: number | undefined): Promi
   if (f.item.attempt >= f.deps.timings.maxAttempts) {
     await f.deps.producer.deadLetter({ step: f.item.step, group: f.msg.group, dedupId: f.msg.dedupId, body: f.msg.body });
     f.log.error('work dead-lettered after its last attempt', { attempt: f.item.attempt });
+    f.log.metric({ metric: METRIC.deadLettered, value: 1, dimensions: { Step: f.item.step } });
     return;
   }
   await retry(f, delayMs);

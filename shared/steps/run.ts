@@ -49,6 +49,7 @@ export async function runStep(item: WorkItem, { row, runner, table = STEP_TABLE 
     now: deps.now(),
     reporter: row.name,
     onEventError: (err) => deps.log.warn('event not recorded', errorFields(err)),
+    log: deps.log,
   });
   if (writes > 0) deps.log.info('status written', { fieldManager: row.fieldManager, applies: writes });
   deps.log.debug('step ran', { applies: writes });

@@ -17,6 +17,8 @@ import { kubectlAicr } from '../helpers/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
 import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
 import { clearApplications, grantUsers, released, rollout } from '../helpers/rollouts.ts';
+import { METRIC } from '../../shared/observability/metrics.ts';
+import { assertDeclared, metricLines } from '../helpers/metrics.ts';
 import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
 
 const ROLLOUT_ONLY: readonly StepRow[] = STEP_TABLE.filter((r) => r.name === 'rollout');
@@ -96,4 +98,20 @@ test('REG-4 a token going stale mid-rollout makes EngineAvailable False with Reg
   assert.equal(condition(await getRuntime(), CONDITION.engineAvailable)?.reason, 'EngineReady');
   const done = await rollout(/rollout (aicr-rollout-[0-9a-z-]+)/.exec(held.message)?.[1] ?? '');
   assert.equal(done.status?.outcome, 'Succeeded');
+});
+
+test('OBS-3 the EMF lines of that rollout: AwaitingApproval while it waited, RegistryCredentialsStale 1 while the token was stale and 0 after, and its outcome', () => {
+  const lines = cp?.records() ?? [];
+  const gauges = metricLines(lines, METRIC.credentialsStale);
+  const stale = gauges.findIndex((l) => l[METRIC.credentialsStale.name] === 1);
+  assert.ok(stale >= 0, 'a RegistryCredentialsStale gauge of 1');
+  const line = gauges[stale];
+  assert.ok(line);
+  assertDeclared(line, METRIC.credentialsStale);
+  assert.deepEqual([line['Runtime'], line['reasons'], line['runtimeUID']], ['cluster', 'RegistryCredentialsStale', runtimeUID]);
+  assert.ok(gauges.slice(stale).some((l) => l[METRIC.credentialsStale.name] === 0), 'back at 0 once the token was fresh: the alarm clears');
+  assert.ok(gauges.some((l) => l[METRIC.awaitingApproval.name] === 1 && l[METRIC.stalledNeedsPerson.name] === 0), 'waiting for approval notifies and pages nobody');
+  const outcome = metricLines(lines, METRIC.rollouts).find((l) => l['Outcome'] === 'Succeeded');
+  assert.ok(outcome, 'the rollout outcome is counted');
+  assertDeclared(outcome, METRIC.rollouts);
 });

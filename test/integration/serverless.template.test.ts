@@ -10,17 +10,20 @@ import { promisify } from 'node:util';
 import { IDENTITY_GROUP } from '../../shared/api/constants.ts';
 import { ConfigSchema } from '../../shared/config.ts';
 import { testEnv } from '../helpers/env.ts';
-import { EXAMPLE_PARAMS, slsPackage } from '../helpers/sls.ts';
+import { EXAMPLE_PARAMS, ROOT, slsPackage } from '../helpers/sls.ts';
+import { METRIC, METRIC_NAMES, METRICS_NAMESPACE } from '../../shared/observability/metrics.ts';
 
 const run = promisify(execFile);
 type Resource = { Type: string; Properties: Record<string, unknown> };
 let dir: string;
 let resources: Record<string, Resource>;
+let template: { Resources: Record<string, Resource>; Parameters: Record<string, unknown>; Conditions: Record<string, unknown> };
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'aicr-sls-'));
   await slsPackage(dir);
-  resources = (JSON.parse(readFileSync(join(dir, 'cloudformation-template-update-stack.json'), 'utf8')) as { Resources: Record<string, Resource> }).Resources;
+  template = JSON.parse(readFileSync(join(dir, 'cloudformation-template-update-stack.json'), 'utf8')) as typeof template;
+  resources = template.Resources;
 });
 
 function byType(type: string): [string, Resource][] {
@@ -153,4 +156,70 @@ test('one ESM bundle per function; only the Kubernetes-facing one carries the Ku
   assert.match(forwarder, /apply-patch\+yaml/);
   assert.doesNotMatch(relay, /apply-patch\+yaml|client-node/);
   assert.match(relay, /^import/m);
+});
+
+type AlarmProps = { AlarmName: string; AlarmDescription: string; Namespace?: string; MetricName?: string; Dimensions?: { Name: string; Value: unknown }[]; AlarmActions?: unknown; Metrics?: { Id: string; Expression?: string; MetricStat?: { Metric: { Namespace: string; MetricName: string; Dimensions: { Name: string; Value: unknown }[] } } }[] };
+const alarms = (): AlarmProps[] => byType('AWS::CloudWatch::Alarm').map(([, r]) => r.Properties as unknown as AlarmProps);
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
+const anchorOf = (heading: string): string => heading.trim().toLowerCase().replace(/[^a-z0-9 _-]/g, '').replace(/ /g, '-');
+
+test('OBS-3: the packaged template holds each alarm, its description naming a troubleshooting entry that exists', () => {
+  const names = alarms().map((a) => a.AlarmName.replace('aicr-control-plane-ci-', '')).sort();
+  const expected = ['stalled-needs-person', 'stalled-retrying', 'awaiting-approval', 'credentials-stale', 'forwarder-not-running', 'aicr-job-pending', 'aicr-job-failures', 'dead-letters', 'oldest-message'];
+  for (const n of expected) assert.ok(names.includes(n), `alarm ${n} is in the template`);
+  const anchors = new Set(readFileSync(join(ROOT, 'docs/troubleshooting.md'), 'utf8').split('\n').filter((l) => l.startsWith('#')).map((l) => anchorOf(l.replace(/^#+/, ''))));
+  for (const a of alarms()) {
+    const entry = /docs\/troubleshooting\.md#([a-z0-9-]+)/.exec(a.AlarmDescription)?.[1];
+    assert.ok(entry && anchors.has(entry), `${a.AlarmName}: its description names an entry of docs/troubleshooting.md (${a.AlarmDescription})`);
+    const topic = JSON.stringify(a.AlarmActions);
+    assert.match(topic, /"(PageTopicArn|NotifyTopicArn)"/, `${a.AlarmName}: notifies a topic given as a parameter`);
+  }
+  const page = (n: string) => JSON.stringify(alarms().find((a) => a.AlarmName.endsWith(n))?.AlarmActions).includes('PageTopicArn');
+  assert.equal(page('stalled-needs-person'), true, 'a stall that needs a person pages');
+  assert.equal(page('awaiting-approval'), false, 'a rollout awaiting approval notifies, never pages');
+  for (const p of ['PageTopicArn', 'NotifyTopicArn']) assert.equal((template.Parameters[p] as { Default?: string }).Default, '', `${p} is a parameter, empty by default`);
+});
+
+test('OBS-3: every alarm on the control plane namespace watches a metric the code emits, under dimensions it emits', () => {
+  const ours = alarms().filter((a) => a.Namespace === METRICS_NAMESPACE);
+  assert.ok(ours.length >= 7);
+  for (const a of ours) {
+    const def = Object.values(METRIC).find((m) => m.name === a.MetricName);
+    assert.ok(def, `${a.AlarmName}: ${String(a.MetricName)} is a metric of shared/observability/metrics.ts`);
+    const dims = (a.Dimensions ?? []).map((d) => d.Name).sort();
+    assert.ok(def.sets.some((s) => JSON.stringify(['service', ...s].sort()) === JSON.stringify(dims)), `${a.AlarmName}: dimensions ${dims.join(',')} are a set the code emits`);
+    assert.equal(a.Dimensions?.find((d) => d.Name === 'service')?.Value, 'aicr-control-plane-ci', 'the service dimension is the deployment (AICR_SERVICE_NAME)');
+  }
+  const env = (byType('AWS::Lambda::Function')[0]?.[1].Properties['Environment'] as { Variables: Record<string, string> }).Variables;
+  assert.equal(env['AICR_SERVICE_NAME'], 'aicr-control-plane-ci');
+  for (const a of alarms().filter((x) => x.Metrics)) for (const m of a.Metrics ?? []) if (m.MetricStat) assert.match(m.MetricStat.Metric.Namespace, /^AWS\/(SQS|Lambda)$/, `${a.AlarmName}: metric math reads AWS's own queue and function metrics`);
+  const body = JSON.stringify(resources['Dashboard']?.Properties['DashboardBody']);
+  const shown = [...body.matchAll(/\\"aicr-control-plane\\",\\"([A-Za-z_]+)\\"/g)].map((m) => m[1] ?? '');
+  assert.ok(new Set(shown).size >= 10, 'the dashboard shows the control plane metrics');
+  for (const name of shown) assert.ok(METRIC_NAMES.has(name), `dashboard metric ${name} is emitted`);
+});
+
+test('every function has an errors-and-throttles alarm, every dead-letter queue is in the dead-letter alarm and every step queue in the queue-age alarm', () => {
+  const watched = (n: string, ns: string, metric: string) => (alarms().find((a) => a.AlarmName.endsWith(n))?.Metrics ?? []).filter((m) => m.MetricStat?.Metric.Namespace === ns && m.MetricStat.Metric.MetricName === metric).map((m) => JSON.stringify(m.MetricStat?.Metric.Dimensions[0]?.Value));
+  for (const [, f] of byType('AWS::Lambda::Function')) {
+    const name = String(f.Properties['FunctionName']);
+    const short = name.replace('aicr-control-plane-ci-', '');
+    assert.deepEqual(watched(`${short}-errors`, 'AWS/Lambda', 'Errors'), [JSON.stringify(name)], `${name} has an errors alarm`);
+    assert.deepEqual(watched(`${short}-errors`, 'AWS/Lambda', 'Throttles'), [JSON.stringify(name)], `${name} has a throttles alarm`);
+  }
+  const queues = byType('AWS::SQS::Queue');
+  const dlqs = new Set(queues.flatMap(([, q]) => ((q.Properties['RedrivePolicy'] as { deadLetterTargetArn: { 'Fn::GetAtt': string[] } } | undefined)?.deadLetterTargetArn['Fn::GetAtt'][0] ?? [])));
+  assert.deepEqual(watched('dead-letters', 'AWS/SQS', 'ApproximateNumberOfMessagesVisible').sort(), [...dlqs].map((q) => JSON.stringify({ 'Fn::GetAtt': [q, 'QueueName'] })).sort());
+  const stepQueues = queues.filter(([, q]) => q.Properties['FifoQueue'] === true && q.Properties['RedrivePolicy']).map(([id]) => JSON.stringify({ 'Fn::GetAtt': [id, 'QueueName'] }));
+  assert.deepEqual(watched('oldest-message', 'AWS/SQS', 'ApproximateAgeOfOldestMessage').sort(), stepQueues.sort());
+});
+
+test('functions that talk to the cluster join its VPC only when subnets are given; the relay never does', () => {
+  assert.deepEqual(template.Conditions['InVpc'], { 'Fn::Not': [{ 'Fn::Equals': [{ 'Fn::Join': ['', { Ref: 'VpcSubnetIds' }] }, ''] }] });
+  for (const [id, f] of byType('AWS::Lambda::Function')) {
+    const vpc = JSON.stringify(f.Properties['VpcConfig'] ?? null);
+    if (id === 'RelayLambdaFunction') assert.equal(vpc, 'null');
+    else assert.equal(vpc, JSON.stringify({ 'Fn::If': ['InVpc', { SubnetIds: { Ref: 'VpcSubnetIds' }, SecurityGroupIds: { Ref: 'VpcSecurityGroupIds' } }, { Ref: 'AWS::NoValue' }] }), id);
+  }
+  for (const role of ['ForwarderRole', 'ResolveRole', 'SnapshotRole', 'RolloutRole', 'TokenRefreshRole']) assert.match(JSON.stringify(resources[role]?.Properties['ManagedPolicyArns']), /InVpc.*AWSLambdaVPCAccessExecutionRole/, role);
 });

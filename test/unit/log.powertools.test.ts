@@ -6,6 +6,7 @@ import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { lambdaLogContext } from '../../shared/observability/lambda.ts';
 import { captureLogger } from '../helpers/logs.ts';
+import { METRIC } from '../../shared/observability/metrics.ts';
 
 // Read when the process's Powertools logger is first built, which is on first use, below.
 process.env['AWS_LAMBDA_INITIALIZATION_TYPE'] = 'on-demand';
@@ -103,7 +104,7 @@ test('OBS-1 sensitive field names are redacted through Powertools, in an invocat
 test('a metric is one line in embedded metric format, its value kept though its name looks sensitive; any other value under that name is still redacted', () => {
   const { log, records } = captureLogger();
   const name = 'aicr_operator_registry_token_expiry_timestamp_seconds';
-  log.child({ runtimeUID: 'u' }).metric(name, 1_764_600_000, 'Seconds');
+  log.child({ runtimeUID: 'u' }).metric({ metric: METRIC.tokenExpiry, value: 1_764_600_000 });
   log.info('not a metric', { [name]: SECRET });
   const [metric, other] = records();
   assert.equal(metric?.['message'], 'metric');

@@ -39,7 +39,7 @@ function verdicts(r: RolloutObject): string {
 async function expire(ctx: StepContext, r: RolloutObject): Promise<StepReport> {
   const message = `rollout ${r.metadata.name} (${moveOf(r)}) expired at ${r.spec.deadline} without an approval; nothing was written to Argo CD. Retry it with kubectl aicr retry ${r.metadata.name}, or change the target plan`;
   const conditions = rolloutConditions(r, rolloutState('stalled', 'RolloutExpired', message), ctx.now());
-  await writeRolloutStatus(ctx.kube, r, { conditions, outcome: 'Expired', steps: pendingSteps(r) });
+  await writeRolloutStatus(ctx.kube, r, { conditions, outcome: 'Expired', steps: pendingSteps(r) }, ctx.log);
   await noteRollout(ctx, r, { type: 'Warning', reason: EVENT_REASON.rolloutExpired, message });
   return released('False', 'RolloutExpired', message);
 }
@@ -56,7 +56,7 @@ async function awaitApproval(ctx: StepContext, r: RolloutObject, deadline: numbe
   const approved = refused ? approvedCondition('False', refused.approval.reason, refused.why) : approvedCondition('False', 'AwaitingApproval', 'no approval recorded yet');
   const conditions = rolloutConditions(r, rolloutState('waiting', 'AwaitingApproval', message, approved), ctx.now());
   const approval = refused?.approval ?? r.status?.approval;
-  await writeRolloutStatus(ctx.kube, r, { ...(approval ? { approval } : {}), conditions, steps: pendingSteps(r) });
+  await writeRolloutStatus(ctx.kube, r, { ...(approval ? { approval } : {}), conditions, steps: pendingSteps(r) }, ctx.log);
   return released('False', 'AwaitingApproval', message, { recheckAfterMs: untilDeadline(ctx, deadline) });
 }
 
@@ -81,7 +81,7 @@ async function refuse(ctx: StepContext, r: RolloutObject, j: Extract<Judgement, 
   await noteRollout(ctx, r, { type: 'Warning', reason: EVENT_REASON.approvalRefused, message: why });
   if (j.supersede) {
     const conditions = rolloutConditions(r, rolloutState('stalled', 'Superseded', why, approvedCondition('False', j.reason, why)), ctx.now());
-    await writeRolloutStatus(ctx.kube, r, { approval, conditions, outcome: 'Superseded', steps: pendingSteps(r) });
+    await writeRolloutStatus(ctx.kube, r, { approval, conditions, outcome: 'Superseded', steps: pendingSteps(r) }, ctx.log);
     return released('False', 'AwaitingApproval', `${why}. A new rollout is being created`, { recheckAfterMs: 0 });
   }
   const report = await awaitApproval(ctx, r, deadline, { why, approval });

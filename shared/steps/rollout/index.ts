@@ -34,7 +34,7 @@ function statusPlan(ctx: StepContext, key: 'activePlan' | 'targetPlan'): string 
 
 async function supersede(ctx: StepContext, r: RolloutObject, target: string): Promise<void> {
   const message = `rollout ${r.metadata.name} (${moveOf(r)}) is superseded: the target plan is now ${target}`;
-  await writeRolloutStatus(ctx.kube, r, { ...r.status, conditions: rolloutConditions(r, rolloutState('stalled', 'Superseded', message), ctx.now()), outcome: 'Superseded' });
+  await writeRolloutStatus(ctx.kube, r, { ...r.status, conditions: rolloutConditions(r, rolloutState('stalled', 'Superseded', message), ctx.now()), outcome: 'Superseded' }, ctx.log);
   await noteRollout(ctx, r, { type: 'Normal', reason: EVENT_REASON.rolloutSuperseded, message });
 }
 

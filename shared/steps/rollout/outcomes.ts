@@ -41,7 +41,7 @@ async function save(run: Run, look: Look, extra: Partial<RuntimeRolloutStatus> =
   const { r, ctx } = run;
   const approval = run.approved.approval ?? r.status?.approval;
   const conditions = rolloutConditions(r, rolloutState(look.state, look.reason, look.message, run.approved.condition), ctx.now());
-  await writeRolloutStatus(ctx.kube, r, { ...(approval ? { approval } : {}), conditions, steps: run.states, ...extra });
+  await writeRolloutStatus(ctx.kube, r, { ...(approval ? { approval } : {}), conditions, steps: run.states, ...extra }, ctx.log);
 }
 
 function where(run: Run, i: number): string {

@@ -20,7 +20,7 @@ export async function revoke(ctx: StepContext, r: RolloutObject): Promise<StepRe
   const where = moved ? `releases it already moved stay at plan ${r.spec.toPlan}` : 'nothing had been written to Argo CD';
   const message = `rollout ${r.metadata.name} (${moveOf(r)}) was revoked by ${revocation?.revokedBy ?? 'someone'} at ${revocation?.revokedAt ?? 'an unknown time'}${why}; nothing more is written and ${where}. Retry it with kubectl aicr retry ${r.metadata.name}, or change the target plan`;
   const conditions = rolloutConditions(r, rolloutState('stalled', 'RolloutRevoked', message), ctx.now());
-  await writeRolloutStatus(ctx.kube, r, { ...r.status, observedGeneration: r.metadata.generation ?? 0, conditions, outcome: 'Revoked' });
+  await writeRolloutStatus(ctx.kube, r, { ...r.status, observedGeneration: r.metadata.generation ?? 0, conditions, outcome: 'Revoked' }, ctx.log);
   await noteRollout(ctx, r, { type: 'Warning', reason: EVENT_REASON.rolloutRevoked, message });
   return released('False', 'RolloutRevoked', message);
 }
@@ -30,6 +30,6 @@ export async function supersedeForRetry(ctx: StepContext, r: RolloutObject): Pro
   const by = r.spec.retry;
   const message = `rollout ${r.metadata.name} (${moveOf(r)}) is superseded: ${by?.requestedBy ?? 'someone'} asked for a retry at ${by?.requestedAt ?? 'an unknown time'}, so a new rollout from the current state replaces it and needs its own approval`;
   const conditions = rolloutConditions(r, rolloutState('stalled', 'Superseded', message), ctx.now());
-  await writeRolloutStatus(ctx.kube, r, { ...r.status, observedGeneration: r.metadata.generation ?? 0, conditions, outcome: 'Superseded' });
+  await writeRolloutStatus(ctx.kube, r, { ...r.status, observedGeneration: r.metadata.generation ?? 0, conditions, outcome: 'Superseded' }, ctx.log);
   await noteRollout(ctx, r, { type: 'Normal', reason: EVENT_REASON.rolloutSuperseded, message });
 }

@@ -5,7 +5,8 @@
 // failed mint is retried with the framework's backoff and logged, never turned into an Event:
 // the rollout step's EngineAvailable says when the token has gone stale. Neither the token nor
 // anything derived from it is logged.
-import { ANNOTATION, ARGOCD_REGISTRY_SECRET, ECR_TOKEN_USER, FIELD_MANAGER, TOKEN_EXPIRY_METRIC } from '../../api/constants.ts';
+import { ANNOTATION, ARGOCD_REGISTRY_SECRET, ECR_TOKEN_USER, FIELD_MANAGER } from '../../api/constants.ts';
+import { METRIC } from '../../observability/metrics.ts';
 import { readConfiguration } from '../../configuration/read.ts';
 import type { Configuration } from '../../configuration/schema.ts';
 import { KIND } from '../../kube/kinds.ts';
@@ -61,7 +62,7 @@ async function write(ctx: StepContext, held: Held, configuration: Configuration,
   const expiresAt = minted.minted.expiresAt;
   if (minted.assumed) ctx.log.warn('ECR answered with a token expiry already past; recording its documented 12-hour lifetime instead', { object: SECRET });
   ctx.log.info('registry credentials refreshed', { object: SECRET, reason, expiresAt: expiresAt.toISOString() });
-  ctx.log.metric(TOKEN_EXPIRY_METRIC, Math.floor(expiresAt.getTime() / 1000), 'Seconds');
+  ctx.log.metric({ metric: METRIC.tokenExpiry, value: Math.floor(expiresAt.getTime() / 1000) });
   return lookAgainAt(ctx, nextDue(ctx.now().getTime(), expiresAt.getTime(), { intervalMs: ctx.timings.tokenRefreshIntervalMs, staleWithinMs: ctx.timings.tokenStaleWithinMs }));
 }
 

@@ -1,0 +1,45 @@
+// P4 and P6 together: each function's bundle (size, where the weight is, cold import) and the
+// idle cost built on them. `BENCH_ONLY=lean npm run bench` runs just this part.
+import { loadavg } from 'node:os';
+import { type BundleFigures, measureBundles, packaged } from './bundles.ts';
+import { bundleWeight, type Weight } from './bundleWeight.ts';
+import { costFigures, costMisses } from './cost.ts';
+import { measureQuietHour } from './quietHour.ts';
+
+export interface LeanFigures {
+  readonly bundles: BundleFigures[];
+  readonly weights: Weight[];
+  /** The machine's 1-minute load average while the imports were timed: cold import is CPU-bound. */
+  readonly loadAverage: number;
+  readonly cost: ReturnType<typeof costFigures>;
+  readonly missed: string[];
+}
+
+const $ = (n: number): string => `$${n.toFixed(2)}`;
+
+export async function measureLean(): Promise<LeanFigures> {
+  const dir = await packaged();
+  const loadAverage = Math.round((loadavg()[0] ?? 0) * 10) / 10;
+  const bundles = await measureBundles(7, dir);
+  const weights = await Promise.all(bundles.map((b) => bundleWeight(b.function, 6)));
+  const quiet = await measureQuietHour();
+  const cost = costFigures(quiet, bundles, dir);
+  return { bundles, weights, loadAverage, cost, missed: costMisses(cost) };
+}
+
+export function printLean(f: LeanFigures): void {
+  for (const b of f.bundles) {
+    const top = f.weights.find((w) => w.function === b.function)?.top.map((t) => `${t.from} ${(t.bytes / 1024).toFixed(0)}`).join(', ');
+    console.log(`bundle ${b.function}: ${(b.bundleBytes / 1024).toFixed(0)} KiB js, cold import median ${b.coldImportMs.median} ms (load ${f.loadAverage}); heaviest KiB: ${top}`);
+  }
+  const c = f.cost;
+  console.log(`idle cost, prices of ${c.prices.date} (${c.prices.region}), before free tiers: one cluster ${$(c.single.total)}/month ${JSON.stringify(c.single.items)}`);
+  console.log(`  SQS polling at the field-report rate instead: ${$(c.single.sqsPollingHigh)}; with the account free tiers: one cluster ${$(c.singleWithFreeTier)}`);
+  console.log(`  fleet of ten: ${$(c.fleetOfTen.total)}/month, ${$(c.fleetOfTen.perCluster)} per cluster (free tiers ${$(c.fleetOfTen.freeTierCredit)} shared)`);
+  const l = c.lean;
+  console.log(`  with 30 s forwarder windows (a relist and a run of each step per window, changes wait up to 5 min) and one dashboard per fleet: one cluster ${$(l.single.total)}/month, ${$(l.singleWithFreeTier)} with free tiers; ${$(l.fleetOfTen.perCluster)} per cluster in a fleet of ten ${JSON.stringify(l.single.items)}`);
+  console.log(`  inputs: ${JSON.stringify({ steps: c.inputs.steps, forwarder: c.inputs.forwarder, metricSeriesPerHour: c.inputs.metricSeriesPerHour, alarmMetrics: c.inputs.alarmMetrics })}`);
+  const p = c.privateEndpoints;
+  console.log(`  private cluster: + ${$(p.monthly)}/month for ${p.endpoints.length} interface endpoints in ${p.azs} AZs (${p.endpoints.join(', ')}), shared by every deployment in the VPC; or a NAT gateway ${$(p.natAlternative)}`);
+  console.log(`  an always-on operator pod on an existing node: ${$(c.operatorPod)}/month`);
+}
