@@ -22,7 +22,7 @@ test('each step and the forwarder have their own group, and every rule says why'
   assert.deepEqual(grouped.map((i) => i.group).sort(), ['aicr:forwarder', ...STEP_TABLE.map((r) => `aicr:step:${r.name}`)].sort());
   assert.equal(new Set(grouped.map((i) => i.group)).size, grouped.length);
   // The identities without a group are the ServiceAccounts AICR's own Jobs run as.
-  assert.deepEqual(ids.filter((i) => i.group === undefined).map((i) => i.serviceAccount?.name), ['aicr-runner', 'aicr-snapshot-agent']);
+  assert.deepEqual(ids.filter((i) => i.group === undefined).map((i) => i.serviceAccount?.name), ['aicr-runner', 'aicr-snapshot-agent', 'aicr-validate']);
   for (const id of ids) {
     assert.ok(id.rules.length > 0, `${id.name} has rules`);
     for (const r of id.rules) assert.ok(r.why.length > 0 && !r.verbs.includes('*') && !r.resources.includes('*'), `${id.name}: explicit rules only`);

@@ -15,7 +15,8 @@ import { acknowledged, needsAcknowledgement, nextStep, type StepState, stepState
 import { kubeTime } from '../../status/conditions.ts';
 import type { StepContext, StepReport } from '../types.ts';
 import { readTarget } from './create.ts';
-import { type Approved, type Run, fail, hold, progress, stall, succeed } from './outcomes.ts';
+import { type Approved, type Run, fail, hold, progress, stall } from './outcomes.ts';
+import { validateThenSucceed, validationGate } from './validate.ts';
 
 const DEFAULT_ACTION_MS = 30 * 60 * 1000;
 
@@ -125,9 +126,11 @@ export async function execute(ctx: StepContext, r: RolloutObject, approved: Appr
   if (!read.ok) return read.report;
   const apps = planToApplications(read.plan.releases, { runtimeUID: ctx.runtime.metadata.uid, planDigest: read.plan.digest }, { project: argocd.project, destination: argocd.destination.name ? { name: argocd.destination.name } : { server: argocd.destination.server } });
   const run: Run = { ...base, intended: new Map(apps.map((a) => [a.metadata.name, a])), releases: new Map(read.plan.releases.map((x) => [x.name, x])) };
+  const gated = await validationGate(run, read.plan);
+  if (gated) return gated;
   for (let i = nextStep(run.states); i !== undefined; i = nextStep(run.states)) {
     const next = await stepOnce(run, i);
     if (next !== 'next') return next;
   }
-  return succeed(run);
+  return validateThenSucceed(run, read.plan);
 }
