@@ -241,3 +241,12 @@ test('spec.validation.deployment: Disabled skips validation for the rollout, vis
     await kubectl('patch', 'clusterruntime', 'cluster', '--type=merge', '-p', JSON.stringify({ spec: { validation: { deployment: 'Required' } } }));
   }
 });
+
+test("aicr validate's identity binds cluster-admin only to AICR's validator ServiceAccount, and creates no other namespace (the chart's admission policy)", async () => {
+  const as = '--as=system:serviceaccount:aicr-validation:aicr-validate';
+  await assert.rejects(kubectl('create', 'clusterrolebinding', 'test-escalation', '--clusterrole=cluster-admin', '--serviceaccount=default:default', as), /aicr-validate may create only/);
+  await assert.rejects(kubectl('create', 'clusterrolebinding', 'aicr-validator-other', '--clusterrole=cluster-admin', '--serviceaccount=aicr-validation:aicr-validator', as), /aicr-validate may create only|forbidden/);
+  await assert.rejects(kubectl('create', 'clusterrolebinding', 'aicr-validator', '--clusterrole=view', '--serviceaccount=aicr-validation:aicr-validator', as), /forbidden/i);
+  await assert.rejects(kubectl('create', 'namespace', 'test-not-validation', as), /aicr-validate may create only/);
+  await assert.rejects(kubectl('create', 'serviceaccount', 'someone', '-n', NAMESPACES.validation, as), /aicr-validate may create only/);
+});
