@@ -1,9 +1,8 @@
 // Deployment validation as the rollout's last phase, on the test cluster with the real AICR
-// v0.11.1 `aicr validate`, its real deployment validator (built from the same source) and the
-// real chainsaw its expected-resources check runs. Each test chooses its recipe's deployment
-// checks through a --data overlay when the recipe is built; a failing run fails through a check
-// that fails at once (operator-health with no GPU operator Pods). The snapshot step takes the
-// snapshot validation runs with (-s); resolution is settled by each test (rolloutStage.ts).
+// v0.11.1 `aicr validate`, its real deployment validator and the real chainsaw. Each test chooses
+// its recipe's deployment checks through a --data overlay when the recipe is built; a failing run
+// fails through a check that fails at once (operator-health with no GPU operator Pods). The
+// snapshot step takes the snapshot (-s); each test settles resolution itself (rolloutStage.ts).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { LABEL, NAMESPACES } from '../../shared/api/constants.ts';
@@ -17,6 +16,7 @@ import { DEPLOYMENT_VALIDATOR_IMAGE } from '../env/node/images.ts';
 import { auditMark, auditSince, settleAudit } from '../helpers/audit.ts';
 import { applyConfiguration } from '../helpers/configuration.ts';
 import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
+import { forceAicrExit, withKnob } from '../helpers/knobs.ts';
 import { kubectlApply } from '../helpers/kubectlApply.ts';
 import { kubectlAicr } from '../helpers/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
@@ -31,6 +31,7 @@ const PERSON_NS = 'person-validation';
 let cp: ReturnType<typeof startCapturedControlPlane>;
 let runtimeUID = '';
 let version = 0;
+let failedByValidation = ''; // the rollout whose validation failed, which the retry test retries
 /** Plans outlive a run of this file: each run's chart versions, and so its plans, are its own. */
 const RUN = Date.now() % 1_000_000;
 const chartVersion = (): string => `1.${version}.${RUN}`;
@@ -48,15 +49,24 @@ async function rollTo(recipe: string): Promise<{ plan: string; name: string }> {
 }
 
 async function ended(name: string, timeoutMs = 90_000): Promise<RolloutObject> {
-  return waitFor(`rollout ${name} ended`, async () => {
-    const r = await rollout(name);
-    return r.status?.outcome ? r : undefined;
-  }, timeoutMs);
+  const done = (r: RolloutObject): RolloutObject | undefined => (r.status?.outcome ? r : undefined);
+  return waitFor(`rollout ${name} ended`, async () => done(await rollout(name)), timeoutMs);
 }
 
 async function reportOf(r: RolloutObject): Promise<ReturnType<typeof parseReport>> {
   const cm = await stepKube('rollout').get(KIND.configMap, r.status?.validation?.report ?? '', NAMESPACES.validation);
   return parseReport(Object.values(cm?.data ?? {}).find((v) => v.trimStart().startsWith('{')));
+}
+
+/** A rollout that succeeded with its validation passed, two checks, named in its status. */
+function assertPassed(r: RolloutObject): void {
+  assert.equal(r.status?.outcome, 'Succeeded', JSON.stringify(r.status?.conditions));
+  const v = r.status?.validation;
+  assert.equal(v?.state, 'Passed');
+  assert.match(v?.job ?? '', /^aicr-validation-[0-9a-f]{16}-1$/);
+  assert.ok(v?.runID, 'the run AICR gave its validator Jobs');
+  assert.equal(v?.evidence, '', 'v0.11.1 pushes no evidence');
+  assert.deepEqual(v?.checks, [{ name: 'operator-health', status: 'passed' }, { name: 'expected-resources', status: 'passed' }]);
 }
 
 before(async () => {
@@ -90,18 +100,13 @@ test('VAL-2 a run whose checks pass ends the rollout Succeeded: the real aicr va
   const recipe = await validationRecipe({ checks: ['operator-health', 'expected-resources'], asserts: { 'gpu-operator': deploymentAssert(GPU_OPERATOR.name, GPU_OPERATOR.namespace) } });
   const { plan, name } = await rollTo(recipe);
   const r = await ended(name);
-  assert.equal(r.status?.outcome, 'Succeeded', JSON.stringify(r.status?.conditions));
-  const v = r.status?.validation;
-  assert.equal(v?.state, 'Passed');
-  assert.match(v?.job ?? '', /^aicr-validation-[0-9a-f]{16}-1$/);
-  assert.ok(v?.runID, 'the run AICR gave its validator Jobs');
-  assert.equal(v?.evidence, '', 'v0.11.1 pushes no evidence');
-  assert.deepEqual(v?.checks, [{ name: 'operator-health', status: 'passed' }, { name: 'expected-resources', status: 'passed' }]);
+  assertPassed(r);
   const report = await reportOf(r);
   assert.ok(report.ok, report.ok ? '' : report.problem);
   assert.equal(report.output.passed, 2);
   assert.deepEqual([...new Set(report.output.checks.map((c) => c.phase))], ['deployment']);
-  await released(`Released=True on ${plan}`, (reason, message) => reason === 'Released' && message.includes('deployment validation passed'));
+  assert.match(r.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? '', /succeeded: .*; deployment validation passed \(2 of 2 checks\)/);
+  await released(`Released=True on ${plan}`, (reason, message) => reason === 'Released' && message.includes(plan));
   const shown = await kubectlAicr(['describe', name]);
   assert.equal(shown.code, 0, shown.stderr);
   assert.match(shown.stdout, /Validation: Passed/);
@@ -127,6 +132,7 @@ test("VAL-5 only the deployment phase runs, in aicr-validation, under the contro
 test('VAL-2 a check that fails ends the rollout Failed, naming the check and what AICR said, read from the CTRF report in the cluster', async () => {
   await removeGpuOperator();
   const { name } = await rollTo(await validationRecipe({ checks: ['operator-health'] }));
+  failedByValidation = name;
   const started = Date.now();
   const r = await ended(name);
   assert.equal(r.status?.outcome, 'Failed');
@@ -141,8 +147,7 @@ test('VAL-2 a check that fails ends the rollout Failed, naming the check and wha
 });
 
 test('VAL-3 a retry is a new rollout and a new run: once the cause is fixed, the retried rollout validates again and succeeds', async () => {
-  const failed = (await rolloutsOf(runtimeUID)).at(-1);
-  assert.ok(failed);
+  const failed = await rollout(failedByValidation);
   assert.equal(failed.status?.outcome, 'Failed');
   await runGpuOperator();
   const retried = await kubectlAicr(['retry', failed.metadata.name, '--timeout', '30s'], 'alice');
@@ -156,6 +161,7 @@ test('VAL-3 a retry is a new rollout and a new run: once the cause is fixed, the
 });
 
 test('VAL-3 validation runs against the recipe the plan records: a component an override turned off is not required', async () => {
+  await runGpuOperator();
   const asserts = { 'gpu-operator': deploymentAssert(GPU_OPERATOR.name, GPU_OPERATOR.namespace), nvsentinel: deploymentAssert('nvsentinel', 'nvsentinel', '5s') };
   const recipe = await validationRecipe({ checks: ['expected-resources'], asserts, disabled: ['nvsentinel'] });
   assert.doesNotMatch(recipe, /name: nvsentinel/, 'the bundle records the recipe without the component turned off');
@@ -163,6 +169,23 @@ test('VAL-3 validation runs against the recipe the plan records: a component an 
   const r = await ended(name);
   assert.equal(r.status?.outcome, 'Succeeded', JSON.stringify(r.status?.conditions));
   assert.equal(r.status?.validation?.state, 'Passed');
+});
+
+test('VAL-2 a run that breaks without a report is an internal failure, run once more: a second run that reports decides, a second break fails the rollout (AICR forced to exit 8 by a test knob)', async () => {
+  await runGpuOperator();
+  const broken = 'time=… level=ERROR msg="[cli] command failed: error=[INTERNAL] validation failed: informer sync timed out (test knob)"\n';
+  await withKnob(forceAicrExit('validate', 8, broken), async () => {
+    const { name } = await rollTo(await validationRecipe({ checks: ['operator-health'] }));
+    const r = await ended(name);
+    assert.equal(r.status?.outcome, 'Succeeded', JSON.stringify(r.status?.conditions));
+    assert.match(r.status?.validation?.job ?? '', /-2$/, 'the second run');
+  });
+  await withKnob(forceAicrExit('validate', 8, broken, { times: 2 }), async () => {
+    const { name } = await rollTo(await validationRecipe({ checks: ['operator-health'] }));
+    const r = await ended(name);
+    assert.equal(r.status?.outcome, 'Failed');
+    assert.match(r.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? '', /deployment validation could not run: aicr validation failed 2 times .*informer sync timed out/);
+  });
 });
 
 test('VAL-2 a readiness constraint the cluster does not meet is refused: the rollout fails naming the constraint, and the run is not repeated', async () => {
@@ -191,6 +214,7 @@ test('VAL-4 a validator image not pinned at the tag AICR names fails the run bef
 });
 
 test('VAL-4 a validator running another digest than its pin fails the run, its validator Jobs deleted, naming the image', async () => {
+  await runGpuOperator();
   await applyConfiguration(await pinnedConfiguration({ [DEPLOYMENT_VALIDATOR_IMAGE]: `ghcr.io/nvidia/aicr-validators/deployment@sha256:${'0'.repeat(64)}` }));
   try {
     const asserts = { 'gpu-operator': deploymentAssert(GPU_OPERATOR.name, GPU_OPERATOR.namespace) };
@@ -206,6 +230,7 @@ test('VAL-4 a validator running another digest than its pin fails the run, its v
 });
 
 test('VAL-1 without validation installed the runtime stalls with ValidationUnavailable before any step; installed but unable to run, the rollout waits in validation with the cause', async () => {
+  await runGpuOperator();
   await applyConfiguration(await pinnedConfiguration({}));
   const mark = auditMark();
   const recipe = await validationRecipe({ checks: ['operator-health'] });
