@@ -99,6 +99,7 @@ test('VAL-2 a run whose checks pass ends the rollout Succeeded: the real aicr va
   await runGpuOperator();
   const recipe = await validationRecipe({ checks: ['operator-health', 'expected-resources'], asserts: { 'gpu-operator': deploymentAssert(GPU_OPERATOR.name, GPU_OPERATOR.namespace) } });
   const { plan, name } = await rollTo(recipe);
+  await released('Validating while the run is under way', (reason, message) => reason === 'Validating' && message.includes(name), 30_000);
   const r = await ended(name);
   assertPassed(r);
   const report = await reportOf(r);
