@@ -65,6 +65,8 @@ export async function validateThenSucceed(run: Run, plan: Plan): Promise<StepRep
     const status: ValidationStatus = { state: 'Disabled', message: 'spec.validation.deployment is Disabled: this rollout has no validation evidence' };
     return succeed(run, { status, note: 'deployment validation is Disabled for it' });
   }
+  // A rollout whose steps started before its plan lost its recipe: nothing to validate against.
+  if (plan.recipe === undefined) return failValidation(run, { state: 'Failed' }, `deployment validation did not run: the target plan ${plan.digest} has no recipe`);
   const configuration = await readConfiguration(run.ctx.kube);
   const needs = await runNeeds(run.ctx.kube, run.ctx.runtime, configuration);
   if (!needs.ok) return validating(run, { state: 'Running', message: needs.why }, needs.why);
