@@ -12,7 +12,7 @@ type Res = { Type: string; Properties: Record<string, unknown> };
 
 export const COST_GOALS = { singleMonthly: 3, perClusterInFleetOfTen: 1 } as const;
 
-/** The cheaper shape ADR 0015 weighs: 30 s forwarder windows every 5 minutes, one dashboard per fleet. */
+/** The cheaper shape ADR 0016 weighs: 30 s forwarder windows every 5 minutes, one dashboard per fleet. */
 export const LEAN_WINDOW_SECONDS = 30;
 
 const round2 = (n: number): number => Math.round(n * 100) / 100;

@@ -62,7 +62,7 @@ async function awaitingApproval(watch: ApplicationWatch): Promise<{ plan: string
   await deleteRuntime();
   await kubectl('delete', 'runtimerollouts', '--all');
   await noApplications(watch);
-  const uid = (await createRuntime({ aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' }, actionTimeout: '5m' })).metadata.uid;
+  const uid = (await createRuntime({ aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' }, actionTimeout: '5m', validation: { deployment: 'Disabled' } })).metadata.uid;
   const { name } = await storePlan(uid, releases());
   await target(name);
   await released(`AwaitingApproval for ${name}`, (reason, message) => reason === 'AwaitingApproval' && message.includes(name), 60_000);

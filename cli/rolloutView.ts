@@ -4,6 +4,7 @@
 // a revocation or retry someone asked for.
 // Pure text from the objects, so it is tested without a cluster.
 import { CONDITION, NAMESPACES } from '../shared/api/constants.ts';
+import { validationLines } from './validationView.ts';
 import type { RolloutObject } from '../shared/rollouts/objects.ts';
 
 type SpecStep = RolloutObject['spec']['steps'][number];
@@ -125,5 +126,6 @@ export function describeRollout(r: RolloutObject, recorded?: RecordedSteps): str
     `Steps:`,
     table(stepRows(r)),
     ...(whys.length > 0 ? ['Why these verdicts:', ...whys.map((w) => `  ${w}`)] : []),
+    ...validationLines(r),
   ].join('\n');
 }

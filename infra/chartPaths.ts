@@ -11,4 +11,6 @@ export const PLAN_ADMISSION_TEMPLATE = fileURLToPath(new URL('./chart/templates/
 /** The approver ClusterRole and the admission policy that holds approvals to their approver, generated beside the RBAC. */
 export const APPROVAL_ADMISSION_TEMPLATE = fileURLToPath(new URL('./chart/templates/rollout-approval.yaml', import.meta.url));
 /** The admission policy that keeps Argo CD's resources finalizer off owned Applications outside a Remove step (FIN-4), generated beside the RBAC. */
+/** The admission policy that holds aicr validate's creates to the objects AICR writes, generated beside the RBAC. */
+export const VALIDATE_ADMISSION_TEMPLATE = fileURLToPath(new URL('./chart/templates/validate-admission.yaml', import.meta.url));
 export const APPLICATION_ADMISSION_TEMPLATE = fileURLToPath(new URL('./chart/templates/application-finalizer.yaml', import.meta.url));

@@ -1,7 +1,7 @@
 // The Job one AICR run is: one container, no retries of its own (the control plane decides
 // about retries), its error output kept as the termination message, placement only from the
 // configuration, and nothing but the stage's own output writable.
-import { AICR_RUNNER_SERVICE_ACCOUNT, AICR_SNAPSHOT_SERVICE_ACCOUNT, ANNOTATION, DOCKER_CONFIG_KEY, LABEL, MANAGED_BY_VALUE, NODE_LABEL, REGISTRY_JOB_SECRET } from '../api/constants.ts';
+import { AICR_RUNNER_SERVICE_ACCOUNT, AICR_SNAPSHOT_SERVICE_ACCOUNT, AICR_VALIDATE_SERVICE_ACCOUNT, ANNOTATION, DOCKER_CONFIG_KEY, LABEL, MANAGED_BY_VALUE, NODE_LABEL, REGISTRY_JOB_SECRET } from '../api/constants.ts';
 import type { Configuration } from '../configuration/schema.ts';
 import type { WritableObject } from '../kube/port.ts';
 import { parseDuration } from '../durations.ts';
@@ -39,7 +39,8 @@ function podSpec(r: RunRequest): Record<string, unknown> {
   const { nodeSelector, tolerations } = r.configuration.aicr.jobs;
   return {
     restartPolicy: 'Never',
-    serviceAccountName: AICR_RUNNER_SERVICE_ACCOUNT,
+    // Validation has its own identity in its own namespace (docs/security.md).
+    serviceAccountName: r.stage === STAGE.validation ? AICR_VALIDATE_SERVICE_ACCOUNT : AICR_RUNNER_SERVICE_ACCOUNT,
     // Placement only from the configuration (JOB-4).
     ...(Object.keys(nodeSelector).length > 0 ? { nodeSelector } : {}),
     ...(tolerations.length > 0 ? { tolerations } : {}),

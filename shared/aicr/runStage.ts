@@ -36,6 +36,8 @@ export interface StageSpec<Out> {
   prepare?(hash: string): Promise<void>;
   /** Non-zero exits after which the run's output is still collected (upgrade-check's 2: verdicts needing attention). */
   readonly collectsExits?: readonly number[];
+  /** Counted failures after which the stage stalls, when not FAILED_RUNS_BOUND (validation retries once). */
+  readonly failedRunsBound?: number;
 }
 
 export type StageOutcome<Out> =
@@ -197,7 +199,7 @@ function stallOf<Out>({ spec, hash, failures }: Decision<Out>): Extract<StageOut
     return { state: 'stalled', hash, reason: 'Unauthorized', message: `the registry refused the push of ${failureSummary(stage, last)}. Check the identity's registry policy and registry.repository, then request a snapshot or ${again}` };
   }
   const lastCounted = counted.at(-1);
-  if (counted.length < FAILED_RUNS_BOUND || !lastCounted) return undefined;
+  if (counted.length < (spec.failedRunsBound ?? FAILED_RUNS_BOUND) || !lastCounted) return undefined;
   return {
     state: 'stalled',
     hash,

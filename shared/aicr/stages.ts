@@ -1,18 +1,19 @@
-// The AICR stages the control plane runs as Jobs (snapshot by the snapshot step, recipe and render by resolve, assessment by the rollout step), where they run, and how a run is named.
+// The AICR stages the control plane runs as Jobs (snapshot by the snapshot step, recipe and render by resolve, assessment and validation by the rollout step), where they run, and how a run is named.
 import { createHash } from 'node:crypto';
 import { NAMESPACES } from '../api/constants.ts';
 
-export const STAGE = { snapshot: 'snapshot', recipe: 'recipe', render: 'render', assessment: 'assessment' } as const;
+export const STAGE = { snapshot: 'snapshot', recipe: 'recipe', render: 'render', assessment: 'assessment', validation: 'validation' } as const;
 export type Stage = (typeof STAGE)[keyof typeof STAGE];
 
 /** The aicr command each stage runs, as its failures name it. */
-export const STAGE_COMMAND: Readonly<Record<Stage, string>> = { snapshot: 'snapshot', recipe: 'recipe', render: 'bundle', assessment: 'upgrade-check' };
+export const STAGE_COMMAND: Readonly<Record<Stage, string>> = { snapshot: 'snapshot', recipe: 'recipe', render: 'bundle', assessment: 'upgrade-check', validation: 'validate' };
 
 export const STAGE_NAMESPACE: Readonly<Record<Stage, string>> = {
   snapshot: NAMESPACES.discovery,
   recipe: NAMESPACES.jobs,
   render: NAMESPACES.jobs,
   assessment: NAMESPACES.jobs,
+  validation: NAMESPACES.validation,
 };
 
 /** Objects with sorted keys, so equal inputs always hash alike. */
@@ -72,4 +73,9 @@ export function assessmentOutputName(hash: string): string {
 /** The copies of the two plans' recipes an assessment run compares, beside its output in aicr-jobs. */
 export function assessmentRecipeName(hash: string, side: 'from' | 'to'): string {
   return `aicr-assessment-${hash}-${side}`;
+}
+
+/** The ConfigMaps a validation run reads (the plan's recipe, discovery's snapshot) and writes (its CTRF report), in aicr-validation. */
+export function validationObjectName(hash: string, what: 'recipe' | 'snapshot' | 'report'): string {
+  return `aicr-validation-${hash}-${what}`;
 }

@@ -45,11 +45,15 @@ const NESTED_UNAVAILABLE = /\[SERVICE_UNAVAILABLE\]/;
 /** AICR's own code for bad input, which `recipe` re-wraps as INTERNAL (exit 8). */
 const INVALID_REQUEST = /\[INVALID_REQUEST\]/;
 
+/** v0.11.1's `validate` wraps a failed readiness pre-flight as INTERNAL (exit 8); the text says what it was. */
+const READINESS_REFUSAL = /readiness check failed/;
+
 export function verdictOf(stage: Stage, exitCode: number | undefined, tail: string): Verdict {
   if (REGISTRY_REFUSAL.test(tail)) return VERDICT.unauthorized;
   if (exitCode === 6 || (exitCode === 8 && NESTED_UNAVAILABLE.test(tail))) return VERDICT.transient;
   if (exitCode === 2) return VERDICT.refused;
   if (exitCode === 8 && STAGE_COMMAND[stage] === 'recipe' && INVALID_REQUEST.test(tail)) return VERDICT.refused;
+  if (exitCode === 8 && STAGE_COMMAND[stage] === 'validate' && READINESS_REFUSAL.test(tail)) return VERDICT.refused;
   return VERDICT.counted;
 }
 

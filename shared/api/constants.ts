@@ -111,6 +111,17 @@ export const AICR_RUNNER_SERVICE_ACCOUNT = 'aicr-runner';
 /** The ServiceAccount AICR's snapshot agent runs as in aicr-discovery: reads Nodes and Pods, writes its output ConfigMap. */
 export const AICR_SNAPSHOT_SERVICE_ACCOUNT = 'aicr-snapshot-agent';
 
+/**
+ * The ServiceAccount `aicr validate` runs as in aicr-validation. AICR v0.11.1 binds cluster-admin
+ * to its validators' own ServiceAccount, so this one holds `bind` on that one ClusterRole
+ * (docs/security.md says exactly what else).
+ */
+export const AICR_VALIDATE_SERVICE_ACCOUNT = 'aicr-validate';
+/** What AICR v0.11.1 names its validators' ServiceAccount and their ClusterRoleBinding (fixed names, not per run). */
+export const AICR_VALIDATOR_IDENTITY = 'aicr-validator';
+/** The label AICR sets on its validator Jobs and Pods: the run they belong to. */
+export const AICR_RUN_ID_LABEL = 'aicr.nvidia.com/run-id';
+
 /** Node labels discovery reads: how EKS and NVIDIA's GPU feature discovery describe a Node. */
 export const NODE_LABEL = {
   nodeGroup: 'eks.amazonaws.com/nodegroup',

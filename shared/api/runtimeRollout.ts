@@ -124,6 +124,24 @@ const StepStateSchema = z
   })
   .meta({ description: 'Where one step is.' });
 
+export const VALIDATION_STATES = ['Disabled', 'Running', 'Passed', 'Failed'] as const;
+
+const ValidationStatusSchema = z
+  .object({
+    state: described(z.enum(VALIDATION_STATES), 'Disabled (spec.validation.deployment), Running, Passed or Failed.'),
+    job: boundedString(253, 'The aicr validate Job in aicr-validation.').optional(),
+    runID: boundedString(128, "AICR's run ID, as its validator Jobs are labelled (aicr.nvidia.com/run-id).").optional(),
+    report: boundedString(253, 'The ConfigMap in aicr-validation holding the CTRF report.').optional(),
+    evidence: boundedString(512, 'The OCI reference of the pushed evidence; empty while AICR cannot push it (v0.11.1).').optional(),
+    checks: described(
+      z.array(z.object({ name: boundedString(128, 'The check.'), status: boundedString(32, 'passed, failed, skipped or other.') })).max(64),
+      'Each deployment check and how it ended.',
+    ).optional(),
+    message: boundedString(4096, 'How validation went, for a person.').optional(),
+  })
+  .meta({ description: 'The deployment validation that ends the rollout.' });
+export type ValidationStatus = z.output<typeof ValidationStatusSchema>;
+
 export const RuntimeRolloutStatusSchema = z
   .object({
     observedGeneration: described(z.int().min(0), 'The spec generation this status describes.').optional(),
@@ -134,6 +152,7 @@ export const RuntimeRolloutStatusSchema = z
     outcome: described(z.enum(OUTCOMES), 'How the rollout ended; absent while it runs or waits.').optional(),
     approval: ApprovalVerdictSchema.optional(),
     steps: described(z.array(StepStateSchema).max(MAX_ROLLOUT_STEPS), 'Each step and where it is, in order.').optional(),
+    validation: ValidationStatusSchema.optional(),
   })
   .meta({ description: 'Progress of the rollout; written only by the control plane.' });
 export type RuntimeRolloutStatus = z.output<typeof RuntimeRolloutStatusSchema>;

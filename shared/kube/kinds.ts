@@ -99,6 +99,8 @@ export const KIND = {
   secret: kind(['v1', 'Secret', 'secrets', 'Namespaced'], GenericObjectSchema),
   pod: kind(['v1', 'Pod', 'pods', 'Namespaced'], PodSchema),
   node: kind(['v1', 'Node', 'nodes', 'Cluster'], GenericObjectSchema),
+  namespace: kind(['v1', 'Namespace', 'namespaces', 'Cluster'], GenericObjectSchema),
+  serviceAccount: kind(['v1', 'ServiceAccount', 'serviceaccounts', 'Namespaced'], GenericObjectSchema),
   event: kind(['v1', 'Event', 'events', 'Namespaced'], GenericObjectSchema),
   job: kind(['batch/v1', 'Job', 'jobs', 'Namespaced'], JobSchema),
   application: kind(['argoproj.io/v1alpha1', 'Application', 'applications', 'Namespaced'], GenericObjectSchema),

@@ -5,7 +5,7 @@
 import { IDENTITY_GROUP } from '../api/constants.ts';
 import { STEP_TABLE, type KubeRule, type StepRow } from '../steps/table.ts';
 import { forwarderRules } from './forwarder.ts';
-import { AICR_RUNNER_IDENTITY, AICR_SNAPSHOT_IDENTITY } from './runner.ts';
+import { AICR_RUNNER_IDENTITY, AICR_SNAPSHOT_IDENTITY, AICR_VALIDATE_IDENTITY } from './runner.ts';
 
 export interface Identity {
   readonly name: string;
@@ -21,6 +21,7 @@ export function identities(table: readonly StepRow[] = STEP_TABLE): Identity[] {
     ...table.map((r) => ({ name: `aicr-step-${r.name}`, group: IDENTITY_GROUP.step(r.name), rules: r.kube })),
     AICR_RUNNER_IDENTITY,
     AICR_SNAPSHOT_IDENTITY,
+    AICR_VALIDATE_IDENTITY,
   ];
 }
 

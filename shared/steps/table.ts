@@ -5,7 +5,7 @@
 // suite. Adding a step: a row here, its runner under shared/steps/<name>/, an entry in
 // runners.ts, a handler in functions/, and its queue, function and role in serverless.yml.
 // Kept free of runner imports so a function bundles only the steps it runs.
-import { API_GROUP, ARGOCD_REGISTRY_SECRET, CONDITION, KINDS, CONFIGURATION, FIELD_MANAGER, NAMESPACES, type DomainConditionType } from '../api/constants.ts';
+import { AICR_VALIDATE_SERVICE_ACCOUNT, API_GROUP, ARGOCD_REGISTRY_SECRET, CONDITION, KINDS, CONFIGURATION, FIELD_MANAGER, NAMESPACES, type DomainConditionType } from '../api/constants.ts';
 
 /** What makes the forwarder enqueue a step. Watched kinds beyond the runtime come with their steps. */
 export const WAKE = {
@@ -113,6 +113,11 @@ export const STEP_TABLE = [
       { apiGroups: ['batch'], resources: ['jobs'], verbs: ['list', 'create', 'patch', 'delete'], namespace: NAMESPACES.jobs, why: 'runs aicr upgrade-check as an assessment Job and records how failed runs count' },
       { apiGroups: [''], resources: ['pods'], verbs: ['list'], namespace: NAMESPACES.jobs, why: 'reads why an assessment run waits and how it ended' },
       { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'create', 'patch', 'delete'], namespace: NAMESPACES.jobs, why: "gives an assessment run the two plans' recipes, collects its verdicts, and removes those of changed inputs" },
+      { apiGroups: [''], resources: ['namespaces'], verbs: ['get'], resourceNames: [NAMESPACES.validation], why: 'reads whether deployment validation is installed: its namespace' },
+      { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['get'], namespace: NAMESPACES.validation, resourceNames: [AICR_VALIDATE_SERVICE_ACCOUNT], why: 'reads whether deployment validation is installed: the identity aicr validate runs as' },
+      { apiGroups: ['batch'], resources: ['jobs'], verbs: ['list', 'create', 'patch', 'delete'], namespace: NAMESPACES.validation, why: "runs aicr validate as a Job, records how failed runs count, and deletes AICR's validator Jobs that break the image pins" },
+      { apiGroups: [''], resources: ['pods'], verbs: ['list'], namespace: NAMESPACES.validation, why: "reads why a validation run waits and how it ended, and the images AICR's validator Pods run" },
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'create', 'patch', 'delete'], namespace: NAMESPACES.validation, why: "gives a validation run the plan's recipe and the snapshot, reads its CTRF report, and removes those of earlier rollouts" },
       { apiGroups: ['argoproj.io'], resources: ['applications'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'], why: "reads the owned Applications a rollout is assessed against, and writes, finalizes and deletes them release by release (cluster-wide: a Role would need Argo CD's namespace to exist when the chart installs)" },
       { apiGroups: [''], resources: ['events'], verbs: ['create', 'get', 'patch'], namespace: NAMESPACES.events, why: 'records Events on the runtime and its rollouts, counting repeats' },
       { apiGroups: ['apps'], resources: ['statefulsets', 'deployments'], verbs: ['list'], why: "reads whether Argo CD's application controller is up (cluster-wide, for the same reason as Applications)" },

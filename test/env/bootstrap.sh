@@ -98,6 +98,45 @@ build_aicr() {
   mv "$AICR_BIN_DIR/aicr.tmp" "$AICR_BIN_DIR/aicr"
 }
 
+# AICR's deployment validator, the program in its ghcr.io/nvidia/aicr-validators/deployment
+# image, built from the same source tarball as the CLI (no network). The process node runs it
+# for that image, beside chainsaw.
+build_aicr_validator() {
+  [ -x "$AICR_BIN_DIR/validators/deployment" ] && return 0
+  [ -f "$AICR_SOURCE" ] || die "AICR $AICR_VERSION source not found at $AICR_SOURCE (see build_aicr)"
+  local work="$CACHE/aicr/validator-src.$$" status=0
+  rm -rf "$work" && mkdir -p "$work" "$AICR_BIN_DIR/validators"
+  tar xzf "$AICR_SOURCE" -C "$work"
+  log "building AICR's deployment validator (~500 packages, most shared with aicr; cold on 2 cores about 40 s)"
+  (cd "$work/aicr-$AICR_VERSION" && GOFLAGS=-mod=vendor GOPROXY=off GOTOOLCHAIN=local CGO_ENABLED=0 \
+    go build -v -trimpath -ldflags "-s -w" -o "$AICR_BIN_DIR/validators/deployment.tmp" ./validators/deployment 2>&1) \
+    | report_progress deployment-validator || status=$?
+  rm -rf "$work"
+  [ "$status" -eq 0 ] || { rm -f "$AICR_BIN_DIR/validators/deployment.tmp"; die "go build of the deployment validator failed (see above)"; }
+  mv "$AICR_BIN_DIR/validators/deployment.tmp" "$AICR_BIN_DIR/validators/deployment"
+}
+
+# chainsaw, which the deployment validator's expected-resources check runs, pinned in
+# chainsaw/go.mod (v0.2.12, the only release the Go module proxy serves). Its test runner drives
+# Go's testing package through an internal interface that Go 1.25 extended with ModulePath, so
+# v0.2.12 no longer compiles as published: the build vendors it and adds that one method (it
+# returns "", as chainsaw's ImportPath does), changing nothing else.
+build_chainsaw() {
+  [ -x "$CHAINSAW_BIN_DIR/chainsaw" ] && return 0
+  local work="$CACHE/chainsaw/src.$$" status=0
+  rm -rf "$work" && mkdir -p "$work" "$CHAINSAW_BIN_DIR"
+  cp "$TESTENV_DIR/chainsaw/go.mod" "$TESTENV_DIR/chainsaw/go.sum" "$work/"
+  log "building chainsaw (~900 packages; cold on 2 cores about 4 minutes)"
+  (cd "$work" && GOTOOLCHAIN=local go mod vendor && chmod -R u+w vendor \
+    && printf '\n// ModulePath: added for Go 1.25+ (see test/env/bootstrap.sh).\nfunc (*TestDeps) ModulePath() string { return "" }\n' \
+      >> vendor/github.com/kyverno/chainsaw/pkg/runner/internal/test_deps.go \
+    && GOFLAGS=-mod=vendor GOTOOLCHAIN=local CGO_ENABLED=0 \
+      go build -v -trimpath -ldflags "-s -w" -o "$CHAINSAW_BIN_DIR/chainsaw.tmp" github.com/kyverno/chainsaw 2>&1) | report_progress chainsaw || status=$?
+  rm -rf "$work"
+  [ "$status" -eq 0 ] || { rm -f "$CHAINSAW_BIN_DIR/chainsaw.tmp"; die "go build of chainsaw failed (see above)"; }
+  mv "$CHAINSAW_BIN_DIR/chainsaw.tmp" "$CHAINSAW_BIN_DIR/chainsaw"
+}
+
 # CNCF distribution v3, the OCI registry the tests push to, pinned in registry/go.mod.
 build_registry() {
   [ -x "$REGISTRY_BIN_DIR/registry" ] && [ -x "$REGISTRY_BIN_DIR/htpasswd" ] && return 0
@@ -151,7 +190,9 @@ install_node_packages
 install_python_tools
 build_binaries
 build_aicr
+build_aicr_validator
+build_chainsaw
 build_registry
 build_helm
 check_argocd_crds
-log "ready in $(($(date +%s) - start))s: binaries in $BIN_DIR, aicr in $AICR_BIN_DIR, registry in $REGISTRY_BIN_DIR, helm in $HELM_BIN_DIR, venv in $VENV"
+log "ready in $(($(date +%s) - start))s: binaries in $BIN_DIR, aicr and its deployment validator in $AICR_BIN_DIR, chainsaw in $CHAINSAW_BIN_DIR, registry in $REGISTRY_BIN_DIR, helm in $HELM_BIN_DIR, venv in $VENV"

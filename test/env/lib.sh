@@ -14,6 +14,9 @@ REGISTRY_BIN_DIR="$CACHE/registry/$REGISTRY_KEY"
 # Helm 4, which installs the control plane's chart in tests and local mode, from its own module.
 HELM_KEY=$(cat "$TESTENV_DIR/helm/go.mod" "$TESTENV_DIR/helm/go.sum" | sha256sum | cut -c1-12)
 HELM_BIN_DIR="$CACHE/helm/$HELM_KEY"
+# chainsaw, which AICR's deployment validator runs, from its own module.
+CHAINSAW_KEY=$(cat "$TESTENV_DIR/chainsaw/go.mod" "$TESTENV_DIR/chainsaw/go.sum" | sha256sum | cut -c1-12)
+CHAINSAW_BIN_DIR="$CACHE/chainsaw/$CHAINSAW_KEY"
 # Upstream inputs no package registry serves here: the AICR source and Argo CD's CRDs. They are
 # read in place (never copied into the repository); each path can be overridden.
 # Looked for beside this checkout or any folder above it, then beside the checkout this one was

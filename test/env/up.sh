@@ -27,6 +27,8 @@ for b in etcd kube-apiserver kube-controller-manager kube-scheduler kubectl; do
 done
 [ -x "$VENV/bin/moto_server" ] || die "moto is missing: run test/env/bootstrap.sh first"
 [ -x "$AICR_BIN_DIR/aicr" ] || die "aicr is missing: run test/env/bootstrap.sh first"
+[ -x "$AICR_BIN_DIR/validators/deployment" ] || die "AICR's deployment validator is missing: run test/env/bootstrap.sh first"
+[ -x "$CHAINSAW_BIN_DIR/chainsaw" ] || die "chainsaw is missing: run test/env/bootstrap.sh first"
 [ -x "$REGISTRY_BIN_DIR/registry" ] || die "the OCI registry is missing: run test/env/bootstrap.sh first"
 [ -x "$HELM_BIN_DIR/helm" ] || die "helm is missing: run test/env/bootstrap.sh first"
 
@@ -169,7 +171,7 @@ start_bg kube-scheduler "$BIN_DIR/kube-scheduler" \
 "${KUBECTL[@]}" apply --server-side -f "$TESTENV_DIR/process-node-rbac.yaml" \
   -f "$ARGOCD_CRDS/application-crd.yaml" -f "$ARGOCD_CRDS/appproject-crd.yaml" >/dev/null
 start_bg process-node env TESTENV_STATE="$STATE" TESTENV_BIN="$BIN_DIR" TESTENV_AICR_BIN_DIR="$AICR_BIN_DIR" \
-  KUBECONFIG="$STATE/process-node.kubeconfig" TESTENV_K8S_VERSION="$K8S_VERSION" TESTENV_KUBELET_PORT="$KUBELET_PORT" \
+  TESTENV_CHAINSAW_BIN_DIR="$CHAINSAW_BIN_DIR" KUBECONFIG="$STATE/process-node.kubeconfig" TESTENV_K8S_VERSION="$K8S_VERSION" TESTENV_KUBELET_PORT="$KUBELET_PORT" \
   TESTENV_REGISTRY_HTPASSWD="$STATE/registry/htpasswd" "$REPO_ROOT/node_modules/.bin/node" --import tsx "$TESTENV_DIR/node/main.ts" --default-nodes
 start_bg registry "$REGISTRY_BIN_DIR/registry" serve "$STATE/registry/config.yml"
 # The test knobs' control files (see knobFiles.ts) live here; the proxy reads its one per request.

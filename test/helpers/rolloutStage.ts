@@ -36,9 +36,9 @@ export function chartRelease(name: string, order: number, version: string, extra
   return { name, namespace: `ns-${name}`, order, chart: { repoURL: `${testEnv().TESTENV_REGISTRY}/${CHART_PREFIX}`, chart: name, version }, values: {}, dependsOn: [], manual: false, steps: [], ...extra };
 }
 
-/** Writes the plan as resolution would (its own identity) and returns its name. */
-export async function storePlan(runtimeUID: string, releases: Release[]): Promise<{ name: string; plan: Plan }> {
-  const plan: Plan = { digest: planDigest(releases), releases, runtimeUID };
+/** Writes the plan as resolution would (its own identity), with the recipe it records if given, and returns its name. */
+export async function storePlan(runtimeUID: string, releases: Release[], recipe?: string): Promise<{ name: string; plan: Plan }> {
+  const plan: Plan = { digest: planDigest(releases), releases, runtimeUID, ...(recipe === undefined ? {} : { recipe }) };
   const name = planName(plan.digest);
   const asResolve = stepKube('resolve');
   if (!(await asResolve.get(KIND.configMap, name, NAMESPACES.system))) await asResolve.create(KIND.configMap, planConfigMap(plan));

@@ -19,7 +19,7 @@ import { createRuntime, deleteRuntime, getRuntime, kubectl, waitFor } from '../h
 
 const ROLLOUT_ONLY = STEP_TABLE.filter((r) => r.name === 'rollout');
 const RELEASES = (version = '1.0.0'): Release[] => [chartRelease('alpha', 0, version), chartRelease('bravo', 1, '1.0.0', { dependsOn: ['alpha'] })];
-const SPEC = { aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' } };
+const SPEC = { aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' }, validation: { deployment: 'Disabled' } };
 const COLUMNS = "NAME:.metadata.name,RUNTIME:.metadata.annotations.operator\\.aicr\\.run/runtime-uid,ORPHANED:.metadata.annotations.operator\\.aicr\\.run/orphaned-from,PLAN:.metadata.annotations.operator\\.aicr\\.run/plan-digest";
 let cp: ReturnType<typeof startCapturedControlPlane>;
 

@@ -23,7 +23,7 @@ import { createRuntime, deleteRuntime, getRuntime, kubectl, waitFor } from '../h
 
 const ROLLOUT_ONLY = STEP_TABLE.filter((r) => r.name === 'rollout');
 const RELEASES = (): Release[] => [chartRelease('alpha', 0, '1.0.0'), chartRelease('bravo', 1, '1.0.0'), chartRelease('charlie', 2, '1.0.0')];
-const SPEC = { aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' } };
+const SPEC = { aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' }, validation: { deployment: 'Disabled' } };
 let cp: ReturnType<typeof startCapturedControlPlane>;
 
 before(async () => {

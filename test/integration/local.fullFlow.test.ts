@@ -50,6 +50,8 @@ after(async () => {
 
 test('ROL-1 from kubectl apply of the example to Ready=True: resolved, approved with kubectl aicr, every release synced and healthy in Argo CD in plan order', async () => {
   await kubectl('apply', '-f', 'examples/clusterruntime.yaml');
+  // Deployment validation has its own tests (validation.test.ts); this flow ends at the rollout's last step.
+  await kubectl('patch', 'clusterruntime', 'cluster', '--type=merge', '-p', '{"spec":{"validation":{"deployment":"Disabled"}}}');
   const waiting = await released('AwaitingApproval', (reason) => reason === 'AwaitingApproval', 240_000);
   const name = /rollout (aicr-rollout-[0-9a-z-]+)/.exec(waiting.message)?.[1] ?? '';
   const approved = await kubectlAicr(['approve', name]);

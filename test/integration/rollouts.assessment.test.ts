@@ -98,7 +98,7 @@ before(async () => {
   await watchJobs();
   mark = auditMark();
   cp = startCapturedControlPlane({ timings: SCALED_TIMINGS });
-  runtimeUID = (await createRuntime({ aicrVersion: UPGRADE_CHECK_AICR_VERSION, criteria: TRAINING, paused: true })).metadata.uid;
+  runtimeUID = (await createRuntime({ aicrVersion: UPGRADE_CHECK_AICR_VERSION, criteria: TRAINING, paused: true, validation: { deployment: 'Disabled' } })).metadata.uid;
   const done = await resolvedWith('Resolved=True with a plan', (c) => c.status === 'True' && /^plan aicr-plan-/.test(c.message), 180_000);
   candidate = /^plan (aicr-plan-[0-9a-f]+)/.exec(done.message)?.[1] ?? '';
 });

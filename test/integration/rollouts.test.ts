@@ -64,7 +64,7 @@ before(async () => {
   cp = startCapturedControlPlane({ timings: SCALED_TIMINGS });
   // Paused: approved rollouts here are held before their first step, so nothing reaches Argo CD
   // (rollouts.steps.test.ts has the ones that do).
-  runtimeUID = (await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING, paused: true })).metadata.uid;
+  runtimeUID = (await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING, paused: true, validation: { deployment: 'Disabled' } })).metadata.uid;
   const done = await resolvedWith('Resolved=True with a plan', (c) => c.status === 'True' && /^plan aicr-plan-/.test(c.message), 180_000);
   candidate = /^plan (aicr-plan-[0-9a-f]+)/.exec(done.message)?.[1] ?? '';
 });

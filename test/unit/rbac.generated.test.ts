@@ -5,11 +5,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { IDENTITY_GROUP, NAMESPACES, PLAN_WRITER_GROUPS } from '../../shared/api/constants.ts';
-import { APPLICATION_ADMISSION_TEMPLATE, APPROVAL_ADMISSION_TEMPLATE, PLAN_ADMISSION_TEMPLATE, RBAC_TEMPLATE } from '../../infra/chartPaths.ts';
+import { APPLICATION_ADMISSION_TEMPLATE, APPROVAL_ADMISSION_TEMPLATE, PLAN_ADMISSION_TEMPLATE, RBAC_TEMPLATE, VALIDATE_ADMISSION_TEMPLATE } from '../../infra/chartPaths.ts';
 import { renderApplicationAdmission } from '../../shared/rbac/applicationAdmission.ts';
 import { renderApprovalAdmission } from '../../shared/rbac/approvalAdmission.ts';
 import { renderPlanAdmission } from '../../shared/rbac/planAdmission.ts';
 import { identities, renderRbac } from '../../shared/rbac/render.ts';
+import { renderValidateAdmission } from '../../shared/rbac/validateAdmission.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
 
 test('infra/chart/templates/rbac.yaml is what the step table renders (run npm run gen:rbac)', () => {
@@ -22,7 +23,7 @@ test('each step and the forwarder have their own group, and every rule says why'
   assert.deepEqual(grouped.map((i) => i.group).sort(), ['aicr:forwarder', ...STEP_TABLE.map((r) => `aicr:step:${r.name}`)].sort());
   assert.equal(new Set(grouped.map((i) => i.group)).size, grouped.length);
   // The identities without a group are the ServiceAccounts AICR's own Jobs run as.
-  assert.deepEqual(ids.filter((i) => i.group === undefined).map((i) => i.serviceAccount?.name), ['aicr-runner', 'aicr-snapshot-agent']);
+  assert.deepEqual(ids.filter((i) => i.group === undefined).map((i) => i.serviceAccount?.name), ['aicr-runner', 'aicr-snapshot-agent', 'aicr-validate']);
   for (const id of ids) {
     assert.ok(id.rules.length > 0, `${id.name} has rules`);
     for (const r of id.rules) assert.ok(r.why.length > 0 && !r.verbs.includes('*') && !r.resources.includes('*'), `${id.name}: explicit rules only`);
@@ -39,6 +40,10 @@ test('infra/chart/templates/rollout-approval.yaml is what the constants render (
 
 test('infra/chart/templates/application-finalizer.yaml is what the step table and constants render (run npm run gen:rbac)', () => {
   assert.equal(readFileSync(APPLICATION_ADMISSION_TEMPLATE, 'utf8'), renderApplicationAdmission());
+});
+
+test('infra/chart/templates/validate-admission.yaml is what the constants render (run npm run gen:rbac)', () => {
+  assert.equal(readFileSync(VALIDATE_ADMISSION_TEMPLATE, 'utf8'), renderValidateAdmission());
 });
 
 test('PLAN-1 the plan writers are the resolve step alone, and its RBAC is what lets it write plans', () => {

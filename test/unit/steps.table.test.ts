@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { parse, type Tags } from 'yaml';
-import { AICR_RUNNER_SERVICE_ACCOUNT, AICR_SNAPSHOT_SERVICE_ACCOUNT, DOMAIN_CONDITIONS, FIELD_MANAGER, IDENTITY_GROUP, NAMESPACES } from '../../shared/api/constants.ts';
+import { AICR_RUNNER_SERVICE_ACCOUNT, AICR_SNAPSHOT_SERVICE_ACCOUNT, AICR_VALIDATE_SERVICE_ACCOUNT, DOMAIN_CONDITIONS, FIELD_MANAGER, IDENTITY_GROUP, NAMESPACES } from '../../shared/api/constants.ts';
 import { ConfigSchema } from '../../shared/config.ts';
 import { RUNNERS } from '../../shared/steps/runners.ts';
 import { CONDITION_OWNER, PLANNED_STEPS, QUEUE_NAMES, STEP_TABLE, queueSettings, type KubeRule } from '../../shared/steps/table.ts';
@@ -117,7 +117,7 @@ test('the chart as helm renders it grants each step row exactly its rules, bound
   const subjects = rbac.flatMap((o) => (o['subjects'] ?? []) as { kind: string; name: string; namespace?: string }[]);
   const granted = new Set(subjects.filter((s) => s.kind === 'Group').map((s) => s.name));
   assert.deepEqual([...granted].sort(), [IDENTITY_GROUP.forwarder, ...STEP_TABLE.map((r) => IDENTITY_GROUP.step(r.name))].sort(), 'the chart binds no other group');
-  // Besides the groups, only the ServiceAccounts AICR's Jobs run as: the runner in aicr-jobs, the snapshot agent in aicr-discovery.
+  // Besides the groups, only the ServiceAccounts AICR's Jobs run as: the runner in aicr-jobs, the snapshot agent in aicr-discovery, aicr validate in aicr-validation.
   const accounts = new Set(subjects.filter((s) => s.kind !== 'Group').map((s) => `${s.kind} ${s.namespace ?? ''}/${s.name}`));
-  assert.deepEqual([...accounts].sort(), [`ServiceAccount ${NAMESPACES.discovery}/${AICR_SNAPSHOT_SERVICE_ACCOUNT}`, `ServiceAccount ${NAMESPACES.jobs}/${AICR_RUNNER_SERVICE_ACCOUNT}`]);
+  assert.deepEqual([...accounts].sort(), [`ServiceAccount ${NAMESPACES.discovery}/${AICR_SNAPSHOT_SERVICE_ACCOUNT}`, `ServiceAccount ${NAMESPACES.jobs}/${AICR_RUNNER_SERVICE_ACCOUNT}`, `ServiceAccount ${NAMESPACES.validation}/${AICR_VALIDATE_SERVICE_ACCOUNT}`]);
 });

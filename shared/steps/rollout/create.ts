@@ -2,6 +2,7 @@
 // Applications carry now, and create the RuntimeRollout, or report why there is none (a blocked
 // transition, a plan that cannot be read, nothing to change).
 import { ClusterRuntimeSpecSchema } from '../../api/clusterRuntime.ts';
+import { validationRequired } from '../../validation/installed.ts';
 import { NAMESPACES } from '../../api/constants.ts';
 import type { RuntimeRolloutSpec } from '../../api/runtimeRollout.ts';
 import { parseDuration } from '../../durations.ts';
@@ -66,7 +67,8 @@ export async function createRollout(ctx: StepContext, apps: readonly GenericObje
   if (!assessor.ok) return { report: assessor.report, inventory };
   const assessed = assess(inventoryOf(apps), read.plan.releases, assessor.assessor, plans.unfinished);
   if (!assessed.ok) return { report: blockedReport(plans.target, assessed.blocked), inventory };
-  if (assessed.steps.length === 0) {
+  // A target never validated still needs its validation (validate.ts): a rollout with no step runs only that.
+  if (assessed.steps.length === 0 && !(validationRequired(ctx.runtime) && plans.active !== plans.target)) {
     return { report: released('True', 'Released', `plan ${plans.target} is active: the owned Applications already carry every release of it`, { fields: { activePlan: plans.target } }), inventory };
   }
   const now = ctx.now();

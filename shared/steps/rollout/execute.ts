@@ -6,6 +6,7 @@ import { ClusterRuntimeSpecSchema } from '../../api/clusterRuntime.ts';
 import { readConfiguration } from '../../configuration/read.ts';
 import { parseDuration } from '../../durations.ts';
 import { type PlanApplication, planToApplications } from '../../plans/applications.ts';
+import type { Plan } from '../../plans/plan.ts';
 import type { Release } from '../../plans/release.ts';
 import { adoptApplication, readApplication, removeApplication, requestRefresh, writeApplication } from '../../rollouts/applicationWrites.ts';
 import { inventoryChanges } from '../../rollouts/drift.ts';
@@ -17,6 +18,7 @@ import type { StepContext, StepReport } from '../types.ts';
 import { readTarget } from './create.ts';
 import type { FollowLook } from './follow.ts';
 import { type Approved, type Run, drifted, fail, hold, progress, stall, succeed } from './outcomes.ts';
+import { validateThenSucceed, validationGate } from './validate.ts';
 
 const DEFAULT_ACTION_MS = 30 * 60 * 1000;
 
@@ -37,8 +39,8 @@ function settings(ctx: StepContext): Settings {
   return { actionTimeoutMs };
 }
 
-/** What the rollout writes; `digest` is the target plan's, absent for a removal or an adoption, which write no release. */
-type Intended = Pick<Run, 'intended' | 'releases'> & { readonly digest?: string };
+/** What the rollout writes; `plan` is the target plan, absent for a removal or an adoption, which write no release. */
+type Intended = Pick<Run, 'intended' | 'releases'> & { readonly plan?: Plan };
 
 /** The target plan's Applications and releases; a removal or an adoption writes none, so it needs no plan. */
 async function intendedOf(ctx: StepContext, r: RolloutObject): Promise<Intended | StepReport> {
@@ -46,7 +48,7 @@ async function intendedOf(ctx: StepContext, r: RolloutObject): Promise<Intended 
   const [read, { argocd }] = await Promise.all([readTarget(ctx, r.spec.toPlan), readConfiguration(ctx.kube)]);
   if (!read.ok) return read.report;
   const apps = planToApplications(read.plan.releases, { runtimeUID: ctx.runtime.metadata.uid, planDigest: read.plan.digest }, { project: argocd.project, destination: argocd.destination.name ? { name: argocd.destination.name } : { server: argocd.destination.server } });
-  return { intended: new Map(apps.map((a) => [a.metadata.name, a])), releases: new Map(read.plan.releases.map((x) => [x.name, x])), digest: read.plan.digest };
+  return { intended: new Map(apps.map((a) => [a.metadata.name, a])), releases: new Map(read.plan.releases.map((x) => [x.name, x])), plan: read.plan };
 }
 
 function set(run: Run, i: number, state: Partial<StepState>): void {
@@ -158,13 +160,17 @@ export async function execute(ctx: StepContext, r: RolloutObject, approved: Appr
   if (!engine.available) return hold(base, `nothing is written to Argo CD while it is unavailable: ${engine.message}`);
   const intended = await intendedOf(ctx, r);
   if (!('intended' in intended)) return intended;
+  const { plan } = intended;
   const run: Run = { ...base, intended: intended.intended, releases: intended.releases };
   // ROL-2: nothing is written while the Applications differ from what was approved; the check repeats every look.
-  const changes = intended.digest ? inventoryChanges({ recorded: r.spec.applications, live: look.apps, steps: r.spec.steps, states: run.states, intended: run.intended, targetDigest: intended.digest }) : [];
+  const changes = plan ? inventoryChanges({ recorded: r.spec.applications, live: look.apps, steps: r.spec.steps, states: run.states, intended: run.intended, targetDigest: plan.digest }) : [];
   if (changes.length > 0) return drifted(run, changes);
+  const gated = plan ? await validationGate(run, plan) : undefined;
+  if (gated) return gated;
   for (let i = nextStep(run.states); i !== undefined; i = nextStep(run.states)) {
     const next = await stepOnce(run, i);
     if (next !== 'next') return next;
   }
-  return succeed(run);
+  // A removal or an adoption changes no release, so there is nothing to validate.
+  return plan ? validateThenSucceed(run, plan) : succeed(run);
 }

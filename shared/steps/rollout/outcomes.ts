@@ -31,13 +31,13 @@ export interface Run {
 
 type State = Parameters<typeof rolloutState>[0];
 
-interface Look {
+export interface Look {
   readonly state: State;
   readonly reason: string;
   readonly message: string;
 }
 
-async function save(run: Run, look: Look, extra: Partial<RuntimeRolloutStatus> = {}): Promise<void> {
+export async function save(run: Run, look: Look, extra: Partial<RuntimeRolloutStatus> = {}): Promise<void> {
   const { r, ctx } = run;
   const approval = run.approved.approval ?? r.status?.approval;
   const conditions = rolloutConditions(r, rolloutState(look.state, look.reason, look.message, run.approved.condition), ctx.now());
@@ -98,12 +98,11 @@ const WHAT_SUCCESS = {
   Adopt: (plan: string) => `every Application of plan ${plan} now names this runtime as its owner; nothing else on them changed`,
 } as const;
 
-/** Every step done: the target plan is the active plan. */
-export async function succeed(run: Run): Promise<StepReport> {
+/** Every step done (and validated, validate.ts): the target plan is the active plan. */
+export async function succeed(run: Run, validation?: { readonly status: NonNullable<RuntimeRolloutStatus['validation']>; readonly note: string }): Promise<StepReport> {
   const plan = run.r.spec.toPlan;
-  const what = WHAT_SUCCESS[run.r.spec.type](plan);
-  const message = `rollout ${run.r.metadata.name} (${moveOf(run.r)}) succeeded: ${what}`;
-  await save(run, { state: 'done', reason: 'RolloutSucceeded', message }, { outcome: 'Succeeded' });
+  const message = `rollout ${run.r.metadata.name} (${moveOf(run.r)}) succeeded: ${WHAT_SUCCESS[run.r.spec.type](plan)}${validation ? `; ${validation.note}` : ''}`;
+  await save(run, { state: 'done', reason: 'RolloutSucceeded', message }, { outcome: 'Succeeded', ...(validation ? { validation: validation.status } : {}) });
   await noteRollout(run.ctx, run.r, { type: 'Normal', reason: EVENT_REASON.rolloutSucceeded, message });
   return released('True', 'Released', `plan ${plan} is active: ${message}`, { fields: { activePlan: plan } });
 }

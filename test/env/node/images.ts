@@ -74,12 +74,25 @@ function upgradeCheckStandIn(realAicr: string, verdictsKnob: string): ImageEntry
   return { entrypoint: ['aicr'], path: [bin], digestOf: join(bin, 'aicr'), aicrKnob: { realAicr: join(bin, 'aicr') }, env, hostDirs };
 }
 
+/**
+ * AICR's deployment validator image: the real validator program built from the release's
+ * source (bootstrap.sh), with the real chainsaw its expected-resources check runs on its PATH.
+ */
+function deploymentValidator(aicrBinDir: string, chainsawBinDir: string): ImageEntry {
+  const program = join(aicrBinDir, 'validators', 'deployment');
+  return { entrypoint: [program], path: [chainsawBinDir], digestOf: program };
+}
+
+/** The tag AICR v0.11.1 gives its deployment validator image. */
+export const DEPLOYMENT_VALIDATOR_IMAGE = 'ghcr.io/nvidia/aicr-validators/deployment:v0.11.1';
+
 /** `verdictsKnob`: the test knob file that steers the stand-in upgrade-check's verdicts. */
-export function defaultImageTable(aicrBinDir: string, testenvBin: string, verdictsKnob: string): ImageTable {
+export function defaultImageTable(aicrBinDir: string, testenvBin: string, verdictsKnob: string, chainsawBinDir = ''): ImageTable {
   const aicr = { entrypoint: ['aicr'], path: [aicrBinDir], digestOf: join(aicrBinDir, 'aicr'), aicrKnob: { realAicr: join(aicrBinDir, 'aicr') } };
   return new Map<string, ImageEntry>([
     ['ghcr.io/nvidia/aicr:v0.11.1', aicr],
     [UPGRADE_CHECK_STAND_IN_IMAGE, upgradeCheckStandIn(join(aicrBinDir, 'aicr'), verdictsKnob)],
+    [DEPLOYMENT_VALIDATOR_IMAGE, deploymentValidator(aicrBinDir, chainsawBinDir)],
     // A shell with the pinned kubectl, for tests that need a command of their own.
     [`${STAND_IN_REGISTRY}/shell:1`, { entrypoint: ['/bin/sh'], path: [testenvBin], digestOf: '/bin/sh' }],
     // The CUDA base images AICR's validators run (nvidia-smi and the like): a shell. The
