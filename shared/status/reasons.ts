@@ -21,8 +21,8 @@ export interface ReasonRow {
   readonly class: ReasonClass;
 }
 
-const { resolved: R, engineAvailable: E, released: L } = CONDITION;
-const ANY = [R, E, L] as const;
+const { resolved: R, engineAvailable: E, inventoryConsistent: I, released: L } = CONDITION;
+const ANY = [R, E, I, L] as const;
 const { progressing, stalledWaiting, stalledRetrying, healthy } = REASON_CLASS;
 
 export const REASONS = {
@@ -38,7 +38,7 @@ export const REASONS = {
   BundleUnreadable: { on: [R], class: stalledWaiting },
   ChartUnavailable: { on: [R], class: stalledWaiting },
   PlanTooLarge: { on: [R], class: stalledWaiting },
-  PlanUnreadable: { on: [R], class: stalledWaiting },
+  PlanUnreadable: { on: [R, I, L], class: stalledWaiting },
   PlanOfAnotherRuntime: { on: [R], class: stalledWaiting },
   NotFound: { on: [R], class: stalledWaiting },
   OrphanedObjectsPresent: { on: [R], class: stalledWaiting },
@@ -52,6 +52,8 @@ export const REASONS = {
   EngineReady: { on: [E], class: healthy },
   EngineUnavailable: { on: [E], class: stalledRetrying },
   RegistryCredentialsStale: { on: [E], class: stalledRetrying },
+  // Between rollouts (the drift check).
+  InventoryConsistent: { on: [I], class: healthy },
   // Rollouts, as seen on the runtime (the rollout step).
   Released: { on: [L], class: healthy },
   AwaitingPlan: { on: [L], class: progressing },
@@ -63,9 +65,9 @@ export const REASONS = {
   TransitionBlocked: { on: [L], class: stalledWaiting },
   InventoryDrift: { on: [L], class: stalledWaiting },
   StepUnknown: { on: [L], class: stalledWaiting },
-  MovedReleaseMissing: { on: [L], class: stalledWaiting },
+  MovedReleaseMissing: { on: [I], class: stalledWaiting },
   EngineSuspensionRefused: { on: [L], class: stalledRetrying },
-  PlanMissing: { on: [L], class: stalledWaiting },
+  PlanMissing: { on: [I, L], class: stalledWaiting },
   PlanWithoutRecipe: { on: [L], class: stalledWaiting },
   ValidationUnavailable: { on: [L], class: stalledWaiting },
   RolloutFailed: { on: [L], class: stalledWaiting },

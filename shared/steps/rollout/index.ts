@@ -8,7 +8,8 @@
 import { CONDITION } from '../../api/constants.ts';
 import { EVENT_REASON } from '../../events/recorder.ts';
 import { listOwnedApplications, inventoryDigest } from '../../rollouts/inventory.ts';
-import { type RolloutObject, listRollouts, rolloutConditions, rolloutState, writeRolloutStatus } from '../../rollouts/objects.ts';
+import { type RolloutObject, listRolloutsRead, rolloutConditions, rolloutState, writeRolloutStatus } from '../../rollouts/objects.ts';
+import { newerMessage, newerObjects } from '../../rollouts/schemaVersions.ts';
 import type { StepContext, StepReport, StepRunner } from '../types.ts';
 import { createRollout } from './create.ts';
 import { follow } from './follow.ts';
@@ -78,7 +79,7 @@ async function start(ctx: StepContext, facts: Facts): Promise<StepReport> {
   const { target, apps } = facts;
   const active = statusPlan(ctx, 'activePlan');
   const back = target === active;
-  if (back && (await carriesPlan(ctx, apps, target))) return releasedCondition('True', 'Released', `plan ${target} is active`);
+  if (back && (await carriesPlan(ctx, apps, target, facts.rollouts))) return releasedCondition('True', 'Released', `plan ${target} is active`);
   if (!resolvedTrue(ctx)) return releasedCondition('False', 'AwaitingPlan', `no rollout to ${target} starts while resolution has not settled (Resolved is not True)`);
   const from = back ? rollbackFrom(facts.rollouts, target) : active;
   const created = await createRollout(ctx, apps, { active: from, target, unfinished: unfinishedOf(facts) });
@@ -92,6 +93,8 @@ interface Look {
   readonly engine: Engine;
   readonly rollouts: readonly RolloutObject[];
   readonly apps: readonly GenericObject[];
+  /** Rollouts a newer control plane wrote (PLAN-2): while any exists, nothing is decided or written. */
+  readonly newer: readonly string[];
 }
 
 async function decide(ctx: StepContext, target: string, look: Look): Promise<StepReport> {
@@ -116,15 +119,16 @@ function engineCondition(engine: Engine): DesiredCondition {
 async function released(ctx: StepContext, look: Look): Promise<StepReport> {
   const target = statusPlan(ctx, 'targetPlan');
   if (!target) return releasedCondition('False', 'AwaitingPlan', 'no target plan yet: resolution names one once it has resolved the runtime');
+  if (look.newer.length > 0) return releasedCondition('False', 'PlanUnreadable', newerMessage(look.newer));
   return decide(ctx, target, look);
 }
 
 /** The configuration, the runtime's rollouts and its Applications in one round trip; then Argo CD's state. */
 async function lookAround(ctx: StepContext): Promise<Look> {
   const uid = ctx.runtime.metadata.uid;
-  const [configuration, rollouts, listed] = await Promise.all([readConfiguration(ctx.kube), listRollouts(ctx.kube, uid), listOwnedApplications(ctx.kube, uid)]);
+  const [configuration, read, listed] = await Promise.all([readConfiguration(ctx.kube), listRolloutsRead(ctx.kube, uid), listOwnedApplications(ctx.kube, uid)]);
   const engine = await engineState(ctx.kube, configuration, { now: ctx.now(), staleWithinMs: ctx.timings.tokenStaleWithinMs, served: listed !== undefined });
-  return { engine, rollouts, apps: listed ?? [] };
+  return { engine, rollouts: read.rollouts, apps: listed ?? [], newer: newerObjects(read.listed, []) };
 }
 
 export const runRollout: StepRunner = async (ctx) => {
