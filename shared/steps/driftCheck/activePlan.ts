@@ -66,7 +66,7 @@ export async function activePlan(ctx: StepContext, look: ActiveLook): Promise<Ac
     if (read.ok) return read;
     return { ok: false, report: consistent('False', 'PlanUnreadable', `${read.problem}. After a downgrade, upgrade again; otherwise delete the ConfigMap to have the active plan rebuilt from the Applications`) };
   }
-  // Mid-rollout the Applications are moving between two plans; when the rollout ends its target is active and this plan may not matter any more.
-  if (live) return { ok: false, report: consistent('True', 'InventoryConsistent', `the active plan ${name} is missing; rollout ${live.metadata.name} is in progress, so it is rebuilt from the Applications once the rollout has ended, if it is still the active plan`) };
+  // Once a rollout is approved the Applications move between two plans; when it ends its target is active and this plan may not matter any more.
+  if (live?.spec.approval) return { ok: false, report: consistent('True', 'InventoryConsistent', `the active plan ${name} is missing; rollout ${live.metadata.name} is approved and in progress, so it is rebuilt from the Applications once the rollout has ended, if it is still the active plan`) };
   return rebuild(ctx, name, look.apps);
 }
