@@ -81,6 +81,8 @@ export const ANNOTATION = {
   verdict: `${API_GROUP}/verdict`,
   /** On a failed AICR Job: the end of its error output. */
   errorTail: `${API_GROUP}/error-tail`,
+  /** On a plan: "rebuilt" when the drift check rebuilt it from the Applications, so it has no recipe (PLAN-6). */
+  planOrigin: `${API_GROUP}/plan-origin`,
   /** On an owned Application: the release's 0-based place in the plan's deployment order. */
   releaseOrder: `${API_GROUP}/release-order`,
   /** On an owned Application: the releases it needs first, comma-separated; absent when none. */

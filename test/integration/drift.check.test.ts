@@ -8,6 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { ANNOTATION, LABEL, NAMESPACES } from '../../shared/api/constants.ts';
 import { KIND } from '../../shared/kube/kinds.ts';
+import { planDigest, planName } from '../../shared/plans/digest.ts';
 import { readPlanConfigMap } from '../../shared/plans/store.ts';
 import type { Release } from '../../shared/plans/release.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
@@ -61,6 +62,12 @@ async function driftWrites(mark: number): Promise<string[]> {
     .map((e) => `${e.verb} ${e.objectRef?.resource ?? ''}/${e.objectRef?.name ?? ''}`);
 }
 
+/** Writes the plan as resolution would, replacing one an earlier run rebuilt (which has no recipe and says so). */
+async function freshPlan(releases: Release[]): Promise<string> {
+  await kubectl('delete', 'configmap', '-n', NAMESPACES.system, planName(planDigest(releases)), '--ignore-not-found');
+  return (await storePlan(runtimeUID, releases)).name;
+}
+
 const someLooks = (): Promise<void> => new Promise((r) => setTimeout(r, 3_000));
 
 before(async () => {
@@ -68,8 +75,7 @@ before(async () => {
   for (const name of ['alpha', 'bravo', 'charlie']) for (const version of ['1.0.0', '1.1.0']) await pushChart(name, version);
   cp = startCapturedControlPlane({ timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 }, table: STEPS });
   runtimeUID = (await createRuntime({ aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' }, actionTimeout: '10s' })).metadata.uid;
-  const { name } = await storePlan(runtimeUID, at('1.0.0'));
-  planA = name;
+  planA = await freshPlan(at('1.0.0'));
   await target(planA);
   await approve((await awaitingRollout(planA)).metadata.name);
   await activeIs(planA);
@@ -82,6 +88,7 @@ after(async () => {
   await deleteRuntime();
   await kubectl('delete', 'runtimerollouts', '--all');
   await clearApplications();
+  await kubectl('delete', 'configmap', '-n', NAMESPACES.system, planA, planB, '--ignore-not-found');
 });
 
 test('ROL-8 an owned Application deleted outside a rollout is written again from the active plan, with an ApplicationRecreated Event and no rollout', async () => {
@@ -124,13 +131,37 @@ test('PLAN-4 the drift check cannot change a plan: the admission policy lets its
   );
 });
 
+test('PLAN-6 a rollout to a rebuilt plan while validation is Required: PlanWithoutRecipe with the three fixes and nothing written; with validation Disabled it is created and needs approval', async () => {
+  const rollouts = (await rolloutsOf(runtimeUID)).length;
+  const mark = auditMark();
+  // An edit by hand: the active plan no longer matches the Applications, so the rollout step wants a rollout back to it.
+  await patchApp('charlie', { spec: { source: { targetRevision: '1.1.0' } } });
+  const c = await released('PlanWithoutRecipe', (reason) => reason === 'PlanWithoutRecipe');
+  assert.match(c.message, new RegExp(`the target plan ${planA} was rebuilt from the Argo CD Applications, so it has no recipe, and spec.validation.deployment is Required`));
+  assert.match(c.message, /Change the inputs so that resolution reproduces the plan .*; pin another plan \(spec.selection\); or set spec.validation.deployment: Disabled for this rollout/);
+  await stalledOn('PlanWithoutRecipe');
+  await someLooks();
+  await assertNoApplicationWrite(mark);
+  assert.equal((await rolloutsOf(runtimeUID)).length, rollouts, 'no rollout is created');
+  await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"validation":{"deployment":"Disabled"}}}');
+  try {
+    const back = await awaitingRollout(planA);
+    assert.deepEqual(back.spec.steps.map((s) => s.release), ['charlie']);
+    await assertNoApplicationWrite(mark);
+    await approve(back.metadata.name);
+    await activeIs(planA);
+    assert.equal(await chartVersion('charlie'), '1.0.0', 'charlie is back at the rebuilt plan');
+  } finally {
+    await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"validation":{"deployment":"Required"}}}');
+  }
+});
+
 let failed = '';
 let planB = '';
 
 test('ROL-5 a release a failed rollout moved loses its Application: MovedReleaseMissing, nothing is written from the active plan; a retry installs it at the target after a fresh approval', async () => {
   await withKnob(argoCdNeverSync(['bravo']), async () => {
-    const { name } = await storePlan(runtimeUID, at('1.1.0'));
-    planB = name;
+    planB = await freshPlan(at('1.1.0'));
     await target(planB);
     failed = (await awaitingRollout(planB)).metadata.name;
     await approve(failed);

@@ -47,7 +47,7 @@ async function rebuild(ctx: StepContext, name: string, apps: readonly GenericObj
     const message = `the active plan ${name} is missing from ${NAMESPACES.system} and cannot be written back: the owned Applications rebuild to plan ${found} (digest ${rebuilt.digest}), not ${name}, so one was edited outside the control plane. ${UNKNOWN_NEXT}`;
     return { ok: false, report: consistent('False', 'PlanMissing', message) };
   }
-  const plan: Plan = { digest: rebuilt.digest, releases: rebuilt.releases, runtimeUID: ctx.runtime.metadata.uid };
+  const plan: Plan = { digest: rebuilt.digest, releases: rebuilt.releases, runtimeUID: ctx.runtime.metadata.uid, rebuilt: true };
   await writeBack(ctx, plan);
   return { ok: true, plan };
 }

@@ -21,6 +21,21 @@ import { noteRollout, released, stepSummary } from './report.ts';
 const DEFAULT_APPROVAL_MS = 72 * 3600 * 1000;
 const PIN_HINT = 'set spec.selection to mode: Pinned with the active plan, or revert the change to the runtime that led to this plan';
 
+/** PLAN-6: a rebuilt plan has no recipe, so a rollout to it cannot be validated while validation is Required. */
+function withoutRecipe(ctx: StepContext, target: string): StepReport {
+  const message =
+    `the target plan ${target} was rebuilt from the Argo CD Applications, so it has no recipe, and spec.validation.deployment is Required: deployment validation cannot run, and nothing was written. ` +
+    'Change the inputs so that resolution reproduces the plan (it then writes the resolved plan, with its recipe, in its place); pin another plan (spec.selection); ' +
+    'or set spec.validation.deployment: Disabled for this rollout, which leaves it without validation evidence';
+  ctx.log.info('no rollout to a plan without a recipe while validation is required', { plan: target });
+  return released('False', 'PlanWithoutRecipe', message);
+}
+
+function validationRequired(ctx: StepContext): boolean {
+  const spec = ClusterRuntimeSpecSchema.safeParse(ctx.runtime.spec);
+  return !spec.success || spec.data.validation.deployment === 'Required';
+}
+
 function approvalMs(ctx: StepContext): number {
   const spec = ClusterRuntimeSpecSchema.safeParse(ctx.runtime.spec);
   return (spec.success ? parseDuration(spec.data.approvalTimeout) : undefined) ?? DEFAULT_APPROVAL_MS;
@@ -59,6 +74,7 @@ export async function createRollout(ctx: StepContext, apps: readonly GenericObje
   const inventory = inventoryDigest(apps);
   const read = await readTarget(ctx, plans.target);
   if (!read.ok) return { report: read.report, inventory };
+  if (read.plan.rebuilt && validationRequired(ctx)) return { report: withoutRecipe(ctx, plans.target), inventory };
   const cycle = dependencyCycle(read.plan.releases);
   if (cycle) return { report: blockedReport(plans.target, [{ release: cycle.split(' → ')[0] ?? '', why: `the releases depend on each other in a cycle, ${cycle}, so no order can install them` }]), inventory };
   const assessor = await assessorOf(ctx, plans.active, read.plan);
