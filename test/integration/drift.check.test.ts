@@ -190,6 +190,32 @@ test('ROL-5 a release a failed rollout moved loses its Application: MovedRelease
   await inventory('InventoryConsistent=True on plan B', (status, _, m) => status === 'True' && m.includes(planB));
 });
 
+test('ROL-5 reverting the target after a failed rollout moved a now-missing release creates a rollout back that installs it at the active plan, only after approval', async () => {
+  let planC = '';
+  await withKnob(argoCdNeverSync(['bravo']), async () => {
+    planC = await freshPlan(at('1.0.0', { values: { rol5: 'revert' } }));
+    await target(planC);
+    const r = await awaitingRollout(planC);
+    await approve(r.metadata.name);
+    await released('RolloutFailed', (reason) => reason === 'RolloutFailed', 45_000);
+  });
+  const mark = auditMark();
+  await deleteApp('alpha');
+  await inventory('MovedReleaseMissing', (status, reason, message) => status === 'False' && reason === 'MovedReleaseMissing' && message.includes(planC));
+  // The runtime change behind planC reverted: the target is the active plan again.
+  await target(planB);
+  const back = await awaitingRollout(planB);
+  assert.equal(back.spec.fromPlan, planC);
+  assert.ok(back.spec.steps.some((s) => s.action === 'Install' && s.release === 'alpha'), 'the rollout back installs alpha');
+  await someLooks();
+  await assertNoApplicationWrite(mark);
+  await approve(back.metadata.name);
+  await activeIs(planB);
+  assert.equal(await chartVersion('alpha'), '1.1.0', 'alpha is installed at the active plan');
+  await inventory('InventoryConsistent=True', (status) => status === 'True');
+  await kubectl('delete', 'configmap', '-n', NAMESPACES.system, planC, '--ignore-not-found');
+});
+
 test('PLAN-2 a rollout written in a newer schema stops the drift check and the rollout step with PlanUnreadable; nothing is written to Argo CD and the rollout is never rewritten', async () => {
   const last = await rollout((await rolloutsOf(runtimeUID)).at(-1)?.metadata.name ?? '');
   const newer = { apiVersion: 'operator.aicr.run/v1alpha1', kind: 'RuntimeRollout', metadata: { name: 'aicr-rollout-newer-schema', labels: { [LABEL.schemaVersion]: '2' } }, spec: { ...last.spec, approval: undefined, retry: undefined } };
