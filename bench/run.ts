@@ -21,6 +21,7 @@ import { createForwarderHandler, DEADLINE_MARGIN_MS } from '../shared/aws/forwar
 import { measureAicrRuns } from './aicrRuns.ts';
 import { measureLean, printLean } from './lean.ts';
 import { measureRollout, type RolloutFigures } from './rollout.ts';
+import { type DriftFigures, driftSummary, measureDrift } from './drift.ts';
 import { ensureRegistrySecrets } from '../test/helpers/configuration.ts';
 import { measureChanges, summarise } from './latency.ts';
 import { storm } from './storm.ts';
@@ -85,7 +86,13 @@ async function stormPath() {
 }
 
 /** Goals the bench holds the product to; a miss makes the bench exit non-zero, naming it. */
-const GOALS = { bundleBytes: 1024 * 1024, coldImportMs: 250, eventsPerReconcile: 5, aicrRunP99Ms: 100, requestsPerResolution: 15, rolloutRatio: 1.2 } as const;
+const GOALS = { bundleBytes: 1024 * 1024, coldImportMs: 250, eventsPerReconcile: 5, aicrRunP99Ms: 100, requestsPerResolution: 15, rolloutRatio: 1.2, quietDriftCheckWrites: 0 } as const;
+
+/** A drift check on a quiet cluster reads only. */
+function missedDriftGoals(drift: DriftFigures): string[] {
+  const writes = Object.entries(drift.quiet.requests).filter(([k]) => /^(create|update|patch|delete)/.test(k));
+  return writes.length > GOALS.quietDriftCheckWrites ? [`drift check on a quiet cluster wrote: ${writes.map(([k, v]) => `${v} ${k}`).join(', ')}`] : [];
+}
 
 /** P4: each function's JavaScript and its cold import. */
 function bundleMisses(bundles: Awaited<ReturnType<typeof measureLean>>['bundles']): string[] {
@@ -205,11 +212,12 @@ async function main(): Promise<void> {
   const stormFigures = await stormPath();
   const aicrRuns = await aicrRunsPath();
   const rollout = await measureRollout();
+  const drift = await measureDrift();
   const lean = await measureLean();
   const bundles = lean.bundles;
   await deleteRuntime();
-  const missed = [...missedGoals(bundles, stormFigures, aicrRuns, rollout), ...lean.missed];
-  const result = { date: new Date().toISOString(), node: process.version, changes: CHANGES, local, noOp, sqs, windowed, storm: stormFigures, aicrRuns, rollout, bundles, lean, goals: GOALS, missed, seconds: Math.round((Date.now() - started) / 1000) };
+  const missed = [...missedGoals(bundles, stormFigures, aicrRuns, rollout), ...missedDriftGoals(drift), ...lean.missed];
+  const result = { date: new Date().toISOString(), node: process.version, changes: CHANGES, local, noOp, sqs, windowed, storm: stormFigures, aicrRuns, rollout, drift, bundles, lean, goals: GOALS, missed, seconds: Math.round((Date.now() - started) / 1000) };
   mkdirSync(new URL('results/', import.meta.url), { recursive: true });
   writeFileSync(new URL('results/latest.json', import.meta.url), `${JSON.stringify(result, null, 2)}\n`);
   const l = local.latency;
@@ -229,6 +237,7 @@ async function main(): Promise<void> {
   const ro = rollout;
   console.log(`rollout of ${ro.releases} releases (P3), approval -> Released: floor ${ro.floorMs} ms; local ${ro.local.ms} ms (${ro.local.ratio}x), sqs ${ro.sqs.ms} ms (${ro.sqs.ratio}x, ${ro.sqs.deliveries} deliveries)`);
   console.log(`API requests per rollout step: local ${JSON.stringify(ro.local.requestsPerStep)}; sqs ${JSON.stringify(ro.sqs.requestsPerStep)}`);
+  console.log(driftSummary(drift));
   console.log('written to bench/results/latest.json');
   for (const m of missed) console.error(`goal missed: ${m}`);
   if (missed.length > 0) process.exitCode = 1;

@@ -34,6 +34,11 @@ export const CONDITION = {
   stalled: 'Stalled',
   resolved: 'Resolved',
   engineAvailable: 'EngineAvailable',
+  /**
+   * The drift check's verdict between rollouts: True while the active plan's ConfigMap is there
+   * (or was rebuilt) and every owned Application it names exists (or was written again).
+   */
+  inventoryConsistent: 'InventoryConsistent',
   /** The rollout side on the runtime: True once the target plan is rolled out and validated. */
   released: 'Released',
 } as const;
@@ -42,7 +47,7 @@ export const SUMMARY_CONDITIONS = [CONDITION.ready, CONDITION.reconciling, CONDI
 export type SummaryConditionType = (typeof SUMMARY_CONDITIONS)[number];
 export type DomainConditionType = Exclude<ConditionType, SummaryConditionType>;
 /** Domain conditions in the order a summary looks at them: the earliest one explains the runtime. */
-export const DOMAIN_CONDITIONS = [CONDITION.resolved, CONDITION.engineAvailable, CONDITION.released] as const satisfies readonly DomainConditionType[];
+export const DOMAIN_CONDITIONS = [CONDITION.resolved, CONDITION.engineAvailable, CONDITION.inventoryConsistent, CONDITION.released] as const satisfies readonly DomainConditionType[];
 
 /** The first AICR release this control plane runs `aicr upgrade-check` with; earlier ones have no such command, and their moves are assessed `unknown` (docs/adr/0009). */
 export const AICR_UPGRADE_CHECK_SINCE = 'v0.17.0';
@@ -76,6 +81,8 @@ export const ANNOTATION = {
   verdict: `${API_GROUP}/verdict`,
   /** On a failed AICR Job: the end of its error output. */
   errorTail: `${API_GROUP}/error-tail`,
+  /** On a plan: "rebuilt" when the drift check rebuilt it from the Applications, so it has no recipe (PLAN-6). */
+  planOrigin: `${API_GROUP}/plan-origin`,
   /** On an owned Application: the release's 0-based place in the plan's deployment order. */
   releaseOrder: `${API_GROUP}/release-order`,
   /** On an owned Application: the releases it needs first, comma-separated; absent when none. */
@@ -148,6 +155,8 @@ export const FIELD_MANAGER = {
   rollout: 'aicr-rollout',
   /** Writes only Argo CD's registry Secret (ARGOCD_REGISTRY_SECRET). */
   tokenRefresh: 'aicr-token-refresh',
+  /** Writes only InventoryConsistent and plans rebuilt from the Applications; Applications it writes again go under `rollout`. */
+  driftCheck: 'aicr-drift-check',
 } as const;
 
 export const MANAGED_BY_VALUE = 'aicr-operator';
@@ -159,6 +168,12 @@ export const ROLE = {
 
 /** The plan payload's schema version (label operator.aicr.run/schema-version on every plan). */
 export const PLAN_SCHEMA_VERSION = '1';
+/**
+ * The RuntimeRollout schema version this control plane writes (label operator.aicr.run/schema-version
+ * on every rollout it creates). A rollout or plan labelled with a higher version was written by a
+ * newer control plane: it is never read as this version nor rewritten down (PLAN-2).
+ */
+export const ROLLOUT_SCHEMA_VERSION = '1';
 
 /** What owned Argo CD Applications hold besides the plan's own data (shared/plans/applications.ts). */
 export const ARGOCD = {
@@ -205,6 +220,11 @@ export const IDENTITY_USER = {
  * resolution. Deleting a plan stays open to anyone RBAC lets: it is the documented remedy.
  */
 export const PLAN_WRITER_GROUPS = [IDENTITY_GROUP.step('resolve')] as const;
+/**
+ * Groups that may only create a plan, never change one: the drift check writes back an active
+ * plan whose ConfigMap is gone when the Applications rebuild to its very digest (PLAN-4).
+ */
+export const PLAN_REBUILDER_GROUPS = [IDENTITY_GROUP.step('drift-check')] as const;
 /** The chart's ValidatingAdmissionPolicy (and its binding, of the same name) that holds plans to PLAN_WRITER_GROUPS. */
 export const PLAN_ADMISSION = {
   name: 'aicr-plan-writers',

@@ -3,9 +3,12 @@
 // Every object is strict, so a misspelt key is refused rather than silently ignored.
 import * as z from 'zod';
 import { AICR_VERSION } from '../api/names.ts';
+import { parseDuration } from '../durations.ts';
 
 /** Plans kept besides the ones in use: enough to pin back a few resolutions. */
 export const DEFAULT_PLANS_KEPT = 5;
+/** The drift check's periodic look, besides the Application and plan changes that wake it. */
+export const DEFAULT_DRIFT_CHECK_INTERVAL = '5m';
 
 const version = z.string().regex(AICR_VERSION.pattern, { error: AICR_VERSION.message });
 const imageReference = z
@@ -79,6 +82,15 @@ export const ConfigurationSchema = z.strictObject({
     .strictObject({
       /** How many plans to keep besides the active, target, candidate and pinned ones (docs/plans.md). */
       keep: z.int().min(1).max(100).default(DEFAULT_PLANS_KEPT),
+    })
+    .prefault({}),
+  drift: z
+    .strictObject({
+      /** How often the drift check looks between the changes that wake it (docs/drift.md). */
+      checkInterval: z
+        .string()
+        .refine((text) => (parseDuration(text) ?? 0) >= 1_000, { error: 'must be a duration of at least 1s, such as 30s, 5m or 1h' })
+        .default(DEFAULT_DRIFT_CHECK_INTERVAL),
     })
     .prefault({}),
 });

@@ -5,7 +5,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { ANNOTATION, LABEL, MANAGED_BY_VALUE, NAMESPACES, PLAN_SCHEMA_VERSION, ROLE } from '../api/constants.ts';
 import type { ConfigMapObject } from '../kube/kinds.ts';
 import { canonicalJson, planDigest, planName } from './digest.ts';
-import { type Plan, PlanInputsSchema, ReleaseSetSchema } from './plan.ts';
+import { type Plan, PlanInputsSchema, REBUILT_ORIGIN, ReleaseSetSchema } from './plan.ts';
 import { type ReleaseSet, sortReleases } from './release.ts';
 
 export const PAYLOAD = { releases: 'releases.json', recipe: 'recipe.yaml', inputs: 'inputs.json' } as const;
@@ -59,7 +59,7 @@ export function planConfigMap(plan: Plan): PlanConfigMap {
       name: planName(plan.digest),
       namespace: NAMESPACES.system,
       labels: { [LABEL.role]: ROLE.plan, [LABEL.schemaVersion]: PLAN_SCHEMA_VERSION, [LABEL.managedBy]: MANAGED_BY_VALUE },
-      annotations: { [ANNOTATION.planDigest]: plan.digest, [ANNOTATION.runtimeUID]: plan.runtimeUID },
+      annotations: { [ANNOTATION.planDigest]: plan.digest, [ANNOTATION.runtimeUID]: plan.runtimeUID, ...(plan.rebuilt ? { [ANNOTATION.planOrigin]: REBUILT_ORIGIN } : {}) },
     },
     ...body,
   };
@@ -122,7 +122,8 @@ export function readPlanConfigMap(cm: ConfigMapObject): ReadPlan {
   const recorded = cm.metadata.annotations?.[ANNOTATION.planDigest];
   if (recorded !== digest) return bad(`its ${ANNOTATION.planDigest} annotation ${JSON.stringify(recorded ?? '')} does not match the digest of its releases, ${digest}`);
   if (planName(digest) !== name) return bad(`its name does not match its digest ${digest}`);
-  return withExtras(payload, { digest, releases: read.releases, runtimeUID: cm.metadata.annotations?.[ANNOTATION.runtimeUID] ?? '' }, bad);
+  const rebuilt = cm.metadata.annotations?.[ANNOTATION.planOrigin] === REBUILT_ORIGIN;
+  return withExtras(payload, { digest, releases: read.releases, runtimeUID: cm.metadata.annotations?.[ANNOTATION.runtimeUID] ?? '', ...(rebuilt ? { rebuilt } : {}) }, bad);
 }
 
 function withExtras(payload: Record<string, string>, plan: Plan, bad: (p: string) => ReadPlan): ReadPlan {

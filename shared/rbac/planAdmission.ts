@@ -4,7 +4,7 @@
 // the label, on the object as sent and as stored, so it covers relabelling too.
 // `npm run gen:rbac` writes it beside the RBAC; a unit test fails when the committed file is stale.
 import { stringify } from 'yaml';
-import { LABEL, NAMESPACES, PLAN_ADMISSION, PLAN_WRITER_GROUPS, ROLE } from '../api/constants.ts';
+import { LABEL, NAMESPACES, PLAN_ADMISSION, PLAN_REBUILDER_GROUPS, PLAN_WRITER_GROUPS, ROLE } from '../api/constants.ts';
 import { celString } from '../api/cel.ts';
 
 const ADMISSION_VERSION = 'admissionregistration.k8s.io/v1';
@@ -31,8 +31,13 @@ export const NOT_FINISHING_A_DELETION = [
   'object.metadata.?annotations != oldObject.metadata.?annotations',
 ].join(' || ');
 
+const fromGroups = (groups: readonly string[]): string => `request.userInfo.?groups.orValue([]).exists(g, g in [${groups.map(celString).join(', ')}])`;
+
 /** The request comes from one of the plan writers' groups. */
-export const FROM_A_PLAN_WRITER = `request.userInfo.?groups.orValue([]).exists(g, g in [${PLAN_WRITER_GROUPS.map(celString).join(', ')}])`;
+export const FROM_A_PLAN_WRITER = fromGroups(PLAN_WRITER_GROUPS);
+
+/** A create by the drift check, which writes back a lost active plan and may change none (PLAN-4). */
+export const A_REBUILT_PLAN = `request.operation == 'CREATE' && ${fromGroups(PLAN_REBUILDER_GROUPS)}`;
 
 export function planAdmissionPolicy(): Record<string, unknown> {
   return {
@@ -52,7 +57,7 @@ export function planAdmissionPolicy(): Record<string, unknown> {
         { name: 'not-finishing-a-deletion', expression: NOT_FINISHING_A_DELETION },
       ],
       // Forbidden, so the API server answers 403 as for any other refusal of who is asking (the default is 422 Invalid).
-      validations: [{ expression: FROM_A_PLAN_WRITER, message: PLAN_ADMISSION.message, reason: 'Forbidden' }],
+      validations: [{ expression: `${FROM_A_PLAN_WRITER} || (${A_REBUILT_PLAN})`, message: PLAN_ADMISSION.message, reason: 'Forbidden' }],
     },
   };
 }

@@ -5,9 +5,9 @@ import type { Logger } from '../observability/log.ts';
 import { METRIC } from '../observability/metrics.ts';
 import * as z from 'zod';
 import type { ConditionSchema } from '../api/condition.ts';
-import { CONDITION, FIELD_MANAGER, GROUP_VERSION, KINDS, ROLLOUT_CONDITION } from '../api/constants.ts';
+import { CONDITION, FIELD_MANAGER, GROUP_VERSION, KINDS, LABEL, ROLLOUT_CONDITION, ROLLOUT_SCHEMA_VERSION } from '../api/constants.ts';
 import { type RuntimeRolloutSpec, RuntimeRolloutSpecSchema, type RuntimeRolloutStatus, RuntimeRolloutStatusSchema } from '../api/runtimeRollout.ts';
-import { KIND, ObjectMetaSchema } from '../kube/kinds.ts';
+import { type GenericObject, KIND, ObjectMetaSchema } from '../kube/kinds.ts';
 import type { KubePort } from '../kube/port.ts';
 import { canonicalJson } from '../plans/digest.ts';
 import { kubeTime } from '../status/conditions.ts';
@@ -29,7 +29,16 @@ export function parseRollout(raw: unknown): RolloutObject | undefined {
 
 /** The runtime's rollouts, oldest first. */
 export async function listRollouts(kube: KubePort, runtimeUID: string): Promise<RolloutObject[]> {
+  return (await listRolloutsRead(kube, runtimeUID)).rollouts;
+}
+
+/** The runtime's rollouts, oldest first, and every rollout object as listed (for what the schema cannot say, such as a newer version). */
+export async function listRolloutsRead(kube: KubePort, runtimeUID: string): Promise<{ rollouts: RolloutObject[]; listed: GenericObject[] }> {
   const { items } = await kube.list(KIND.runtimeRollout);
+  return { rollouts: ownRollouts(items, runtimeUID), listed: items };
+}
+
+function ownRollouts(items: readonly GenericObject[], runtimeUID: string): RolloutObject[] {
   return items
     .map(parseRollout)
     .filter((r): r is RolloutObject => r !== undefined && r.spec.runtimeUID === runtimeUID)
@@ -41,10 +50,14 @@ export function rolloutName(toPlan: string, now: Date): string {
   return `${toPlan.replace(/^aicr-plan-/, 'aicr-rollout-')}-${Math.floor(now.getTime() / 1000).toString(36)}`;
 }
 
-/** Owned by its runtime, so the garbage collector removes a deleted runtime's rollouts once the runtime is gone. */
-export function rolloutManifest(name: string, spec: RuntimeRolloutSpec, runtime: { readonly name: string; readonly uid: string }): Record<string, unknown> & { metadata: { name: string; ownerReferences: unknown[] } } {
+/**
+ * Owned by its runtime, so the garbage collector removes a deleted runtime's rollouts once the
+ * runtime is gone; labelled with the schema it is written in, so an older control plane knows
+ * it for a newer one's (PLAN-2).
+ */
+export function rolloutManifest(name: string, spec: RuntimeRolloutSpec, runtime: { readonly name: string; readonly uid: string }): Record<string, unknown> & { metadata: { name: string; labels: Record<string, string>; ownerReferences: unknown[] } } {
   const owner = { apiVersion: GROUP_VERSION, kind: KINDS.clusterRuntime.kind, name: runtime.name, uid: runtime.uid, controller: true };
-  return { apiVersion: GROUP_VERSION, kind: KINDS.runtimeRollout.kind, metadata: { name, ownerReferences: [owner] }, spec };
+  return { apiVersion: GROUP_VERSION, kind: KINDS.runtimeRollout.kind, metadata: { name, labels: { [LABEL.schemaVersion]: ROLLOUT_SCHEMA_VERSION }, ownerReferences: [owner] }, spec };
 }
 
 export interface WantedCondition {

@@ -21,8 +21,8 @@ export interface ReasonRow {
   readonly class: ReasonClass;
 }
 
-const { resolved: R, engineAvailable: E, released: L } = CONDITION;
-const ANY = [R, E, L] as const;
+const { resolved: R, engineAvailable: E, inventoryConsistent: I, released: L } = CONDITION;
+const ANY = [R, E, I, L] as const;
 const { progressing, stalledWaiting, stalledRetrying, healthy } = REASON_CLASS;
 
 export const REASONS = {
@@ -38,8 +38,8 @@ export const REASONS = {
   BundleUnreadable: { on: [R], class: stalledWaiting },
   ChartUnavailable: { on: [R], class: stalledWaiting },
   PlanTooLarge: { on: [R], class: stalledWaiting },
-  // Released carries it too while a plan that does not read back blocks a deletion with policy Orphan.
-  PlanUnreadable: { on: [R, L], class: stalledWaiting },
+  // Released carries it too, also while a plan that does not read back blocks a deletion with policy Orphan.
+  PlanUnreadable: { on: [R, I, L], class: stalledWaiting },
   PlanOfAnotherRuntime: { on: [R], class: stalledWaiting },
   NotFound: { on: [R], class: stalledWaiting },
   // Discovery (the snapshot step records them; Resolved carries them).
@@ -53,6 +53,8 @@ export const REASONS = {
   RegistryCredentialsStale: { on: [E], class: stalledRetrying },
   EngineSuspended: { on: [E], class: stalledWaiting },
   EngineSuspensionRefused: { on: [E], class: stalledRetrying },
+  // Between rollouts (the drift check).
+  InventoryConsistent: { on: [I], class: healthy },
   // Rollouts, as seen on the runtime (the rollout step).
   Released: { on: [L], class: healthy },
   AwaitingPlan: { on: [L], class: progressing },
@@ -66,8 +68,8 @@ export const REASONS = {
   OrphanedObjectsPresent: { on: [L], class: stalledWaiting },
   AdoptionBlocked: { on: [L], class: stalledWaiting },
   StepUnknown: { on: [L], class: stalledWaiting },
-  MovedReleaseMissing: { on: [L], class: stalledWaiting },
-  PlanMissing: { on: [L], class: stalledWaiting },
+  MovedReleaseMissing: { on: [I], class: stalledWaiting },
+  PlanMissing: { on: [I, L], class: stalledWaiting },
   PlanWithoutRecipe: { on: [L], class: stalledWaiting },
   ValidationUnavailable: { on: [L], class: stalledWaiting },
   RolloutFailed: { on: [L], class: stalledWaiting },

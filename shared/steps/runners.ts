@@ -1,5 +1,6 @@
 // Every step's runner, for local mode, which runs them all in one process. A Lambda function
 // imports only the runners of its own queue (functions/<queue>.ts), so it bundles only them.
+import { runDriftCheck } from './driftCheck/index.ts';
 import { runResolve } from './resolve/index.ts';
 import { runRollout } from './rollout/index.ts';
 import { runSnapshot } from './snapshot/index.ts';
@@ -12,4 +13,5 @@ export const RUNNERS: Readonly<Record<StepName, StepRunner>> = {
   snapshot: runSnapshot,
   rollout: runRollout,
   'token-refresh': runTokenRefresh,
+  'drift-check': runDriftCheck,
 };

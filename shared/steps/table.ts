@@ -139,6 +139,26 @@ export const STEP_TABLE = [
       { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create', 'patch'], namespace: ARGOCD_REGISTRY_SECRET.namespace, resourceNames: [ARGOCD_REGISTRY_SECRET.name], why: "reads and writes Argo CD's registry credentials, and no other Secret" },
     ],
   },
+  {
+    name: 'drift-check',
+    description: 'Drift-check step - between rollouts compares the owned Applications with the active and target plans: writes a deleted Application again from the active plan, rebuilds a lost active plan from the Applications, and refuses objects of a newer control plane; owns InventoryConsistent',
+    queue: 'drift-check',
+    owns: [CONDITION.inventoryConsistent],
+    fieldManager: FIELD_MANAGER.driftCheck,
+    timeoutSeconds: 30,
+    wakesOn: [WAKE.runtimeChange, WAKE.targetChange, WAKE.rolloutChange, WAKE.planChange, WAKE.applicationChange],
+    kube: [
+      { apiGroups: [API_GROUP], resources: ['clusterruntimes'], verbs: ['get'], why: 'reads the runtime it was sent' },
+      { apiGroups: [API_GROUP], resources: ['clusterruntimes/status'], verbs: ['patch'], why: 'applies InventoryConsistent and the summary conditions' },
+      { apiGroups: [API_GROUP], resources: [KINDS.runtimeRollout.plural], verbs: ['list'], why: 'reads whether a rollout is in progress, which releases an unsuccessful one moved, and which schema each was written in' },
+      // A server-side apply that creates a plan is authorized as create; the plan admission policy lets this group create plans and change none.
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'create'], namespace: NAMESPACES.system, why: 'reads the active and target plans and the configuration, and writes back an active plan rebuilt from the Applications to its own digest' },
+      { apiGroups: ['argoproj.io'], resources: ['applications'], verbs: ['list', 'create', 'patch'], why: 'reads the owned Applications and writes a deleted one again from the active plan (cluster-wide, for the same reason as the rollout step)' },
+      { apiGroups: ['apps'], resources: ['statefulsets', 'deployments'], verbs: ['list'], why: "reads whether Argo CD's application controller is up before writing an Application again" },
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get'], namespace: ARGOCD_REGISTRY_SECRET.namespace, resourceNames: [ARGOCD_REGISTRY_SECRET.name], why: "reads when Argo CD's registry token expires (aws mode), as the rollout step does before it writes" },
+      { apiGroups: [''], resources: ['events'], verbs: ['create', 'get', 'patch'], namespace: NAMESPACES.events, why: 'records Events on the runtime (ApplicationRecreated, PlanRebuilt), counting repeats' },
+    ],
+  },
 ] as const satisfies readonly StepRow[];
 
 export type StepName = (typeof STEP_TABLE)[number]['name'];
@@ -154,6 +174,7 @@ export const QUEUE_NAMES: readonly QueueName[] = [...new Set(STEP_TABLE.map((r) 
 export const CONDITION_OWNER: Readonly<Record<DomainConditionType, string>> = {
   [CONDITION.resolved]: 'resolve',
   [CONDITION.engineAvailable]: 'rollout',
+  [CONDITION.inventoryConsistent]: 'drift-check',
   [CONDITION.released]: 'rollout',
 };
 export const PLANNED_STEPS: readonly string[] = [];

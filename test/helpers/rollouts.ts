@@ -49,9 +49,12 @@ export async function stalledOn(reason: string, timeoutMs = 20_000): Promise<voi
   }
 }
 
-/** The runtime's rollouts, as the rollout step's own identity reads them. */
+/** The runtime's rollouts, oldest first (names sort by target plan, not by time), as the rollout step's own identity reads them. */
 export async function rolloutsOf(runtimeUID: string): Promise<RolloutObject[]> {
-  return (await asRollout.list(KIND.runtimeRollout)).items.map(parseRollout).filter((r): r is RolloutObject => r !== undefined && r.spec.runtimeUID === runtimeUID);
+  return (await asRollout.list(KIND.runtimeRollout)).items
+    .map(parseRollout)
+    .filter((r): r is RolloutObject => r !== undefined && r.spec.runtimeUID === runtimeUID)
+    .sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') || a.metadata.name.localeCompare(b.metadata.name));
 }
 
 export async function rollout(name: string): Promise<RolloutObject> {

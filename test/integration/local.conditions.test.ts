@@ -53,8 +53,10 @@ test('COND-5 the runbook conditions jsonpath command prints every condition', as
   );
   const rows = out.trim().split('\n').map((l) => l.split('\t'));
   const types = rows.map((r) => r[0]).sort();
-  // Released and EngineAvailable come from the rollout step, which waits for a target plan meanwhile.
-  assert.deepEqual(types, ['EngineAvailable', 'Ready', 'Reconciling', 'Released', 'Resolved', 'Stalled']);
+  // Released and EngineAvailable come from the rollout step, which waits for a target plan meanwhile;
+  // InventoryConsistent from the drift check, which has no active plan to compare yet.
+  assert.deepEqual(types, ['EngineAvailable', 'InventoryConsistent', 'Ready', 'Reconciling', 'Released', 'Resolved', 'Stalled']);
+  assert.deepEqual(rows.find((r) => r[0] === 'InventoryConsistent')?.slice(1, 3), ['True', 'InventoryConsistent']);
   assert.deepEqual(rows.find((r) => r[0] === 'Released')?.slice(1, 3), ['False', 'AwaitingPlan']);
   for (const r of rows) assert.equal(r.length, 4, `row ${r.join('|')} has type, status, reason, message`);
   assert.deepEqual(rows.find((r) => r[0] === 'Resolved')?.slice(1, 3), ['False', 'Resolving']);

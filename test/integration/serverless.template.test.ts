@@ -58,8 +58,8 @@ test('step queues are FIFO with a FIFO DLQ, and visibility is six times the func
 
 test('event source mappings report batch item failures and use no batching window', () => {
   const mappings = byType('AWS::Lambda::EventSourceMapping');
-  // resolve, snapshot, rollout, token-refresh and relay are queue-fed; the forwarder runs on a schedule.
-  assert.equal(mappings.length, 5);
+  // resolve, snapshot, rollout, token-refresh, drift-check and relay are queue-fed; the forwarder runs on a schedule.
+  assert.equal(mappings.length, 6);
   for (const [, m] of mappings) {
     assert.deepEqual(m.Properties['FunctionResponseTypes'], ['ReportBatchItemFailures']);
     assert.equal(m.Properties['BatchSize'], 10);
@@ -97,7 +97,9 @@ test('each function has its own role allowing only what it uses', () => {
   assert.deepEqual(actions('TokenRefreshRole'), [...pass, ...logs, 'ecr:GetAuthorizationToken', 'eks:DescribeCapability', 'eks:ListCapabilities', 'scheduler:CreateSchedule', 'scheduler:DeleteSchedule', 'scheduler:UpdateSchedule', ...consume, 'sqs:SendMessage'].sort());
   const eks = statements('TokenRefreshRole').find((st) => Array.isArray(st.Action) && st.Action.includes('eks:ListCapabilities'));
   assert.ok(Array.isArray(eks?.Resource) && eks.Resource.every((r) => JSON.stringify(r).includes(`/${EXAMPLE_PARAMS.eksClusterName}`)), 'EKS reads are limited to the cluster');
-  for (const role of ['ResolveRole', 'RelayRole', 'ForwarderRole', 'TokenRefreshRole']) {
+  // The drift-check role: its queue, its retries and timers, its logs; nothing in AWS beyond them.
+  assert.deepEqual(actions('DriftCheckRole'), [...pass, ...logs, 'scheduler:CreateSchedule', 'scheduler:DeleteSchedule', 'scheduler:UpdateSchedule', ...consume, 'sqs:SendMessage'].sort());
+  for (const role of ['ResolveRole', 'RelayRole', 'ForwarderRole', 'TokenRefreshRole', 'DriftCheckRole']) {
     for (const st of statements(role)) {
       if (st.Resource === '*') assert.ok(['scheduler:ListSchedules', 'ecr:GetAuthorizationToken'].includes(String(st.Action)), `${role}: only ListSchedules and GetAuthorizationToken, which have no resource-level permissions, use "*"`);
     }
@@ -132,6 +134,7 @@ test('every setting the template gives a function is one the function knows', ()
 test('EKS access entries map each Kubernetes-facing role to its own group', () => {
   const entries = byType('AWS::EKS::AccessEntry').map(([, r]) => r.Properties);
   assert.deepEqual(entries.map((e) => e['PrincipalArn']).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))), [
+    { 'Fn::GetAtt': ['DriftCheckRole', 'Arn'] },
     { 'Fn::GetAtt': ['ForwarderRole', 'Arn'] },
     { 'Fn::GetAtt': ['ResolveRole', 'Arn'] },
     { 'Fn::GetAtt': ['RolloutRole', 'Arn'] },
@@ -144,6 +147,7 @@ test('EKS access entries map each Kubernetes-facing role to its own group', () =
   assert.deepEqual(groupOf('SnapshotRole'), [IDENTITY_GROUP.step('snapshot')]);
   assert.deepEqual(groupOf('RolloutRole'), [IDENTITY_GROUP.step('rollout')]);
   assert.deepEqual(groupOf('TokenRefreshRole'), [IDENTITY_GROUP.step('token-refresh')]);
+  assert.deepEqual(groupOf('DriftCheckRole'), [IDENTITY_GROUP.step('drift-check')]);
   for (const e of entries) assert.equal(e['ClusterName'], EXAMPLE_PARAMS.eksClusterName);
 });
 

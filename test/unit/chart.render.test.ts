@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { CHART, CONFIGURATION, NAMESPACES, PLAN_ADMISSION } from '../../shared/api/constants.ts';
-import { FROM_A_PLAN_WRITER, IS_OR_WAS_A_PLAN, NOT_FINISHING_A_DELETION } from '../../shared/rbac/planAdmission.ts';
+import { A_REBUILT_PLAN, FROM_A_PLAN_WRITER, IS_OR_WAS_A_PLAN, NOT_FINISHING_A_DELETION } from '../../shared/rbac/planAdmission.ts';
 import { CHART_DIR } from '../../infra/chartPaths.ts';
 import { CHART_VALUES, renderChart, type RenderedObject } from '../helpers/chart.ts';
 
@@ -36,10 +36,11 @@ test('with the default values the configuration holds the documented empty defau
     registry: { repository: '', plainHTTP: false, auth: { mode: 'static', staticSecretRef: '' } },
     argocd: { project: 'default', destination: { server: 'https://kubernetes.default.svc', name: '' }, mode: 'self-managed' },
     plans: { keep: 5 },
+    drift: { checkInterval: '5m' },
   });
 });
 
-test('the configuration ConfigMap is the YAML of the aicr, registry, argocd and plans values, whatever they hold', async () => {
+test('the configuration ConfigMap is the YAML of the aicr, registry, argocd, plans and drift values, whatever they hold', async () => {
   const toleration = { key: 'dedicated', operator: 'Equal', value: 'system', effect: 'NoSchedule' };
   const objects = await renderChart([
     '-f', CHART_VALUES,
@@ -52,6 +53,7 @@ test('the configuration ConfigMap is the YAML of the aicr, registry, argocd and 
     '--set', 'argocd.project=gpu-stack',
     '--set', 'argocd.destination.name=eks-prod',
     '--set', 'argocd.mode=managed',
+    '--set', 'drift.checkInterval=90s',
   ]);
   assert.deepEqual(configOf(objects), {
     aicr: {
@@ -62,6 +64,7 @@ test('the configuration ConfigMap is the YAML of the aicr, registry, argocd and 
     registry: { repository: 'registry.example:5000/aicr', plainHTTP: true, auth: { mode: 'static', staticSecretRef: 'aicr-registry' } },
     argocd: { project: 'gpu-stack', destination: { server: 'https://kubernetes.default.svc', name: 'eks-prod' }, mode: 'managed' },
     plans: { keep: 3 },
+    drift: { checkInterval: '90s' },
   });
 });
 
@@ -105,7 +108,7 @@ test('PLAN-1 the chart holds plans to their writers: a denying policy on creatin
       { name: 'is-or-was-a-plan', expression: IS_OR_WAS_A_PLAN },
       { name: 'not-finishing-a-deletion', expression: NOT_FINISHING_A_DELETION },
     ],
-    validations: [{ expression: FROM_A_PLAN_WRITER, message: PLAN_ADMISSION.message, reason: 'Forbidden' }],
+    validations: [{ expression: `${FROM_A_PLAN_WRITER} || (${A_REBUILT_PLAN})`, message: PLAN_ADMISSION.message, reason: 'Forbidden' }],
   });
   assert.deepEqual(binding['spec'], { policyName: PLAN_ADMISSION.name, validationActions: ['Deny'] });
 });

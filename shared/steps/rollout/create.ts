@@ -23,6 +23,16 @@ import { noteRollout, released, stepSummary } from './report.ts';
 const DEFAULT_APPROVAL_MS = 72 * 3600 * 1000;
 const PIN_HINT = 'set spec.selection to mode: Pinned with the active plan, or revert the change to the runtime that led to this plan';
 
+/** PLAN-6: a rebuilt plan has no recipe, so a rollout to it cannot be validated while validation is Required. */
+function withoutRecipe(ctx: StepContext, target: string): StepReport {
+  const message =
+    `the target plan ${target} was rebuilt from the Argo CD Applications, so it has no recipe, and spec.validation.deployment is Required: deployment validation cannot run, and nothing was written. ` +
+    'Change the inputs so that resolution reproduces the plan (it then writes the resolved plan, with its recipe, in its place); pin another plan (spec.selection); ' +
+    'or set spec.validation.deployment: Disabled for this rollout, which leaves it without validation evidence';
+  ctx.log.info('no rollout to a plan without a recipe while validation is required', { plan: target });
+  return released('False', 'PlanWithoutRecipe', message);
+}
+
 export function approvalMs(ctx: StepContext): number {
   const spec = ClusterRuntimeSpecSchema.safeParse(ctx.runtime.spec);
   return (spec.success ? parseDuration(spec.data.approvalTimeout) : undefined) ?? DEFAULT_APPROVAL_MS;
@@ -56,13 +66,21 @@ export interface Created {
   readonly inventory: string;
 }
 
+/** Why no rollout to this plan can be made whatever the Applications carry, if anything. */
+function planProblem(ctx: StepContext, plan: Plan, target: string): StepReport | undefined {
+  if (plan.rebuilt && validationRequired(ctx.runtime)) return withoutRecipe(ctx, target);
+  const cycle = dependencyCycle(plan.releases);
+  if (cycle) return blockedReport(target, [{ release: cycle.split(' → ')[0] ?? '', why: `the releases depend on each other in a cycle, ${cycle}, so no order can install them` }]);
+  return undefined;
+}
+
 /** Creates the rollout from `active` to `target`, or says why there is none. */
 export async function createRollout(ctx: StepContext, apps: readonly GenericObject[], plans: { readonly active?: string | undefined; readonly target: string; readonly unfinished?: ReadonlySet<string> }): Promise<Created> {
   const inventory = inventoryDigest(apps);
   const read = await readTarget(ctx, plans.target);
   if (!read.ok) return { report: read.report, inventory };
-  const cycle = dependencyCycle(read.plan.releases);
-  if (cycle) return { report: blockedReport(plans.target, [{ release: cycle.split(' → ')[0] ?? '', why: `the releases depend on each other in a cycle, ${cycle}, so no order can install them` }]), inventory };
+  const problem = planProblem(ctx, read.plan, plans.target);
+  if (problem) return { report: problem, inventory };
   const assessor = await assessorOf(ctx, plans.active, read.plan);
   if (!assessor.ok) return { report: assessor.report, inventory };
   const assessed = assess(inventoryOf(apps), read.plan.releases, assessor.assessor, plans.unfinished);

@@ -12,7 +12,8 @@ import { ANNOTATION, CONDITION } from '../../api/constants.ts';
 import { EVENT_REASON } from '../../events/recorder.ts';
 import { listManagedApplications, inventoryDigest } from '../../rollouts/inventory.ts';
 import { foreignOf, foreignReport } from './adoption.ts';
-import { type RolloutObject, listRollouts, rolloutConditions, rolloutState, writeRolloutStatus } from '../../rollouts/objects.ts';
+import { type RolloutObject, listRolloutsRead, rolloutConditions, rolloutState, writeRolloutStatus } from '../../rollouts/objects.ts';
+import { newerMessage, newerObjects } from '../../rollouts/schemaVersions.ts';
 import type { StepContext, StepReport, StepRunner } from '../types.ts';
 import { createRollout } from './create.ts';
 import { follow } from './follow.ts';
@@ -24,7 +25,7 @@ import { retryRequested, revoke, supersedeForRetry } from './requests.ts';
 import { carriesPlan, rollbackFrom } from './rollback.ts';
 import { applySuspension } from './suspend.ts';
 import type { GenericObject } from '../../kube/kinds.ts';
-import { ensureCleanup } from '../../rollouts/cleanupFinalizer.ts';
+import { ensureCleanup, holdsCleanup } from '../../rollouts/cleanupFinalizer.ts';
 import { type DeletionLook, onDeletion } from './deletion.ts';
 
 function statusPlan(ctx: StepContext, key: 'activePlan' | 'targetPlan'): string | undefined {
@@ -85,7 +86,7 @@ async function start(ctx: StepContext, facts: Facts): Promise<StepReport> {
   const { target, apps } = facts;
   const active = statusPlan(ctx, 'activePlan');
   const back = target === active;
-  if (back && (await carriesPlan(ctx, apps, target))) return releasedCondition('True', 'Released', `plan ${target} is active`);
+  if (back && (await carriesPlan(ctx, apps, target, facts.rollouts))) return releasedCondition('True', 'Released', `plan ${target} is active`);
   if (!resolvedTrue(ctx)) return releasedCondition('False', 'AwaitingPlan', `no rollout to ${target} starts while resolution has not settled (Resolved is not True)`);
   const from = back ? rollbackFrom(facts.rollouts, target) : active;
   const created = await createRollout(ctx, apps, { active: from, target, unfinished: unfinishedOf(facts) });
@@ -98,6 +99,8 @@ async function start(ctx: StepContext, facts: Facts): Promise<StepReport> {
 interface Look extends DeletionLook {
   /** Managed Applications other runtimes wrote, by the runtime UID they record. */
   readonly foreign: ReadonlyMap<string, GenericObject[]>;
+  /** Rollouts a newer control plane wrote (PLAN-2): while any exists, nothing is decided or written. */
+  readonly newer: readonly string[];
 }
 
 async function decide(ctx: StepContext, target: string, look: Look): Promise<StepReport> {
@@ -124,17 +127,25 @@ async function released(ctx: StepContext, look: Look): Promise<StepReport> {
   if (foreign) return foreign;
   const target = statusPlan(ctx, 'targetPlan');
   if (!target) return releasedCondition('False', 'AwaitingPlan', 'no target plan yet: resolution names one once it has resolved the runtime');
+  if (look.newer.length > 0) return releasedCondition('False', 'PlanUnreadable', newerMessage(look.newer));
   return decide(ctx, target, look);
 }
 
 /** The configuration, the runtime's rollouts and its Applications in one round trip; then Argo CD's state. */
 async function lookAround(ctx: StepContext): Promise<Look> {
   const uid = ctx.runtime.metadata.uid;
-  const [configuration, rollouts, managed] = await Promise.all([readConfiguration(ctx.kube), listRollouts(ctx.kube, uid), listManagedApplications(ctx.kube)]);
+  const [configuration, read, managed] = await Promise.all([readConfiguration(ctx.kube), listRolloutsRead(ctx.kube, uid), listManagedApplications(ctx.kube)]);
   const listed = managed?.filter((a) => a.metadata.annotations?.[ANNOTATION.runtimeUID] === uid);
   const state = await engineState(ctx.kube, configuration, { now: ctx.now(), staleWithinMs: ctx.timings.tokenStaleWithinMs, served: managed !== undefined });
   const engine = await applySuspension(ctx, listed, state);
-  return { engine, rollouts, apps: listed ?? [], served: managed !== undefined, foreign: foreignOf(managed ?? [], uid) };
+  const served = managed !== undefined;
+  return { engine, rollouts: read.rollouts, apps: listed ?? [], served, foreign: foreignOf(managed ?? [], uid), newer: newerObjects(read.listed, []) };
+}
+
+/** A deletion waits while a newer control plane's rollouts are there: this one may not act on them (PLAN-2). */
+function deleting(ctx: StepContext, look: Look): Promise<StepReport> {
+  if (look.newer.length > 0 && holdsCleanup(ctx.runtime)) return Promise.resolve(releasedCondition('False', 'PlanUnreadable', `the deletion waits: ${newerMessage(look.newer)}`));
+  return onDeletion(ctx, look);
 }
 
 /** FIN-1: the cleanup finalizer goes on before this step creates a rollout or writes an Application. */
@@ -147,7 +158,7 @@ export const runRollout: StepRunner = async (given) => {
   const ctx = await withCleanup(given);
   const look = await lookAround(ctx);
   const { engine } = look;
-  const report = ctx.runtime.metadata.deletionTimestamp ? await onDeletion(ctx, look) : await released(ctx, look);
+  const report = ctx.runtime.metadata.deletionTimestamp ? await deleting(ctx, look) : await released(ctx, look);
   if (!report.conditions) return report;
   // Nothing wakes the step when Argo CD goes away or returns but time: soon while it is away,
   // now and then while it is up.

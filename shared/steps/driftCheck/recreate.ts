@@ -1,0 +1,67 @@
+// Owned Applications deleted while no rollout is in progress (ROL-8, ROL-5). Without Argo CD's
+// resources finalizer their resources keep running; the drift check writes each one again from
+// the active plan, exactly as a rollout wrote it and under the rollout's field manager, so the
+// next rollout's apply owns every field of it as before. Releases an unsuccessful rollout moved
+// are not written (that would roll them back without approval): MovedReleaseMissing.
+import { NAMESPACES } from '../../api/constants.ts';
+import type { Configuration } from '../../configuration/schema.ts';
+import { recordEvent } from '../../events/recorder.ts';
+import type { GenericObject } from '../../kube/kinds.ts';
+import { type ApplicationOptions, planToApplications } from '../../plans/applications.ts';
+import { planName } from '../../plans/digest.ts';
+import type { Plan } from '../../plans/plan.ts';
+import { writeApplication } from '../../rollouts/applicationWrites.ts';
+import { engineState } from '../../rollouts/engine.ts';
+import { type MovedRelease, missingReleases } from '../../rollouts/missingReleases.ts';
+import type { RolloutObject } from '../../rollouts/objects.ts';
+import type { StepContext, StepReport } from '../types.ts';
+import { consistent } from './report.ts';
+
+export const APPLICATION_RECREATED_EVENT = 'ApplicationRecreated';
+
+export interface InventoryLook {
+  readonly configuration: Configuration;
+  readonly apps: readonly GenericObject[];
+  readonly rollouts: readonly RolloutObject[];
+}
+
+function optionsOf(configuration: Configuration): ApplicationOptions {
+  const { project, destination } = configuration.argocd;
+  return { project, destination: destination.name ? { name: destination.name } : { server: destination.server } };
+}
+
+function movedReport(plan: string, moved: readonly MovedRelease[]): StepReport {
+  const first = moved[0];
+  const list = moved.map((m) => `${m.release} (moved to plan ${m.plan} by rollout ${m.rollout})`).join(', ');
+  const message =
+    `the Application of ${list} was deleted after a rollout that did not succeed moved it; it is not written again from the active plan ${plan}, which would roll it back without approval. ` +
+    `Retry: kubectl aicr retry ${first?.rollout ?? '<rollout>'} creates a rollout that installs it at plan ${first?.plan ?? '<target>'}; or revert the runtime change behind that plan, which creates a rollout that installs it at ${plan}. Both need approval`;
+  return consistent('False', 'MovedReleaseMissing', message);
+}
+
+async function rewrite(ctx: StepContext, look: InventoryLook, plan: Plan, names: ReadonlySet<string>): Promise<void> {
+  const owner = { runtimeUID: ctx.runtime.metadata.uid, planDigest: plan.digest };
+  const name = planName(plan.digest);
+  for (const app of planToApplications(plan.releases, owner, optionsOf(look.configuration)).filter((a) => names.has(a.metadata.name))) {
+    await writeApplication(ctx.kube, app);
+    const message = `Application ${NAMESPACES.argocd}/${app.metadata.name} was deleted outside a rollout (its resources kept running); written again from the active plan ${name}`;
+    await recordEvent({ kube: ctx.kube, runtime: ctx.runtime, reporter: 'drift-check', now: ctx.now() }, { type: 'Normal', reason: APPLICATION_RECREATED_EVENT, message });
+    ctx.log.info('Application written again from the active plan', { application: app.metadata.name, plan: name });
+  }
+}
+
+/** Compares the owned Applications with the active plan and writes back what may be written without approval. */
+export async function checkInventory(ctx: StepContext, look: InventoryLook, plan: Plan, name: string): Promise<StepReport> {
+  const { recreate, moved } = missingReleases(look.apps, plan.releases, look.rollouts);
+  if (recreate.length > 0) {
+    const engine = await engineState(ctx.kube, look.configuration, { now: ctx.now(), staleWithinMs: ctx.timings.tokenStaleWithinMs, served: true });
+    if (!engine.available) {
+      const report = consistent('True', 'InventoryConsistent', `Applications ${recreate.map((r) => r.name).join(', ')} of the active plan ${name} are missing; they are written again once Argo CD can take writes (${engine.message})`);
+      return moved.length > 0 ? movedReport(name, moved) : { ...report, recheckAfterMs: ctx.timings.engineRecheckMs };
+    }
+    await rewrite(ctx, look, plan, new Set(recreate.map((r) => r.name)));
+  }
+  if (moved.length > 0) return movedReport(name, moved);
+  const again = recreate.length > 0 ? `; written again: ${recreate.map((r) => r.name).join(', ')}` : '';
+  return consistent('True', 'InventoryConsistent', `the owned Applications carry every release of the active plan ${name}${again}`);
+}
