@@ -27,8 +27,12 @@ before(async () => {
   await clearRolloutStage();
   for (const version of ['1.0.0', '1.1.0']) await pushChart('alpha', version);
   await pushChart('bravo', '1.0.0');
-  cp = startCapturedControlPlane({ timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 }, table: ROLLOUT_ONLY });
+  cp = startControlPlane();
 });
+
+function startControlPlane(): ReturnType<typeof startCapturedControlPlane> {
+  return startCapturedControlPlane({ timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 }, table: ROLLOUT_ONLY });
+}
 
 after(async () => {
   cp.stop();
@@ -54,9 +58,15 @@ async function orphanedBy(how: 'Orphan' | 'escape hatch'): Promise<{ uid: string
   await clearApplications();
   await kubectl('delete', 'runtimerollouts', '--all');
   const old = await installed();
-  if (how === 'escape hatch') await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"metadata":{"finalizers":null}}');
+  // The escape hatch is for a runtime stuck Terminating, as with a control plane that is not running.
+  if (how === 'escape hatch') {
+    cp.stop();
+    await cp.running;
+  }
   await kubectl('delete', 'clusterruntime', 'cluster', '--wait=false');
+  if (how === 'escape hatch') await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"metadata":{"finalizers":null}}');
   await waitFor('the old runtime is gone', async () => ((await getRuntime()) ? undefined : true), 60_000);
+  if (how === 'escape hatch') cp = startControlPlane();
   return old;
 }
 

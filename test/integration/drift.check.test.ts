@@ -74,7 +74,7 @@ before(async () => {
   await clearRolloutStage({ configuration: { ...testConfiguration(), drift: { checkInterval: '2s' } } });
   for (const name of ['alpha', 'bravo', 'charlie']) for (const version of ['1.0.0', '1.1.0']) await pushChart(name, version);
   cp = startCapturedControlPlane({ timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 }, table: STEPS });
-  runtimeUID = (await createRuntime({ aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' }, actionTimeout: '10s' })).metadata.uid;
+  runtimeUID = (await createRuntime({ aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' }, actionTimeout: '10s', validation: { deployment: 'Disabled' } })).metadata.uid;
   planA = await freshPlan(at('1.0.0'));
   await target(planA);
   await approve((await awaitingRollout(planA)).metadata.name);
@@ -133,6 +133,7 @@ test('PLAN-4 the drift check cannot change a plan: the admission policy lets its
 
 test('PLAN-6 a rollout to a rebuilt plan while validation is Required: PlanWithoutRecipe with the three fixes and nothing written; with validation Disabled it is created and needs approval', async () => {
   const rollouts = (await rolloutsOf(runtimeUID)).length;
+  await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"validation":{"deployment":"Required"}}}');
   const mark = auditMark();
   // An edit by hand: the active plan no longer matches the Applications, so the rollout step wants a rollout back to it.
   await patchApp('charlie', { spec: { source: { targetRevision: '1.1.0' } } });
@@ -152,7 +153,7 @@ test('PLAN-6 a rollout to a rebuilt plan while validation is Required: PlanWitho
     await activeIs(planA);
     assert.equal(await chartVersion('charlie'), '1.0.0', 'charlie is back at the rebuilt plan');
   } finally {
-    await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"validation":{"deployment":"Required"}}}');
+    await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"validation":{"deployment":"Disabled"}}}');
   }
 });
 
