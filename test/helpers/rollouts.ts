@@ -14,7 +14,8 @@ import { CONTROL_PLANE_USER } from './env.ts';
 import { applyConfiguration, ensureArgoCdRepoCreds } from './configuration.ts';
 import { kubectlApply } from './kubectlApply.ts';
 import { kubectlAicr } from './plugin.ts';
-import { condition, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from './runtime.ts';
+import { storePlan, target } from './rolloutStage.ts';
+import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from './runtime.ts';
 
 const asResolve = stepKube('resolve');
 const asRollout = stepKube('rollout');
@@ -121,4 +122,23 @@ export async function awaitingRollout(plan: string): Promise<RolloutObject> {
 export async function approve(name: string): Promise<void> {
   const ok = await kubectlAicr(['approve', name], 'alice');
   assert.equal(ok.code, 0, ok.stderr);
+}
+
+/** Creates the runtime, settles resolution on a plan of `releases`, approves its rollout and waits until the plan is active. */
+export async function installedRuntime(spec: Record<string, unknown>, releases: Release[]): Promise<{ uid: string; plan: string }> {
+  const uid = (await createRuntime(spec)).metadata.uid;
+  const { name } = await storePlan(uid, releases);
+  await target(name);
+  await approve((await awaitingRollout(name)).metadata.name);
+  await released(`Released on ${name}`, (reason, message) => reason === 'Released' && message.includes(name));
+  return { uid, plan: name };
+}
+
+/** After a file: stops its control plane and clears the runtime, its rollouts and the owned Applications. */
+export async function stopAndClear(cp: { stop(): void; readonly running: Promise<unknown> }): Promise<void> {
+  cp.stop();
+  await cp.running;
+  await deleteRuntime();
+  await kubectl('delete', 'runtimerollouts', '--all');
+  await clearApplications();
 }

@@ -11,9 +11,9 @@ import { auditMark } from '../helpers/audit.ts';
 import { testConfiguration } from '../helpers/configuration.ts';
 import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
-import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
-import { approve, assertNoApplicationWrite, awaitingRollout, clearApplications, clearRolloutStage, released } from '../helpers/rollouts.ts';
-import { condition, createRuntime, deleteRuntime, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+import { chartRelease, pushChart } from '../helpers/rolloutStage.ts';
+import { assertNoApplicationWrite, clearRolloutStage, installedRuntime, stopAndClear } from '../helpers/rollouts.ts';
+import { condition, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
 
 let cp: ReturnType<typeof startCapturedControlPlane>;
 let plan = '';
@@ -22,20 +22,10 @@ before(async () => {
   await clearRolloutStage({ configuration: { ...testConfiguration(), drift: { checkInterval: '2s' } } });
   for (const name of ['alpha', 'bravo']) await pushChart(name, '1.0.0');
   cp = startCapturedControlPlane({ timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 }, table: STEP_TABLE.filter((r) => r.name === 'rollout' || r.name === 'drift-check') });
-  const uid = (await createRuntime({ aicrVersion: 'v0.11.1', criteria: { service: 'eks' }, validation: { deployment: 'Disabled' } })).metadata.uid;
-  plan = (await storePlan(uid, [chartRelease('alpha', 0, '1.0.0'), chartRelease('bravo', 1, '1.0.0')])).name;
-  await target(plan);
-  await approve((await awaitingRollout(plan)).metadata.name);
-  await released(`Released on ${plan}`, (reason, message) => reason === 'Released' && message.includes(plan));
+  ({ plan } = await installedRuntime({ aicrVersion: 'v0.11.1', criteria: { service: 'eks' }, validation: { deployment: 'Disabled' } }, [chartRelease('alpha', 0, '1.0.0'), chartRelease('bravo', 1, '1.0.0')]));
 });
 
-after(async () => {
-  cp.stop();
-  await cp.running;
-  await deleteRuntime();
-  await kubectl('delete', 'runtimerollouts', '--all');
-  await clearApplications();
-});
+after(() => stopAndClear(cp));
 
 test('ADO-5 losing the plans in the control plane namespace rebuilds the active plan from the Applications (PlanRebuilt); it is not an orphaning and nothing is written to Argo CD', async () => {
   const mark = auditMark();

@@ -14,7 +14,7 @@ import { auditMark } from '../helpers/audit.ts';
 import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
 import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
-import { approve, assertNoApplicationWrite, clearApplications, clearRolloutStage, released, rolloutsOf, stalledOn } from '../helpers/rollouts.ts';
+import { approve, assertNoApplicationWrite, clearApplications, clearRolloutStage, installedRuntime, released, rolloutsOf, stalledOn, stopAndClear } from '../helpers/rollouts.ts';
 import { createRuntime, deleteRuntime, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
 
 const ROLLOUT_ONLY = STEP_TABLE.filter((r) => r.name === 'rollout');
@@ -34,23 +34,11 @@ function startControlPlane(): ReturnType<typeof startCapturedControlPlane> {
   return startCapturedControlPlane({ timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 }, table: ROLLOUT_ONLY });
 }
 
-after(async () => {
-  cp.stop();
-  await cp.running;
-  await deleteRuntime();
-  await kubectl('delete', 'runtimerollouts', '--all');
-  await clearApplications();
-});
+after(() => stopAndClear(cp));
 
 /** A runtime rolled out to the two releases; returns its UID and plan. */
-async function installed(spec: Record<string, unknown> = {}): Promise<{ uid: string; plan: string }> {
-  const uid = (await createRuntime({ ...SPEC, ...spec })).metadata.uid;
-  const { name } = await storePlan(uid, RELEASES());
-  await target(name);
-  const waiting = await released('AwaitingApproval', (reason) => reason === 'AwaitingApproval');
-  await approve(/rollout (aicr-rollout-[0-9a-z-]+)/.exec(waiting.message)?.[1] ?? '');
-  await released(`Released on ${name}`, (reason, message) => reason === 'Released' && message.includes(name));
-  return { uid, plan: name };
+function installed(spec: Record<string, unknown> = {}): Promise<{ uid: string; plan: string }> {
+  return installedRuntime({ ...SPEC, ...spec }, RELEASES());
 }
 
 async function orphanedBy(how: 'Orphan' | 'escape hatch'): Promise<{ uid: string; plan: string }> {

@@ -18,8 +18,8 @@ import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts'
 import { kubectlAicr } from '../helpers/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
 import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
-import { approve, assertNoApplicationWrite, clearApplications, clearRolloutStage, released, rolloutsOf, stalledOn } from '../helpers/rollouts.ts';
-import { createRuntime, deleteRuntime, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+import { approve, assertNoApplicationWrite, clearApplications, clearRolloutStage, installedRuntime, released, rolloutsOf, stalledOn, stopAndClear } from '../helpers/rollouts.ts';
+import { deleteRuntime, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
 
 const ROLLOUT_ONLY = STEP_TABLE.filter((r) => r.name === 'rollout');
 const RELEASES = (): Release[] => [chartRelease('alpha', 0, '1.0.0'), chartRelease('bravo', 1, '1.0.0'), chartRelease('charlie', 2, '1.0.0')];
@@ -32,25 +32,13 @@ before(async () => {
   cp = startCapturedControlPlane({ timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 }, table: ROLLOUT_ONLY });
 });
 
-after(async () => {
-  cp.stop();
-  await cp.running;
-  await deleteRuntime();
-  await kubectl('delete', 'runtimerollouts', '--all');
-  await clearApplications();
-});
+after(() => stopAndClear(cp));
 
 /** A fresh runtime with `spec`, rolled out to the three releases; returns its UID and plan. */
 async function installed(spec: Record<string, unknown>): Promise<{ uid: string; plan: string }> {
   await deleteRuntime();
   await clearApplications();
-  const uid = (await createRuntime({ ...SPEC, ...spec })).metadata.uid;
-  const { name } = await storePlan(uid, RELEASES());
-  await target(name);
-  const waiting = await released('AwaitingApproval', (reason) => reason === 'AwaitingApproval');
-  await approve(/rollout (aicr-rollout-[0-9a-z-]+)/.exec(waiting.message)?.[1] ?? '');
-  await released(`Released on ${name}`, (reason, message) => reason === 'Released' && message.includes(name));
-  return { uid, plan: name };
+  return installedRuntime({ ...SPEC, ...spec }, RELEASES());
 }
 
 async function applications(): Promise<GenericObject[]> {

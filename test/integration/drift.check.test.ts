@@ -20,8 +20,8 @@ import { argoCdNeverSync, withKnob } from '../helpers/knobs.ts';
 import { kubectlAicr } from '../helpers/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
 import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
-import { approve, assertNoApplicationWrite, awaitingRollout, clearApplications, clearRolloutStage, released, rollout, rolloutsOf, stalledOn } from '../helpers/rollouts.ts';
-import { condition, createRuntime, deleteRuntime, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+import { approve, assertNoApplicationWrite, awaitingRollout, clearRolloutStage, released, rollout, rolloutsOf, stalledOn, stopAndClear } from '../helpers/rollouts.ts';
+import { condition, createRuntime, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
 
 const STEPS = STEP_TABLE.filter((r) => r.name === 'rollout' || r.name === 'drift-check');
 let cp: ReturnType<typeof startCapturedControlPlane>;
@@ -83,11 +83,7 @@ before(async () => {
 
 after(async () => {
   if (process.env['DEBUG_DRIFT']) for (const r of cp.records()) if (r['level'] !== 'DEBUG') console.error(JSON.stringify(r).slice(0, 600));
-  cp.stop();
-  await cp.running;
-  await deleteRuntime();
-  await kubectl('delete', 'runtimerollouts', '--all');
-  await clearApplications();
+  await stopAndClear(cp);
   await kubectl('delete', 'configmap', '-n', NAMESPACES.system, planA, planB, '--ignore-not-found');
 });
 

@@ -18,8 +18,8 @@ import { kubectlApply } from '../helpers/kubectlApply.ts';
 import { kubectlAicr } from '../helpers/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
 import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
-import { approve, assertNoApplicationWrite, awaitingRollout, clearApplications, clearRolloutStage, released, rollout } from '../helpers/rollouts.ts';
-import { condition, createRuntime, deleteRuntime, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+import { approve, assertNoApplicationWrite, awaitingRollout, clearRolloutStage, released, rollout, stopAndClear } from '../helpers/rollouts.ts';
+import { condition, createRuntime, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
 
 const ROLLOUT_ONLY = STEP_TABLE.filter((r) => r.name === 'rollout');
 let cp: ReturnType<typeof startCapturedControlPlane>;
@@ -70,12 +70,8 @@ before(async () => {
 
 after(async () => {
   if (process.env['DEBUG_ROLLOUTS']) for (const r of cp.records()) if (r['level'] !== 'DEBUG') console.error(JSON.stringify(r).slice(0, 600));
-  cp.stop();
-  await cp.running;
+  await stopAndClear(cp);
   await kubectl('delete', 'validatingadmissionpolicybinding,validatingadmissionpolicy', 'test-deny-suspension', '--ignore-not-found');
-  await deleteRuntime();
-  await kubectl('delete', 'runtimerollouts', '--all');
-  await clearApplications();
 });
 
 test('ROL-2 Applications edited and moved to another plan after approval hold the rollout with InventoryDrift listing each change; nothing is written while they differ; undoing resumes it', async () => {

@@ -21,8 +21,8 @@ import { kubectlApply } from '../helpers/kubectlApply.ts';
 import { kubectlAicr } from '../helpers/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
 import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
-import { approve, awaitingRollout, clearApplications, clearRolloutStage, released, rollout, rolloutsOf } from '../helpers/rollouts.ts';
-import { createRuntime, deleteRuntime, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+import { approve, awaitingRollout, clearRolloutStage, released, rollout, rolloutsOf, stopAndClear } from '../helpers/rollouts.ts';
+import { createRuntime, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
 import { GPU_OPERATOR, deploymentAssert, pinnedConfiguration, removeGpuOperator, runGpuOperator, validationRecipe } from '../helpers/validation.ts';
 
 const TABLE = STEP_TABLE.filter((r) => r.name === 'snapshot' || r.name === 'rollout');
@@ -86,11 +86,7 @@ before(async () => {
 
 after(async () => {
   if (process.env['DEBUG_VALIDATION']) for (const r of cp.records()) if (r['level'] !== 'DEBUG') console.error(JSON.stringify(r).slice(0, 600));
-  cp.stop();
-  await cp.running;
-  await deleteRuntime();
-  await kubectl('delete', 'runtimerollouts', '--all');
-  await clearApplications();
+  await stopAndClear(cp);
   await kubectl('delete', 'namespace', PERSON_NS, '--ignore-not-found', '--wait=false');
   await applyConfiguration();
 });
