@@ -3,8 +3,9 @@
 // release's recorded steps live on its owned Application, so describe reads that too while the
 // release awaits acknowledgement.
 import { stringify } from 'yaml';
-import { ANNOTATION, KINDS, NAMESPACES, RUNTIME_NAME } from '../shared/api/constants.ts';
+import { ANNOTATION, CONDITION, KINDS, NAMESPACES, RUNTIME_NAME } from '../shared/api/constants.ts';
 import { parseRollout, type RolloutObject } from '../shared/rollouts/objects.ts';
+import { guideOf } from '../shared/status/reasonTable.ts';
 import type { Output } from './args.ts';
 import { type Kubectl, KubectlError, getJson, listJson } from './kubectl.ts';
 import { AWAITING, type RecordedSteps, describeRollout, inFlight, table } from './rolloutView.ts';
@@ -44,15 +45,36 @@ export function parseSteps(text: string | undefined): RecordedSteps {
   return { problem: `annotation ${ANNOTATION.steps} is not a JSON list of strings` };
 }
 
-function describeRuntime(rt: Record<string, unknown>, live: RolloutObject | undefined, recorded: RecordedSteps | undefined): string {
+/** Markdown links become "text (docs/troubleshooting.md#anchor)" so a terminal shows where to read on. */
+function plain(markdown: string): string {
+  return markdown.replace(/\[([^\]]+)\]\(([^)]+)\)/g, (_m, text: string, href: string) =>
+    `${text} (${href.startsWith('#') ? `docs/troubleshooting.md${href}` : `docs/${href}`})`);
+}
+
+/** The reason that explains the runtime now: Ready's, unless a stall names its own. */
+function currentReason(conds: Conditions): string | undefined {
+  const stalled = conds.find((c) => c.type === CONDITION.stalled && c.status === 'True');
+  return stalled?.reason ?? conds.find((c) => c.type === CONDITION.ready)?.reason;
+}
+
+function explain(conds: Conditions): string[] {
+  const reason = currentReason(conds);
+  const g = reason === undefined ? undefined : guideOf(reason);
+  if (!reason || !g) return [];
+  return ['', `Reason:    ${reason}`, `Cause:     ${plain(g.cause)}`, `Fix:       ${plain(g.fix)}`];
+}
+
+export function describeRuntime(rt: Record<string, unknown>, live: RolloutObject | undefined, recorded: RecordedSteps | undefined): string {
   const status = (rt['status'] ?? {}) as Record<string, unknown>;
-  const rows = [['TYPE', 'STATUS', 'REASON', 'MESSAGE'], ...conditionsOf(rt).map((c) => [c.type, c.status, c.reason, c.message])];
+  const conds = conditionsOf(rt);
+  const rows = [['TYPE', 'STATUS', 'REASON', 'MESSAGE'], ...conds.map((c) => [c.type, c.status, c.reason, c.message])];
   return [
     `Runtime:   ${RUNTIME_NAME}`,
     `Active:    ${String(status['activePlan'] ?? '-')}`,
     `Target:    ${String(status['targetPlan'] ?? '-')}`,
     'Conditions:',
     table(rows),
+    ...explain(conds),
     '',
     live ? describeRollout(live, recorded) : 'No rollout in progress.',
   ].join('\n');

@@ -4,6 +4,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { DOMAIN_CONDITIONS } from '../../shared/api/constants.ts';
 import { REASONS, SUMMARY_REASON } from '../../shared/status/reasons.ts';
+import { REASON_GUIDE } from '../../shared/status/reasonGuide.ts';
+import { reasonTable, tableIn } from '../../shared/status/reasonTable.ts';
 
 const doc = readFileSync(new URL('../../docs/troubleshooting.md', import.meta.url), 'utf8');
 const rows = doc.split('\n').filter((l) => /^\| `[A-Za-z]+` \|/.test(l));
@@ -26,4 +28,15 @@ test('KROP-2 each reason names only domain conditions, and the doc row names one
     const line = rows.find((l) => l.startsWith(`| \`${reason}\` |`)) ?? '';
     assert.ok(row.on.some((c) => line.includes(c)), `${reason}'s row names ${row.on.join(' or ')}`);
   }
+});
+
+test('KROP-2 the reasons table in the docs is the one generated from the reason guide (npm run gen:docs)', () => {
+  const at = tableIn(doc);
+  assert.ok(at, 'docs/troubleshooting.md has the reasons table header');
+  assert.equal(doc.split('\n').slice(at.start, at.end).join('\n'), reasonTable(), 'run npm run gen:docs after editing shared/status/reasonGuide.ts');
+});
+
+test('KROP-2 every reason has a guide entry, and the guide has no reason the code cannot write', () => {
+  const all = [...Object.keys(REASONS), ...Object.values(SUMMARY_REASON)].sort();
+  assert.deepEqual(Object.keys(REASON_GUIDE).sort(), all);
 });

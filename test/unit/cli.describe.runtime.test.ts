@@ -1,0 +1,30 @@
+// What `kubectl aicr describe` says about the runtime itself: its conditions, then the cause and
+// fix of the reason that explains it now, in the words of the troubleshooting table.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { describeRuntime } from '../../cli/describe.ts';
+import { REASON_GUIDE } from '../../shared/status/reasonGuide.ts';
+
+function runtime(conditions: { type: string; status: string; reason: string; message: string }[]): Record<string, unknown> {
+  return { metadata: { name: 'cluster', uid: 'u1' }, status: { activePlan: 'aicr-plan-aaaaaaaaaaaaaaaa', conditions } };
+}
+
+test('KROP-2 describe prints the cause and fix of a stalled runtime\'s reason, with the link to its entry', () => {
+  const text = describeRuntime(runtime([
+    { type: 'Ready', status: 'False', reason: 'InvalidSpec', message: 'spec.aicrVersion: must look like v1.2.3' },
+    { type: 'Stalled', status: 'True', reason: 'InvalidSpec', message: 'spec.aicrVersion: must look like v1.2.3' },
+  ]), undefined, undefined);
+  assert.match(text, /^Reason:\s+InvalidSpec$/m);
+  assert.match(text, new RegExp(`^Cause:\\s+${REASON_GUIDE.InvalidSpec.cause}$`, 'm'));
+  assert.match(text, /^Fix:\s+`kubectl edit clusterruntime cluster` and correct the field the message names \(entry \(docs\/troubleshooting\.md#stalled-with-invalidspec\)\)$/m);
+  assert.doesNotMatch(text, /\]\(#/, 'no raw markdown link is left');
+});
+
+test('KROP-2 describe explains a runtime in progress by Ready\'s reason, and prints nothing for a reason it does not know', () => {
+  const progressing = describeRuntime(runtime([{ type: 'Ready', status: 'False', reason: 'Validating', message: 'validation runs' }]), undefined, undefined);
+  assert.match(progressing, /^Reason:\s+Validating$/m);
+  assert.match(progressing, new RegExp(`^Cause:\\s+${REASON_GUIDE.Validating.cause}$`, 'm'));
+  const unknown = describeRuntime(runtime([{ type: 'Ready', status: 'False', reason: 'SomethingNewer', message: '' }]), undefined, undefined);
+  assert.doesNotMatch(unknown, /^Cause:/m);
+  assert.match(unknown, /No rollout in progress\./);
+});
