@@ -3,6 +3,8 @@
 import { fileURLToPath } from 'node:url';
 
 export const CHART_DIR = fileURLToPath(new URL('./chart/', import.meta.url));
+/** Helm's schema for the values, generated from the configuration's zod schema. */
+export const VALUES_SCHEMA = fileURLToPath(new URL('./chart/values.schema.json', import.meta.url));
 /** One file per CRD, named <plural>.yaml (docs/adr/0010-cluster-chart.md: why templates/, not crds/). */
 export const CRD_TEMPLATE_DIR = fileURLToPath(new URL('./chart/templates/crds/', import.meta.url));
 export const RBAC_TEMPLATE = fileURLToPath(new URL('./chart/templates/rbac.yaml', import.meta.url));

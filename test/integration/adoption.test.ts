@@ -13,6 +13,7 @@ import { STEP_TABLE } from '../../shared/steps/table.ts';
 import { auditMark } from '../helpers/audit.ts';
 import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
+import { runbookOk } from '../helpers/runbook.ts';
 import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
 import { approve, assertNoApplicationWrite, clearApplications, clearRolloutStage, installedRuntime, released, rolloutsOf, stalledOn, stopAndClear } from '../helpers/rollouts.ts';
 import { createRuntime, deleteRuntime, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
@@ -52,7 +53,7 @@ async function orphanedBy(how: 'Orphan' | 'escape hatch'): Promise<{ uid: string
     await cp.running;
   }
   await kubectl('delete', 'clusterruntime', 'cluster', '--wait=false');
-  if (how === 'escape hatch') await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"metadata":{"finalizers":null}}');
+  if (how === 'escape hatch') await runbookOk(`kubectl patch clusterruntime cluster --type merge -p '{"metadata":{"finalizers":null}}'`);
   await waitFor('the old runtime is gone', async () => ((await getRuntime()) ? undefined : true), 60_000);
   if (how === 'escape hatch') cp = startControlPlane();
   return old;
@@ -93,11 +94,11 @@ test('ADO-1 a new runtime that finds Applications of a deleted runtime stalls wi
   await assertNoApplicationWrite(mark);
 });
 
-test('ADO-3 naming the orphaned runtime adopts its Applications through an approved Adopt rollout that changes only the ownership annotations; the next rollout needs approval as unknown', async () => {
+test('ADO-3 COND-5 naming the orphaned runtime with the runbook\'s patch adopts its Applications through an approved Adopt rollout that changes only the ownership annotations; the next rollout needs approval as unknown', async () => {
   const old = (await applications())[0]?.metadata.annotations?.[ANNOTATION.orphanedFrom] ?? '';
   const before = await applications();
   const mark = auditMark();
-  await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', JSON.stringify({ spec: { adoption: { runtimeUID: old } } }));
+  await runbookOk(`kubectl patch clusterruntime cluster --type merge -p '{"spec":{"adoption":{"runtimeUID":"${old}"}}}'`);
   const waiting = await released('the adoption waits for approval', (reason, message) => reason === 'AwaitingApproval' && message.includes('adoption of the releases'));
   const uid = (await getRuntime())?.metadata.uid ?? '';
   const adopt = (await rolloutsOf(uid)).find((r) => r.spec.type === 'Adopt');
@@ -120,7 +121,7 @@ test('ADO-3 naming the orphaned runtime adopts its Applications through an appro
   assert.deepEqual(forward?.spec.steps.map((s) => `${s.action} ${s.release} ${s.verdict ?? ''}`), ['Upgrade alpha unknown']);
 });
 
-test('ADO-3 Applications left by the finalizer escape hatch (no orphaned-from mark) are adopted the same way', async () => {
+test('ADO-3 COND-5 Applications left by the runbook\'s finalizer escape hatch, run as written, (no orphaned-from mark) are adopted the same way', async () => {
   const old = await orphanedBy('escape hatch');
   assert.deepEqual((await applications()).map((a) => a.metadata.annotations?.[ANNOTATION.orphanedFrom]), [undefined, undefined]);
   const uid = await successor({ adoption: { runtimeUID: old.uid } });

@@ -16,6 +16,7 @@ import { testEnv } from '../helpers/env.ts';
 import { denyRegistry, forceAicrExit, withKnob } from '../helpers/knobs.ts';
 import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
 import { aicrDataArgs } from '../helpers/aicrData.ts';
+import { runbookOk } from '../helpers/runbook.ts';
 
 const run = promisify(execFile);
 const TRAINING = { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' };
@@ -116,7 +117,7 @@ test('a misspelt configuration key is InvalidConfiguration naming the key and th
   await resolvedWith('resolution resumes', (x) => x.reason !== 'InvalidConfiguration', 20_000);
 });
 
-test('JOB-2 JOB-5 criteria AICR refuses stop after one run: InvalidSpec with exit code and stderr, an AICRRunFailed Event, no second Job after many triggers', async () => {
+test('JOB-2 JOB-5 COND-5 criteria AICR refuses stop after one run: InvalidSpec with exit code and stderr, an AICRRunFailed Event, no second Job after many triggers; the runbook\'s Job listing and log commands show it', async () => {
   start();
   await createRuntime({ aicrVersion: 'v0.11.1', criteria: { ...TRAINING, os: 'talos' } });
   const c = await resolvedWith('InvalidSpec', (x) => x.reason === 'InvalidSpec', 60_000);
@@ -129,7 +130,13 @@ test('JOB-2 JOB-5 criteria AICR refuses stop after one run: InvalidSpec with exi
   assert.equal(all.length, 1, 'one run, however many triggers');
   assert.equal(all[0]?.verdict, 'refused');
   assert.equal(all[0]?.ttl, 7 * 24 * 3600, 'a stalled stage keeps its failed Jobs for 7 days');
-  const described = await kubectl('describe', 'clusterruntime', 'cluster');
+  // The runbook's Job commands, as written: the failed run with its stage and input, and its log.
+  const listed = (await runbookOk('kubectl get jobs -n aicr-jobs -L operator.aicr.run/stage,operator.aicr.run/input')).split('\n');
+  assert.match(listed[0] ?? '', /^NAME\s+STATUS\s+COMPLETIONS\s+DURATION\s+AGE\s+STAGE\s+INPUT$/);
+  const row = listed.find((l) => l.startsWith(`${all[0]?.name ?? '?'} `)) ?? '';
+  assert.match(row, /\sFailed\s.*\srecipe\s+[0-9a-f]{8,}\s*$/, row);
+  assert.match(await runbookOk(`kubectl logs -n aicr-jobs "job/${all[0]?.name ?? ''}"`), /invalid os type: talos/);
+  const described = await runbookOk('kubectl describe clusterruntime cluster   # adds the Events');
   assert.match(described, /Warning\s+AICRRunFailed/);
 });
 

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { parse } from 'yaml';
 import { CHART, CONFIGURATION, LABEL, NAMESPACES } from '../../shared/api/constants.ts';
 import { CHART_CRDS, helm, installChart } from '../helpers/chart.ts';
+import { runbook } from '../helpers/runbook.ts';
 import { testEnv } from '../helpers/env.ts';
 import { ensureCrds, kubectl } from '../helpers/runtime.ts';
 
@@ -79,7 +80,7 @@ test('NS-1 after AICR relabels aicr-discovery an upgrade fails on the conflict; 
   await kubectl('label', 'namespace', NAMESPACES.discovery, 'aicr.run/touched-');
 });
 
-test('NS-1 after an uninstall an install refuses the kept namespaces AICR relabeled until the label is given back to Helm', async () => {
+test('NS-1 COND-5 after an uninstall an install refuses the kept namespaces AICR relabeled until the runbook\'s label command, run as written, gives the label back to Helm', async () => {
   await helm('uninstall', CHART.release, '-n', CHART.namespace, '--kubeconfig', testEnv().KUBECONFIG, '--wait');
   for (const ns of CHART_NAMESPACES) await namespace(ns);
   for (const crd of CHART_CRDS) await getJson<Meta>('crd', crd);
@@ -93,8 +94,8 @@ test('NS-1 after an uninstall an install refuses the kept namespaces AICR relabe
     return true;
   });
 
-  // The runbook's fix, as written there.
-  await kubectl('label', 'namespace', NAMESPACES.discovery, NAMESPACES.validation, `${LABEL.managedBy}=Helm`, '--overwrite');
+  const fix = await runbook('kubectl label namespace aicr-discovery aicr-validation app.kubernetes.io/managed-by=Helm --overwrite');
+  assert.equal(fix.code, 0, fix.stderr);
   await installChart();
   assert.equal(await revision(), 1);
   await getJson<Meta>('configmap', '-n', CONFIGURATION.namespace, CONFIGURATION.name);

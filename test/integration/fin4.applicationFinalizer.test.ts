@@ -13,6 +13,7 @@ import { finalizerRefusal } from '../../shared/rbac/applicationAdmission.ts';
 import { stepKube } from '../helpers/controlPlane.ts';
 import { testEnv, uniqueName } from '../helpers/env.ts';
 import { ensureCrds, kubectl, waitFor } from '../helpers/runtime.ts';
+import { runbookOk } from '../helpers/runbook.ts';
 
 const NS = NAMESPACES.argocd;
 const AS_ROLLOUT = ['--as', IDENTITY_USER.step('rollout'), '--as-group', IDENTITY_GROUP.step('rollout'), '--as-group', 'system:authenticated'];
@@ -95,7 +96,7 @@ test('FIN-4 with the delete-rollout annotation beside it the rollout step may se
   assert.equal(await finalizersOf(name), '');
 });
 
-test('FIN-4 an admin may add the finalizer by hand; the rollout step\'s further writes to that Application are refused until it is removed with the documented command', async () => {
+test('FIN-4 COND-5 an admin may add the finalizer by hand; the rollout step\'s further writes to that Application are refused until it is removed with the runbook\'s command', async () => {
   const name = uniqueName('fin4-by-hand');
   const first = await applyAsRollout(application(name));
   assert.equal(first.code, 0, first.stderr);
@@ -103,8 +104,8 @@ test('FIN-4 an admin may add the finalizer by hand; the rollout step\'s further 
   assert.equal(await finalizersOf(name), `["${ARGOCD.resourcesFinalizer}"]`);
   assertFinalizerRefusal(await applyAsRollout(application(name, { labels: { 'fin4.test/step': 'two' } })), name);
   assert.equal(await kubectl('get', 'applications.argoproj.io', name, '-n', NS, '-o', 'jsonpath={.metadata.labels.fin4\\.test/step}'), '');
-  // The fix the message gives, as a person runs it.
-  await kubectl('-n', NS, 'patch', 'application', name, '--type', 'merge', '-p', '{"metadata":{"finalizers":null}}');
+  // The fix the message and the runbook give, run as written.
+  await runbookOk(`kubectl -n argocd patch application "${name}" --type merge -p '{"metadata":{"finalizers":null}}'`);
   const after = await applyAsRollout(application(name, { labels: { 'fin4.test/step': 'two' } }));
   assert.equal(after.code, 0, after.stderr);
 });

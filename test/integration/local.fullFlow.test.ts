@@ -12,6 +12,7 @@ import { fieldAt } from '../../shared/kube/fieldPath.ts';
 import { applyConfiguration, ensureArgoCdRepoCreds, ensureRegistrySecrets } from '../helpers/configuration.ts';
 import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
 import { kubectlAicr } from '../helpers/plugin.ts';
+import { runbookOk as ok } from '../helpers/runbook.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
 import { clearApplications, released } from '../helpers/rollouts.ts';
 import { condition, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
@@ -86,4 +87,42 @@ test('NS-1 the AICR runs of the whole flow (snapshot, recipe, render) leave the 
   const after = await labelsNow();
   for (const [name, labels] of namespaceLabels) assert.deepEqual(after.get(name), labels, `namespace ${name} keeps its labels`);
   assert.equal(after.get('ns1-probe')?.['team'], 'gpu');
+});
+
+// The runbook's commands, as it prints them, against the runtime the flow above left Ready.
+const PLANS = 'kubectl get configmaps -n aicr-system -l operator.aicr.run/role=plan -L operator.aicr.run/schema-version';
+const OWNED = `kubectl -n argocd get applications -l app.kubernetes.io/managed-by=aicr-operator -o custom-columns=\\
+'NAME:.metadata.name,RUNTIME:.metadata.annotations.operator\\.aicr\\.run/runtime-uid,ORPHANED:.metadata.annotations.operator\\.aicr\\.run/orphaned-from,PLAN:.metadata.annotations.operator\\.aicr\\.run/plan-digest'`;
+const RESNAPSHOT = 'kubectl annotate clusterruntime cluster operator.aicr.run/resnapshot="$(date +%s)" --overwrite';
+
+test('COND-5 the runbook\'s plan and Application listings and describe run as written and show the schema version, the ownership columns and the Events', async () => {
+  const rt = await getRuntime();
+  const uid = rt?.metadata.uid ?? '';
+  const active = String((rt?.status as Record<string, unknown>)['activePlan']);
+  const plans = await ok(PLANS);
+  assert.match(plans, /NAME\s+DATA\s+AGE\s+SCHEMA-VERSION/);
+  assert.match(plans, new RegExp(`^${active}\\s+\\d+\\s+\\S+\\s+1$`, 'm'), 'the active plan with schema version 1');
+  const owned = (await ok(OWNED)).trim().split('\n');
+  assert.match(owned[0] ?? '', /^NAME\s+RUNTIME\s+ORPHANED\s+PLAN$/);
+  assert.ok(owned.length > 1);
+  for (const line of owned.slice(1)) assert.match(line, new RegExp(`^\\S+\\s+${uid}\\s+<none>\\s+sha256:[0-9a-f]{64}$`), line);
+  const described = await ok('kubectl describe clusterruntime cluster   # adds the Events');
+  assert.match(described, /Events:[\s\S]*RolloutCreated/);
+});
+
+test('COND-5 the runbook\'s resnapshot annotation starts a new snapshot, and the plan stays the same', async () => {
+  const before = await getRuntime();
+  const snapshotBefore = JSON.stringify((before?.status as Record<string, unknown>)['discovery']);
+  await ok(RESNAPSHOT);
+  const asked = (await getRuntime())?.metadata.annotations?.[ANNOTATION.resnapshot] ?? '';
+  assert.match(asked, /^\d{10}$/);
+  const after = await waitFor('the snapshot taken for the request', async () => {
+    const r = await getRuntime();
+    const d = (r?.status as { discovery?: { snapshot?: { resnapshot?: string } } } | undefined)?.discovery;
+    return d?.snapshot?.resnapshot === asked ? r : undefined;
+  }, 120_000);
+  assert.notEqual(JSON.stringify((after.status as Record<string, unknown>)['discovery']), snapshotBefore);
+  await released('Released=True again', (reason) => reason === 'Released', 120_000);
+  const activeOf = (r: Awaited<ReturnType<typeof getRuntime>>): unknown => (r?.status as Record<string, unknown> | undefined)?.['activePlan'];
+  assert.equal(activeOf(await getRuntime()), activeOf(before));
 });

@@ -13,6 +13,7 @@ import { applyConfiguration, ensureArgoCdRepoCreds, testConfiguration } from '..
 import { motoEcrCredential, refuseAwsCalls } from '../helpers/ecrRegistry.ts';
 import { kubectlAicr } from '../helpers/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
+import { runbook } from '../helpers/runbook.ts';
 import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
 
 const { name: SECRET, namespace: NS } = ARGOCD_REGISTRY_SECRET;
@@ -80,7 +81,7 @@ after(async () => {
   await ensureArgoCdRepoCreds();
 });
 
-test('REG-4 aws: at start the token-refresh step writes Argo CD\'s repo-creds Secret with moto\'s token, the URL the Applications use and the expiry', async () => {
+test('REG-4 COND-5 aws: at start the token-refresh step writes Argo CD\'s repo-creds Secret with moto\'s token, the URL the Applications use and the expiry, which the runbook\'s jsonpath command prints', async () => {
   start();
   await createRuntime(SPEC);
   const s = await writtenSecret();
@@ -92,6 +93,9 @@ test('REG-4 aws: at start the token-refresh step writes Argo CD\'s repo-creds Se
   const expiry = s.metadata.annotations?.[ANNOTATION.tokenExpiresAt] ?? '';
   assert.match(expiry, RFC3339);
   assert.ok(Date.parse(expiry) > Date.now() + 3_600_000, 'the token outlives the stale window');
+  const shown = await runbook(`kubectl -n argocd get secret aicr-registry \\
+  -o jsonpath='{.metadata.annotations.operator\\.aicr\\.run/token-expires-at}'`);
+  assert.deepEqual([shown.code, shown.stdout], [0, expiry], `COND-5: the runbook's expiry command prints it (${shown.stderr})`);
   const refreshed = cp?.records().find((r) => r['message'] === 'registry credentials refreshed');
   assert.equal(refreshed?.['expiresAt'], expiry);
   const metric = cp?.records().find((r) => r['message'] === 'metric' && TOKEN_EXPIRY_METRIC in r);
