@@ -13,7 +13,8 @@ const run = promisify(execFile);
 const RUNTIME = { group: API_GROUP, version: API_VERSION, plural: KINDS.clusterRuntime.plural } as const;
 
 export async function kubectl(...args: string[]): Promise<string> {
-  const { stdout } = await run('kubectl', ['--kubeconfig', testEnv().KUBECONFIG, ...args]);
+  // A whole suite's Events or objects as JSON outgrow the 1 MB default.
+  const { stdout } = await run('kubectl', ['--kubeconfig', testEnv().KUBECONFIG, ...args], { maxBuffer: 256 * 1024 * 1024 });
   return stdout;
 }
 

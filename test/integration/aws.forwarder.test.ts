@@ -31,11 +31,13 @@ before(async () => {
   const snapshot = await createFifoWithDlq(sqs, 'aicr-snapshot', { visibilitySeconds: 1, maxReceiveCount: 3 });
   const rollout = await createFifoWithDlq(sqs, 'aicr-rollout', { visibilitySeconds: 1, maxReceiveCount: 3 });
   const tokenRefresh = await createFifoWithDlq(sqs, 'aicr-token-refresh', { visibilitySeconds: 1, maxReceiveCount: 3 });
+  const driftCheck = await createFifoWithDlq(sqs, 'aicr-drift-check', { visibilitySeconds: 1, maxReceiveCount: 3 });
   Object.assign(process.env, {
     AICR_RESOLVE_QUEUE_URL: queue.url,
     AICR_SNAPSHOT_QUEUE_URL: snapshot.queue.url,
     AICR_ROLLOUT_QUEUE_URL: rollout.queue.url,
     AICR_TOKEN_REFRESH_QUEUE_URL: tokenRefresh.queue.url,
+    AICR_DRIFT_CHECK_QUEUE_URL: driftCheck.queue.url,
     AICR_DELAY_QUEUE_URL: delay.url,
     AICR_KUBECONFIG: server.kubeconfig,
     AICR_KUBE_CONTEXT: CONTROL_PLANE_USER,

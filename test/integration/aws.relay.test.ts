@@ -22,7 +22,11 @@ before(async () => {
   const snapshot = await createQueue(sqs, 'aicr-snapshot.fifo');
   const rollout = await createQueue(sqs, 'aicr-rollout.fifo');
   const tokenRefresh = await createQueue(sqs, 'aicr-token-refresh.fifo');
-  Object.assign(process.env, { AICR_RESOLVE_QUEUE_URL: fifo.url, AICR_SNAPSHOT_QUEUE_URL: snapshot.url, AICR_ROLLOUT_QUEUE_URL: rollout.url, AICR_TOKEN_REFRESH_QUEUE_URL: tokenRefresh.url, AICR_DELAY_QUEUE_URL: delay.url, LOG_LEVEL: 'silent' });
+  const driftCheck = await createQueue(sqs, 'aicr-drift-check.fifo');
+  Object.assign(process.env, {
+    AICR_RESOLVE_QUEUE_URL: fifo.url, AICR_SNAPSHOT_QUEUE_URL: snapshot.url, AICR_ROLLOUT_QUEUE_URL: rollout.url, AICR_TOKEN_REFRESH_QUEUE_URL: tokenRefresh.url,
+    AICR_DRIFT_CHECK_QUEUE_URL: driftCheck.url, AICR_DELAY_QUEUE_URL: delay.url, LOG_LEVEL: 'silent',
+  });
   ({ handler } = (await import('../../functions/relay.ts')) as { handler: SqsHandler });
 });
 

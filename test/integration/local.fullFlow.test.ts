@@ -5,8 +5,9 @@
 // with the repo-creds Secret) until the runtime is Ready.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { ANNOTATION, CONDITION, LABEL, MANAGED_BY_VALUE, NAMESPACES, ROLE } from '../../shared/api/constants.ts';
+import { ANNOTATION, CONDITION, IDENTITY_GROUP, IDENTITY_USER, LABEL, MANAGED_BY_VALUE, NAMESPACES, ROLE } from '../../shared/api/constants.ts';
 import { KIND } from '../../shared/kube/kinds.ts';
+import { STEP_TABLE } from '../../shared/steps/table.ts';
 import { readPlanConfigMap } from '../../shared/plans/store.ts';
 import { fieldAt } from '../../shared/kube/fieldPath.ts';
 import { applyConfiguration, ensureArgoCdRepoCreds, ensureRegistrySecrets } from '../helpers/configuration.ts';
@@ -125,4 +126,21 @@ test('COND-5 the runbook\'s resnapshot annotation starts a new snapshot, and the
   await released('Released=True again', (reason) => reason === 'Released', 120_000);
   const activeOf = (r: Awaited<ReturnType<typeof getRuntime>>): unknown => (r?.status as Record<string, unknown> | undefined)?.['activePlan'];
   assert.equal(activeOf(await getRuntime()), activeOf(before));
+});
+
+/** `kubectl auth can-i` as one of the control plane's identities: its user and only its group. */
+async function can(user: string, group: string, ...question: string[]): Promise<string> {
+  return (await kubectl('auth', 'can-i', ...question, '--as', user, '--as-group', group).catch((err: { stdout?: string }) => err.stdout ?? '')).trim();
+}
+
+test('the flow above ran with the chart\'s rights alone: each identity it acted as holds what its step-table row grants and nothing an admin has', async () => {
+  const identities = [[IDENTITY_USER.forwarder, IDENTITY_GROUP.forwarder], ...STEP_TABLE.map((r) => [IDENTITY_USER.step(r.name), IDENTITY_GROUP.step(r.name)])];
+  for (const [user = '', group = ''] of identities) {
+    assert.equal(await can(user, group, '*', '*', '--all-namespaces'), 'no', `${group} is no cluster admin`);
+    assert.equal(await can(user, group, 'get', 'secrets', '-n', 'kube-system'), 'no', `${group} reads no Secrets outside its namespaces`);
+    assert.equal(await can(user, group, 'delete', 'namespaces'), 'no', `${group} deletes no namespace`);
+  }
+  assert.equal(await can(IDENTITY_USER.step('resolve'), IDENTITY_GROUP.step('resolve'), 'create', 'configmaps', '-n', NAMESPACES.system), 'yes');
+  assert.equal(await can(IDENTITY_USER.step('rollout'), IDENTITY_GROUP.step('rollout'), 'create', 'applications.argoproj.io', '-n', NAMESPACES.argocd), 'yes');
+  assert.equal(await can(IDENTITY_USER.step('snapshot'), IDENTITY_GROUP.step('snapshot'), 'create', 'applications.argoproj.io', '-n', NAMESPACES.argocd), 'no');
 });
