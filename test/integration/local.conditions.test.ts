@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCapturedControlPlane } from '../helpers/controlPlane.ts';
 import { condition, deleteRuntime, ensureCrds, getRuntime, kubectl, runtimeManifest, waitFor } from '../helpers/runtime.ts';
+import { runbookOk } from '../helpers/runbook.ts';
 
 let cp: ReturnType<typeof startCapturedControlPlane>;
 
@@ -46,11 +47,10 @@ test('COND-1 a runtime created with kubectl gets Ready, Reconciling, Stalled and
   await kubectl('wait', '--for=condition=Reconciling', '--timeout=10s', 'clusterruntime/cluster');
 });
 
-test('COND-5 the runbook conditions jsonpath command prints every condition', async () => {
-  const out = await kubectl(
-    'get', 'clusterruntime', 'cluster', '-o',
-    'jsonpath={range .status.conditions[*]}{.type}{"\\t"}{.status}{"\\t"}{.reason}{"\\t"}{.message}{"\\n"}{end}',
-  );
+test('COND-5 the runbook conditions jsonpath command, run as written, prints every condition', async () => {
+  // As the runbook prints it, continuation line and shell quoting included.
+  const out = await runbookOk(`kubectl get clusterruntime cluster \\
+  -o jsonpath='{range .status.conditions[*]}{.type}{"\\t"}{.status}{"\\t"}{.reason}{"\\t"}{.message}{"\\n"}{end}'`);
   const rows = out.trim().split('\n').map((l) => l.split('\t'));
   const types = rows.map((r) => r[0]).sort();
   // Released and EngineAvailable come from the rollout step, which waits for a target plan meanwhile;
