@@ -225,13 +225,16 @@ test('REG-2 the registry refuses the push (403 through the proxy): Unauthorized,
   });
 });
 
-test('JOB-3 a quota that refuses the run\'s pod: after a short grace the message says the Job has no pod', async () => {
+test('JOB-3 COND-5 a quota that refuses the run\'s pod: after a short grace the message says the Job has no pod, and the describe command it gives shows the refusal', async () => {
   await kubectl('create', 'quota', 'no-pods', '-n', NAMESPACES.jobs, '--hard=pods=0');
   try {
     start();
     await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING });
     const c = await resolvedWith('has no pod', (x) => /has no pod/.test(x.message), 30_000);
     assert.match(c.message, /^Job aicr-recipe-[0-9a-f]{16}-1 has no pod \(a quota or Pod Security refusal; kubectl describe job aicr-recipe-[0-9a-f]{16}-1 -n aicr-jobs shows it\)$/);
+    // The command the message and the runbook give, as written: it shows the quota's refusal.
+    const command = /kubectl describe job \S+ -n aicr-jobs/.exec(c.message)?.[0] ?? '';
+    assert.match(await runbookOk(command), /FailedCreate[\s\S]*exceeded quota: no-pods/);
   } finally {
     await kubectl('delete', 'quota', 'no-pods', '-n', NAMESPACES.jobs, '--ignore-not-found');
   }
