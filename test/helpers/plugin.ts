@@ -12,15 +12,25 @@ export interface PluginRun {
   readonly stderr: string;
 }
 
-/** `kubectl aicr <args> --kubeconfig <test cluster> [--as <user>]`; never rejects on a non-zero exit. */
-export function kubectlAicr(args: readonly string[], as?: string): Promise<PluginRun> {
+/** A person's shell environment: the test kubectl, and the plugin beside it on PATH. */
+export function personEnv(): NodeJS.ProcessEnv {
   const env = testEnv();
-  const argv = ['aicr', ...args, '--kubeconfig', env.KUBECONFIG, ...(as ? ['--as', as] : [])];
-  const PATH = `${BIN}:${env.TESTENV_BIN}:${process.env['PATH'] ?? ''}`;
+  return { ...process.env, PATH: `${BIN}:${env.TESTENV_BIN}:${process.env['PATH'] ?? ''}`, KUBECTL: `${env.TESTENV_BIN}/kubectl` };
+}
+
+/** Runs a program to its end; never rejects on a non-zero exit. */
+export function runCaptured(file: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<PluginRun> {
   return new Promise((resolve) => {
-    execFile(`${env.TESTENV_BIN}/kubectl`, argv, { env: { ...process.env, PATH, KUBECTL: `${env.TESTENV_BIN}/kubectl` } }, (err, stdout, stderr) => {
+    execFile(file, args, { env, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
       const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/** `kubectl aicr <args> --kubeconfig <test cluster> [--as <user>]`; never rejects on a non-zero exit. */
+export function kubectlAicr(args: readonly string[], as?: string): Promise<PluginRun> {
+  const env = testEnv();
+  const argv = ['aicr', ...args, '--kubeconfig', env.KUBECONFIG, ...(as ? ['--as', as] : [])];
+  return runCaptured(`${env.TESTENV_BIN}/kubectl`, argv, personEnv());
 }
