@@ -11,6 +11,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { QUEUE_NAMES, queueSettings } from '../../shared/steps/table.ts';
 
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
@@ -46,6 +47,19 @@ export async function createFifoWithDlq(sqs: SQSClient, base: string, opts: { vi
     RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.arn, maxReceiveCount: opts.maxReceiveCount }),
   });
   return { queue, dlq };
+}
+
+/**
+ * One FIFO queue per queue of the step table, made by `make` from its base name (aicr-<queue>),
+ * and the settings that name them: a function needing every step's queue is configured from the
+ * table, so a step added to it cannot be left out of a test.
+ */
+export async function createStepQueues(make: (base: string) => Promise<TestQueue>): Promise<{ byQueue: Record<string, TestQueue>; settings: Record<string, string> }> {
+  const made = await Promise.all(QUEUE_NAMES.map(async (q) => [q, await make(`aicr-${q}`)] as const));
+  return {
+    byQueue: Object.fromEntries(made),
+    settings: Object.fromEntries(made.map(([q, queue]) => [queueSettings(q).url, queue.url])),
+  };
 }
 
 function pick(a: Record<string, string>, keys: readonly string[]): Record<string, string> {

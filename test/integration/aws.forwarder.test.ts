@@ -10,7 +10,7 @@ import { FORWARDER_CHECKPOINT } from '../../shared/api/constants.ts';
 import type { WindowResult } from '../../shared/aws/forwarderWindow.ts';
 import { compactEtcd, startExtraApiServer, type ExtraApiServer } from '../helpers/apiserver.ts';
 import { CONTROL_PLANE_USER, awsClientConfig, resetMoto } from '../helpers/env.ts';
-import { createFifoWithDlq, createQueue, SqsLambdaDriver, type SqsHandler, type TestQueue } from '../helpers/sqsDriver.ts';
+import { createFifoWithDlq, createQueue, createStepQueues, SqsLambdaDriver, type SqsHandler, type TestQueue } from '../helpers/sqsDriver.ts';
 import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl } from '../helpers/runtime.ts';
 
 const sqs = new SQSClient(awsClientConfig());
@@ -26,18 +26,11 @@ before(async () => {
   await kubectl('delete', 'configmap', '-n', FORWARDER_CHECKPOINT.namespace, FORWARDER_CHECKPOINT.name, '--ignore-not-found');
   server = await startExtraApiServer('apiserver-forwarder', ['--watch-cache=false']);
   await resetMoto();
-  ({ queue } = await createFifoWithDlq(sqs, 'aicr-resolve', { visibilitySeconds: 1, maxReceiveCount: 3 }));
   const delay = await createQueue(sqs, 'aicr-delay');
-  const snapshot = await createFifoWithDlq(sqs, 'aicr-snapshot', { visibilitySeconds: 1, maxReceiveCount: 3 });
-  const rollout = await createFifoWithDlq(sqs, 'aicr-rollout', { visibilitySeconds: 1, maxReceiveCount: 3 });
-  const tokenRefresh = await createFifoWithDlq(sqs, 'aicr-token-refresh', { visibilitySeconds: 1, maxReceiveCount: 3 });
-  const driftCheck = await createFifoWithDlq(sqs, 'aicr-drift-check', { visibilitySeconds: 1, maxReceiveCount: 3 });
+  const steps = await createStepQueues(async (base) => (await createFifoWithDlq(sqs, base, { visibilitySeconds: 1, maxReceiveCount: 3 })).queue);
+  queue = steps.byQueue['resolve'] as TestQueue;
   Object.assign(process.env, {
-    AICR_RESOLVE_QUEUE_URL: queue.url,
-    AICR_SNAPSHOT_QUEUE_URL: snapshot.queue.url,
-    AICR_ROLLOUT_QUEUE_URL: rollout.queue.url,
-    AICR_TOKEN_REFRESH_QUEUE_URL: tokenRefresh.queue.url,
-    AICR_DRIFT_CHECK_QUEUE_URL: driftCheck.queue.url,
+    ...steps.settings,
     AICR_DELAY_QUEUE_URL: delay.url,
     AICR_KUBECONFIG: server.kubeconfig,
     AICR_KUBE_CONTEXT: CONTROL_PLANE_USER,

@@ -8,7 +8,7 @@ import { SqsProducer } from '../../shared/aws/sqsProducer.ts';
 import { encodeEnvelope } from '../../shared/aws/envelope.ts';
 import type { Context, SQSRecord } from 'aws-lambda';
 import { awsClientConfig, resetMoto } from '../helpers/env.ts';
-import { createQueue, queueDepth, SqsLambdaDriver, type SqsHandler, type TestQueue } from '../helpers/sqsDriver.ts';
+import { createQueue, createStepQueues, queueDepth, SqsLambdaDriver, type SqsHandler, type TestQueue } from '../helpers/sqsDriver.ts';
 
 const sqs = new SQSClient(awsClientConfig());
 let fifo: TestQueue;
@@ -17,16 +17,10 @@ let handler: SqsHandler;
 
 before(async () => {
   await resetMoto();
-  fifo = await createQueue(sqs, 'aicr-resolve.fifo');
   delay = await createQueue(sqs, 'aicr-delay');
-  const snapshot = await createQueue(sqs, 'aicr-snapshot.fifo');
-  const rollout = await createQueue(sqs, 'aicr-rollout.fifo');
-  const tokenRefresh = await createQueue(sqs, 'aicr-token-refresh.fifo');
-  const driftCheck = await createQueue(sqs, 'aicr-drift-check.fifo');
-  Object.assign(process.env, {
-    AICR_RESOLVE_QUEUE_URL: fifo.url, AICR_SNAPSHOT_QUEUE_URL: snapshot.url, AICR_ROLLOUT_QUEUE_URL: rollout.url, AICR_TOKEN_REFRESH_QUEUE_URL: tokenRefresh.url,
-    AICR_DRIFT_CHECK_QUEUE_URL: driftCheck.url, AICR_DELAY_QUEUE_URL: delay.url, LOG_LEVEL: 'silent',
-  });
+  const steps = await createStepQueues((base) => createQueue(sqs, `${base}.fifo`));
+  fifo = steps.byQueue['resolve'] as TestQueue;
+  Object.assign(process.env, { ...steps.settings, AICR_DELAY_QUEUE_URL: delay.url, LOG_LEVEL: 'silent' });
   ({ handler } = (await import('../../functions/relay.ts')) as { handler: SqsHandler });
 });
 
