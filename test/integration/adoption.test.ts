@@ -139,8 +139,10 @@ test('ADO-4 Applications that no longer rebuild into the plan they record are Ad
   const missing = await released('AdoptionBlocked', (reason) => reason === 'AdoptionBlocked');
   assert.match(missing.message, /do not rebuild into a plan: Application bravo: missing annotation operator.aicr.run\/plan-digest/);
   const digest = (await applications())[0]?.metadata.annotations?.[ANNOTATION.planDigest] ?? '';
-  await kubectl('-n', 'argocd', 'annotate', 'applications.argoproj.io', 'bravo', `${ANNOTATION.planDigest}=${digest}`);
+  // alpha is edited before bravo's annotation comes back, so at no moment do the Applications
+  // rebuild into a plan: otherwise the step could create the Adopt rollout in between.
   await kubectl('-n', 'argocd', 'patch', 'applications.argoproj.io', 'alpha', '--type', 'merge', '-p', '{"spec":{"source":{"helm":{"valuesObject":{"replicas":3}}}}}');
+  await kubectl('-n', 'argocd', 'annotate', 'applications.argoproj.io', 'bravo', `${ANNOTATION.planDigest}=${digest}`);
   const edited = await released('AdoptionBlocked for the edit', (reason, message) => reason === 'AdoptionBlocked' && message.includes('edited outside the control plane'));
   assert.match(edited.message, new RegExp(`Applications alpha, bravo record plan digest ${digest}, but what they carry now rebuilds into sha256:`));
   await stalledOn('AdoptionBlocked');
