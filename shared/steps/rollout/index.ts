@@ -82,11 +82,21 @@ function unfinishedOf(facts: Facts): Set<string> {
   return new Set(steps.filter((s) => s.startedAt !== undefined && s.state !== 'Succeeded').map((s) => s.release));
 }
 
+/**
+ * The active plan's message: what its last successful rollout said, so the message a success
+ * wrote stays put on later looks instead of changing to a shorter one.
+ */
+function activeMessage(target: string, rollouts: readonly RolloutObject[]): string {
+  const won = rollouts.filter((r) => r.spec.toPlan === target && r.status?.outcome === 'Succeeded').at(-1);
+  const said = won?.status?.conditions?.find((c) => c.type === CONDITION.ready)?.message;
+  return said ? `plan ${target} is active: ${said}` : `plan ${target} is active`;
+}
+
 async function start(ctx: StepContext, facts: Facts): Promise<StepReport> {
   const { target, apps } = facts;
   const active = statusPlan(ctx, 'activePlan');
   const back = target === active;
-  if (back && (await carriesPlan(ctx, apps, target, facts.rollouts))) return releasedCondition('True', 'Released', `plan ${target} is active`);
+  if (back && (await carriesPlan(ctx, apps, target, facts.rollouts))) return releasedCondition('True', 'Released', activeMessage(target, facts.rollouts));
   if (!resolvedTrue(ctx)) return releasedCondition('False', 'AwaitingPlan', `no rollout to ${target} starts while resolution has not settled (Resolved is not True)`);
   const from = back ? rollbackFrom(facts.rollouts, target) : active;
   const created = await createRollout(ctx, apps, { active: from, target, unfinished: unfinishedOf(facts) });
