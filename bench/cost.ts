@@ -12,22 +12,22 @@ type Res = { Type: string; Properties: Record<string, unknown> };
 
 export const COST_GOALS = { singleMonthly: 3, perClusterInFleetOfTen: 1 } as const;
 
-/** The cheaper shape ADR 0016 weighs: 30 s forwarder windows every 5 minutes, one dashboard per fleet. */
-export const LEAN_WINDOW_SECONDS = 30;
+/** The shape ADR 0005 chose and ADR 0018 replaced as the default: 320 s windows every 5 minutes, so one always watches. */
+export const ALWAYS_WATCHING = { windowSeconds: 320, everySeconds: 300 } as const;
 
 const round2 = (n: number): number => Math.round(n * 100) / 100;
 
-/** Each short window starts past the watch history, so it relists and wakes every step of the runtime once. */
-function leanInputs(i: CostInputs, quiet: QuietHour, memoryMb: number, initMs: number): CostInputs {
-  const windowsPerHour = 3600 / i.forwarder.everySeconds;
-  const relist = { perHour: windowsPerHour * quiet.relist.steps, meanMs: quiet.relist.meanMs, memoryMb, initMs };
-  return {
-    ...i,
-    steps: { ...i.steps, relist },
-    forwarder: { ...i.forwarder, windowSeconds: LEAN_WINDOW_SECONDS, sendsPerWindow: quiet.relist.steps },
-    dashboards: i.dashboards / 10,
-    metricSeriesPerHour: i.metricSeriesPerHour + quiet.relist.steps * quiet.seriesPerStepRun,
-  };
+/** A rate() schedule expression in seconds. */
+export function rateSeconds(expression: string): number {
+  const m = /^rate\((\d+) (minute|minutes|hour|hours)\)$/.exec(expression);
+  if (!m) throw new Error(`forwarder schedule ${expression}: expected rate(N minutes)`);
+  return Number(m[1]) * (m[2]?.startsWith('hour') ? 3600 : 60);
+}
+
+/** The default forwarder beside the one that watches always, every window cold and billed whole. */
+function alwaysWatchingInputs(i: CostInputs, quiet: QuietHour): CostInputs {
+  const { windowSeconds, everySeconds } = ALWAYS_WATCHING;
+  return { ...i, forwarder: { ...i.forwarder, everySeconds, billedMsPerWindow: windowSeconds * 1000 + quiet.forwarder.overheadMs, coldStartsPerHour: 3600 / everySeconds } };
 }
 
 function scenario(i: CostInputs) {
@@ -36,7 +36,7 @@ function scenario(i: CostInputs) {
   return { single, singleWithFreeTier: round2(single.total - freeTierCredit(i, 1)), fleetOfTen: { total: round2(single.total * 10 - credit), perCluster: round2(single.total - credit / 10), freeTierCredit: credit } };
 }
 
-function templateFacts(dir: string) {
+export function templateFacts(dir: string) {
   const t = JSON.parse(readFileSync(join(dir, 'cloudformation-template-update-stack.json'), 'utf8')) as { Resources: Record<string, Res> };
   const all = Object.values(t.Resources);
   const fns = Object.fromEntries(all.filter((r) => r.Type === 'AWS::Lambda::Function').map((r) => [String(r.Properties['FunctionName']).replace(/^.*-bench-/, ''), r.Properties]));
@@ -45,7 +45,9 @@ function templateFacts(dir: string) {
   const queues = Object.entries(t.Resources).filter(([id, r]) => r.Type === 'AWS::SQS::Queue' && mapped.has(JSON.stringify({ 'Fn::GetAtt': [id, 'Arn'] })));
   const fifo = queues.filter(([, r]) => r.Properties['FifoQueue'] === true).length;
   const env = (fns['forwarder']?.['Environment'] as { Variables: Record<string, string> }).Variables;
-  return { fns, alarmMetrics, dashboards: all.filter((r) => r.Type === 'AWS::CloudWatch::Dashboard').length, polledQueues: { fifo, standard: queues.length - fifo }, windowSeconds: Number(env['AICR_FORWARDER_WINDOW_SECONDS']) };
+  const schedule = all.find((r) => r.Type === 'AWS::Scheduler::Schedule' && JSON.stringify(r.Properties['Target']).includes('Forwarder'));
+  const forwarder = { everySeconds: rateSeconds(String(schedule?.Properties['ScheduleExpression'])), windowSeconds: Number(env['AICR_FORWARDER_WINDOW_SECONDS']), quietSeconds: Number(env['AICR_FORWARDER_QUIET_SECONDS']) };
+  return { fns, alarmMetrics, dashboards: all.filter((r) => r.Type === 'AWS::CloudWatch::Dashboard').length, polledQueues: { fifo, standard: queues.length - fifo }, forwarder };
 }
 
 export function costFigures(quiet: QuietHour, bundles: readonly BundleFigures[], dir: string) {
@@ -54,10 +56,20 @@ export function costFigures(quiet: QuietHour, bundles: readonly BundleFigures[],
   const initMs = (fn: string): number => bundles.find((b) => b.function === fn)?.coldImportMs.median ?? 0;
   const steps = Object.fromEntries(Object.entries(quiet.steps).map(([step, s]) => [step, { ...s, memoryMb: memory(step), initMs: initMs(step) }]));
   const stepSeries = Object.values(quiet.steps).reduce((n, s) => n + Math.min(1, s.perHour) * quiet.seriesPerStepRun, 0);
-  const windowsPerHour = 3600 / 300;
+  const f = facts.forwarder;
+  const windowsPerHour = 3600 / f.everySeconds;
+  const leaves = f.quietSeconds > 0;
   const inputs: CostInputs = {
     steps,
-    forwarder: { windowSeconds: facts.windowSeconds, everySeconds: 300, overheadMs: quiet.forwarder.overheadMs + initMs('forwarder'), memoryMb: memory('forwarder'), sendsPerWindow: quiet.forwarder.sendsPerWindow },
+    forwarder: {
+      everySeconds: f.everySeconds,
+      billedMsPerWindow: leaves ? quiet.forwarder.quietWindowMs : f.windowSeconds * 1000 + quiet.forwarder.overheadMs,
+      // A function started every minute stays warm; assume a fresh environment once an hour.
+      coldStartsPerHour: f.everySeconds < 300 ? 1 : windowsPerHour,
+      initMs: initMs('forwarder'),
+      memoryMb: memory('forwarder'),
+      sendsPerWindow: quiet.forwarder.sendsPerWindow,
+    },
     polledQueues: facts.polledQueues,
     alarmMetrics: facts.alarmMetrics,
     dashboards: facts.dashboards,
@@ -66,13 +78,16 @@ export function costFigures(quiet: QuietHour, bundles: readonly BundleFigures[],
     logBytesPerHour: quiet.stepLogBytesPerHour + windowsPerHour * quiet.forwarder.logBytesPerWindow,
   };
   const asDeployed = scenario(inputs);
-  const lean = scenario(leanInputs(inputs, quiet, memory('resolve'), initMs('resolve')));
-  return { prices: PRICES, inputs, ...asDeployed, lean, privateEndpoints: privateEndpoints(), operatorPod: operatorPodMonthly(), goals: COST_GOALS };
+  // A fleet keeps one dashboard (`dashboard=false` on the other deployments).
+  const oneDashboard = scenario({ ...inputs, dashboards: inputs.dashboards / 10 });
+  const alwaysWatching = scenario(alwaysWatchingInputs(inputs, quiet));
+  return { prices: PRICES, inputs, ...asDeployed, oneDashboardPerFleet: oneDashboard.fleetOfTen, alwaysWatching, privateEndpoints: privateEndpoints(), operatorPod: operatorPodMonthly(), goals: COST_GOALS };
 }
 
 export function costMisses(c: ReturnType<typeof costFigures>): string[] {
   const missed: string[] = [];
   if (c.single.total > COST_GOALS.singleMonthly) missed.push(`cost (P6): one cluster $${c.single.total}/month > $${COST_GOALS.singleMonthly}`);
-  if (c.fleetOfTen.perCluster > COST_GOALS.perClusterInFleetOfTen) missed.push(`cost (P6): $${c.fleetOfTen.perCluster}/cluster in a fleet of ten > $${COST_GOALS.perClusterInFleetOfTen}`);
+  const fleet = Math.min(c.fleetOfTen.perCluster, c.oneDashboardPerFleet.perCluster);
+  if (fleet > COST_GOALS.perClusterInFleetOfTen) missed.push(`cost (P6): $${fleet}/cluster in a fleet of ten > $${COST_GOALS.perClusterInFleetOfTen}`);
   return missed;
 }

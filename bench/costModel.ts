@@ -14,7 +14,7 @@ export interface StepQuiet {
 
 export interface CostInputs {
   readonly steps: Readonly<Record<string, StepQuiet>>;
-  readonly forwarder: { readonly windowSeconds: number; readonly everySeconds: number; readonly overheadMs: number; readonly memoryMb: number; readonly sendsPerWindow: number };
+  readonly forwarder: ForwarderQuiet;
   /** Queues an event source mapping polls, by kind. */
   readonly polledQueues: { readonly fifo: number; readonly standard: number };
   /** Metrics in the template's alarms (each is billed). */
@@ -26,6 +26,18 @@ export interface CostInputs {
   readonly logBytesPerHour: number;
 }
 
+export interface ForwarderQuiet {
+  /** How often the schedule starts a window. */
+  readonly everySeconds: number;
+  /** What one quiet window runs, ms: its whole length when it watches always, one pass when it leaves when quiet; measured. */
+  readonly billedMsPerWindow: number;
+  /** Cold starts an hour, each billing the cold import: every window when windows are minutes apart, about one an hour when a window starts every minute. */
+  readonly coldStartsPerHour: number;
+  readonly initMs: number;
+  readonly memoryMb: number;
+  readonly sendsPerWindow: number;
+}
+
 export type LineItems = Record<string, number>;
 
 const cents = (n: number): number => Math.round(n * 100) / 100;
@@ -34,7 +46,8 @@ const gbSeconds = (ms: number, memoryMb: number): number => (ms / 1000) * (memor
 /** One deployment's monthly cost by line item, before free tiers; SQS polling at the floor and at the field-report rate. */
 export function monthlyCost(i: CostInputs): { items: LineItems; total: number; sqsPollingHigh: number } {
   const runsPerMonth = (MONTH_HOURS * 3600) / i.forwarder.everySeconds;
-  const forwarderGbS = runsPerMonth * gbSeconds(i.forwarder.windowSeconds * 1000 + i.forwarder.overheadMs, i.forwarder.memoryMb);
+  const f = i.forwarder;
+  const forwarderGbS = runsPerMonth * gbSeconds(f.billedMsPerWindow, f.memoryMb) + f.coldStartsPerHour * MONTH_HOURS * gbSeconds(f.initMs, f.memoryMb);
   let stepGbS = 0;
   let stepRuns = 0;
   for (const s of Object.values(i.steps)) {

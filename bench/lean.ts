@@ -3,7 +3,7 @@
 import { loadavg } from 'node:os';
 import { type BundleFigures, measureBundles, packaged } from './bundles.ts';
 import { bundleWeight, type Weight } from './bundleWeight.ts';
-import { costFigures, costMisses } from './cost.ts';
+import { costFigures, costMisses, templateFacts } from './cost.ts';
 import { measureQuietHour } from './quietHour.ts';
 
 export interface LeanFigures {
@@ -22,7 +22,7 @@ export async function measureLean(): Promise<LeanFigures> {
   const loadAverage = Math.round((loadavg()[0] ?? 0) * 10) / 10;
   const bundles = await measureBundles(7, dir);
   const weights = await Promise.all(bundles.map((b) => bundleWeight(b.function, 6)));
-  const quiet = await measureQuietHour();
+  const quiet = await measureQuietHour(templateFacts(dir).forwarder.quietSeconds);
   const cost = costFigures(quiet, bundles, dir);
   return { bundles, weights, loadAverage, cost, missed: costMisses(cost) };
 }
@@ -36,8 +36,9 @@ export function printLean(f: LeanFigures): void {
   console.log(`idle cost, prices of ${c.prices.date} (${c.prices.region}), before free tiers: one cluster ${$(c.single.total)}/month ${JSON.stringify(c.single.items)}`);
   console.log(`  SQS polling at the field-report rate instead: ${$(c.single.sqsPollingHigh)}; with the account free tiers: one cluster ${$(c.singleWithFreeTier)}`);
   console.log(`  fleet of ten: ${$(c.fleetOfTen.total)}/month, ${$(c.fleetOfTen.perCluster)} per cluster (free tiers ${$(c.fleetOfTen.freeTierCredit)} shared)`);
-  const l = c.lean;
-  console.log(`  with 30 s forwarder windows (a relist and a run of each step per window, changes wait up to 5 min) and one dashboard per fleet: one cluster ${$(l.single.total)}/month, ${$(l.singleWithFreeTier)} with free tiers; ${$(l.fleetOfTen.perCluster)} per cluster in a fleet of ten ${JSON.stringify(l.single.items)}`);
+  console.log(`  fleet of ten with one dashboard (dashboard=false on nine): ${$(c.oneDashboardPerFleet.perCluster)} per cluster`);
+  const w = c.inputs.forwarder;
+  console.log(`  forwarder: a window every ${w.everySeconds} s, a quiet one runs ${w.billedMsPerWindow} ms; watching always instead (320 s windows every 5 min): one cluster ${$(c.alwaysWatching.single.total)}/month, forwarder ${$(c.alwaysWatching.single.items['lambdaForwarder'] ?? 0)}`);
   console.log(`  inputs: ${JSON.stringify({ steps: c.inputs.steps, forwarder: c.inputs.forwarder, metricSeriesPerHour: c.inputs.metricSeriesPerHour, alarmMetrics: c.inputs.alarmMetrics })}`);
   const p = c.privateEndpoints;
   console.log(`  private cluster: + ${$(p.monthly)}/month for ${p.endpoints.length} interface endpoints in ${p.azs} AZs (${p.endpoints.join(', ')}), shared by every deployment in the VPC; or a NAT gateway ${$(p.natAlternative)}`);

@@ -2,7 +2,8 @@
 // BENCH_QUIET_SECONDS (60 s by default) and scaled to an hour, plus forwarder windows as AWS
 // runs them, scaled down (3 s windows instead of 320 s) to measure what a window costs beyond
 // its length. The step invocations, their run times and the log volume are read back from the
-// control plane's own metric and log lines. Periodic work slower than the measurement (the
+// control plane's own metric and log lines. The forwarder's default shape, a window started every
+// minute that leaves after a quiet pass, is measured as deployed: whole quiet windows, timed. Periodic work slower than the measurement (the
 // 6-hourly token refresh) is added from the timings.
 import type { Context } from 'aws-lambda';
 import { FORWARDER_CHECKPOINT } from '../shared/api/constants.ts';
@@ -24,7 +25,15 @@ export interface QuietHour {
   readonly measuredSeconds: number;
   /** Step invocations per hour and their mean run time, by step. */
   readonly steps: Record<string, { perHour: number; meanMs: number }>;
-  readonly forwarder: { readonly overheadMs: number; readonly sendsPerWindow: number; readonly logBytesPerWindow: number };
+  readonly forwarder: {
+    /** A window that watches always: what it runs beyond its length. */
+    readonly overheadMs: number;
+    /** A window that leaves when quiet: how long a quiet one runs, whole. */
+    readonly quietWindowMs: number;
+    readonly quietSeconds: number;
+    readonly sendsPerWindow: number;
+    readonly logBytesPerWindow: number;
+  };
   readonly stepLogBytesPerHour: number;
   /** Metric series one step run of a healthy runtime sends: its timing line (a stall adds the gauges). */
   readonly seriesPerStepRun: number;
@@ -65,36 +74,48 @@ async function quietSteps(): Promise<Pick<QuietHour, 'steps' | 'stepLogBytesPerH
   return { steps, stepLogBytesPerHour: Math.round(bytes * scale), relist };
 }
 
-async function quietWindows(): Promise<QuietHour['forwarder']> {
+type WindowHandler = ReturnType<typeof createForwarderHandler>;
+
+/** Mean time beyond `lengthMs` of WINDOWS windows run one after another. */
+async function timeWindows(handler: WindowHandler, context: Context, lengthMs: number): Promise<number> {
+  let over = 0;
+  for (let i = 0; i < WINDOWS; i++) {
+    const t = Date.now();
+    await handler({}, context);
+    over += Date.now() - t - lengthMs;
+  }
+  return over / WINDOWS;
+}
+
+async function quietWindows(quietSeconds: number): Promise<QuietHour['forwarder']> {
   await kubectl('delete', 'configmap', '-n', FORWARDER_CHECKPOINT.namespace, FORWARDER_CHECKPOINT.name, '--ignore-not-found');
   const { log, lines } = captureLogger('info');
   const producer = new EmbeddedQueue();
   let sends = 0;
   const counting = { send: async (m: Parameters<EmbeddedQueue['send']>[0]) => { sends++; return await producer.send(m); }, deadLetter: (m: Parameters<EmbeddedQueue['deadLetter']>[0]) => producer.deadLetter(m) };
   const kube = controlPlaneKube();
-  const handler = createForwarderHandler(() => ({ kube, producer: counting, log, windowMs: WINDOW_MS }));
-  const context = { getRemainingTimeInMillis: () => WINDOW_MS + DEADLINE_MARGIN_MS } as Context;
+  const watching = createForwarderHandler(() => ({ kube, producer: counting, log, windowMs: WINDOW_MS }));
+  const leaving = createForwarderHandler(() => ({ kube, producer: counting, log, windowMs: 60_000, quietMs: quietSeconds * 1000 }));
+  const context = { getRemainingTimeInMillis: () => 60_000 + DEADLINE_MARGIN_MS } as Context;
   // The first window lists from no checkpoint; the quiet ones after it are what an idle month repeats.
-  await handler({}, context);
+  await watching({}, context);
   const [sent, logged] = [sends, lines.length];
-  let over = 0;
-  for (let i = 0; i < WINDOWS; i++) {
-    const t = Date.now();
-    await handler({}, context);
-    over += Date.now() - t - WINDOW_MS;
-  }
+  const overheadMs = await timeWindows(watching, context, WINDOW_MS);
+  await leaving({}, context);
+  const quietWindowMs = await timeWindows(leaving, context, 0);
   producer.stop();
   const bytes = lines.slice(logged).reduce((n, l) => n + l.length + 1, 0);
-  return { overheadMs: Math.round(over / WINDOWS), sendsPerWindow: (sends - sent) / WINDOWS, logBytesPerWindow: Math.round(bytes / WINDOWS) };
+  return { overheadMs: Math.round(overheadMs), quietWindowMs: Math.round(quietWindowMs), quietSeconds, sendsPerWindow: (sends - sent) / (2 * WINDOWS + 1), logBytesPerWindow: Math.round(bytes / (2 * WINDOWS + 1)) };
 }
 
-export async function measureQuietHour(): Promise<QuietHour> {
+/** `quietSeconds`: the deployed forwarder's quiet pass (the template's AICR_FORWARDER_QUIET_SECONDS). */
+export async function measureQuietHour(quietSeconds: number): Promise<QuietHour> {
   await ensureCrds();
   await deleteRuntime();
   // An AICR version the configuration does not pin settles at once with no Job: nothing changes after.
   await createRuntime({ aicrVersion: 'v1.1.0' });
   const steps = await quietSteps();
-  const forwarder = await quietWindows();
+  const forwarder = await quietWindows(quietSeconds);
   await deleteRuntime();
   return { measuredSeconds: QUIET_SECONDS, ...steps, forwarder, seriesPerStepRun: setsOf(METRIC.reconcileDuration, METRIC.messageAge) };
 }

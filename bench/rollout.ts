@@ -6,7 +6,8 @@
 // relay), with the control plane's API requests per step from the audit log.
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SqsProducer } from '../shared/aws/sqsProducer.ts';
-import { COALESCE_MS, Forwarder, MemoryCheckpoint } from '../shared/forwarder/forwarder.ts';
+import { MemoryCheckpoint } from '../shared/forwarder/checkpoint.ts';
+import { COALESCE_MS, Forwarder } from '../shared/forwarder/forwarder.ts';
 import { watchedBy } from '../shared/forwarder/watched.ts';
 import { startLocalControlPlane } from '../shared/local/controlPlane.ts';
 import { createLogger } from '../shared/observability/log.ts';

@@ -5,7 +5,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SqsProducer } from '../shared/aws/sqsProducer.ts';
-import { Forwarder, MemoryCheckpoint } from '../shared/forwarder/forwarder.ts';
+import { MemoryCheckpoint } from '../shared/forwarder/checkpoint.ts';
+import { Forwarder } from '../shared/forwarder/forwarder.ts';
 import { startLocalControlPlane } from '../shared/local/controlPlane.ts';
 import { createLogger } from '../shared/observability/log.ts';
 import { resolveItem, runResolveOnce } from '../test/helpers/steps.ts';

@@ -31,8 +31,13 @@ export const ConfigSchema = z.object({
   /** Elsewhere: a kubeconfig file and context (local mode, tests). */
   AICR_KUBECONFIG: z.string().min(1).optional(),
   AICR_KUBE_CONTEXT: z.string().min(1).optional(),
-  /** How long one forwarder invocation watches; the schedule starts one every 5 minutes. */
-  AICR_FORWARDER_WINDOW_SECONDS: z.coerce.number().int().min(1).max(880).default(320),
+  /** The longest one forwarder invocation watches; the schedule starts one every minute (ADR 0018). */
+  AICR_FORWARDER_WINDOW_SECONDS: z.coerce.number().int().min(1).max(880).default(70),
+  /**
+   * An invocation leaves after a watch pass this long that sent no change; 0 watches the whole
+   * window. At most 60: the next invocation must resume inside the API server's 75 s of history.
+   */
+  AICR_FORWARDER_QUIET_SECONDS: z.coerce.number().int().min(0).max(60).default(5),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   /** The `service` dimension of every metric (shared/observability/metrics.ts); one per deployment on AWS. */
   AICR_SERVICE_NAME: z.string().min(1).max(250).optional(),

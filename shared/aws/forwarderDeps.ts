@@ -17,6 +17,7 @@ export function forwarderDeps(): ForwarderWindowDeps {
       producer: producerFromConfig(config, timers),
       log: createLogger({ level: config.LOG_LEVEL, context: { step: 'forwarder' } }),
       windowMs: config.AICR_FORWARDER_WINDOW_SECONDS * 1000,
+      quietMs: config.AICR_FORWARDER_QUIET_SECONDS * 1000,
       sweep: { staleAfterMs: config.AICR_SWEEP_STALE_AFTER, graceMs: config.AICR_SWEEP_GRACE },
       ...(timers ? { timers } : {}),
     };

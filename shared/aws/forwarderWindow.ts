@@ -1,9 +1,12 @@
-// The forwarder as a scheduled Lambda: each invocation watches for one window, resuming from
-// the checkpoint in the cluster, and stops before the function's deadline. Windows overlap
-// (ADR 0005), so the watch never has a gap.
+// The forwarder as a scheduled Lambda: each invocation watches for up to one window, resuming
+// from the checkpoint in the cluster, and stops before the function's deadline. With a quiet
+// period set (ADR 0018) it watches in short passes, stays while changes flow and leaves after
+// a pass that sent nothing; the next invocation resumes inside the API server's watch history.
+// Without one it watches the whole window, and windows overlap (ADR 0005).
 import type { Context } from 'aws-lambda';
 import { ConfigMapCheckpoint } from '../forwarder/configMapCheckpoint.ts';
 import { COALESCE_MS, Forwarder, type ForwarderStats } from '../forwarder/forwarder.ts';
+import { WindowActivity } from '../forwarder/windowActivity.ts';
 import { FORWARDER_CHECKPOINT } from '../api/constants.ts';
 import { RUNTIME_WATCH, checkpointName, watchedBy } from '../forwarder/watched.ts';
 import { type SweepSettings, sweepLeftovers } from '../sweeper/leftovers.ts';
@@ -20,6 +23,8 @@ export interface ForwarderWindowDeps {
   readonly producer: QueueProducer;
   readonly log: Logger;
   readonly windowMs: number;
+  /** Leave after a watch pass this long that sent nothing; 0 or unset watches the whole window. */
+  readonly quietMs?: number;
   /** When set, timers of runtimes that no longer exist are removed at the end of each window. */
   readonly timers?: Pick<SchedulerTimers, 'sweep'>;
   /** The sweeper's stale period and grace (KROP-3); the runbook's defaults when absent. */
@@ -29,7 +34,10 @@ export interface ForwarderWindowDeps {
 /** Time kept back from the function's deadline to flush the checkpoint. */
 export const DEADLINE_MARGIN_MS = 15_000;
 
-export type WindowResult = ForwarderStats & { readonly windowMs: number; readonly timersRemoved: number };
+export type WindowResult = ForwarderStats & { readonly windowMs: number; readonly timersRemoved: number; readonly watchedMs: number };
+
+/** The sweeper looks at most this often, however often windows start. */
+export const SWEEP_EVERY_MS = 5 * 60_000;
 
 /**
  * The forwarder started when its first checkpoint was written: that survives cold starts, so
@@ -54,14 +62,14 @@ function sumStats(all: readonly ForwarderStats[]): ForwarderStats {
 }
 
 export function createForwarderHandler(deps: () => ForwarderWindowDeps): (event: unknown, context: Context) => Promise<WindowResult> {
+  // Kept while the function stays warm: what each kind's objects looked like, and the last sweep.
+  const seen = new Map<string, Map<string, string>>();
+  let sweptAt = -Infinity;
   return async (_event, context) => {
     const d = deps();
+    const started = Date.now();
     const windowMs = Math.max(1000, Math.min(d.windowMs, context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS));
-    const watches = watchedBy().map((w) => {
-      const checkpoint = new ConfigMapCheckpoint(d.kube, d.log, { name: checkpointName(w) });
-      const opts = { kube: d.kube, producer: d.producer, log: d.log, checkpoint, watchTimeoutSeconds: Math.ceil(windowMs / 1000), coalesceMs: COALESCE_MS };
-      return { checkpoint, forwarder: new Forwarder(opts, w) };
-    });
+    const watches = windowForwarders(d, windowMs, seen);
     const timer = setTimeout(() => {
       for (const w of watches) w.forwarder.stop();
     }, windowMs);
@@ -71,11 +79,30 @@ export function createForwarderHandler(deps: () => ForwarderWindowDeps): (event:
       clearTimeout(timer);
       await Promise.all(watches.map((w) => w.checkpoint.flush()));
     }
+    const watchedMs = Date.now() - started;
     const stats = sumStats(watches.map((w) => w.forwarder.stats));
-    const timersRemoved = await sweep(d);
-    d.log.info('forwarder window ended', { windowMs, timersRemoved, ...stats });
+    const sweepDue = Date.now() - sweptAt >= SWEEP_EVERY_MS;
+    const timersRemoved = sweepDue ? await sweep(d) : 0;
+    if (sweepDue) sweptAt = Date.now();
+    d.log.info('forwarder window ended', { windowMs, watchedMs, timersRemoved, ...stats });
     // The heartbeat the forwarder-not-running alarm watches.
     d.log.metric({ metric: METRIC.forwarderWindows, value: 1 });
-    return { ...stats, windowMs, timersRemoved };
+    return { ...stats, windowMs, timersRemoved, watchedMs };
   };
+}
+
+function windowForwarders(d: ForwarderWindowDeps, windowMs: number, seen: Map<string, Map<string, string>>) {
+  const quietMs = Math.min(d.quietMs ?? 0, windowMs);
+  const activity = new WindowActivity(Date.now());
+  // A pass as long as the quiet period: the API server sends its bookmark 2 s before a
+  // watch's deadline, so even a quiet pass moves the checkpoint on.
+  const passSeconds = Math.ceil((quietMs > 0 ? quietMs : windowMs) / 1000);
+  return watchedBy().map((w) => {
+    const name = checkpointName(w);
+    const checkpoint = new ConfigMapCheckpoint(d.kube, d.log, { name });
+    const known = seen.get(name) ?? new Map<string, string>();
+    seen.set(name, known);
+    const opts = { kube: d.kube, producer: d.producer, log: d.log, checkpoint, watchTimeoutSeconds: passSeconds, coalesceMs: COALESCE_MS, seen: known, ...(quietMs > 0 ? { quiet: { activity, afterMs: quietMs } } : {}) };
+    return { checkpoint, forwarder: new Forwarder(opts, w) };
+  });
 }

@@ -10,7 +10,7 @@ import { ConflictError } from '../errors.ts';
 import type { KubePort } from '../kube/port.ts';
 import { type ConfigMapObject, KIND } from '../kube/kinds.ts';
 import type { Logger } from '../observability/log.ts';
-import type { Checkpoint } from './forwarder.ts';
+import type { Checkpoint } from './checkpoint.ts';
 
 const { namespace, key } = FORWARDER_CHECKPOINT;
 

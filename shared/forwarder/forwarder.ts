@@ -15,23 +15,9 @@ import type { Logger } from '../observability/log.ts';
 import { METRIC } from '../observability/metrics.ts';
 import type { QueueProducer } from '../queue/port.ts';
 import { encodeWorkItem, runtimeGroup } from '../queue/workItem.ts';
+import type { Checkpoint } from './checkpoint.ts';
+import type { WindowActivity } from './windowActivity.ts';
 import { RUNTIME_WATCH, type RuntimeRef, type Watchable, type WatchedKind } from './watched.ts';
-
-export interface Checkpoint {
-  load(): Promise<string | undefined>;
-  save(resourceVersion: string): Promise<void>;
-}
-
-export class MemoryCheckpoint implements Checkpoint {
-  constructor(private rv?: string) {}
-  load(): Promise<string | undefined> {
-    return Promise.resolve(this.rv);
-  }
-  save(resourceVersion: string): Promise<void> {
-    this.rv = resourceVersion;
-    return Promise.resolve();
-  }
-}
 
 export interface ForwarderStats {
   relists: number;
@@ -54,6 +40,10 @@ export interface ForwarderOptions {
   /** The shortest interval between two messages for one runtime; 0 sends each change at once. */
   readonly coalesceMs?: number;
   readonly now?: () => number;
+  /** Leave after a watch pass once the window has sent nothing for `afterMs`; unset, watch until stop(). */
+  readonly quiet?: { readonly activity: WindowActivity; readonly afterMs: number };
+  /** What an earlier window knew of each object, so a warm function takes no replay for news. */
+  readonly seen?: Map<string, string>;
 }
 
 /**
@@ -75,7 +65,7 @@ interface Pending {
 /** Watches one kind of watched.ts; today that is ClusterRuntime, the only kind a step wakes on. */
 export class Forwarder {
   readonly stats: ForwarderStats = { relists: 0, enqueued: 0, skipped: 0, coalesced: 0, watches: 0 };
-  private readonly seen = new Map<string, string>();
+  private readonly seen: Map<string, string>;
   private readonly pending = new Map<string, Pending>();
   private readonly lastSent = new Map<string, number>();
   private flushTimer: NodeJS.Timeout | undefined;
@@ -93,6 +83,7 @@ export class Forwarder {
     private readonly opts: ForwarderOptions,
     private readonly watched: WatchedKind<Watchable> = RUNTIME_WATCH,
   ) {
+    this.seen = opts.seen ?? new Map<string, string>();
     this.steps = (opts.table ?? STEP_TABLE).filter((r) => (r.wakesOn as readonly string[]).includes(watched.wake)).map((r) => r.name);
   }
 
@@ -114,6 +105,7 @@ export class Forwarder {
         if (this.stopped) break;
         failures = await this.recover(err, failures);
       }
+      if (this.quietLongEnough()) break;
     }
     await this.flush(true);
   }
@@ -121,6 +113,11 @@ export class Forwarder {
   stop(): void {
     this.stopped = true;
     this.stopWatch?.();
+  }
+
+  private quietLongEnough(): boolean {
+    const q = this.opts.quiet;
+    return q !== undefined && this.now() - q.activity.lastNewsAt >= q.afterMs;
   }
 
   /** Returns the failure count after this error. */
@@ -279,10 +276,13 @@ export class Forwarder {
         });
       }
       this.stats.enqueued++;
+      this.opts.quiet?.activity.note(this.now());
       this.opts.log.metric({ metric: METRIC.forwarderLag, value: Math.max(0, this.now() - p.received) });
     } catch (err) {
       // Not advancing the checkpoint and relisting next means the change is sent again.
       this.sendFailed = true;
+      // What was recorded as seen includes the change that did not go out.
+      this.seen.clear();
       this.stopWatch?.();
       this.opts.log.error('enqueue failed; will relist', { runtimeUID: p.runtime.uid, ...errorFields(err) });
     }

@@ -3,7 +3,7 @@
 // across a real 410 (an API server without a watch cache, after an etcd compaction).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { watchedBy } from '../../shared/forwarder/watched.ts';
+import { checkpointName, watchedBy } from '../../shared/forwarder/watched.ts';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
 import { FORWARDER_CHECKPOINT } from '../../shared/api/constants.ts';
@@ -23,7 +23,7 @@ const context = { getRemainingTimeInMillis: () => 60_000 } as Context;
 before(async () => {
   await ensureCrds();
   await deleteRuntime();
-  await kubectl('delete', 'configmap', '-n', FORWARDER_CHECKPOINT.namespace, FORWARDER_CHECKPOINT.name, '--ignore-not-found');
+  await kubectl('delete', 'configmap', '-n', FORWARDER_CHECKPOINT.namespace, ...watchedBy().map(checkpointName), '--ignore-not-found');
   server = await startExtraApiServer('apiserver-forwarder', ['--watch-cache=false']);
   await resetMoto();
   const delay = await createQueue(sqs, 'aicr-delay');

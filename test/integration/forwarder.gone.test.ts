@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { kubeFromKubeconfig } from '../../shared/kube/fromKubeconfig.ts';
 import type { KubePort } from '../../shared/kube/port.ts';
-import { MemoryCheckpoint } from '../../shared/forwarder/forwarder.ts';
+import { MemoryCheckpoint } from '../../shared/forwarder/checkpoint.ts';
 import { compactEtcd, type ExtraApiServer, startExtraApiServer } from '../helpers/apiserver.ts';
 import { startCapturedControlPlane } from '../helpers/controlPlane.ts';
 import { CONTROL_PLANE_USER } from '../helpers/env.ts';

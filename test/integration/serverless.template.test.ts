@@ -111,15 +111,18 @@ test('each function has its own role allowing only what it uses', () => {
   }
 });
 
-test('the forwarder runs every 5 minutes for a window that overlaps the next', () => {
+test('the forwarder starts every minute, leaves after a quiet pass, and while busy its window overlaps the next', () => {
   const [[, schedule]] = byType('AWS::Scheduler::Schedule') as [[string, Resource]];
-  assert.equal(schedule.Properties['ScheduleExpression'], 'rate(5 minutes)');
+  assert.equal(schedule.Properties['ScheduleExpression'], 'rate(1 minute)');
   assert.deepEqual((schedule.Properties['Target'] as { RoleArn: unknown }).RoleArn, { 'Fn::GetAtt': ['ForwarderScheduleRole', 'Arn'] });
   const fn = byType('AWS::Lambda::Function').find(([, r]) => r.Properties['FunctionName'] === 'aicr-control-plane-ci-forwarder')?.[1].Properties;
   const env = (fn?.['Environment'] as { Variables: Record<string, string> }).Variables;
   const windowSeconds = Number(env['AICR_FORWARDER_WINDOW_SECONDS']);
-  assert.ok(windowSeconds > 300, 'windows overlap');
-  assert.ok(Number(fn?.['Timeout']) >= windowSeconds + 15, 'the window ends before the function deadline');
+  const quietSeconds = Number(env['AICR_FORWARDER_QUIET_SECONDS']);
+  assert.ok(windowSeconds > 60, 'a busy window overlaps the next');
+  // The next window resumes from the last pass's bookmark: well inside the API server's 75 s of watch history.
+  assert.ok(quietSeconds > 2 && quietSeconds <= 10, `a quiet pass of ${quietSeconds} s outlasts the bookmark sent 2 s before its end`);
+  assert.ok(Number(fn?.['Timeout']) >= 320 + 15, 'the timeout allows the always-watching shape (320 s windows) by parameters alone');
   assert.equal(env['AICR_EKS_CLUSTER_NAME'], EXAMPLE_PARAMS.eksClusterName);
 });
 

@@ -5,7 +5,7 @@ import { MONTH_HOURS, PRICES } from '../../bench/prices.ts';
 
 const quiet: CostInputs = {
   steps: { 'token-refresh': { perHour: 1 / 6, meanMs: 300, memoryMb: 256, initMs: 200 } },
-  forwarder: { windowSeconds: 320, everySeconds: 300, overheadMs: 1000, memoryMb: 128, sendsPerWindow: 0 },
+  forwarder: { everySeconds: 300, billedMsPerWindow: 321_000, coldStartsPerHour: 0, initMs: 0, memoryMb: 128, sendsPerWindow: 0 },
   polledQueues: { fifo: 4, standard: 1 },
   alarmMetrics: 28,
   dashboards: 1,
@@ -19,6 +19,16 @@ test('P6 the forwarder costs its windows around the clock: runs a month times (w
   const expected = runs * 321 * (128 / 1024) * PRICES.lambdaArmGbSecond;
   assert.equal(items['lambdaForwarder'], Math.round(expected * 100) / 100);
   assert.ok(Math.abs((items['lambdaForwarder'] ?? 0) - 4.69) < 0.02, String(items['lambdaForwarder']));
+});
+
+test('P6 a forwarder started every minute that leaves when quiet bills one short pass a minute and about one cold import an hour', () => {
+  const leaving: CostInputs = { ...quiet, forwarder: { everySeconds: 60, billedMsPerWindow: 5200, coldStartsPerHour: 1, initMs: 60, memoryMb: 128, sendsPerWindow: 0 } };
+  const { items } = monthlyCost(leaving);
+  const expected = (MONTH_HOURS * 60 * 5.2 + MONTH_HOURS * 0.06) * (128 / 1024) * PRICES.lambdaArmGbSecond;
+  assert.equal(items['lambdaForwarder'], Math.round(expected * 100) / 100);
+  assert.ok((items['lambdaForwarder'] ?? 0) < (monthlyCost(quiet).items['lambdaForwarder'] ?? 0) / 10, 'a tenth of watching always, or less');
+  // Five times the windows: five times the (free-tier) Scheduler invocations and Lambda requests.
+  assert.equal(items['lambdaRequests'], Math.round(MONTH_HOURS * 60 * 0.2 / 1e6 * 100 + (MONTH_HOURS / 6) * 0.2 / 1e6 * 100) / 100);
 });
 
 test('P6 alarms, dashboard and idle queue polling are billed from the template counts', () => {

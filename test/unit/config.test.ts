@@ -46,6 +46,7 @@ test('queue settings are derived from the step table', () => {
 });
 
 test('KROP-3 the sweeper\'s grace must outlast one forwarder window, or start-up fails naming both settings', () => {
-  assert.throws(() => loadConfig({ ...good, AICR_SWEEP_GRACE: '5m' }), /AICR_SWEEP_GRACE must be longer than one forwarder window \(AICR_FORWARDER_WINDOW_SECONDS, 320s\)/);
+  assert.throws(() => loadConfig({ ...good, AICR_SWEEP_GRACE: '5m', AICR_FORWARDER_WINDOW_SECONDS: '320' }), /AICR_SWEEP_GRACE must be longer than one forwarder window \(AICR_FORWARDER_WINDOW_SECONDS, 320s\)/);
+  assert.throws(() => loadConfig({ ...good, AICR_SWEEP_GRACE: '1m' }), /AICR_FORWARDER_WINDOW_SECONDS, 70s/, 'the default window is 70 s');
   assert.equal(loadConfig({ ...good, AICR_SWEEP_GRACE: '2m', AICR_FORWARDER_WINDOW_SECONDS: '60' }).AICR_SWEEP_GRACE, 120_000);
 });

@@ -2,7 +2,8 @@
 // change that has not been sent.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Forwarder, MemoryCheckpoint } from '../../shared/forwarder/forwarder.ts';
+import { MemoryCheckpoint } from '../../shared/forwarder/checkpoint.ts';
+import { Forwarder } from '../../shared/forwarder/forwarder.ts';
 import type { RuntimeObject } from '../../shared/kube/kinds.ts';
 import type { KubePort, WatchOptions } from '../../shared/kube/port.ts';
 import { decodeWorkItem } from '../../shared/queue/workItem.ts';
