@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BundleFigures } from './bundles.ts';
-import { type CostInputs, freeTierCredit, monthlyCost, operatorPodMonthly, privateEndpoints } from './costModel.ts';
+import { type CostInputs, freeTierCredit, monthlyCost, operatorPodMonthly, privateEndpoints, sharedDeploymentPerCluster } from './costModel.ts';
 import { PRICES } from './prices.ts';
 import type { QuietHour } from './quietHour.ts';
 
@@ -81,13 +81,14 @@ export function costFigures(quiet: QuietHour, bundles: readonly BundleFigures[],
   // A fleet keeps one dashboard (`dashboard=false` on the other deployments).
   const oneDashboard = scenario({ ...inputs, dashboards: inputs.dashboards / 10 });
   const alwaysWatching = scenario(alwaysWatchingInputs(inputs, quiet));
-  return { prices: PRICES, inputs, ...asDeployed, oneDashboardPerFleet: oneDashboard.fleetOfTen, alwaysWatching, privateEndpoints: privateEndpoints(), operatorPod: operatorPodMonthly(), goals: COST_GOALS };
+  return { prices: PRICES, inputs, ...asDeployed, oneDashboardPerFleet: oneDashboard.fleetOfTen, alwaysWatching, oneDeploymentForTen: sharedDeploymentPerCluster(inputs, 10), quietRequests: quiet.forwarder.requestsPerQuietWindow, privateEndpoints: privateEndpoints(), operatorPod: operatorPodMonthly(), goals: COST_GOALS };
 }
 
 export function costMisses(c: ReturnType<typeof costFigures>): string[] {
   const missed: string[] = [];
   if (c.single.total > COST_GOALS.singleMonthly) missed.push(`cost (P6): one cluster $${c.single.total}/month > $${COST_GOALS.singleMonthly}`);
-  const fleet = Math.min(c.fleetOfTen.perCluster, c.oneDashboardPerFleet.perCluster);
+  // A fleet is served best by one deployment (ADR 0019); separate deployments are shown beside it.
+  const fleet = Math.min(c.fleetOfTen.perCluster, c.oneDashboardPerFleet.perCluster, c.oneDeploymentForTen);
   if (fleet > COST_GOALS.perClusterInFleetOfTen) missed.push(`cost (P6): $${fleet}/cluster in a fleet of ten > $${COST_GOALS.perClusterInFleetOfTen}`);
   return missed;
 }

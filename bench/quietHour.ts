@@ -8,10 +8,12 @@
 import type { Context } from 'aws-lambda';
 import { FORWARDER_CHECKPOINT } from '../shared/api/constants.ts';
 import { createForwarderHandler, DEADLINE_MARGIN_MS } from '../shared/aws/forwarderWindow.ts';
+import { controlPlaneRequestsSince, perChange } from './requests.ts';
 import { startLocalControlPlane } from '../shared/local/controlPlane.ts';
 import { METRIC } from '../shared/observability/metrics.ts';
 import { EmbeddedQueue } from '../shared/queue/embedded.ts';
 import { DEFAULT_TIMINGS } from '../shared/timings.ts';
+import { auditMark } from '../test/helpers/audit.ts';
 import { controlPlaneKube } from '../test/helpers/controlPlane.ts';
 import { captureLogger } from '../test/helpers/logs.ts';
 import { createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../test/helpers/runtime.ts';
@@ -31,6 +33,8 @@ export interface QuietHour {
     /** A window that leaves when quiet: how long a quiet one runs, whole. */
     readonly quietWindowMs: number;
     readonly quietSeconds: number;
+    /** API requests one quiet window of the deployed shape makes, by verb and resource (audit log). */
+    readonly requestsPerQuietWindow: Record<string, number>;
     readonly sendsPerWindow: number;
     readonly logBytesPerWindow: number;
   };
@@ -102,10 +106,12 @@ async function quietWindows(quietSeconds: number): Promise<QuietHour['forwarder'
   const [sent, logged] = [sends, lines.length];
   const overheadMs = await timeWindows(watching, context, WINDOW_MS);
   await leaving({}, context);
+  const mark = auditMark();
   const quietWindowMs = await timeWindows(leaving, context, 0);
+  const requestsPerQuietWindow = perChange(await controlPlaneRequestsSince(mark), WINDOWS);
   producer.stop();
   const bytes = lines.slice(logged).reduce((n, l) => n + l.length + 1, 0);
-  return { overheadMs: Math.round(overheadMs), quietWindowMs: Math.round(quietWindowMs), quietSeconds, sendsPerWindow: (sends - sent) / (2 * WINDOWS + 1), logBytesPerWindow: Math.round(bytes / (2 * WINDOWS + 1)) };
+  return { overheadMs: Math.round(overheadMs), quietWindowMs: Math.round(quietWindowMs), quietSeconds, requestsPerQuietWindow, sendsPerWindow: (sends - sent) / (2 * WINDOWS + 1), logBytesPerWindow: Math.round(bytes / (2 * WINDOWS + 1)) };
 }
 
 /** `quietSeconds`: the deployed forwarder's quiet pass (the template's AICR_FORWARDER_QUIET_SECONDS). */

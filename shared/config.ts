@@ -28,6 +28,15 @@ export const ConfigSchema = z.object({
   AICR_EKS_ENDPOINT: z.url({ error: 'must be the cluster API endpoint (https://…)' }).optional(),
   AICR_EKS_CA_DATA: z.base64({ error: 'must be the base64 certificate authority data of the cluster' }).optional(),
   AWS_REGION: z.string().min(1).default('us-east-1'),
+  /**
+   * Further clusters this deployment serves (ADR 0019), comma-separated: EKS cluster names read
+   * with eks:DescribeCluster, or contexts of AICR_KUBECONFIG elsewhere.
+   */
+  AICR_FLEET_CLUSTERS: z
+    .string()
+    .default('')
+    .transform((s) => s.split(',').map((n) => n.trim()).filter((n) => n !== ''))
+    .pipe(z.array(z.string().regex(/^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/, { error: 'must list cluster names (letters, digits, - and _), comma-separated' })).max(50)),
   /** Elsewhere: a kubeconfig file and context (local mode, tests). */
   AICR_KUBECONFIG: z.string().min(1).optional(),
   AICR_KUBE_CONTEXT: z.string().min(1).optional(),
@@ -63,6 +72,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new ConfigError(`setting ${issue?.path.join('.') ?? '?'} ${issue?.message ?? 'is invalid'}`);
+  }
+  const primary = parsed.data.AICR_EKS_CLUSTER_NAME ?? parsed.data.AICR_KUBE_CONTEXT;
+  if (primary !== undefined && parsed.data.AICR_FLEET_CLUSTERS.includes(primary)) {
+    throw new ConfigError(`setting AICR_FLEET_CLUSTERS lists ${primary}, the deployment's own cluster: list only the further ones`);
   }
   // KROP-3's invariant: the sweeper never acts before the forwarder has had a whole window.
   if (parsed.data.AICR_SWEEP_GRACE <= parsed.data.AICR_FORWARDER_WINDOW_SECONDS * 1000) {

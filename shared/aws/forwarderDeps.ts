@@ -1,7 +1,7 @@
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../observability/log.ts';
 import type { ForwarderWindowDeps } from './forwarderWindow.ts';
-import { kubeFromConfig } from './kubeFromConfig.ts';
+import { clustersFromConfig } from './clusterSet.ts';
 import { QUEUE_NAMES } from '../steps/table.ts';
 import { producerFromConfig, requireQueues, timersFromConfig } from './routes.ts';
 
@@ -12,8 +12,10 @@ export function forwarderDeps(): ForwarderWindowDeps {
     const config = loadConfig();
     requireQueues(config, QUEUE_NAMES);
     const timers = timersFromConfig(config);
+    const clusters = clustersFromConfig(config);
     cached = {
-      kube: kubeFromConfig(config),
+      kube: clusters.primary,
+      ...(clusters.fleet.length > 0 ? { fleet: { names: clusters.fleet, kube: clusters.kube } } : {}),
       producer: producerFromConfig(config, timers),
       log: createLogger({ level: config.LOG_LEVEL, context: { step: 'forwarder' } }),
       windowMs: config.AICR_FORWARDER_WINDOW_SECONDS * 1000,

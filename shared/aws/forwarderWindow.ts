@@ -7,19 +7,21 @@ import type { Context } from 'aws-lambda';
 import { ConfigMapCheckpoint } from '../forwarder/configMapCheckpoint.ts';
 import { COALESCE_MS, Forwarder, type ForwarderStats } from '../forwarder/forwarder.ts';
 import { WindowActivity } from '../forwarder/windowActivity.ts';
-import { FORWARDER_CHECKPOINT } from '../api/constants.ts';
-import { RUNTIME_WATCH, checkpointName, watchedBy } from '../forwarder/watched.ts';
-import { type SweepSettings, sweepLeftovers } from '../sweeper/leftovers.ts';
+import { checkpointName, watchedBy } from '../forwarder/watched.ts';
+import type { SweepSettings } from '../sweeper/leftovers.ts';
 import { DEFAULT_TIMINGS } from '../timings.ts';
-import { KIND } from '../kube/kinds.ts';
 import type { KubePort } from '../kube/port.ts';
 import type { Logger } from '../observability/log.ts';
 import { METRIC } from '../observability/metrics.ts';
 import type { QueueProducer } from '../queue/port.ts';
 import type { SchedulerTimers } from './schedulerTimers.ts';
+import { type Fleet, type WatchedCluster, clustersToWatch, sweepClusters } from './windowClusters.ts';
 
 export interface ForwarderWindowDeps {
+  /** The deployment's own cluster. */
   readonly kube: KubePort;
+  /** The further clusters of a fleet (ADR 0019), watched in the same window. */
+  readonly fleet?: Fleet;
   readonly producer: QueueProducer;
   readonly log: Logger;
   readonly windowMs: number;
@@ -39,22 +41,6 @@ export type WindowResult = ForwarderStats & { readonly windowMs: number; readonl
 /** The sweeper looks at most this often, however often windows start. */
 export const SWEEP_EVERY_MS = 5 * 60_000;
 
-/**
- * The forwarder started when its first checkpoint was written: that survives cold starts, so
- * the sweeper's grace runs once per deployment, not once per window.
- */
-async function forwarderStart(d: ForwarderWindowDeps): Promise<Date> {
-  const cm = await d.kube.get(KIND.configMap, checkpointName(RUNTIME_WATCH), FORWARDER_CHECKPOINT.namespace);
-  const at = Date.parse(cm?.metadata.creationTimestamp ?? '');
-  return Number.isNaN(at) ? new Date() : new Date(at);
-}
-
-async function sweep(d: ForwarderWindowDeps): Promise<number> {
-  const deps = { kube: d.kube, log: d.log, now: () => new Date(), startedAt: await forwarderStart(d), ...(d.timers ? { timers: d.timers } : {}) };
-  const result = await sweepLeftovers(deps, d.sweep ?? { staleAfterMs: DEFAULT_TIMINGS.sweepStaleAfterMs, graceMs: DEFAULT_TIMINGS.sweepGraceMs });
-  return 'timers' in result ? result.timers.length + result.jobs.length : 0;
-}
-
 function sumStats(all: readonly ForwarderStats[]): ForwarderStats {
   const total: ForwarderStats = { relists: 0, enqueued: 0, skipped: 0, coalesced: 0, watches: 0 };
   for (const s of all) for (const k of Object.keys(total) as (keyof ForwarderStats)[]) total[k] += s[k];
@@ -69,7 +55,8 @@ export function createForwarderHandler(deps: () => ForwarderWindowDeps): (event:
     const d = deps();
     const started = Date.now();
     const windowMs = Math.max(1000, Math.min(d.windowMs, context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS));
-    const watches = windowForwarders(d, windowMs, seen);
+    const { clusters, complete } = await clustersToWatch(d.kube, d.fleet, d.log);
+    const watches = clusters.flatMap((c) => windowForwarders(d, windowMs, seen, c));
     const timer = setTimeout(() => {
       for (const w of watches) w.forwarder.stop();
     }, windowMs);
@@ -82,7 +69,8 @@ export function createForwarderHandler(deps: () => ForwarderWindowDeps): (event:
     const watchedMs = Date.now() - started;
     const stats = sumStats(watches.map((w) => w.forwarder.stats));
     const sweepDue = Date.now() - sweptAt >= SWEEP_EVERY_MS;
-    const timersRemoved = sweepDue ? await sweep(d) : 0;
+    const settings = d.sweep ?? { staleAfterMs: DEFAULT_TIMINGS.sweepStaleAfterMs, graceMs: DEFAULT_TIMINGS.sweepGraceMs };
+    const timersRemoved = sweepDue ? await sweepClusters({ log: d.log, settings, ...(d.timers ? { timers: d.timers } : {}) }, clusters, complete) : 0;
     if (sweepDue) sweptAt = Date.now();
     d.log.info('forwarder window ended', { windowMs, watchedMs, timersRemoved, ...stats });
     // The heartbeat the forwarder-not-running alarm watches.
@@ -91,7 +79,7 @@ export function createForwarderHandler(deps: () => ForwarderWindowDeps): (event:
   };
 }
 
-function windowForwarders(d: ForwarderWindowDeps, windowMs: number, seen: Map<string, Map<string, string>>) {
+function windowForwarders(d: ForwarderWindowDeps, windowMs: number, seen: Map<string, Map<string, string>>, target: WatchedCluster) {
   const quietMs = Math.min(d.quietMs ?? 0, windowMs);
   const activity = new WindowActivity(Date.now());
   // A pass as long as the quiet period: the API server sends its bookmark 2 s before a
@@ -99,10 +87,12 @@ function windowForwarders(d: ForwarderWindowDeps, windowMs: number, seen: Map<st
   const passSeconds = Math.ceil((quietMs > 0 ? quietMs : windowMs) / 1000);
   return watchedBy().map((w) => {
     const name = checkpointName(w);
-    const checkpoint = new ConfigMapCheckpoint(d.kube, d.log, { name });
-    const known = seen.get(name) ?? new Map<string, string>();
-    seen.set(name, known);
-    const opts = { kube: d.kube, producer: d.producer, log: d.log, checkpoint, watchTimeoutSeconds: passSeconds, coalesceMs: COALESCE_MS, seen: known, ...(quietMs > 0 ? { quiet: { activity, afterMs: quietMs } } : {}) };
+    const log = target.cluster ? d.log.child({ cluster: target.cluster }) : d.log;
+    const checkpoint = new ConfigMapCheckpoint(target.kube, log, { name });
+    const key = `${target.cluster ?? ''}/${name}`;
+    const known = seen.get(key) ?? new Map<string, string>();
+    seen.set(key, known);
+    const opts = { kube: target.kube, producer: d.producer, log, checkpoint, ...(target.cluster ? { cluster: target.cluster } : {}), watchTimeoutSeconds: passSeconds, coalesceMs: COALESCE_MS, seen: known, ...(quietMs > 0 ? { quiet: { activity, afterMs: quietMs } } : {}) };
     return { checkpoint, forwarder: new Forwarder(opts, w) };
   });
 }

@@ -1,6 +1,6 @@
 // What a step function needs, built once per Lambda container from its configuration.
 import { loadConfig, type Config } from '../config.ts';
-import { kubeFromConfig } from './kubeFromConfig.ts';
+import { clustersFromConfig } from './clusterSet.ts';
 import { createLogger } from '../observability/log.ts';
 import type { DispatchDeps } from '../steps/dispatch.ts';
 import { timingsFrom } from '../timings.ts';
@@ -9,8 +9,10 @@ import { producerFromConfig, requireQueues } from './routes.ts';
 /** `queue`: the queue this function consumes; it re-sends retries there, so its URL is required. */
 export function buildStepDeps(queue: string, config: Config = loadConfig()): DispatchDeps {
   requireQueues(config, [queue]);
+  const clusters = clustersFromConfig(config);
   return {
-    kube: kubeFromConfig(config),
+    kube: clusters.primary,
+    clusterKube: clusters.kube,
     producer: producerFromConfig(config),
     log: createLogger({ level: config.LOG_LEVEL }),
     now: () => new Date(),

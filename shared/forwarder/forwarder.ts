@@ -42,6 +42,8 @@ export interface ForwarderOptions {
   readonly now?: () => number;
   /** Leave after a watch pass once the window has sent nothing for `afterMs`; unset, watch until stop(). */
   readonly quiet?: { readonly activity: WindowActivity; readonly afterMs: number };
+  /** The further cluster of a fleet this forwarder watches (ADR 0019); its messages name it. */
+  readonly cluster?: string;
   /** What an earlier window knew of each object, so a warm function takes no replay for news. */
   readonly seen?: Map<string, string>;
 }
@@ -272,7 +274,7 @@ export class Forwarder {
           step,
           group: runtimeGroup(uid),
           dedupId: changeDedupId(uid, step, p.resourceVersion),
-          body: encodeWorkItem({ v: 1, step, runtime: { name, uid }, cause: p.cause }),
+          body: encodeWorkItem({ v: 1, step, runtime: { name, uid }, cause: p.cause, ...(this.opts.cluster ? { cluster: this.opts.cluster } : {}) }),
         });
       }
       this.stats.enqueued++;

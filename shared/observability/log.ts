@@ -17,6 +17,8 @@ export interface LogContext {
   readonly watched?: string;
   readonly messageId?: string;
   readonly group?: string;
+  /** The further cluster of a fleet a line concerns (ADR 0019); absent for the deployment's own. */
+  readonly cluster?: string;
 }
 
 export type LogValue = string | number | boolean | null | undefined | readonly string[];

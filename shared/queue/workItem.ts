@@ -11,6 +11,8 @@ export const WorkItemSchema = z.object({
   /** A step of the table; which ones a function runs is the dispatcher's check. */
   step: StepNameSchema,
   runtime: z.object({ name: z.string().min(1).max(253), uid: z.string().min(1).max(64) }),
+  /** The further cluster of a fleet the runtime is in (ADR 0019); absent, the deployment's own. */
+  cluster: z.string().regex(/^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/).optional(),
   /** Why the work was asked for: a watch event type, "relist", "retry", "timer". */
   cause: z.string().min(1).max(64),
   /** 1 for new work; each retry of the same work carries the next number, so backoff grows. */
@@ -31,4 +33,9 @@ export function encodeWorkItem(item: NewWorkItem): string {
 /** Parses a message body, naming the first field that is wrong. */
 export function decodeWorkItem(body: string): WorkItem {
   return parseMessage(WorkItemSchema, body);
+}
+
+/** How a runtime is named in metrics: by name, and in a fleet's further cluster by `<cluster>/<name>`. */
+export function metricRuntime(item: WorkItem): { readonly metricRuntime?: string } {
+  return item.cluster === undefined ? {} : { metricRuntime: `${item.cluster}/${item.runtime.name}` };
 }

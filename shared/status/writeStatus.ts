@@ -37,6 +37,8 @@ export interface StatusWrite {
   readonly onEventError?: (err: unknown) => void;
   /** Where the stall gauges go (./observability/metrics.ts): every write refreshes them. */
   readonly log?: Logger;
+  /** The gauges' Runtime dimension when the name alone is ambiguous: `<cluster>/<name>` in a fleet. */
+  readonly metricRuntime?: string;
 }
 
 function checkContract(row: StepRow, desired: readonly DesiredCondition[], fields: Readonly<Record<string, unknown>> | undefined): void {
@@ -112,7 +114,7 @@ export async function writeStepStatus(w: StatusWrite): Promise<number> {
  * gauge is 1; a healthy runtime's no-op runs send nothing, since each series sent in an hour is billed.
  */
 function sendStallGauges(w: StatusWrite, runtime: RuntimeObject, writes: number): void {
-  const gauges = stallGauges(runtime.metadata.name, conditionsOf(runtime), DOMAIN_CONDITIONS);
+  const gauges = stallGauges(w.metricRuntime ?? runtime.metadata.name, conditionsOf(runtime), DOMAIN_CONDITIONS);
   if (writes > 0 || gauges.value > 0 || gauges.more?.some((m) => m.value > 0)) w.log?.metric(gauges);
 }
 

@@ -12,7 +12,7 @@ import type { Logger } from '../observability/log.ts';
 import { METRIC } from '../observability/metrics.ts';
 import { recheckDedupId, retryDedupId, timerDedupId } from '../queue/dedup.ts';
 import type { QueueProducer, ReceivedMessage } from '../queue/port.ts';
-import { type WorkItem, decodeWorkItem, encodeWorkItem, runtimeGroup } from '../queue/workItem.ts';
+import { type WorkItem, decodeWorkItem, encodeWorkItem, metricRuntime, runtimeGroup } from '../queue/workItem.ts';
 import type { Reason } from '../status/reasons.ts';
 import { conditionForReason, replacingOwned, writeStepStatus } from '../status/writeStatus.ts';
 import { backoffDelay } from '../timings.ts';
@@ -24,6 +24,8 @@ export interface DispatchDeps extends StepDeps {
   readonly producer: QueueProducer;
   /** Each step's own Kubernetes identity, where one process runs several (local mode, tests). */
   readonly kubeFor?: (step: string) => KubePort;
+  /** The further clusters of a fleet (ADR 0019): undefined for one this deployment does not serve. */
+  readonly clusterKube?: (cluster: string) => Promise<KubePort | undefined>;
   /** For backoff jitter; tests pass a fixed one. */
   readonly random?: () => number;
 }
@@ -62,8 +64,14 @@ export function createDispatcher(runners: Readonly<Record<string, StepRunner>>, 
       log.error('message for a step this function does not run', { step: item.step, ...errorFields(err) });
       throw err;
     }
-    const stepLog = log.child({ runtimeUID: item.runtime.uid, step: item.step });
-    const stepDeps = { ...deps, log: stepLog, kube: deps.kubeFor?.(item.step) ?? deps.kube };
+    const stepLog = log.child({ runtimeUID: item.runtime.uid, step: item.step, ...(item.cluster ? { cluster: item.cluster } : {}) });
+    const kube = await kubeOf(item, deps);
+    if (!kube) {
+      // Its cluster left the fleet: nothing there can be acted on, so the message is dropped.
+      stepLog.error('message for a cluster this deployment does not serve; dropped', { cluster: item.cluster });
+      return undefined;
+    }
+    const stepDeps = { ...deps, log: stepLog, kube };
     const started = deps.now().getTime();
     try {
       const result = await runStep(item, { row, runner, table }, stepDeps);
@@ -77,6 +85,12 @@ export function createDispatcher(runners: Readonly<Record<string, StepRunner>>, 
       stepLog.metric({ metric: METRIC.reconcileDuration, value: deps.now().getTime() - started, more: age, dimensions: { Step: item.step } });
     }
   };
+}
+
+/** The cluster a work item is for: the deployment's own (as the step's identity, where one process runs several), or a further one. */
+async function kubeOf(item: WorkItem, deps: DispatchDeps): Promise<KubePort | undefined> {
+  if (item.cluster === undefined) return deps.kubeFor?.(item.step) ?? deps.kube;
+  return await deps.clusterKube?.(item.cluster);
 }
 
 /** A look again later that the step asked for; it is new work, so its attempt starts over. */
@@ -144,6 +158,7 @@ async function writeStall(reason: Reason, message: string, f: Failure): Promise<
     reporter: f.row.name,
     onEventError: (err) => f.log.warn('event not recorded', errorFields(err)),
     log: f.log,
+    ...metricRuntime(f.item),
   });
 }
 

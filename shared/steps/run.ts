@@ -2,7 +2,7 @@
 // write its status. Errors propagate; the dispatcher decides what they mean.
 import { errorFields } from '../classify.ts';
 import { KIND, type RuntimeObject } from '../kube/kinds.ts';
-import type { WorkItem } from '../queue/workItem.ts';
+import { type WorkItem, metricRuntime } from '../queue/workItem.ts';
 import { writeStepStatus } from '../status/writeStatus.ts';
 import { STEP_TABLE, type StepRow, ownedConditions } from './table.ts';
 import type { StepDeps, StepResult, StepRunner } from './types.ts';
@@ -50,6 +50,7 @@ export async function runStep(item: WorkItem, { row, runner, table = STEP_TABLE 
     reporter: row.name,
     onEventError: (err) => deps.log.warn('event not recorded', errorFields(err)),
     log: deps.log,
+    ...metricRuntime(item),
   });
   if (writes > 0) deps.log.info('status written', { fieldManager: row.fieldManager, applies: writes });
   deps.log.debug('step ran', { applies: writes });

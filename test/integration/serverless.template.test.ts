@@ -134,6 +134,24 @@ test('every setting the template gives a function is one the function knows', ()
   }
 });
 
+test('a fleet: every function is told the further clusters, and only the roles that talk to Kubernetes may describe clusters, and only when there is a fleet', () => {
+  for (const [, f] of byType('AWS::Lambda::Function')) {
+    const env = (f.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables;
+    assert.deepEqual(env['AICR_FLEET_CLUSTERS'], { 'Fn::Join': [',', { Ref: 'FleetClusters' }] });
+  }
+  assert.deepEqual(template.Conditions['HasFleet'], { 'Fn::Not': [{ 'Fn::Equals': [{ 'Fn::Join': ['', { Ref: 'FleetClusters' }] }, ''] }] });
+  const [[id, policy]] = byType('AWS::IAM::ManagedPolicy') as [[string, Resource & { Condition?: string }]];
+  assert.equal(id, 'FleetDescribePolicy');
+  assert.equal(policy.Condition, 'HasFleet', 'no fleet, no permission');
+  const roles = (policy.Properties['Roles'] as { Ref: string }[]).map((r) => r.Ref).sort();
+  assert.deepEqual(roles, byType('AWS::EKS::AccessEntry').map(([, r]) => (r.Properties['PrincipalArn'] as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0]).sort());
+  const [statement] = (policy.Properties['PolicyDocument'] as { Statement: { Action: string; Resource: unknown }[] }).Statement;
+  assert.equal(statement?.Action, 'eks:DescribeCluster');
+  assert.deepEqual(statement?.Resource, { 'Fn::Sub': 'arn:${AWS::Partition}:eks:${AWS::Region}:${AWS::AccountId}:cluster/*' }, 'clusters of this account and region only');
+  const outputs = (template as unknown as { Outputs: Record<string, unknown> }).Outputs;
+  for (const role of roles) assert.ok(outputs[`${role}Arn`], `${role}'s ARN is an output, for the further clusters' access entries`);
+});
+
 test('EKS access entries map each Kubernetes-facing role to its own group', () => {
   const entries = byType('AWS::EKS::AccessEntry').map(([, r]) => r.Properties);
   assert.deepEqual(entries.map((e) => e['PrincipalArn']).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))), [

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { type CostInputs, freeTierCredit, monthlyCost, privateEndpoints } from '../../bench/costModel.ts';
+import { type CostInputs, freeTierCredit, monthlyCost, privateEndpoints, sharedDeploymentPerCluster } from '../../bench/costModel.ts';
 import { MONTH_HOURS, PRICES } from '../../bench/prices.ts';
 
 const quiet: CostInputs = {
@@ -54,4 +54,13 @@ test('private clusters: six interface endpoints in two AZs at $0.01 an AZ-hour',
   const p = privateEndpoints(2);
   assert.deepEqual(p.endpoints, ['sqs', 'scheduler', 'ecr.api', 'ecr.dkr', 'eks', 'sts']);
   assert.equal(p.monthly, Math.round(6 * 2 * 0.01 * MONTH_HOURS * 100) / 100);
+});
+
+test('P6 one deployment serving ten clusters pays alarms, dashboard and queue polling once: each cluster a tenth of them plus its own step runs', () => {
+  const { items } = monthlyCost(quiet);
+  const fixed = (items['alarms'] ?? 0) + (items['dashboard'] ?? 0) + (items['sqsPolling'] ?? 0);
+  const shared = sharedDeploymentPerCluster(quiet, 10);
+  assert.ok(shared < monthlyCost(quiet).total / 4, `${shared} is well under a deployment of its own`);
+  assert.ok(shared >= fixed / 10, 'never below its share of what is paid once');
+  assert.ok(sharedDeploymentPerCluster(quiet, 1) >= monthlyCost(quiet).total, 'a fleet of one pays at least a deployment of its own');
 });

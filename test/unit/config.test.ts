@@ -50,3 +50,11 @@ test('KROP-3 the sweeper\'s grace must outlast one forwarder window, or start-up
   assert.throws(() => loadConfig({ ...good, AICR_SWEEP_GRACE: '1m' }), /AICR_FORWARDER_WINDOW_SECONDS, 70s/, 'the default window is 70 s');
   assert.equal(loadConfig({ ...good, AICR_SWEEP_GRACE: '2m', AICR_FORWARDER_WINDOW_SECONDS: '60' }).AICR_SWEEP_GRACE, 120_000);
 });
+
+test('a fleet lists further clusters by name; an empty list (the template default) is none, and the own cluster or a bad name is refused by name', () => {
+  assert.deepEqual(loadConfig(good).AICR_FLEET_CLUSTERS, []);
+  assert.deepEqual(loadConfig({ ...good, AICR_FLEET_CLUSTERS: '' }).AICR_FLEET_CLUSTERS, []);
+  assert.deepEqual(loadConfig({ ...good, AICR_FLEET_CLUSTERS: 'gpu-b, gpu_c' }).AICR_FLEET_CLUSTERS, ['gpu-b', 'gpu_c']);
+  assert.throws(() => loadConfig({ ...good, AICR_FLEET_CLUSTERS: 'gpu b' }), /AICR_FLEET_CLUSTERS.*must list cluster names/);
+  assert.throws(() => loadConfig({ ...good, AICR_EKS_CLUSTER_NAME: 'gpu-a', AICR_FLEET_CLUSTERS: 'gpu-b,gpu-a' }), /AICR_FLEET_CLUSTERS lists gpu-a, the deployment's own cluster/);
+});
