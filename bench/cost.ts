@@ -86,7 +86,10 @@ export function costFigures(quiet: QuietHour, bundles: readonly BundleFigures[],
 
 export function costMisses(c: ReturnType<typeof costFigures>): string[] {
   const missed: string[] = [];
-  if (c.single.total > COST_GOALS.singleMonthly) missed.push(`cost (P6): one cluster $${c.single.total}/month > $${COST_GOALS.singleMonthly}`);
+  if (c.single.total > COST_GOALS.singleMonthly) {
+    const fixed = round2((c.single.items['alarms'] ?? 0) + (c.single.items['dashboard'] ?? 0));
+    missed.push(`cost (P6): one cluster $${c.single.total}/month > $${COST_GOALS.singleMonthly} at list prices (alarms and dashboard $${fixed} of it; $${c.singleWithFreeTier} with the account's free tiers)`);
+  }
   // A fleet is served best by one deployment (ADR 0019); separate deployments are shown beside it.
   const fleet = Math.min(c.fleetOfTen.perCluster, c.oneDashboardPerFleet.perCluster, c.oneDeploymentForTen);
   if (fleet > COST_GOALS.perClusterInFleetOfTen) missed.push(`cost (P6): $${fleet}/cluster in a fleet of ten > $${COST_GOALS.perClusterInFleetOfTen}`);

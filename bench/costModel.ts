@@ -89,15 +89,17 @@ export function freeTierCredit(i: CostInputs, clusters: number): number {
 }
 
 /**
- * One deployment serving `clusters` clusters (ADR 0019), from one cluster's figures. Alarms, dashboard, queue polling and the forwarder's schedule are paid once; the
- * forwarder is given twice the memory for every cluster's watches; step runs, their metric
- * series beyond the heartbeat, sends and logs grow with the clusters. Before free tiers.
+ * One deployment serving `clusters` clusters (ADR 0019), from one cluster's figures. Alarms,
+ * dashboard, queue polling, metric series and the forwarder's schedule are paid once; the
+ * forwarder is given twice the memory for every cluster's watches; step runs, requests, sends
+ * and logs grow with the clusters. Before free tiers.
  */
 export function sharedDeploymentPerCluster(i: CostInputs, clusters: number): number {
   const one = monthlyCost(i).items;
   const v = (k: string): number => one[k] ?? 0;
-  const perCluster = v('lambdaSteps') + v('sqsSends') + v('logs') + Math.max(0, i.metricSeriesPerHour - 1) * PRICES.customMetricMonth;
-  const once = v('alarms') + v('dashboard') + v('sqsPolling') + v('scheduler') + v('lambdaRequests') + 2 * v('lambdaForwarder') + PRICES.customMetricMonth;
+  // Metric dimensions name the step, never the cluster: the fleet sends the same series as one cluster.
+  const perCluster = v('lambdaSteps') + v('sqsSends') + v('logs') + v('lambdaRequests');
+  const once = v('alarms') + v('dashboard') + v('sqsPolling') + v('scheduler') + 2 * v('lambdaForwarder') + v('customMetrics');
   return cents((once + perCluster * clusters) / clusters);
 }
 

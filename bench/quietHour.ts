@@ -10,6 +10,8 @@ import { FORWARDER_CHECKPOINT } from '../shared/api/constants.ts';
 import { createForwarderHandler, DEADLINE_MARGIN_MS } from '../shared/aws/forwarderWindow.ts';
 import { controlPlaneRequestsSince, perChange } from './requests.ts';
 import { startLocalControlPlane } from '../shared/local/controlPlane.ts';
+import { DEFAULT_DRIFT_CHECK_INTERVAL } from '../shared/configuration/schema.ts';
+import { parseDuration } from '../shared/durations.ts';
 import { METRIC } from '../shared/observability/metrics.ts';
 import { EmbeddedQueue } from '../shared/queue/embedded.ts';
 import { DEFAULT_TIMINGS } from '../shared/timings.ts';
@@ -74,6 +76,10 @@ async function quietSteps(): Promise<Pick<QuietHour, 'steps' | 'stepLogBytesPerH
   // The token refresh (registry.auth.mode aws) runs every 6 hours whatever happens.
   const refresh = (steps['token-refresh'] ??= { perHour: 0, meanMs: 300 });
   refresh.perHour += 3_600_000 / DEFAULT_TIMINGS.tokenRefreshIntervalMs;
+  // The drift check looks every drift.checkInterval: a measurement shorter than that sees one
+  // run or none, so its rate comes from the interval (its run time, when seen, is measured).
+  const drift = (steps['drift-check'] ??= { perHour: 0, meanMs: 50 });
+  drift.perHour = 3_600_000 / (parseDuration(DEFAULT_DRIFT_CHECK_INTERVAL) ?? 300_000);
   const bytes = lines.slice(from).reduce((n, l) => n + l.length + 1, 0);
   return { steps, stepLogBytesPerHour: Math.round(bytes * scale), relist };
 }
