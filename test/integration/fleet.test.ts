@@ -20,6 +20,7 @@ import { checkpointName, watchedBy } from '../../shared/forwarder/watched.ts';
 import { ClusterDescribeError, describeEksCluster } from '../../shared/kube/eksDescribe.ts';
 import { kubeFromKubeconfig } from '../../shared/kube/fromKubeconfig.ts';
 import { createDispatcher } from '../../shared/steps/dispatch.ts';
+import { runResolve } from '../../shared/steps/resolve/index.ts';
 import { DEFAULT_TIMINGS } from '../../shared/timings.ts';
 import { startExtraApiServer, type ExtraApiServer } from '../helpers/apiserver.ts';
 import { CHART_DIR } from '../../infra/chartPaths.ts';
@@ -132,6 +133,22 @@ test('a change in the further cluster reaches only its runtime', async () => {
   const ownAfter = await getRuntime();
   assert.equal(ownAfter?.metadata.generation, own?.metadata.generation);
   assert.deepEqual(ownAfter?.status, own?.status, 'the own cluster\'s runtime status was not written');
+});
+
+test('a further cluster\'s runtime is named <cluster>/<name> in the stall gauges and its log lines carry the cluster', async () => {
+  await inFurther('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"paused":false}}');
+  const rt = await getRuntime(further);
+  const { log, records } = captureLogger('info');
+  const dispatch = createDispatcher({ resolve: runResolve });
+  const body = JSON.stringify({ v: 1, step: 'resolve', runtime: { name: 'cluster', uid: rt?.metadata.uid }, cause: 'test', cluster: FURTHER });
+  const own = kubeFromKubeconfig(testEnv().KUBECONFIG, CONTROL_PLANE_USER);
+  const far = kubeFromKubeconfig(process.env['AICR_KUBECONFIG'] ?? '', FURTHER);
+  const producer = { send: () => Promise.resolve({ deduplicated: false }), deadLetter: () => Promise.resolve() };
+  await dispatch({ id: 'm2', group: `runtime-${rt?.metadata.uid}`, dedupId: 'd2', body, receiveCount: 1, sentAt: Date.now() }, { kube: own, log, producer, now: () => new Date(), timings: DEFAULT_TIMINGS, clusterKube: (name) => Promise.resolve(name === FURTHER ? far : undefined) });
+  assert.equal((await getRuntime(further))?.status?.observedGeneration, rt?.metadata.generation, 'the status was written in the further cluster');
+  const gauge = records().find((r) => 'StalledNeedsPerson' in r);
+  assert.equal(gauge?.['Runtime'], `${FURTHER}/cluster`);
+  assert.ok(records().filter((r) => r['message'] === 'status written').every((r) => r['cluster'] === FURTHER));
 });
 
 test('work for a cluster the deployment does not serve is dropped, naming the cluster', async () => {
