@@ -73,10 +73,15 @@ auth:
 YAML
 
 start_bg() { # name, command...
-  local name=$1; shift
+  local name=$1 interrupted=0; shift
   log "starting $name"
+  # A Ctrl-C between the start and the pid file would leave a process down.sh cannot find
+  # (setsid puts it out of reach of the terminal's signal): record the pid first, then stop.
+  trap 'interrupted=1' INT TERM
   setsid "$@" >"$STATE/$name.log" 2>&1 < /dev/null &
   echo $! > "$STATE/$name.pid"
+  trap - INT TERM
+  [ "$interrupted" = 0 ] || exit 130
 }
 wait_for() { # name, seconds, probe command...
   local name=$1 secs=$2; shift 2
