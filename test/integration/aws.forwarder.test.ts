@@ -9,8 +9,9 @@ import type { Context } from 'aws-lambda';
 import { FORWARDER_CHECKPOINT } from '../../shared/api/constants.ts';
 import type { WindowResult } from '../../shared/aws/forwarderWindow.ts';
 import { compactEtcd, startExtraApiServer, type ExtraApiServer } from '../helpers/apiserver.ts';
-import { CONTROL_PLANE_USER, awsClientConfig, resetMoto } from '../helpers/env.ts';
-import { createFifoWithDlq, createQueue, createStepQueues, SqsLambdaDriver, type SqsHandler, type TestQueue } from '../helpers/sqsDriver.ts';
+import { forwarderAndResolve } from '../helpers/awsFunctions.ts';
+import { CONTROL_PLANE_USER, awsClientConfig } from '../helpers/env.ts';
+import { SqsLambdaDriver, type SqsHandler, type TestQueue } from '../helpers/sqsDriver.ts';
 import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl } from '../helpers/runtime.ts';
 
 const sqs = new SQSClient(awsClientConfig());
@@ -25,20 +26,7 @@ before(async () => {
   await deleteRuntime();
   await kubectl('delete', 'configmap', '-n', FORWARDER_CHECKPOINT.namespace, ...watchedBy().map(checkpointName), '--ignore-not-found');
   server = await startExtraApiServer('apiserver-forwarder', ['--watch-cache=false']);
-  await resetMoto();
-  const delay = await createQueue(sqs, 'aicr-delay');
-  const steps = await createStepQueues(async (base) => (await createFifoWithDlq(sqs, base, { visibilitySeconds: 1, maxReceiveCount: 3 })).queue);
-  queue = steps.byQueue['resolve'] as TestQueue;
-  Object.assign(process.env, {
-    ...steps.settings,
-    AICR_DELAY_QUEUE_URL: delay.url,
-    AICR_KUBECONFIG: server.kubeconfig,
-    AICR_KUBE_CONTEXT: CONTROL_PLANE_USER,
-    AICR_FORWARDER_WINDOW_SECONDS: '2',
-    LOG_LEVEL: 'silent',
-  });
-  ({ handler: forwarder } = (await import('../../functions/forwarder.ts')) as { handler: typeof forwarder });
-  ({ handler: resolve } = (await import('../../functions/resolve.ts')) as { handler: SqsHandler });
+  ({ queue, forwarder, resolve } = await forwarderAndResolve(sqs, { AICR_KUBECONFIG: server.kubeconfig, AICR_KUBE_CONTEXT: CONTROL_PLANE_USER, AICR_FORWARDER_WINDOW_SECONDS: '2' }));
 });
 after(async () => {
   await server.stop();

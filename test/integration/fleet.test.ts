@@ -25,9 +25,10 @@ import { DEFAULT_TIMINGS } from '../../shared/timings.ts';
 import { startExtraApiServer, type ExtraApiServer } from '../helpers/apiserver.ts';
 import { CHART_DIR } from '../../infra/chartPaths.ts';
 import { chartValueArgs, helm } from '../helpers/chart.ts';
-import { CONTROL_PLANE_USER, awsClientConfig, resetMoto, testEnv } from '../helpers/env.ts';
+import { forwarderAndResolve } from '../helpers/awsFunctions.ts';
+import { CONTROL_PLANE_USER, awsClientConfig, testEnv } from '../helpers/env.ts';
 import { captureLogger } from '../helpers/logs.ts';
-import { createFifoWithDlq, createQueue, createStepQueues, queueDepth, SqsLambdaDriver, type SqsHandler, type TestQueue } from '../helpers/sqsDriver.ts';
+import { queueDepth, SqsLambdaDriver, type SqsHandler, type TestQueue } from '../helpers/sqsDriver.ts';
 import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl } from '../helpers/runtime.ts';
 
 const FURTHER = 'fleet-b';
@@ -75,22 +76,13 @@ before(async () => {
   await clearCheckpoints(inFurther);
   further = new KubeConfig();
   further.loadFromFile(server.kubeconfig);
-  await resetMoto();
-  const delay = await createQueue(sqs, 'aicr-delay');
-  const steps = await createStepQueues(async (base) => (await createFifoWithDlq(sqs, base, { visibilitySeconds: 1, maxReceiveCount: 3 })).queue);
-  queue = steps.byQueue['resolve'] as TestQueue;
-  Object.assign(process.env, {
-    ...steps.settings,
-    AICR_DELAY_QUEUE_URL: delay.url,
+  ({ queue, forwarder, resolve } = await forwarderAndResolve(sqs, {
     AICR_KUBECONFIG: fleetKubeconfig(server.url),
     AICR_KUBE_CONTEXT: CONTROL_PLANE_USER,
     AICR_FLEET_CLUSTERS: FURTHER,
     AICR_FORWARDER_WINDOW_SECONDS: '3',
     AICR_FORWARDER_QUIET_SECONDS: '3',
-    LOG_LEVEL: 'silent',
-  });
-  ({ handler: forwarder } = (await import('../../functions/forwarder.ts')) as { handler: typeof forwarder });
-  ({ handler: resolve } = (await import('../../functions/resolve.ts')) as { handler: SqsHandler });
+  }));
 });
 after(async () => {
   await server.stop();
