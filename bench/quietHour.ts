@@ -3,8 +3,9 @@
 // runs them, scaled down (3 s windows instead of 320 s) to measure what a window costs beyond
 // its length. The step invocations, their run times and the log volume are read back from the
 // control plane's own metric and log lines. The forwarder's default shape, a window started every
-// minute that leaves after a quiet pass, is measured as deployed: whole quiet windows, timed. Periodic work slower than the measurement (the
-// 6-hourly token refresh) is added from the timings.
+// minute that leaves after a quiet pass, is measured as deployed: whole quiet windows, timed.
+// Periodic work slower than the measurement (the 6-hourly token refresh, the 5-minutely drift
+// check) is added from the timings.
 import type { Context } from 'aws-lambda';
 import { FORWARDER_CHECKPOINT } from '../shared/api/constants.ts';
 import { createForwarderHandler, DEADLINE_MARGIN_MS } from '../shared/aws/forwarderWindow.ts';

@@ -1,6 +1,7 @@
 // Configuration of a deployed function, parsed once at start from its environment. A
 // misspelt AICR_* variable fails start-up with a message naming it. Queue settings are
 // derived from the step table, so a new step's queue is a known setting at once.
+import { EKS_CLUSTER_NAME } from './api/names.ts';
 import * as z from 'zod';
 import { QUEUE_NAMES, queueSettings } from './steps/table.ts';
 import { TimingsSchema } from './timings.ts';
@@ -36,7 +37,7 @@ export const ConfigSchema = z.object({
     .string()
     .default('')
     .transform((s) => s.split(',').map((n) => n.trim()).filter((n) => n !== ''))
-    .pipe(z.array(z.string().regex(/^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/, { error: 'must list cluster names (letters, digits, - and _), comma-separated' })).max(50)),
+    .pipe(z.array(z.string().max(EKS_CLUSTER_NAME.maxLength, { error: EKS_CLUSTER_NAME.message }).regex(EKS_CLUSTER_NAME.pattern, { error: EKS_CLUSTER_NAME.message })).max(50)),
   /** Elsewhere: a kubeconfig file and context (local mode, tests). */
   AICR_KUBECONFIG: z.string().min(1).optional(),
   AICR_KUBE_CONTEXT: z.string().min(1).optional(),

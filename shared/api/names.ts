@@ -10,6 +10,13 @@ export const COMPONENT_NAME: PatternRule = {
   message: "must be a component name: at most 63 lowercase letters, digits or '-', starting and ending with a letter or digit",
 };
 
+/** An EKS cluster's name, as a fleet lists it (ADR 0019) and as queue messages carry it. */
+export const EKS_CLUSTER_NAME: PatternRule = {
+  pattern: /^[0-9A-Za-z][A-Za-z0-9_-]*$/,
+  maxLength: 100,
+  message: 'must list cluster names (letters, digits, - and _), comma-separated',
+};
+
 /** The name of a plan ConfigMap the control plane wrote. */
 export const PLAN_NAME: PatternRule = {
   pattern: /^aicr-plan-[a-z0-9]{8,64}$/,

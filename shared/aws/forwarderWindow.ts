@@ -56,7 +56,8 @@ export function createForwarderHandler(deps: () => ForwarderWindowDeps): (event:
     const started = Date.now();
     const windowMs = Math.max(1000, Math.min(d.windowMs, context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS));
     const { clusters, complete } = await clustersToWatch(d.kube, d.fleet, d.log);
-    const watches = clusters.flatMap((c) => windowForwarders(d, windowMs, seen, c));
+    const pass = passOf(d, windowMs);
+    const watches = clusters.flatMap((c) => windowForwarders(d, pass, seen, c));
     const timer = setTimeout(() => {
       for (const w of watches) w.forwarder.stop();
     }, windowMs);
@@ -79,12 +80,21 @@ export function createForwarderHandler(deps: () => ForwarderWindowDeps): (event:
   };
 }
 
-function windowForwarders(d: ForwarderWindowDeps, windowMs: number, seen: Map<string, Map<string, string>>, target: WatchedCluster) {
+interface Pass {
+  readonly seconds: number;
+  /** Shared by every watch of the window, in every cluster: they leave together. */
+  readonly quiet?: { readonly activity: WindowActivity; readonly afterMs: number };
+}
+
+function passOf(d: ForwarderWindowDeps, windowMs: number): Pass {
   const quietMs = Math.min(d.quietMs ?? 0, windowMs);
-  const activity = new WindowActivity(Date.now());
   // A pass as long as the quiet period: the API server sends its bookmark 2 s before a
   // watch's deadline, so even a quiet pass moves the checkpoint on.
-  const passSeconds = Math.ceil((quietMs > 0 ? quietMs : windowMs) / 1000);
+  const seconds = Math.ceil((quietMs > 0 ? quietMs : windowMs) / 1000);
+  return { seconds, ...(quietMs > 0 ? { quiet: { activity: new WindowActivity(Date.now()), afterMs: quietMs } } : {}) };
+}
+
+function windowForwarders(d: ForwarderWindowDeps, pass: Pass, seen: Map<string, Map<string, string>>, target: WatchedCluster) {
   return watchedBy().map((w) => {
     const name = checkpointName(w);
     const log = target.cluster ? d.log.child({ cluster: target.cluster }) : d.log;
@@ -92,7 +102,7 @@ function windowForwarders(d: ForwarderWindowDeps, windowMs: number, seen: Map<st
     const key = `${target.cluster ?? ''}/${name}`;
     const known = seen.get(key) ?? new Map<string, string>();
     seen.set(key, known);
-    const opts = { kube: target.kube, producer: d.producer, log, checkpoint, ...(target.cluster ? { cluster: target.cluster } : {}), watchTimeoutSeconds: passSeconds, coalesceMs: COALESCE_MS, seen: known, ...(quietMs > 0 ? { quiet: { activity, afterMs: quietMs } } : {}) };
+    const opts = { kube: target.kube, producer: d.producer, log, checkpoint, ...(target.cluster ? { cluster: target.cluster } : {}), watchTimeoutSeconds: pass.seconds, coalesceMs: COALESCE_MS, seen: known, ...(pass.quiet ? { quiet: pass.quiet } : {}) };
     return { checkpoint, forwarder: new Forwarder(opts, w) };
   });
 }

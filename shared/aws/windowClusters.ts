@@ -57,14 +57,15 @@ export interface ClusterSweep {
 export async function sweepClusters(s: ClusterSweep, clusters: readonly WatchedCluster[], complete: boolean): Promise<number> {
   let removed = 0;
   let pastGrace = complete;
+  const live = new Set<string>();
   for (const c of clusters) {
     const result = await sweepLeftovers({ kube: c.kube, log: s.log, now: () => new Date(), startedAt: await forwarderStart(c.kube) }, s.settings);
-    if ('jobs' in result) removed += result.jobs.length;
-    else pastGrace = false;
+    if ('jobs' in result) {
+      removed += result.jobs.length;
+      for (const uid of result.live) live.add(uid);
+    } else pastGrace = false;
   }
   if (!s.timers || !pastGrace) return removed;
-  const live = new Set<string>();
-  for (const c of clusters) for (const r of (await c.kube.list(KIND.clusterRuntime)).items) live.add(r.metadata.uid);
   const timers = await s.timers.sweep(live);
   if (timers.length > 0) s.log.info('removed timers of runtimes that no longer exist', { timers: timers.length });
   return removed + timers.length;

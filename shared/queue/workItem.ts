@@ -1,6 +1,7 @@
 // What a queue message says: which step to run for which runtime, why, and which attempt this
 // is. Keys only.
 import * as z from 'zod';
+import { EKS_CLUSTER_NAME } from '../api/names.ts';
 import { parseMessage } from './parseMessage.ts';
 
 /** How a step is named in a message; which steps exist is the step table's business. */
@@ -12,7 +13,7 @@ export const WorkItemSchema = z.object({
   step: StepNameSchema,
   runtime: z.object({ name: z.string().min(1).max(253), uid: z.string().min(1).max(64) }),
   /** The further cluster of a fleet the runtime is in (ADR 0019); absent, the deployment's own. */
-  cluster: z.string().regex(/^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/).optional(),
+  cluster: z.string().max(EKS_CLUSTER_NAME.maxLength).regex(EKS_CLUSTER_NAME.pattern).optional(),
   /** Why the work was asked for: a watch event type, "relist", "retry", "timer". */
   cause: z.string().min(1).max(64),
   /** 1 for new work; each retry of the same work carries the next number, so backoff grows. */

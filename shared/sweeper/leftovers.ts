@@ -29,7 +29,7 @@ export interface SweepDeps {
   readonly timers?: { sweep(live: ReadonlySet<string>): Promise<string[]> };
 }
 
-export type SweepResult = { readonly skipped: 'grace' } | { readonly jobs: readonly string[]; readonly timers: readonly string[] };
+export type SweepResult = { readonly skipped: 'grace' } | { readonly jobs: readonly string[]; readonly timers: readonly string[]; readonly live: ReadonlySet<string> };
 
 /** The namespaces the control plane runs AICR Jobs in. */
 const JOB_NAMESPACES = [...new Set(Object.values(STAGE_NAMESPACE))];
@@ -57,5 +57,5 @@ export async function sweepLeftovers(d: SweepDeps, s: SweepSettings): Promise<Sw
   const jobs = await sweepJobs(d, live, s.staleAfterMs);
   const timers = d.timers ? await d.timers.sweep(live) : [];
   if (jobs.length + timers.length > 0) d.log.info('removed work of runtimes that no longer exist', { jobs, timers: timers.length });
-  return { jobs, timers };
+  return { jobs, timers, live };
 }

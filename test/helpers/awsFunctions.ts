@@ -3,7 +3,10 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
 import type { WindowResult } from '../../shared/aws/forwarderWindow.ts';
+import { FORWARDER_CHECKPOINT } from '../../shared/api/constants.ts';
+import { checkpointName, watchedBy } from '../../shared/forwarder/watched.ts';
 import { resetMoto } from './env.ts';
+import { kubectl } from './runtime.ts';
 import { createFifoWithDlq, createQueue, createStepQueues, type SqsHandler, type TestQueue } from './sqsDriver.ts';
 
 export interface AwsFunctions {
@@ -22,4 +25,9 @@ export async function forwarderAndResolve(sqs: SQSClient, settings: Readonly<Rec
   const { handler: forwarder } = (await import('../../functions/forwarder.ts')) as { handler: AwsFunctions['forwarder'] };
   const { handler: resolve } = (await import('../../functions/resolve.ts')) as { handler: SqsHandler };
   return { queue: steps.byQueue['resolve'] as TestQueue, forwarder, resolve };
+}
+
+/** Removes every watched kind's checkpoint, so the next forwarder window starts by listing; `kubectlIn` picks the cluster. */
+export async function clearForwarderCheckpoints(kubectlIn: (...args: string[]) => Promise<string> = kubectl): Promise<void> {
+  await kubectlIn('delete', 'configmap', '-n', FORWARDER_CHECKPOINT.namespace, ...watchedBy().map(checkpointName), '--ignore-not-found');
 }

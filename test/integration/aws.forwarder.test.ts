@@ -3,13 +3,13 @@
 // across a real 410 (an API server without a watch cache, after an etcd compaction).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkpointName, watchedBy } from '../../shared/forwarder/watched.ts';
+import { watchedBy } from '../../shared/forwarder/watched.ts';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
 import { FORWARDER_CHECKPOINT } from '../../shared/api/constants.ts';
 import type { WindowResult } from '../../shared/aws/forwarderWindow.ts';
 import { compactEtcd, startExtraApiServer, type ExtraApiServer } from '../helpers/apiserver.ts';
-import { forwarderAndResolve } from '../helpers/awsFunctions.ts';
+import { clearForwarderCheckpoints, forwarderAndResolve } from '../helpers/awsFunctions.ts';
 import { CONTROL_PLANE_USER, awsClientConfig } from '../helpers/env.ts';
 import { SqsLambdaDriver, type SqsHandler, type TestQueue } from '../helpers/sqsDriver.ts';
 import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl } from '../helpers/runtime.ts';
@@ -24,7 +24,7 @@ const context = { getRemainingTimeInMillis: () => 60_000 } as Context;
 before(async () => {
   await ensureCrds();
   await deleteRuntime();
-  await kubectl('delete', 'configmap', '-n', FORWARDER_CHECKPOINT.namespace, ...watchedBy().map(checkpointName), '--ignore-not-found');
+  await clearForwarderCheckpoints();
   server = await startExtraApiServer('apiserver-forwarder', ['--watch-cache=false']);
   ({ queue, forwarder, resolve } = await forwarderAndResolve(sqs, { AICR_KUBECONFIG: server.kubeconfig, AICR_KUBE_CONTEXT: CONTROL_PLANE_USER, AICR_FORWARDER_WINDOW_SECONDS: '2' }));
 });

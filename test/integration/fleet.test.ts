@@ -16,7 +16,7 @@ import { parse, stringify } from 'yaml';
 import { CHART, FORWARDER_CHECKPOINT } from '../../shared/api/constants.ts';
 import type { WindowResult } from '../../shared/aws/forwarderWindow.ts';
 import { sweepClusters } from '../../shared/aws/windowClusters.ts';
-import { checkpointName, watchedBy } from '../../shared/forwarder/watched.ts';
+import { watchedBy } from '../../shared/forwarder/watched.ts';
 import { ClusterDescribeError, describeEksCluster } from '../../shared/kube/eksDescribe.ts';
 import { kubeFromKubeconfig } from '../../shared/kube/fromKubeconfig.ts';
 import { createDispatcher } from '../../shared/steps/dispatch.ts';
@@ -25,7 +25,7 @@ import { DEFAULT_TIMINGS } from '../../shared/timings.ts';
 import { startExtraApiServer, type ExtraApiServer } from '../helpers/apiserver.ts';
 import { CHART_DIR } from '../../infra/chartPaths.ts';
 import { chartValueArgs, helm } from '../helpers/chart.ts';
-import { forwarderAndResolve } from '../helpers/awsFunctions.ts';
+import { clearForwarderCheckpoints, forwarderAndResolve } from '../helpers/awsFunctions.ts';
 import { CONTROL_PLANE_USER, awsClientConfig, testEnv } from '../helpers/env.ts';
 import { captureLogger } from '../helpers/logs.ts';
 import { queueDepth, SqsLambdaDriver, type SqsHandler, type TestQueue } from '../helpers/sqsDriver.ts';
@@ -55,14 +55,10 @@ async function inFurther(...args: string[]): Promise<string> {
   return await kubectl('--kubeconfig', server.kubeconfig, ...args);
 }
 
-async function clearCheckpoints(kubectlIn: (...a: string[]) => Promise<string>): Promise<void> {
-  await kubectlIn('delete', 'configmap', '-n', FORWARDER_CHECKPOINT.namespace, ...watchedBy().map(checkpointName), '--ignore-not-found');
-}
-
 before(async () => {
   await ensureCrds();
   await deleteRuntime();
-  await clearCheckpoints(kubectl);
+  await clearForwarderCheckpoints();
   server = await startExtraApiServer('apiserver-fleet-b', ['--etcd-prefix=/fleet-b']);
   await inFurther('delete', 'clusterruntime', '--all', '--ignore-not-found').catch(() => '');
   // A fleet cluster runs Argo CD: its namespace and CRDs, copied from the test cluster.
@@ -73,7 +69,7 @@ before(async () => {
   writeFileSync(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: bare }));
   await inFurther('apply', '--server-side', '-f', file);
   await helm('upgrade', '--install', CHART.release, CHART_DIR, '-n', CHART.namespace, '--create-namespace', '--server-side=true', '--force-conflicts', '--wait', '--timeout', '2m', '--kubeconfig', server.kubeconfig, ...chartValueArgs());
-  await clearCheckpoints(inFurther);
+  await clearForwarderCheckpoints(inFurther);
   further = new KubeConfig();
   further.loadFromFile(server.kubeconfig);
   ({ queue, forwarder, resolve } = await forwarderAndResolve(sqs, {
@@ -87,7 +83,7 @@ before(async () => {
 after(async () => {
   await server.stop();
   await deleteRuntime();
-  await clearCheckpoints(kubectl);
+  await clearForwarderCheckpoints();
 });
 
 async function resolvedBoth(driver: SqsLambdaDriver, generation: { own: number; further: number }): Promise<void> {

@@ -7,9 +7,10 @@ import assert from 'node:assert/strict';
 import type { Context } from 'aws-lambda';
 import { FORWARDER_CHECKPOINT } from '../../shared/api/constants.ts';
 import { createForwarderHandler, DEADLINE_MARGIN_MS, type WindowResult } from '../../shared/aws/forwarderWindow.ts';
-import { checkpointName, watchedBy } from '../../shared/forwarder/watched.ts';
+import { watchedBy } from '../../shared/forwarder/watched.ts';
 import type { OutgoingMessage, QueueProducer } from '../../shared/queue/port.ts';
 import { controlPlaneKube } from '../helpers/controlPlane.ts';
+import { clearForwarderCheckpoints } from '../helpers/awsFunctions.ts';
 import { captureLogger } from '../helpers/logs.ts';
 import { createRuntime, deleteRuntime, ensureCrds, kubectl } from '../helpers/runtime.ts';
 
@@ -27,11 +28,6 @@ const producer: QueueProducer = {
 };
 let window: (event: unknown, context: Context) => Promise<WindowResult>;
 
-async function clearCheckpoints(): Promise<void> {
-  const names = watchedBy().map(checkpointName);
-  await kubectl('delete', 'configmap', '-n', FORWARDER_CHECKPOINT.namespace, ...names, '--ignore-not-found');
-}
-
 async function runtimeCheckpoint(): Promise<bigint> {
   return BigInt(await kubectl('get', 'configmap', '-n', FORWARDER_CHECKPOINT.namespace, FORWARDER_CHECKPOINT.name, '-o', `jsonpath={.data.${FORWARDER_CHECKPOINT.key}}`));
 }
@@ -39,7 +35,7 @@ async function runtimeCheckpoint(): Promise<bigint> {
 before(async () => {
   await ensureCrds();
   await deleteRuntime();
-  await clearCheckpoints();
+  await clearForwarderCheckpoints();
   // An AICR version the configuration does not pin: the runtime settles with no Job, so nothing changes after.
   await createRuntime({ aicrVersion: 'v1.1.0' });
   const kube = controlPlaneKube();
@@ -47,7 +43,7 @@ before(async () => {
 });
 after(async () => {
   await deleteRuntime();
-  await clearCheckpoints();
+  await clearForwarderCheckpoints();
 });
 
 test('a quiet forwarder window leaves after one pass and moves the checkpoint on, so the next resumes without relisting', async () => {
