@@ -37,8 +37,10 @@ function scenario(i: CostInputs) {
 }
 
 export function templateFacts(dir: string) {
-  const t = JSON.parse(readFileSync(join(dir, 'cloudformation-template-update-stack.json'), 'utf8')) as { Resources: Record<string, Res> };
-  const all = Object.values(t.Resources);
+  const t = JSON.parse(readFileSync(join(dir, 'cloudformation-template-update-stack.json'), 'utf8')) as { Resources: Record<string, Res & { Condition?: string }>; Parameters: Record<string, { Default?: string }> };
+  // What a deployment with the default parameters holds: the dashboard and the detailed alarms are opt-in.
+  const off = new Set([t.Parameters['CreateDashboard']?.Default === 'true' ? '' : 'WithDashboard', t.Parameters['DetailedAlarms']?.Default === 'true' ? '' : 'WithDetailedAlarms']);
+  const all = Object.values(t.Resources).filter((r) => r.Condition === undefined || !off.has(r.Condition));
   const fns = Object.fromEntries(all.filter((r) => r.Type === 'AWS::Lambda::Function').map((r) => [String(r.Properties['FunctionName']).replace(/^.*-bench-/, ''), r.Properties]));
   const alarmMetrics = all.filter((r) => r.Type === 'AWS::CloudWatch::Alarm').reduce((n, r) => n + (Array.isArray(r.Properties['Metrics']) ? (r.Properties['Metrics'] as { MetricStat?: unknown }[]).filter((m) => m.MetricStat).length : 1), 0);
   const mapped = new Set(all.filter((r) => r.Type === 'AWS::Lambda::EventSourceMapping').map((r) => JSON.stringify(r.Properties['EventSourceArn'])));
@@ -81,7 +83,7 @@ export function costFigures(quiet: QuietHour, bundles: readonly BundleFigures[],
   // A fleet keeps one dashboard (`dashboard=false` on the other deployments).
   const oneDashboard = scenario({ ...inputs, dashboards: inputs.dashboards / 10 });
   const alwaysWatching = scenario(alwaysWatchingInputs(inputs, quiet));
-  return { prices: PRICES, inputs, ...asDeployed, oneDashboardPerFleet: oneDashboard.fleetOfTen, alwaysWatching, oneDeploymentForTen: sharedDeploymentPerCluster(inputs, 10), quietRequests: quiet.forwarder.requestsPerQuietWindow, privateEndpoints: privateEndpoints(), operatorPod: operatorPodMonthly(), goals: COST_GOALS };
+  return { prices: PRICES, inputs, ...asDeployed, oneDashboardPerFleet: oneDashboard.fleetOfTen, alwaysWatching, oneDeploymentForTen: sharedDeploymentPerCluster({ ...inputs, dashboards: 1 }, 10), quietRequests: quiet.forwarder.requestsPerQuietWindow, privateEndpoints: privateEndpoints(), operatorPod: operatorPodMonthly(), goals: COST_GOALS };
 }
 
 export function costMisses(c: ReturnType<typeof costFigures>): string[] {
@@ -90,8 +92,8 @@ export function costMisses(c: ReturnType<typeof costFigures>): string[] {
     const fixed = round2((c.single.items['alarms'] ?? 0) + (c.single.items['dashboard'] ?? 0));
     missed.push(`cost (P6): one cluster $${c.single.total}/month > $${COST_GOALS.singleMonthly} at list prices (alarms and dashboard $${fixed} of it; $${c.singleWithFreeTier} with the account's free tiers)`);
   }
-  // A fleet is served best by one deployment (ADR 0019); separate deployments are shown beside it.
-  const fleet = Math.min(c.fleetOfTen.perCluster, c.oneDashboardPerFleet.perCluster, c.oneDeploymentForTen);
+  // A fleet is served by one deployment (ADR 0019), its dashboard on; separate deployments are shown beside it.
+  const fleet = c.oneDeploymentForTen;
   if (fleet > COST_GOALS.perClusterInFleetOfTen) missed.push(`cost (P6): $${fleet}/cluster in a fleet of ten > $${COST_GOALS.perClusterInFleetOfTen}`);
   return missed;
 }

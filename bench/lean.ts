@@ -20,7 +20,7 @@ const $ = (n: number): string => `$${n.toFixed(2)}`;
 export async function measureLean(): Promise<LeanFigures> {
   const dir = await packaged();
   const loadAverage = Math.round((loadavg()[0] ?? 0) * 10) / 10;
-  const bundles = await measureBundles(7, dir);
+  const bundles = await measureBundles(Number(process.env['BENCH_IMPORT_RUNS'] ?? 7), dir);
   const weights = await Promise.all(bundles.map((b) => bundleWeight(b.function, 6)));
   const quiet = await measureQuietHour(templateFacts(dir).forwarder.quietSeconds);
   const cost = costFigures(quiet, bundles, dir);
@@ -33,11 +33,11 @@ export function printLean(f: LeanFigures): void {
     console.log(`bundle ${b.function}: ${(b.bundleBytes / 1024).toFixed(0)} KiB js, cold import median ${b.coldImportMs.median} ms (load ${f.loadAverage}); heaviest KiB: ${top}`);
   }
   const c = f.cost;
-  console.log(`idle cost, prices of ${c.prices.date} (${c.prices.region}), before free tiers: one cluster ${$(c.single.total)}/month ${JSON.stringify(c.single.items)}`);
+  console.log(`idle cost, prices of ${c.prices.date} (${c.prices.region}), before free tiers: one cluster, dashboard off (the default) ${$(c.single.total)}/month ${JSON.stringify(c.single.items)}`);
   console.log(`  SQS polling at the field-report rate instead: ${$(c.single.sqsPollingHigh)}; with the account free tiers: one cluster ${$(c.singleWithFreeTier)}`);
   console.log(`  fleet of ten: ${$(c.fleetOfTen.total)}/month, ${$(c.fleetOfTen.perCluster)} per cluster (free tiers ${$(c.fleetOfTen.freeTierCredit)} shared)`);
   console.log(`  fleet of ten with one dashboard (dashboard=false on nine): ${$(c.oneDashboardPerFleet.perCluster)} per cluster`);
-  console.log(`  one deployment serving ten clusters (fleetClusters, ADR 0019), from this quiet hour with the forwarder at twice the memory: ${$(c.oneDeploymentForTen)} per cluster`);
+  console.log(`  one deployment serving ten clusters (fleetClusters, ADR 0019) with its dashboard on, from this quiet hour with the forwarder at twice the memory: ${$(c.oneDeploymentForTen)} per cluster`);
   const w = c.inputs.forwarder;
   console.log(`  forwarder: a window every ${w.everySeconds} s, a quiet one runs ${w.billedMsPerWindow} ms; watching always instead (320 s windows every 5 min): one cluster ${$(c.alwaysWatching.single.total)}/month, forwarder ${$(c.alwaysWatching.single.items['lambdaForwarder'] ?? 0)}`);
   console.log(`  API requests per quiet forwarder window (plus a sweep every 5 minutes): ${JSON.stringify(f.cost.quietRequests)}`);

@@ -1,5 +1,5 @@
-// Performance goal P3: an approved rollout of a 50-release plan, with the labelled Argo CD
-// stand-in syncing each Application as soon as it is written, timed from the approval to
+// Performance goal P3: an approved rollout of a 50-release plan, with Argo CD v3.5.1's own
+// controller and repo-server deploying each release's fixture chart, timed from the approval to
 // Released=True and set against a floor: the same Applications written in the same order by a
 // plain loop that waits for the same gate after each, with no control plane. Run on the local
 // path and on the SQS path (forwarder → FIFO queue → the rollout function, delays through the
@@ -17,7 +17,7 @@ import { writeApplication } from '../shared/rollouts/applicationWrites.ts';
 import { gate } from '../shared/rollouts/gate.ts';
 import { STEP_TABLE } from '../shared/steps/table.ts';
 import { auditMark } from '../test/helpers/audit.ts';
-import { forwarderKube, stepKube } from '../test/helpers/controlPlane.ts';
+import { controlPlaneKube, forwarderKube, stepKube } from '../test/helpers/controlPlane.ts';
 import { adminKubeConfig, awsClientConfig, CONTROL_PLANE_USER, resetMoto, testEnv } from '../test/helpers/env.ts';
 import { chartRelease, pushChart, storePlan, target } from '../test/helpers/rolloutStage.ts';
 import { clearApplications, clearRolloutStage, released, rolloutsOf } from '../test/helpers/rollouts.ts';
@@ -30,13 +30,22 @@ import { controlPlaneRequestsSince, perChange } from './requests.ts';
 const RELEASES = Number(process.env['BENCH_ROLLOUT_RELEASES'] ?? 50);
 const ROLLOUT_ONLY = STEP_TABLE.filter((r) => r.name === 'rollout');
 const silent = createLogger({ level: 'silent' });
-const VERSION = '1.0.0';
+/**
+ * Each run (two floors, local, SQS) deploys its own chart version. With real Argo CD the
+ * resources of a removed Application keep running, so a second run at the same version would
+ * find everything live and measure no sync at all; a new version makes every run restart each
+ * release's workload and wait for it, as a real upgrade does.
+ */
+const RUNS = 4;
+let run = 0;
+const version = (): string => `1.0.${run}`;
+const nextRun = (): void => void (run += 1);
 
-const releases = (): Release[] => Array.from({ length: RELEASES }, (_, i) => chartRelease(`bench-${String(i).padStart(2, '0')}`, i, VERSION));
+const releases = (): Release[] => Array.from({ length: RELEASES }, (_, i) => chartRelease(`bench-${String(i).padStart(2, '0')}`, i, version()));
 
 async function stage(): Promise<void> {
   await clearRolloutStage();
-  for (const r of releases()) await pushChart(r.name, VERSION);
+  for (let v = 1; v <= RUNS; v++) for (const r of releases()) await pushChart(r.name, `1.0.${v}`);
 }
 
 async function noApplications(watch: ApplicationWatch): Promise<void> {
@@ -46,9 +55,11 @@ async function noApplications(watch: ApplicationWatch): Promise<void> {
 
 /** The plain loop: write each Application, wait for Argo CD's report to pass the gate, go on. */
 async function floor(watch: ApplicationWatch): Promise<number> {
+  nextRun();
   await noApplications(watch);
   const apps: PlanApplication[] = planToApplications(releases(), { runtimeUID: 'bench-floor', planDigest: 'sha256:bench-floor' }, { project: 'default', destination: { server: 'https://kubernetes.default.svc' } });
-  const kube = stepKube('rollout');
+  // Not a step's identity: the floor's Applications belong to no runtime and use Argo CD's default project, which the chart's policies refuse the steps.
+  const kube = controlPlaneKube();
   const started = performance.now();
   for (const app of apps) {
     const writtenAt = new Date();
@@ -60,6 +71,7 @@ async function floor(watch: ApplicationWatch): Promise<number> {
 
 /** A runtime whose target is the 50-release plan, its rollout waiting for approval; returns the plan. */
 async function awaitingApproval(watch: ApplicationWatch): Promise<{ plan: string; uid: string }> {
+  nextRun();
   await deleteRuntime();
   await kubectl('delete', 'runtimerollouts', '--all');
   await noApplications(watch);

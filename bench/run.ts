@@ -21,6 +21,7 @@ import { FORWARDER_CHECKPOINT } from '../shared/api/constants.ts';
 import { createForwarderHandler, DEADLINE_MARGIN_MS } from '../shared/aws/forwarderWindow.ts';
 import { measureAicrRuns } from './aicrRuns.ts';
 import { measureLean, printLean } from './lean.ts';
+import { measureFirstSighting } from './firstSighting.ts';
 import { measureRollout, type RolloutFigures } from './rollout.ts';
 import { type DriftFigures, driftSummary, measureDrift } from './drift.ts';
 import { ensureRegistrySecrets } from '../test/helpers/configuration.ts';
@@ -80,7 +81,7 @@ async function stormPath() {
   };
   const cp = startLocalControlPlane({ kube: controlPlaneKube(), log: silent, runners: { ...RUNNERS, resolve: counting } });
   await waitFor('first status', async () => ((await getRuntime())?.status?.observedGeneration === 1 ? true : undefined));
-  const figures = await storm(adminKubeConfig(), cp, () => runs);
+  const figures = await storm(adminKubeConfig(), cp, () => runs, { updates: Number(process.env['BENCH_STORM_UPDATES'] ?? 1000) });
   cp.stop();
   await cp.running;
   return figures;
@@ -102,19 +103,6 @@ function bundleMisses(bundles: Awaited<ReturnType<typeof measureLean>>['bundles'
     if (b.bundleBytes > GOALS.bundleBytes) missed.push(`bundle ${b.function}: ${b.bundleBytes} bytes of JavaScript > ${GOALS.bundleBytes}`);
     if (b.coldImportMs.median > GOALS.coldImportMs) missed.push(`bundle ${b.function}: cold import ${b.coldImportMs.median} ms > ${GOALS.coldImportMs} ms`);
   }
-  return missed;
-}
-
-function missedGoals(bundles: Awaited<ReturnType<typeof measureLean>>['bundles'], stormFigures: Awaited<ReturnType<typeof stormPath>>, runs: Awaited<ReturnType<typeof aicrRunsPath>>, rollout: RolloutFigures): string[] {
-  const missed: string[] = [];
-  for (const [path, f] of [['local', rollout.local], ['sqs', rollout.sqs]] as const) {
-    if (f.ratio > GOALS.rolloutRatio) missed.push(`rollout (P3), ${path} path: ${f.ratio}x the floor > ${GOALS.rolloutRatio}x`);
-  }
-  if (runs.changeToJob.p99Ms > GOALS.aicrRunP99Ms) missed.push(`aicr runs: change -> Job p99 ${runs.changeToJob.p99Ms} ms > ${GOALS.aicrRunP99Ms} ms`);
-  if ((runs.requestsPerResolution["total"] ?? 0) > GOALS.requestsPerResolution) missed.push(`aicr runs: ${runs.requestsPerResolution["total"] ?? 0} API requests per resolution > ${GOALS.requestsPerResolution}`);
-  if (runs.jobToNext.p99Ms > GOALS.aicrRunP99Ms) missed.push(`aicr runs: Job finished -> next act p99 ${runs.jobToNext.p99Ms} ms > ${GOALS.aicrRunP99Ms} ms`);
-  missed.push(...bundleMisses(bundles));
-  if (stormFigures.eventsPerReconcile < GOALS.eventsPerReconcile) missed.push(`storm: ${stormFigures.eventsPerReconcile} events per reconcile < ${GOALS.eventsPerReconcile}`);
   return missed;
 }
 
@@ -191,55 +179,116 @@ async function windowedPath() {
   return { latency, windows: windows.length };
 }
 
-/** `BENCH_ONLY=lean`: bundles (P4) and idle cost (P6) alone. */
+type Sighting = Awaited<ReturnType<typeof measureFirstSighting>>;
+
+function printSighting(f: Sighting): void {
+  console.log(`first sighting on the SQS path (creation -> first conditions, forwarder in its window, ${f.runs} runtimes): p50 ${f.p50Ms} ms, max ${f.maxMs} ms, ${f.redeliveries} redeliveries`);
+}
+
+/** `BENCH_ONLY=lean`: bundles (P4), idle cost (P6) and first sighting on the SQS path alone. */
 async function leanOnly(): Promise<void> {
+  const sighting = await measureFirstSighting();
   const lean = await measureLean();
   const missed = [...bundleMisses(lean.bundles), ...lean.missed];
   mkdirSync(new URL('results/', import.meta.url), { recursive: true });
-  writeFileSync(new URL('results/lean.json', import.meta.url), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, ...lean, goals: GOALS, missed }, null, 2)}\n`);
+  writeFileSync(new URL('results/lean.json', import.meta.url), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, ...lean, firstSighting: sighting, goals: GOALS, missed }, null, 2)}\n`);
   printLean(lean);
+  printSighting(sighting);
   console.log('written to bench/results/lean.json');
   for (const m of missed) console.error(`goal missed: ${m}`);
   if (missed.length > 0) process.exitCode = 1;
 }
 
-async function main(): Promise<void> {
-  if (process.env['BENCH_ONLY'] === 'lean') return await leanOnly();
-  const started = Date.now();
-  const local = await localPath();
-  const noOp = await noOpReconcile();
-  const sqs = await sqsPath();
-  const windowed = await windowedPath();
-  const stormFigures = await stormPath();
-  const aicrRuns = await aicrRunsPath();
+/** `BENCH_ONLY=rollout`: the rollout against Argo CD and its floor (P3) alone. */
+async function rolloutOnly(): Promise<void> {
   const rollout = await measureRollout();
-  const drift = await measureDrift();
-  const lean = await measureLean();
-  const bundles = lean.bundles;
   await deleteRuntime();
-  const missed = [...missedGoals(bundles, stormFigures, aicrRuns, rollout), ...missedDriftGoals(drift), ...lean.missed];
-  const result = { date: new Date().toISOString(), node: process.version, changes: CHANGES, local, noOp, sqs, windowed, storm: stormFigures, aicrRuns, rollout, drift, bundles, lean, goals: GOALS, missed, seconds: Math.round((Date.now() - started) / 1000) };
+  const missed = [...(['local', 'sqs'] as const)].filter((p) => rollout[p].ratio > GOALS.rolloutRatio).map((p) => `rollout (P3), ${p} path: ${rollout[p].ratio}x the floor > ${GOALS.rolloutRatio}x`);
   mkdirSync(new URL('results/', import.meta.url), { recursive: true });
-  writeFileSync(new URL('results/latest.json', import.meta.url), `${JSON.stringify(result, null, 2)}\n`);
-  const l = local.latency;
-  const s = sqs.latency;
-  console.log(`change -> status latency over ${CHANGES} changes`);
-  console.log(`  local: p50 ${l.p50Ms} ms, p99 ${l.p99Ms} ms, max ${l.maxMs} ms`);
-  console.log(`  sqs:   p50 ${s.p50Ms} ms, p99 ${s.p99Ms} ms, max ${s.maxMs} ms (moto, long-poll driver)`);
-  const w = windowed.latency;
-  console.log(`  sqs + windowed forwarder: p50 ${w.p50Ms} ms, p99 ${w.p99Ms} ms, max ${w.maxMs} ms (${windowed.windows} overlapping windows)`);
-  console.log(`API requests per change (local): ${JSON.stringify(local.requestsPerChange)}`);
-  console.log(`no-op reconcile: ${noOp.writes} writes, requests ${JSON.stringify(noOp.requests)}`);
-  printLean(lean);
-  console.log(`storm: ${stormFigures.updates} updates to one runtime, ${stormFigures.eventsForwarded} events forwarded, ${stormFigures.reconciles} reconciles: ${stormFigures.eventsPerReconcile} events per reconcile`);
-  const a = aicrRuns;
-  console.log(`aicr runs (${a.runs} resolutions, 3 Jobs each: snapshot, recipe, render): change -> Job p50 ${a.changeToJob.p50Ms} ms, p99 ${a.changeToJob.p99Ms} ms; Job finished -> next act p50 ${a.jobToNext.p50Ms} ms, p99 ${a.jobToNext.p99Ms} ms; created -> Resolved less AICR's time p50 ${a.overhead.p50Ms} ms, p99 ${a.overhead.p99Ms} ms`);
-  console.log(`API requests per resolution: ${JSON.stringify(a.requestsPerResolution)}`);
-  const ro = rollout;
+  writeFileSync(new URL('results/rollout.json', import.meta.url), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, rollout, goals: GOALS, missed }, null, 2)}\n`);
+  console.log(`rollout of ${rollout.releases} releases (P3), approval -> Released: floor ${rollout.floorMs} ms; local ${rollout.local.ms} ms (${rollout.local.ratio}x), sqs ${rollout.sqs.ms} ms (${rollout.sqs.ratio}x)`);
+  console.log(`API requests per rollout step: local ${JSON.stringify(rollout.local.requestsPerStep)}; sqs ${JSON.stringify(rollout.sqs.requestsPerStep)}`);
+  for (const m of missed) console.error(`goal missed: ${m}`);
+  if (missed.length > 0) process.exitCode = 1;
+}
+
+interface Phase<T> {
+  readonly name: string;
+  readonly run: () => Promise<T>;
+  readonly print: (figures: T) => void;
+  readonly goals?: (figures: T) => string[];
+}
+
+/** Runs one phase, prints its figures at once, and records its misses; a phase that fails is a miss and the next one still runs. */
+async function phase<T>(p: Phase<T>, missed: string[]): Promise<T | undefined> {
+  try {
+    const figures = await p.run();
+    p.print(figures);
+    missed.push(...(p.goals?.(figures) ?? []));
+    return figures;
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    console.error(`phase ${p.name} failed: ${why}`);
+    missed.push(`phase ${p.name} failed: ${why}`);
+    return undefined;
+  }
+}
+
+function printLatency(label: string, l: ReturnType<typeof summarise>, extra = ''): void {
+  console.log(`change -> status latency (${label}, ${l.n} changes): p50 ${l.p50Ms} ms, p99 ${l.p99Ms} ms, max ${l.maxMs} ms${extra}`);
+}
+
+function aicrRunGoals(a: Awaited<ReturnType<typeof aicrRunsPath>>): string[] {
+  const missed: string[] = [];
+  if (a.changeToJob.p99Ms > GOALS.aicrRunP99Ms) missed.push(`aicr runs: change -> Job p99 ${a.changeToJob.p99Ms} ms > ${GOALS.aicrRunP99Ms} ms`);
+  if ((a.requestsPerResolution['total'] ?? 0) > GOALS.requestsPerResolution) missed.push(`aicr runs: ${a.requestsPerResolution['total'] ?? 0} API requests per resolution > ${GOALS.requestsPerResolution}`);
+  if (a.jobToNext.p99Ms > GOALS.aicrRunP99Ms) missed.push(`aicr runs: Job finished -> next act p99 ${a.jobToNext.p99Ms} ms > ${GOALS.aicrRunP99Ms} ms`);
+  return missed;
+}
+
+function rolloutGoals(ro: RolloutFigures): string[] {
+  return ([['local', ro.local], ['sqs', ro.sqs]] as const).filter(([, f]) => f.ratio > GOALS.rolloutRatio).map(([path, f]) => `rollout (P3), ${path} path: ${f.ratio}x the floor > ${GOALS.rolloutRatio}x`);
+}
+
+function printRollout(ro: RolloutFigures): void {
   console.log(`rollout of ${ro.releases} releases (P3), approval -> Released: floor ${ro.floorMs} ms; local ${ro.local.ms} ms (${ro.local.ratio}x), sqs ${ro.sqs.ms} ms (${ro.sqs.ratio}x, ${ro.sqs.deliveries} deliveries)`);
   console.log(`API requests per rollout step: local ${JSON.stringify(ro.local.requestsPerStep)}; sqs ${JSON.stringify(ro.sqs.requestsPerStep)}`);
-  console.log(driftSummary(drift));
-  console.log('written to bench/results/latest.json');
+}
+
+/** Every phase in order; each prints as it ends, so a run stopped or failed part way still says what it measured. */
+async function main(): Promise<void> {
+  if (process.env['BENCH_ONLY'] === 'lean') return await leanOnly();
+  if (process.env['BENCH_ONLY'] === 'rollout') return await rolloutOnly();
+  const started = Date.now();
+  const missed: string[] = [];
+  const local = await phase({ name: 'local', run: localPath, print: (f) => (printLatency('local', f.latency), console.log(`API requests per change (local): ${JSON.stringify(f.requestsPerChange)}`)) }, missed);
+  const noOp = await phase({ name: 'no-op reconcile', run: noOpReconcile, print: (f) => console.log(`no-op reconcile: ${f.writes} writes, requests ${JSON.stringify(f.requests)}`) }, missed);
+  const sqs = await phase({ name: 'sqs', run: sqsPath, print: (f) => printLatency('sqs, moto, long-poll driver', f.latency) }, missed);
+  const windowed = await phase({ name: 'windowed', run: windowedPath, print: (f) => printLatency('sqs + windowed forwarder', f.latency, ` (${f.windows} overlapping windows)`) }, missed);
+  const stormFigures = await phase({
+    name: 'storm',
+    run: stormPath,
+    print: (f) => console.log(`storm: ${f.updates} updates to one runtime, ${f.eventsForwarded} events forwarded, ${f.reconciles} reconciles: ${f.eventsPerReconcile} events per reconcile`),
+    goals: (f) => (f.eventsPerReconcile < GOALS.eventsPerReconcile ? [`storm: ${f.eventsPerReconcile} events per reconcile < ${GOALS.eventsPerReconcile}`] : []),
+  }, missed);
+  const aicrRuns = await phase({
+    name: 'aicr runs',
+    run: aicrRunsPath,
+    print: (a) => {
+      console.log(`aicr runs (${a.runs} resolutions, 3 Jobs each: snapshot, recipe, render): change -> Job p50 ${a.changeToJob.p50Ms} ms, p99 ${a.changeToJob.p99Ms} ms; Job finished -> next act p50 ${a.jobToNext.p50Ms} ms, p99 ${a.jobToNext.p99Ms} ms; created -> Resolved less AICR's time p50 ${a.overhead.p50Ms} ms, p99 ${a.overhead.p99Ms} ms`);
+      console.log(`API requests per resolution: ${JSON.stringify(a.requestsPerResolution)}`);
+    },
+    goals: aicrRunGoals,
+  }, missed);
+  const rollout = await phase({ name: 'rollout', run: measureRollout, print: printRollout, goals: rolloutGoals }, missed);
+  const drift = await phase({ name: 'drift', run: measureDrift, print: (d) => console.log(driftSummary(d)), goals: missedDriftGoals }, missed);
+  const sighting = await phase({ name: 'first sighting', run: () => measureFirstSighting(), print: printSighting }, missed);
+  const lean = await phase({ name: 'lean', run: measureLean, print: printLean, goals: (l) => [...bundleMisses(l.bundles), ...l.missed] }, missed);
+  await deleteRuntime();
+  const result = { date: new Date().toISOString(), node: process.version, changes: CHANGES, local, noOp, sqs, windowed, storm: stormFigures, aicrRuns, rollout, drift, bundles: lean?.bundles, lean, firstSighting: sighting, goals: GOALS, missed, seconds: Math.round((Date.now() - started) / 1000) };
+  mkdirSync(new URL('results/', import.meta.url), { recursive: true });
+  writeFileSync(new URL(process.env['BENCH_RESULTS'] ?? 'results/latest.json', import.meta.url), `${JSON.stringify(result, null, 2)}\n`);
+  console.log(`written to bench/${process.env['BENCH_RESULTS'] ?? 'results/latest.json'}`);
   for (const m of missed) console.error(`goal missed: ${m}`);
   if (missed.length > 0) process.exitCode = 1;
 }

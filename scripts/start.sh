@@ -32,8 +32,9 @@ cat <<MSG
 aicr-control-plane is running locally against its own test cluster ($TESTENV_K8S_VERSION).
 Its Nodes are simulated: Pods bound to them run as local processes.
 GPUs on the H100 Nodes are simulated: a stand-in nvidia-smi on their Pods' PATH prints the Node's GPU facts.
-Argo CD's application controller is a stand-in (StatefulSet argocd/argocd-application-controller): it writes
-  Application status as Argo CD would and applies nothing (docs/adr/0009-test-cluster.md).
+Argo CD is real (v3.5.1's application controller, repo-server and Redis, from its own manifests;
+  kubectl -n argocd get pods): it pulls each release's chart from the registry below and applies it.
+  The fixture charts it deploys run a placeholder workload on the simulated Nodes (docs/adr/0009-test-cluster.md).
 OCI registry (bundles are pushed here): http://$TESTENV_REGISTRY, account $TESTENV_REGISTRY_USER (password in $TESTENV_STATE_LINK/env);
   the same registry through a test stand-in proxy that can answer 403: http://$TESTENV_REGISTRY_PROXY
 Upstream charts are copied into it from a test stand-in chart repository of fixture charts: $TESTENV_CHART_REPO
@@ -54,7 +55,8 @@ Then a rollout to that plan waits for approval (Stalled, AwaitingApproval; docs/
   kubectl aicr describe
   kubectl aicr approve <rollout>
 Approved, it writes the releases to Argo CD one at a time, each after Argo CD reports the previous one
-synced and healthy; watch them appear in order, then the runtime turn Ready:
+synced and healthy, then runs AICR's deployment validation (the validator image pinned by digest in
+the chart's aicr.validatorImages); watch them appear in order, then the runtime turn Ready:
   kubectl get applications -n argocd -w
   kubectl aicr describe <rollout>      # the step in flight and what it waits for
   kubectl wait --for=condition=Ready clusterruntime/cluster --timeout=10m

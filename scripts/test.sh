@@ -11,5 +11,6 @@ bash test/env/up.sh
 NODE=node_modules/.bin/node
 "$NODE" node_modules/.bin/tsc -p tsconfig.json --noEmit
 "$NODE" node_modules/.bin/eslint --max-warnings 0 .
+"$NODE" node_modules/.bin/depcruise --config .dependency-cruiser.cjs shared functions cli bench scripts
 # shellcheck disable=SC2046
-"$NODE" --import tsx --test --test-concurrency=1 --test-timeout=300000 $(find test -name '*.test.ts' | sort)
+"$NODE" --import tsx --test --test-concurrency=1 --test-timeout=600000 $(find test -name '*.test.ts' | sort)

@@ -3,6 +3,7 @@
 import {
   ConflictError,
   ControlPlaneError,
+  DeadlineError,
   KubeRequestError,
   MalformedMessageError,
   RegistryRefusedError,
@@ -52,6 +53,8 @@ export function classify(err: unknown): Outcome {
   if (stall) return stall;
   if (err instanceof RequeueAfterError) return { kind: OUTCOME.retryAfter, delayMs: err.delayMs };
   if (err instanceof ThrottledError) return { kind: OUTCOME.retryAfter, delayMs: err.retryAfterMs };
+  // Out of time in this invocation: the next one picks the work up at once.
+  if (err instanceof DeadlineError) return { kind: OUTCOME.retryAfter, delayMs: 0 };
   // A lost write race re-reads at once; the winner's write usually leaves nothing to do.
   if (err instanceof ConflictError) return { kind: OUTCOME.retryNow };
   // Failing the message is all a malformed or misrouted message can do: it ends dead-lettered.

@@ -93,6 +93,26 @@ export class KubeRequestError extends ControlPlaneError {
 export class ConflictError extends TransientError {}
 
 /**
+ * The Kubernetes API server could not be reached or did not answer in time. The message names
+ * the likely causes, since a private endpoint with a missing security-group rule looks exactly
+ * like this; `failure` is the network failure's kind, never text from a peer.
+ */
+export class KubeUnreachableError extends TransientError {
+  constructor(
+    readonly server: string,
+    readonly failure: string,
+  ) {
+    super(
+      `kubernetes api at ${server} unreachable (${failure}); check that the cluster security group allows tcp 443 from the function's security group, ` +
+        `that the endpoint's access (public, private) admits the function's network, and that its subnets resolve the endpoint`,
+    );
+  }
+}
+
+/** The invocation's time ran short before a request could finish; the work goes to an immediate retry. */
+export class DeadlineError extends TransientError {}
+
+/**
  * The API server asked the client to come back later (HTTP 429): throttling, or a watch cache
  * still initializing, which is what a freshly installed CRD answers to its first list or watch.
  */

@@ -1,5 +1,5 @@
 // Every duration the control plane waits on, with the runbook's defaults. Deployments may
-// change them (AICR_* settings, see config.ts); integration tests scale them down so the
+// change them (AICR_* settings, see environment.ts); integration tests scale them down so the
 // suite stays short. The runtime's own durations (actionTimeout, approvalTimeout) are spec.
 import * as z from 'zod';
 import { parseDuration } from './durations.ts';
@@ -23,8 +23,6 @@ export const TimingsSchema = z.object({
   AICR_BACKOFF_BASE: duration('10s'),
   /** Longest retry delay; jitter only ever shortens a delay, never pushes it past this. */
   AICR_BACKOFF_CAP: duration('5m'),
-  /** Failed attempts of one work item before it is dead-lettered (stalls that retry by themselves never are). */
-  AICR_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(8),
   /** How often Argo CD's registry token is refreshed. */
   AICR_TOKEN_REFRESH_INTERVAL: duration('6h'),
   /** A token expiring within this is stale (RegistryCredentialsStale). */
@@ -46,7 +44,6 @@ export type TimingSettings = z.output<typeof TimingsSchema>;
 export interface Timings {
   readonly backoffBaseMs: number;
   readonly backoffCapMs: number;
-  readonly maxAttempts: number;
   readonly tokenRefreshIntervalMs: number;
   readonly tokenStaleWithinMs: number;
   readonly engineRecheckMs: number;
@@ -60,7 +57,6 @@ export function timingsFrom(s: TimingSettings): Timings {
   return {
     backoffBaseMs: s.AICR_BACKOFF_BASE,
     backoffCapMs: s.AICR_BACKOFF_CAP,
-    maxAttempts: s.AICR_MAX_ATTEMPTS,
     tokenRefreshIntervalMs: s.AICR_TOKEN_REFRESH_INTERVAL,
     tokenStaleWithinMs: s.AICR_TOKEN_STALE_WITHIN,
     engineRecheckMs: s.AICR_ENGINE_RECHECK,

@@ -68,7 +68,7 @@ function podSpec(r: RunRequest): Record<string, unknown> {
 }
 
 /** Host paths AICR's agent reads: the host's systemd (SystemD collector) and OS release (OS collector). */
-const AGENT_HOST_PATHS = [
+export const AGENT_HOST_PATHS = [
   { name: 'run-systemd', path: '/run/systemd', type: 'Directory' },
   { name: 'host-os-release', path: '/etc/os-release', type: 'File' },
 ] as const;

@@ -11,6 +11,14 @@ export interface Sets {
 
 const UNSAFE_KEY = /[.=:,\s]/;
 
+/**
+ * The longest `component:path=value` argument that reaches AICR, in bytes. Linux refuses any
+ * single argument of 128 KiB or more (MAX_ARG_STRLEN counts the terminating NUL), and the
+ * API server accepts far larger values: without this bound the render Pod could not start
+ * (E2BIG) and the runtime would read "running" until actionTimeout.
+ */
+export const MAX_SET_ARGUMENT_BYTES = 128 * 1024 - 1;
+
 interface Found {
   readonly paths: string[];
   readonly problems: SpecProblem[];
@@ -37,6 +45,20 @@ function flatten(prefix: string, field: string, value: unknown, found: Found): v
   }
 }
 
+/** A problem for each argument too long for one command-line argument, named by its values path. */
+function tooLong(component: string, field: string, paths: readonly string[]): SpecProblem[] {
+  const problems: SpecProblem[] = [];
+  for (const p of paths) {
+    const bytes = Buffer.byteLength(`${component}:${p}`, 'utf8');
+    if (bytes <= MAX_SET_ARGUMENT_BYTES) continue;
+    problems.push({
+      field: `${field}.${p.slice(0, p.indexOf('='))}`,
+      message: `too large for one command-line argument: its --set argument is ${String(bytes)} bytes, the limit is ${String(MAX_SET_ARGUMENT_BYTES)} bytes (128 KiB); AICR v0.11.1 takes overrides only as --set, so shorten the value`,
+    });
+  }
+  return problems;
+}
+
 /** The --set arguments for the components' overrides, in a stable order. */
 export function overrideSets(components: ClusterRuntimeSpec['components']): Sets {
   const args: string[] = [];
@@ -46,7 +68,9 @@ export function overrideSets(components: ClusterRuntimeSpec['components']): Sets
     if (!override) continue;
     if (override.enabled !== undefined) args.push(`${name}:enabled=${String(override.enabled)}`);
     const paths: string[] = [];
-    flatten('', `spec.components.${name}.values`, override.values ?? {}, { paths, problems });
+    const field = `spec.components.${name}.values`;
+    flatten('', field, override.values ?? {}, { paths, problems });
+    problems.push(...tooLong(name, field, paths));
     args.push(...paths.sort().map((p) => `${name}:${p}`));
   }
   return { args: args.flatMap((a) => ['--set', a]), problems };

@@ -38,8 +38,11 @@ export interface RenderInputs {
 
 const DIGEST = /sha256:[a-f0-9]{64}/;
 
+/** The repository under registry.repository that render Jobs push bundles to. */
+export const BUNDLE_REPOSITORY = 'aicr-bundle';
+
 export function bundleTarget(inputs: RenderInputs, hash: string): string {
-  return `${inputs.repository}/aicr-bundle:${hash}`;
+  return `${inputs.repository}/${BUNDLE_REPOSITORY}:${hash}`;
 }
 
 export function renderArgs(inputs: RenderInputs, hash: string): string[] {

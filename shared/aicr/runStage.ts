@@ -42,7 +42,8 @@ export interface StageSpec<Out> {
 
 export type StageOutcome<Out> =
   | { readonly state: 'done'; readonly hash: string; readonly output: Out }
-  | { readonly state: 'waiting'; readonly hash: string; readonly message: string; readonly recheckAfterMs?: number }
+  /** `runId`: the Job of the run waited for. */
+  | { readonly state: 'waiting'; readonly hash: string; readonly message: string; readonly recheckAfterMs?: number; readonly runId?: string }
   | { readonly state: 'retrying'; readonly hash: string; readonly message: string; readonly afterMs: number }
   | { readonly state: 'stalled'; readonly hash: string; readonly reason: 'AICRStageStalled' | 'InvalidSpec' | 'Unauthorized'; readonly message: string };
 
@@ -113,6 +114,11 @@ async function removeStaleOutputs(stage: Stage, hash: string, deps: StageDeps): 
   for (const stale of outputs) await deps.kube.delete(KIND.configMap, stale.metadata.name, namespace);
 }
 
+/** A run's own lines name it (OBS-1): its Job is the run. */
+function runLog(deps: StageDeps, job: JobObject): Logger | undefined {
+  return deps.log?.child({ runId: job.metadata.name });
+}
+
 export async function runStage<Out>(spec: StageSpec<Out>, deps: StageDeps): Promise<StageOutcome<Out>> {
   const { stage } = spec;
   const hash = inputHash({ stage, inputs: spec.inputs });
@@ -125,9 +131,9 @@ export async function runStage<Out>(spec: StageSpec<Out>, deps: StageDeps): Prom
   const active = mine.find((j) => !isFinished(j, 'Complete') && !isFinished(j, 'Failed'));
   if (active) {
     const waiting = describeWaiting(active, await podsOf(deps.kube, active), deps.now(), POD_GRACE_MS);
-    if (waiting.pending) jobPending(deps.log, active, deps.now());
+    if (waiting.pending) jobPending(runLog(deps, active), active, deps.now());
     const recheckAfterMs = waiting.recheck ? POD_GRACE_MS : waiting.pending ? PENDING_RECHECK_MS : undefined;
-    return { state: 'waiting', hash, message: waiting.message, ...(recheckAfterMs === undefined ? {} : { recheckAfterMs }) };
+    return { state: 'waiting', hash, message: waiting.message, runId: active.metadata.name, ...(recheckAfterMs === undefined ? {} : { recheckAfterMs }) };
   }
 
   const failures: Failure[] = [];
@@ -148,7 +154,7 @@ async function examine<Out>(job: JobObject, hash: string, spec: StageSpec<Out>, 
     const collected = await spec.collect(hash, job, pod);
     if (collected.ok) {
       await deps.kube.delete(KIND.job, job.metadata.name, job.metadata.namespace, { propagationPolicy: 'Background' });
-      jobFinished(deps.log, spec.stage, 'Succeeded', exitCode ?? 0);
+      jobFinished(runLog(deps, job), spec.stage, 'Succeeded', exitCode ?? 0);
       return { output: collected.output };
     }
     return judge(job, { verdict: VERDICT.counted, exitCode: exitCode ?? 0, tail: collected.problem }, spec, deps);
@@ -167,7 +173,7 @@ async function judge<Out>(job: JobObject, v: { verdict: Verdict; exitCode: numbe
     },
   });
   const failure: Failure = { job, ...v, finishedAt: finishedAt(job) };
-  jobFinished(deps.log, spec.stage, 'Failed', v.exitCode);
+  jobFinished(runLog(deps, job), spec.stage, 'Failed', v.exitCode);
   await deps.event({ type: 'Warning', reason: EVENT_REASON.runFailed, message: failureSummary(spec.stage, failure) });
   return failure;
 }
@@ -217,6 +223,9 @@ function transientWait<Out>({ spec, hash, failures }: Decision<Out>, deps: Stage
   const due = last.finishedAt + backoffDelay(transients, deps.timings, () => 0);
   const afterMs = due - deps.now().getTime();
   if (afterMs <= 0) return undefined;
+  // The runbook's "exited 6" is what newer AICR releases report for an unreachable registry;
+  // v0.11.1's bundle wraps the same [SERVICE_UNAVAILABLE] in exit 8, so the code shown is the
+  // one the run really ended with, and both are transient (verdict.ts).
   const exited = describeExit(spec.stage, last.exitCode).replace(/ \(.*\)$/, '');
   return { state: 'retrying', hash, message: `retrying after a transient failure: ${exited}: ${last.tail}`, afterMs };
 }
@@ -243,7 +252,7 @@ async function next<Out>(d: Decision<Out>, deps: StageDeps): Promise<StageOutcom
   await Promise.all([create, run === 1 ? removeStaleOutputs(stage, d.hash, deps) : undefined]);
   const last = d.failures.at(-1);
   const earlier = last ? `; run ${runNumberOf(last.job.metadata.name)} failed: ${failureSummary(stage, last)}` : '';
-  return { state: 'waiting', hash: d.hash, message: `${runningMessage(stage, name)}${earlier}`, recheckAfterMs: POD_GRACE_MS };
+  return { state: 'waiting', hash: d.hash, message: `${runningMessage(stage, name)}${earlier}`, recheckAfterMs: POD_GRACE_MS, runId: name };
 }
 
 /** What a step gives the run machinery: its own access, clock and timings, and Events on its runtime. */

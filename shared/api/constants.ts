@@ -7,6 +7,8 @@ export const GROUP_VERSION = `${API_GROUP}/${API_VERSION}`;
 
 /** The only accepted name of the cluster-scoped ClusterRuntime. */
 export const RUNTIME_NAME = 'cluster';
+/** How each type of RuntimeRollout's name starts (shared/steps/rollout/record.ts); the finalizer policy reads delete-rollout by them. */
+export const ROLLOUT_NAME_PREFIX = { Upgrade: 'aicr-rollout-', Adopt: 'aicr-adopt-', Remove: 'aicr-removal-' } as const;
 
 export const KINDS = {
   clusterRuntime: { kind: 'ClusterRuntime', plural: 'clusterruntimes', singular: 'clusterruntime', shortNames: ['cr', 'aicr'] },
@@ -97,11 +99,24 @@ export const ANNOTATION = {
 
 /** The control plane's configuration, rendered by the chart from its values. */
 export const CONFIGURATION = { namespace: NAMESPACES.system, name: 'aicr-config', key: 'config.yaml' } as const;
+/**
+ * Keys of the configuration ConfigMap that the chart's admission policies read as their
+ * parameters: CEL cannot parse YAML, so the chart renders what they check beside config.yaml,
+ * one value per line (shared/configuration/admissionData.ts says how).
+ */
+export const ADMISSION_KEYS = {
+  /** Every image aicr.versions pins: the only images a control-plane Job may run. */
+  aicrImages: 'admission.aicr-images',
+  /** aicr.validatorImages, keys (the tags AICR names) and pins alike: the only images AICR's validator Jobs may run. */
+  validatorImages: 'admission.validator-images',
+  /** argocd.project: the only AppProject an owned Application may name. */
+  argocdProject: 'admission.argocd-project',
+} as const;
 
 /** In aws mode: the docker-config Secret the control plane writes in aicr-jobs, holding a minted ECR token for the Jobs that push. */
 export const REGISTRY_JOB_SECRET = 'aicr-registry-ecr';
 /**
- * In aws mode: Argo CD's repo-creds Secret the token-refresh step writes, holding a minted ECR
+ * In aws mode: Argo CD's repository Secret the token-refresh step writes, holding a minted ECR
  * token for the plan's charts. The only Secret that step's identity may write.
  */
 export const ARGOCD_REGISTRY_SECRET = { namespace: NAMESPACES.argocd, name: 'aicr-registry' } as const;
@@ -144,19 +159,25 @@ export const FINALIZER = {
   cleanup: `${API_GROUP}/cleanup`,
 } as const;
 
-/** One server-side-apply field manager per step, so steps never clobber each other's fields. */
+/**
+ * A step's server-side-apply field manager, decided by its name: one per step, so steps never
+ * clobber each other's fields, and a new step has its own by being named (its row carries it).
+ */
+export const stepFieldManager = <S extends string>(step: S): `aicr-${S}` => `aicr-${step}`;
+
+/** The field managers code names directly; the steps' ones are their rows' (shared/steps/table.ts). */
 export const FIELD_MANAGER = {
-  resolve: 'aicr-resolve',
+  resolve: stepFieldManager('resolve'),
   /** Writes only status.discovery. */
-  snapshot: 'aicr-snapshot',
-  /** Writes only Ready, Reconciling, Stalled and status.observedGeneration. */
+  snapshot: stepFieldManager('snapshot'),
+  /** Writes only Ready, Reconciling, Stalled and status.observedGeneration; not a step, so not by the rule. */
   summary: 'aicr-status-summary',
   /** Writes the owned Argo CD Applications. */
-  rollout: 'aicr-rollout',
+  rollout: stepFieldManager('rollout'),
   /** Writes only Argo CD's registry Secret (ARGOCD_REGISTRY_SECRET). */
-  tokenRefresh: 'aicr-token-refresh',
+  tokenRefresh: stepFieldManager('token-refresh'),
   /** Writes only InventoryConsistent and plans rebuilt from the Applications; Applications it writes again go under `rollout`. */
-  driftCheck: 'aicr-drift-check',
+  driftCheck: stepFieldManager('drift-check'),
 } as const;
 
 export const MANAGED_BY_VALUE = 'aicr-operator';
@@ -180,6 +201,8 @@ export const ARGOCD = {
   /** Argo CD's name for the cluster it runs in: releases always go to this cluster. */
   inClusterServer: 'https://kubernetes.default.svc',
   defaultProject: 'default',
+  /** The AppProject the chart ships for the owned Applications, and argocd.project's default. */
+  project: 'aicr',
   /** Source names: they say which of a release's charts a source is when there is only one. */
   sourceName: { chart: 'chart', manifests: 'manifests' },
   /** Argo CD deletes an Application's resources before the Application while it carries this (FIN-4). */
@@ -188,7 +211,13 @@ export const ARGOCD = {
   refreshAnnotation: 'argocd.argoproj.io/refresh',
   /** Labels of Argo CD's repository-credential Secrets. */
   secretTypeLabel: 'argocd.argoproj.io/secret-type',
-  repoCredsType: 'repo-creds',
+  /**
+   * A repository Secret, matched to an Application's repoURL exactly. Not a `repo-creds`
+   * credential template: Argo CD matches templates by URL prefix after parsing the URL as a URL,
+   * and a scheme-less `host:port/path` (the form Helm-over-OCI sources take) does not parse, so a
+   * template never matches a registry with a port and the repo-server pulls without credentials.
+   */
+  repositorySecretType: 'repository',
   /** How Argo CD's own manifests and chart label the application controller's workload. */
   controllerSelector: 'app.kubernetes.io/component=application-controller,app.kubernetes.io/part-of=argocd',
 } as const;
@@ -199,6 +228,17 @@ export const ARGOCD = {
  * may not write an Application that carries it without the delete-rollout annotation.
  */
 export const APPLICATION_ADMISSION = { name: 'aicr-application-finalizer' } as const;
+/**
+ * The chart's admission policies that hold the control plane's other writes (SEC-1…SEC-3):
+ * the Jobs and Pods it runs, the configuration it must not change, and the Applications it
+ * may write (its runtime's own, in the configured AppProject).
+ */
+export const SECURITY_ADMISSION = {
+  workloads: 'aicr-run-workloads',
+  protectedConfig: 'aicr-protected-configuration',
+  applicationOwnership: 'aicr-application-ownership',
+  applicationProject: 'aicr-application-project',
+} as const;
 
 /**
  * Kubernetes groups the control plane's IAM roles map to (EKS access entries; the chart's RBAC): one

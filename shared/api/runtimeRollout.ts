@@ -71,6 +71,7 @@ export const InventoryEntrySchema = z
     uid: boundedString(64, 'Its UID: another UID under the same name means it was deleted and created again.'),
     plan: boundedString(128, 'The plan digest its annotation named.'),
     release: boundedString(128, 'Digest of the release it carried: its source, Helm values, destination and release annotations.'),
+    project: boundedString(253, 'The Argo CD project it belonged to; absent in rollouts recorded before projects were compared, which then leave it out.').optional(),
   })
   .meta({ description: 'One owned Application as it stood when the rollout was created.' });
 export type InventoryEntry = z.output<typeof InventoryEntrySchema>;

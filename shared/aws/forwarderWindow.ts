@@ -4,6 +4,7 @@
 // a pass that sent nothing; the next invocation resumes inside the API server's watch history.
 // Without one it watches the whole window, and windows overlap (ADR 0005).
 import type { Context } from 'aws-lambda';
+import { withDeadline } from '../deadline.ts';
 import { ConfigMapCheckpoint } from '../forwarder/configMapCheckpoint.ts';
 import { COALESCE_MS, Forwarder, type ForwarderStats } from '../forwarder/forwarder.ts';
 import { WindowActivity } from '../forwarder/windowActivity.ts';
@@ -15,7 +16,8 @@ import type { Logger } from '../observability/log.ts';
 import { METRIC } from '../observability/metrics.ts';
 import type { QueueProducer } from '../queue/port.ts';
 import type { SchedulerTimers } from './schedulerTimers.ts';
-import { type Fleet, type WatchedCluster, clustersToWatch, sweepClusters } from './windowClusters.ts';
+import { StallReporter } from '../observability/stallCounts.ts';
+import { type Fleet, type WatchedCluster, clustersToWatch, countStalls, sweepClusters } from './windowClusters.ts';
 
 export interface ForwarderWindowDeps {
   /** The deployment's own cluster. */
@@ -51,7 +53,8 @@ export function createForwarderHandler(deps: () => ForwarderWindowDeps): (event:
   // Kept while the function stays warm: what each kind's objects looked like, and the last sweep.
   const seen = new Map<string, Map<string, string>>();
   let sweptAt = -Infinity;
-  return async (_event, context) => {
+  let stalls: StallReporter | undefined;
+  return async (_event, context) => withDeadline(context.getRemainingTimeInMillis(), async () => {
     const d = deps();
     const started = Date.now();
     const windowMs = Math.max(1000, Math.min(d.windowMs, context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS));
@@ -73,11 +76,14 @@ export function createForwarderHandler(deps: () => ForwarderWindowDeps): (event:
     const settings = d.sweep ?? { staleAfterMs: DEFAULT_TIMINGS.sweepStaleAfterMs, graceMs: DEFAULT_TIMINGS.sweepGraceMs };
     const timersRemoved = sweepDue ? await sweepClusters({ log: d.log, settings, ...(d.timers ? { timers: d.timers } : {}) }, clusters, complete) : 0;
     if (sweepDue) sweptAt = Date.now();
+    // The stall alarms' counts, from every runtime, every window.
+    stalls ??= new StallReporter(d.log);
+    await countStalls(clusters, stalls, d.log);
     d.log.info('forwarder window ended', { windowMs, watchedMs, timersRemoved, ...stats });
     // The heartbeat the forwarder-not-running alarm watches.
     d.log.metric({ metric: METRIC.forwarderWindows, value: 1 });
     return { ...stats, windowMs, timersRemoved, watchedMs };
-  };
+  });
 }
 
 interface Pass {

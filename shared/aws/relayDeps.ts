@@ -1,9 +1,9 @@
 // The relay function's dependencies: SQS only, so its bundle carries no Kubernetes client.
-import { loadConfig } from '../config.ts';
+import { loadConfig } from '../environment.ts';
 import { createLogger } from '../observability/log.ts';
 import type { RelayDeps } from './relay.ts';
 import { QUEUE_NAMES } from '../steps/table.ts';
-import { producerFromConfig, requireQueues } from './routes.ts';
+import { producerFromConfig, requireQueues, timersFromConfig } from './routes.ts';
 
 let cached: RelayDeps | undefined;
 
@@ -12,7 +12,7 @@ export function relayDeps(): RelayDeps {
     const config = loadConfig();
     requireQueues(config, QUEUE_NAMES);
     cached = {
-      producer: producerFromConfig(config),
+      producer: producerFromConfig(config, timersFromConfig(config)),
       log: createLogger({ level: config.LOG_LEVEL }),
       now: Date.now,
     };

@@ -1,7 +1,8 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { ConfigError, required, type Config } from '../config.ts';
+import { ConfigError, required, type Config } from '../environment.ts';
 import { QUEUE_NAMES, queueSettings } from '../steps/table.ts';
 import { SchedulerTimers } from './schedulerTimers.ts';
+import { awsClientOptions } from './requestTimeouts.ts';
 import { SqsProducer, type SqsRoutes } from './sqsProducer.ts';
 
 function byQueue(config: Config, pick: (s: ReturnType<typeof queueSettings>) => string): Record<string, string> {
@@ -15,29 +16,43 @@ function byQueue(config: Config, pick: (s: ReturnType<typeof queueSettings>) => 
 
 /** Where each queue's messages, delayed ones and dead letters go, from the function's configuration. */
 export function sqsRoutes(config: Config): SqsRoutes {
-  return { fifoQueueUrl: byQueue(config, (s) => s.url), delayQueueUrl: config.AICR_DELAY_QUEUE_URL, dlqUrl: byQueue(config, (s) => s.dlqUrl) };
+  return { fifoQueueUrl: byQueue(config, (s) => s.url), delayQueueUrl: config.AICR_DELAY_QUEUE_URL ?? '', dlqUrl: byQueue(config, (s) => s.dlqUrl) };
 }
 
 /** Fails start-up unless the queues this function sends to are configured. */
-export function requireQueues(config: Config, queues: readonly string[]): void {
+export function requireQueues(config: Config, queues: readonly string[], opts: { readonly delays: boolean } = { delays: true }): void {
   for (const q of queues) required(config, queueSettings(q).url);
+  if (opts.delays) required(config, 'AICR_DELAY_QUEUE_URL');
 }
 
-/** Long timers, when the deployment configured them (group, role and every queue's ARN, or none). */
-export function timersFromConfig(config: Config): SchedulerTimers | undefined {
-  const { AICR_TIMER_GROUP: groupName, AICR_TIMER_ROLE_ARN: roleArn } = config;
-  const queueArn = byQueue(config, (s) => s.arn);
-  const arnKeys = QUEUE_NAMES.map((q) => queueSettings(q).arn);
-  const complete = Object.keys(queueArn).length === QUEUE_NAMES.length;
+/**
+ * Long timers, when the deployment configured them: the group, the role and the ARN of each
+ * queue in `queues` (the ones this function arms timers for), or none of them.
+ */
+export function timersFromConfig(config: Config, queues: readonly string[] = QUEUE_NAMES): SchedulerTimers | undefined {
+  const { AICR_TIMER_GROUP: groupName, AICR_TIMER_ROLE_ARN: roleArn, AICR_TIMER_DLQ_ARN: deadLetterArn } = config;
+  const queueArn = Object.fromEntries(Object.entries(byQueue(config, (s) => s.arn)).filter(([q]) => queues.includes(q)));
+  const arnKeys = queues.map((q) => queueSettings(q).arn);
   if (!groupName && !roleArn && Object.keys(queueArn).length === 0) return undefined;
-  if (!groupName || !roleArn || !complete) {
+  if (!groupName || !roleArn || Object.keys(queueArn).length !== queues.length) {
     throw new ConfigError(`settings AICR_TIMER_GROUP, AICR_TIMER_ROLE_ARN and ${arnKeys.join(', ')} go together: set all of them`);
   }
-  const client = async () => new (await import('@aws-sdk/client-scheduler')).SchedulerClient({});
-  return new SchedulerTimers(client, { groupName, roleArn, queueArn });
+  return new SchedulerTimers(schedulerClient, { groupName, roleArn, queueArn, ...(deadLetterArn ? { deadLetterArn } : {}) });
 }
 
-/** The producer; pass the timers when the caller also needs them, so one instance serves both. */
-export function producerFromConfig(config: Config, timers: SchedulerTimers | undefined = timersFromConfig(config)): SqsProducer {
-  return new SqsProducer(new SQSClient({}), sqsRoutes(config), Date.now, timers);
+/** The forwarder arms no timer; it only sweeps the group's, which needs the group alone. */
+export function timerSweepFromConfig(config: Config): Pick<SchedulerTimers, 'sweep'> | undefined {
+  const groupName = config.AICR_TIMER_GROUP;
+  return groupName ? new SchedulerTimers(schedulerClient, { groupName, roleArn: '', queueArn: {} }) : undefined;
+}
+
+const schedulerClient = async () => new (await import('@aws-sdk/client-scheduler')).SchedulerClient(awsClientOptions());
+
+/**
+ * The producer, with the long timers the caller arms (undefined: none, delays hop on the delay
+ * queue). No default: an undefined argument would take it, and arm timers for every queue from
+ * settings a function that arms none is not given.
+ */
+export function producerFromConfig(config: Config, timers: SchedulerTimers | undefined): SqsProducer {
+  return new SqsProducer(new SQSClient(awsClientOptions()), sqsRoutes(config), Date.now, timers);
 }

@@ -14,6 +14,8 @@ export interface TimerTargets {
   /** The role Scheduler assumes to send to the queues. */
   readonly roleArn: string;
   readonly groupName: string;
+  /** The standard queue Scheduler dead-letters an undeliverable timer to, so its loss pages. */
+  readonly deadLetterArn?: string;
 }
 
 const RUNTIME_GROUP = /^runtime-([0-9a-f]{8})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{12})$/;
@@ -64,6 +66,7 @@ export class SchedulerTimers {
         SqsParameters: { MessageGroupId: msg.group },
         // A target that keeps failing (a deleted queue, say) is given up on, not retried forever.
         RetryPolicy: { MaximumRetryAttempts: 3, MaximumEventAgeInSeconds: 3600 },
+        ...(this.targets.deadLetterArn ? { DeadLetterConfig: { Arn: this.targets.deadLetterArn } } : {}),
       },
     };
   }

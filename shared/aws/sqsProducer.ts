@@ -45,6 +45,7 @@ export class SqsProducer implements QueueProducer {
       return { deduplicated: false };
     }
     if (delayMs > 0) {
+      if (!this.routes.delayQueueUrl) throw new Error(`no delay queue configured (AICR_DELAY_QUEUE_URL) for a delayed send to step ${msg.step}`);
       await this.sqs.send(
         new SendMessageCommand({
           QueueUrl: this.routes.delayQueueUrl,

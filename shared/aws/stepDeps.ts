@@ -1,10 +1,10 @@
 // What a step function needs, built once per Lambda container from its configuration.
-import { loadConfig, type Config } from '../config.ts';
+import { loadConfig, type Config } from '../environment.ts';
 import { clustersFromConfig } from './clusterSet.ts';
 import { createLogger } from '../observability/log.ts';
 import type { DispatchDeps } from '../steps/dispatch.ts';
 import { timingsFrom } from '../timings.ts';
-import { producerFromConfig, requireQueues } from './routes.ts';
+import { producerFromConfig, requireQueues, timersFromConfig } from './routes.ts';
 
 /** `queue`: the queue this function consumes; it re-sends retries there, so its URL is required. */
 export function buildStepDeps(queue: string, config: Config = loadConfig()): DispatchDeps {
@@ -13,7 +13,8 @@ export function buildStepDeps(queue: string, config: Config = loadConfig()): Dis
   return {
     kube: clusters.primary,
     clusterKube: clusters.kube,
-    producer: producerFromConfig(config),
+    // Retries and rechecks go back to this function's own queue, so only its ARN is needed for timers.
+    producer: producerFromConfig(config, timersFromConfig(config, [queue])),
     log: createLogger({ level: config.LOG_LEVEL }),
     now: () => new Date(),
     timings: timingsFrom(config),

@@ -7,6 +7,7 @@ import { RUNTIME_WATCH, checkpointName } from '../forwarder/watched.ts';
 import { KIND } from '../kube/kinds.ts';
 import type { KubePort } from '../kube/port.ts';
 import type { Logger } from '../observability/log.ts';
+import type { StallReporter } from '../observability/stallCounts.ts';
 import { type SweepSettings, sweepLeftovers } from '../sweeper/leftovers.ts';
 import type { SchedulerTimers } from './schedulerTimers.ts';
 
@@ -69,4 +70,22 @@ export async function sweepClusters(s: ClusterSweep, clusters: readonly WatchedC
   const timers = await s.timers.sweep(live);
   if (timers.length > 0) s.log.info('removed timers of runtimes that no longer exist', { timers: timers.length });
   return removed + timers.length;
+}
+
+/**
+ * Counts the stalled runtimes of every watched cluster, once a window. A cluster that cannot be
+ * listed skips the count: a partial one could look like a cleared stall.
+ */
+export async function countStalls(clusters: readonly WatchedCluster[], reporter: StallReporter, log: Logger): Promise<void> {
+  const runtimes = [];
+  for (const c of clusters) {
+    try {
+      const { items } = await c.kube.list(KIND.clusterRuntime);
+      runtimes.push(...items.map((runtime) => ({ name: c.cluster ? `${c.cluster}/${runtime.metadata.name}` : runtime.metadata.name, runtime })));
+    } catch (err) {
+      log.warn('stall counts skipped this window: a cluster could not be listed', { ...(c.cluster ? { cluster: c.cluster } : {}), ...errorFields(err) });
+      return;
+    }
+  }
+  reporter.report(runtimes);
 }

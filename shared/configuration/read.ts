@@ -1,11 +1,14 @@
 // Reads the configuration ConfigMap. A missing, unparsable or invalid configuration is a stall
 // on the runtime (InvalidConfiguration), never a crash; it retries by itself, so fixing the
-// chart's values clears it without touching the runtime.
+// chart's values clears it without touching the runtime. A read the API server forbids means the
+// chart's Role in the namespace is gone, as when the whole namespace was deleted (ADO-5): still
+// APIRequestRefused, retried by itself, but saying so and what brings it back.
 import { parse as parseYaml } from 'yaml';
 import { CONFIGURATION } from '../api/constants.ts';
-import { StalledError } from '../errors.ts';
-import { KIND } from '../kube/kinds.ts';
+import { KubeRequestError, StalledError } from '../errors.ts';
+import { type ConfigMapObject, KIND } from '../kube/kinds.ts';
 import type { KubePort } from '../kube/port.ts';
+import { admissionDisagreements } from './admissionData.ts';
 import { describeIssues } from './describeIssues.ts';
 import { type Configuration, ConfigurationSchema } from './schema.ts';
 
@@ -28,10 +31,33 @@ export function parseConfiguration(text: string): Configuration {
   return parsed.data;
 }
 
+function forbidden(err: KubeRequestError): KubeRequestError {
+  const refused = new KubeRequestError(err.status, err.reason, err.fields, err.identity);
+  const who = err.identity ? ` for ${err.identity}` : '';
+  refused.message = `configuration ${WHERE} cannot be read (http ${err.status} ${err.reason}${who}): the chart's Roles in ${CONFIGURATION.namespace} are gone, as when the namespace was deleted with everything in it. Install the chart again (helm upgrade --install with --create-namespace), which recreates the namespace, its configuration and Roles; the active plan is then rebuilt from the Applications`;
+  return refused;
+}
+
+async function configMap(kube: KubePort): Promise<ConfigMapObject | undefined> {
+  try {
+    return await kube.get(KIND.configMap, CONFIGURATION.name, CONFIGURATION.namespace);
+  } catch (err) {
+    throw err instanceof KubeRequestError && err.status === 403 ? forbidden(err) : err;
+  }
+}
+
 export async function readConfiguration(kube: KubePort): Promise<Configuration> {
-  const cm = await kube.get(KIND.configMap, CONFIGURATION.name, CONFIGURATION.namespace);
+  const cm = await configMap(kube);
   if (!cm) throw refused('not found; install or upgrade the chart, which renders it from its values');
   const text = cm.data?.[CONFIGURATION.key];
   if (text === undefined) throw refused(`has no key ${CONFIGURATION.key}; install or upgrade the chart, which renders it from its values`);
-  return parseConfiguration(text);
+  const configuration = parseConfiguration(text);
+  const off = admissionDisagreements(configuration, cm.data ?? {});
+  if (off.length > 0) {
+    throw refused(
+      `key${off.length === 1 ? '' : 's'} ${off.join(', ')} ${off.length === 1 ? 'is' : 'are'} missing or disagree${off.length === 1 ? 's' : ''} with ${CONFIGURATION.key}; ` +
+        "the chart's admission policies read them, so runs would be refused: install or upgrade the chart, which renders both from its values",
+    );
+  }
+  return configuration;
 }

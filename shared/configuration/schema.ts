@@ -2,6 +2,7 @@
 // and the registry, rendered into one ConfigMap (CONFIGURATION in shared/api/constants.ts).
 // Every object is strict, so a misspelt key is refused rather than silently ignored.
 import * as z from 'zod';
+import { ARGOCD } from '../api/constants.ts';
 import { AICR_VERSION } from '../api/names.ts';
 import { parseDuration } from '../durations.ts';
 
@@ -16,6 +17,9 @@ const imageReference = z
   .min(1)
   .max(512)
   .regex(/^[a-z0-9][a-z0-9.:_/-]*(?::[A-Za-z0-9_.-]+)?(?:@sha256:[a-f0-9]{64})?$/, { error: 'must be an image reference such as ghcr.io/nvidia/aicr@sha256:<digest>' });
+
+/** An image reference that names its bytes; the digest is its first group. */
+export const DIGEST_PINNED = /@(sha256:[a-f0-9]{64})$/;
 
 export const TolerationSchema = z.strictObject({
   key: z.string().max(316).optional(),
@@ -39,6 +43,19 @@ export const ConfigurationSchema = z.strictObject({
         .prefault({}),
       /** Validator image at the tag AICR names → the pinned reference to run instead. */
       validatorImages: z.record(z.string().max(512), imageReference).default({}),
+      /**
+       * Required: every image above carries a digest, so what runs is what was pinned (SEC-5).
+       * The chart's values default to Required; Optional is for local mode and the tests, whose
+       * images are built on the spot.
+       */
+      digests: z.enum(['Required', 'Optional']).default('Required'),
+    })
+    .superRefine((aicr, ctx) => {
+      if (aicr.digests !== 'Required') return;
+      const pinned = [...Object.entries(aicr.versions).map(([k, v]) => ['versions', k, v] as const), ...Object.entries(aicr.validatorImages).map(([k, v]) => ['validatorImages', k, v] as const)];
+      for (const [field, key, image] of pinned) {
+        if (!DIGEST_PINNED.test(image)) ctx.addIssue({ code: 'custom', path: [field, key], message: `${image} carries no digest; pin it as <image>@sha256:<digest> (aicr.digests is Required outside local mode and the tests)` });
+      }
     })
     .prefault({}),
   registry: z
@@ -63,7 +80,9 @@ export const ConfigurationSchema = z.strictObject({
   argocd: z
     .strictObject({
       /** The AppProject the owned Applications belong to; it must allow the release namespaces and the registry. */
-      project: z.string().min(1).max(253).default('default'),
+      project: z.string().min(1).max(253).default(ARGOCD.project),
+      /** Whether the chart ships that AppProject (docs/deploy.md); false when the operator keeps one of their own. */
+      createProject: z.boolean().default(true),
       /** Where releases deploy: a cluster registered in Argo CD by name when `name` is set (the EKS Argo CD capability), else the API server `server`. */
       destination: z
         .strictObject({

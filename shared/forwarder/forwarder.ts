@@ -13,6 +13,7 @@ import type { KubePort, WatchEvent } from '../kube/port.ts';
 import { KIND } from '../kube/kinds.ts';
 import type { Logger } from '../observability/log.ts';
 import { METRIC } from '../observability/metrics.ts';
+import { reportIfUnreachable } from '../observability/unreachable.ts';
 import type { QueueProducer } from '../queue/port.ts';
 import { encodeWorkItem, runtimeGroup } from '../queue/workItem.ts';
 import type { Checkpoint } from './checkpoint.ts';
@@ -147,6 +148,7 @@ export class Forwarder {
     // a watch (etcd history without the previous value, say) would fail the same way again.
     this.rv = undefined;
     this.opts.log.warn('watch failed; relisting after a pause', { attempt: failures + 1, ...errorFields(err) });
+    reportIfUnreachable(err, this.opts.log);
     await sleep(Math.min(backoffDelay(failures + 1, DEFAULT_TIMINGS, () => 0) / 10, 5000));
     return failures + 1;
   }

@@ -1,6 +1,7 @@
 // Kubernetes access from outside the cluster, the way EKS expects: a bearer token made from
 // the function's IAM credentials, reused for 10 of its 15 minutes and made afresh once when the
 // server answers 401. A refusal names the IAM identity used and the cluster.
+import { awsClientOptions } from '../aws/requestTimeouts.ts';
 import { KubeClient } from './client.ts';
 import { type AwsCredentials, eksToken } from './eksToken.ts';
 import type { KubePort } from './port.ts';
@@ -36,7 +37,7 @@ export function eksConnection(access: EksClusterAccess, credentials: () => Promi
       if (!arn) {
         // Loaded only when needed: it is on the failure path, and costs cold-start time otherwise.
         const { GetCallerIdentityCommand, STSClient } = await import('@aws-sdk/client-sts');
-        const sts = new STSClient({ region: access.region, credentials: await credentials() });
+        const sts = new STSClient({ region: access.region, credentials: await credentials(), ...awsClientOptions() });
         arn = (await sts.send(new GetCallerIdentityCommand({}))).Arn ?? 'an unknown IAM identity';
       }
       return `${arn} on cluster ${access.clusterName}`;

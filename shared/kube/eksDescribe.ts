@@ -5,6 +5,7 @@ import { Sha256 } from '@aws-crypto/sha256-js';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import * as z from 'zod';
+import { AWS_REQUEST_TIMEOUT_MS } from '../aws/requestTimeouts.ts';
 import type { AwsCredentials } from './eksToken.ts';
 
 export interface DescribeClusterDeps {
@@ -43,7 +44,7 @@ export async function describeEksCluster(clusterName: string, d: DescribeCluster
   const host = url.host;
   const request = new HttpRequest({ method: 'GET', protocol: url.protocol, hostname: url.hostname, ...(port ? { port } : {}), path: url.pathname, headers: { host, accept: 'application/json' } });
   const signed = await signer.sign(request);
-  const res = await fetch(url, { headers: signed.headers });
+  const res = await fetch(url, { headers: signed.headers, signal: AbortSignal.timeout(AWS_REQUEST_TIMEOUT_MS) });
   const text = await res.text();
   if (res.status === 404) throw new ClusterDescribeError(clusterName, 'no such EKS cluster in this account and region; check the fleetClusters parameter');
   if (res.status === 403) throw new ClusterDescribeError(clusterName, 'eks:DescribeCluster was refused; the function role needs it for every cluster of the fleet');

@@ -1,7 +1,7 @@
 // Turns client-node failures into the control plane's error taxonomy. Only the HTTP status,
 // the machine-readable reason and the names of failed fields survive: a server's message can
 // echo the values it refused, so it never reaches a log or a condition.
-import { ConflictError, GoneError, KubeRequestError, ThrottledError, TransientError } from '../errors.ts';
+import { ConflictError, ControlPlaneError, GoneError, KubeRequestError, ThrottledError, TransientError } from '../errors.ts';
 
 interface StatusBody {
   readonly reason?: string;
@@ -32,6 +32,8 @@ function throttled(status: StatusBody, reason: string): ThrottledError {
 }
 
 export function fromKubeError(err: unknown, identity?: string): Error {
+  // Already in the taxonomy: an unreachable server or a spent deadline, named by the client.
+  if (err instanceof ControlPlaneError) return err;
   const code = httpCode(err);
   if (code === undefined || code === 0) return new TransientError('kubernetes api unreachable');
   const status = parseBody((err as { body?: unknown }).body);

@@ -1,5 +1,7 @@
 // Local mode: the forwarder, the embedded queue and every step in one process. The same step
 // code runs behind SQS and Lambda in AWS.
+import { countStalls } from '../aws/windowClusters.ts';
+import { StallReporter } from '../observability/stallCounts.ts';
 import type { KubePort } from '../kube/port.ts';
 import type { Logger } from '../observability/log.ts';
 import { EmbeddedQueue, type EmbeddedQueueOptions } from '../queue/embedded.ts';
@@ -38,6 +40,18 @@ export interface LocalOptions {
   readonly table?: readonly StepRow[];
   readonly runners?: Readonly<Record<string, StepRunner>>;
   readonly coalesceMs?: number;
+  /** How often the stall counts are sent, as the forwarder does once a window on AWS; a minute unless set. */
+  readonly stallCountEveryMs?: number;
+}
+
+/** Local mode counts stalled runtimes on a timer, as each forwarder window does on AWS. */
+function startStallCounter(kube: LocalOptions['kube'], log: LocalOptions['log'], everyMs: number): NodeJS.Timeout {
+  const reporter = new StallReporter(log);
+  const timer = setInterval(() => {
+    countStalls([{ kube }], reporter, log).catch((err: unknown) => log.warn('stall count failed; the next one retries', errorFields(err)));
+  }, everyMs);
+  timer.unref();
+  return timer;
 }
 
 /** Local mode sweeps on a timer, as often as the stale period allows something to become stale. */
@@ -76,7 +90,8 @@ export function startLocalControlPlane(opts: LocalOptions): LocalControlPlane {
   );
   const forwarder = forwarders.find((f) => f.watches === RUNTIME_WATCH) ?? (forwarders[0] as Forwarder);
   const sweeper = startSweeper({ kube: opts.kube, log: opts.log.child({ step: 'sweeper' }), now, startedAt: now() }, timings);
-  const running = Promise.all(forwarders.map((f) => f.run())).then(() => clearInterval(sweeper));
+  const timers = [sweeper, startStallCounter(opts.kube, opts.log.child({ step: 'forwarder' }), opts.stallCountEveryMs ?? 60_000)];
+  const running = Promise.all(forwarders.map((f) => f.run())).then(() => timers.forEach((t) => clearInterval(t)));
   return {
     queue,
     forwarder,
@@ -84,7 +99,7 @@ export function startLocalControlPlane(opts: LocalOptions): LocalControlPlane {
     running,
     stop: () => {
       for (const f of forwarders) f.stop();
-      clearInterval(sweeper);
+      for (const t of timers) clearInterval(t);
       queue.stop();
     },
   };

@@ -4,8 +4,7 @@
 // built by Powertools Metrics and written through the logger: on AWS CloudWatch extracts the
 // metric from the log line, and in local mode the same numbers are in the log.
 //
-// Dimensions stay low in cardinality: the service, a step, a stage, a result, an exit code, a
-// runtime's name. Never a plan digest, a Job name, a run ID or a message ID (those go on the
+// Dimensions stay low in cardinality: the service, a step, a stage, a result, an exit code. Never a plan digest, a Job name, a run ID or a message ID (those go on the
 // line as plain fields, where logs can be searched for them).
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { TOKEN_EXPIRY_METRIC } from '../api/constants.ts';
@@ -25,11 +24,11 @@ export interface MetricDef {
 const SERVICE_ONLY: readonly string[] = [];
 
 export const METRIC = {
-  /** Gauges, one per stall class, 1 while a runtime's domain conditions show a reason of that class, else 0. */
-  stalledNeedsPerson: { name: 'StalledNeedsPerson', unit: 'Count', sets: [SERVICE_ONLY, ['Runtime']] },
-  stalledRetrying: { name: 'StalledRetrying', unit: 'Count', sets: [SERVICE_ONLY, ['Runtime']] },
-  awaitingApproval: { name: 'AwaitingApproval', unit: 'Count', sets: [SERVICE_ONLY, ['Runtime']] },
-  credentialsStale: { name: 'RegistryCredentialsStale', unit: 'Count', sets: [SERVICE_ONLY, ['Runtime']] },
+  /** Counts, one per stall class: how many runtimes' domain conditions show a reason of that class (./stallCounts.ts). */
+  stalledNeedsPerson: { name: 'StalledNeedsPerson', unit: 'Count', sets: [SERVICE_ONLY] },
+  stalledRetrying: { name: 'StalledRetrying', unit: 'Count', sets: [SERVICE_ONLY] },
+  awaitingApproval: { name: 'AwaitingApproval', unit: 'Count', sets: [SERVICE_ONLY] },
+  credentialsStale: { name: 'RegistryCredentialsStale', unit: 'Count', sets: [SERVICE_ONLY] },
   /** When Argo CD's registry token expires, as a Unix time (the runbook's metric name). */
   tokenExpiry: { name: TOKEN_EXPIRY_METRIC, unit: 'Seconds', sets: [SERVICE_ONLY] },
   /**
@@ -45,8 +44,10 @@ export const METRIC = {
   messageAge: { name: 'MessageAgeSeconds', unit: 'Seconds', sets: [['Step']] },
   /** How long one step run took, status write included. */
   reconcileDuration: { name: 'ReconcileDuration', unit: 'Milliseconds', sets: [['Step']] },
-  /** Work that used up its attempts and went to its step's dead-letter queue. */
+  /** A message that cannot be processed at all, failing its last delivery: the queue dead-letters it. */
   deadLettered: { name: 'DeadLettered', unit: 'Count', sets: [SERVICE_ONLY, ['Step']] },
+  /** A Kubernetes request that could not reach the API server (connect failed or no answer in time). */
+  kubeUnreachable: { name: 'KubeApiUnreachable', unit: 'Count', sets: [SERVICE_ONLY] },
   /** One per forwarder window that ran to its end: the forwarder's heartbeat. */
   forwarderWindows: { name: 'ForwarderWindows', unit: 'Count', sets: [SERVICE_ONLY] },
   /** Time from a change reaching the forwarder to its message being sent. */
@@ -102,21 +103,4 @@ export function emfFields(point: MetricPoint, service: string): Record<string, u
     for (const cw of out._aws.CloudWatchMetrics) cw.Dimensions.unshift(['service']);
   }
   return out;
-}
-
-/**
- * Every stall gauge for one runtime, on one line: 1 for each class one of its domain conditions
- * shows, 0 for the others. Emitted at each status write, so a gauge falls back to 0 (and its
- * alarm clears) as soon as the runtime is written without that stall.
- */
-export function stallGauges(runtime: string, conditions: readonly { readonly type: string; readonly status: string; readonly reason: string }[], domain: readonly string[]): MetricPoint {
-  const showing = conditions.filter((c) => domain.includes(c.type) && c.status !== 'True');
-  const on = new Map<string, string>();
-  for (const c of showing) {
-    const gauge = stallGaugeOf(c.reason);
-    if (gauge && !on.has(gauge.name)) on.set(gauge.name, c.reason);
-  }
-  const [first, ...rest] = STALL_GAUGES.map((g) => ({ metric: g.metric as MetricDef, value: on.has(g.metric.name) ? 1 : 0 }));
-  const reasons = [...on.values()].join(',');
-  return { metric: first?.metric ?? METRIC.stalledNeedsPerson, value: first?.value ?? 0, more: rest, dimensions: { Runtime: runtime }, ...(reasons ? { metadata: { reasons } } : {}) };
 }

@@ -2,6 +2,7 @@
 // per group, deduplication by ID within a window, delayed delivery, redelivery after a
 // failure, and a dead-letter list after maxReceives failures. A failing group never blocks
 // another group.
+import { MAX_RECEIVES } from './deliveryPolicy.ts';
 import type { DeadLetter, MessageHandler, OutgoingMessage, QueueProducer, ReceivedMessage, SendResult } from './port.ts';
 
 export interface EmbeddedQueueOptions {
@@ -31,7 +32,7 @@ export class EmbeddedQueue implements QueueProducer {
 
   constructor(opts: EmbeddedQueueOptions = {}) {
     this.opts = {
-      maxReceives: opts.maxReceives ?? 5,
+      maxReceives: opts.maxReceives ?? MAX_RECEIVES,
       redeliveryDelayMs: opts.redeliveryDelayMs ?? 1000,
       dedupWindowMs: opts.dedupWindowMs ?? 300_000,
       concurrency: opts.concurrency ?? 4,

@@ -30,8 +30,8 @@ export interface SendResult {
 export interface QueueProducer {
   send(msg: OutgoingMessage): Promise<SendResult>;
   /**
-   * Moves work that used up its attempts to the step queue's dead-letter queue, where operators
-   * (and the dead-letter alarm) find it. Only the dispatcher calls this.
+   * Moves work to the step queue's dead-letter queue, where operators (and the dead-letter alarm)
+   * find it. The dispatcher dead-letters nothing itself (shared/queue/deliveryPolicy.ts).
    */
   deadLetter(msg: DeadLetter): Promise<void>;
 }

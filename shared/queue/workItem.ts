@@ -35,8 +35,3 @@ export function encodeWorkItem(item: NewWorkItem): string {
 export function decodeWorkItem(body: string): WorkItem {
   return parseMessage(WorkItemSchema, body);
 }
-
-/** How a runtime is named in metrics: by name, and in a fleet's further cluster by `<cluster>/<name>`. */
-export function metricRuntime(item: WorkItem): { readonly metricRuntime?: string } {
-  return item.cluster === undefined ? {} : { metricRuntime: `${item.cluster}/${item.runtime.name}` };
-}

@@ -7,11 +7,11 @@
 // off once it has deleted the resources.
 // `npm run gen:rbac` writes it beside the RBAC; a unit test fails when the committed file is stale.
 import { stringify } from 'yaml';
-import { ANNOTATION, APPLICATION_ADMISSION, ARGOCD, IDENTITY_GROUP, NAMESPACES } from '../api/constants.ts';
+import { ANNOTATION, APPLICATION_ADMISSION, ARGOCD, IDENTITY_GROUP, LABEL, MANAGED_BY_VALUE, NAMESPACES, ROLLOUT_NAME_PREFIX } from '../api/constants.ts';
 import { celString } from '../api/cel.ts';
+import { ADMISSION_VERSION, admissionBinding } from './admissionDocuments.ts';
 import { STEP_TABLE, type StepRow } from '../steps/table.ts';
 
-const ADMISSION_VERSION = 'admissionregistration.k8s.io/v1';
 /** Every step's group starts with this; matching it too covers a step added later without a new chart. */
 export const STEP_GROUP_PREFIX = IDENTITY_GROUP.step('');
 
@@ -26,18 +26,41 @@ export function fromTheControlPlane(table: readonly StepRow[] = STEP_TABLE): str
   return `request.userInfo.?groups.orValue([]).exists(g, g in [${groups}] || g.startsWith(${celString(STEP_GROUP_PREFIX)}))`;
 }
 
-/** The Application as sent either lacks the finalizer or carries the delete-rollout annotation beside it. */
+/** The Application as sent either lacks the finalizer or carries, beside it, the delete-rollout annotation naming a rollout. */
 export const FINALIZER_ONLY_WHILE_REMOVING =
   `!object.metadata.?finalizers.orValue([]).exists(f, f == ${celString(ARGOCD.resourcesFinalizer)}) || ` +
-  `object.metadata.?annotations[?${celString(ANNOTATION.deleteRollout)}].hasValue()`;
+  `[${Object.values(ROLLOUT_NAME_PREFIX).map(celString).join(', ')}].exists(p, object.metadata.?annotations[?${celString(ANNOTATION.deleteRollout)}].orValue('').startsWith(p))`;
 
 /** What a refused writer reads, for an Application named `name` in `namespace`. */
 export function finalizerRefusal(name: string, namespace: string = NAMESPACES.argocd): string {
   return (
-    `Application ${namespace}/${name} carries Argo CD's resources finalizer (${ARGOCD.resourcesFinalizer}) without annotation ${ANNOTATION.deleteRollout}: ` +
+    `Application ${namespace}/${name} carries Argo CD's resources finalizer (${ARGOCD.resourcesFinalizer}) without annotation ${ANNOTATION.deleteRollout} naming a rollout (${Object.values(ROLLOUT_NAME_PREFIX).join('…, ')}…): ` +
     'the control plane sets that finalizer only during an approved Remove step, together with the annotation, and writes no Application that carries it otherwise. ' +
     `If a person added it, remove it by hand: kubectl -n ${namespace} patch application ${name} --type merge -p '{"metadata":{"finalizers":null}}'`
   );
+}
+
+/**
+ * `obj` carries a runtime's UID and the managed-by label. This policy takes no parameter, so it
+ * holds even when no ClusterRuntime exists (the ownership policy, which checks the UID is this
+ * runtime's, then has nothing to compare with and lets the request through).
+ */
+export function ownedBySomeRuntime(obj: string): string {
+  return `${runtimeUidOf(obj)} != '' && ${managedByTheControlPlane(obj)}`;
+}
+
+/** The runtime UID annotation of `obj` (`object` or `oldObject`), or '' when it has none. */
+export function runtimeUidOf(obj: string): string {
+  return `${obj}.metadata.?annotations[?${celString(ANNOTATION.runtimeUID)}].orValue('')`;
+}
+
+/** `obj` carries the managed-by label the control plane writes. */
+export function managedByTheControlPlane(obj: string): string {
+  return `${obj}.metadata.?labels[?${celString(LABEL.managedBy)}].orValue('') == ${celString(MANAGED_BY_VALUE)}`;
+}
+
+function unownedExpression(): string {
+  return `'Application ' + request.namespace + '/' + request.name + ${celString(` is not one the control plane wrote (annotation ${ANNOTATION.runtimeUID} and label ${LABEL.managedBy}=${MANAGED_BY_VALUE}, before and after the change): the control plane creates, changes and deletes only its own Applications`)}`;
 }
 
 // The message names the Application, so CEL builds it from the same text around the two names.
@@ -61,20 +84,18 @@ export function applicationAdmissionPolicy(table: readonly StepRow[] = STEP_TABL
     spec: {
       // A broken policy must refuse: a finalizer slipped through would delete a release's workloads with its Application.
       failurePolicy: 'Fail',
-      matchConstraints: { resourceRules: [{ apiGroups: ['argoproj.io'], apiVersions: ['v1alpha1'], operations: ['CREATE', 'UPDATE'], resources: ['applications'] }] },
+      matchConstraints: { resourceRules: [{ apiGroups: ['argoproj.io'], apiVersions: ['v1alpha1'], operations: ['CREATE', 'UPDATE', 'DELETE'], resources: ['applications'] }] },
       matchConditions: [{ name: 'from-the-control-plane', expression: fromTheControlPlane(table) }],
-      validations: [{ expression: FINALIZER_ONLY_WHILE_REMOVING, messageExpression: refusalExpression(), reason: 'Forbidden' }],
+      validations: [
+        { expression: `request.operation == 'DELETE' || ${FINALIZER_ONLY_WHILE_REMOVING}`, messageExpression: refusalExpression(), reason: 'Forbidden' },
+        { expression: `(request.operation == 'CREATE' || ${ownedBySomeRuntime('oldObject')}) && (request.operation == 'DELETE' || ${ownedBySomeRuntime('object')})`, messageExpression: unownedExpression(), reason: 'Forbidden' },
+      ],
     },
   };
 }
 
 export function applicationAdmissionBinding(): Record<string, unknown> {
-  return {
-    apiVersion: ADMISSION_VERSION,
-    kind: 'ValidatingAdmissionPolicyBinding',
-    metadata: { name: APPLICATION_ADMISSION.name },
-    spec: { policyName: APPLICATION_ADMISSION.name, validationActions: ['Deny'] },
-  };
+  return admissionBinding(APPLICATION_ADMISSION.name);
 }
 
 export function renderApplicationAdmission(): string {
@@ -82,7 +103,8 @@ export function renderApplicationAdmission(): string {
     '# Generated by `npm run gen:rbac` from the step table and shared/api/constants.ts by',
     "# shared/rbac/applicationAdmission.ts; do not edit. The control plane's identities may not write",
     "# an Argo CD Application that carries Argo CD's resources finalizer without the delete-rollout",
-    '# annotation (FIN-4); people and Argo CD are not matched.',
+    '# annotation naming a rollout (FIN-4), nor create, change or delete one that carries no runtime\'s',
+    '# UID and managed-by label (SEC-3); people and Argo CD are not matched.',
   ].join('\n');
   const docs = [applicationAdmissionPolicy(), applicationAdmissionBinding()].map((d) => stringify(d, { lineWidth: 0 }));
   return `${header}\n${docs.join('---\n')}`;

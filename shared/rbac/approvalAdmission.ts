@@ -10,10 +10,10 @@
 import { stringify } from 'yaml';
 import { API_GROUP, API_VERSION, APPROVAL, IDENTITY_GROUP, KINDS } from '../api/constants.ts';
 import { celString } from '../api/cel.ts';
+import { ADMISSION_VERSION, admissionBinding } from './admissionDocuments.ts';
 import { RuntimeRolloutSpecSchema } from '../api/runtimeRollout.ts';
 import { requestVariables, retryValidations, revocationValidations } from './requestAdmission.ts';
 
-const ADMISSION_VERSION = 'admissionregistration.k8s.io/v1';
 const RBAC_VERSION = 'rbac.authorization.k8s.io/v1';
 const PLURAL = KINDS.runtimeRollout.plural;
 const ROLLOUT_GROUP = celString(IDENTITY_GROUP.step('rollout'));
@@ -103,7 +103,7 @@ export function approvalAdmissionPolicy(): Record<string, unknown> {
 }
 
 function binding(): Record<string, unknown> {
-  return { apiVersion: ADMISSION_VERSION, kind: 'ValidatingAdmissionPolicyBinding', metadata: { name: APPROVAL.admission }, spec: { policyName: APPROVAL.admission, validationActions: ['Deny'] } };
+  return admissionBinding(APPROVAL.admission);
 }
 
 /** Who may approve: read the runtime, its rollouts and a manual release's recorded steps, and record an approval or an acknowledgement. */

@@ -6,10 +6,8 @@
 import { stringify } from 'yaml';
 import { LABEL, NAMESPACES, PLAN_ADMISSION, PLAN_REBUILDER_GROUPS, PLAN_WRITER_GROUPS, ROLE } from '../api/constants.ts';
 import { celString } from '../api/cel.ts';
+import { ADMISSION_VERSION, NAMESPACE_NAME_LABEL, admissionBinding } from './admissionDocuments.ts';
 
-const ADMISSION_VERSION = 'admissionregistration.k8s.io/v1';
-/** The label the API server puts on every namespace, naming it: how a selector picks one namespace. */
-const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
 
 /** The role label of `obj` (`object` or `oldObject`), or '' when it has none. */
 const roleOf = (obj: string): string => `${obj}.metadata.?labels[?${celString(LABEL.role)}].orValue('')`;
@@ -63,12 +61,7 @@ export function planAdmissionPolicy(): Record<string, unknown> {
 }
 
 export function planAdmissionBinding(): Record<string, unknown> {
-  return {
-    apiVersion: ADMISSION_VERSION,
-    kind: 'ValidatingAdmissionPolicyBinding',
-    metadata: { name: PLAN_ADMISSION.name },
-    spec: { policyName: PLAN_ADMISSION.name, validationActions: ['Deny'] },
-  };
+  return admissionBinding(PLAN_ADMISSION.name);
 }
 
 export function renderPlanAdmission(): string {

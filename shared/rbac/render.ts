@@ -5,15 +5,10 @@
 import { IDENTITY_GROUP } from '../api/constants.ts';
 import { STEP_TABLE, type KubeRule, type StepRow } from '../steps/table.ts';
 import { forwarderRules } from './forwarder.ts';
+import type { Identity } from './identity.ts';
 import { AICR_RUNNER_IDENTITY, AICR_SNAPSHOT_IDENTITY, AICR_VALIDATE_IDENTITY } from './runner.ts';
 
-export interface Identity {
-  readonly name: string;
-  /** The group an IAM role maps to; or, for AICR's own Jobs, the ServiceAccount they run as. */
-  readonly group?: string;
-  readonly serviceAccount?: { readonly namespace: string; readonly name: string };
-  readonly rules: readonly KubeRule[];
-}
+export type { Identity } from './identity.ts';
 
 export function identities(table: readonly StepRow[] = STEP_TABLE): Identity[] {
   return [
@@ -30,7 +25,8 @@ const list = (xs: readonly string[]): string => `[${xs.map((x) => (x === '' ? "'
 function rulesYaml(rules: readonly KubeRule[]): string {
   return rules
     .map((r) => {
-      const names = r.resourceNames ? `\n    resourceNames: ${list(r.resourceNames)}` : '';
+      const named = [...(r.resourceNames ?? []), ...(r.resourceNamesFromValues ?? []).map((path) => `{{ .Values.${path} | quote }}`)];
+      const names = named.length > 0 ? `\n    resourceNames: ${list(named)}` : '';
       return `  # ${r.why}\n  - apiGroups: ${list(r.apiGroups)}\n    resources: ${list(r.resources)}${names}\n    verbs: ${list(r.verbs)}`;
     })
     .join('\n');

@@ -1,7 +1,7 @@
 // The identities AICR's own Jobs run as. In aicr-jobs: `aicr recipe -o cm://…` writes its output
 // with a server-side apply and `aicr bundle -r cm://…` reads it back; nothing else is allowed.
 import { AICR_RUNNER_SERVICE_ACCOUNT, AICR_SNAPSHOT_SERVICE_ACCOUNT, AICR_VALIDATE_SERVICE_ACCOUNT, AICR_VALIDATOR_IDENTITY, NAMESPACES } from '../api/constants.ts';
-import type { Identity } from './render.ts';
+import type { Identity } from './identity.ts';
 
 export const AICR_RUNNER_IDENTITY: Identity = {
   name: AICR_RUNNER_SERVICE_ACCOUNT,

@@ -3,6 +3,7 @@
 // from the environment, as the queue client does; tests point it at moto. The client module is
 // loaded on first use, so static mode never pays for it at cold start.
 import type { ECRClient } from '@aws-sdk/client-ecr';
+import { awsClientOptions } from '../aws/requestTimeouts.ts';
 
 export interface MintedToken {
   /** base64 of `AWS:<password>`: the form a docker config's `auth` field takes. */
@@ -26,7 +27,7 @@ function causeOf(err: unknown): string {
 /** GetAuthorizationToken for the caller's own account; ECR tokens are valid for 12 hours. */
 export const mintEcrToken: TokenMinter = async () => {
   const { ECRClient: Client, GetAuthorizationTokenCommand } = await import('@aws-sdk/client-ecr');
-  client ??= new Client({});
+  client ??= new Client(awsClientOptions());
   try {
     const out = await client.send(new GetAuthorizationTokenCommand({}));
     const data = out.authorizationData?.[0];

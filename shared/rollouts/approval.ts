@@ -1,6 +1,8 @@
 // Whether the control plane accepts an approval an approver recorded (APR-2). Admission already
 // held the approver to their own identity and to the approve verb; what only the control plane
-// can judge is time, drift and the registry credentials Argo CD will pull with.
+// can judge is time, drift, the registry credentials Argo CD will pull with, and whether the
+// emergency stop is in the state spec.suspendEngine declares (ENG-2: no new rollout starts while
+// a switch of automated sync is refused).
 import type { RolloutObject } from './objects.ts';
 
 export interface ApprovalFacts {
@@ -9,6 +11,8 @@ export interface ApprovalFacts {
   readonly inventory: string;
   /** Why the registry credentials are stale, when the engine says they are. */
   readonly staleCredentials?: string | undefined;
+  /** Why an Application's automated sync could not be switched for spec.suspendEngine, while it cannot. */
+  readonly suspensionRefused?: string | undefined;
 }
 
 export type Judgement =
@@ -16,7 +20,12 @@ export type Judgement =
   | { readonly state: 'Accepted'; readonly approvedBy: string; readonly approvedAt: string; readonly message: string }
   | { readonly state: 'Refused'; readonly approvedBy: string; readonly approvedAt: string; readonly reason: string; readonly message: string; readonly supersede: boolean };
 
-export const REFUSAL = { expired: 'ApprovalAfterDeadline', drift: 'InventoryDrift', staleCredentials: 'RegistryCredentialsStale' } as const;
+export const REFUSAL = {
+  expired: 'ApprovalAfterDeadline',
+  drift: 'InventoryDrift',
+  staleCredentials: 'RegistryCredentialsStale',
+  suspensionRefused: 'EngineSuspensionRefused',
+} as const;
 
 function refusal(f: ApprovalFacts): { reason: string; message: string; supersede: boolean } | undefined {
   const { spec, metadata } = f.rollout;
@@ -30,6 +39,10 @@ function refusal(f: ApprovalFacts): { reason: string; message: string; supersede
   }
   if (f.staleCredentials) {
     return { reason: REFUSAL.staleCredentials, message: `the registry credentials Argo CD pulls charts with are stale (${f.staleCredentials}); approve again once they are refreshed`, supersede: false };
+  }
+  if (f.suspensionRefused) {
+    const message = `no new rollout starts while the engine suspension is refused (${f.suspensionRefused}); approve again once automated sync is in the state spec.suspendEngine declares`;
+    return { reason: REFUSAL.suspensionRefused, message, supersede: false };
   }
   return undefined;
 }

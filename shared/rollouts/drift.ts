@@ -24,8 +24,15 @@ export function releaseDigest(app: AppLike): string {
   return `sha256:${createHash('sha256').update(canonicalJson(facts)).digest('hex')}`;
 }
 
+/** The Argo CD project an Application belongs to, as its spec names it. */
+function projectOf(app: AppLike): string | undefined {
+  const project = fieldAt(app, 'spec.project');
+  return typeof project === 'string' ? project : undefined;
+}
+
 export function inventoryEntry(app: GenericObject): InventoryEntry {
-  return { name: app.metadata.name, uid: app.metadata.uid, plan: app.metadata.annotations?.[ANNOTATION.planDigest] ?? '', release: releaseDigest(app) };
+  const project = projectOf(app);
+  return { name: app.metadata.name, uid: app.metadata.uid, plan: app.metadata.annotations?.[ANNOTATION.planDigest] ?? '', release: releaseDigest(app), ...(project === undefined ? {} : { project }) };
 }
 
 /** What the rollout was approved against, sorted by name. */
@@ -44,8 +51,11 @@ export interface DriftFacts {
   readonly targetDigest: string;
 }
 
-/** `release` undefined: its edits are not compared here (the release in flight). */
-type Expected = { readonly uid?: string | undefined; readonly plan: string; readonly release?: string } | 'absent' | 'skip';
+/**
+ * `release` undefined: its edits are not compared here (the release in flight). `project`
+ * undefined: not compared (a rollout an older control plane recorded has none).
+ */
+type Expected = { readonly uid?: string | undefined; readonly plan: string; readonly release?: string; readonly project?: string | undefined } | 'absent' | 'skip';
 
 function expected(f: DriftFacts, name: string): Expected {
   const i = f.steps.findIndex((s) => s.release === name);
@@ -58,7 +68,7 @@ function expected(f: DriftFacts, name: string): Expected {
   const app = f.intended.get(name);
   if (step.action === 'Remove' || !app) return 'skip';
   if (state.state === 'InProgress') return { uid: state.applicationUID, plan: f.targetDigest };
-  return { uid: state.applicationUID, plan: f.targetDigest, release: releaseDigest(app) };
+  return { uid: state.applicationUID, plan: f.targetDigest, release: releaseDigest(app), project: app.spec.project };
 }
 
 const planText = (digest: string): string => (digest.startsWith('sha256:') ? planName(digest) : digest || '(none)');
@@ -71,6 +81,11 @@ function changeOf(f: DriftFacts, name: string, live: GenericObject | undefined):
   if (want.uid !== undefined && want.uid !== live.metadata.uid) return `Application ${name} was recreated`;
   const now = inventoryEntry(live);
   if (now.plan !== want.plan) return `Application ${name} is at plan ${planText(now.plan)}, not ${planText(want.plan)}`;
+  return editOf(name, now, want);
+}
+
+function editOf(name: string, now: InventoryEntry, want: Exclude<Expected, 'absent' | 'skip'>): string | undefined {
+  if (want.project !== undefined && now.project !== want.project) return `Application ${name} moved to Argo CD project ${now.project ?? '(none)'}, not ${want.project}`;
   return want.release === undefined || now.release === want.release ? undefined : `Application ${name} was edited (its source, Helm values or destination)`;
 }
 

@@ -44,10 +44,19 @@ function workloadOf(kind: string, obj: GenericObject): Workload {
   return { kind, name: obj.metadata.name, ready: o.status?.readyReplicas ?? 0, wanted: o.spec?.replicas ?? 1, current };
 }
 
+const isUp = (w: Workload): boolean => w.ready >= 1 && w.current;
+
+/**
+ * The controller's workloads: its StatefulSet, as Argo CD installs it, and only when that is not
+ * up the Deployments too (an install that runs the controller as one), so a look at a healthy
+ * Argo CD costs one list.
+ */
 async function controllerWorkloads(kube: KubePort): Promise<Workload[]> {
   const selection = { namespace: NAMESPACES.argocd, labelSelector: ARGOCD.controllerSelector };
-  const [sets, deployments] = await Promise.all([kube.list(KIND.statefulSet, selection), kube.list(KIND.deployment, selection)]);
-  return [...sets.items.map((o) => workloadOf('StatefulSet', o)), ...deployments.items.map((o) => workloadOf('Deployment', o))];
+  const sets = (await kube.list(KIND.statefulSet, selection)).items.map((o) => workloadOf('StatefulSet', o));
+  if (sets.some(isUp)) return sets;
+  const deployments = (await kube.list(KIND.deployment, selection)).items.map((o) => workloadOf('Deployment', o));
+  return [...sets, ...deployments];
 }
 
 function describeWorkload(w: Workload): string {
@@ -62,7 +71,7 @@ async function controllerUp(kube: KubePort): Promise<Engine> {
       message: `no Argo CD application controller runs in namespace ${NAMESPACES.argocd} (no StatefulSet or Deployment labelled ${ARGOCD.controllerSelector}); install Argo CD there, or set argocd.mode to managed in the chart's values for the EKS Argo CD capability`,
     };
   }
-  const up = workloads.find((w) => w.ready >= 1 && w.current);
+  const up = workloads.find(isUp);
   if (up) return { available: true, message: `Argo CD's application controller is up (${describeWorkload(up)})` };
   return { available: false, message: `Argo CD's application controller is down: ${workloads.map(describeWorkload).join('; ')}. Nothing is written to Argo CD until it is back; the control plane looks again by itself` };
 }

@@ -1,6 +1,11 @@
 // When a step's Application counts as done: Argo CD reports it synced and healthy at the chart
 // versions the step wrote, for the spec the step wrote, in a report no older than the write.
 // Anything else names what is missing, so `kubectl aicr describe` can say what the step waits for.
+// "Synced at the versions" is Argo CD's comparison (status.sync), not its last sync operation:
+// automated sync runs only when a comparison finds the Application OutOfSync, so a version bump
+// whose manifests render the same is Synced at the new version with no new operation, and
+// operationState still names the old one. An Application whose resources were already live
+// (written again after a deletion that left them running) may never have an operation at all.
 import { fieldAt, stringAt } from '../kube/fieldPath.ts';
 import type { GenericObject } from '../kube/kinds.ts';
 import type { PlanApplication } from '../plans/applications.ts';
@@ -8,13 +13,32 @@ import { canonicalJson } from '../plans/digest.ts';
 
 export type GateVerdict = { readonly held: true } | { readonly held: false; readonly reason: GateReason; readonly message: string };
 /** Why a step waits, as its status says (RuntimeRollout status.steps[].reason). */
-export type GateReason = 'ApplicationMissing' | 'SpecDrifted' | 'ComparisonError' | 'SyncFailed' | 'Degraded' | 'GateNotMet';
+export type GateReason = 'ApplicationMissing' | 'SpecDrifted' | 'ComparisonError' | 'SpecRefused' | 'SyncFailed' | 'Degraded' | 'GateNotMet';
 
 const waiting = (reason: GateReason, message: string): GateVerdict => ({ held: false, reason, message });
 
-/** What of an Application the step decides: its sources and where they deploy. */
+/** A source whose every field is empty stands for none. */
+function emptySource(source: unknown): boolean {
+  return source !== null && typeof source === 'object' && Object.values(source).every((v) => v === '' || v === undefined || v === null);
+}
+
+/** The value with every null-valued object key left out, at any depth. */
+function withoutNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutNulls);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null).map(([k, v]) => [k, withoutNulls(v)]));
+}
+
+/**
+ * What of an Application the step decides: its sources and where they deploy, as Argo CD records
+ * them in comparedTo. Argo CD v3.5.1 records a multi-source comparison with an empty `source`
+ * ({repoURL: ""}) beside `sources`, which means no single source, and drops null values from
+ * `valuesObject`; both sides are read that way.
+ */
 function targets(spec: unknown): string {
-  return canonicalJson({ source: fieldAt(spec, 'source') ?? null, sources: fieldAt(spec, 'sources') ?? null, destination: fieldAt(spec, 'destination') ?? null });
+  const source = fieldAt(spec, 'source');
+  const picked = { source: source === undefined || emptySource(source) ? undefined : source, sources: fieldAt(spec, 'sources'), destination: fieldAt(spec, 'destination') };
+  return canonicalJson(withoutNulls(picked));
 }
 
 function wantedRevisions(intended: PlanApplication): string[] {
@@ -29,16 +53,20 @@ function revisionsAt(app: unknown, path: string): string[] {
   return one ? [one] : [];
 }
 
-function comparisonError(app: unknown): string | undefined {
+/** The message of Argo CD's condition of this type on the Application, if it has one. */
+function conditionMessage(app: unknown, type: string): string | undefined {
   const conditions = fieldAt(app, 'status.conditions');
   if (!Array.isArray(conditions)) return undefined;
-  const found = conditions.find((c) => fieldAt(c, 'type') === 'ComparisonError');
+  const found = conditions.find((c) => fieldAt(c, 'type') === type);
   return found === undefined ? undefined : (stringAt(found, 'message') ?? 'no message');
 }
 
 /** Argo CD's own report on what it compared and when; stale or failed reports do not count. */
 function reportProblem(name: string, app: unknown, writtenAt: Date): GateVerdict | undefined {
-  const error = comparisonError(app);
+  // InvalidSpecError: the AppProject (or the spec itself) refuses the Application, so Argo CD neither compares nor syncs it.
+  const refused = conditionMessage(app, 'InvalidSpecError');
+  if (refused) return waiting('SpecRefused', `Argo CD refuses Application ${name}: ${refused}. Allow it in the AppProject (argocd.project), or fix the plan's source or destination; the step fails at actionTimeout otherwise`);
+  const error = conditionMessage(app, 'ComparisonError');
   if (error) return waiting('ComparisonError', `Argo CD cannot compare Application ${name}: ${error}`);
   if (targets(fieldAt(app, 'status.sync.comparedTo')) !== targets(fieldAt(app, 'spec'))) return waiting('GateNotMet', `Argo CD has not yet compared the spec written to Application ${name}`);
   const at = stringAt(app, 'status.reconciledAt');
@@ -52,7 +80,8 @@ function reportProblem(name: string, app: unknown, writtenAt: Date): GateVerdict
 function operationProblem(name: string, app: unknown): GateVerdict | undefined {
   const phase = stringAt(app, 'status.operationState.phase');
   if (phase === 'Failed' || phase === 'Error') return waiting('SyncFailed', `Argo CD's sync of Application ${name} ended ${phase}: ${stringAt(app, 'status.operationState.message') ?? 'no message'}`);
-  if (fieldAt(app, 'operation') || phase !== 'Succeeded') return waiting('GateNotMet', `Argo CD is syncing Application ${name} (operation ${phase ?? 'not started'})`);
+  if (fieldAt(app, 'operation')) return waiting('GateNotMet', `Argo CD is syncing Application ${name} (operation requested)`);
+  if (phase !== undefined && phase !== 'Succeeded') return waiting('GateNotMet', `Argo CD is syncing Application ${name} (operation ${phase})`);
   const sync = stringAt(app, 'status.sync.status');
   if (sync !== 'Synced') return waiting('GateNotMet', `Argo CD reports Application ${name} ${sync ?? 'not compared'}`);
   return undefined;
@@ -60,7 +89,7 @@ function operationProblem(name: string, app: unknown): GateVerdict | undefined {
 
 function revisionProblem(name: string, app: unknown, wanted: readonly string[]): GateVerdict | undefined {
   const [synced, result] = [revisionsAt(app, 'status.sync'), revisionsAt(app, 'status.operationState.syncResult')];
-  if (canonicalJson(synced) === canonicalJson(wanted) && canonicalJson(result) === canonicalJson(wanted)) return undefined;
+  if (canonicalJson(synced) === canonicalJson(wanted)) return undefined;
   return waiting('GateNotMet', `Argo CD reports Application ${name} synced at ${synced.join(', ') || 'no revision'} (last sync ${result.join(', ') || 'none'}), not at ${wanted.join(', ')}`);
 }
 
@@ -75,8 +104,8 @@ function healthProblem(name: string, app: unknown): GateVerdict | undefined {
 export function gate(live: GenericObject | undefined, intended: PlanApplication, writtenAt: Date): GateVerdict {
   const name = intended.metadata.name;
   if (!live) return waiting('ApplicationMissing', `Application ${name} is gone since the step wrote it; it is not written again mid-step`);
-  if (targets(fieldAt(live, 'spec')) !== targets(intended.spec)) {
-    return waiting('SpecDrifted', `Application ${name} was edited since the step wrote it (its source, values or destination differ); the control plane does not write over the edit: undo it, or the step fails at actionTimeout`);
+  if (targets(fieldAt(live, 'spec')) !== targets(intended.spec) || stringAt(live, 'spec.project') !== intended.spec.project) {
+    return waiting('SpecDrifted', `Application ${name} was edited since the step wrote it (its source, values, destination or project differ); the control plane does not write over the edit: undo it, or the step fails at actionTimeout`);
   }
   return reportProblem(name, live, writtenAt) ?? operationProblem(name, live) ?? revisionProblem(name, live, wantedRevisions(intended)) ?? healthProblem(name, live) ?? { held: true };
 }

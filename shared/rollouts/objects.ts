@@ -1,17 +1,13 @@
-// RuntimeRollout objects as the rollout step reads and writes them: parsed with the API's own
-// schema, listed per runtime, named by target plan and creation time, and their status applied
-// under the rollout step's field manager.
-import type { Logger } from '../observability/log.ts';
-import { METRIC } from '../observability/metrics.ts';
+// RuntimeRollout objects as the rollout step reads them: parsed with the API's own schema, listed
+// per runtime, named by target plan and creation time, and the conditions they carry. The rollout
+// step's writer (steps/rollout/record.ts) is the one place they are created and their status written.
 import * as z from 'zod';
 import type { ConditionSchema } from '../api/condition.ts';
-import { CONDITION, FIELD_MANAGER, GROUP_VERSION, KINDS, LABEL, ROLLOUT_CONDITION, ROLLOUT_SCHEMA_VERSION } from '../api/constants.ts';
-import { type RuntimeRolloutSpec, RuntimeRolloutSpecSchema, type RuntimeRolloutStatus, RuntimeRolloutStatusSchema } from '../api/runtimeRollout.ts';
+import { CONDITION, GROUP_VERSION, KINDS, LABEL, ROLLOUT_CONDITION, ROLLOUT_NAME_PREFIX, ROLLOUT_SCHEMA_VERSION } from '../api/constants.ts';
+import { type RuntimeRolloutSpec, RuntimeRolloutSpecSchema, RuntimeRolloutStatusSchema } from '../api/runtimeRollout.ts';
 import { type GenericObject, KIND, ObjectMetaSchema } from '../kube/kinds.ts';
 import type { KubePort } from '../kube/port.ts';
-import { canonicalJson } from '../plans/digest.ts';
-import { kubeTime } from '../status/conditions.ts';
-import { fitMessage } from '../status/message.ts';
+import { buildConditions } from '../status/conditions.ts';
 
 const RolloutObjectSchema = z.looseObject({
   metadata: ObjectMetaSchema,
@@ -45,9 +41,9 @@ function ownRollouts(items: readonly GenericObject[], runtimeUID: string): Rollo
     .sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') || a.metadata.name.localeCompare(b.metadata.name));
 }
 
-/** aicr-rollout-<the target's digest digits>-<creation second, base 36>: sorted by target, unique per second. */
-export function rolloutName(toPlan: string, now: Date): string {
-  return `${toPlan.replace(/^aicr-plan-/, 'aicr-rollout-')}-${Math.floor(now.getTime() / 1000).toString(36)}`;
+/** aicr-rollout-<the target's digest digits>-<creation second, base 36>: sorted by target, unique per second. An adoption's starts aicr-adopt-. */
+export function rolloutName(toPlan: string, now: Date, prefix: string = ROLLOUT_NAME_PREFIX.Upgrade): string {
+  return `${toPlan.replace(/^aicr-plan-/, prefix)}-${Math.floor(now.getTime() / 1000).toString(36)}`;
 }
 
 /**
@@ -69,12 +65,7 @@ export interface WantedCondition {
 
 /** Conditions as wanted, each keeping its transition time unless its status flips. */
 export function rolloutConditions(r: RolloutObject, wanted: readonly WantedCondition[], now: Date): RolloutCondition[] {
-  const generation = r.metadata.generation ?? 0;
-  return wanted.map((w) => {
-    const prev = r.status?.conditions?.find((c) => c.type === w.type);
-    const lastTransitionTime = prev && prev.status === w.status ? prev.lastTransitionTime : kubeTime(now);
-    return { ...w, message: fitMessage(w.message), lastTransitionTime, observedGeneration: generation };
-  });
+  return buildConditions(r.status?.conditions, wanted, r.metadata.generation ?? 0, now);
 }
 
 /** The kstatus three and Approved for a rollout in one state. */
@@ -89,17 +80,3 @@ export function rolloutState(state: 'waiting' | 'stalled' | 'progressing' | 'don
 }
 
 export const approvedCondition = (status: 'True' | 'False', reason: string, message: string): WantedCondition => ({ type: ROLLOUT_CONDITION.approved, status, reason, message });
-
-function sameStatus(a: RuntimeRolloutStatus | undefined, b: RuntimeRolloutStatus): boolean {
-  return canonicalJson(a ?? {}) === canonicalJson(b);
-}
-
-/** Applies the rollout's status when it changed; the rollout step is its only writer. */
-export async function writeRolloutStatus(kube: KubePort, r: RolloutObject, status: RuntimeRolloutStatus, log?: Logger): Promise<boolean> {
-  const full: RuntimeRolloutStatus = { observedGeneration: r.metadata.generation ?? 0, ...status };
-  if (sameStatus(r.status, full)) return false;
-  await kube.applyStatus(KIND.runtimeRollout, { metadata: { name: r.metadata.name, resourceVersion: r.metadata.resourceVersion }, status: full }, { fieldManager: FIELD_MANAGER.rollout, force: true });
-  // Counted once, when the outcome is first written (the rollout's name stays off the dimensions).
-  if (full.outcome !== undefined && full.outcome !== r.status?.outcome) log?.metric({ metric: METRIC.rollouts, value: 1, dimensions: { Outcome: full.outcome } });
-  return true;
-}

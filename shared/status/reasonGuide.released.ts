@@ -1,6 +1,6 @@
 // The guide's entries for the reasons the Released condition carries (rollouts, removals,
 // adoption's aftermath); shared/status/reasonGuide.ts places them in the table.
-import type { ReasonGuide } from './reasonGuide.ts';
+import type { ReasonGuide } from './reasonGuideEntry.ts';
 
 export const RELEASED_GUIDE = {
   Released: {

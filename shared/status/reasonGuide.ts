@@ -3,15 +3,10 @@
 // keeps the two equal) and of what `kubectl aicr describe` says about the runtime's current
 // reason (KROP-2). The class column comes from shared/status/reasons.ts.
 import { RELEASED_GUIDE } from './reasonGuide.released.ts';
-import type { Reason, SUMMARY_REASON } from './reasons.ts';
+import type { ReasonGuide } from './reasonGuideEntry.ts';
 
-export interface ReasonGuide {
-  /** The condition and status it shows on, as the table says it (markdown). */
-  readonly on: string;
-  readonly cause: string;
-  /** What to do (markdown), ending with a link to its entry when it has one. */
-  readonly fix: string;
-}
+export type { ReasonGuide } from './reasonGuideEntry.ts';
+import type { Reason, SUMMARY_REASON } from './reasons.ts';
 
 type SummaryReason = (typeof SUMMARY_REASON)[keyof typeof SUMMARY_REASON];
 
@@ -128,7 +123,7 @@ export const REASON_GUIDE: Readonly<Record<Reason | SummaryReason, ReasonGuide>>
   },
   RegistryCredentialsStale: {
     on: "`EngineAvailable=False`",
-    cause: "aws mode with a self-managed Argo CD only: Argo CD's repo-creds Secret `argocd/aicr-registry` is missing, records no expiry, or its token expires within the hour; no new rollout or rollout step starts",
+    cause: "aws mode with a self-managed Argo CD only: Argo CD's repository Secret `argocd/aicr-registry` is missing, records no expiry, or its token expires within the hour; no new rollout or rollout step starts",
     fix: "fix the token-refresh step's AWS identity; its next attempt, within 5 minutes, replaces the token, or run `kubectl aicr refresh-credentials` ([entry](#registry-and-credentials))",
   },
   EngineSuspended: {
@@ -138,7 +133,7 @@ export const REASON_GUIDE: Readonly<Record<Reason | SummaryReason, ReasonGuide>>
   },
   EngineSuspensionRefused: {
     on: "`EngineAvailable=False`",
-    cause: "the API server refused for good to switch automated sync off (or back on) for `spec.suspendEngine` on the Application the message names; no rollout step starts",
+    cause: "the API server refused for good to switch automated sync off (or back on) for `spec.suspendEngine` on the Application the message names; no rollout step starts, and an approval meanwhile is refused",
     fix: "undo the outside edit, or the admission policy, that refuses the write ([entry](#the-engine-is-suspended-emergency-stop))",
   },
   InventoryConsistent: {

@@ -2,6 +2,7 @@
 // has in REASONS, so the doc cannot drift from the code (scripts/gen-docs.ts writes it).
 import { REASON_GUIDE, type ReasonGuide } from './reasonGuide.ts';
 import { REASON_CLASS, type ReasonClass, SUMMARY_REASON, reasonRow } from './reasons.ts';
+import { markdownTableIn } from './markdownTable.ts';
 
 export const REASON_TABLE_HEADER = '| reason | on | class | cause | fix |';
 
@@ -41,10 +42,5 @@ export function reasonTable(): string {
 
 /** The table as it stands in a document: from its header to the first line that is not a row. */
 export function tableIn(doc: string): { start: number; end: number } | undefined {
-  const lines = doc.split('\n');
-  const start = lines.indexOf(REASON_TABLE_HEADER);
-  if (start < 0) return undefined;
-  let end = start;
-  while (end < lines.length && lines[end]?.startsWith('|')) end += 1;
-  return { start, end };
+  return markdownTableIn(doc, REASON_TABLE_HEADER);
 }

@@ -3,11 +3,9 @@
 // summary manager. Each apply is conditional on the resourceVersion it was computed from, and
 // neither is sent when it would change nothing (ADR 0003).
 import type { Condition } from '../api/condition.ts';
-import { DOMAIN_CONDITIONS, FIELD_MANAGER, SUMMARY_CONDITIONS, type DomainConditionType } from '../api/constants.ts';
+import { FIELD_MANAGER, SUMMARY_CONDITIONS, type DomainConditionType } from '../api/constants.ts';
 import { ControlPlaneError, KubeRequestError, StatusWriteRefusedError } from '../errors.ts';
 import type { KubePort } from '../kube/port.ts';
-import type { Logger } from '../observability/log.ts';
-import { stallGauges } from '../observability/metrics.ts';
 import { KIND, type RuntimeObject } from '../kube/kinds.ts';
 import type { StepRow } from '../steps/table.ts';
 import { type DesiredCondition, buildConditions, sameConditionsOf } from './conditions.ts';
@@ -35,10 +33,6 @@ export interface StatusWrite {
   readonly reporter?: string;
   /** Event writes are best effort: a failure is reported here and the status write stands. */
   readonly onEventError?: (err: unknown) => void;
-  /** Where the stall gauges go (./observability/metrics.ts): every write refreshes them. */
-  readonly log?: Logger;
-  /** The gauges' Runtime dimension when the name alone is ambiguous: `<cluster>/<name>` in a fleet. */
-  readonly metricRuntime?: string;
 }
 
 function checkContract(row: StepRow, desired: readonly DesiredCondition[], fields: Readonly<Record<string, unknown>> | undefined): void {
@@ -103,19 +97,9 @@ export async function writeStepStatus(w: StatusWrite): Promise<number> {
     await apply(w.kube, runtime, FIELD_MANAGER.summary, { observedGeneration: generation, conditions: summary });
     writes++;
   }
-  sendStallGauges(w, runtime, writes);
   // After the status, so a reader of the conditions never waits for the Events.
   if (writes > 0) await recordTransitions(w, runtime, before, owned);
   return writes;
-}
-
-/**
- * Sent when the status changed (which sets and clears the gauges) and at every look while a
- * gauge is 1; a healthy runtime's no-op runs send nothing, since each series sent in an hour is billed.
- */
-function sendStallGauges(w: StatusWrite, runtime: RuntimeObject, writes: number): void {
-  const gauges = stallGauges(w.metricRuntime ?? runtime.metadata.name, conditionsOf(runtime), DOMAIN_CONDITIONS);
-  if (writes > 0 || gauges.value > 0 || gauges.more?.some((m) => m.value > 0)) w.log?.metric(gauges);
 }
 
 /** An Event for each owned condition whose status or reason changed (COND-4). */

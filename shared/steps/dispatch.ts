@@ -1,22 +1,27 @@
 // Runs the step a queue message names and turns its failure into what happens next:
 // - a stall is written through the step's owning condition (and so into Stalled), and a stall
 //   that clears by itself is also retried with backoff;
-// - other failures are retried with a backoff that grows with the work item's attempt number,
-//   and dead-lettered once the attempts are used up;
-// - a lost write race and a malformed or misrouted message fail the delivery itself.
+// - a lost write race is re-run at once, then handed to an immediate retry message;
+// - other failures are retried with a backoff that grows with the work item's attempt number up
+//   to its cap, and keep retrying there for as long as they last (the runbook's promise);
+// - only a message that cannot be processed at all (malformed or misrouted) fails the delivery,
+//   which the queue dead-letters after MAX_RECEIVES (shared/queue/deliveryPolicy.ts).
 // Transient failures are logged only; they never become conditions or Events (OBS-2).
 import { OUTCOME, type Outcome, classify, errorFields } from '../classify.ts';
-import { MalformedMessageError, StepNotRoutedError } from '../errors.ts';
+import { ConflictError, MalformedMessageError, StepNotRoutedError } from '../errors.ts';
 import type { KubePort } from '../kube/port.ts';
+import { DEADLINE_RESERVE_MS, STEP_START_MIN_MS, remainingMs } from '../deadline.ts';
 import type { Logger } from '../observability/log.ts';
+import { reportIfUnreachable } from '../observability/unreachable.ts';
 import { METRIC } from '../observability/metrics.ts';
 import { recheckDedupId, retryDedupId, timerDedupId } from '../queue/dedup.ts';
+import { CONFLICT_RERUNS, MAX_RECEIVES } from '../queue/deliveryPolicy.ts';
 import type { QueueProducer, ReceivedMessage } from '../queue/port.ts';
-import { type WorkItem, decodeWorkItem, encodeWorkItem, metricRuntime, runtimeGroup } from '../queue/workItem.ts';
+import { type WorkItem, decodeWorkItem, encodeWorkItem, runtimeGroup } from '../queue/workItem.ts';
 import type { Reason } from '../status/reasons.ts';
 import { conditionForReason, replacingOwned, writeStepStatus } from '../status/writeStatus.ts';
 import { backoffDelay } from '../timings.ts';
-import { observeRuntime, runStep } from './run.ts';
+import { type StepCall, observeRuntime, runStep } from './run.ts';
 import { STEP_TABLE, type StepRow, ownedConditions, stepRow } from './table.ts';
 import type { StepDeps, StepResult, StepRunner } from './types.ts';
 
@@ -47,6 +52,7 @@ function decode(msg: ReceivedMessage, log: Logger): WorkItem {
   } catch (err) {
     const field = err instanceof MalformedMessageError ? err.field : 'body';
     log.error('malformed message', { field, receiveCount: msg.receiveCount, ...errorFields(err) });
+    countLastDelivery(msg, log, 'unknown');
     throw err;
   }
 }
@@ -62,6 +68,7 @@ export function createDispatcher(runners: Readonly<Record<string, StepRunner>>, 
     if (!runner || !row) {
       const err = new StepNotRoutedError(item.step, runs);
       log.error('message for a step this function does not run', { step: item.step, ...errorFields(err) });
+      countLastDelivery(msg, log, item.step);
       throw err;
     }
     const stepLog = log.child({ runtimeUID: item.runtime.uid, step: item.step, ...(item.cluster ? { cluster: item.cluster } : {}) });
@@ -72,9 +79,11 @@ export function createDispatcher(runners: Readonly<Record<string, StepRunner>>, 
       return undefined;
     }
     const stepDeps = { ...deps, log: stepLog, kube };
+    const left = remainingMs();
+    if (left !== undefined && left < STEP_START_MIN_MS) return await handOn(item, msg, stepDeps, left);
     const started = deps.now().getTime();
     try {
-      const result = await runStep(item, { row, runner, table }, stepDeps);
+      const result = await runRerunningConflicts(item, { row, runner, table }, stepDeps);
       if (result.backoff) await retry({ item, row, msg, deps: stepDeps, log: stepLog, table }, undefined);
       else if (result.recheckAfterMs !== undefined) await recheck(item, msg, result, stepDeps);
       return result;
@@ -85,6 +94,32 @@ export function createDispatcher(runners: Readonly<Record<string, StepRunner>>, 
       stepLog.metric({ metric: METRIC.reconcileDuration, value: deps.now().getTime() - started, more: age, dimensions: { Step: item.step } });
     }
   };
+}
+
+/** A failed delivery that is the message's last: the queue dead-letters it now, which the dead-letter alarm reports. */
+function countLastDelivery(msg: ReceivedMessage, log: Logger, step: string): void {
+  if (msg.receiveCount < MAX_RECEIVES) return;
+  log.error('message dead-lettered after its last delivery', { receiveCount: msg.receiveCount });
+  log.metric({ metric: METRIC.deadLettered, value: 1, dimensions: { Step: step } });
+}
+
+/** Too little time left in this invocation to start the step: the work goes on, unchanged, in a message due now. */
+async function handOn(item: WorkItem, msg: ReceivedMessage, deps: DispatchDeps, left: number): Promise<undefined> {
+  deps.log.info('too little time left to start the step; handed to a retry', { remainingMs: left, reserveMs: DEADLINE_RESERVE_MS });
+  await deps.producer.send({ step: item.step, group: runtimeGroup(item.runtime.uid), dedupId: retryDedupId(item.runtime.uid, item.step, msg.id), body: msg.body });
+  return undefined;
+}
+
+/** A lost write race costs a re-read, not a redelivery: the winner's write usually leaves little to do. */
+async function runRerunningConflicts(item: WorkItem, call: StepCall, deps: StepDeps): Promise<StepResult> {
+  for (let rerun = 1; ; rerun++) {
+    try {
+      return await runStep(item, call, deps);
+    } catch (err) {
+      if (!(err instanceof ConflictError) || rerun > CONFLICT_RERUNS) throw err;
+      deps.log.debug('write conflict; running the step again at once', { rerun });
+    }
+  }
 }
 
 /** The cluster a work item is for: the deployment's own (as the step's identity, where one process runs several), or a further one. */
@@ -110,11 +145,14 @@ async function recheck(item: WorkItem, msg: ReceivedMessage, result: StepResult,
 async function onFailure(err: unknown, f: Failure): Promise<StepResult | undefined> {
   const outcome = classify(err);
   f.log.warn('step failed', { outcome: outcome.kind, attempt: f.item.attempt, receiveCount: f.msg.receiveCount, ...errorFields(err) });
+  reportIfUnreachable(err, f.log);
   switch (outcome.kind) {
     case OUTCOME.retryNow:
-      throw err;
+      // Still losing the race after the re-runs: a new message, due at once, behind the group's others.
+      await retry(f, 0);
+      return undefined;
     case OUTCOME.retryAfter:
-      await retryOrDeadLetter(f, outcome.delayMs);
+      await retry(f, outcome.delayMs);
       return undefined;
     case OUTCOME.stalledWaiting:
     case OUTCOME.stalledRetrying:
@@ -157,19 +195,7 @@ async function writeStall(reason: Reason, message: string, f: Failure): Promise<
     now: f.deps.now(),
     reporter: f.row.name,
     onEventError: (err) => f.log.warn('event not recorded', errorFields(err)),
-    log: f.log,
-    ...metricRuntime(f.item),
   });
-}
-
-async function retryOrDeadLetter(f: Failure, delayMs: number | undefined): Promise<void> {
-  if (f.item.attempt >= f.deps.timings.maxAttempts) {
-    await f.deps.producer.deadLetter({ step: f.item.step, group: f.msg.group, dedupId: f.msg.dedupId, body: f.msg.body });
-    f.log.error('work dead-lettered after its last attempt', { attempt: f.item.attempt });
-    f.log.metric({ metric: METRIC.deadLettered, value: 1, dimensions: { Step: f.item.step } });
-    return;
-  }
-  await retry(f, delayMs);
 }
 
 async function retry(f: Failure, delayMs: number | undefined): Promise<void> {

@@ -2,7 +2,7 @@
 // write its status. Errors propagate; the dispatcher decides what they mean.
 import { errorFields } from '../classify.ts';
 import { KIND, type RuntimeObject } from '../kube/kinds.ts';
-import { type WorkItem, metricRuntime } from '../queue/workItem.ts';
+import type { WorkItem } from '../queue/workItem.ts';
 import { writeStepStatus } from '../status/writeStatus.ts';
 import { STEP_TABLE, type StepRow, ownedConditions } from './table.ts';
 import type { StepDeps, StepResult, StepRunner } from './types.ts';
@@ -32,7 +32,10 @@ export async function runStep(item: WorkItem, { row, runner, table = STEP_TABLE 
     deps.log.debug('runtime gone or replaced; nothing to do');
     return { writes: 0 };
   }
-  const report = await runner({ ...deps, item, runtime: observed.runtime });
+  const said = await runner({ ...deps, item, runtime: observed.runtime });
+  // The lines after the step carry what it worked on, as its own lines did.
+  const { log: known, ...report } = said;
+  const log = known ? deps.log.child(known) : deps.log;
   const recheck = {
     ...(report.recheckAfterMs === undefined ? {} : { recheckAfterMs: report.recheckAfterMs }),
     ...(report.recheckKey === undefined ? {} : { recheckKey: report.recheckKey }),
@@ -48,11 +51,9 @@ export async function runStep(item: WorkItem, { row, runner, table = STEP_TABLE 
     expected: ownedConditions(table),
     now: deps.now(),
     reporter: row.name,
-    onEventError: (err) => deps.log.warn('event not recorded', errorFields(err)),
-    log: deps.log,
-    ...metricRuntime(item),
+    onEventError: (err) => log.warn('event not recorded', errorFields(err)),
   });
-  if (writes > 0) deps.log.info('status written', { fieldManager: row.fieldManager, applies: writes });
-  deps.log.debug('step ran', { applies: writes });
+  if (writes > 0) log.info('status written', { fieldManager: row.fieldManager, applies: writes });
+  log.debug('step ran', { applies: writes });
   return { writes, ...recheck };
 }

@@ -3,7 +3,7 @@
 // the status after it, also when it fails.
 import type { KubePort } from '../kube/port.ts';
 import type { RuntimeObject } from '../kube/kinds.ts';
-import type { Logger } from '../observability/log.ts';
+import type { LogContext, Logger } from '../observability/log.ts';
 import type { WorkItem } from '../queue/workItem.ts';
 import type { DesiredCondition } from '../status/conditions.ts';
 import type { Timings } from '../timings.ts';
@@ -38,6 +38,8 @@ export interface StepReport {
   readonly backoff?: boolean;
   /** The runtime as the step itself last wrote it (its metadata), so the status write carries that resourceVersion. */
   readonly runtime?: RuntimeObject;
+  /** What the step learned its work concerns (rollout, plan digest, run), for the lines logged after it (OBS-1). */
+  readonly log?: Pick<LogContext, 'rollout' | 'planDigest' | 'runId'>;
 }
 
 export type StepRunner = (ctx: StepContext) => Promise<StepReport>;
@@ -48,4 +50,9 @@ export interface StepResult {
   readonly recheckAfterMs?: number;
   readonly recheckKey?: string;
   readonly backoff?: boolean;
+}
+
+/** The report with more of what its work concerns; what the report already names wins, being the more specific. */
+export function concerning<R extends StepReport>(report: R, log: NonNullable<StepReport['log']>): R {
+  return { ...report, log: { ...log, ...report.log } };
 }

@@ -12,12 +12,6 @@ import { discoveryOf } from '../discovery/status.ts';
 import { KIND, type RuntimeObject } from '../kube/kinds.ts';
 import type { KubePort } from '../kube/port.ts';
 
-/** Whether the runtime asks for deployment validation after each rollout (spec.validation.deployment). */
-export function validationRequired(runtime: RuntimeObject): boolean {
-  const spec = ClusterRuntimeSpecSchema.safeParse(runtime.spec);
-  return !spec.success || spec.data.validation.deployment === 'Required';
-}
-
 /** What is missing of the install, in words that say how to fix it; undefined when installed. */
 export async function validationNotInstalled(kube: KubePort, configuration: Configuration): Promise<string | undefined> {
   const [ns, sa] = await Promise.all([kube.get(KIND.namespace, NAMESPACES.validation), kube.get(KIND.serviceAccount, AICR_VALIDATE_SERVICE_ACCOUNT, NAMESPACES.validation)]);

@@ -3,6 +3,7 @@
 // aicr.validatorImages instead: every validator image, at the tag AICR names, must be pinned
 // there by digest, and a validator Pod must run exactly that digest.
 import { AICR_RUN_ID_LABEL, NAMESPACES } from '../api/constants.ts';
+import { DIGEST_PINNED } from '../configuration/schema.ts';
 import { KIND, type PodObject } from '../kube/kinds.ts';
 import type { KubePort } from '../kube/port.ts';
 
@@ -15,13 +16,11 @@ export function deploymentValidatorImage(version: string): string {
   return `ghcr.io/nvidia/aicr-validators/deployment:${version}`;
 }
 
-const DIGEST = /@(sha256:[a-f0-9]{64})$/;
-
 /** Why `image` (as AICR names it) is not pinned by digest, or undefined when it is. */
 export function unpinned(image: string, pins: Readonly<Record<string, string>>): string | undefined {
   const pin = pins[image];
   if (pin === undefined) return `validator image ${image} is not pinned in aicr.validatorImages at the tag AICR names; pin it by digest there`;
-  if (!DIGEST.test(pin)) return `validator image ${image} is pinned in aicr.validatorImages as ${pin}, without a digest; pin it as <image>@sha256:<digest>`;
+  if (!DIGEST_PINNED.test(pin)) return `validator image ${image} is pinned in aicr.validatorImages as ${pin}, without a digest; pin it as <image>@sha256:<digest>`;
   return undefined;
 }
 
@@ -44,7 +43,7 @@ function podBreach(pod: PodWithSpec, pins: Readonly<Record<string, string>>): st
   if (image === '') return undefined;
   const why = unpinned(image, pins);
   if (why) return `${why} (Pod ${pod.metadata.name})`;
-  const want = DIGEST.exec(pins[image] ?? '')?.[1] ?? '';
+  const want = DIGEST_PINNED.exec(pins[image] ?? '')?.[1] ?? '';
   const other = runningDigests(pod).find((got) => got !== want);
   return other ? `validator image ${image} runs ${other} in Pod ${pod.metadata.name}, not ${want} as aicr.validatorImages pins it` : undefined;
 }

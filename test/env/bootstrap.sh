@@ -2,7 +2,7 @@
 # Installs everything the tests need, outside the repository: a Python venv with moto and
 # cfn-lint; etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kubectl built
 # from the Go module proxy; the OCI registry and Helm 4 from the module proxy too; and the AICR
-# CLI built offline from its source tarball.
+# CLI built offline from its source tarball; Argo CD from its release source; Redis from Debian.
 # Idempotent; a warm machine finishes in seconds.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -14,6 +14,9 @@ install_os_packages() {
   need_cmd openssl || missing+=(openssl)
   need_cmd curl || missing+=(curl)
   need_cmd setsid || missing+=(util-linux)
+  # Argo CD's repo-server image ships git and gpg (its GPG key ring is set up at start).
+  need_cmd gpg || missing+=(gnupg)
+  need_cmd git || missing+=(git)
   [ ${#missing[@]} -eq 0 ] && return 0
   log "installing OS packages: ${missing[*]}"
   apt-get update -qq && apt-get install -y -qq "${missing[@]}" >/dev/null
@@ -102,8 +105,17 @@ build_aicr() {
 # image, built from the same source tarball as the CLI (no network). The process node runs it
 # for that image, beside chainsaw.
 build_aicr_validator() {
-  [ -x "$AICR_BIN_DIR/validators/deployment" ] && return 0
+  [ -x "$AICR_BIN_DIR/validators/deployment" ] && [ -d "$AICR_BIN_DIR/validators/testdata" ] && return 0
   [ -f "$AICR_SOURCE" ] || die "AICR $AICR_VERSION source not found at $AICR_SOURCE (see build_aicr)"
+  # The image's /app/testdata beside the program: its checks read the Pod templates they create
+  # (nvidia-smi's, say) from there, relative to the image's working directory /app.
+  if [ ! -d "$AICR_BIN_DIR/validators/testdata" ]; then
+    local data="$CACHE/aicr/validator-testdata.$$"
+    rm -rf "$data" && mkdir -p "$data" "$AICR_BIN_DIR/validators"
+    tar xzf "$AICR_SOURCE" -C "$data" --strip-components=3 "aicr-$AICR_VERSION/validators/deployment/testdata"
+    mv "$data/testdata" "$AICR_BIN_DIR/validators/testdata" && rm -rf "$data"
+  fi
+  [ -x "$AICR_BIN_DIR/validators/deployment" ] && return 0
   local work="$CACHE/aicr/validator-src.$$" status=0
   rm -rf "$work" && mkdir -p "$work" "$AICR_BIN_DIR/validators"
   tar xzf "$AICR_SOURCE" -C "$work"
@@ -165,13 +177,54 @@ build_helm() {
   mv "$HELM_BIN_DIR/helm.tmp" "$HELM_BIN_DIR/helm"
 }
 
-check_argocd_crds() {
-  local f
-  for f in application-crd.yaml appproject-crd.yaml; do
-    [ -f "$ARGOCD_CRDS/$f" ] || die "Argo CD CRD $f not found in $ARGOCD_CRDS.
-  It is manifests/crds/$f of the public argoproj/argo-cd repository; put both CRDs there,
-  or set TESTENV_ARGOCD_CRDS to the directory that holds them."
-  done
+# Argo CD's application controller and repo-server: one multi-call binary built from the
+# release's source tarball (the Go module proxy serves every module it needs, but not Argo CD
+# itself at a release). The web UI is left out of the tarball, so its embed gets placeholders.
+# Argo CD's own install manifests are kept beside the binary: up.sh installs from them.
+build_argocd() {
+  [ -x "$ARGOCD_DIR/bin/argocd" ] && [ -x "$ARGOCD_DIR/bin/gpg-wrapper.sh" ] && [ -f "$ARGOCD_DIR/manifests/core-install.yaml" ] && return 0
+  [ -f "$ARGOCD_SOURCE" ] || die "Argo CD $ARGOCD_VERSION source not found at $ARGOCD_SOURCE.
+  It is the git archive of tag $ARGOCD_VERSION of the public argoproj/argo-cd repository (docs/,
+  ui/ and test/e2e/ may be left out). Put it there, or set TESTENV_ARGOCD_SOURCE to its path
+  (on a machine with internet access: git clone --branch $ARGOCD_VERSION of that repository,
+  then tar it as argo-cd-$ARGOCD_VERSION/)."
+  echo "$ARGOCD_SOURCE_SHA256  $ARGOCD_SOURCE" | sha256sum -c --status \
+    || die "$ARGOCD_SOURCE does not have the pinned sha256 $ARGOCD_SOURCE_SHA256"
+  local work="$CACHE/argocd/src.$$" status=0 src
+  rm -rf "$work" && mkdir -p "$work" "$ARGOCD_DIR/bin" "$ARGOCD_DIR/manifests"
+  tar xzf "$ARGOCD_SOURCE" -C "$work"
+  # The archive's one top-level directory (argo-cd-v3.5.1/ in the pinned archive).
+  src=$(find "$work" -mindepth 1 -maxdepth 1 -type d | head -n 1)
+  [ -f "$src/go.mod" ] || die "$ARGOCD_SOURCE does not hold Argo CD's source in one top-level directory"
+  mkdir -p "$src/ui/dist/app/assets/images/resources"
+  : > "$src/ui/dist/app/assets/images/resources/.keep"
+  echo '<html></html>' > "$src/ui/dist/app/index.html"
+  printf 'package ui\n\nimport "embed"\n\n// Embedded holds placeholders: the tests run no web UI.\n//\n//go:embed dist/app\n//go:embed all:dist/app/assets/images/resources\nvar Embedded embed.FS\n' > "$src/ui/embed.go"
+  log "building argocd $ARGOCD_VERSION from source (~2300 packages; cold on 2 cores takes 6-11 minutes)"
+  (cd "$src" && GOTOOLCHAIN=local CGO_ENABLED=0 \
+    go build -v -trimpath -ldflags "-s -w -X github.com/argoproj/argo-cd/v3/common.version=${ARGOCD_VERSION#v}" \
+      -o "$ARGOCD_DIR/bin/argocd.tmp" ./cmd 2>&1) | report_progress argocd || status=$?
+  # The release image's other programs at /usr/local/bin: the repo-server's GPG wrappers.
+  [ "$status" -eq 0 ] && cp "$src/manifests/core-install.yaml" "$ARGOCD_DIR/manifests/" \
+    && cp "$src/hack/gpg-wrapper.sh" "$src/hack/git-verify-wrapper.sh" "$ARGOCD_DIR/bin/" || status=1
+  rm -rf "$work"
+  [ "$status" -eq 0 ] || { rm -f "$ARGOCD_DIR/bin/argocd.tmp"; die "go build of argocd failed (see above)"; }
+  # The names the release image gives the binary (its Dockerfile links them the same way).
+  for name in argocd-application-controller argocd-repo-server argocd-cmp-server; do ln -sfn argocd "$ARGOCD_DIR/bin/$name"; done
+  mv "$ARGOCD_DIR/bin/argocd.tmp" "$ARGOCD_DIR/bin/argocd"
+}
+
+# Redis for Argo CD's cache. Debian's redis-tools holds the server program (as redis-check-rdb,
+# which serves when called redis-server) without installing a system service.
+install_redis() {
+  [ -x "$REDIS_DIR/redis-server" ] && "$REDIS_DIR/redis-server" --version >/dev/null 2>&1 && return 0
+  if ! [ -x /usr/bin/redis-check-rdb ]; then
+    log "installing Debian's redis-tools (Redis for Argo CD)"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends redis-tools >/dev/null
+  fi
+  mkdir -p "$REDIS_DIR"
+  ln -sfn /usr/bin/redis-check-rdb "$REDIS_DIR/redis-server"
+  "$REDIS_DIR/redis-server" --version >/dev/null || die "redis-server from redis-tools does not run"
 }
 
 install_node_packages() {
@@ -194,5 +247,6 @@ build_aicr_validator
 build_chainsaw
 build_registry
 build_helm
-check_argocd_crds
-log "ready in $(($(date +%s) - start))s: binaries in $BIN_DIR, aicr and its deployment validator in $AICR_BIN_DIR, chainsaw in $CHAINSAW_BIN_DIR, registry in $REGISTRY_BIN_DIR, helm in $HELM_BIN_DIR, venv in $VENV"
+build_argocd
+install_redis
+log "ready in $(($(date +%s) - start))s: binaries in $BIN_DIR, aicr and its deployment validator in $AICR_BIN_DIR, chainsaw in $CHAINSAW_BIN_DIR, registry in $REGISTRY_BIN_DIR, helm in $HELM_BIN_DIR, argocd in $ARGOCD_DIR, redis in $REDIS_DIR, venv in $VENV"

@@ -16,8 +16,6 @@ export interface KnobPaths {
   readonly node: string;
   /** One file per forced `aicr` run, claimed by the run that uses it. */
   readonly aicrRuns: string;
-  /** One JSON file per Argo CD stand-in knob (ArgoCdKnob), merged by the stand-in on each reconcile. */
-  readonly argoCd: string;
   /** The verdicts the stand-in `aicr upgrade-check` gives, while this file exists. */
   readonly upgradeCheck: string;
   /** One JSON file per fixture chart repository knob (a hidden chart version, an outage). */
@@ -36,7 +34,6 @@ export function knobPaths(stateDir: string): KnobPaths {
     registryDenial: join(root, 'registry-denial.json'),
     node: join(root, 'node'),
     aicrRuns: join(root, 'aicr-runs'),
-    argoCd: join(root, 'argocd'),
     upgradeCheck: join(root, 'upgrade-check.json'),
     chartRepo: join(root, 'chart-repo'),
     aicrData: join(stateDir, 'aicr-data'),
@@ -55,6 +52,11 @@ export const NodeKnob = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('pull-failure'), image: z.string(), cause: z.enum(['not-found', 'refused']) }),
   /** Containers of this image (any, when absent) wait this long in ContainerCreating, as on a slow pull. */
   z.object({ kind: z.literal('slow-start'), image: z.string().optional(), delayMs: z.number().int().nonnegative() }),
+  /**
+   * Pods in this namespace stay in ContainerCreating for as long as the knob is in force, as on
+   * a node whose pulls hang: a release deployed there stays Progressing in Argo CD's eyes.
+   */
+  z.object({ kind: z.literal('hold'), namespace: z.string() }),
 ]);
 export type NodeKnob = z.infer<typeof NodeKnob>;
 
@@ -102,32 +104,6 @@ export function aicrRunFile(command: string, delayMs: number, exit: { code: numb
 }
 
 export const AICR_RUN_SUFFIX = '.run';
-
-/**
- * How the Argo CD stand-in misbehaves for some Applications (by name, or "*" for all):
- * synced but Degraded, never synced, or synced but reporting an older revision.
- */
-export const ArgoCdKnob = z.object({
-  degraded: z.array(z.string()).optional(),
-  neverSync: z.array(z.string()).optional(),
-  olderRevision: z.array(z.string()).optional(),
-});
-export type ArgoCdKnob = z.infer<typeof ArgoCdKnob>;
-
-/** Every Argo CD stand-in knob in force now (one JSON file each in `dir`); files being written or malformed are skipped. */
-export async function readArgoCdKnobs(dir: string): Promise<ArgoCdKnob[]> {
-  const names = await readdir(dir).catch(() => [] as string[]);
-  const knobs: ArgoCdKnob[] = [];
-  for (const name of names.filter((n) => n.endsWith('.json')).sort()) {
-    try {
-      const parsed = ArgoCdKnob.safeParse(JSON.parse(await readFile(join(dir, name), 'utf8')));
-      if (parsed.success) knobs.push(parsed.data);
-    } catch {
-      // gone or not complete yet
-    }
-  }
-  return knobs;
-}
 
 /** upgrade-check's verdicts, as the stand-in may be steered to give them. */
 export const UpgradeCheckVerdict = z.enum(['safe', 'manual', 'blocked', 'unknown', 'unversioned']);

@@ -17,7 +17,7 @@ HELM_BIN_DIR="$CACHE/helm/$HELM_KEY"
 # chainsaw, which AICR's deployment validator runs, from its own module.
 CHAINSAW_KEY=$(cat "$TESTENV_DIR/chainsaw/go.mod" "$TESTENV_DIR/chainsaw/go.sum" | sha256sum | cut -c1-12)
 CHAINSAW_BIN_DIR="$CACHE/chainsaw/$CHAINSAW_KEY"
-# Upstream inputs no package registry serves here: the AICR source and Argo CD's CRDs. They are
+# Upstream inputs no package registry serves here: the AICR and Argo CD sources. They are
 # read in place (never copied into the repository); each path can be overridden.
 # Looked for beside this checkout or any folder above it, then beside the checkout this one was
 # cloned from (a clean clone made elsewhere, as CI makes), else TESTENV_THIRD_PARTY.
@@ -34,8 +34,13 @@ find_third_party() {
 }
 THIRD_PARTY=${TESTENV_THIRD_PARTY:-$(find_third_party)}
 AICR_SOURCE=${TESTENV_AICR_SOURCE:-"$THIRD_PARTY/aicr/aicr-$AICR_VERSION-src.tar.gz"}
-ARGOCD_CRDS=${TESTENV_ARGOCD_CRDS:-"$THIRD_PARTY/argo-cd"}
+ARGOCD_SOURCE=${TESTENV_ARGOCD_SOURCE:-"$THIRD_PARTY/argo-cd/argo-cd-$ARGOCD_VERSION-src.tar.gz"}
 AICR_BIN_DIR="$CACHE/aicr/$AICR_VERSION-${AICR_SOURCE_SHA256:0:12}"
+# The Argo CD binary (bin/argocd and the names it answers to), and the release's install
+# manifests (manifests/core-install.yaml) taken from the same source.
+ARGOCD_DIR="$CACHE/argocd/$ARGOCD_VERSION-${ARGOCD_SOURCE_SHA256:0:12}"
+# Redis for Argo CD: Debian's redis-tools carries the server program; a link names it redis-server.
+REDIS_DIR="$CACHE/redis"
 STATE_LINK=${TESTENV_STATE_LINK:-"$TESTENV_DIR/.state"}
 
 log() { printf '[testenv] %s\n' "$*" >&2; }

@@ -2,7 +2,9 @@
 # Starts etcd, kube-apiserver, kube-controller-manager, kube-scheduler, the process node
 # (a stand-in kubelet, see node/), moto, the OCI registry, the registry proxy (a stand-in
 # that answers 403 on demand, see proxy/) and a fixture Helm chart repository (a stand-in for
-# the upstream ones AICR's recipes name, see charts/) on free loopback ports with state on tmpfs, then
+# the upstream ones AICR's recipes name, see charts/) on free loopback ports with state on tmpfs,
+# installs Argo CD's application controller, repo-server and Redis from Argo CD's own manifests
+# (see argocd/install.ts; their Pods run on the process node), then
 # writes test/env/.state/env (variables the tests and the control plane read) and a kubeconfig
 # at a stable path beside it. Run bootstrap.sh first. Stop everything with down.sh.
 # Each process's PID is recorded the moment it starts, and the state directory is named in
@@ -31,13 +33,16 @@ done
 [ -x "$CHAINSAW_BIN_DIR/chainsaw" ] || die "chainsaw is missing: run test/env/bootstrap.sh first"
 [ -x "$REGISTRY_BIN_DIR/registry" ] || die "the OCI registry is missing: run test/env/bootstrap.sh first"
 [ -x "$HELM_BIN_DIR/helm" ] || die "helm is missing: run test/env/bootstrap.sh first"
+[ -x "$ARGOCD_DIR/bin/argocd" ] || die "argocd is missing: run test/env/bootstrap.sh first"
+[ -x "$REDIS_DIR/redis-server" ] || die "redis-server is missing: run test/env/bootstrap.sh first"
 
 mkdir -p "$STATE_LINK"
 STATE=$(mktemp -d /dev/shm/aicr-env.XXXXXX)
 echo "$STATE" > "$STATE_LINK/state-dir"
-read -r ETCD_PORT ETCD_PEER_PORT API_PORT MOTO_PORT KUBELET_PORT REGISTRY_PORT PROXY_PORT CHART_PORT < <(python3 -c '
+read -r ETCD_PORT ETCD_PEER_PORT API_PORT MOTO_PORT KUBELET_PORT REGISTRY_PORT PROXY_PORT CHART_PORT \
+  ARGOCD_REPO_PORT ARGOCD_REPO_METRICS_PORT ARGOCD_CONTROLLER_METRICS_PORT ARGOCD_REDIS_PORT < <(python3 -c '
 import socket
-socks=[socket.socket() for _ in range(8)]
+socks=[socket.socket() for _ in range(12)]
 for s in socks: s.bind(("127.0.0.1",0))
 print(*[s.getsockname()[1] for s in socks])')
 bash "$TESTENV_DIR/certs.sh" "$STATE/pki"
@@ -103,7 +108,7 @@ KCM_CONTROLLERS=$KCM_CONTROLLERS,namespace-controller,serviceaccount-controller,
 KCM_CONTROLLERS=$KCM_CONTROLLERS,resourcequota-controller,deployment-controller,replicaset-controller
 KCM_CONTROLLERS=$KCM_CONTROLLERS,daemonset-controller,root-ca-certificate-publisher-controller
 KCM_CONTROLLERS=$KCM_CONTROLLERS,clusterrole-aggregation-controller
-# StatefulSets: the Argo CD application controller stand-in runs as one, as Argo CD's own does.
+# StatefulSets: Argo CD's application controller runs as one.
 KCM_CONTROLLERS=$KCM_CONTROLLERS,statefulset-controller
 
 ETCD_URL="http://127.0.0.1:$ETCD_PORT"
@@ -173,17 +178,24 @@ start_bg kube-controller-manager "$BIN_DIR/kube-controller-manager" \
   --service-account-private-key-file "$PKI/sa.key" --root-ca-file "$PKI/ca.crt"
 start_bg kube-scheduler "$BIN_DIR/kube-scheduler" \
   --kubeconfig "$STATE/kube-scheduler.kubeconfig" --secure-port 0 --leader-elect=false
-"${KUBECTL[@]}" apply --server-side -f "$TESTENV_DIR/process-node-rbac.yaml" \
-  -f "$ARGOCD_CRDS/application-crd.yaml" -f "$ARGOCD_CRDS/appproject-crd.yaml" >/dev/null
+ARGOCD_INSTALL=("$REPO_ROOT/node_modules/.bin/node" --import tsx "$TESTENV_DIR/argocd/install.ts"
+  --manifests "$ARGOCD_DIR/manifests/core-install.yaml" --repo-server-port "$ARGOCD_REPO_PORT"
+  --repo-server-metrics-port "$ARGOCD_REPO_METRICS_PORT" --controller-metrics-port "$ARGOCD_CONTROLLER_METRICS_PORT"
+  --redis-port "$ARGOCD_REDIS_PORT")
+"${KUBECTL[@]}" apply --server-side -f "$TESTENV_DIR/process-node-rbac.yaml" >/dev/null
+# Argo CD's CRDs, from the same release as its controller.
+"${ARGOCD_INSTALL[@]}" --part crds | "${KUBECTL[@]}" apply --server-side -f - >/dev/null
 start_bg process-node env TESTENV_STATE="$STATE" TESTENV_BIN="$BIN_DIR" TESTENV_AICR_BIN_DIR="$AICR_BIN_DIR" \
+  TESTENV_ARGOCD_DIR="$ARGOCD_DIR" TESTENV_HELM_BIN_DIR="$HELM_BIN_DIR" TESTENV_REDIS_DIR="$REDIS_DIR" \
   TESTENV_CHAINSAW_BIN_DIR="$CHAINSAW_BIN_DIR" KUBECONFIG="$STATE/process-node.kubeconfig" TESTENV_K8S_VERSION="$K8S_VERSION" TESTENV_KUBELET_PORT="$KUBELET_PORT" \
   TESTENV_REGISTRY_HTPASSWD="$STATE/registry/htpasswd" "$REPO_ROOT/node_modules/.bin/node" --import tsx "$TESTENV_DIR/node/main.ts" --default-nodes
 start_bg registry "$REGISTRY_BIN_DIR/registry" serve "$STATE/registry/config.yml"
 # The test knobs' control files (see knobFiles.ts) live here; the proxy reads its one per request.
 mkdir -p "$STATE/test-knobs/argocd"
-# Argo CD's application controller cannot run here: a stand-in runs as its StatefulSet (one Pod
-# on the process node), reading its test knobs from a hostPath (see argocd/).
-sed "s|__KNOBS_DIR__|$STATE/test-knobs/argocd|" "$TESTENV_DIR/argocd/manifest.yaml" | "${KUBECTL[@]}" apply --server-side -f - >/dev/null
+# Argo CD itself: its Pods run on the process node as soon as it is up.
+"${ARGOCD_INSTALL[@]}" | "${KUBECTL[@]}" apply --server-side -f - >/dev/null
+"${KUBECTL[@]}" wait --for=condition=Established crd/appprojects.argoproj.io --timeout=30s >/dev/null
+"${ARGOCD_INSTALL[@]}" --part project | "${KUBECTL[@]}" apply --server-side -f - >/dev/null
 start_bg registry-proxy "$REPO_ROOT/node_modules/.bin/node" --import tsx "$TESTENV_DIR/proxy/main.ts" \
   --port "$PROXY_PORT" --upstream "127.0.0.1:$REGISTRY_PORT" --denial-file "$STATE/test-knobs/registry-denial.json" \
   --audit-file "$STATE/registry-proxy-writes.log"
@@ -192,7 +204,7 @@ start_bg registry-proxy "$REPO_ROOT/node_modules/.bin/node" --import tsx "$TESTE
 # both made from the recipe data of the AICR source the build uses.
 [ -f "$AICR_SOURCE" ] || die "the AICR source $AICR_SOURCE is missing (set TESTENV_AICR_SOURCE)"
 mkdir -p "$STATE/aicr-recipes"
-tar -xzf "$AICR_SOURCE" -C "$STATE/aicr-recipes" --strip-components=2 --wildcards '*/recipes/registry.yaml' '*/recipes/overlays/*'
+tar -xzf "$AICR_SOURCE" -C "$STATE/aicr-recipes" --strip-components=2 --wildcards '*/recipes/registry.yaml' '*/recipes/overlays/*' '*/recipes/components/*/manifests/*'
 start_bg chart-repo "$REPO_ROOT/node_modules/.bin/node" --import tsx "$TESTENV_DIR/charts/main.ts" \
   --port "$CHART_PORT" --recipes "$STATE/aicr-recipes" --state "$STATE"
 wait_for moto 60 curl -fs "http://127.0.0.1:$MOTO_PORT/moto-api/"
@@ -200,9 +212,18 @@ wait_for registry 30 curl -fs -u "$REGISTRY_USER:$REGISTRY_PASSWORD" "http://127
 wait_for registry-proxy 60 curl -fs -u "$REGISTRY_USER:$REGISTRY_PASSWORD" "http://127.0.0.1:$PROXY_PORT/v2/"
 wait_for chart-repo 60 curl -fs "http://127.0.0.1:$CHART_PORT/index.yaml"
 wait_for process-node 60 test -f "$STATE/process-node.ready"
-# Ready as soon as its process runs (the process node has no probes); bounded, like every wait here.
-"${KUBECTL[@]}" -n argocd wait --for=jsonpath='{.status.readyReplicas}'=1 statefulset/argocd-application-controller --timeout=90s >/dev/null \
-  || { "${KUBECTL[@]}" -n argocd get statefulset,pods -o wide >&2 || true; die "the Argo CD stand-in's StatefulSet was not ready after 90s"; }
+# Ready as soon as their processes run (the process node has no probes); bounded, like every wait here.
+argocd_down() { "${KUBECTL[@]}" -n argocd get statefulset,deployments,pods -o wide >&2 || true; die "$1"; }
+"${KUBECTL[@]}" -n argocd wait --for=jsonpath='{.status.readyReplicas}'=1 statefulset/argocd-application-controller --timeout=120s >/dev/null \
+  && "${KUBECTL[@]}" -n argocd wait --for=condition=Available deployment/argocd-redis deployment/argocd-repo-server --timeout=120s >/dev/null \
+  || argocd_down "Argo CD's Pods were not ready after 120s"
+# Listening, not only started: the repo-server's health endpoint and the controller's metrics.
+for _ in $(seq 120); do
+  curl -fs "http://127.0.0.1:$ARGOCD_REPO_METRICS_PORT/healthz" >/dev/null 2>&1 \
+    && curl -fs "http://127.0.0.1:$ARGOCD_CONTROLLER_METRICS_PORT/metrics" >/dev/null 2>&1 && break
+  sleep 0.5
+done
+curl -fs "http://127.0.0.1:$ARGOCD_REPO_METRICS_PORT/healthz" >/dev/null 2>&1 || argocd_down "Argo CD's repo-server does not answer on 127.0.0.1:$ARGOCD_REPO_METRICS_PORT"
 for name in kube-controller-manager kube-scheduler; do
   kill -0 "$(cat "$STATE/$name.pid")" 2>/dev/null || { tail -20 "$STATE/$name.log" >&2; die "$name exited"; }
 done
@@ -226,6 +247,9 @@ export TESTENV_REGISTRY=127.0.0.1:$REGISTRY_PORT
 export TESTENV_REGISTRY_PROXY=127.0.0.1:$PROXY_PORT
 export TESTENV_REGISTRY_BIN=$REGISTRY_BIN_DIR/registry
 export TESTENV_CHART_REPO=http://127.0.0.1:$CHART_PORT
+export TESTENV_ARGOCD_DIR=$ARGOCD_DIR
+export TESTENV_ARGOCD_REPO_SERVER=127.0.0.1:$ARGOCD_REPO_PORT
+export TESTENV_ARGOCD_CONTROLLER_METRICS=http://127.0.0.1:$ARGOCD_CONTROLLER_METRICS_PORT/metrics
 export PATH=$BIN_DIR:\$PATH
 export AWS_ENDPOINT_URL=http://127.0.0.1:$MOTO_PORT
 export AWS_REGION=us-east-1
@@ -239,5 +263,5 @@ log "OCI registry: http://127.0.0.1:$REGISTRY_PORT (htpasswd account $REGISTRY_U
 log "registry proxy (a test stand-in that answers 403 on demand): http://127.0.0.1:$PROXY_PORT"
 log "fixture chart repository (a test stand-in for upstream chart repositories): http://127.0.0.1:$CHART_PORT"
 log "Nodes are simulated: the process node runs their Pods as local processes (see test/env/node/)"
-log "Argo CD's application controller is a stand-in (StatefulSet argocd/argocd-application-controller, see test/env/argocd/): it writes Application status and applies nothing"
+log "Argo CD $ARGOCD_VERSION is real: its application controller, repo-server and Redis (kubectl -n argocd get pods), installed from its own manifests; their Pods run on the simulated Nodes"
 log "kubectl: $BIN_DIR/kubectl --kubeconfig $KUBECONFIG_FILE get nodes"

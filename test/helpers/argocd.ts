@@ -1,45 +1,25 @@
-// Argo CD Applications in the test cluster, reconciled there by the Argo CD application
-// controller stand-in (test/env/argocd/): charts pushed to the test registry, repo-creds
-// Secrets, Applications written and read as the admin, and watch-based waits on them.
-import { randomBytes } from 'node:crypto';
-import { AppsV1Api, CustomObjectsApi, type KubernetesObject, PatchStrategy, type V1StatefulSet, setHeaderOptions } from '@kubernetes/client-node';
+// Argo CD Applications in the test cluster, reconciled there by Argo CD's own application
+// controller and repo-server (test/env/argocd/install.ts): fixture charts pushed to the test
+// registry, repository Secrets, Applications written and read as the admin, and watch-based
+// waits on them.
+import { AppsV1Api, CustomObjectsApi, type KubernetesObject, PatchStrategy, type V1Secret, type V1StatefulSet, setHeaderOptions } from '@kubernetes/client-node';
+import { argoCdCredentialSecret } from './configuration.ts';
 import { core, readOrUndefined, waitFor } from './cluster.ts';
-import { adminKubeConfig, testEnv } from './env.ts';
-import { pushBlob, pushManifest } from './oci.ts';
+import { adminKubeConfig } from './env.ts';
 import type { Application } from '../env/argocd/types.ts';
 
 export type { Application };
 export const ARGOCD_NS = 'argocd';
 const CONTROLLER = 'argocd-application-controller';
-/** The field manager of the tests' own writes, to find their time in managedFields. */
+/** The field manager of the tests' own writes to Applications. */
 export const TEST_MANAGER = 'aicr-argocd-tests';
 const target = { group: 'argoproj.io', version: 'v1alpha1', namespace: ARGOCD_NS, plural: 'applications' };
 const custom = (): CustomObjectsApi => adminKubeConfig().makeApiClient(CustomObjectsApi);
 
-/** Pushes a stand-in chart (an OCI manifest with one small layer) as `<repo>:<version>` to the test registry. */
-export async function pushChart(repo: string, version: string): Promise<void> {
-  const base = `http://${testEnv().TESTENV_REGISTRY}`;
-  const config = new TextEncoder().encode('{}');
-  const layer = new Uint8Array(randomBytes(64));
-  const configDigest = await pushBlob(base, repo, config);
-  const layerDigest = await pushBlob(base, repo, layer);
-  await pushManifest(base, repo, version, {
-    config: { digest: configDigest, size: config.length },
-    layer: { digest: layerDigest, size: layer.length },
-    layerMediaType: 'application/vnd.cncf.helm.chart.content.v1.tar+gzip',
-  });
-}
-
-/** A repo-creds Secret in argocd for URLs starting with `url`, plain HTTP; returns a remover. */
-export async function repoCreds(name: string, url: string, password = testEnv().TESTENV_REGISTRY_PASSWORD): Promise<() => Promise<void>> {
-  await core().createNamespacedSecret({
-    namespace: ARGOCD_NS,
-    body: {
-      metadata: { name, labels: { 'argocd.argoproj.io/secret-type': 'repo-creds' } },
-      stringData: { url, type: 'helm', enableOCI: 'true', insecureOCIForceHttp: 'true', username: testEnv().TESTENV_REGISTRY_USER, password },
-    },
-  });
-  return async () => void (await core().deleteNamespacedSecret({ name, namespace: ARGOCD_NS }));
+/** Creates an Argo CD credential Secret in argocd (see argoCdCredentialSecret); returns a remover. */
+export async function repositorySecret(name: string, url: string, type: 'repository' | 'repo-creds' = 'repository'): Promise<() => Promise<void>> {
+  await core().createNamespacedSecret({ namespace: ARGOCD_NS, body: argoCdCredentialSecret(name, url, type) as V1Secret });
+  return async () => void (await readOrUndefined(() => core().deleteNamespacedSecret({ name, namespace: ARGOCD_NS })));
 }
 
 export async function createApp(name: string, spec: Record<string, unknown>, metadata: Record<string, unknown> = {}): Promise<Application> {
@@ -74,37 +54,40 @@ export async function appReaches(name: string, what: string, until: (app: Applic
   return last as unknown as Application | undefined;
 }
 
-/** When the tests' own last write to the Application happened, per its managedFields (second precision). */
-export function lastTestWrite(app: Application | undefined): number {
-  const times = (app?.metadata.managedFields ?? []).filter((f) => f.manager === TEST_MANAGER).map((f) => Date.parse(f.time ?? ''));
-  return Math.max(...times);
-}
-
 export function readStatefulSet(): Promise<V1StatefulSet | undefined> {
   return readOrUndefined(() => adminKubeConfig().makeApiClient(AppsV1Api).readNamespacedStatefulSet({ name: CONTROLLER, namespace: ARGOCD_NS }));
 }
 
-/** Waits until the stand-in's StatefulSet reports its one replica ready. */
+/** Waits until Argo CD's application controller StatefulSet reports its one replica ready. */
 export async function argoCdReady(): Promise<void> {
   await waitFor<V1StatefulSet>({
     path: `/apis/apps/v1/namespaces/${ARGOCD_NS}/statefulsets`,
     name: CONTROLLER,
-    what: 'the Argo CD stand-in to be ready',
+    what: "Argo CD's application controller to be ready",
     read: readStatefulSet,
     until: (s) => (s?.status?.readyReplicas ?? 0) >= 1,
     timeoutMs: 60_000,
   });
 }
 
-/** Waits until the stand-in's Pod is gone (its process has exited and the Pod object is deleted). */
+/** Waits until the application controller's Pod is gone (its process has exited and the Pod object is deleted) and its StatefulSet says so. */
 export async function argoCdPodGone(): Promise<void> {
   const name = `${CONTROLLER}-0`;
   await waitFor({
     path: `/api/v1/namespaces/${ARGOCD_NS}/pods`,
     name,
-    what: "the Argo CD stand-in's Pod to be gone",
+    what: "Argo CD's application controller Pod to be gone",
     read: () => readOrUndefined(() => core().readNamespacedPod({ name, namespace: ARGOCD_NS })),
     until: (p) => p === undefined,
+    timeoutMs: 60_000,
+  });
+  // The StatefulSet's status lags its Pod: waiting here keeps a later argoCdReady from reading the old count.
+  await waitFor<V1StatefulSet>({
+    path: `/apis/apps/v1/namespaces/${ARGOCD_NS}/statefulsets`,
+    name: CONTROLLER,
+    what: "Argo CD's application controller StatefulSet to report no ready replica",
+    read: readStatefulSet,
+    until: (s) => (s?.status?.readyReplicas ?? 0) === 0,
     timeoutMs: 60_000,
   });
 }

@@ -20,6 +20,8 @@ export interface AuditEvent {
     readonly apiGroup?: string;
   };
   readonly responseStatus?: { readonly code?: number };
+  /** The request's body: kept only for writes to Applications (test/env/audit-policy.yaml). */
+  readonly requestObject?: unknown;
 }
 
 function parseLines(text: string): AuditEvent[] {

@@ -1,6 +1,6 @@
 // The control plane's chart (infra/chart) as tests and local mode install it: with the pinned
 // Helm 4 that test/env/bootstrap.sh builds, server-side apply, and the values in
-// test/fixtures/chart-values.yaml plus the test registry's address.
+// test/fixtures/chart-values.yaml plus the test registry's address and the validator image pins.
 import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { API_GROUP, CHART } from '../../shared/api/constants.ts';
 import { ALL_CRDS } from '../../shared/api/crd.ts';
 import { CHART_DIR } from '../../infra/chartPaths.ts';
 import { adminKubeConfig, testEnv } from './env.ts';
+import { validatorPins } from './validatorPins.ts';
 
 const run = promisify(execFile);
 const LIB_SH = fileURLToPath(new URL('../env/lib.sh', import.meta.url));
@@ -41,9 +42,13 @@ export async function helm(...args: string[]): Promise<string> {
   }
 }
 
-/** The values tests and local mode install with: the fixture, and the registry of this environment. */
+/**
+ * The values tests and local mode install with: the fixture, and the registry and the
+ * validator image pins of this environment (both change with it), so the chart installs
+ * deployment validation as an operator's values would.
+ */
 export function chartValueArgs(): string[] {
-  return ['-f', CHART_VALUES, '--set', `registry.repository=${testEnv().TESTENV_REGISTRY}/aicr`];
+  return ['-f', CHART_VALUES, '--set', `registry.repository=${testEnv().TESTENV_REGISTRY}/aicr`, '--set-json', `aicr.validatorImages=${JSON.stringify(validatorPins())}`];
 }
 
 export interface RenderedObject {

@@ -3,10 +3,10 @@
 // for tests of the assessment, v0.17.0 to the stand-in image that answers upgrade-check), the
 // test registry (plain HTTP on loopback) with its account in a docker-config Secret in
 // aicr-system, aicr-jobs and aicr-validation. Tests that change the ConfigMap put this back afterwards.
-import { stringify } from 'yaml';
 import { ARGOCD, CONFIGURATION, NAMESPACES } from '../../shared/api/constants.ts';
 import { UPGRADE_CHECK_STAND_IN_IMAGE, UPGRADE_CHECK_STAND_IN_VERSION } from '../env/node/images.ts';
 import { testEnv } from './env.ts';
+import { configurationData } from './configurationData.ts';
 import { kubectlApply } from './kubectlApply.ts';
 
 export const TEST_AICR_VERSION = 'v0.11.1';
@@ -17,12 +17,13 @@ export const UPGRADE_CHECK_AICR_VERSION = UPGRADE_CHECK_STAND_IN_VERSION;
 
 export function testConfiguration(): Record<string, unknown> {
   return {
-    aicr: { versions: { [TEST_AICR_VERSION]: TEST_AICR_IMAGE, [UPGRADE_CHECK_AICR_VERSION]: UPGRADE_CHECK_STAND_IN_IMAGE }, jobs: { nodeSelector: {}, tolerations: [] }, validatorImages: {} },
+    aicr: { versions: { [TEST_AICR_VERSION]: TEST_AICR_IMAGE, [UPGRADE_CHECK_AICR_VERSION]: UPGRADE_CHECK_STAND_IN_IMAGE }, jobs: { nodeSelector: {}, tolerations: [] }, validatorImages: {}, digests: 'Optional' },
     registry: { repository: `${testEnv().TESTENV_REGISTRY}/aicr`, plainHTTP: true, auth: { mode: 'static', staticSecretRef: REGISTRY_SECRET } },
   };
 }
 
-function dockerConfig(): string {
+/** A docker config holding the test registry's account, for pulls and pushes. */
+export function dockerConfig(): string {
   const env = testEnv();
   const auth = Buffer.from(`${env.TESTENV_REGISTRY_USER}:${env.TESTENV_REGISTRY_PASSWORD}`).toString('base64');
   // The proxy in front of the registry is another host to a docker client; it holds the same account.
@@ -31,8 +32,7 @@ function dockerConfig(): string {
 
 /** Applies the configuration ConfigMap as given: a document, or raw text for tests of bad input. */
 export async function applyConfiguration(config: Record<string, unknown> | string = testConfiguration()): Promise<void> {
-  const text = typeof config === 'string' ? config : stringify(config);
-  await kubectlApply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: CONFIGURATION.name, namespace: CONFIGURATION.namespace }, data: { [CONFIGURATION.key]: text } });
+  await kubectlApply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: CONFIGURATION.name, namespace: CONFIGURATION.namespace }, data: configurationData(config) });
 }
 
 /** The docker-config Secret the configuration names, where the control plane and its Jobs read it. */
@@ -48,17 +48,29 @@ export async function ensureRegistrySecrets(): Promise<void> {
 }
 
 
+/** Where the rollout tests' own charts live (test/helpers/rolloutStage.ts), beside registry.repository. */
+export const ROLLOUT_CHARTS_PREFIX = 'aicr/rollout-charts';
+
 /**
  * Argo CD's repository credentials for the test registry, as a person writes them in static
- * mode: a repo-creds Secret whose URL prefix covers registry.repository, for Argo CD (here its
- * stand-in) to fetch the plan's charts with. Plain HTTP, as the test registry speaks.
+ * mode: a repository Secret for registry.repository, the repoURL every Application names, for
+ * Argo CD to fetch the plan's charts with; and one for the rollout tests' own charts. Plain
+ * HTTP, as the test registry speaks.
  */
 export async function ensureArgoCdRepoCreds(): Promise<void> {
-  const env = testEnv();
-  await kubectlApply({
+  const url = (path: string): string => `${testEnv().TESTENV_REGISTRY}/${path}`;
+  await kubectlApply(argoCdCredentialSecret('aicr-registry', url('aicr')), argoCdCredentialSecret('aicr-test-rollout-charts', url(ROLLOUT_CHARTS_PREFIX)));
+}
+
+/**
+ * An Argo CD credential Secret for the test registry at `url`, plain HTTP: `repository` (matched
+ * by exact URL) unless told `repo-creds` (a URL-prefix template).
+ */
+export function argoCdCredentialSecret(name: string, url: string, type: 'repository' | 'repo-creds' = ARGOCD.repositorySecretType, password = testEnv().TESTENV_REGISTRY_PASSWORD): Record<string, unknown> {
+  return {
     apiVersion: 'v1',
     kind: 'Secret',
-    metadata: { name: 'aicr-registry', namespace: NAMESPACES.argocd, labels: { [ARGOCD.secretTypeLabel]: ARGOCD.repoCredsType } },
-    stringData: { url: `${env.TESTENV_REGISTRY}/aicr`, type: 'helm', enableOCI: 'true', insecureOCIForceHttp: 'true', username: env.TESTENV_REGISTRY_USER, password: env.TESTENV_REGISTRY_PASSWORD },
-  });
+    metadata: { name, namespace: NAMESPACES.argocd, labels: { [ARGOCD.secretTypeLabel]: type } },
+    stringData: { url, type: 'helm', enableOCI: 'true', insecureOCIForceHttp: 'true', username: testEnv().TESTENV_REGISTRY_USER, password },
+  };
 }

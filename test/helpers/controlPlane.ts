@@ -29,6 +29,7 @@ export function startCapturedControlPlane(overrides: Partial<LocalOptions> = {})
     log: captured.log,
     queue: { redeliveryDelayMs: 50 },
     watchTimeoutSeconds: 30,
+    stallCountEveryMs: 500,
     ...overrides,
   });
   return { ...cp, ...captured };

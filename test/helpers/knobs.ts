@@ -1,7 +1,7 @@
 // Test knobs: the one way tests make the test cluster or its registry misbehave. Each acts only
 // as a real node, scheduler, registry or Argo CD could (a cordon through the API, a pull the
-// node fails, an aicr run that fails or is slow, a registry that refuses or goes away, an
-// Application that syncs Degraded, never or at an older revision, Argo CD stopped), so the
+// node fails or never finishes, an aicr run that fails or is slow, a registry that refuses or
+// goes away, Argo CD's controller stopped), so the
 // control plane sees it only through the API and the registry. Each returns a Knob whose
 // undo() restores what it changed; all test files share one cluster, so a test undoes its
 // knobs in a finally (or uses withKnob). Process-node and proxy knobs are control files
@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { access, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { AICR_RUN_SUFFIX, type ArgoCdKnob, type ChartRepoKnob, type DenialScope, type NodeKnob, type UpgradeCheckKnob, aicrRunFile, knobPaths } from '../env/knobFiles.ts';
+import { AICR_RUN_SUFFIX, type ChartRepoKnob, type DenialScope, type NodeKnob, type UpgradeCheckKnob, aicrRunFile, knobPaths } from '../env/knobFiles.ts';
 import { testEnv } from './env.ts';
 import { core } from './cluster.ts';
 import { kubectl } from './runtime.ts';
@@ -165,27 +165,15 @@ export async function stopRegistry(): Promise<Knob> {
   return once(startRegistry);
 }
 
-async function argoCdKnob(knob: ArgoCdKnob): Promise<Knob> {
-  const file = await placeFile(join(paths().argoCd, `${Date.now()}-${randomUUID()}.json`), JSON.stringify(knob));
-  return once(() => rm(file, { force: true }));
-}
-
-/** The Argo CD stand-in syncs these Applications (names, or "*" for all) as usual but reports them Degraded. */
-export function argoCdDegraded(names: readonly string[]): Promise<Knob> {
-  return argoCdKnob({ degraded: [...names] });
-}
-
-/** The Argo CD stand-in never syncs these Applications: their status stays as it was, only reconciledAt advances. */
-export function argoCdNeverSync(names: readonly string[]): Promise<Knob> {
-  return argoCdKnob({ neverSync: [...names] });
-}
-
 /**
- * The Argo CD stand-in syncs these Applications but reports them Synced and Healthy at the
- * previous revision in their history (0.0.0 when none), not the target.
+ * Pods in these namespaces (a release's destination, `ns-<release>` in the rollout tests) stay
+ * in ContainerCreating until undone, as on a node whose pulls hang: Argo CD syncs the release
+ * and reports it Progressing, so its step stays in flight. Undone, the Pods start and Argo CD
+ * reports it Healthy.
  */
-export function argoCdOlderRevision(names: readonly string[]): Promise<Knob> {
-  return argoCdKnob({ olderRevision: [...names] });
+export async function holdReleasePods(namespaces: readonly string[]): Promise<Knob> {
+  const knobs = await Promise.all(namespaces.map((namespace) => nodeKnob({ kind: 'hold', namespace })));
+  return once(async () => void (await Promise.all(knobs.map((k) => k.undo()))));
 }
 
 /**

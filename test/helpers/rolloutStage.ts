@@ -1,5 +1,5 @@
 // The stage for rollouts that reach Argo CD: small charts in the test registry, Argo CD's
-// repo-creds Secret for it, plans written as resolution would, and a runtime whose resolution
+// repository Secret for it, plans written as resolution would, and a runtime whose resolution
 // the test settles itself (Resolved=True naming the target, written as the resolve step), so
 // only the rollout step runs and each test decides the target plan.
 import { CONDITION, FIELD_MANAGER, NAMESPACES } from '../../shared/api/constants.ts';
@@ -9,26 +9,26 @@ import type { Plan } from '../../shared/plans/plan.ts';
 import type { Release } from '../../shared/plans/release.ts';
 import { planConfigMap } from '../../shared/plans/store.ts';
 import { kubeTime } from '../../shared/status/conditions.ts';
+import { ROLLOUT_CHARTS_PREFIX, dockerConfig } from './configuration.ts';
 import { stepKube } from './controlPlane.ts';
 import { testEnv } from './env.ts';
-import { pushBlob, pushManifest } from './oci.ts';
 import { getRuntime } from './runtime.ts';
+import { pushArtifact } from '../../shared/oci/push.ts';
+import { HELM_CHART_LAYER, HELM_CONFIG } from '../../shared/plans/manifestsChartPackage.ts';
+import { type FixtureContent, packageFixture } from '../env/charts/fixtureCharts.ts';
 
-export const CHART_PREFIX = 'aicr/rollout-charts';
-const HELM_CONFIG = new TextEncoder().encode('{"name":"fixture","version":"0.0.0","apiVersion":"v2"}');
+export const CHART_PREFIX = ROLLOUT_CHARTS_PREFIX;
 
-function registryBase(): string {
-  return `http://${testEnv().TESTENV_REGISTRY}`;
-}
-
-/** Pushes `<prefix>/<chart>:<version>` as a Helm OCI artifact (its content is never rendered). */
-export async function pushChart(chart: string, version: string): Promise<void> {
-  const base = registryBase();
-  const repo = `${CHART_PREFIX}/${chart}`;
-  const layerBytes = new TextEncoder().encode(`${chart}-${version}`);
-  const layer = { digest: await pushBlob(base, repo, layerBytes), size: layerBytes.length };
-  const config = { digest: await pushBlob(base, repo, HELM_CONFIG), size: HELM_CONFIG.length };
-  await pushManifest(base, repo, version, { layer, config, layerMediaType: 'application/vnd.cncf.helm.chart.content.v1.tar+gzip' });
+/**
+ * Pushes `<prefix>/<chart>:<version>` as a Helm OCI artifact: a fixture chart Argo CD renders
+ * and deploys for real (test/env/charts/fixtureCharts.ts). `versionInManifests: false` makes
+ * versions that render the same manifests.
+ */
+export async function pushChart(chart: string, version: string, content: FixtureContent = {}, repository = CHART_PREFIX): Promise<void> {
+  const tgz = packageFixture({ chart, version }, content);
+  const config = new TextEncoder().encode(JSON.stringify({ apiVersion: 'v2', name: chart, version }));
+  const target = `${testEnv().TESTENV_REGISTRY}/${repository}/${chart}:${version}`;
+  await pushArtifact(target, { config: { mediaType: HELM_CONFIG, bytes: config }, layers: [{ mediaType: HELM_CHART_LAYER, bytes: tgz }] }, { plainHTTP: true, dockerConfig: dockerConfig() });
 }
 
 /** A release of one chart from the test registry. */

@@ -99,7 +99,7 @@ export async function grantUsers(): Promise<void> {
 
 /**
  * A clean stage for a rollout test: no runtime, rollouts or owned Applications, the test
- * configuration (or `configuration`), the approvers, and Argo CD's repo-creds Secret for the
+ * configuration (or `configuration`), the approvers, and Argo CD's repository Secret for the
  * test registry unless the test writes its own.
  */
 export async function clearRolloutStage(opts: { readonly configuration?: Record<string, unknown>; readonly repoCreds?: boolean } = {}): Promise<void> {

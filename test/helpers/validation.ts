@@ -4,18 +4,18 @@
 // operator the checks can find (a Deployment of the pause image, run by the process node).
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createHash } from 'node:crypto';
 import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse, stringify } from 'yaml';
-import { DEPLOYMENT_VALIDATOR_IMAGE, STAND_IN_REGISTRY } from '../env/node/images.ts';
+import { STAND_IN_REGISTRY } from '../env/node/images.ts';
 import { knobPaths } from '../env/knobFiles.ts';
 import { testConfiguration } from './configuration.ts';
 import { testEnv } from './env.ts';
 import { kubectlApply } from './kubectlApply.ts';
 import { kubectl, waitFor } from './runtime.ts';
+import { validatorPins } from './validatorPins.ts';
 
 const run = promisify(execFile);
 /** The recipe overlay the test criteria (eks, h100, training, ubuntu) end on. */
@@ -28,17 +28,10 @@ function aicrBin(): string {
   return bin;
 }
 
-/** The digest the process node reports for the deployment validator image: its program's sha256. */
-export async function validatorDigest(): Promise<string> {
-  const program = join(dirname(aicrBin()), 'validators', 'deployment');
-  return `sha256:${createHash('sha256').update(await readFile(program)).digest('hex')}`;
-}
-
-/** The test configuration with validator images pinned as given (the real digest by default). */
-export async function pinnedConfiguration(pins?: Record<string, string>): Promise<Record<string, unknown>> {
+/** The test configuration with validator images pinned as given (this environment's pins by default). */
+export function pinnedConfiguration(pins?: Record<string, string>): Promise<Record<string, unknown>> {
   const base = testConfiguration() as { aicr: Record<string, unknown> };
-  const validatorImages = pins ?? { [DEPLOYMENT_VALIDATOR_IMAGE]: `ghcr.io/nvidia/aicr-validators/deployment@${await validatorDigest()}` };
-  return { ...base, aicr: { ...base.aicr, validatorImages } };
+  return Promise.resolve({ ...base, aicr: { ...base.aicr, validatorImages: pins ?? validatorPins() } });
 }
 
 /** A chainsaw assert that the named Deployment is available, waiting at most `timeout`. */
@@ -95,6 +88,9 @@ export const GPU_OPERATOR = { name: 'gpu-operator', namespace: 'gpu-operator' } 
 export async function runGpuOperator(): Promise<void> {
   const { name, namespace } = GPU_OPERATOR;
   const labels = { app: name };
+  // The fixture gpu-operator release an earlier test file had Argo CD deploy names its
+  // Deployment the same, with another selector, which a Deployment cannot change.
+  await kubectl('delete', 'deployment', name, '-n', namespace, '--ignore-not-found', '--wait=true');
   await kubectlApply(
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } },
     {

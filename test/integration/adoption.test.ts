@@ -1,4 +1,4 @@
-// Orphans and adoption on the test cluster with the Argo CD stand-in: the ownership marks the
+// Orphans and adoption on the test cluster with Argo CD's own application controller: the ownership marks the
 // runbook's custom columns show (ADO-2); a new runtime that finds another runtime's Applications
 // stalls and writes nothing (ADO-1); naming that runtime adopts them through an approved Adopt
 // rollout that changes only the ownership annotations, after an Orphan deletion and after the

@@ -5,6 +5,10 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { SQSClient, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { SqsProducer } from '../../shared/aws/sqsProducer.ts';
+import { createStepHandler } from '../../shared/aws/stepHandler.ts';
+import type { KubePort } from '../../shared/kube/port.ts';
+import { runResolve } from '../../shared/steps/resolve/index.ts';
+import { DEFAULT_TIMINGS } from '../../shared/timings.ts';
 import { MemoryCheckpoint } from '../../shared/forwarder/checkpoint.ts';
 import { Forwarder } from '../../shared/forwarder/forwarder.ts';
 import { encodeWorkItem, runtimeGroup } from '../../shared/queue/workItem.ts';
@@ -97,4 +101,48 @@ test('a poison message lands in the DLQ and holds only its own group', async () 
   const behind = driver.deliveries.filter((d) => d.body.includes('behind-poison'));
   assert.ok(behind.some((d) => d.failed && d.batch === tries[0]?.batch), 'the record behind the poison was held in the batch they shared');
   assert.ok(behind.some((d) => !d.failed), 'the blocked group resumes');
+});
+
+/** The port as the step sees it, except that its first status apply loses a real race: the runtime changes just before it. */
+function losingFirstRace(inner: KubePort, at: { conflict?: number; written?: number }): KubePort {
+  return new Proxy(inner, {
+    get(target, prop, receiver) {
+      if (prop !== 'applyStatus') return Reflect.get(target, prop, receiver) as unknown;
+      return async (...args: Parameters<KubePort['applyStatus']>) => {
+        if (at.conflict === undefined) {
+          await kubectl('annotate', 'clusterruntime', 'cluster', 'test.aicr.run/race=1', '--overwrite');
+          try {
+            return await target.applyStatus(...args);
+          } catch (err) {
+            at.conflict = Date.now();
+            throw err;
+          }
+        }
+        const out = await target.applyStatus(...args);
+        at.written ??= Date.now();
+        return out;
+      };
+    },
+  });
+}
+
+test('FLT-2 a 409 on the SQS path is re-run in the same invocation, in well under a second, not after the visibility timeout', async () => {
+  await deleteRuntime();
+  const slow = await createFifoWithDlq(sqs, 'aicr-resolve-race', { visibilitySeconds: 60, maxReceiveCount: 3 });
+  const rt = await createRuntime({ aicrVersion: 'v0.11.1' });
+  const at: { conflict?: number; written?: number } = {};
+  const deps = {
+    kube: losingFirstRace(controlPlaneKube(), at),
+    producer: new SqsProducer(sqs, { fifoQueueUrl: { resolve: slow.queue.url }, delayQueueUrl: delay.url }),
+    log: captureLogger().log,
+    now: () => new Date(),
+    timings: DEFAULT_TIMINGS,
+  };
+  const raced = createStepHandler({ resolve: runResolve }, () => deps);
+  await sqs.send(new SendMessageCommand({ QueueUrl: slow.queue.url, MessageGroupId: runtimeGroup(rt.metadata.uid), MessageDeduplicationId: 'race', MessageBody: itemFor(rt.metadata.uid, 'ADDED') }));
+  const driver = new SqsLambdaDriver(sqs, slow.queue, raced);
+  await driver.runUntil('status for generation 1', observed(1), 20_000);
+  assert.ok(at.conflict !== undefined && at.written !== undefined, 'the API server answered 409 once, then the write went through');
+  assert.ok(at.written - at.conflict < 1000, `retried in ${at.written - at.conflict} ms`);
+  assert.deepEqual(driver.deliveries.map((d) => d.failed), [false], 'one delivery, acknowledged: no redelivery was needed');
 });

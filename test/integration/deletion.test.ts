@@ -1,4 +1,4 @@
-// Deleting a runtime on the test cluster with the Argo CD stand-in: the cleanup finalizer goes on
+// Deleting a runtime on the test cluster with Argo CD's own application controller: the cleanup finalizer goes on
 // before anything is written to Argo CD (FIN-1); deletionPolicy Orphan marks every Application
 // and changes nothing else (FIN-2); removing the finalizer by hand leaves Applications a next
 // runtime can rebuild a plan from; deletionPolicy Delete removes every release in reverse order
@@ -6,8 +6,9 @@
 // finalizer until a retry (FIN-5). Only the rollout step runs (rolloutStage.ts).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { ANNOTATION, FINALIZER, NAMESPACES } from '../../shared/api/constants.ts';
+import { ANNOTATION, ARGOCD, CONDITION, FINALIZER, NAMESPACES } from '../../shared/api/constants.ts';
 import { EVENT_REASON } from '../../shared/events/recorder.ts';
+import { fieldAt } from '../../shared/kube/fieldPath.ts';
 import { type GenericObject, KIND } from '../../shared/kube/kinds.ts';
 import { applicationsToReleases } from '../../shared/plans/applications.ts';
 import { planDigest } from '../../shared/plans/digest.ts';
@@ -125,6 +126,49 @@ test('FIN-3 deletionPolicy Delete creates a removal rollout that writes nothing 
   await settleAudit();
   const deletes = rolloutStepWrites(auditSince(mark), 'applications').filter((e) => e.verb === 'delete').map((e) => e.objectRef?.name);
   assert.deepEqual([...new Set(deletes)], ['charlie', 'bravo', 'alpha'], 'removed in reverse deployment order');
+});
+
+const suspendEngine = (on: boolean) => kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', JSON.stringify({ spec: { suspendEngine: on } }));
+
+/** The rollout step's writes that remove a release: Argo CD's resources finalizer put on an Application, or its deletion. */
+function removals(events: readonly AuditEvent[]): string[] {
+  const finalizes = (e: AuditEvent): boolean => JSON.stringify(fieldAt(e.requestObject, 'metadata.finalizers') ?? []).includes(ARGOCD.resourcesFinalizer);
+  return rolloutStepWrites(events, 'applications').filter((e) => e.verb === 'delete' || finalizes(e)).map((e) => `${e.verb} ${e.objectRef?.name ?? ''}`);
+}
+
+test('FIN-3 while the engine is suspended a removal does not start: unapproved it expires to RemovalFailed with the finalizer kept; retried and approved it holds until the stop ends, then removes every release', async () => {
+  const { uid } = await installed({ deletionPolicy: 'Delete', approvalTimeout: '30s' });
+  await suspendEngine(true);
+  await waitFor('EngineSuspended', async () => ((await getRuntime())?.status?.conditions?.some((c) => c.type === CONDITION.engineAvailable && c.reason === 'EngineSuspended') ? true : undefined), 30_000);
+  const mark = auditMark();
+  await kubectl('delete', 'clusterruntime', 'cluster', '--wait=false');
+  const waiting = await released('the removal waits for approval', (reason, message) => reason === 'AwaitingApproval' && message.includes('removal of every release'));
+  const first = /rollout (aicr-removal-[0-9a-z-]+)/.exec(waiting.message)?.[1] ?? '';
+  const failed = await released('RemovalFailed at the approval deadline', (reason) => reason === 'RemovalFailed', 60_000);
+  assert.match(failed.message, new RegExp(`^rollout ${first} \\(.*\\) expired at .* without an approval; nothing was written to Argo CD`));
+  assert.match(failed.message, new RegExp(`keeps its cleanup finalizer until the removal succeeds: fix the cause, then kubectl aicr retry ${first}$`));
+  assert.ok((await getRuntime())?.metadata.finalizers?.includes(FINALIZER.cleanup), 'the finalizer is kept');
+  assert.equal((await rolloutsOf(uid)).find((r) => r.metadata.name === first)?.status?.outcome, 'Expired');
+  // The stop's own stall comes first in the summary; once it ends, RemovalFailed is what stalls the runtime.
+  await stalledOn('EngineSuspended');
+  await suspendEngine(false);
+  await stalledOn('RemovalFailed');
+  await settleAudit();
+  assert.deepEqual(removals(auditSince(mark)), [], 'an expired removal removes nothing');
+  await suspendEngine(true);
+  await waitFor('EngineSuspended again', async () => ((await getRuntime())?.status?.conditions?.some((c) => c.type === CONDITION.engineAvailable && c.reason === 'EngineSuspended') ? true : undefined), 30_000);
+  const retried = await kubectlAicr(['retry', first], 'alice');
+  assert.equal(retried.code, 0, retried.stderr);
+  const again = await released('a new removal waits for approval', (reason, message) => reason === 'AwaitingApproval' && message.includes('removal of every release') && !message.includes(first));
+  await approve(/rollout (aicr-removal-[0-9a-z-]+)/.exec(again.message)?.[1] ?? '');
+  await released('the approved removal holds while the engine is suspended', (reason, message) => reason === 'RolloutProgressing' && message.includes('holds at step 1 of 3, Remove charlie: nothing is written to Argo CD while it is unavailable: spec.suspendEngine is true'));
+  await new Promise((r) => setTimeout(r, 2_000));
+  await settleAudit();
+  assert.deepEqual(removals(auditSince(mark)), [], 'no release is removed while the engine is suspended');
+  assert.equal((await applications()).length, 3);
+  await suspendEngine(false);
+  await gone();
+  assert.deepEqual(await applications(), []);
 });
 
 test('FIN-5 a Remove step that cannot finish fails at actionTimeout; the runtime stays with RemovalFailed and its finalizer until a retry succeeds', async () => {

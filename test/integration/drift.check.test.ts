@@ -1,4 +1,4 @@
-// The drift-check step on the test cluster, with the labelled Argo CD stand-in: between rollouts
+// The drift-check step on the test cluster, with Argo CD's own application controller: between rollouts
 // a deleted owned Application is written again from the active plan (ROL-8), except a release an
 // unsuccessful rollout moved (ROL-5, proven by the audit log to write nothing before approval);
 // a lost active plan is rebuilt from the Applications (PLAN-4); a rollout of a newer schema stops
@@ -14,9 +14,9 @@ import type { Release } from '../../shared/plans/release.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
 import { appReaches, deleteApp, patchApp } from '../helpers/argocd.ts';
 import { auditMark, auditSince, settleAudit } from '../helpers/audit.ts';
-import { testConfiguration } from '../helpers/configuration.ts';
+import { UPGRADE_CHECK_AICR_VERSION, testConfiguration } from '../helpers/configuration.ts';
 import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
-import { argoCdNeverSync, withKnob } from '../helpers/knobs.ts';
+import { holdReleasePods, withKnob } from '../helpers/knobs.ts';
 import { kubectlAicr } from '../helpers/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
 import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
@@ -157,7 +157,7 @@ let failed = '';
 let planB = '';
 
 test('ROL-5 a release a failed rollout moved loses its Application: MovedReleaseMissing, nothing is written from the active plan; a retry installs it at the target after a fresh approval', async () => {
-  await withKnob(argoCdNeverSync(['bravo']), async () => {
+  await withKnob(holdReleasePods(['ns-bravo']), async () => {
     planB = await freshPlan(at('1.1.0'));
     await target(planB);
     failed = (await awaitingRollout(planB)).metadata.name;
@@ -189,7 +189,7 @@ test('ROL-5 a release a failed rollout moved loses its Application: MovedRelease
 
 test('ROL-5 reverting the target after a failed rollout moved a now-missing release creates a rollout back that installs it at the active plan, only after approval', async () => {
   let planC = '';
-  await withKnob(argoCdNeverSync(['bravo']), async () => {
+  await withKnob(holdReleasePods(['ns-bravo']), async () => {
     planC = await freshPlan(at('1.0.0', { values: { rol5: 'revert' } }));
     await target(planC);
     const r = await awaitingRollout(planC);
@@ -246,10 +246,21 @@ test('PLAN-4 the active plan deleted after an Application was edited outside the
   assert.deepEqual(await driftWrites(mark), [], 'no plan and no Application is written');
   await assertNoApplicationWrite(mark);
   assert.equal(await stepKube('rollout').get(KIND.configMap, planB, NAMESPACES.system), undefined);
-  // The edit itself makes the rollout step propose a rollout back to the plan: unassessed, and only with approval.
-  const pending = (await rolloutsOf(runtimeUID)).filter((r) => r.status?.outcome === undefined);
-  for (const r of pending) {
-    assert.equal(r.spec.approval, undefined, `${r.metadata.name} waits for approval`);
-    assert.deepEqual([...new Set(r.spec.steps.map((s) => s.verdict))], ['unknown'], `${r.metadata.name} assesses every step unknown`);
+  // The next rollout, to a new target, is assessed unknown throughout and waits for approval,
+  // even under an AICR with upgrade-check: there is no active plan to assess from.
+  await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', JSON.stringify({ spec: { aicrVersion: UPGRADE_CHECK_AICR_VERSION } }));
+  const next = await freshPlan(at('1.1.0', { values: { plan4: true } }));
+  await target(next);
+  const r = await awaitingRollout(next);
+  assert.equal(r.spec.fromPlan, planB, 'from the missing active plan');
+  assert.ok(r.spec.steps.length >= 3, `every release is a step: ${JSON.stringify(r.spec.steps)}`);
+  for (const s of r.spec.steps) {
+    assert.equal(s.verdict, 'unknown', `${s.release} is assessed unknown`);
+    assert.equal(s.why, 'there is no active plan to assess the move from, so it needs approval');
   }
+  assert.equal(r.spec.approval, undefined, 'it waits for approval');
+  await someLooks();
+  assert.equal((await rollout(r.metadata.name)).status?.steps?.some((s) => s.startedAt !== undefined) ?? false, false, 'no step starts without approval');
+  await assertNoApplicationWrite(mark);
+  await kubectl('delete', 'configmap', '-n', NAMESPACES.system, next, '--ignore-not-found');
 });

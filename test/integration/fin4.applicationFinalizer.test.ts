@@ -12,12 +12,14 @@ import { KIND } from '../../shared/kube/kinds.ts';
 import { finalizerRefusal } from '../../shared/rbac/applicationAdmission.ts';
 import { stepKube } from '../helpers/controlPlane.ts';
 import { testEnv, uniqueName } from '../helpers/env.ts';
-import { ensureCrds, kubectl, waitFor } from '../helpers/runtime.ts';
+import { deleteRuntime, ensureCrds, kubectl, waitFor } from '../helpers/runtime.ts';
 import { runbookOk } from '../helpers/runbook.ts';
 
 const NS = NAMESPACES.argocd;
 const AS_ROLLOUT = ['--as', IDENTITY_USER.step('rollout'), '--as-group', IDENTITY_GROUP.step('rollout'), '--as-group', 'system:authenticated'];
 const created = new Set<string>();
+/** No ClusterRuntime runs here, so the ownership policy has no UID to compare; an owned Application still carries one (SEC-3). */
+const RUNTIME_UID = '00000000-0000-4000-8000-00000000f1a4';
 
 interface Run {
   readonly code: number;
@@ -32,8 +34,8 @@ function application(name: string, extra: Extra = {}): Record<string, unknown> {
   return {
     apiVersion: 'argoproj.io/v1alpha1',
     kind: 'Application',
-    metadata: { name, namespace: NS, labels: { [LABEL.managedBy]: MANAGED_BY_VALUE, ...extra.labels }, ...(extra.annotations ? { annotations: extra.annotations } : {}), ...(extra.finalizers ? { finalizers: extra.finalizers } : {}) },
-    spec: { project: ARGOCD.defaultProject, destination: { server: ARGOCD.inClusterServer, namespace: 'fin4-test' }, source: { repoURL: 'registry.example/aicr', chart: 'demo', targetRevision: '1.0.0' } },
+    metadata: { name, namespace: NS, labels: { [LABEL.managedBy]: MANAGED_BY_VALUE, ...extra.labels }, annotations: { [ANNOTATION.runtimeUID]: RUNTIME_UID, ...extra.annotations }, ...(extra.finalizers ? { finalizers: extra.finalizers } : {}) },
+    spec: { project: ARGOCD.project, destination: { server: ARGOCD.inClusterServer, namespace: 'fin4-test' }, source: { repoURL: 'registry.example/aicr', chart: 'demo', targetRevision: '1.0.0' } },
   };
 }
 
@@ -59,6 +61,7 @@ async function finalizersOf(name: string): Promise<string> {
 
 before(async () => {
   await ensureCrds();
+  await deleteRuntime();
   await kubectl('create', 'namespace', NS).catch(() => undefined);
   // A policy just installed is enforced a moment later: probe with a dry run until it refuses.
   const probe = application('fin4-probe', { finalizers: [ARGOCD.resourcesFinalizer] });

@@ -123,7 +123,7 @@ test('a change in the further cluster reaches only its runtime', async () => {
   assert.deepEqual(ownAfter?.status, own?.status, 'the own cluster\'s runtime status was not written');
 });
 
-test('a further cluster\'s runtime is named <cluster>/<name> in the stall gauges and its log lines carry the cluster', async () => {
+test('work for a further cluster\'s runtime writes its status there and its log lines carry the cluster', async () => {
   await inFurther('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"paused":false}}');
   const rt = await getRuntime(further);
   const { log, records } = captureLogger('info');
@@ -134,8 +134,6 @@ test('a further cluster\'s runtime is named <cluster>/<name> in the stall gauges
   const producer = { send: () => Promise.resolve({ deduplicated: false }), deadLetter: () => Promise.resolve() };
   await dispatch({ id: 'm2', group: `runtime-${rt?.metadata.uid}`, dedupId: 'd2', body, receiveCount: 1, sentAt: Date.now() }, { kube: own, log, producer, now: () => new Date(), timings: DEFAULT_TIMINGS, clusterKube: (name) => Promise.resolve(name === FURTHER ? far : undefined) });
   assert.equal((await getRuntime(further))?.status?.observedGeneration, rt?.metadata.generation, 'the status was written in the further cluster');
-  const gauge = records().find((r) => 'StalledNeedsPerson' in r);
-  assert.equal(gauge?.['Runtime'], `${FURTHER}/cluster`);
   assert.ok(records().filter((r) => r['message'] === 'status written').every((r) => r['cluster'] === FURTHER));
 });
 

@@ -48,6 +48,11 @@ test('COND-1 a runtime created with kubectl gets Ready, Reconciling, Stalled and
 });
 
 test('COND-5 the runbook conditions jsonpath command, run as written, prints every condition', async () => {
+  // Each step writes its own conditions on its first look, in no fixed order: wait for all of them.
+  await waitFor('every step to have reported', async () => {
+    const r = await getRuntime();
+    return ['EngineAvailable', 'InventoryConsistent', 'Released', 'Resolved', 'Ready'].every((t) => condition(r, t)) ? r : undefined;
+  });
   // As the runbook prints it, continuation line and shell quoting included.
   const out = await runbookOk(`kubectl get clusterruntime cluster \\
   -o jsonpath='{range .status.conditions[*]}{.type}{"\\t"}{.status}{"\\t"}{.reason}{"\\t"}{.message}{"\\n"}{end}'`);

@@ -1,8 +1,10 @@
 // The whole flow as local mode shows it and the rollout guide walks it: the example runtime
 // applied with kubectl, discovery and a real resolution by the real aicr, every chart copied into
 // the registry, a rollout waiting for approval, `kubectl aicr approve`, then every release
-// written to Argo CD in plan order (the Argo CD stand-in fetching each chart from the registry
-// with the repo-creds Secret) until the runtime is Ready.
+// written to Argo CD in plan order (Argo CD fetching each chart from the registry
+// with the repository Secret), then AICR's deployment validation with the checks the example's
+// recipe names, until the runtime is Ready. The configuration is the chart's, as local mode
+// installs it: the validator image pinned by digest, nothing set by the test.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { ANNOTATION, CONDITION, IDENTITY_GROUP, IDENTITY_USER, LABEL, MANAGED_BY_VALUE, NAMESPACES, ROLE } from '../../shared/api/constants.ts';
@@ -10,14 +12,17 @@ import { KIND } from '../../shared/kube/kinds.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
 import { readPlanConfigMap } from '../../shared/plans/store.ts';
 import { fieldAt } from '../../shared/kube/fieldPath.ts';
+import { installChart } from '../helpers/chart.ts';
 import { applyConfiguration, ensureArgoCdRepoCreds, ensureRegistrySecrets } from '../helpers/configuration.ts';
 import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
 import { kubectlAicr } from '../helpers/plugin.ts';
 import { runbookOk as ok } from '../helpers/runbook.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
-import { clearApplications, released } from '../helpers/rollouts.ts';
+import { clearApplications, released, rollout } from '../helpers/rollouts.ts';
 import { condition, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
 
+/** The deployment checks of AICR v0.11.1's h100-eks-ubuntu-training overlay, which the example's criteria select. */
+const EXAMPLE_CHECKS = ['operator-health', 'expected-resources', 'gpu-operator-version', 'check-nvidia-smi'];
 let cp: ReturnType<typeof startCapturedControlPlane>;
 /** Every namespace's labels before the flow, with one a person labelled as their own. */
 let namespaceLabels = new Map<string, Record<string, string>>();
@@ -30,7 +35,8 @@ async function labelsNow(): Promise<Map<string, Record<string, string>>> {
 before(async () => {
   await ensureCrds();
   await deleteRuntime();
-  await applyConfiguration();
+  // Another test file may have left its own configuration; the chart puts its own back.
+  await installChart();
   await ensureRegistrySecrets();
   await ensureArgoCdRepoCreds();
   await kubectl('delete', 'runtimerollouts', '--all');
@@ -48,21 +54,26 @@ after(async () => {
   await deleteRuntime();
   await kubectl('delete', 'runtimerollouts', '--all');
   await clearApplications();
+  await applyConfiguration();
 });
 
-test('ROL-1 from kubectl apply of the example to Ready=True: resolved, approved with kubectl aicr, every release synced and healthy in Argo CD in plan order', async () => {
+// Up to 7 minutes: Argo CD v3.5.1 sometimes resumes a sync that waits for the health of a
+// namespace it created (CreateNamespace=true) only minutes later (seen: 3 min 6 s for kai-scheduler).
+test('ROL-1 from kubectl apply of the example to Ready=True: resolved, approved with kubectl aicr, every release synced and healthy in Argo CD in plan order', { timeout: 540_000 }, async () => {
   await kubectl('apply', '-f', 'examples/clusterruntime.yaml');
-  // Deployment validation has its own tests (validation.test.ts); this flow ends at the rollout's last step.
-  await kubectl('patch', 'clusterruntime', 'cluster', '--type=merge', '-p', '{"spec":{"validation":{"deployment":"Disabled"}}}');
   const waiting = await released('AwaitingApproval', (reason) => reason === 'AwaitingApproval', 240_000);
   const name = /rollout (aicr-rollout-[0-9a-z-]+)/.exec(waiting.message)?.[1] ?? '';
   const approved = await kubectlAicr(['approve', name]);
   assert.equal(approved.code, 0, approved.stderr);
-  await released('Released=True', (reason) => reason === 'Released', 180_000);
+  await released('Released=True', (reason) => reason === 'Released', 420_000);
   const rt = await waitFor('Ready=True', async () => {
     const r = await getRuntime();
     return condition(r, CONDITION.ready)?.status === 'True' ? r : undefined;
   }, 30_000);
+  const validated = await rollout(name);
+  assert.equal(validated.status?.validation?.state, 'Passed', JSON.stringify(validated.status?.validation));
+  // The deployment checks AICR's own overlay for the example's criteria names, each passed against what Argo CD deployed.
+  assert.deepEqual(validated.status?.validation?.checks, EXAMPLE_CHECKS.map((c) => ({ name: c, status: 'passed' })));
   const active = String((rt.status as Record<string, unknown>)['activePlan']);
   const cm = await stepKube('resolve').get(KIND.configMap, active, NAMESPACES.system);
   assert.ok(cm && cm.metadata.labels?.[LABEL.role] === ROLE.plan);

@@ -52,7 +52,7 @@ async function rebuiltDigest(): Promise<string> {
 
 /**
  * Reads, edits and writes back one Application whole, as `kubectl edit` would, reading again
- * when Argo CD's stand-in wrote its status in between (a person would save the edit again).
+ * when Argo CD wrote its status in between (a person would save the edit again).
  */
 async function edit(name: string, change: (app: GenericObject) => void): Promise<void> {
   for (let attempt = 1; ; attempt++) {

@@ -11,8 +11,10 @@ import { KIND } from '../../shared/kube/kinds.ts';
 import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
 import { REGISTRY_SECRET, applyConfiguration, ensureRegistrySecrets, testConfiguration } from '../helpers/configuration.ts';
 import { acceptMotoEcrTokens, motoEcrCredential, refuseAwsCalls } from '../helpers/ecrRegistry.ts';
-import { testEnv } from '../helpers/env.ts';
+import { DescribeRepositoriesCommand, ECRClient } from '@aws-sdk/client-ecr';
+import { awsClientConfig, resetMoto, testEnv } from '../helpers/env.ts';
 import { withKnob } from '../helpers/knobs.ts';
+import { readPlanNamed } from '../helpers/plans.ts';
 import { SCALED_TIMINGS, resolvedWith } from '../helpers/resolved.ts';
 import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
 
@@ -106,8 +108,9 @@ function watchRenderSecrets(): { stop: () => Promise<Set<string>> } {
   return { stop: async () => ((on = false), await loop, seen) };
 }
 
-test('REG-3 aws: the control plane mints an ECR token, the render Job pushes with it from a Secret in aicr-jobs, and the pull uses it', async () => {
+test('REG-3 REG-2 aws: the control plane mints an ECR token, creates the repositories it pushes to, the render Job pushes with it from a Secret in aicr-jobs, and the pull uses it', async () => {
   await awsMode();
+  await resetMoto();
   // Nothing static to fall back on, and a render that must run (not one recorded earlier).
   for (const ns of [NAMESPACES.system, NAMESPACES.jobs, NAMESPACES.validation]) await kubectl('delete', 'secret', REGISTRY_SECRET, '-n', ns);
   await kubectl('delete', 'configmaps', '-n', NAMESPACES.jobs, '-l', `${LABEL.stage}=render`);
@@ -123,6 +126,12 @@ test('REG-3 aws: the control plane mints an ECR token, the render Job pushes wit
     const { user, password } = await motoEcrCredential();
     assert.deepEqual(config, { auths: { [testEnv().TESTENV_REGISTRY]: { auth: Buffer.from(`${user}:${password}`).toString('base64') } } });
     assert.ok(secret.metadata.annotations?.[ANNOTATION.tokenExpiresAt], 'the token expiry is recorded');
+    // ECR makes no repository on push: resolution created each one it pushes to, under the prefix only.
+    const ecr = new ECRClient(awsClientConfig());
+    const names = ((await ecr.send(new DescribeRepositoriesCommand({}))).repositories ?? []).map((r) => r.repositoryName ?? '').sort();
+    const plan = await readPlanNamed(asResolve, String((await getRuntime())?.status?.candidatePlan ?? ''));
+    const expected = ['aicr/aicr-bundle', ...plan.releases.flatMap((r) => [r.chart?.chart, r.manifests?.chart]).filter((c): c is string => c !== undefined).map((c) => `aicr/${c}`)];
+    assert.deepEqual(names, [...new Set(expected)].sort());
   });
 });
 

@@ -1,6 +1,6 @@
 // Local mode in registry.auth.mode aws against moto (AICR_LOCAL_REGISTRY_AUTH=aws npm start),
 // end to end: every step runs, the control plane mints its ECR tokens from moto, the
-// token-refresh step writes Argo CD's registry Secret, and the Argo CD stand-in fetches every
+// token-refresh step writes Argo CD's registry Secret, and Argo CD fetches every
 // chart of the plan with that token until the runtime is Ready.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

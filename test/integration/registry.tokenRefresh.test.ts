@@ -1,5 +1,5 @@
 // Argo CD's registry credentials (REG-4, REG-5) on the test cluster with moto for ECR. In aws
-// mode the token-refresh step, under its own identity, writes the repo-creds Secret
+// mode the token-refresh step, under its own identity, writes the repository Secret
 // argocd/aicr-registry with moto's token and its expiry; writes it again when it is deleted or
 // edited and when a person asks; never touches one it did not create; writes nothing in static
 // mode; and backs off after failed mints. The rollout step reports RegistryCredentialsStale while
@@ -81,12 +81,12 @@ after(async () => {
   await ensureArgoCdRepoCreds();
 });
 
-test('REG-4 COND-5 aws: at start the token-refresh step writes Argo CD\'s repo-creds Secret with moto\'s token, the URL the Applications use and the expiry, which the runbook\'s jsonpath command prints', async () => {
+test('REG-4 COND-5 aws: at start the token-refresh step writes Argo CD\'s repository Secret with moto\'s token, the URL the Applications use and the expiry, which the runbook\'s jsonpath command prints', async () => {
   start();
   await createRuntime(SPEC);
   const s = await writtenSecret();
   const { user, password } = await motoEcrCredential();
-  assert.equal(s.metadata.labels?.[ARGOCD.secretTypeLabel], ARGOCD.repoCredsType);
+  assert.equal(s.metadata.labels?.[ARGOCD.secretTypeLabel], ARGOCD.repositorySecretType);
   assert.equal(s.metadata.labels?.[LABEL.managedBy], MANAGED_BY_VALUE);
   assert.equal(plain(s, 'url'), (testConfiguration() as { registry: { repository: string } }).registry.repository);
   assert.deepEqual([plain(s, 'type'), plain(s, 'enableOCI'), plain(s, 'username'), plain(s, 'password')], ['helm', 'true', user, password]);

@@ -1,5 +1,6 @@
-// A runtime holding data the schema no longer accepts (stored before a stricter CRD) stalls
-// with InvalidSpec and the field path, and nothing but its status is written.
+// A runtime holding data the schema no longer accepts (stored before a stricter CRD), or an
+// override no AICR command line can carry, stalls with InvalidSpec and the field path, and
+// nothing but its status is written.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolveItem, runResolveOnce } from '../helpers/steps.ts';
@@ -8,7 +9,8 @@ import { stepKube } from '../helpers/controlPlane.ts';
 import { captureLogger } from '../helpers/logs.ts';
 import { controlPlaneRequests } from '../helpers/statusWrites.ts';
 import { storeWithLooseSchema } from '../helpers/looseSchema.ts';
-import { condition, deleteRuntime, ensureCrds, getRuntime } from '../helpers/runtime.ts';
+import { applyConfiguration } from '../helpers/configuration.ts';
+import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime } from '../helpers/runtime.ts';
 
 before(async () => {
   await ensureCrds();
@@ -38,4 +40,18 @@ test('COND-2 stored data the schema refuses stalls the runtime with InvalidSpec 
   assert.equal(count.ok, 2, 'the step write and the summary write');
   // Nothing else is written: no Job, no output; only the Event of Resolved's transition (COND-4).
   assert.deepEqual(count.otherWrites.map((e) => `${e.verb} ${e.objectRef?.resource ?? ''}`), ['create events'], 'nothing else is written');
+});
+
+test('COND-2 a 300 KB override value, which the API server accepts but no command line carries, is InvalidSpec naming its path and the limit; no Job is created', async () => {
+  await deleteRuntime();
+  await applyConfiguration();
+  const criteria = { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' };
+  const rt = await createRuntime({ aicrVersion: 'v0.11.1', criteria, components: { 'gpu-operator': { values: { driver: { licence: 'x'.repeat(300 * 1024) } } } } });
+  const mark = auditMark();
+  await runResolveOnce(resolveItem(rt.metadata.uid), { kube: stepKube('resolve'), log: captureLogger().log });
+  const after = await getRuntime();
+  assert.equal(condition(after, 'Resolved')?.reason, 'InvalidSpec');
+  assert.match(condition(after, 'Stalled')?.message ?? '', /^spec\.components\.gpu-operator\.values\.driver\.licence: too large for one command-line argument: .*the limit is 131071 bytes \(128 KiB\)/);
+  const count = await controlPlaneRequests(mark);
+  assert.deepEqual(count.otherWrites.map((e) => `${e.verb} ${e.objectRef?.resource ?? ''}`), ['create events'], 'no Job: nothing but the status and its Event is written');
 });

@@ -1,5 +1,5 @@
 // Changes to the owned Applications while a rollout runs, and the emergency stop, on the test
-// cluster with the labelled Argo CD stand-in: Applications changed after approval hold the
+// cluster with Argo CD's own application controller: Applications changed after approval hold the
 // rollout with InventoryDrift (undo resumes it, a retry replaces it); a hand edit of the release
 // in flight is never written back; spec.suspendEngine turns automated sync off and back on, a
 // refusal by an admission policy is reported and retried. The API server's audit log proves
@@ -13,12 +13,12 @@ import type { Release } from '../../shared/plans/release.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
 import { auditMark } from '../helpers/audit.ts';
 import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
-import { argoCdNeverSync, withKnob } from '../helpers/knobs.ts';
+import { holdReleasePods, withKnob } from '../helpers/knobs.ts';
 import { kubectlApply } from '../helpers/kubectlApply.ts';
 import { kubectlAicr } from '../helpers/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
 import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
-import { approve, assertNoApplicationWrite, awaitingRollout, clearRolloutStage, released, rollout, stopAndClear } from '../helpers/rollouts.ts';
+import { approve, assertNoApplicationWrite, awaitingRollout, clearRolloutStage, released, rollout, rolloutsOf, stopAndClear } from '../helpers/rollouts.ts';
 import { condition, createRuntime, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
 
 const ROLLOUT_ONLY = STEP_TABLE.filter((r) => r.name === 'rollout');
@@ -48,11 +48,11 @@ const spec = (patch: Record<string, unknown>) => kubectl('patch', 'clusterruntim
 const engine = async () => condition(await getRuntime(), CONDITION.engineAvailable);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A rollout to a fresh plan with alpha's step in flight and held there by the stand-in. */
+/** A rollout to a fresh plan with alpha's step in flight, held there while its Pods do not start (Argo CD reports it Progressing). */
 async function alphaInFlight(body: (r: { plan: string; rollout: string }) => Promise<void>): Promise<{ plan: string; rollout: string }> {
   round += 1;
   let moved = { plan: '', rollout: '' };
-  await withKnob(argoCdNeverSync(['alpha']), async () => {
+  await withKnob(holdReleasePods(['ns-alpha']), async () => {
     moved = await rollTo(releases(round, round % 2 === 0 ? '1.0.0' : '1.1.0'));
     await released('alpha in flight', (reason, message) => reason === 'RolloutProgressing' && message.includes('alpha'));
     await body(moved);
@@ -84,7 +84,7 @@ test('ROL-2 Applications edited and moved to another plan after approval hold th
     assert.match(c.message, /kubectl aicr retry/);
     mark = auditMark();
   });
-  // The stand-in now syncs alpha, so without the drift the next step would be written.
+  // alpha is now Healthy, so without the drift the next step would be written.
   await waitFor('Argo CD reports alpha synced', async () => (fieldAt(await app('alpha'), 'status.sync.status') === 'Synced' ? true : undefined), 20_000);
   await sleep(3_000);
   assert.equal(condition(await getRuntime(), 'Released')?.reason, 'InventoryDrift', 'the check repeats and still finds the change');
@@ -149,47 +149,106 @@ test('ROL-3 a hand edit of the release in flight that is never undone fails the 
   await spec({ actionTimeout: '60s' });
 });
 
+test('ROL-7 a step in flight while the engine is suspended for longer than actionTimeout is held, not failed, and fails once the stop ends', async () => {
+  await spec({ actionTimeout: '10s' });
+  const { rollout: name } = await alphaInFlight(async ({ rollout: r }) => {
+    await spec({ suspendEngine: true });
+    await released('held while suspended', (reason, message) => reason === 'RolloutProgressing' && message.includes('Upgrade alpha') && message.includes('spec.suspendEngine is true'));
+    // Past actionTimeout while suspended: only time can get there.
+    await sleep(11_000);
+    assert.equal((await rollout(r)).status?.outcome, undefined, 'not failed while suspended');
+    assert.equal(condition(await getRuntime(), CONDITION.engineAvailable)?.reason, 'EngineSuspended');
+    await spec({ suspendEngine: false });
+    const failed = await released('RolloutFailed on resume', (reason) => reason === 'RolloutFailed', 30_000);
+    assert.match(failed.message, /step 1 \(Upgrade alpha\) did not finish within actionTimeout/);
+  });
+  const r = await rollout(name);
+  assert.equal(r.status?.outcome, 'Failed');
+  assert.equal(r.status?.steps?.[0]?.reason, 'ActionTimeout');
+  await spec({ actionTimeout: '60s' });
+});
+
 const NAMES = ['alpha', 'bravo', 'charlie'];
 
-/** An admission policy refusing any update that leaves Application bravo without automated sync. */
-async function denyBravoSuspension(): Promise<void> {
-  const expression = "object.metadata.name != 'bravo' || has(object.spec.syncPolicy.automated)";
+/**
+ * An admission policy refusing any update that leaves Application bravo without automated sync
+ * (`keep`), or, to refuse turning it back on, any that gives bravo automated sync (`withhold`).
+ */
+async function denyBravoSwitch(refuse: 'keep' | 'withhold'): Promise<void> {
+  const expression = refuse === 'keep' ? "object.metadata.name != 'bravo' || has(object.spec.syncPolicy.automated)" : "object.metadata.name != 'bravo' || !has(object.spec.syncPolicy.automated)";
   const rules = [{ apiGroups: ['argoproj.io'], apiVersions: ['*'], operations: ['UPDATE'], resources: ['applications'] }];
-  await kubectlApply({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy', metadata: { name: 'test-deny-suspension' }, spec: { failurePolicy: 'Fail', matchConstraints: { resourceRules: rules }, validations: [{ expression, message: 'bravo keeps automated sync (test policy)' }] } });
+  await kubectlApply({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy', metadata: { name: 'test-deny-suspension' }, spec: { failurePolicy: 'Fail', matchConstraints: { resourceRules: rules }, validations: [{ expression, message: `bravo ${refuse === 'keep' ? 'keeps' : 'stays without'} automated sync (test policy)` }] } });
   await kubectlApply({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicyBinding', metadata: { name: 'test-deny-suspension' }, spec: { policyName: 'test-deny-suspension', validationActions: ['Deny'] } });
   // A policy is enforced a moment after it is written: probe with a server-side dry run until it refuses.
-  const probe = ['patch', 'application', 'bravo', '-n', NAMESPACES.argocd, '--type', 'merge', '-p', '{"spec":{"syncPolicy":{"automated":null}}}', '--dry-run=server'];
+  const automated = refuse === 'keep' ? null : { prune: true };
+  const probe = ['patch', 'application', 'bravo', '-n', NAMESPACES.argocd, '--type', 'merge', '-p', JSON.stringify({ spec: { syncPolicy: { automated } } }), '--dry-run=server'];
   await waitFor('the test policy to be enforced', () => kubectl(...probe).then(() => undefined, (err: Error) => (err.message.includes('test-deny-suspension') ? true : undefined)), 15_000);
 }
+
+const allowBravoSwitch = () => kubectl('delete', 'validatingadmissionpolicybinding,validatingadmissionpolicy', 'test-deny-suspension');
 
 async function automatedOf(names: readonly string[]): Promise<unknown[]> {
   return Promise.all(names.map(async (n) => fieldAt(await app(n), 'spec.syncPolicy.automated') ?? null));
 }
 
-test('ENG-2 spec.suspendEngine turns automated sync off on every owned Application; a refusal gives EngineSuspensionRefused and an Event naming the Application, retried until it succeeds; no rollout step starts meanwhile', async () => {
-  await denyBravoSuspension();
+const refusedEvents = () => kubectl('get', 'events', '-n', NAMESPACES.events, '--field-selector', 'reason=EngineSuspensionRefused', '-o', 'jsonpath={.items[*].message}');
+const noStepStarted = async (name: string) => assert.equal((await rollout(name)).status?.steps?.some((s) => s.startedAt !== undefined), false, 'no step started');
+
+/** A rollout to a new plan approved while the suspension is refused: the approval is refused and cleared. */
+async function approvalRefusedWhileSuspensionRefused(): Promise<string> {
+  round += 1;
+  const { name: plan } = await storePlan(runtimeUID, releases(round));
+  heldPlan = plan;
+  await target(plan);
+  const { metadata: { name } } = await awaitingRollout(plan);
+  // The plugin waits for the control plane's verdict and says why it refused.
+  const refusal = await kubectlAicr(['approve', name], 'alice');
+  assert.notEqual(refusal.code, 0);
+  assert.match(refusal.stderr, /refused: no new rollout starts while the engine suspension is refused \(.*Application bravo/);
+  const r = await rollout(name);
+  assert.equal(r.status?.approval?.state, 'Refused');
+  assert.equal(r.status?.approval?.reason, 'EngineSuspensionRefused');
+  assert.match(r.status?.approval?.message ?? '', /^approval by alice refused: no new rollout starts while the engine suspension is refused .*Application bravo/);
+  await waitFor('the refused approval cleared, so a fresh one can be recorded', async () => ((await rollout(name)).spec.approval === undefined ? true : undefined), 10_000);
+  await noStepStarted(name);
+  return name;
+}
+
+test('ENG-2 APR-2 spec.suspendEngine turns automated sync off on every owned Application; a refusal gives EngineSuspensionRefused and an Event naming the Application, retried until it succeeds; an approval meanwhile is refused saying why, and no rollout step starts', async () => {
+  await denyBravoSwitch('keep');
   await spec({ suspendEngine: true });
   const refused = await waitFor('EngineSuspensionRefused', async () => ((await engine())?.reason === 'EngineSuspensionRefused' ? engine() : undefined), 30_000);
-  assert.match(refused?.message ?? '', /Application bravo/);
-  const events = await kubectl('get', 'events', '-n', NAMESPACES.events, '--field-selector', 'reason=EngineSuspensionRefused', '-o', 'jsonpath={.items[*].message}');
-  assert.match(events, /Application argocd\/bravo/);
-  assert.deepEqual(await automatedOf(['alpha', 'charlie']), [null, null], 'the others are off');
-  // A new target while the stop is refused, then holds: no step starts, no release moves.
+  assert.match(refused?.message ?? '', /turn automated sync off for spec\.suspendEngine: during the emergency stop it keeps syncing: Application bravo/);
+  assert.match(await refusedEvents(), /turning automated sync off on Application argocd\/bravo/);
+  assert.deepEqual(await automatedOf(NAMES), [null, { prune: true, selfHeal: true }, null], 'the others are off, bravo is not');
+  // A new target while the stop is refused: its approval is refused, nothing moves.
   const planBefore = (await app('alpha'))?.metadata.annotations?.[ANNOTATION.planDigest];
-  round += 1;
-  const { rollout: name, plan } = await rollTo(releases(round));
-  heldPlan = plan;
-  await kubectl('delete', 'validatingadmissionpolicybinding,validatingadmissionpolicy', 'test-deny-suspension');
+  const name = await approvalRefusedWhileSuspensionRefused();
+  // Once the switch succeeds, a fresh approval is accepted; the stop still holds the step.
+  await allowBravoSwitch();
   await waitFor('EngineSuspended', async () => ((await engine())?.reason === 'EngineSuspended' ? true : undefined), 30_000);
   assert.deepEqual(await automatedOf(NAMES), [null, null, null]);
+  await approve(name);
   await released('held while suspended', (reason, message) => reason === 'RolloutProgressing' && message.includes('spec.suspendEngine'));
+  assert.equal((await rollout(name)).status?.approval?.state, 'Accepted');
   await sleep(2_000);
-  assert.equal((await rollout(name)).status?.steps?.some((s) => s.startedAt !== undefined), false, 'no step started');
+  await noStepStarted(name);
   assert.equal((await app('alpha'))?.metadata.annotations?.[ANNOTATION.planDigest], planBefore, 'no release moved');
 });
 
-test('ENG-2 spec.suspendEngine back to false restores exactly the plan\'s automated sync, and the held rollout goes on', async () => {
+test('ENG-2 a refusal to turn automated sync back on gives EngineSuspensionRefused naming the Application, and the held rollout does not move; once it succeeds the plan\'s automated sync is back exactly and the rollout goes on', async () => {
+  const name = (await rolloutsOf(runtimeUID)).find((r) => r.spec.toPlan === heldPlan)?.metadata.name ?? '';
+  await denyBravoSwitch('withhold');
   await spec({ suspendEngine: false });
+  const refused = await waitFor('EngineSuspensionRefused', async () => ((await engine())?.reason === 'EngineSuspensionRefused' ? engine() : undefined), 30_000);
+  assert.match(refused?.message ?? '', /turn automated sync back on after spec\.suspendEngine: it stays without automated sync: Application bravo/);
+  assert.match(await refusedEvents(), /turning automated sync on on Application argocd\/bravo/);
+  await waitFor('alpha and charlie back on', async () => ((await automatedOf(['alpha', 'charlie'])).every((a) => a !== null) ? true : undefined), 15_000);
+  assert.equal((await automatedOf(['bravo']))[0], null, 'bravo stays off');
+  await sleep(2_000);
+  await noStepStarted(name);
+  assert.notEqual((await app('alpha'))?.metadata.annotations?.[ANNOTATION.planDigest], heldPlan, 'no release moved');
+  await allowBravoSwitch();
   await activeIs(heldPlan);
   assert.deepEqual(await automatedOf(NAMES), NAMES.map(() => ({ prune: true, selfHeal: true })));
   for (const n of NAMES) assert.equal((await app(n))?.metadata.annotations?.[ANNOTATION.engineSuspended], undefined, `${n} is no longer marked`);

@@ -1,4 +1,4 @@
-// ROL-6 on the test cluster, with the labelled Argo CD stand-in reporting on the Applications: a
+// ROL-6 on the test cluster, with Argo CD's own application controller reporting on the Applications: a
 // failed step leaves the releases already moved at the target plan and the runtime stalled;
 // `kubectl aicr retry` replaces a failed or stalled rollout with a new one that needs approval;
 // `kubectl aicr revoke` stops an approved rollout where it stands; and the active plan as the
@@ -15,7 +15,7 @@ import type { RolloutObject } from '../../shared/rollouts/objects.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
 import { type AuditEvent, auditMark, auditSince, settleAudit } from '../helpers/audit.ts';
 import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
-import { argoCdNeverSync, withKnob } from '../helpers/knobs.ts';
+import { holdReleasePods, withKnob } from '../helpers/knobs.ts';
 import { kubectlAicr } from '../helpers/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
 import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
@@ -81,7 +81,7 @@ let failed = '';
 let planB = '';
 
 test('ROL-6 a step that fails leaves the releases already moved at the target plan, records RolloutFailed and keeps the runtime stalled; nothing more is written', async () => {
-  await withKnob(argoCdNeverSync(['bravo']), async () => {
+  await withKnob(holdReleasePods(['ns-bravo']), async () => {
     const staged = await stage(at('1.1.0'));
     planB = staged.plan;
     failed = staged.rollout.metadata.name;
@@ -124,7 +124,7 @@ test('ROL-6 kubectl aicr retry on the failed rollout creates a new one from the 
 });
 
 test('ROL-6 pinning the active plan after a rollout that removed a release and then failed creates a rollout back, which reinstalls the release only after approval', async () => {
-  await withKnob(argoCdNeverSync(['bravo']), async () => {
+  await withKnob(holdReleasePods(['ns-bravo']), async () => {
     const { rollout: r } = await stage([chartRelease('alpha', 0, '1.1.0'), chartRelease('bravo', 1, '1.1.0', { values: { rol6: 'away' } })]);
     assert.deepEqual(r.spec.steps.map((s) => `${s.action} ${s.release}`), ['Upgrade bravo', 'Remove charlie']);
     // The removal first, so the step after it is the one that fails.
@@ -171,7 +171,7 @@ test('ROL-6 kubectl aicr retry of a stalled rollout that has not ended ends it S
 test('ROL-6 kubectl aicr revoke ends an approved rollout in progress Revoked with Event RolloutRevoked; nothing more is written and the runtime stays stalled', async () => {
   await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"actionTimeout":"60s"}}');
   try {
-    await withKnob(argoCdNeverSync(['charlie']), async () => {
+    await withKnob(holdReleasePods(['ns-charlie']), async () => {
       const { rollout: r } = await stage(at('1.0.0', { values: { rol6: 'revoked' } }));
       const name = r.metadata.name;
       await approve(name);

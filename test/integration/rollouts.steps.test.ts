@@ -1,4 +1,4 @@
-// Approved rollouts reaching Argo CD on the test cluster, with the labelled Argo CD stand-in
+// Approved rollouts reaching Argo CD on the test cluster, with Argo CD's own application controller
 // reporting on the Applications: releases written one at a time in plan order, each after
 // Argo CD reported the previous one synced and healthy at its target version (the API server's
 // audit log shows the order); a report at an older version holds the next step; an Argo CD that
@@ -10,12 +10,13 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { ANNOTATION, ARGOCD, CONDITION, NAMESPACES } from '../../shared/api/constants.ts';
 import { EVENT_REASON } from '../../shared/events/recorder.ts';
+import { fieldAt } from '../../shared/kube/fieldPath.ts';
 import { KIND } from '../../shared/kube/kinds.ts';
 import type { Release } from '../../shared/plans/release.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
 import { type AuditEvent, auditMark, auditSince, settleAudit } from '../helpers/audit.ts';
 import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
-import { argoCdNeverSync, argoCdOlderRevision, stopArgoCd, withKnob } from '../helpers/knobs.ts';
+import { stopArgoCd, holdReleasePods, withKnob } from '../helpers/knobs.ts';
 import { kubectlAicr } from '../helpers/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
 import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
@@ -23,7 +24,7 @@ import { approve, awaitingRollout, clearApplications, clearRolloutStage, release
 import { condition, createRuntime, deleteRuntime, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
 
 const ROLLOUT_ONLY = STEP_TABLE.filter((r) => r.name === 'rollout');
-const STAND_IN = 'system:serviceaccount:argocd:argocd-application-controller';
+const ARGOCD_CONTROLLER = 'system:serviceaccount:argocd:argocd-application-controller';
 let cp: ReturnType<typeof startCapturedControlPlane>;
 let runtimeUID = '';
 /** Where this file's requests start in the audit log: files before it wrote Applications too. */
@@ -56,8 +57,8 @@ function firstWrites(events: readonly AuditEvent[]): Map<string, number> {
   return first;
 }
 
-function standInReported(events: readonly AuditEvent[], name: string): boolean {
-  return events.some((e) => e.user.username === STAND_IN && e.objectRef?.name === name && ['patch', 'update'].includes(e.verb));
+function argoCdReported(events: readonly AuditEvent[], name: string): boolean {
+  return events.some((e) => e.user.username === ARGOCD_CONTROLLER && e.objectRef?.name === name && ['patch', 'update'].includes(e.verb));
 }
 
 before(async () => {
@@ -104,7 +105,7 @@ test('ROL-1 releases are written in plan order, each only after Argo CD reported
   assert.deepEqual([...first.keys()], ['alpha', 'bravo', 'charlie'], 'written in plan order');
   const at = [...first.values()];
   for (const [i, name] of ['alpha', 'bravo'].entries()) {
-    assert.ok(standInReported(events.slice(at[i], at[i + 1]), name), `Argo CD reported on ${name} before the next release was written`);
+    assert.ok(argoCdReported(events.slice(at[i], at[i + 1]), name), `Argo CD reported on ${name} before the next release was written`);
   }
   const app = await stepKube('rollout').get(KIND.application, 'bravo', NAMESPACES.argocd);
   assert.ok(app);
@@ -121,16 +122,16 @@ test('ROL-1 releases are written in plan order, each only after Argo CD reported
   assert.match(events2, new RegExp(EVENT_REASON.rolloutSucceeded));
 });
 
-test('ROL-1 a report synced and healthy at the previous chart version holds the next step; kubectl aicr describe shows the step in flight and why', async () => {
+test('ROL-1 a release Argo CD synced but reports Progressing (its new Pods do not start) holds the next step; kubectl aicr describe shows the step in flight and why', async () => {
   const mark = auditMark();
-  await withKnob(argoCdOlderRevision(['bravo']), async () => {
+  await withKnob(holdReleasePods(['ns-bravo']), async () => {
     const { rollout: name } = await rollTo([chartRelease('alpha', 0, '1.0.0'), chartRelease('bravo', 1, '1.1.0'), chartRelease('charlie', 2, '1.1.0')]);
-    const waiting = await released('waiting on bravo', (reason, message) => reason === 'RolloutProgressing' && /Upgrade bravo: Argo CD reports Application bravo synced at 1\.0\.0/.test(message));
-    assert.match(waiting.message, /not at 1\.1\.0/);
+    const waiting = await released('waiting on bravo', (reason, message) => reason === 'RolloutProgressing' && /Upgrade bravo: Argo CD reports Application bravo Progressing/.test(message));
+    assert.match(waiting.message, /Progressing/);
     const shown = await kubectlAicr(['describe', name]);
     assert.equal(shown.code, 0, shown.stderr);
     assert.match(shown.stdout, /In flight: .*bravo/);
-    assert.match(shown.stdout, /synced at 1\.0\.0/);
+    assert.match(shown.stdout, /Progressing/);
     await settleAudit();
     assert.deepEqual([...new Set(ourWrites(auditSince(mark)).map((e) => e.objectRef?.name))], ['bravo'], 'charlie waits for bravo');
   });
@@ -141,7 +142,7 @@ test('ROL-1 a report synced and healthy at the previous chart version holds the 
 test('ROL-7 an Argo CD that never syncs fails the step at actionTimeout; a step in flight while the runtime is paused is held and fails on resume once past actionTimeout', async () => {
   // The shortest actionTimeout there is, so the test waits past it in seconds.
   await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"actionTimeout":"10s"}}');
-  await withKnob(argoCdNeverSync(['charlie']), async () => {
+  await withKnob(holdReleasePods(['ns-charlie']), async () => {
     const { rollout: name } = await rollTo([chartRelease('alpha', 0, '1.0.0'), chartRelease('bravo', 1, '1.0.0'), chartRelease('charlie', 2, '1.0.0', { values: { rol7: true } })]);
     await released('charlie in flight', (reason, message) => reason === 'RolloutProgressing' && message.includes('Upgrade charlie'));
     await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"paused":true}}');
@@ -200,15 +201,32 @@ test('ROL-4 a step naming a release the target plan lacks stalls the rollout wit
   assert.deepEqual(ourWrites(auditSince(mark)).map((e) => e.objectRef?.name), []);
 });
 
+/** An annotation of a written body; its key holds dots, so it is not a field path. */
+function annotationOf(body: unknown, key: string): unknown {
+  const annotations = fieldAt(body, 'metadata.annotations');
+  return typeof annotations === 'object' && annotations !== null ? (annotations as Record<string, unknown>)[key] : undefined;
+}
+
 test('FIN-4 a Remove step sets the resources finalizer with the delete-rollout annotation, deletes the Application and waits until Argo CD released it', async () => {
   const mark = auditMark();
   const { plan, rollout: name } = await rollTo([chartRelease('alpha', 0, '1.1.0'), chartRelease('bravo', 1, '1.1.0')]);
   await activeIs(plan);
   assert.equal(await stepKube('rollout').get(KIND.application, 'charlie', NAMESPACES.argocd), undefined);
   await settleAudit();
-  const charlie = ourWrites(auditSince(mark)).filter((e) => e.objectRef?.name === 'charlie').map((e) => e.verb);
-  assert.deepEqual(charlie, ['patch', 'delete']);
+  const writes = ourWrites(auditSince(mark));
+  const charlie = writes.filter((e) => e.objectRef?.name === 'charlie');
+  assert.deepEqual(charlie.map((e) => e.verb), ['patch', 'delete']);
+  // The patch before the delete is what put Argo CD's finalizer on, with the annotation naming this rollout.
+  assert.ok(charlie[0]?.requestObject, 'the audit log keeps the body of Application writes');
+  assert.deepEqual(fieldAt(charlie[0]?.requestObject, 'metadata.finalizers'), [ARGOCD.resourcesFinalizer]);
+  assert.equal(annotationOf(charlie[0]?.requestObject, ANNOTATION.deleteRollout), name);
+  // The releases that stay are written without the finalizer or the annotation.
+  const others = writes.filter((e) => e.objectRef?.name !== 'charlie');
+  assert.ok(others.length > 0, 'alpha and bravo were written');
+  for (const e of others) {
+    assert.equal(fieldAt(e.requestObject, 'metadata.finalizers'), undefined, `${e.objectRef?.name ?? ''} gets no finalizer`);
+    assert.equal(annotationOf(e.requestObject, ANNOTATION.deleteRollout), undefined, `${e.objectRef?.name ?? ''} gets no delete-rollout annotation`);
+  }
   const step = (await rollout(name)).spec.steps.find((s) => s.release === 'charlie');
   assert.equal(step?.action, 'Remove');
-  assert.ok(ARGOCD.resourcesFinalizer);
 });

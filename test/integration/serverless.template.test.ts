@@ -8,9 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { IDENTITY_GROUP } from '../../shared/api/constants.ts';
-import { ConfigSchema } from '../../shared/config.ts';
+import { ConfigSchema } from '../../shared/environment.ts';
 import { testEnv } from '../helpers/env.ts';
 import { EXAMPLE_PARAMS, ROOT, slsPackage } from '../helpers/sls.ts';
+import { MAX_RECEIVES } from '../../shared/queue/deliveryPolicy.ts';
+import { QUEUE_NAMES } from '../../shared/steps/table.ts';
+import { queueViews } from '../../infra/serverless/queues.ts';
 import { METRIC, METRIC_NAMES, METRICS_NAMESPACE } from '../../shared/observability/metrics.ts';
 
 const run = promisify(execFile);
@@ -41,7 +44,7 @@ test('cfn-lint accepts the packaged template', async () => {
   assert.equal(stdout.trim(), '');
 });
 
-test('step queues are FIFO with a FIFO DLQ, and visibility is six times the function timeout', () => {
+test('FLT-2 step queues are FIFO with a FIFO DLQ, and visibility is six times the function timeout', () => {
   const fns = Object.fromEntries(byType('AWS::Lambda::Function').map(([, r]) => [r.Properties['FunctionName'], r.Properties]));
   const resolveTimeout = Number(fns['aicr-control-plane-ci-resolve']?.['Timeout']);
   const q = resources['ResolveQueue']?.Properties ?? {};
@@ -49,17 +52,21 @@ test('step queues are FIFO with a FIFO DLQ, and visibility is six times the func
   assert.equal(q['ContentBasedDeduplication'], true, 'Scheduler timers can target it');
   assert.ok(Number(q['VisibilityTimeout']) >= 6 * resolveTimeout, 'visibility >= 6 x timeout');
   const redrive = q['RedrivePolicy'] as { maxReceiveCount: number; deadLetterTargetArn: unknown };
-  assert.equal(redrive.maxReceiveCount, 5);
-  assert.deepEqual(redrive.deadLetterTargetArn, { 'Fn::GetAtt': ['ResolveDlq', 'Arn'] });
-  assert.equal(resources['ResolveDlq']?.Properties['FifoQueue'], true);
+  assert.equal(redrive.maxReceiveCount, MAX_RECEIVES, 'the redrive agrees with the dispatcher: only undeliverable messages count');
+  for (const [name, r] of byType('AWS::SQS::Queue')) {
+    const policy = r.Properties['RedrivePolicy'] as { maxReceiveCount: number } | undefined;
+    if (policy) assert.equal(policy.maxReceiveCount, MAX_RECEIVES, `${name}: maxReceiveCount is MAX_RECEIVES`);
+  }
+  assert.deepEqual(redrive.deadLetterTargetArn, { 'Fn::GetAtt': ['StepDlq', 'Arn'] });
+  assert.equal(resources['StepDlq']?.Properties['FifoQueue'], true);
   const relayTimeout = Number(fns['aicr-control-plane-ci-relay']?.['Timeout']);
   assert.ok(Number(resources['DelayQueue']?.Properties['VisibilityTimeout']) >= 6 * relayTimeout);
 });
 
 test('event source mappings report batch item failures and use no batching window', () => {
   const mappings = byType('AWS::Lambda::EventSourceMapping');
-  // resolve, snapshot, rollout, token-refresh, drift-check and relay are queue-fed; the forwarder runs on a schedule.
-  assert.equal(mappings.length, 6);
+  // Every step queue's function and the relay are queue-fed; the forwarder runs on a schedule.
+  assert.equal(mappings.length, QUEUE_NAMES.length + 1);
   for (const [, m] of mappings) {
     assert.deepEqual(m.Properties['FunctionResponseTypes'], ['ReportBatchItemFailures']);
     assert.equal(m.Properties['BatchSize'], 10);
@@ -72,11 +79,17 @@ test('functions run on the Node major the tests run on', () => {
   for (const [, f] of byType('AWS::Lambda::Function')) assert.equal(f.Properties['Runtime'], `nodejs${major}.x`);
 });
 
-type Statement = { Action: string | string[]; Resource: unknown };
+type Statement = { Action: string | string[]; Resource: unknown; Condition?: unknown };
+type Conditional = { 'Fn::If': [string, Statement, unknown] };
 
+/** A role's statements; one under a template condition counts as granted (the default parameters). */
 function statements(role: string): Statement[] {
-  const policies = resources[role]?.Properties['Policies'] as { PolicyDocument: { Statement: Statement[] } }[];
-  return policies.flatMap((p) => p.PolicyDocument.Statement);
+  const policies = resources[role]?.Properties['Policies'] as { PolicyDocument: { Statement: (Statement | Conditional)[] } }[];
+  return policies.flatMap((p) => p.PolicyDocument.Statement).map((st) => ('Fn::If' in st ? st['Fn::If'][1] : st));
+}
+
+function conditionalStatements(role: string): Conditional['Fn::If'][] {
+  return (resources[role]?.Properties['Policies'] as { PolicyDocument: { Statement: (Statement | Conditional)[] } }[]).flatMap((p) => p.PolicyDocument.Statement).flatMap((st) => ('Fn::If' in st ? [st['Fn::If']] : []));
 }
 
 function actions(role: string): string[] {
@@ -90,15 +103,14 @@ test('each function has its own role allowing only what it uses', () => {
   const ecrPushPull = ['ecr:BatchCheckLayerAvailability', 'ecr:BatchGetImage', 'ecr:CompleteLayerUpload', 'ecr:GetDownloadUrlForLayer', 'ecr:InitiateLayerUpload', 'ecr:PutImage', 'ecr:UploadLayerPart'];
   const ecr = statements('ResolveRole').find((st) => Array.isArray(st.Action) && st.Action.includes('ecr:PutImage'));
   assert.match(JSON.stringify(ecr?.Resource), /:repository\/aicr\/\*"/, 'ECR pushes and pulls only under the repository prefix (param registryPrefix)');
-  assert.deepEqual(actions('ResolveRole'), [...pass, ...logs, 'ecr:GetAuthorizationToken', ...ecrPushPull, 'scheduler:CreateSchedule', 'scheduler:DeleteSchedule', 'scheduler:UpdateSchedule', ...consume, 'sqs:SendMessage'].sort());
+  assert.deepEqual(actions('ResolveRole'), [...pass, ...logs, 'ecr:CreateRepository', 'ecr:GetAuthorizationToken', ...ecrPushPull, 'scheduler:CreateSchedule', 'scheduler:UpdateSchedule', ...consume, 'sqs:SendMessage'].sort());
   assert.deepEqual(actions('RelayRole'), [...pass, ...logs, 'scheduler:CreateSchedule', 'scheduler:UpdateSchedule', ...consume, 'sqs:SendMessage'].sort());
   assert.deepEqual(actions('ForwarderRole'), [...logs, 'scheduler:DeleteSchedule', 'scheduler:ListSchedules', 'sqs:SendMessage'].sort());
-  // The token-refresh role: the ECR token and the EKS capability reads, nothing else in ECR or EKS (REG-4).
-  assert.deepEqual(actions('TokenRefreshRole'), [...pass, ...logs, 'ecr:GetAuthorizationToken', 'eks:DescribeCapability', 'eks:ListCapabilities', 'scheduler:CreateSchedule', 'scheduler:DeleteSchedule', 'scheduler:UpdateSchedule', ...consume, 'sqs:SendMessage'].sort());
-  const eks = statements('TokenRefreshRole').find((st) => Array.isArray(st.Action) && st.Action.includes('eks:ListCapabilities'));
-  assert.ok(Array.isArray(eks?.Resource) && eks.Resource.every((r) => JSON.stringify(r).includes(`/${EXAMPLE_PARAMS.eksClusterName}`)), 'EKS reads are limited to the cluster');
+  // The token-refresh role: the ECR token, which carries its rights, and pulls under the prefix (REG-4).
+  const pull = ['ecr:BatchCheckLayerAvailability', 'ecr:BatchGetImage', 'ecr:GetDownloadUrlForLayer'];
+  assert.deepEqual(actions('TokenRefreshRole'), [...pass, ...logs, 'ecr:GetAuthorizationToken', ...pull, 'scheduler:CreateSchedule', 'scheduler:UpdateSchedule', ...consume, 'sqs:SendMessage'].sort());
   // The drift-check role: its queue, its retries and timers, its logs; nothing in AWS beyond them.
-  assert.deepEqual(actions('DriftCheckRole'), [...pass, ...logs, 'scheduler:CreateSchedule', 'scheduler:DeleteSchedule', 'scheduler:UpdateSchedule', ...consume, 'sqs:SendMessage'].sort());
+  assert.deepEqual(actions('DriftCheckRole'), [...pass, ...logs, 'scheduler:CreateSchedule', 'scheduler:UpdateSchedule', ...consume, 'sqs:SendMessage'].sort());
   for (const role of ['ResolveRole', 'RelayRole', 'ForwarderRole', 'TokenRefreshRole', 'DriftCheckRole']) {
     for (const st of statements(role)) {
       if (st.Resource === '*') assert.ok(['scheduler:ListSchedules', 'ecr:GetAuthorizationToken'].includes(String(st.Action)), `${role}: only ListSchedules and GetAuthorizationToken, which have no resource-level permissions, use "*"`);
@@ -111,10 +123,42 @@ test('each function has its own role allowing only what it uses', () => {
   }
 });
 
+/** The ARN a Fn::Sub string names, with the template's own pseudo parameters filled in as the test account would. */
+function subArn(resource: unknown): string {
+  const sub = (resource as { 'Fn::Sub'?: unknown })['Fn::Sub'];
+  assert.equal(typeof sub, 'string', `a Fn::Sub ARN, got ${JSON.stringify(resource)}`);
+  return String(sub).replace('${AWS::Partition}', 'aws').replace('${AWS::Region}', 'us-east-1').replace('${AWS::AccountId}', '123456789012');
+}
+
+test('REG-4 the token Argo CD is given may pull every repository under the prefix and nothing else: no push, no other repository, no other service', () => {
+  const ecr = statements('TokenRefreshRole').filter((st) => [st.Action].flat().some((a) => a.startsWith('ecr:')));
+  assert.deepEqual(ecr.map((st) => [st.Action].flat().sort()), [['ecr:GetAuthorizationToken'], ['ecr:BatchCheckLayerAvailability', 'ecr:BatchGetImage', 'ecr:GetDownloadUrlForLayer']]);
+  assert.equal(ecr[0]?.Resource, '*', 'GetAuthorizationToken has no resource-level permissions');
+  assert.equal(subArn(ecr[1]?.Resource), 'arn:aws:ecr:us-east-1:123456789012:repository/aicr/*', 'exactly the repositories under the prefix, ending at /*');
+  assert.ok(!actions('TokenRefreshRole').some((a) => a.startsWith('eks:')), 'no EKS call: argocd.mode says whether Argo CD is the capability');
+});
+
+test('REG-2 resolution may create repositories under the prefix, and only there, unless the deployment turns it off', () => {
+  const conditional = conditionalStatements('ResolveRole');
+  assert.equal(conditional.length, 1);
+  const [condition, statement, otherwise] = conditional[0] ?? [];
+  assert.deepEqual([condition, otherwise], ['CreatesRepositories', { Ref: 'AWS::NoValue' }], 'createRepositories=false drops the right');
+  assert.deepEqual([statement?.Action, subArn(statement?.Resource)], ['ecr:CreateRepository', 'arn:aws:ecr:us-east-1:123456789012:repository/aicr/*']);
+  assert.deepEqual(template.Conditions['CreatesRepositories'], { 'Fn::Equals': [{ Ref: 'CreateRepositories' }, 'true'] });
+  assert.equal((template.Parameters['CreateRepositories'] as { Default: string }).Default, 'true', 'on by default');
+  const fn = byType('AWS::Lambda::Function').find(([, r]) => r.Properties['FunctionName'] === 'aicr-control-plane-ci-resolve')?.[1].Properties;
+  assert.deepEqual((fn?.['Environment'] as { Variables: Record<string, unknown> }).Variables['AICR_ECR_CREATE_REPOSITORIES'], { Ref: 'CreateRepositories' });
+});
+
 test('the forwarder starts every minute, leaves after a quiet pass, and while busy its window overlaps the next', () => {
   const [[, schedule]] = byType('AWS::Scheduler::Schedule') as [[string, Resource]];
   assert.equal(schedule.Properties['ScheduleExpression'], 'rate(1 minute)');
-  assert.deepEqual((schedule.Properties['Target'] as { RoleArn: unknown }).RoleArn, { 'Fn::GetAtt': ['ForwarderScheduleRole', 'Arn'] });
+  const target = schedule.Properties['Target'] as { Arn: unknown; RoleArn: unknown; RetryPolicy?: { MaximumRetryAttempts: number; MaximumEventAgeInSeconds: number } };
+  assert.deepEqual(target.RoleArn, { 'Fn::GetAtt': ['ForwarderScheduleRole', 'Arn'] });
+  assert.deepEqual(target.Arn, { 'Fn::GetAtt': ['ForwarderLambdaFunction', 'Arn'] });
+  // A failed start is retried only while it is still this minute's; the next minute's is due then.
+  assert.ok((target.RetryPolicy?.MaximumRetryAttempts ?? 0) >= 1, 'a throttled start is retried');
+  assert.equal(target.RetryPolicy?.MaximumEventAgeInSeconds, 60);
   const fn = byType('AWS::Lambda::Function').find(([, r]) => r.Properties['FunctionName'] === 'aicr-control-plane-ci-forwarder')?.[1].Properties;
   const env = (fn?.['Environment'] as { Variables: Record<string, string> }).Variables;
   const windowSeconds = Number(env['AICR_FORWARDER_WINDOW_SECONDS']);
@@ -154,21 +198,12 @@ test('a fleet: every function is told the further clusters, and only the roles t
 
 test('EKS access entries map each Kubernetes-facing role to its own group', () => {
   const entries = byType('AWS::EKS::AccessEntry').map(([, r]) => r.Properties);
-  assert.deepEqual(entries.map((e) => e['PrincipalArn']).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))), [
-    { 'Fn::GetAtt': ['DriftCheckRole', 'Arn'] },
-    { 'Fn::GetAtt': ['ForwarderRole', 'Arn'] },
-    { 'Fn::GetAtt': ['ResolveRole', 'Arn'] },
-    { 'Fn::GetAtt': ['RolloutRole', 'Arn'] },
-    { 'Fn::GetAtt': ['SnapshotRole', 'Arn'] },
-    { 'Fn::GetAtt': ['TokenRefreshRole', 'Arn'] },
-  ]);
+  const steps = queueViews();
+  assert.deepEqual(entries.map((e) => JSON.stringify(e['PrincipalArn'])).sort(), ['ForwarderRole', ...steps.map((v) => `${v.stem}Role`)].map((role) => JSON.stringify({ 'Fn::GetAtt': [role, 'Arn'] })).sort());
   const groupOf = (role: string): unknown => entries.find((e) => JSON.stringify(e['PrincipalArn']).includes(`"${role}"`))?.['KubernetesGroups'];
   assert.deepEqual(groupOf('ForwarderRole'), [IDENTITY_GROUP.forwarder]);
   assert.deepEqual(groupOf('ResolveRole'), [IDENTITY_GROUP.step('resolve')]);
-  assert.deepEqual(groupOf('SnapshotRole'), [IDENTITY_GROUP.step('snapshot')]);
-  assert.deepEqual(groupOf('RolloutRole'), [IDENTITY_GROUP.step('rollout')]);
-  assert.deepEqual(groupOf('TokenRefreshRole'), [IDENTITY_GROUP.step('token-refresh')]);
-  assert.deepEqual(groupOf('DriftCheckRole'), [IDENTITY_GROUP.step('drift-check')]);
+  for (const v of steps) assert.deepEqual(groupOf(`${v.stem}Role`), v.steps.map((s) => IDENTITY_GROUP.step(s)), `${v.stem}Role maps to its steps' groups`);
   for (const e of entries) assert.equal(e['ClusterName'], EXAMPLE_PARAMS.eksClusterName);
 });
 
@@ -190,7 +225,7 @@ const anchorOf = (heading: string): string => heading.trim().toLowerCase().repla
 
 test('OBS-3: the packaged template holds each alarm, its description naming a troubleshooting entry that exists', () => {
   const names = alarms().map((a) => a.AlarmName.replace('aicr-control-plane-ci-', '')).sort();
-  const expected = ['stalled-needs-person', 'stalled-retrying', 'awaiting-approval', 'credentials-stale', 'forwarder-not-running', 'aicr-job-pending', 'aicr-job-failures', 'dead-letters', 'oldest-message'];
+  const expected = ['stalled-needs-person', 'stalled-retrying', 'awaiting-approval', 'credentials-stale', 'forwarder-not-running', 'kube-unreachable', 'dead-letters', 'aicr-job-pending', 'aicr-job-failures', 'oldest-message'];
   for (const n of expected) assert.ok(names.includes(n), `alarm ${n} is in the template`);
   const anchors = new Set(readFileSync(join(ROOT, 'docs/troubleshooting.md'), 'utf8').split('\n').filter((l) => l.startsWith('#')).map((l) => anchorOf(l.replace(/^#+/, ''))));
   for (const a of alarms()) {
@@ -224,21 +259,6 @@ test('OBS-3: every alarm on the control plane namespace watches a metric the cod
   for (const name of shown) assert.ok(METRIC_NAMES.has(name), `dashboard metric ${name} is emitted`);
 });
 
-test('every function has an errors-and-throttles alarm, every dead-letter queue is in the dead-letter alarm and every step queue in the queue-age alarm', () => {
-  const watched = (n: string, ns: string, metric: string) => (alarms().find((a) => a.AlarmName.endsWith(n))?.Metrics ?? []).filter((m) => m.MetricStat?.Metric.Namespace === ns && m.MetricStat.Metric.MetricName === metric).map((m) => JSON.stringify(m.MetricStat?.Metric.Dimensions[0]?.Value));
-  for (const [, f] of byType('AWS::Lambda::Function')) {
-    const name = String(f.Properties['FunctionName']);
-    const short = name.replace('aicr-control-plane-ci-', '');
-    assert.deepEqual(watched(`${short}-errors`, 'AWS/Lambda', 'Errors'), [JSON.stringify(name)], `${name} has an errors alarm`);
-    assert.deepEqual(watched(`${short}-errors`, 'AWS/Lambda', 'Throttles'), [JSON.stringify(name)], `${name} has a throttles alarm`);
-  }
-  const queues = byType('AWS::SQS::Queue');
-  const dlqs = new Set(queues.flatMap(([, q]) => ((q.Properties['RedrivePolicy'] as { deadLetterTargetArn: { 'Fn::GetAtt': string[] } } | undefined)?.deadLetterTargetArn['Fn::GetAtt'][0] ?? [])));
-  assert.deepEqual(watched('dead-letters', 'AWS/SQS', 'ApproximateNumberOfMessagesVisible').sort(), [...dlqs].map((q) => JSON.stringify({ 'Fn::GetAtt': [q, 'QueueName'] })).sort());
-  const stepQueues = queues.filter(([, q]) => q.Properties['FifoQueue'] === true && q.Properties['RedrivePolicy']).map(([id]) => JSON.stringify({ 'Fn::GetAtt': [id, 'QueueName'] }));
-  assert.deepEqual(watched('oldest-message', 'AWS/SQS', 'ApproximateAgeOfOldestMessage').sort(), stepQueues.sort());
-});
-
 test('functions that talk to the cluster join its VPC only when subnets are given; the relay never does', () => {
   assert.deepEqual(template.Conditions['InVpc'], { 'Fn::Not': [{ 'Fn::Equals': [{ 'Fn::Join': ['', { Ref: 'VpcSubnetIds' }] }, ''] }] });
   for (const [id, f] of byType('AWS::Lambda::Function')) {
@@ -246,5 +266,18 @@ test('functions that talk to the cluster join its VPC only when subnets are give
     if (id === 'RelayLambdaFunction') assert.equal(vpc, 'null');
     else assert.equal(vpc, JSON.stringify({ 'Fn::If': ['InVpc', { SubnetIds: { Ref: 'VpcSubnetIds' }, SecurityGroupIds: { Ref: 'VpcSecurityGroupIds' } }, { Ref: 'AWS::NoValue' }] }), id);
   }
-  for (const role of ['ForwarderRole', 'ResolveRole', 'SnapshotRole', 'RolloutRole', 'TokenRefreshRole']) assert.match(JSON.stringify(resources[role]?.Properties['ManagedPolicyArns']), /InVpc.*AWSLambdaVPCAccessExecutionRole/, role);
+  for (const [id, r] of byType('AWS::IAM::Role')) assert.equal(r.Properties['ManagedPolicyArns'], undefined, `${id}: no AWS managed policy (AWSLambdaVPCAccessExecutionRole grants logs on every log group)`);
+  const vpc = resources['VpcNetworkInterfacesPolicy'] as Resource & { Condition?: string };
+  assert.equal(vpc.Condition, 'InVpc', 'only when the functions join the VPC');
+  const inVpc = byType('AWS::Lambda::Function').filter(([id]) => id !== 'RelayLambdaFunction').map(([, f]) => (f.Properties['Role'] as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0]).sort();
+  assert.deepEqual((vpc.Properties['Roles'] as { Ref: string }[]).map((r) => r.Ref).sort(), inVpc, 'every role of a function in the VPC, and not the relay');
+  const statements = (vpc.Properties['PolicyDocument'] as { Statement: { Action: string[]; Resource: unknown }[] }).Statement;
+  assert.deepEqual(
+    statements.map((st) => [st.Action, st.Resource]),
+    [
+      // Describe calls have no resource-level permissions.
+      [['ec2:DescribeNetworkInterfaces', 'ec2:DescribeSubnets'], '*'],
+      [['ec2:CreateNetworkInterface', 'ec2:DeleteNetworkInterface', 'ec2:AssignPrivateIpAddresses', 'ec2:UnassignPrivateIpAddresses'], { 'Fn::Sub': 'arn:${AWS::Partition}:ec2:${AWS::Region}:${AWS::AccountId}:*/*' }],
+    ],
+  );
 });

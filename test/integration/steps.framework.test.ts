@@ -68,7 +68,7 @@ test('COND-1 Ready, Reconciling and Stalled are written only under the summary f
 
 test('a new step row is routed by the forwarder, dispatched, may drop a condition it owns, and is refused by another step function', async () => {
   // A throw-away step that owns EngineAvailable (no real step writes it yet); its second run drops it.
-  const probe: StepRow = { name: 'probe', description: 'test only', queue: 'probe', owns: [CONDITION.engineAvailable], fieldManager: 'aicr-test-probe', timeoutSeconds: 10, wakesOn: [WAKE.runtimeChange], kube: [] };
+  const probe: StepRow = { name: 'probe', description: 'test only', queue: 'probe', owns: [CONDITION.engineAvailable], fieldManager: 'aicr-test-probe', timeoutSeconds: 10, wakesOn: [WAKE.runtimeChange], kube: [], aws: { description: 'test only' } };
   let runs = 0;
   const runProbe: StepRunner = () => {
     runs++;

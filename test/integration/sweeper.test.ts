@@ -9,7 +9,7 @@ import { ANNOTATION, LABEL, MANAGED_BY_VALUE, NAMESPACES } from '../../shared/ap
 import { KIND } from '../../shared/kube/kinds.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
 import { sweepLeftovers } from '../../shared/sweeper/leftovers.ts';
-import { startCapturedControlPlane, forwarderKube, stepKube } from '../helpers/controlPlane.ts';
+import { controlPlaneKube, startCapturedControlPlane, forwarderKube, stepKube } from '../helpers/controlPlane.ts';
 import { captureLogger } from '../helpers/logs.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
 import { createRuntime, deleteRuntime, ensureCrds, kubectl, waitFor } from '../helpers/runtime.ts';
@@ -44,7 +44,8 @@ after(async () => {
 
 test('KROP-3 Jobs of a runtime that no longer exists are swept once stale and past the grace period; Jobs of a live runtime and a person\'s Jobs stay', async () => {
   const gone = randomUUID();
-  const admin = stepKube('resolve');
+  // The stage is set as a person would: the chart's policies hold the steps themselves to pinned images.
+  const admin = controlPlaneKube();
   await admin.create(KIND.job, job('sweep-gone', gone));
   await admin.create(KIND.job, job('sweep-live', liveUID));
   await admin.create(KIND.job, job('sweep-person', gone, false));
@@ -64,7 +65,7 @@ test('KROP-3 Jobs of a runtime that no longer exists are swept once stale and pa
 });
 
 test('KROP-3 local mode sweeps on its own timer, after its grace period', async () => {
-  await stepKube('resolve').create(KIND.job, job('sweep-local', randomUUID()));
+  await controlPlaneKube().create(KIND.job, job('sweep-local', randomUUID()));
   const cp = startCapturedControlPlane({ timings: { ...SCALED_TIMINGS, sweepStaleAfterMs: 1_000, sweepGraceMs: 2_000 }, table: STEP_TABLE.filter((r) => r.name === 'rollout') });
   try {
     await waitFor('local mode swept the leftover Job', async () => ((await jobNames()).includes('sweep-local') ? undefined : true), 20_000);

@@ -2,9 +2,9 @@
 // configuration's did-you-mean, and wait messages.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { overrideSets } from '../../shared/aicr/overrides.ts';
+import { MAX_SET_ARGUMENT_BYTES, overrideSets } from '../../shared/aicr/overrides.ts';
 import { errorTail, verdictOf } from '../../shared/aicr/verdict.ts';
-import { describeWaiting } from '../../shared/aicr/waiting.ts';
+import { describeWaiting, runningMessage } from '../../shared/aicr/waiting.ts';
 import { inputHash, jobName } from '../../shared/aicr/stages.ts';
 import { parseConfiguration } from '../../shared/configuration/read.ts';
 import { StalledError } from '../../shared/errors.ts';
@@ -50,4 +50,41 @@ test('JOB-3 a young Job without a pod is given a grace; an old one is a refusal 
   const job = { metadata: { name: 'aicr-recipe-x-1', namespace: 'aicr-jobs', uid: 'u', resourceVersion: '1', creationTimestamp: '2026-11-30T10:00:00Z' } };
   assert.equal(describeWaiting(job, [], new Date('2026-11-30T10:00:02Z'), 5000).recheck, true);
   assert.match(describeWaiting(job, [], new Date('2026-11-30T10:01:00Z'), 5000).message, /^Job aicr-recipe-x-1 has no pod \(a quota or Pod Security refusal/);
+});
+
+test('an override value too large for one command-line argument is refused naming its path and the limit; one that fits is passed', () => {
+  const component = 'gpu-operator';
+  // The argument is `<component>:<path>=<value>`: the largest value that still fits, and one byte more.
+  const room = MAX_SET_ARGUMENT_BYTES - `${component}:driver.licence=`.length;
+  const fits = overrideSets({ [component]: { values: { driver: { licence: 'x'.repeat(room) } } } });
+  assert.deepEqual(fits.problems, []);
+  assert.equal(Buffer.byteLength(fits.args[1] ?? ''), MAX_SET_ARGUMENT_BYTES);
+  const over = overrideSets({ [component]: { values: { driver: { licence: 'x'.repeat(room + 1), version: '570.1' } } } });
+  assert.deepEqual(over.problems.map((p) => p.field), ['spec.components.gpu-operator.values.driver.licence']);
+  assert.match(over.problems[0]?.message ?? '', /too large for one command-line argument: its --set argument is 131072 bytes, the limit is 131071 bytes \(128 KiB\)/);
+  // Bytes, not characters, are what the kernel counts: 60 000 three-byte characters do not fit.
+  const wide = overrideSets({ [component]: { values: { banner: '\u20ac'.repeat(60_000) } } });
+  assert.deepEqual(wide.problems.map((p) => p.field), ['spec.components.gpu-operator.values.banner']);
+  const huge = overrideSets({ [component]: { values: { blob: 'y'.repeat(300 * 1024) } } });
+  assert.match(huge.problems[0]?.message ?? '', /--set argument is 307218 bytes, the limit is 131071 bytes/);
+});
+
+test('JOB-3 every waiting reason that holds a container back is named with the kubelet text; one on its way still reads running', () => {
+  const job = { metadata: { name: 'aicr-render-x-1', namespace: 'aicr-jobs', uid: 'u', resourceVersion: '1', labels: { 'operator.aicr.run/stage': 'render' } } };
+  const pod = (reason: string, message: string) => ({
+    metadata: { name: 'aicr-render-x-1-abcde', namespace: 'aicr-jobs', uid: 'p', resourceVersion: '1' },
+    status: { phase: 'Pending', containerStatuses: [{ name: 'aicr', state: { waiting: { reason, message } } }] },
+  });
+  const now = new Date('2026-11-30T10:01:00Z');
+  for (const [reason, text] of [
+    ['ImagePullBackOff', 'Back-off pulling image "aicr:v0.11.1"'],
+    ['CreateContainerConfigError', 'secret "aicr-registry" not found'],
+    ['RunContainerError', 'spawn E2BIG'],
+    ['CrashLoopBackOff', 'back-off 10s restarting failed container'],
+  ] as const) {
+    const waiting = describeWaiting(job, [pod(reason, text)], now, 5000);
+    assert.equal(waiting.message, `Job aicr-render-x-1: ${reason}: ${text}`, reason);
+    assert.equal(waiting.pending, true, `${reason} holds the run back`);
+  }
+  assert.equal(describeWaiting(job, [pod('ContainerCreating', '')], now, 5000).message, runningMessage('render', 'aicr-render-x-1'));
 });

@@ -7,9 +7,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { CHART, CONFIGURATION, NAMESPACES, PLAN_ADMISSION } from '../../shared/api/constants.ts';
+import { ADMISSION_KEYS, ARGOCD, CHART, CONFIGURATION, NAMESPACES, PLAN_ADMISSION } from '../../shared/api/constants.ts';
 import { A_REBUILT_PLAN, FROM_A_PLAN_WRITER, IS_OR_WAS_A_PLAN, NOT_FINISHING_A_DELETION } from '../../shared/rbac/planAdmission.ts';
 import { CHART_DIR } from '../../infra/chartPaths.ts';
+import { admissionDisagreements } from '../../shared/configuration/admissionData.ts';
+import { ConfigurationSchema } from '../../shared/configuration/schema.ts';
 import { CHART_VALUES, renderChart, type RenderedObject } from '../helpers/chart.ts';
 
 const KEEP = 'helm.sh/resource-policy';
@@ -19,8 +21,11 @@ function configOf(objects: readonly RenderedObject[]): unknown {
   assert.ok(cm, `the chart renders ConfigMap ${CONFIGURATION.name}`);
   assert.equal(cm.metadata.namespace, CONFIGURATION.namespace);
   const data = cm['data'] as Record<string, string>;
-  assert.deepEqual(Object.keys(data), [CONFIGURATION.key]);
-  return parse(data[CONFIGURATION.key] ?? '');
+  assert.deepEqual(Object.keys(data).sort(), [CONFIGURATION.key, ...Object.values(ADMISSION_KEYS)].sort());
+  const document = parse(data[CONFIGURATION.key] ?? '') as unknown;
+  // What the admission policies read is what the control plane derives from config.yaml, or it refuses the ConfigMap.
+  assert.deepEqual(admissionDisagreements(ConfigurationSchema.parse(document), data), [], 'the admission keys agree with config.yaml');
+  return document;
 }
 
 test('Chart.yaml names the chart and carries the package version', () => {
@@ -32,12 +37,27 @@ test('Chart.yaml names the chart and carries the package version', () => {
 
 test('with the default values the configuration holds the documented empty defaults', async () => {
   assert.deepEqual(configOf(await renderChart()), {
-    aicr: { versions: {}, jobs: { nodeSelector: {}, tolerations: [] }, validatorImages: {} },
+    aicr: { versions: {}, jobs: { nodeSelector: {}, tolerations: [] }, validatorImages: {}, digests: 'Required' },
     registry: { repository: '', plainHTTP: false, auth: { mode: 'static', staticSecretRef: '' } },
-    argocd: { project: 'default', destination: { server: 'https://kubernetes.default.svc', name: '' }, mode: 'self-managed' },
+    argocd: { project: ARGOCD.project, createProject: true, destination: { server: 'https://kubernetes.default.svc', name: '' }, mode: 'self-managed' },
     plans: { keep: 5 },
     drift: { checkInterval: '5m' },
   });
+});
+
+test('outside local mode the chart refuses an image without a digest, naming the key, and installs pinned ones', async () => {
+  const digest = 'sha256:' + '1'.repeat(64);
+  await assert.rejects(renderChart(['--set', 'aicr.versions.v0\\.11\\.1=ghcr.io/nvidia/aicr:v0.11.1']), /aicr\.versions\.v0\.11\.1: ghcr\.io\/nvidia\/aicr:v0\.11\.1 carries no digest; pin it as <image>@sha256:<digest>/);
+  await assert.rejects(
+    renderChart(['--set-json', 'aicr.validatorImages={"ghcr.io/nvidia/aicr-validators/deployment:v0.11.1":"ghcr.io/nvidia/aicr-validators/deployment:v0.11.1"}']),
+    /aicr\.validatorImages\.ghcr\.io\/nvidia\/aicr-validators\/deployment:v0\.11\.1: .* carries no digest/,
+  );
+  const config = configOf(await renderChart(['--set', `aicr.versions.v0\\.11\\.1=ghcr.io/nvidia/aicr@${digest}`])) as { aicr: { versions: Record<string, string>; digests: string } };
+  assert.deepEqual([config.aicr.versions, config.aicr.digests], [{ 'v0.11.1': `ghcr.io/nvidia/aicr@${digest}` }, 'Required']);
+  // The control plane reads the configuration the same way: a hand-written one is refused too, naming the key.
+  const parsed = ConfigurationSchema.safeParse({ aicr: { digests: 'Required', versions: { 'v0.11.1': 'ghcr.io/nvidia/aicr:v0.11.1' } } });
+  assert.equal(parsed.success, false);
+  assert.deepEqual(parsed.error?.issues.map((i) => i.path.join('.')), ['aicr.versions.v0.11.1']);
 });
 
 test('the configuration ConfigMap is the YAML of the aicr, registry, argocd, plans and drift values, whatever they hold', async () => {
@@ -51,6 +71,7 @@ test('the configuration ConfigMap is the YAML of the aicr, registry, argocd, pla
     '--set', 'registry.auth.staticSecretRef=aicr-registry',
     '--set', 'plans.keep=3',
     '--set', 'argocd.project=gpu-stack',
+    '--set', 'argocd.createProject=false',
     '--set', 'argocd.destination.name=eks-prod',
     '--set', 'argocd.mode=managed',
     '--set', 'drift.checkInterval=90s',
@@ -60,9 +81,10 @@ test('the configuration ConfigMap is the YAML of the aicr, registry, argocd, pla
       versions: { 'v0.11.1': 'ghcr.io/nvidia/aicr:v0.11.1' },
       jobs: { nodeSelector: { 'node-role/system': 'true' }, tolerations: [toleration] },
       validatorImages: { 'ghcr.io/nvidia/aicr-validators/deployment:v0.11.1': 'ghcr.io/nvidia/aicr-validators/deployment@sha256:0000000000000000000000000000000000000000000000000000000000000000' },
+      digests: 'Optional',
     },
     registry: { repository: 'registry.example:5000/aicr', plainHTTP: true, auth: { mode: 'static', staticSecretRef: 'aicr-registry' } },
-    argocd: { project: 'gpu-stack', destination: { server: 'https://kubernetes.default.svc', name: 'eks-prod' }, mode: 'managed' },
+    argocd: { project: 'gpu-stack', createProject: false, destination: { server: 'https://kubernetes.default.svc', name: 'eks-prod' }, mode: 'managed' },
     plans: { keep: 3 },
     drift: { checkInterval: '90s' },
   });
@@ -76,10 +98,37 @@ test('the chart owns the Job namespaces with their Pod Security levels, and keep
   assert.deepEqual(enforce, { [NAMESPACES.discovery]: 'privileged', [NAMESPACES.jobs]: 'baseline', [NAMESPACES.validation]: 'baseline' });
   const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition');
   assert.equal(crds.length, 2);
-  for (const o of [...namespaces, ...crds]) assert.equal(o.metadata.annotations?.[KEEP], 'keep', `${o.kind} ${o.metadata.name} survives an uninstall`);
-  for (const o of objects.filter((x) => x.kind !== 'Namespace' && x.kind !== 'CustomResourceDefinition')) {
+  // The AppProject too: Applications an Orphan deletion leaves behind still name it.
+  const projects = objects.filter((o) => o.kind === 'AppProject');
+  assert.equal(projects.length, 1);
+  for (const o of [...namespaces, ...crds, ...projects]) assert.equal(o.metadata.annotations?.[KEEP], 'keep', `${o.kind} ${o.metadata.name} survives an uninstall`);
+  for (const o of objects.filter((x) => x.kind !== 'Namespace' && x.kind !== 'CustomResourceDefinition' && x.kind !== 'AppProject')) {
     assert.equal(o.metadata.annotations?.[KEEP], undefined, `${o.kind} ${o.metadata.name} goes with the release`);
   }
+});
+
+function appProject(objects: readonly RenderedObject[]): RenderedObject | undefined {
+  return objects.find((o) => o.kind === 'AppProject');
+}
+
+test('the chart ships the AppProject argocd.project names, in Argo CD\'s namespace: charts from registry.repository only, releases to the configured cluster, any kind', async () => {
+  const project = appProject(await renderChart(['--set', 'registry.repository=registry.example:5000/aicr']));
+  assert.ok(project, 'the chart renders an AppProject');
+  assert.equal(project.apiVersion, 'argoproj.io/v1alpha1');
+  assert.deepEqual([project.metadata.name, project.metadata.namespace], [ARGOCD.project, NAMESPACES.argocd]);
+  const spec = project['spec'] as Record<string, unknown>;
+  assert.deepEqual(spec['sourceRepos'], ['registry.example:5000/aicr']);
+  assert.deepEqual(spec['destinations'], [{ server: ARGOCD.inClusterServer, namespace: '*' }]);
+  assert.deepEqual(spec['clusterResourceWhitelist'], [{ group: '*', kind: '*' }]);
+  const byName = appProject(await renderChart(['--set', 'argocd.project=gpu-stack', '--set', 'argocd.destination.name=eks-prod']));
+  assert.equal(byName?.metadata.name, 'gpu-stack');
+  assert.deepEqual((byName?.['spec'] as Record<string, unknown>)['destinations'], [{ name: 'eks-prod', namespace: '*' }], 'a cluster registered by name is the destination by name');
+});
+
+test('with argocd.createProject=false the chart ships no AppProject, and it refuses to ship Argo CD\'s own default', async () => {
+  assert.equal(appProject(await renderChart(['--set', 'argocd.createProject=false'])), undefined);
+  assert.equal(appProject(await renderChart(['--set', 'argocd.createProject=false', '--set', `argocd.project=${ARGOCD.defaultProject}`])), undefined);
+  await assert.rejects(renderChart(['--set', `argocd.project=${ARGOCD.defaultProject}`]), /would take over Argo CD's own AppProject default/);
 });
 
 test('the chart refuses a release namespace other than aicr-system', async () => {

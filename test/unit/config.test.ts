@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { requireQueues } from '../../shared/aws/routes.ts';
-import { ConfigError, loadConfig } from '../../shared/config.ts';
+import { ConfigError, loadConfig } from '../../shared/environment.ts';
 import { DEFAULT_TIMINGS, timingsFrom } from '../../shared/timings.ts';
 
 const good = { AICR_RESOLVE_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/1/q.fifo', AICR_DELAY_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/1/d' };
@@ -25,7 +25,6 @@ test('every duration defaults to the runbook value and can be set', () => {
   assert.deepEqual(t, {
     backoffBaseMs: 10_000,
     backoffCapMs: 5 * 60_000,
-    maxAttempts: 8,
     tokenRefreshIntervalMs: 6 * 3_600_000,
     tokenStaleWithinMs: 3_600_000,
     engineRecheckMs: 30_000,
@@ -35,10 +34,9 @@ test('every duration defaults to the runbook value and can be set', () => {
     sweepGraceMs: 11 * 60_000,
   });
   assert.deepEqual(DEFAULT_TIMINGS, t);
-  const scaled = timingsFrom(loadConfig({ ...good, AICR_BACKOFF_BASE: '100ms', AICR_BACKOFF_CAP: '2s', AICR_MAX_ATTEMPTS: '3' }));
+  const scaled = timingsFrom(loadConfig({ ...good, AICR_BACKOFF_BASE: '100ms', AICR_BACKOFF_CAP: '2s' }));
   assert.equal(scaled.backoffBaseMs, 100);
   assert.equal(scaled.backoffCapMs, 2000);
-  assert.equal(scaled.maxAttempts, 3);
 });
 
 test('queue settings are derived from the step table', () => {

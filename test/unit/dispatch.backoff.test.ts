@@ -1,10 +1,14 @@
 // Retries back off by attempt: the work item carries its attempt number, each retry waits
-// twice as long as the one before (10 s, 20 s, 40 s … capped at 5 min), and work that keeps
-// failing is dead-lettered after the last attempt. Stalls that clear by themselves retry at the
-// cap for as long as it takes and are never dead-lettered.
+// twice as long as the one before (10 s, 20 s, 40 s … capped at 5 min), and a transient
+// failure keeps retrying at the cap for as long as it lasts; nothing the dispatcher retries is
+// ever dead-lettered. A lost write race is re-run at once. Only a message that cannot be
+// processed at all fails its delivery, and the queue dead-letters it after MAX_RECEIVES.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { StalledError, TransientError } from '../../shared/errors.ts';
+import { ConflictError, StalledError, TransientError } from '../../shared/errors.ts';
+import { CONFLICT_RERUNS, MAX_RECEIVES } from '../../shared/queue/deliveryPolicy.ts';
+import { EmbeddedQueue } from '../../shared/queue/embedded.ts';
+import { METRIC } from '../../shared/observability/metrics.ts';
 import type { KubePort, WritableObject } from '../../shared/kube/port.ts';
 import type { RuntimeObject } from '../../shared/kube/kinds.ts';
 import type { ReceivedMessage } from '../../shared/queue/port.ts';
@@ -70,12 +74,51 @@ async function chase(runner: StepRunner, rounds: number): Promise<{ delays: numb
   };
 }
 
-test('OBS-2 backoff delays grow across attempts, 10 s doubling to a 5 min cap, then the work is dead-lettered', async () => {
+test('OBS-2 FLT-2 backoff delays grow across attempts, 10 s doubling to a 5 min cap, and a transient failure keeps retrying there, never dead-lettered', async () => {
   const { delays, attempts, producer } = await chase(() => Promise.reject(new TransientError('api 503')), 20);
-  assert.deepEqual(delays, [10_000, 20_000, 40_000, 80_000, 160_000, 300_000, 300_000]);
-  assert.deepEqual(attempts, [2, 3, 4, 5, 6, 7, 8]);
-  assert.equal(producer.dead.length, 1, 'dead-lettered after attempt 8');
-  assert.equal(decodeWorkItem(producer.dead[0]?.body ?? '').attempt, DEFAULT_TIMINGS.maxAttempts);
+  assert.deepEqual(delays.slice(0, 7), [10_000, 20_000, 40_000, 80_000, 160_000, 300_000, 300_000]);
+  assert.equal(delays.length, 20, 'every round schedules the next, long past the eighth attempt');
+  assert.ok(delays.slice(5).every((d) => d === 300_000), 'at the cap');
+  assert.deepEqual(attempts.slice(0, 3), [2, 3, 4]);
+  assert.equal(attempts.at(-1), 21);
+  assert.equal(producer.dead.length, 0);
+});
+
+test('FLT-2 a lost write race is run again at once in the same delivery, and still losing it sends a retry due now', async () => {
+  let runs = 0;
+  const conflictOnce: StepRunner = () => (++runs === 1 ? Promise.reject(new ConflictError('write conflict (Conflict); re-reading')) : Promise.resolve({}));
+  const once = await chase(conflictOnce, 1);
+  assert.equal(runs, 2, 'the step ran again in the same delivery');
+  assert.deepEqual(once.delays, [], 'no retry message was needed');
+  runs = 0;
+  const always: StepRunner = () => {
+    runs++;
+    return Promise.reject(new ConflictError('write conflict (Conflict); re-reading'));
+  };
+  const losing = await chase(always, 1);
+  assert.equal(runs, 1 + CONFLICT_RERUNS);
+  assert.deepEqual(losing.delays, [0], 'a retry due at once, not after a visibility timeout');
+  assert.equal(losing.producer.dead.length, 0);
+});
+
+test('FLT-2 a malformed message fails its delivery, and the queue dead-letters it after MAX_RECEIVES with one DeadLettered line', async () => {
+  const { log, records } = captureLogger('info');
+  const queue = new EmbeddedQueue({ redeliveryDelayMs: 1 });
+  const dispatch = createDispatcher({ resolve: () => Promise.resolve({}) }, STEP_TABLE);
+  const deps = { kube: fakeKube(), log, now: () => new Date(), timings: DEFAULT_TIMINGS, producer: queue };
+  let deliveries = 0;
+  queue.consume(async (msg) => {
+    deliveries++;
+    await dispatch(msg, deps);
+  });
+  await queue.send({ step: 'resolve', group: 'runtime-u-1', dedupId: 'bad', body: '{"v":1}' });
+  await queue.idle();
+  queue.stop();
+  assert.equal(deliveries, MAX_RECEIVES);
+  assert.equal(queue.deadLetters.length, 1);
+  const dead = records().filter((r) => r[METRIC.deadLettered.name] === 1);
+  assert.equal(dead.length, 1, 'counted once, on its last delivery');
+  assert.ok(records().some((r) => r['message'] === 'malformed message'));
 });
 
 test('each retry has its own deduplication ID, so retries of different deliveries never collide', async () => {

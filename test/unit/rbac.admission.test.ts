@@ -81,7 +81,7 @@ test('FIN-4 the application policy matches the control plane\'s writes of Applic
   const spec = specOf(applicationAdmissionPolicy());
   assert.equal((applicationAdmissionPolicy()['metadata'] as { name: string }).name, APPLICATION_ADMISSION.name);
   assert.equal(spec['failurePolicy'], 'Fail');
-  assert.deepEqual(spec['matchConstraints'], { resourceRules: [{ apiGroups: ['argoproj.io'], apiVersions: ['v1alpha1'], operations: ['CREATE', 'UPDATE'], resources: ['applications'] }] });
+  assert.deepEqual(spec['matchConstraints'], { resourceRules: [{ apiGroups: ['argoproj.io'], apiVersions: ['v1alpha1'], operations: ['CREATE', 'UPDATE', 'DELETE'], resources: ['applications'] }] });
   assert.deepEqual(spec['matchConditions'], [{ name: 'from-the-control-plane', expression: fromTheControlPlane() }]);
   assert.deepEqual(controlPlaneGroups(), [IDENTITY_GROUP.forwarder, ...STEP_TABLE.map((r) => IDENTITY_GROUP.step(r.name))]);
   for (const g of controlPlaneGroups()) assert.ok(fromTheControlPlane().includes(`'${g}'`), `${g} is matched`);
@@ -92,9 +92,11 @@ test('FIN-4 the application policy matches the control plane\'s writes of Applic
 });
 
 test('FIN-4 the finalizer without the delete-rollout annotation is refused with the by-hand fix', () => {
-  const [v, ...more] = specOf(applicationAdmissionPolicy())['validations'] as Validation[];
+  const [v, owned, ...more] = specOf(applicationAdmissionPolicy())['validations'] as Validation[];
   assert.equal(more.length, 0);
-  assert.equal(v?.expression, FINALIZER_ONLY_WHILE_REMOVING);
+  // A delete sends no object: the finalizer rule holds writes only, and the second rule holds ownership (SEC-3).
+  assert.equal(v?.expression, `request.operation == 'DELETE' || ${FINALIZER_ONLY_WHILE_REMOVING}`);
+  assert.match(owned?.expression ?? '', /oldObject.*object/);
   assert.ok(FINALIZER_ONLY_WHILE_REMOVING.includes(`'${ARGOCD.resourcesFinalizer}'`) && FINALIZER_ONLY_WHILE_REMOVING.includes(`'${ANNOTATION.deleteRollout}'`));
   assert.equal(v?.reason, 'Forbidden');
   assert.match(v?.messageExpression ?? '', /object\.metadata\.name/);

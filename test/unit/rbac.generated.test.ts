@@ -1,21 +1,20 @@
 // The chart's access control is generated: the RBAC from the step table (one identity per
-// function, each with only its row's rules) and the plan admission policy from the constants;
+// function, each with only its row's rules) and the admission policies from the constants;
 // the committed files are never stale.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { IDENTITY_GROUP, NAMESPACES, PLAN_WRITER_GROUPS } from '../../shared/api/constants.ts';
-import { APPLICATION_ADMISSION_TEMPLATE, APPROVAL_ADMISSION_TEMPLATE, PLAN_ADMISSION_TEMPLATE, RBAC_TEMPLATE, VALIDATE_ADMISSION_TEMPLATE } from '../../infra/chartPaths.ts';
-import { renderApplicationAdmission } from '../../shared/rbac/applicationAdmission.ts';
-import { renderApprovalAdmission } from '../../shared/rbac/approvalAdmission.ts';
-import { renderPlanAdmission } from '../../shared/rbac/planAdmission.ts';
-import { identities, renderRbac } from '../../shared/rbac/render.ts';
-import { renderValidateAdmission } from '../../shared/rbac/validateAdmission.ts';
+import { basename } from 'node:path';
+import { ACCESS_CONTROL_FILES } from '../../infra/accessControlFiles.ts';
+import { identities } from '../../shared/rbac/render.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
 
-test('infra/chart/templates/rbac.yaml is what the step table renders (run npm run gen:rbac)', () => {
-  assert.equal(readFileSync(RBAC_TEMPLATE, 'utf8'), renderRbac());
-});
+for (const { path, render } of ACCESS_CONTROL_FILES) {
+  test(`infra/chart/templates/${basename(path)} is what the step table and constants render (run npm run gen:rbac)`, () => {
+    assert.equal(readFileSync(path, 'utf8'), render());
+  });
+}
 
 test('each step and the forwarder have their own group, and every rule says why', () => {
   const ids = identities();
@@ -30,21 +29,6 @@ test('each step and the forwarder have their own group, and every rule says why'
   }
 });
 
-test('infra/chart/templates/plan-admission.yaml is what the constants render (run npm run gen:rbac)', () => {
-  assert.equal(readFileSync(PLAN_ADMISSION_TEMPLATE, 'utf8'), renderPlanAdmission());
-});
-
-test('infra/chart/templates/rollout-approval.yaml is what the constants render (run npm run gen:rbac)', () => {
-  assert.equal(readFileSync(APPROVAL_ADMISSION_TEMPLATE, 'utf8'), renderApprovalAdmission());
-});
-
-test('infra/chart/templates/application-finalizer.yaml is what the step table and constants render (run npm run gen:rbac)', () => {
-  assert.equal(readFileSync(APPLICATION_ADMISSION_TEMPLATE, 'utf8'), renderApplicationAdmission());
-});
-
-test('infra/chart/templates/validate-admission.yaml is what the constants render (run npm run gen:rbac)', () => {
-  assert.equal(readFileSync(VALIDATE_ADMISSION_TEMPLATE, 'utf8'), renderValidateAdmission());
-});
 
 test('PLAN-1 the plan writers are the resolve step alone, and its RBAC is what lets it write plans', () => {
   assert.deepEqual(PLAN_WRITER_GROUPS, [IDENTITY_GROUP.step('resolve')]);

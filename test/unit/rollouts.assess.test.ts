@@ -80,6 +80,14 @@ test('APR-2 an approval is accepted, or refused as late, after drift since creat
   assert.ok(stale.state === 'Refused' && stale.reason === REFUSAL.staleCredentials, JSON.stringify(stale));
 });
 
+test('APR-2 ENG-2 an approval recorded while an engine suspension is refused is refused with EngineSuspensionRefused, saying why and what to do; accepted once the switch succeeds', () => {
+  const why = 'the API server refused for good to turn automated sync off for spec.suspendEngine: Application bravo in argocd';
+  const refused = judgeApproval({ rollout: rollout({ approval: approval('2026-01-01T00:30:00Z') }), inventory: 'sha256:a', suspensionRefused: why });
+  assert.ok(refused.state === 'Refused' && refused.reason === 'EngineSuspensionRefused' && !refused.supersede, JSON.stringify(refused));
+  assert.equal(refused.message, `no new rollout starts while the engine suspension is refused (${why}); approve again once automated sync is in the state spec.suspendEngine declares`);
+  assert.equal(judgeApproval({ rollout: rollout({ approval: approval('2026-01-01T00:30:00Z') }), inventory: 'sha256:a', suspensionRefused: undefined }).state, 'Accepted');
+});
+
 test('APR-2 an approval already accepted stays accepted when the same approval is seen again', () => {
   const given = { state: 'Accepted' as const, approvedBy: 'alice', approvedAt: '2026-01-01T00:30:00Z', reason: 'Approved', message: 'approved by alice' };
   const j = judgeApproval({ rollout: rollout({ approval: approval('2026-01-01T00:30:00Z') }, { approval: given }), inventory: 'sha256:changed' });

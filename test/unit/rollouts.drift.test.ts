@@ -72,3 +72,17 @@ test('ROL-2 a written release is compared with what the rollout wrote; the relea
   assert.deepEqual(inventoryChanges(facts([bravo], inFlight)), ['Application alpha disappeared'], 'its deletion is drift');
   assert.deepEqual(inventoryChanges({ ...facts([bravo], done), recorded: undefined }), [], 'a rollout without a recorded inventory is not compared');
 });
+
+test('ROL-2 an Application moved to another Argo CD project is drift; an inventory recorded without projects does not compare them', () => {
+  const [alpha, bravo] = before();
+  assert.ok(alpha && bravo);
+  const moved = structuredClone(bravo);
+  spec(moved)['project'] = 'elsewhere';
+  assert.deepEqual(inventoryChanges(facts([alpha, moved])), [`Application bravo moved to Argo CD project elsewhere, not ${String(spec(bravo)['project'])}`]);
+  const older = { ...facts([alpha, moved]), recorded: inventoryEntries(before()).map((e) => ({ name: e.name, uid: e.uid, plan: e.plan, release: e.release })) };
+  assert.deepEqual(inventoryChanges(older), [], 'entries an older control plane recorded carry no project');
+  const wrote = live([intended.get('alpha') as PlanApplication])[0] as GenericObject;
+  spec(wrote)['project'] = 'elsewhere';
+  const done: StepState[] = [{ release: 'alpha', state: 'Succeeded', startedAt: '2026-11-30T10:00:00Z', applicationUID: 'uid-alpha' }, { release: 'bravo', state: 'Pending' }];
+  assert.match(inventoryChanges(facts([wrote, bravo], done))[0] ?? '', /^Application alpha moved to Argo CD project elsewhere/);
+});

@@ -51,6 +51,21 @@ test('ROL-1 the gate holds when Argo CD reports the written spec synced and heal
   assert.deepEqual(gate(reported(multi), multi, written), { held: true });
 });
 
+test('ROL-1 a multi-source comparison as Argo CD v3.5.1 records it, with an empty single source beside the sources, is about the spec written', () => {
+  assert.deepEqual(gate(reported(multi, (s) => (s.sync.comparedTo.source = { repoURL: '' })), multi, written), { held: true });
+  assert.match(why(multi, (s) => (s.sync.comparedTo.source = { repoURL: 'elsewhere' })), /^GateNotMet: Argo CD has not yet compared the spec written/);
+});
+
+test('ROL-1 Argo CD v3.5.1 drops null values from valuesObject in what it records as compared; that is still the spec written', () => {
+  const withNull = clone(single) as unknown as Loose;
+  withNull['spec'].source.helm = { releaseName: 'r', valuesObject: { controller: { affinity: { nodeAffinity: null }, replicas: 1 } } };
+  const intended = withNull as unknown as PlanApplication;
+  const live = reported(intended, (s) => (s.sync.comparedTo.source.helm.valuesObject = { controller: { affinity: {}, replicas: 1 } }));
+  assert.deepEqual(gate(live, intended, written), { held: true });
+  const other = reported(intended, (s) => (s.sync.comparedTo.source.helm.valuesObject = { controller: { affinity: {}, replicas: 2 } }));
+  assert.equal(gate(other, intended, written).held, false, 'another value is another spec');
+});
+
 test('ROL-1 a report older than the write, or about another spec, does not count', () => {
   assert.match(why(single, (s) => (s.reconciledAt = '2026-11-30T09:59:59Z')), /^GateNotMet: .*older than the write/);
   assert.match(why(single, (s) => (s.sync.comparedTo.source.targetRevision = '0.0.1')), /^GateNotMet: Argo CD has not yet compared the spec written/);
@@ -58,7 +73,18 @@ test('ROL-1 a report older than the write, or about another spec, does not count
 
 test('ROL-1 synced and healthy at a previous version blocks the step', () => {
   assert.match(why(single, (s) => ((s.sync.revision = '0.0.1'), (s.operationState.syncResult.revision = '0.0.1'))), /^GateNotMet: .*synced at 0\.0\.1 .*not at /);
-  assert.match(why(multi, (s) => (s.operationState.syncResult.revisions = ['0.0.1', '0.0.2'])), /last sync 0\.0\.1, 0\.0\.2/);
+  assert.match(why(multi, (s) => ((s.sync.revisions = ['0.0.1', '0.0.2']), (s.operationState.syncResult.revisions = ['0.0.1', '0.0.2']))), /synced at 0\.0\.1, 0\.0\.2 \(last sync 0\.0\.1, 0\.0\.2\)/);
+});
+
+test('ROL-1 a version bump whose manifests render the same holds: Argo CD compares it Synced at the new version and runs no sync, so its last operation names the old one', () => {
+  assert.deepEqual(gate(reported(single, (s) => (s.operationState.syncResult.revision = '0.0.1')), single, written), { held: true });
+  assert.deepEqual(gate(reported(multi, (s) => (s.operationState.syncResult.revisions = ['0.0.1', '0.0.2'])), multi, written), { held: true });
+});
+
+test('ROL-1 an Application Argo CD never had to sync (its resources were already live) holds once compared Synced and healthy', () => {
+  assert.deepEqual(gate(reported(multi, (s) => delete s.operationState), multi, written), { held: true });
+  assert.match(why(multi, (s) => ((s.sync.status = 'OutOfSync'), delete s.operationState)), /^GateNotMet: .*OutOfSync/);
+  assert.match(why(multi, (s) => (s.operationState.phase = 'Running')), /^GateNotMet: Argo CD is syncing .*Running/);
 });
 
 test('each unmet part is named: comparison error, sync running or failed, out of sync, degraded, progressing', () => {
@@ -77,4 +103,11 @@ test('an Application edited or deleted since the write is told apart from one Ar
   assert.equal(gone.held ? '' : gone.reason, 'ApplicationMissing');
   const policy = gate(reported(single, (_s, live) => (live['spec'].syncPolicy = {})), single, written);
   assert.equal(policy.held, true, 'a sync policy change is not an edit of what the step decides');
+});
+
+test('an Application its AppProject refuses (InvalidSpecError) is named as refused, with Argo CD\'s message; a project edit since the write is SpecDrifted', () => {
+  const refused = why(single, (s) => (s.conditions = [{ type: 'InvalidSpecError', message: "application repo registry.example/aicr is not permitted in project 'aicr'" }]));
+  assert.match(refused, /^SpecRefused: Argo CD refuses Application .*not permitted in project 'aicr'.*AppProject/);
+  const moved = gate(reported(single, (_s, live) => (live['spec'].project = 'other')), single, written);
+  assert.equal(moved.held ? '' : moved.reason, 'SpecDrifted');
 });

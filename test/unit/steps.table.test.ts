@@ -5,9 +5,10 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { parse, type Tags } from 'yaml';
 import { AICR_RUNNER_SERVICE_ACCOUNT, AICR_SNAPSHOT_SERVICE_ACCOUNT, AICR_VALIDATE_SERVICE_ACCOUNT, DOMAIN_CONDITIONS, FIELD_MANAGER, IDENTITY_GROUP, NAMESPACES } from '../../shared/api/constants.ts';
-import { ConfigSchema } from '../../shared/config.ts';
+import { ConfigSchema } from '../../shared/environment.ts';
 import { RUNNERS } from '../../shared/steps/runners.ts';
-import { CONDITION_OWNER, PLANNED_STEPS, QUEUE_NAMES, STEP_TABLE, queueSettings, type KubeRule } from '../../shared/steps/table.ts';
+import { CONDITION_OWNER, QUEUE_NAMES, STEP_TABLE, queueSettings, type KubeRule } from '../../shared/steps/table.ts';
+import { ownerTable, ownerTableIn } from '../../shared/steps/ownerTable.ts';
 import { renderChart, type RenderedObject } from '../helpers/chart.ts';
 
 const root = new URL('../../', import.meta.url);
@@ -22,7 +23,7 @@ const cfnTags: Tags = [
 ];
 interface Sls {
   provider: { environment: Record<string, unknown> };
-  functions: Record<string, { handler: string; timeout: number; role: string; events?: { sqs?: { arn: unknown } }[] }>;
+  functions: Record<string, { handler: string; timeout: number; role: string; environment?: Record<string, unknown>; events?: { sqs?: { arn: unknown } }[] }>;
   resources: { Resources: Record<string, { Type: string; Properties: Record<string, unknown> }> };
 }
 const sls = parse(read('serverless.yml'), { customTags: cfnTags }) as Sls;
@@ -33,26 +34,30 @@ test('every step has a runner, and runners exist only for steps of the table', (
   assert.deepEqual(Object.keys(RUNNERS).sort(), STEP_TABLE.map((r) => r.name).sort());
 });
 
-test('each domain condition has exactly one owner; owners without a row are the planned steps', () => {
+test('each domain condition has exactly one owning row', () => {
   const owners = new Map<string, string>();
   for (const row of STEP_TABLE) {
     for (const type of row.owns) {
       assert.equal(owners.get(type), undefined, `${type} is owned by ${owners.get(type)} and ${row.name}`);
       owners.set(type, row.name);
-      assert.equal(CONDITION_OWNER[type], row.name, `${type}'s owner in CONDITION_OWNER`);
     }
   }
-  for (const type of DOMAIN_CONDITIONS) {
-    const owner = CONDITION_OWNER[type];
-    if (!owners.has(type)) assert.ok((PLANNED_STEPS as readonly string[]).includes(owner), `${type}: owner ${owner} has no row and is not planned`);
-  }
+  for (const type of DOMAIN_CONDITIONS) assert.equal(CONDITION_OWNER[type], owners.get(type), `${type}'s owner`);
+  assert.deepEqual([...owners.keys()].sort(), [...DOMAIN_CONDITIONS].sort(), 'every domain condition has a step that writes it');
 });
 
-test('each step writes under its own field manager, distinct from every other and from the summary', () => {
+test('docs/conditions.md names each condition\'s owner and field manager as the rows do (run npm run gen:docs)', () => {
+  const doc = read('docs/conditions.md');
+  const at = ownerTableIn(doc);
+  assert.ok(at, 'docs/conditions.md has the owners table');
+  assert.equal(doc.split('\n').slice(at.start, at.end).join('\n'), ownerTable());
+});
+
+test('each step writes under its own field manager, distinct from every other and from the summary; the named ones are rows\'', () => {
   const managers: string[] = STEP_TABLE.map((r) => r.fieldManager);
   assert.equal(new Set(managers).size, managers.length);
   assert.ok(!managers.includes(FIELD_MANAGER.summary));
-  for (const m of managers) assert.ok((Object.values(FIELD_MANAGER) as string[]).includes(m), `${m} is defined in FIELD_MANAGER`);
+  for (const m of Object.values(FIELD_MANAGER)) if (m !== FIELD_MANAGER.summary) assert.ok(managers.includes(m), `FIELD_MANAGER's ${m} is a row's`);
 });
 
 test('each queue has a handler in functions/ that runs exactly its steps', () => {
@@ -69,7 +74,7 @@ test('each queue has a handler in functions/ that runs exactly its steps', () =>
   assert.deepEqual(stepFunctions.sort(), [...QUEUE_NAMES].sort(), 'queue-fed functions are exactly the step queues');
 });
 
-test('serverless.yml gives each queue a function, a FIFO queue with a FIFO DLQ, its settings and its rights', () => {
+test('serverless.yml gives each queue a function, a FIFO queue redriving to the FIFO step DLQ, its settings and its rights', () => {
   for (const queue of QUEUE_NAMES) {
     const fn = sls.functions[queue];
     assert.ok(fn, `function ${queue}`);
@@ -77,19 +82,20 @@ test('serverless.yml gives each queue a function, a FIFO queue with a FIFO DLQ, 
     assert.equal(fn.handler, `functions/${queue}.handler`);
     assert.equal(fn.timeout, timeout, `${queue} timeout from the table`);
     const q = resources[`${pascal(queue)}Queue`]?.Properties;
-    const dlq = resources[`${pascal(queue)}Dlq`]?.Properties;
-    assert.ok(q && dlq, `${pascal(queue)}Queue and ${pascal(queue)}Dlq`);
+    const dlq = resources['StepDlq']?.Properties;
+    assert.ok(q && dlq, `${pascal(queue)}Queue and the step dead-letter queue`);
+    assert.deepEqual((q['RedrivePolicy'] as { deadLetterTargetArn: unknown }).deadLetterTargetArn, { 'Fn::GetAtt': ['StepDlq', 'Arn'] });
     assert.deepEqual(fn.events?.[0]?.sqs?.arn, { 'Fn::GetAtt': [`${pascal(queue)}Queue`, 'Arn'] });
     assert.equal(q['FifoQueue'], true);
     assert.equal(dlq['FifoQueue'], true);
     assert.ok(Number(q['VisibilityTimeout']) >= 6 * timeout, 'visibility at least six times the timeout');
     const names = queueSettings(queue);
-    for (const key of [names.url, names.arn, names.dlqUrl]) {
-      assert.ok(key in sls.provider.environment, `${key} in the environment`);
+    for (const key of [names.url, names.arn]) {
+      assert.ok(key in (fn.environment ?? {}), `${key} in ${queue}'s environment`);
       assert.ok(key in ConfigSchema.shape, `${key} is a known setting`);
     }
     const role = JSON.stringify(resources[fn.role]?.Properties['Policies']);
-    assert.ok(role.includes(`"${pascal(queue)}Dlq","Arn"`), `${fn.role} may send to its dead-letter queue`);
+    assert.ok(!role.includes('"StepDlq","Arn"'), `${fn.role} sends nothing to the dead-letter queue: only the queue's redrive does`);
   }
 });
 
@@ -106,7 +112,11 @@ test('the chart as helm renders it grants each step row exactly its rules, bound
       assert.ok(role, `the chart renders ${namespace ? 'Role' : 'ClusterRole'} ${namespace ?? ''}/${name}`);
       const want = rules
         .filter((r) => r.namespace === namespace)
-        .map((r) => ({ apiGroups: r.apiGroups, resources: r.resources, ...(r.resourceNames ? { resourceNames: r.resourceNames } : {}), verbs: r.verbs }));
+        .map((r) => {
+          // The default values leave each name the values hold empty.
+          const names = [...(r.resourceNames ?? []), ...(r.resourceNamesFromValues ?? []).map(() => '')];
+          return { apiGroups: r.apiGroups, resources: r.resources, ...(names.length > 0 ? { resourceNames: names } : {}), verbs: r.verbs };
+        });
       assert.deepEqual(role['rules'], want, `${scope(role)} holds exactly the rules of the ${row.name} row`);
       const binding = rbac.find((o) => o.kind === `${role.kind}Binding` && o.metadata.name === name && o.metadata.namespace === namespace);
       assert.deepEqual(binding?.['subjects'], [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: group }], `${scope(role)} is bound to ${group} only`);

@@ -4,7 +4,6 @@
 // case is given by the configuration (argocd.mode managed) or by a capability answer passed in.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { stringify } from 'yaml';
 import { ANNOTATION, ARGOCD_REGISTRY_SECRET, CONFIGURATION, FIELD_MANAGER } from '../../shared/api/constants.ts';
 import { ConfigurationSchema } from '../../shared/configuration/schema.ts';
 import type { GenericObject, RuntimeObject } from '../../shared/kube/kinds.ts';
@@ -15,6 +14,7 @@ import { runTokenRefresh } from '../../shared/steps/tokenRefresh/index.ts';
 import { type Cadence, dueBecause, judge, nextDue, passwordOf } from '../../shared/steps/tokenRefresh/secret.ts';
 import { DEFAULT_TIMINGS } from '../../shared/timings.ts';
 import { captureLogger } from '../helpers/logs.ts';
+import { configurationData } from '../helpers/configurationData.ts';
 
 const HOUR = 3_600_000;
 const NOW = new Date('2026-11-30T12:00:00Z');
@@ -37,7 +37,7 @@ function secret(manager: string, notes: Record<string, string>, password = 'pw')
       namespace: ARGOCD_REGISTRY_SECRET.namespace,
       uid: 'u',
       resourceVersion: '1',
-      labels: { 'argocd.argoproj.io/secret-type': 'repo-creds', 'app.kubernetes.io/managed-by': 'aicr-operator' },
+      labels: { 'argocd.argoproj.io/secret-type': 'repository', 'app.kubernetes.io/managed-by': 'aicr-operator' },
       annotations: notes,
       managedFields: [{ manager, operation: 'Apply', fieldsV1: { 'f:data': { 'f:password': {} } } }],
     },
@@ -66,7 +66,7 @@ function kubeWith(objects: Record<string, WritableObject | GenericObject>): Kube
 }
 
 function configMap(values: Record<string, unknown>): WritableObject {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: CONFIGURATION.name, namespace: CONFIGURATION.namespace }, data: { [CONFIGURATION.key]: stringify(values) } };
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: CONFIGURATION.name, namespace: CONFIGURATION.namespace }, data: configurationData(values) };
 }
 
 const AWS_MANAGED = { registry: { repository: SHAPE.url, auth: { mode: 'aws' } }, argocd: { mode: 'managed' } };

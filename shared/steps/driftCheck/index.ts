@@ -18,6 +18,7 @@ import type { StepContext, StepReport, StepRunner } from '../types.ts';
 import { activePlan } from './activePlan.ts';
 import { checkInventory } from './recreate.ts';
 import { consistent, nextLook } from './report.ts';
+import { statusPlan } from '../../status/statusPlans.ts';
 
 interface Look {
   readonly configuration: Configuration;
@@ -30,10 +31,6 @@ interface Look {
   readonly targetMap: ConfigMapObject | undefined;
 }
 
-function statusPlan(ctx: StepContext, key: 'activePlan' | 'targetPlan'): string | undefined {
-  const value = (ctx.runtime.status as Record<string, unknown> | undefined)?.[key];
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
 
 function planMap(ctx: StepContext, name: string | undefined): Promise<ConfigMapObject | undefined> {
   return name ? ctx.kube.get(KIND.configMap, name, NAMESPACES.system) : Promise.resolve(undefined);
@@ -42,8 +39,8 @@ function planMap(ctx: StepContext, name: string | undefined): Promise<ConfigMapO
 /** Everything a look reads, in one round trip. */
 async function lookAround(ctx: StepContext): Promise<Look> {
   const uid = ctx.runtime.metadata.uid;
-  const active = statusPlan(ctx, 'activePlan');
-  const target = statusPlan(ctx, 'targetPlan');
+  const active = statusPlan(ctx.runtime, 'activePlan');
+  const target = statusPlan(ctx.runtime, 'targetPlan');
   const [configuration, read, apps, activeMap, targetMap] = await Promise.all([
     readConfiguration(ctx.kube),
     listRolloutsRead(ctx.kube, uid),

@@ -17,6 +17,8 @@ import { PlanTooLargeError, type PlanConfigMap, planConfigMap, readPlanConfigMap
 import type { Reason } from '../../status/reasons.ts';
 import { type BundleRead, readBundle } from './bundleFiles.ts';
 import { mirrorManifests } from './mirror.ts';
+import { chartNames, ensureRepositories } from './repositories.ts';
+import type { RepositoryCreator } from '../../registry/ecrRepositories.ts';
 import { mirrorUpstream } from './mirrorUpstream.ts';
 
 export type Candidate =
@@ -36,6 +38,8 @@ export interface CandidateInputs {
   readonly resnapshot: string;
   /** The docker config the control plane pulls with (shared/registry/credentials.ts). */
   readonly dockerConfig: string;
+  /** Creates a missing repository for the plan's charts (aws mode, when the deployment allows it). */
+  readonly createRepository?: RepositoryCreator;
 }
 
 /** The plan the record names, when it is there, readable and this runtime's. */
@@ -102,7 +106,11 @@ export async function resolveCandidate(kube: KubePort, c: CandidateInputs): Prom
   if (c.bundle.refused && c.bundle.refused.resnapshot === c.resnapshot) return { state: 'failed', reason: 'Unauthorized', message: c.bundle.refused.message };
   const read = await readBundle(c.configuration, c.dockerConfig, c.bundle.reference);
   if (!read.ok) return await notCandidate(kube, c, read);
-  // The plan is written only once the charts it names are in the registry.
+  // The plan is written only once the charts it names are in the registry, in repositories that exist.
+  if (c.createRepository) {
+    const made = await ensureRepositories(c.createRepository, c.configuration.registry.repository, chartNames(read.releases));
+    if (!made.ok) return await notCandidate(kube, c, made);
+  }
   const mirrored = await mirrorManifests({ registry: c.configuration.registry, dockerConfig: c.dockerConfig, files: read.files, releases: read.releases });
   if (!mirrored.ok) return await notCandidate(kube, c, mirrored);
   const copied = await mirrorUpstream({ registry: c.configuration.registry, dockerConfig: c.dockerConfig, recipeText: read.recipeText, releases: read.releases });

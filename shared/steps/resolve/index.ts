@@ -8,21 +8,24 @@ import { ANNOTATION, CONDITION } from '../../api/constants.ts';
 import { runJob, runLimits } from '../../aicr/jobSpec.ts';
 import { overrideSets } from '../../aicr/overrides.ts';
 import { recipeArgs, recipeStage, type Recipe } from '../../aicr/recipeStage.ts';
-import { renderArgs, renderStage, type Bundle, type RenderInputs } from '../../aicr/renderStage.ts';
+import { BUNDLE_REPOSITORY, renderArgs, renderStage, type Bundle, type RenderInputs } from '../../aicr/renderStage.ts';
 import { type StageDeps, type StageOutcome, runStage, stageDepsOf } from '../../aicr/runStage.ts';
 import { readConfiguration } from '../../configuration/read.ts';
 import type { Configuration } from '../../configuration/schema.ts';
 import { StalledError } from '../../errors.ts';
 import type { DesiredCondition } from '../../status/conditions.ts';
 import type { Reason } from '../../status/reasons.ts';
-import type { StepContext, StepReport, StepRunner } from '../types.ts';
+import { type StepContext, type StepReport, type StepRunner, concerning } from '../types.ts';
 import { decide } from './decide.ts';
 import { type Discovered, discoveredSnapshot } from './discovered.ts';
 import { describeProblems } from './specIssues.ts';
 import { type CandidateInputs, resolveCandidate, retirePlans } from './candidate.ts';
 import { planName } from '../../plans/digest.ts';
 import { registryCredentials } from '../../registry/credentials.ts';
+import { createEcrRepository, createsRepositories } from '../../registry/ecrRepositories.ts';
+import { ensureRepositories } from './repositories.ts';
 import { selectTarget } from '../../plans/selection.ts';
+import { statusPlan } from '../../status/statusPlans.ts';
 
 function resolved(status: DesiredCondition['status'], reason: Reason, message: string): StepReport {
   return { conditions: [{ type: CONDITION.resolved, status, reason, message }] };
@@ -47,7 +50,8 @@ function heldForThisSpec(ctx: StepContext): boolean {
 function progress(ctx: StepContext, outcome: Exclude<StageOutcome<unknown>, { state: 'done' }>): StepReport {
   if (outcome.state === 'stalled') return resolved('False', outcome.reason, outcome.message);
   const recheckAfterMs = outcome.state === 'retrying' ? outcome.afterMs : outcome.recheckAfterMs;
-  const report = heldForThisSpec(ctx) ? resolved('True', 'Resolved', outcome.message) : resolved('False', 'Resolving', outcome.message);
+  const said = heldForThisSpec(ctx) ? resolved('True', 'Resolved', outcome.message) : resolved('False', 'Resolving', outcome.message);
+  const report = outcome.state === 'waiting' && outcome.runId ? concerning(said, { runId: outcome.runId }) : said;
   return recheckAfterMs === undefined ? report : { ...report, recheckAfterMs };
 }
 
@@ -85,6 +89,12 @@ async function render(ctx: StepContext, spec: ClusterRuntimeSpec, base: JobBase 
   // Render pushes and the plan phase pulls: both need credentials, here and in aicr-jobs (REG-3).
   const credentials = await registryCredentials({ kube: ctx.kube, now: ctx.now, staleWithinMs: ctx.timings.tokenStaleWithinMs }, registry);
   if (!credentials.ok) return { ...resolved('False', 'RegistryCredentialsUnavailable', credentials.message), backoff: true };
+  const createRepository = registry.auth.mode === 'aws' && createsRepositories() ? createEcrRepository : undefined;
+  if (createRepository) {
+    // The render Job pushes the bundle; its repository must exist first.
+    const made = await ensureRepositories(createRepository, registry.repository, [BUNDLE_REPOSITORY]);
+    if (!made.ok) return { ...resolved('False', made.reason, made.message), ...(made.retry ? { backoff: true } : {}) };
+  }
   const inputs: RenderInputs = {
     runtimeUID: base.runtimeUID,
     version: spec.aicrVersion,
@@ -101,7 +111,7 @@ async function render(ctx: StepContext, spec: ClusterRuntimeSpec, base: JobBase 
   if (outcome.state !== 'done') return progress(ctx, outcome);
   const resnapshot = ctx.runtime.metadata.annotations?.[ANNOTATION.resnapshot] ?? '';
   const candidate = { runtimeUID: base.runtimeUID, spec, configuration: base.configuration, bundle: outcome.output, snapshot: base.snapshot, overrides: sets, resnapshot };
-  return await planPhase(ctx, { ...candidate, dockerConfig: credentials.dockerConfig });
+  return await planPhase(ctx, { ...candidate, dockerConfig: credentials.dockerConfig, ...(createRepository ? { createRepository } : {}) });
 }
 
 /** From the rendered bundle to the candidate plan, then the target spec.selection picks. */
@@ -113,21 +123,17 @@ async function planPhase(ctx: StepContext, c: CandidateInputs): Promise<StepRepo
   if (candidate.state === 'retrying') return { ...resolved('False', candidate.reason, candidate.message), backoff: true };
   const name = planName(candidate.plan.digest);
   const selection = await selectTarget(ctx.kube, c.spec, c.runtimeUID, name);
-  if (!selection.ok) return { ...resolved('False', selection.reason, selection.message), fields: { candidatePlan: name, targetPlan: statusPlan(ctx, 'targetPlan') } };
+  if (!selection.ok) return { ...resolved('False', selection.reason, selection.message), fields: { candidatePlan: name, targetPlan: statusPlan(ctx.runtime, 'targetPlan') } };
   if (candidate.written) await retirePlans(ctx.kube, plansInUse(ctx, c.spec, [name, selection.target]), c.configuration.plans.keep);
   const target = selection.pinned ? `; the target is ${selection.target}, which spec.selection pins` : '; it is the target';
   const message = `plan ${name} (${candidate.plan.releases.length} releases) resolved by aicr ${c.spec.aicrVersion} from bundle ${c.bundle.reference}${target}`;
-  return { ...resolved('True', 'Resolved', message), fields: { candidatePlan: name, targetPlan: selection.target } };
+  return { ...resolved('True', 'Resolved', message), fields: { candidatePlan: name, targetPlan: selection.target }, log: { planDigest: candidate.plan.digest } };
 }
 
-function statusPlan(ctx: StepContext, key: 'activePlan' | 'targetPlan'): string | undefined {
-  const value = (ctx.runtime.status as Record<string, unknown> | undefined)?.[key];
-  return typeof value === 'string' ? value : undefined;
-}
 
 /** The plans retention must keep: the new candidate and target, what status names, and a pin. */
 function plansInUse(ctx: StepContext, spec: ClusterRuntimeSpec, chosen: readonly string[]): Set<string> {
-  const names = [...chosen, statusPlan(ctx, 'activePlan'), statusPlan(ctx, 'targetPlan'), spec.selection.plan];
+  const names = [...chosen, statusPlan(ctx.runtime, 'activePlan'), statusPlan(ctx.runtime, 'targetPlan'), spec.selection.plan];
   return new Set(names.filter((n): n is string => n !== undefined));
 }
 

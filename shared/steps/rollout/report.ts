@@ -1,20 +1,15 @@
-// What the rollout step reports on the runtime, and the Events it records on both objects.
-import { CONDITION, KINDS } from '../../api/constants.ts';
-import { type EventNote, recordEvent } from '../../events/recorder.ts';
+// What the rollout step reports on the runtime: its Released condition, and the words it uses for a rollout.
+import { CONDITION, NAMESPACES } from '../../api/constants.ts';
+import type { Outcome } from '../../api/runtimeRollout.ts';
 import type { RolloutObject } from '../../rollouts/objects.ts';
 import type { Reason } from '../../status/reasons.ts';
-import type { StepContext, StepReport } from '../types.ts';
+import type { StepReport } from '../types.ts';
+
+/** A report that also says the rollout it acted on ended in this look, and how. */
+export type RolloutReport = StepReport & { readonly ended?: Outcome };
 
 export function released(status: 'True' | 'False', reason: Reason, message: string, extra: Omit<StepReport, 'conditions'> = {}): StepReport {
   return { conditions: [{ type: CONDITION.released, status, reason, message }], ...extra };
-}
-
-/** Records the note on the rollout, and on the runtime too, so `kubectl describe` of either shows it. */
-export async function noteRollout(ctx: StepContext, r: RolloutObject, note: EventNote): Promise<void> {
-  const base = { kube: ctx.kube, runtime: ctx.runtime, reporter: 'rollout', now: ctx.now() };
-  const about = { kind: KINDS.runtimeRollout.kind, name: r.metadata.name, uid: r.metadata.uid };
-  await recordEvent({ ...base, about }, note);
-  await recordEvent(base, { ...note, message: `${r.metadata.name}: ${note.message}` });
 }
 
 /** "3 steps (2 Install, 1 Upgrade)". */
@@ -29,4 +24,10 @@ export function moveOf(r: RolloutObject): string {
   if (r.spec.type === 'Remove') return `removal of every release of plan ${r.spec.toPlan}`;
   if (r.spec.type === 'Adopt') return `adoption of the releases of plan ${r.spec.toPlan}`;
   return `${r.spec.fromPlan ?? 'nothing'} → ${r.spec.toPlan}`;
+}
+
+/** Why no rollout can be made to, or carried on towards, a plan that is missing or does not read back. */
+export function planMissing(name: string, read: { readonly state: 'missing' } | { readonly state: 'unreadable'; readonly problem: string }): StepReport {
+  if (read.state === 'missing') return released('False', 'PlanMissing', `the target plan ${name} is missing from ${NAMESPACES.system}, so no rollout can be made; resolution writes it again, or pin a plan that exists`);
+  return released('False', 'PlanMissing', `${read.problem}; no rollout is made from a plan that does not read back. Delete the ConfigMap to have it resolved again`);
 }

@@ -1,4 +1,4 @@
-// The token-refresh step: in aws mode keeps Argo CD's repo-creds Secret argocd/aicr-registry
+// The token-refresh step: in aws mode keeps Argo CD's repository Secret argocd/aicr-registry
 // holding an ECR token for the plan's charts (REG-4). It writes when the Secret is missing,
 // edited, expiring, older than the refresh interval, or when a person asked for a refresh on the
 // runtime (REG-5, kubectl aicr refresh-credentials); otherwise it only arms the next look. A

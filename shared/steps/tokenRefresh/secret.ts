@@ -52,7 +52,7 @@ export function registrySecret(shape: RepoCredsShape, minted: Minted, at: { read
     metadata: {
       name: ARGOCD_REGISTRY_SECRET.name,
       namespace: ARGOCD_REGISTRY_SECRET.namespace,
-      labels: { [ARGOCD.secretTypeLabel]: ARGOCD.repoCredsType, [LABEL.managedBy]: MANAGED_BY_VALUE },
+      labels: { [ARGOCD.secretTypeLabel]: ARGOCD.repositorySecretType, [LABEL.managedBy]: MANAGED_BY_VALUE },
       annotations: {
         [ANNOTATION.tokenExpiresAt]: minted.expiresAt.toISOString(),
         [ANNOTATION.tokenRefreshedAt]: at.now.toISOString(),
@@ -77,7 +77,7 @@ function decoded(secret: GenericObject, key: string): string {
 function intactOf(secret: GenericObject, shape: RepoCredsShape): boolean {
   const want = plainData(shape, '');
   const sameKeys = Object.entries(want).every(([k, v]) => k === 'password' || decoded(secret, k) === v);
-  const labelled = secret.metadata.labels?.[ARGOCD.secretTypeLabel] === ARGOCD.repoCredsType && secret.metadata.labels[LABEL.managedBy] === MANAGED_BY_VALUE;
+  const labelled = secret.metadata.labels?.[ARGOCD.secretTypeLabel] === ARGOCD.repositorySecretType && secret.metadata.labels[LABEL.managedBy] === MANAGED_BY_VALUE;
   // A key of ours someone else now owns was edited by them (kubectl edit, patch or apply). Keys
   // only they set are theirs to keep: counting those would rewrite the Secret on every look.
   const ours = new Set(Object.keys(plainData(shape, '')).map((k) => `f:${k}`));

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { knobPaths } from '../knobFiles.ts';
 import { chartRepo } from './chartRepo.ts';
-import { type IndexEntry, archiveName, chartsNamed, indexEntry, packageFixture, pointAt } from './fixtureCharts.ts';
+import { type IndexEntry, archiveName, chartsNamed, crdsByChart, indexEntry, packageFixture, pointAt } from './fixtureCharts.ts';
 
 const { values } = parseArgs({ options: { port: { type: 'string' }, recipes: { type: 'string' }, state: { type: 'string' } } });
 if (!values.port || !values.recipes || !values.state) {
@@ -29,10 +29,19 @@ await writeFile(join(partial, 'registry.yaml'), pointAt(registryText, url));
 for (const o of overlays) if (pointAt(o.text, url) !== o.text) await writeFile(join(partial, 'overlays', o.name), pointAt(o.text, url));
 await rename(partial, knobs.aicrData);
 
+// AICR's component manifests, as far as up.sh unpacked them (recipes/components/*/manifests/).
+const manifestTexts = new Map<string, string>();
+const componentsDir = join(recipes, 'components');
+for (const component of await readdir(componentsDir).catch(() => [] as string[])) {
+  const dir = join(componentsDir, component, 'manifests');
+  for (const file of await readdir(dir).catch(() => [] as string[])) manifestTexts.set(`components/${component}/manifests/${file}`, await readFile(join(dir, file), 'utf8'));
+}
+const crds = crdsByChart(registryText, overlays.map((o) => o.text), (path) => manifestTexts.get(path));
+
 const archives = new Map<string, Uint8Array>();
 const entries: IndexEntry[] = [];
 for (const c of chartsNamed(registryText, overlays.map((o) => o.text))) {
-  const archive = packageFixture(c);
+  const archive = packageFixture(c, { crds: crds.get(c.chart) ?? [] });
   archives.set(archiveName(c), archive);
   entries.push(indexEntry(c, archive));
 }

@@ -29,7 +29,9 @@ export async function containerEnv(ctx: EnvContext, container: V1Container): Pro
   };
   for (const from of container.envFrom ?? []) Object.assign(env, await envFrom(ctx, namespace, from));
   for (const e of container.env ?? []) {
-    env[e.name] = e.value !== undefined ? expand(e.value, env) : await valueFrom(ctx, e.valueFrom);
+    const value = e.value !== undefined ? expand(e.value, env) : await valueFrom(ctx, e.valueFrom);
+    // An optional reference to a key or object that does not exist sets nothing, as with the kubelet.
+    if (value !== undefined) env[e.name] = value;
   }
   return env;
 }
@@ -52,7 +54,7 @@ async function envFrom(ctx: EnvContext, namespace: string, from: EnvFrom): Promi
 
 type ValueFrom = NonNullable<V1Container['env']>[number]['valueFrom'];
 
-async function valueFrom(ctx: EnvContext, from: ValueFrom): Promise<string> {
+async function valueFrom(ctx: EnvContext, from: ValueFrom): Promise<string | undefined> {
   const namespace = ctx.pod.metadata?.namespace ?? '';
   if (from?.fieldRef) return fieldValue(ctx.pod, from.fieldRef.fieldPath);
   if (from?.configMapKeyRef) return configMapKey(ctx, namespace, from.configMapKeyRef);
@@ -63,16 +65,30 @@ async function valueFrom(ctx: EnvContext, from: ValueFrom): Promise<string> {
 interface KeyRef {
   readonly name?: string;
   readonly key: string;
+  readonly optional?: boolean;
 }
 
-async function configMapKey(ctx: EnvContext, namespace: string, ref: KeyRef): Promise<string> {
-  const cm = await ctx.core.readNamespacedConfigMap({ name: ref.name ?? '', namespace });
-  return cm.data?.[ref.key] ?? '';
+/** A missing key, or object, is an error unless the reference is optional (undefined then). */
+async function keyOf(ref: KeyRef, read: () => Promise<Record<string, string> | undefined>, what: string): Promise<string | undefined> {
+  let data: Record<string, string> | undefined;
+  try {
+    data = await read();
+  } catch (err) {
+    if ((err as { code?: number }).code === 404 && ref.optional) return undefined;
+    throw new Error(`${what} "${ref.name ?? ''}" not found`, { cause: err });
+  }
+  const value = data?.[ref.key];
+  if (value === undefined && !ref.optional) throw new Error(`couldn't find key ${ref.key} in ${what} ${ref.name ?? ''}`);
+  return value;
 }
 
-async function secretKey(ctx: EnvContext, namespace: string, ref: KeyRef): Promise<string> {
-  const secret = await ctx.core.readNamespacedSecret({ name: ref.name ?? '', namespace });
-  return Buffer.from(secret.data?.[ref.key] ?? '', 'base64').toString();
+function configMapKey(ctx: EnvContext, namespace: string, ref: KeyRef): Promise<string | undefined> {
+  return keyOf(ref, async () => (await ctx.core.readNamespacedConfigMap({ name: ref.name ?? '', namespace })).data, 'configmap');
+}
+
+async function secretKey(ctx: EnvContext, namespace: string, ref: KeyRef): Promise<string | undefined> {
+  const value = await keyOf(ref, async () => (await ctx.core.readNamespacedSecret({ name: ref.name ?? '', namespace })).data, 'secret');
+  return value === undefined ? undefined : Buffer.from(value, 'base64').toString();
 }
 
 /** $(VAR) → its value when defined; $$(VAR) stays literal, as in Kubernetes. */

@@ -28,6 +28,13 @@ export interface ImageEntry {
    * Jobs mount an emptyDir at /tmp, where a checkout may live.
    */
   readonly hostDirs?: readonly string[];
+  /**
+   * Directories of this machine that the image holds at fixed paths (its own /usr/local/bin,
+   * say), bound read-only there: Argo CD's manifests run programs by absolute path.
+   */
+  readonly layers?: readonly { readonly source: string; readonly target: string }[];
+  /** The image's WORKDIR: where the command runs when the container names no workingDir. */
+  readonly workingDir?: string;
 }
 
 export type ImageTable = ReadonlyMap<string, ImageEntry>;
@@ -40,11 +47,35 @@ export const PRIVATE_REGISTRY = `registry.${STAND_IN_REGISTRY}`;
 /** This checkout: the Argo CD stand-in runs from its sources with the project's own node and tsx. */
 const REPO_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
-/** The Argo CD application controller stand-in (test/env/argocd/), run with tsx from this checkout. */
-function argoCdStandIn(repo: string): ImageEntry {
-  const main = join(repo, 'test/env/argocd/main.ts');
-  // tsx by absolute path: a container starts in /, where `--import tsx` would not resolve.
-  return { entrypoint: [join(repo, 'node_modules/.bin/node'), '--import', join(repo, 'node_modules/tsx/dist/loader.mjs'), main], path: [], digestOf: main };
+/** Where the real programs the Argo CD and Redis images stand for were built or installed (bootstrap.sh). */
+export interface ArgoCdPrograms {
+  /** Holds bin/argocd and the names it answers to (argocd-application-controller, argocd-repo-server). */
+  readonly argocdDir: string;
+  /** Helm, which Argo CD's repo-server runs to render charts (its image ships one). */
+  readonly helmDir: string;
+  /** Holds redis-server. */
+  readonly redisDir: string;
+}
+
+/** The image Argo CD v3.5.1's install manifests run every component from. */
+export const ARGOCD_IMAGE = 'quay.io/argoproj/argocd:v3.5.1';
+/** The Redis image those manifests name. */
+export const ARGOCD_REDIS_IMAGE = 'public.ecr.aws/docker/library/redis:8.2.3-alpine';
+
+/**
+ * Argo CD's release image: the real argocd binary built from the release's source, at
+ * /usr/local/bin as the image has it (the manifests call /usr/local/bin/argocd-repo-server and
+ * the like), with Helm on the PATH for the repo-server. The image's ENTRYPOINT is tini, which
+ * only passes the arguments on, so the arguments run as they are.
+ */
+function argoCd(p: ArgoCdPrograms): ImageEntry {
+  const bin = join(p.argocdDir, 'bin');
+  return { entrypoint: [], path: [bin, p.helmDir], digestOf: join(bin, 'argocd'), layers: [{ source: bin, target: '/usr/local/bin' }], env: { USER: 'argocd' } };
+}
+
+/** The Redis image: Debian's redis-server (the image's entrypoint runs redis-server with flag arguments). */
+function redis(p: ArgoCdPrograms): ImageEntry {
+  return { entrypoint: ['redis-server'], path: [p.redisDir], digestOf: join(p.redisDir, 'redis-server') };
 }
 
 
@@ -76,18 +107,21 @@ function upgradeCheckStandIn(realAicr: string, verdictsKnob: string): ImageEntry
 
 /**
  * AICR's deployment validator image: the real validator program built from the release's
- * source (bootstrap.sh), with the real chainsaw its expected-resources check runs on its PATH.
+ * source (bootstrap.sh), with the real chainsaw its expected-resources check runs on its PATH,
+ * and the image's /app/testdata (the Pod templates its checks read) in its working directory /app.
  */
 function deploymentValidator(aicrBinDir: string, chainsawBinDir: string): ImageEntry {
   const program = join(aicrBinDir, 'validators', 'deployment');
-  return { entrypoint: [program], path: [chainsawBinDir], digestOf: program };
+  const layers = [{ source: join(aicrBinDir, 'validators', 'testdata'), target: '/app/testdata' }];
+  return { entrypoint: [program], path: [chainsawBinDir], digestOf: program, layers, workingDir: '/app' };
 }
 
 /** The tag AICR v0.11.1 gives its deployment validator image. */
 export const DEPLOYMENT_VALIDATOR_IMAGE = 'ghcr.io/nvidia/aicr-validators/deployment:v0.11.1';
 
 /** `verdictsKnob`: the test knob file that steers the stand-in upgrade-check's verdicts. */
-export function defaultImageTable(aicrBinDir: string, testenvBin: string, verdictsKnob: string, chainsawBinDir = ''): ImageTable {
+export function defaultImageTable(aicrBinDir: string, testenvBin: string, verdictsKnob: string, more: { readonly chainsawBinDir?: string; readonly argoCd?: ArgoCdPrograms } = {}): ImageTable {
+  const { chainsawBinDir = '', argoCd: argoCdPrograms } = more;
   const aicr = { entrypoint: ['aicr'], path: [aicrBinDir], digestOf: join(aicrBinDir, 'aicr'), aicrKnob: { realAicr: join(aicrBinDir, 'aicr') } };
   return new Map<string, ImageEntry>([
     ['ghcr.io/nvidia/aicr:v0.11.1', aicr],
@@ -104,8 +138,13 @@ export function defaultImageTable(aicrBinDir: string, testenvBin: string, verdic
     [`${PRIVATE_REGISTRY}/shell:1`, { entrypoint: ['/bin/sh'], path: [testenvBin], digestOf: '/bin/sh', privateRegistry: PRIVATE_REGISTRY }],
     // Workload Pods that only need to exist and stay running.
     [`${STAND_IN_REGISTRY}/pause:1`, { entrypoint: ['sleep', 'infinity'], path: [], digestOf: '/bin/sleep' }],
-    // Argo CD's application controller, which cannot run here: a stand-in (see test/env/argocd/).
-    [`${STAND_IN_REGISTRY}/argocd-standin:1`, argoCdStandIn(REPO_ROOT)],
+    // Argo CD's own components and their Redis, real programs (see ArgoCdPrograms).
+    ...(argoCdPrograms
+      ? ([
+          [ARGOCD_IMAGE, argoCd(argoCdPrograms)],
+          [ARGOCD_REDIS_IMAGE, redis(argoCdPrograms)],
+        ] as const)
+      : []),
   ]);
 }
 

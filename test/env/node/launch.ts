@@ -54,8 +54,10 @@ export async function launch(ctx: LaunchContext, container: V1Container, image: 
     const argv = [...command, ...(container.args ?? [])].map((a) => expand(a, env));
     const volumeMounts = mountsOf(container, ctx.volumes, ctx.pod);
     const imageDirs = [...image.path, ...(image.aicrKnob ? [dirname(image.aicrKnob.realAicr)] : []), ...(image.hostDirs ?? [])];
-    const mounts = [...volumeMounts, ...imageDirsShadowed(imageDirs, volumeMounts)];
-    proc = await startContainer({ podDir: ctx.dir, procsDir: join(ctx.deps.stateDir, 'procs'), container, argv, env, mounts });
+    const layers = (image.layers ?? []).map((l) => ({ ...l, readOnly: true }));
+    const mounts = [...layers, ...volumeMounts, ...imageDirsShadowed(imageDirs, volumeMounts)];
+    const workingDir = container.workingDir ?? image.workingDir;
+    proc = await startContainer({ podDir: ctx.dir, procsDir: join(ctx.deps.stateDir, 'procs'), container: workingDir === undefined ? container : { ...container, workingDir }, argv, env, mounts });
   } catch (err) {
     const reason = err instanceof MountPathError ? 'CreateContainerError' : 'CreateContainerConfigError';
     await hooks.onCreateError(reason, (err as Error).message);

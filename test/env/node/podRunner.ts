@@ -40,6 +40,12 @@ const PREPARE_ATTEMPTS = 35;
 
 const sameImage = (a: string, b: string): boolean => fullReference(a) === fullReference(b);
 
+/** TEST KNOB: while a hold on the Pod's namespace is in force, its containers stay in ContainerCreating. */
+async function heldPulls(knobPaths: KnobPaths, namespace: string, stopping: () => boolean): Promise<void> {
+  const held = (knobs: readonly NodeKnob[]): boolean => knobs.some((k) => k.kind === 'hold' && k.namespace === namespace);
+  while (!stopping() && held(await readNodeKnobs(knobPaths))) await new Promise((r) => setTimeout(r, 250));
+}
+
 /** TEST KNOB: a slow pull keeps the containers in ContainerCreating for the longest delay that applies. */
 async function slowPulls(knobs: readonly NodeKnob[], images: readonly string[]): Promise<void> {
   const delays = knobs.map((k) => (k.kind === 'slow-start' && (k.image === undefined || images.some((i) => sameImage(i, k.image ?? ''))) ? k.delayMs : 0));
@@ -117,7 +123,8 @@ export class PodRunner {
     }
     if (failed.length === 0) {
       await slowPulls(knobs, all.map((v) => v.image));
-      return true;
+      await heldPulls(this.deps.knobs, this.pod.metadata?.namespace ?? '', () => this.stopping);
+      return !this.stopping;
     }
     for (const { view, cause } of failed) Object.assign(view, { state: pullFailure(view.image, false, cause) });
     await this.writer.write();
@@ -160,7 +167,7 @@ export class PodRunner {
   private async runInit(): Promise<boolean> {
     const specs = this.pod.spec?.initContainers ?? [];
     for (const [i, spec] of specs.entries()) {
-      const ok = await this.runOne(spec, this.init, i);
+      const ok = await this.runOne(spec, this.init, i, true);
       if (!ok || this.stopping || this.failure) return false;
     }
     return true;
@@ -172,11 +179,19 @@ export class PodRunner {
   }
 
   /** Runs one container until it ends for good; true when it succeeded. */
-  private async runOne(spec: V1Container, views: ContainerView[], index: number): Promise<boolean> {
-    for (;;) {
+  private async runOne(spec: V1Container, views: ContainerView[], index: number, init = false): Promise<boolean> {
+    for (let createAttempt = 0; ; ) {
       const exitCode = await this.runOnce(spec, views, index);
+      if (exitCode === 'create-error') {
+        // Like the kubelet: a container whose config cannot be made yet (a Secret or ConfigMap
+        // its environment names does not exist yet) is tried again while the Pod lives.
+        if (this.stopping || this.failure) return false;
+        await new Promise((r) => setTimeout(r, Math.min(5000, 250 * 2 ** createAttempt++)));
+        continue;
+      }
       if (exitCode === undefined) return false;
-      if (!this.restarts(exitCode)) return exitCode === 0;
+      // An init container that succeeded is done, whatever the Pod's restartPolicy.
+      if ((init && exitCode === 0) || !this.restarts(exitCode)) return exitCode === 0;
       const current = views[index] as ContainerView;
       // The kubelet's crash-loop back-off, shortened: 1 s doubling to 10 s.
       await new Promise((r) => setTimeout(r, Math.min(10_000, 1000 * 2 ** current.restartCount)));
@@ -190,8 +205,8 @@ export class PodRunner {
     return policy === 'Always' || (policy === 'OnFailure' && exitCode !== 0);
   }
 
-  /** One run of a container; its exit code, or undefined when it never started. */
-  private async runOnce(spec: V1Container, views: ContainerView[], index: number): Promise<number | undefined> {
+  /** One run of a container; its exit code, 'create-error' when it could not be created, or undefined when it may not start. */
+  private async runOnce(spec: V1Container, views: ContainerView[], index: number): Promise<number | 'create-error' | undefined> {
     const entry = lookupImage(this.deps.images, spec.image ?? '');
     const before = views[index] as ContainerView;
     if (!entry || this.stopping || this.failure) return undefined;
@@ -207,7 +222,7 @@ export class PodRunner {
       },
     });
     this.running.delete(spec.name);
-    if (!exit) return undefined;
+    if (!exit) return 'create-error';
     const current = views[index] as ContainerView;
     const terminated = {
       exitCode: exit.exitCode,

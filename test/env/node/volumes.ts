@@ -61,11 +61,13 @@ async function writeFiles(dir: string, files: Files): Promise<void> {
   }
 }
 
-function pick<T>(data: Record<string, T>, items: V1KeyToPath[] | undefined): Map<string, T> {
+/** The items asked for; a key the object lacks is an error unless the volume is optional (then it is left out, as the kubelet does). */
+function pick<T>(data: Record<string, T>, items: V1KeyToPath[] | undefined, optional: boolean): Map<string, T> {
   const out = new Map<string, T>();
   if (!items) for (const [k, v] of Object.entries(data)) out.set(k, v);
   for (const item of items ?? []) {
     const value = data[item.key];
+    if (value === undefined && optional) continue;
     if (value === undefined) throw new VolumeError(`key ${item.key} not found`);
     out.set(item.path, value);
   }
@@ -74,26 +76,28 @@ function pick<T>(data: Record<string, T>, items: V1KeyToPath[] | undefined): Map
 
 async function configMapFiles(ctx: VolumeContext, name: string, items: V1KeyToPath[] | undefined, optional = false): Promise<Files> {
   const namespace = ctx.pod.metadata?.namespace ?? '';
+  let cm;
   try {
-    const cm = await ctx.core.readNamespacedConfigMap({ name, namespace });
-    const binary = Object.fromEntries(Object.entries(cm.binaryData ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64')]));
-    return pick<string | Buffer>({ ...cm.data, ...binary }, items);
+    cm = await ctx.core.readNamespacedConfigMap({ name, namespace });
   } catch (err) {
     if ((err as { code?: number }).code === 404 && optional) return new Map();
     throw new VolumeError(`configmap "${name}" not found`, { cause: err });
   }
+  const binary = Object.fromEntries(Object.entries(cm.binaryData ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64')]));
+  return pick<string | Buffer>({ ...cm.data, ...binary }, items, optional);
 }
 
 async function secretFiles(ctx: VolumeContext, name: string, items: V1KeyToPath[] | undefined, optional = false): Promise<Files> {
   const namespace = ctx.pod.metadata?.namespace ?? '';
+  let secret;
   try {
-    const secret = await ctx.core.readNamespacedSecret({ name, namespace });
-    const data = Object.fromEntries(Object.entries(secret.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64')]));
-    return pick<string | Buffer>(data, items);
+    secret = await ctx.core.readNamespacedSecret({ name, namespace });
   } catch (err) {
     if ((err as { code?: number }).code === 404 && optional) return new Map();
     throw new VolumeError(`secret "${name}" not found`, { cause: err });
   }
+  const data = Object.fromEntries(Object.entries(secret.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64')]));
+  return pick<string | Buffer>(data, items, optional);
 }
 
 const pairs = (m: Record<string, string> | undefined): string =>

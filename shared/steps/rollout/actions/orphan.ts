@@ -1,0 +1,43 @@
+// Deleting a runtime with deletionPolicy Orphan (FIN-2): the releases keep running and Argo CD
+// keeps reconciling them. Every owned Application is marked with the deleted runtime's UID
+// (operator.aicr.run/orphaned-from) and nothing else on it changes; unfinished rollouts end
+// Orphaned; then the cleanup finalizer comes off.
+import { ANNOTATION, KINDS, NAMESPACES } from '../../../api/constants.ts';
+import { EVENT_REASON, recordEvent } from '../../../events/recorder.ts';
+import { type GenericObject, KIND } from '../../../kube/kinds.ts';
+import type { KubePort } from '../../../kube/port.ts';
+import { releaseCleanup } from '../../../rollouts/cleanupFinalizer.ts';
+import type { RolloutObject } from '../../../rollouts/objects.ts';
+import type { StepContext } from '../../types.ts';
+import type { RolloutLook } from '../look.ts';
+import { endRollout } from '../record.ts';
+import { type RolloutReport, moveOf } from '../report.ts';
+
+async function markOrphaned(kube: KubePort, app: GenericObject, uid: string): Promise<void> {
+  if (app.metadata.annotations?.[ANNOTATION.orphanedFrom] === uid) return;
+  await kube.patch(KIND.application, app.metadata.name, NAMESPACES.argocd, { metadata: { annotations: { [ANNOTATION.orphanedFrom]: uid } } });
+}
+
+function orphanedMessage(ctx: StepContext, apps: readonly GenericObject[], ended: number): string {
+  const uid = ctx.runtime.metadata.uid;
+  const names = apps.map((a) => a.metadata.name).join(', ') || 'none';
+  const rollouts = ended > 0 ? `; ${ended} unfinished rollout${ended === 1 ? '' : 's'} ended Orphaned` : '';
+  return `${KINDS.clusterRuntime.kind} ${ctx.runtime.metadata.name} was deleted with deletionPolicy Orphan: ${apps.length} Application${apps.length === 1 ? '' : 's'} (${names}) keep running, marked ${ANNOTATION.orphanedFrom}=${uid}${rollouts}. A new runtime adopts them through spec.adoption.runtimeUID: ${uid}`;
+}
+
+export async function orphanEverything(ctx: StepContext, look: RolloutLook, unfinished: readonly RolloutObject[]): Promise<RolloutReport> {
+  for (const app of look.apps) await markOrphaned(ctx.kube, app, ctx.runtime.metadata.uid);
+  for (const r of unfinished) {
+    const message = `rollout ${r.metadata.name} (${moveOf(r)}) ended Orphaned: its runtime was deleted with deletionPolicy Orphan, so nothing more is written; releases it moved stay where they are`;
+    await endRollout(ctx, r, { outcome: 'Orphaned', message, keep: { ...r.status } });
+  }
+  await recordEvent({ kube: ctx.kube, runtime: ctx.runtime, reporter: 'rollout', now: ctx.now() }, { type: 'Normal', reason: EVENT_REASON.runtimeOrphaned, message: orphanedMessage(ctx, look.apps, unfinished.length) });
+  await releaseCleanup(ctx.kube, ctx.runtime);
+  return {};
+}
+
+/** The runbook's contract: on this path a failed listing shows only in the log. */
+export function waitToOrphan(ctx: StepContext): RolloutReport {
+  ctx.log.warn("deletion waits: Argo CD's Application API is not served, so the runtime's Applications cannot be marked orphaned", { runtime: ctx.runtime.metadata.name });
+  return { recheckAfterMs: ctx.timings.engineRecheckMs };
+}

@@ -1,0 +1,23 @@
+// What the rollout step's own Kubernetes identity may do; the chart's RBAC is generated from it.
+import { AICR_VALIDATE_SERVICE_ACCOUNT, API_GROUP, ARGOCD_REGISTRY_SECRET, KINDS, NAMESPACES } from '../../api/constants.ts';
+import type { KubeRule } from '../../rbac/rule.ts';
+
+export const ROLLOUT_RBAC = [
+  { apiGroups: [API_GROUP], resources: ['clusterruntimes'], verbs: ['get', 'patch'], why: 'reads the runtime it was sent, and adds and removes its cleanup finalizer (metadata.finalizers only)' },
+  { apiGroups: [API_GROUP], resources: ['clusterruntimes/status'], verbs: ['patch'], why: 'applies Released, status.activePlan and the summary conditions' },
+  { apiGroups: [API_GROUP], resources: [KINDS.runtimeRollout.plural], verbs: ['get', 'list', 'create', 'patch'], why: 'reads and creates rollouts, and clears an approval it refused so a fresh one can be recorded' },
+  { apiGroups: [API_GROUP], resources: [`${KINDS.runtimeRollout.plural}/status`], verbs: ['patch'], why: "applies each rollout's conditions, verdict on its approval and outcome" },
+  { apiGroups: [''], resources: ['configmaps'], verbs: ['get'], namespace: NAMESPACES.system, why: 'reads the active and target plans, and the configuration the chart renders' },
+  { apiGroups: ['batch'], resources: ['jobs'], verbs: ['list', 'create', 'patch', 'delete'], namespace: NAMESPACES.jobs, why: 'runs aicr upgrade-check as an assessment Job and records how failed runs count' },
+  { apiGroups: [''], resources: ['pods'], verbs: ['list'], namespace: NAMESPACES.jobs, why: 'reads why an assessment run waits and how it ended' },
+  { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'create', 'patch', 'delete'], namespace: NAMESPACES.jobs, why: "gives an assessment run the two plans' recipes, collects its verdicts, and removes those of changed inputs" },
+  { apiGroups: [''], resources: ['namespaces'], verbs: ['get'], resourceNames: [NAMESPACES.validation], why: 'reads whether deployment validation is installed: its namespace' },
+  { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['get'], namespace: NAMESPACES.validation, resourceNames: [AICR_VALIDATE_SERVICE_ACCOUNT], why: 'reads whether deployment validation is installed: the identity aicr validate runs as' },
+  { apiGroups: ['batch'], resources: ['jobs'], verbs: ['list', 'create', 'patch', 'delete'], namespace: NAMESPACES.validation, why: "runs aicr validate as a Job, records how failed runs count, and deletes AICR's validator Jobs that break the image pins" },
+  { apiGroups: [''], resources: ['pods'], verbs: ['list'], namespace: NAMESPACES.validation, why: "reads why a validation run waits and how it ended, and the images AICR's validator Pods run" },
+  { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'create', 'patch', 'delete'], namespace: NAMESPACES.validation, why: "gives a validation run the plan's recipe and the snapshot, reads its CTRF report, and removes those of earlier rollouts" },
+  { apiGroups: ['argoproj.io'], resources: ['applications'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'], why: "reads the owned Applications a rollout is assessed against, and writes, finalizes and deletes them release by release (cluster-wide: a Role would need Argo CD's namespace to exist when the chart installs)" },
+  { apiGroups: [''], resources: ['events'], verbs: ['create', 'get', 'patch'], namespace: NAMESPACES.events, why: 'records Events on the runtime and its rollouts, counting repeats' },
+  { apiGroups: ['apps'], resources: ['statefulsets', 'deployments'], verbs: ['list'], why: "reads whether Argo CD's application controller is up (cluster-wide, for the same reason as Applications)" },
+  { apiGroups: [''], resources: ['secrets'], verbs: ['get'], namespace: ARGOCD_REGISTRY_SECRET.namespace, resourceNames: [ARGOCD_REGISTRY_SECRET.name], why: "reads when Argo CD's registry token expires (aws mode), to hold rollouts while it is stale" },
+] as const satisfies readonly KubeRule[];

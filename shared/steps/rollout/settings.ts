@@ -1,0 +1,43 @@
+// The runtime's spec as the rollout step uses it, parsed once per look. When the spec does not
+// validate (resolution reports why), the API's defaults stand in, except the emergency stop,
+// which is read from the raw spec so that it works whatever else is wrong.
+import { ClusterRuntimeSpecSchema } from '../../api/clusterRuntime.ts';
+import { parseDuration } from '../../durations.ts';
+import type { RuntimeObject } from '../../kube/kinds.ts';
+
+const DEFAULT_ACTION_MS = 30 * 60 * 1000;
+const DEFAULT_APPROVAL_MS = 72 * 3600 * 1000;
+
+export interface RolloutSettings {
+  /** Whether the spec validated; when it did not, every other field is the API's default. */
+  readonly readable: boolean;
+  readonly aicrVersion?: string;
+  readonly actionTimeoutMs: number;
+  readonly approvalMs: number;
+  readonly paused: boolean;
+  readonly suspendEngine: boolean;
+  readonly deletionPolicy: 'Orphan' | 'Delete';
+  readonly adoptionUID?: string;
+  /** An unreadable spec requires validation, the safe side. */
+  readonly validationRequired: boolean;
+}
+
+export function settingsOf(runtime: RuntimeObject): RolloutSettings {
+  const suspendEngine = (runtime.spec as { suspendEngine?: unknown } | undefined)?.suspendEngine === true;
+  const parsed = ClusterRuntimeSpecSchema.safeParse(runtime.spec);
+  if (!parsed.success) {
+    return { readable: false, actionTimeoutMs: DEFAULT_ACTION_MS, approvalMs: DEFAULT_APPROVAL_MS, paused: false, suspendEngine, deletionPolicy: 'Orphan', validationRequired: true };
+  }
+  const spec = parsed.data;
+  return {
+    readable: true,
+    aicrVersion: spec.aicrVersion,
+    actionTimeoutMs: parseDuration(spec.actionTimeout) ?? DEFAULT_ACTION_MS,
+    approvalMs: parseDuration(spec.approvalTimeout) ?? DEFAULT_APPROVAL_MS,
+    paused: spec.paused,
+    suspendEngine,
+    deletionPolicy: spec.deletionPolicy,
+    ...(spec.adoption?.runtimeUID ? { adoptionUID: spec.adoption.runtimeUID } : {}),
+    validationRequired: spec.validation.deployment === 'Required',
+  };
+}

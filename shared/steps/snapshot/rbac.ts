@@ -1,0 +1,15 @@
+// What the snapshot step's own Kubernetes identity may do; the chart's RBAC is generated from it.
+import { API_GROUP, CONFIGURATION, NAMESPACES } from '../../api/constants.ts';
+import type { KubeRule } from '../../rbac/rule.ts';
+
+export const SNAPSHOT_RBAC = [
+  { apiGroups: [API_GROUP], resources: ['clusterruntimes'], verbs: ['get'], why: 'reads the runtime it was sent' },
+  { apiGroups: [API_GROUP], resources: ['clusterruntimes/status'], verbs: ['patch'], why: 'applies status.discovery' },
+  { apiGroups: [''], resources: ['nodes'], verbs: ['list'], why: 'reads the node groups from the Nodes' },
+  { apiGroups: [''], resources: ['configmaps'], verbs: ['get'], namespace: NAMESPACES.system, resourceNames: [CONFIGURATION.name], why: 'reads the configuration the chart renders' },
+  { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'create', 'delete'], namespace: NAMESPACES.system, why: 'publishes the latest snapshot and removes earlier ones' },
+  { apiGroups: [''], resources: ['events'], verbs: ['create', 'get', 'patch'], namespace: NAMESPACES.events, why: 'records Events on the runtime, counting repeats' },
+  { apiGroups: ['batch'], resources: ['jobs'], verbs: ['list', 'create', 'patch', 'delete'], namespace: NAMESPACES.discovery, why: "runs AICR's snapshot agent as a Job and records how failed runs count" },
+  { apiGroups: [''], resources: ['pods'], verbs: ['list'], namespace: NAMESPACES.discovery, why: 'reads why a run waits and how it ended' },
+  { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'delete'], namespace: NAMESPACES.discovery, why: "reads the agent's output and removes it once copied" },
+] as const satisfies readonly KubeRule[];

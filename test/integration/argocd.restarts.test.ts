@@ -1,0 +1,73 @@
+// Argo CD's repo-server and Redis restarted while a rollout runs: Argo CD loses its rendered
+// manifests and its cache, reports ComparisonError or nothing for a while, and the rollout,
+// which only reads what Argo CD reports, moves on by itself once they are back. Nobody acts.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { NAMESPACES } from '../../shared/api/constants.ts';
+import { KIND } from '../../shared/kube/kinds.ts';
+import { stringAt } from '../../shared/kube/fieldPath.ts';
+import type { Release } from '../../shared/plans/release.ts';
+import { STEP_TABLE } from '../../shared/steps/table.ts';
+import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
+import { SCALED_TIMINGS } from '../helpers/resolved.ts';
+import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
+import { approve, awaitingRollout, clearApplications, clearRolloutStage, released } from '../helpers/rollouts.ts';
+import { createRuntime, deleteRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+
+const ROLLOUT_ONLY = STEP_TABLE.filter((r) => r.name === 'rollout');
+const PARTS = ['argocd-repo-server', 'argocd-redis'] as const;
+let cp: ReturnType<typeof startCapturedControlPlane>;
+let runtimeUID = '';
+
+const plan = (version: string): Release[] => [chartRelease('kilo', 0, version), chartRelease('lima', 1, version)];
+
+async function rollTo(releases: Release[]): Promise<string> {
+  const { name } = await storePlan(runtimeUID, releases);
+  await target(name);
+  await approve((await awaitingRollout(name)).metadata.name);
+  return name;
+}
+
+const activeIs = (name: string, timeoutMs: number) => released(`Released=True on ${name}`, (reason, message) => reason === 'Released' && message.includes(name), timeoutMs);
+
+/** The Pods of Argo CD's repo-server and Redis, by name. */
+async function partPods(): Promise<string[]> {
+  const out = await kubectl('-n', NAMESPACES.argocd, 'get', 'pods', '-l', `app.kubernetes.io/name in (${PARTS.join(',')})`, '-o', 'jsonpath={.items[*].metadata.name}');
+  return out.split(/\s+/).filter(Boolean).sort();
+}
+
+before(async () => {
+  await clearRolloutStage();
+  for (const name of ['kilo', 'lima']) for (const version of ['1.0.0', '1.1.0']) await pushChart(name, version);
+  cp = startCapturedControlPlane({ timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 }, table: ROLLOUT_ONLY });
+  runtimeUID = (await createRuntime({ aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' }, actionTimeout: '5m', validation: { deployment: 'Disabled' } })).metadata.uid;
+  await activeIs(await rollTo(plan('1.0.0')), 180_000);
+});
+
+after(async () => {
+  cp.stop();
+  await cp.running;
+  await deleteRuntime();
+  await kubectl('delete', 'runtimerollouts', '--all');
+  await clearApplications();
+});
+
+test('ADR-0009 ENG-1 Argo CD\'s repo-server and Redis restarted as an approved rollout starts: it finishes by itself once they are back, every release at its target', async () => {
+  const before = await partPods();
+  assert.equal(before.length, 2, `one Pod each of ${PARTS.join(' and ')}`);
+  const name = await rollTo(plan('1.1.0'));
+  await kubectl('-n', NAMESPACES.argocd, 'delete', 'pods', '--wait=false', ...before);
+  await waitFor('new repo-server and Redis Pods running', async () => {
+    const now = await partPods();
+    if (now.length !== 2 || now.some((p) => before.includes(p))) return undefined;
+    const phases = await kubectl('-n', NAMESPACES.argocd, 'get', 'pods', ...now, '-o', 'jsonpath={.items[*].status.phase}');
+    return phases.split(/\s+/).every((p) => p === 'Running') ? true : undefined;
+  }, 120_000);
+  await activeIs(name, 300_000);
+  for (const release of ['kilo', 'lima']) {
+    const app = await stepKube('rollout').get(KIND.application, release, NAMESPACES.argocd);
+    assert.equal(stringAt(app, 'status.sync.status'), 'Synced', `${release} synced`);
+    assert.equal(stringAt(app, 'status.sync.revision'), '1.1.0', `${release} at its target`);
+    assert.equal(stringAt(app, 'status.health.status'), 'Healthy', `${release} healthy`);
+  }
+});

@@ -1,0 +1,76 @@
+// Each function's environment holds only what it uses, and the forwarder's, the largest, stays
+// under 3 KB of Lambda's 4 KB with a fleet of 50 clusters. Sizes are counted as Lambda counts
+// them (every key and value), with the template's references filled in as a real deployment's
+// values would be: full queue URLs and ARNs, an EKS endpoint and a certificate authority of the
+// usual size.
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../shared/environment.ts';
+import { QUEUE_NAMES } from '../../shared/steps/table.ts';
+import { slsPackage } from '../helpers/sls.ts';
+
+type Fn = { Properties: { FunctionName: string; Environment: { Variables: Record<string, unknown> } } };
+let fns: Record<string, Record<string, unknown>>;
+
+const ACCOUNT = '123456789012';
+const STACK = 'aicr-control-plane-prod';
+/** Fifty cluster names as long as the usual `<team>-<purpose>-<n>`. */
+const FLEET = Array.from({ length: 50 }, (_, i) => `gpu-train-${String(i).padStart(3, '0')}`);
+/** An EKS cluster's certificate authority is about 1.1 KB of PEM, 1.5 KB in base64. */
+const CA_DATA = 'A'.repeat(1500);
+
+function queueName(logical: string): string {
+  const base = logical.replace(/Queue$|Dlq$/, '').replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase();
+  return `${STACK}-${base}${logical === 'DelayQueue' ? '' : '.fifo'}`;
+}
+
+/** The value a real deployment would give a template expression. */
+function realValue(key: string, v: unknown): string {
+  if (typeof v === 'string') {
+    if (key === 'AICR_EKS_CA_DATA') return CA_DATA;
+    if (key === 'AICR_EKS_ENDPOINT') return 'https://0123456789ABCDEF0123456789ABCDEF.gr7.us-east-1.eks.amazonaws.com';
+    return v;
+  }
+  const e = v as { Ref?: string; 'Fn::GetAtt'?: [string, string]; 'Fn::Join'?: unknown };
+  if (e['Fn::Join']) return FLEET.join(',');
+  if (e.Ref === 'TimerGroup') return `${STACK}-timers`;
+  if (e.Ref === 'CreateRepositories') return 'true';
+  if (e.Ref) return `https://sqs.us-east-1.amazonaws.com/${ACCOUNT}/${queueName(e.Ref)}`;
+  const [res, attr] = e['Fn::GetAtt'] ?? ['', ''];
+  if (res === 'TimerTargetRole') return `arn:aws:iam::${ACCOUNT}:role/${STACK}-TimerTargetRole-0123456789AB`;
+  if (attr === 'Arn') return `arn:aws:sqs:us-east-1:${ACCOUNT}:${queueName(res)}`;
+  throw new Error(`no real value for ${key}: ${JSON.stringify(v)}`);
+}
+
+const bytes = (env: Record<string, unknown>): number => Object.entries(env).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(realValue(k, v)), 0);
+
+before(async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aicr-sls-env-'));
+  await slsPackage(dir);
+  const t = JSON.parse(readFileSync(join(dir, 'cloudformation-template-update-stack.json'), 'utf8')) as { Resources: Record<string, { Type: string } & Fn> };
+  fns = Object.fromEntries(Object.values(t.Resources).filter((r) => r.Type === 'AWS::Lambda::Function').map((r) => [r.Properties.FunctionName.replace(/^aicr-control-plane-ci-/, ''), r.Properties.Environment.Variables]));
+});
+
+test('the forwarder\'s environment stays under 3 KB with 50 fleet clusters, and no function comes near Lambda\'s 4 KB', () => {
+  const sizes = Object.fromEntries(Object.entries(fns).map(([fn, env]) => [fn, bytes(env)]));
+  assert.ok((sizes['forwarder'] ?? Infinity) < 3 * 1024, `forwarder: ${sizes['forwarder']} bytes`);
+  for (const [fn, size] of Object.entries(sizes)) assert.ok(size < 3.5 * 1024, `${fn}: ${size} bytes`);
+  console.log(`environment bytes with 50 fleet clusters: ${JSON.stringify(sizes)}`);
+});
+
+test('each function is given only the queues it sends to, and its configuration still loads', () => {
+  const queueKeys = (fn: string) => Object.keys(fns[fn] ?? {}).filter((k) => /_QUEUE_(URL|ARN)$/.test(k) && k !== 'AICR_DELAY_QUEUE_URL').sort();
+  assert.deepEqual(queueKeys('resolve'), ['AICR_RESOLVE_QUEUE_ARN', 'AICR_RESOLVE_QUEUE_URL']);
+  assert.deepEqual(queueKeys('drift-check'), ['AICR_DRIFT_CHECK_QUEUE_ARN', 'AICR_DRIFT_CHECK_QUEUE_URL']);
+  assert.ok(queueKeys('forwarder').every((k) => k.endsWith('_URL')), 'the forwarder sends immediately: no ARNs');
+  assert.equal(queueKeys('forwarder').length, QUEUE_NAMES.length, 'the forwarder sends to every step queue');
+  assert.equal(queueKeys('relay').length, 2 * QUEUE_NAMES.length, 'the relay forwards to, and arms timers for, every step queue');
+  for (const env of Object.values(fns)) assert.ok(!Object.keys(env).some((k) => k.endsWith('_DLQ_URL')), 'nothing sends to a dead-letter queue itself');
+  for (const [fn, env] of Object.entries(fns)) {
+    const values = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, realValue(k, v)]));
+    assert.doesNotThrow(() => loadConfig({ ...values, AICR_FLEET_CLUSTERS: '' }), `${fn}'s settings load`);
+  }
+});
