@@ -299,3 +299,6 @@ export const FORWARDER_CHECKPOINT = { namespace: NAMESPACES.system, name: 'aicr-
 
 /** The cluster-side Helm chart (infra/chart/) and the release name the docs, tests and local mode install it as. */
 export const CHART = { name: 'aicr-control-plane', release: 'aicr-control-plane', namespace: NAMESPACES.system } as const;
+
+/** Helm's annotation for what `helm uninstall` (and an upgrade to a chart without it) leaves in place. */
+export const KEEP_ON_UNINSTALL = { 'helm.sh/resource-policy': 'keep' } as const;

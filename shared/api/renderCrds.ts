@@ -1,5 +1,6 @@
 import { stringify } from 'yaml';
 import { ALL_CRDS } from './crd.ts';
+import { KEEP_ON_UNINSTALL } from './constants.ts';
 
 const HEADER = '# Generated from shared/api by `npm run gen:crds`; do not edit.\n';
 
@@ -7,7 +8,6 @@ const HEADER = '# Generated from shared/api by `npm run gen:crds`; do not edit.\
  * Uninstalling the chart must never delete a CRD: the API server would delete every
  * ClusterRuntime and rollout with it. Helm leaves objects carrying this annotation in place.
  */
-const KEEP_ON_UNINSTALL = { 'helm.sh/resource-policy': 'keep' } as const;
 
 /** File name -> YAML text of every CRD the control plane serves, as the chart carries it. */
 export function renderCrds(): Record<string, string> {

@@ -1,6 +1,7 @@
 // The documents every chart admission policy is made of: the ValidatingAdmissionPolicy, its
 // binding (Deny, with the parameter it reads, if any), and the generated file's header.
 import { stringify } from 'yaml';
+import { KEEP_ON_UNINSTALL } from '../api/constants.ts';
 
 export const ADMISSION_VERSION = 'admissionregistration.k8s.io/v1';
 /** The label the API server puts on every namespace, naming it: how a selector picks namespaces. */
@@ -14,12 +15,21 @@ export interface PolicySpec {
   readonly validations: readonly Record<string, string>[];
 }
 
+/**
+ * Why a policy or binding that reads a parameter outlives the chart: the API server stops its
+ * watch of a parameter kind once no bound policy names it, and (seen on kube-apiserver 1.34)
+ * never starts it again, so after `helm uninstall` and a new install the policy read a copy of
+ * the ConfigMaps frozen at the uninstall: aicr-config missing, every request allowed. Kept, the
+ * watch never stops; without the chart its RBAC is gone, so the kept policies constrain nothing.
+ */
+const parameterisedMetadata = (name: string): Record<string, unknown> => ({ name, annotations: { ...KEEP_ON_UNINSTALL } });
+
 /** A policy that fails closed and answers Forbidden (403), as for any refusal of who is asking. */
 export function admissionPolicy(name: string, spec: PolicySpec): Record<string, unknown> {
   return {
     apiVersion: ADMISSION_VERSION,
     kind: 'ValidatingAdmissionPolicy',
-    metadata: { name },
+    metadata: spec.paramKind ? parameterisedMetadata(name) : { name },
     spec: {
       failurePolicy: 'Fail',
       ...(spec.paramKind ? { paramKind: spec.paramKind } : {}),
@@ -40,7 +50,7 @@ export function admissionBinding(name: string, paramRef?: { readonly name: strin
   return {
     apiVersion: ADMISSION_VERSION,
     kind: 'ValidatingAdmissionPolicyBinding',
-    metadata: { name },
+    metadata: paramRef ? parameterisedMetadata(name) : { name },
     spec: { policyName: name, validationActions: ['Deny'], ...(paramRef ? { paramRef: { ...paramRef, parameterNotFoundAction: 'Allow' } } : {}) },
   };
 }

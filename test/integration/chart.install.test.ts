@@ -3,8 +3,9 @@
 // namespace it ran in (field manager aicr) and how each is fixed.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { parse } from 'yaml';
-import { CHART, CONFIGURATION, LABEL, NAMESPACES } from '../../shared/api/constants.ts';
+import { AICR_SNAPSHOT_SERVICE_ACCOUNT, CHART, CONFIGURATION, IDENTITY_GROUP, IDENTITY_USER, LABEL, NAMESPACES, SECURITY_ADMISSION } from '../../shared/api/constants.ts';
 import { CHART_CRDS, helm, installChart } from '../helpers/chart.ts';
 import { runbook } from '../helpers/runbook.ts';
 import { testEnv } from '../helpers/env.ts';
@@ -85,6 +86,9 @@ test('NS-1 COND-5 after an uninstall an install refuses the kept namespaces AICR
   for (const ns of CHART_NAMESPACES) await namespace(ns);
   for (const crd of CHART_CRDS) await getJson<Meta>('crd', crd);
   await assert.rejects(getJson<Meta>('configmap', '-n', CONFIGURATION.namespace, CONFIGURATION.name), /NotFound/, 'the configuration went with the release');
+  for (const kind of ['validatingadmissionpolicy', 'validatingadmissionpolicybinding']) {
+    for (const name of [SECURITY_ADMISSION.workloads, SECURITY_ADMISSION.applicationProject]) await getJson<Meta>(kind, name);
+  }
 
   await relabelAsAicr(NAMESPACES.discovery);
   await relabelAsAicr(NAMESPACES.validation);
@@ -99,4 +103,29 @@ test('NS-1 COND-5 after an uninstall an install refuses the kept namespaces AICR
   await installChart();
   assert.equal(await revision(), 1);
   await getJson<Meta>('configmap', '-n', CONFIGURATION.namespace, CONFIGURATION.name);
+  await assertWorkloadPolicyReadsTheNewConfiguration();
 });
+
+/**
+ * After an uninstall and a new install the workload policy still reads aicr-config: the policies
+ * that read a parameter stay on uninstall, so the API server never stops watching ConfigMaps for
+ * them (stopped once, its copy stayed frozen without aicr-config and let every Job through).
+ */
+async function assertWorkloadPolicyReadsTheNewConfiguration(): Promise<void> {
+  const job = {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name: 'chart-reinstall-foreign-image', namespace: NAMESPACES.discovery },
+    spec: { template: { spec: { serviceAccountName: AICR_SNAPSHOT_SERVICE_ACCOUNT, restartPolicy: 'Never', containers: [{ name: 'x', image: 'docker.io/library/busybox:latest' }] } } },
+  };
+  const refusal = await kubectlAs(['create', '--dry-run=server', '-f', '-'], JSON.stringify(job), IDENTITY_USER.step('snapshot'), IDENTITY_GROUP.step('snapshot'));
+  assert.match(refusal, new RegExp(`ValidatingAdmissionPolicy '${SECURITY_ADMISSION.workloads}' .*denied request: image docker\\.io/library/busybox:latest is not pinned`));
+}
+
+/** kubectl as `user` in `group` with `stdin`; what the API server said, refusal or not. */
+function kubectlAs(args: readonly string[], stdin: string, user: string, group: string): Promise<string> {
+  return new Promise((resolve) => {
+    const child = execFile('kubectl', ['--kubeconfig', testEnv().KUBECONFIG, `--as=${user}`, `--as-group=${group}`, ...args], (err, stdout, stderr) => resolve(err ? stderr : `allowed: ${stdout}`));
+    child.stdin?.end(stdin);
+  });
+}

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { ADMISSION_KEYS, ARGOCD, CHART, CONFIGURATION, NAMESPACES, PLAN_ADMISSION } from '../../shared/api/constants.ts';
+import { ADMISSION_KEYS, ARGOCD, CHART, CONFIGURATION, NAMESPACES, PLAN_ADMISSION, SECURITY_ADMISSION } from '../../shared/api/constants.ts';
 import { A_REBUILT_PLAN, FROM_A_PLAN_WRITER, IS_OR_WAS_A_PLAN, NOT_FINISHING_A_DELETION } from '../../shared/rbac/planAdmission.ts';
 import { CHART_DIR } from '../../infra/chartPaths.ts';
 import { admissionDisagreements } from '../../shared/configuration/admissionData.ts';
@@ -101,8 +101,12 @@ test('the chart owns the Job namespaces with their Pod Security levels, and keep
   // The AppProject too: Applications an Orphan deletion leaves behind still name it.
   const projects = objects.filter((o) => o.kind === 'AppProject');
   assert.equal(projects.length, 1);
-  for (const o of [...namespaces, ...crds, ...projects]) assert.equal(o.metadata.annotations?.[KEEP], 'keep', `${o.kind} ${o.metadata.name} survives an uninstall`);
-  for (const o of objects.filter((x) => x.kind !== 'Namespace' && x.kind !== 'CustomResourceDefinition' && x.kind !== 'AppProject')) {
+  // The policies that read a parameter too: the API server stops watching a parameter kind no policy names, for good.
+  const parameterised = objects.filter((o) => (o.kind === 'ValidatingAdmissionPolicy' && 'paramKind' in (o['spec'] as object)) || (o.kind === 'ValidatingAdmissionPolicyBinding' && 'paramRef' in (o['spec'] as object)));
+  assert.deepEqual([...new Set(parameterised.map((o) => o.metadata.name))].sort(), [SECURITY_ADMISSION.applicationOwnership, SECURITY_ADMISSION.applicationProject, SECURITY_ADMISSION.workloads].sort());
+  const kept = [...namespaces, ...crds, ...projects, ...parameterised];
+  for (const o of kept) assert.equal(o.metadata.annotations?.[KEEP], 'keep', `${o.kind} ${o.metadata.name} survives an uninstall`);
+  for (const o of objects.filter((x) => !kept.includes(x))) {
     assert.equal(o.metadata.annotations?.[KEEP], undefined, `${o.kind} ${o.metadata.name} goes with the release`);
   }
 });
