@@ -11,8 +11,8 @@ import { STEP_TABLE } from '../../shared/steps/table.ts';
 import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
 import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
-import { approve, awaitingRollout, clearApplications, clearRolloutStage, released } from '../helpers/rollouts.ts';
-import { createRuntime, deleteRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+import { approve, awaitingRollout, clearRolloutStage, released, stopAndClear } from '../helpers/rollouts.ts';
+import { createRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
 
 const ROLLOUT_ONLY = STEP_TABLE.filter((r) => r.name === 'rollout');
 const PARTS = ['argocd-repo-server', 'argocd-redis'] as const;
@@ -45,11 +45,7 @@ before(async () => {
 });
 
 after(async () => {
-  cp.stop();
-  await cp.running;
-  await deleteRuntime();
-  await kubectl('delete', 'runtimerollouts', '--all');
-  await clearApplications();
+  await stopAndClear(cp);
 });
 
 test('ADR-0009 ENG-1 Argo CD\'s repo-server and Redis restarted as an approved rollout starts: it finishes by itself once they are back, every release at its target', async () => {

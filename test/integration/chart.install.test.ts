@@ -3,12 +3,12 @@
 // namespace it ran in (field manager aicr) and how each is fixed.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { parse } from 'yaml';
-import { AICR_SNAPSHOT_SERVICE_ACCOUNT, CHART, CONFIGURATION, IDENTITY_GROUP, IDENTITY_USER, LABEL, NAMESPACES, SECURITY_ADMISSION } from '../../shared/api/constants.ts';
+import { AICR_SNAPSHOT_SERVICE_ACCOUNT, CHART, CONFIGURATION, LABEL, NAMESPACES, SECURITY_ADMISSION } from '../../shared/api/constants.ts';
 import { CHART_CRDS, helm, installChart } from '../helpers/chart.ts';
 import { runbook } from '../helpers/runbook.ts';
 import { testEnv } from '../helpers/env.ts';
+import { kubectlAs, stepIdentity } from '../helpers/impersonate.ts';
 import { ensureCrds, kubectl } from '../helpers/runtime.ts';
 
 const AICR_FIELD_MANAGER = 'aicr';
@@ -118,14 +118,7 @@ async function assertWorkloadPolicyReadsTheNewConfiguration(): Promise<void> {
     metadata: { name: 'chart-reinstall-foreign-image', namespace: NAMESPACES.discovery },
     spec: { template: { spec: { serviceAccountName: AICR_SNAPSHOT_SERVICE_ACCOUNT, restartPolicy: 'Never', containers: [{ name: 'x', image: 'docker.io/library/busybox:latest' }] } } },
   };
-  const refusal = await kubectlAs(['create', '--dry-run=server', '-f', '-'], JSON.stringify(job), IDENTITY_USER.step('snapshot'), IDENTITY_GROUP.step('snapshot'));
-  assert.match(refusal, new RegExp(`ValidatingAdmissionPolicy '${SECURITY_ADMISSION.workloads}' .*denied request: image docker\\.io/library/busybox:latest is not pinned`));
-}
-
-/** kubectl as `user` in `group` with `stdin`; what the API server said, refusal or not. */
-function kubectlAs(args: readonly string[], stdin: string, user: string, group: string): Promise<string> {
-  return new Promise((resolve) => {
-    const child = execFile('kubectl', ['--kubeconfig', testEnv().KUBECONFIG, `--as=${user}`, `--as-group=${group}`, ...args], (err, stdout, stderr) => resolve(err ? stderr : `allowed: ${stdout}`));
-    child.stdin?.end(stdin);
-  });
+  const refusal = await kubectlAs(stepIdentity('snapshot'), ['create', '--dry-run=server', '-f', '-'], job);
+  assert.equal(refusal.ok, false, 'a foreign image was refused after the reinstall');
+  assert.match(refusal.stderr, new RegExp(`ValidatingAdmissionPolicy '${SECURITY_ADMISSION.workloads}' .*denied request: image docker\\.io/library/busybox:latest is not pinned`));
 }

@@ -20,8 +20,8 @@ import { stopArgoCd, holdReleasePods, withKnob } from '../helpers/knobs.ts';
 import { kubectlAicr } from '../helpers/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
 import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
-import { approve, awaitingRollout, clearApplications, clearRolloutStage, released, rollout, rolloutsOf, stalledOn } from '../helpers/rollouts.ts';
-import { condition, createRuntime, deleteRuntime, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+import { approve, awaitingRollout, clearRolloutStage, released, stopAndClear, rollout, rolloutsOf, stalledOn } from '../helpers/rollouts.ts';
+import { condition, createRuntime, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
 
 const ROLLOUT_ONLY = STEP_TABLE.filter((r) => r.name === 'rollout');
 const ARGOCD_CONTROLLER = 'system:serviceaccount:argocd:argocd-application-controller';
@@ -71,11 +71,7 @@ before(async () => {
 
 after(async () => {
   if (process.env['DEBUG_ROLLOUTS']) for (const r of cp.records()) if (r['level'] !== 'DEBUG') console.error(JSON.stringify(r).slice(0, 600));
-  cp.stop();
-  await cp.running;
-  await deleteRuntime();
-  await kubectl('delete', 'runtimerollouts', '--all');
-  await clearApplications();
+  await stopAndClear(cp);
 });
 
 test('ENG-1 EngineAvailable says whether Argo CD can take writes; while its controller is down an approved rollout writes nothing, and it resumes by itself when the controller returns', async () => {

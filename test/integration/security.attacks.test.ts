@@ -6,7 +6,6 @@
 // so a policy that refused everything would fail here too.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import {
   ANNOTATION,
   ARGOCD,
@@ -26,33 +25,18 @@ import { runJob } from '../../shared/aicr/jobSpec.ts';
 import { ConfigurationSchema } from '../../shared/configuration/schema.ts';
 import { applyConfiguration, REGISTRY_SECRET, ensureRegistrySecrets, testConfiguration, TEST_AICR_IMAGE } from '../helpers/configuration.ts';
 import { testEnv } from '../helpers/env.ts';
+import { type Identity, type Outcome, kubectlAs, stepIdentity } from '../helpers/impersonate.ts';
 import { grantUsers } from '../helpers/rollouts.ts';
 import { createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl } from '../helpers/runtime.ts';
 import { validatorPins } from '../helpers/validatorPins.ts';
 
-type Identity = { readonly user: string; readonly groups: readonly string[] };
-const step = (name: string): Identity => ({ user: IDENTITY_USER.step(name), groups: [IDENTITY_GROUP.step(name)] });
-const SNAPSHOT = step('snapshot');
-const RESOLVE = step('resolve');
-const ROLLOUT = step('rollout');
-const DRIFT = step('drift-check');
+const SNAPSHOT = stepIdentity('snapshot');
+const RESOLVE = stepIdentity('resolve');
+const ROLLOUT = stepIdentity('rollout');
+const DRIFT = stepIdentity('drift-check');
 const FORWARDER: Identity = { user: IDENTITY_USER.forwarder, groups: [IDENTITY_GROUP.forwarder] };
 const VALIDATE: Identity = { user: `system:serviceaccount:${NAMESPACES.validation}:aicr-validate`, groups: ['system:serviceaccounts', `system:serviceaccounts:${NAMESPACES.validation}`] };
-
-interface Outcome {
-  readonly ok: boolean;
-  readonly stderr: string;
-}
-
-/** kubectl as `who`, with `body` on stdin; never throws, so a test reads the API server's answer. */
-function as(who: Identity, args: readonly string[], body?: Record<string, unknown>): Promise<Outcome> {
-  const flags = [`--as=${who.user}`, ...who.groups.map((g) => `--as-group=${g}`)];
-  return new Promise((resolve) => {
-    const child = execFile('kubectl', ['--kubeconfig', testEnv().KUBECONFIG, ...flags, ...args], (err, _stdout, stderr) => resolve({ ok: !err, stderr }));
-    child.stdin?.end(body ? JSON.stringify(body) : '');
-  });
-}
-const create = (who: Identity, body: Record<string, unknown>, dryRun = true): Promise<Outcome> => as(who, ['create', ...(dryRun ? ['--dry-run=server'] : []), '-f', '-'], body);
+const create = (who: Identity, body: Record<string, unknown>, dryRun = true): Promise<Outcome> => kubectlAs(who, ['create', ...(dryRun ? ['--dry-run=server'] : []), '-f', '-'], body);
 
 function refused(o: Outcome, why: RegExp, what: string): void {
   assert.equal(o.ok, false, `${what} was refused`);
@@ -148,20 +132,20 @@ test("SEC-1 aicr validate's identity runs AICR's validators only at the tags aic
 test('SEC-2 no step writes the configuration or the forwarder\'s checkpoints, and the resolve step reads no Secret but the registry\'s', async () => {
   const patch = JSON.stringify({ data: { [CONFIGURATION.key]: 'aicr: {versions: {v0.11.1: docker.io/library/busybox:latest}}' } });
   for (const who of [RESOLVE, SNAPSHOT, DRIFT, ROLLOUT]) {
-    const o = await as(who, ['patch', 'configmap', CONFIGURATION.name, '-n', CONFIGURATION.namespace, '--dry-run=server', '--type=merge', '-p', patch]);
+    const o = await kubectlAs(who, ['patch', 'configmap', CONFIGURATION.name, '-n', CONFIGURATION.namespace, '--dry-run=server', '--type=merge', '-p', patch]);
     refused(o, /is the chart's: change it through the chart's values|forbidden/i, `${who.user} rewriting ${CONFIGURATION.name}`);
   }
-  refused(await as(SNAPSHOT, ['delete', 'configmap', CONFIGURATION.name, '-n', CONFIGURATION.namespace, '--dry-run=server']), /is the chart's: change it through the chart's values/, 'the snapshot step deleting the configuration');
+  refused(await kubectlAs(SNAPSHOT, ['delete', 'configmap', CONFIGURATION.name, '-n', CONFIGURATION.namespace, '--dry-run=server']), /is the chart's: change it through the chart's values/, 'the snapshot step deleting the configuration');
   const recreated = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: CONFIGURATION.name, namespace: CONFIGURATION.namespace }, data: { [CONFIGURATION.key]: '{}' } };
   refused(await create(SNAPSHOT, recreated), /is the chart's|already exists/, 'the snapshot step creating the configuration');
   const checkpoint = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${FORWARDER_CHECKPOINT.name}-forged`, namespace: FORWARDER_CHECKPOINT.namespace }, data: { [FORWARDER_CHECKPOINT.key]: '1' } };
   refused(await create(RESOLVE, checkpoint), /are the forwarder's checkpoints; only the forwarder/, 'a step writing a forwarder checkpoint');
   allowed(await create(FORWARDER, checkpoint), 'the forwarder writing its checkpoint');
-  allowed(await as(RESOLVE, ['get', 'secret', REGISTRY_SECRET, '-n', NAMESPACES.system]), 'the resolve step reading the registry Secret the configuration names');
+  allowed(await kubectlAs(RESOLVE, ['get', 'secret', REGISTRY_SECRET, '-n', NAMESPACES.system]), 'the resolve step reading the registry Secret the configuration names');
   await kubectl('create', 'secret', 'generic', 'sec-someone-elses', '-n', NAMESPACES.system, '--from-literal=password=hunter2').catch(() => undefined);
   try {
-    for (const ns of [NAMESPACES.system, NAMESPACES.jobs, NAMESPACES.validation]) refused(await as(RESOLVE, ['get', 'secrets', '-n', ns]), /forbidden/i, `the resolve step listing Secrets in ${ns}`);
-    refused(await as(RESOLVE, ['get', 'secret', 'sec-someone-elses', '-n', NAMESPACES.system]), /forbidden/i, 'the resolve step reading another Secret in aicr-system');
+    for (const ns of [NAMESPACES.system, NAMESPACES.jobs, NAMESPACES.validation]) refused(await kubectlAs(RESOLVE, ['get', 'secrets', '-n', ns]), /forbidden/i, `the resolve step listing Secrets in ${ns}`);
+    refused(await kubectlAs(RESOLVE, ['get', 'secret', 'sec-someone-elses', '-n', NAMESPACES.system]), /forbidden/i, 'the resolve step reading another Secret in aicr-system');
   } finally {
     await kubectl('delete', 'secret', 'sec-someone-elses', '-n', NAMESPACES.system, '--ignore-not-found');
   }
@@ -210,21 +194,21 @@ test("SEC-3 the control plane cannot change or delete a person's Application, an
   const created = await create({ user: 'admin', groups: ['system:masters'] }, person, false);
   allowed(created, "a person's app-of-apps");
   try {
-    refused(await as(ROLLOUT, ['delete', 'application', 'sec-app-of-apps', '-n', NAMESPACES.argocd, '--dry-run=server']), /is not one the control plane wrote|must carry ClusterRuntime cluster's UID|belongs to no runtime of this control plane/, 'the rollout step deleting it');
+    refused(await kubectlAs(ROLLOUT, ['delete', 'application', 'sec-app-of-apps', '-n', NAMESPACES.argocd, '--dry-run=server']), /is not one the control plane wrote|must carry ClusterRuntime cluster's UID|belongs to no runtime of this control plane/, 'the rollout step deleting it');
     const own = JSON.stringify({ metadata: { annotations: { [ANNOTATION.runtimeUID]: runtimeUID }, labels: { [LABEL.managedBy]: MANAGED_BY_VALUE } } });
     const plain = application('sec-persons-app', { uid: '', managed: false, project: 'default' });
     allowed(await create({ user: 'admin', groups: ['system:masters'] }, plain, false), "a person's plain Application");
     for (const who of [ROLLOUT, DRIFT]) {
       // The finalizer policy answers first for the app-of-apps; the ownership policy for the plain one.
-      refused(await as(who, ['patch', 'application', 'sec-app-of-apps', '-n', NAMESPACES.argocd, '--dry-run=server', '--type=merge', '-p', own]), /resources finalizer|is not one the control plane wrote|belongs to no runtime of this control plane|cannot get resource/, `${who.user} taking the app-of-apps over`);
+      refused(await kubectlAs(who, ['patch', 'application', 'sec-app-of-apps', '-n', NAMESPACES.argocd, '--dry-run=server', '--type=merge', '-p', own]), /resources finalizer|is not one the control plane wrote|belongs to no runtime of this control plane|cannot get resource/, `${who.user} taking the app-of-apps over`);
       // A server-side apply, as the steps write: a PATCH without a read first.
       const takeover = application('sec-persons-app', { project: 'default' });
-      refused(await as(who, ['apply', '--server-side', '--force-conflicts', '--dry-run=server', '-f', '-'], takeover), /is not one the control plane wrote|must carry ClusterRuntime cluster's UID|belongs to no runtime of this control plane/, `${who.user} taking a person's Application over without an adoption`);
+      refused(await kubectlAs(who, ['apply', '--server-side', '--force-conflicts', '--dry-run=server', '-f', '-'], takeover), /is not one the control plane wrote|must carry ClusterRuntime cluster's UID|belongs to no runtime of this control plane/, `${who.user} taking a person's Application over without an adoption`);
     }
-    refused(await as(ROLLOUT, ['delete', 'application', 'sec-persons-app', '-n', NAMESPACES.argocd, '--dry-run=server']), /is not one the control plane wrote|must carry ClusterRuntime cluster's UID|belongs to no runtime of this control plane/, "the rollout step deleting a person's Application");
+    refused(await kubectlAs(ROLLOUT, ['delete', 'application', 'sec-persons-app', '-n', NAMESPACES.argocd, '--dry-run=server']), /is not one the control plane wrote|must carry ClusterRuntime cluster's UID|belongs to no runtime of this control plane/, "the rollout step deleting a person's Application");
     const foreign = application('sec-other-runtimes', { uid: '00000000-0000-4000-8000-000000000000' });
     allowed(await create({ user: 'admin', groups: ['system:masters'] }, foreign, false), "another runtime's Application");
-    refused(await as(ROLLOUT, ['delete', 'application', 'sec-other-runtimes', '-n', NAMESPACES.argocd, '--dry-run=server']), /belongs to no runtime of this control plane/, "the rollout step deleting another runtime's Application");
+    refused(await kubectlAs(ROLLOUT, ['delete', 'application', 'sec-other-runtimes', '-n', NAMESPACES.argocd, '--dry-run=server']), /belongs to no runtime of this control plane/, "the rollout step deleting another runtime's Application");
   } finally {
     await kubectl('delete', 'application', 'sec-persons-app', 'sec-other-runtimes', '-n', NAMESPACES.argocd, '--ignore-not-found');
     await kubectl('patch', 'application', 'sec-app-of-apps', '-n', NAMESPACES.argocd, '--type=merge', '-p', '{"metadata":{"finalizers":null}}').catch(() => undefined);
@@ -247,7 +231,7 @@ test('SEC-6 approving, acknowledging, revoking or asking a retry as someone else
   const now = new Date().toISOString();
   const alice: Identity = { user: 'alice', groups: ['system:authenticated'] };
   const bob: Identity = { user: 'bob', groups: ['system:authenticated'] };
-  const write = (who: Identity, spec: Record<string, unknown>): Promise<Outcome> => as(who, ['patch', KINDS.runtimeRollout.plural, name, '--type=merge', '--dry-run=server', '-p', JSON.stringify({ spec })]);
+  const write = (who: Identity, spec: Record<string, unknown>): Promise<Outcome> => kubectlAs(who, ['patch', KINDS.runtimeRollout.plural, name, '--type=merge', '--dry-run=server', '-p', JSON.stringify({ spec })]);
   refused(await write(alice, { approval: { approvedBy: 'carol', approvedAt: now } }), /approvedBy/, 'an approver approving as someone else');
   refused(await write(bob, { approval: { approvedBy: 'bob', approvedAt: now } }), /approve/, 'someone RBAC does not let approve, as themselves');
   refused(await write(alice, { revocation: { revokedBy: 'carol', revokedAt: now } }), /revokedBy|revok/, 'revoking as someone else');

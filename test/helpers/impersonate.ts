@@ -1,0 +1,25 @@
+// kubectl as one of the control plane's identities (or anyone), the way its EKS access entry
+// maps it: a user and its groups, impersonated against the real API server. It never throws,
+// so a test reads the API server's answer, refusal or not.
+import { execFile } from 'node:child_process';
+import { IDENTITY_GROUP, IDENTITY_USER } from '../../shared/api/constants.ts';
+import { testEnv } from './env.ts';
+
+export type Identity = { readonly user: string; readonly groups: readonly string[] };
+
+export interface Outcome {
+  readonly ok: boolean;
+  readonly stderr: string;
+}
+
+/** The identity of step `name` (aicr-step-<name> in group aicr:step:<name>). */
+export const stepIdentity = (name: string): Identity => ({ user: IDENTITY_USER.step(name), groups: [IDENTITY_GROUP.step(name)] });
+
+/** kubectl as `who`, with `body` on stdin. */
+export function kubectlAs(who: Identity, args: readonly string[], body?: Record<string, unknown>): Promise<Outcome> {
+  const flags = [`--as=${who.user}`, ...who.groups.map((g) => `--as-group=${g}`)];
+  return new Promise((resolve) => {
+    const child = execFile('kubectl', ['--kubeconfig', testEnv().KUBECONFIG, ...flags, ...args], (err, _stdout, stderr) => resolve({ ok: !err, stderr }));
+    child.stdin?.end(body ? JSON.stringify(body) : '');
+  });
+}
