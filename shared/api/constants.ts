@@ -93,6 +93,10 @@ export const ANNOTATION = {
   manual: `${API_GROUP}/manual`,
   /** On an owned Application: a manual release's steps as a JSON list of strings; absent when none. */
   steps: `${API_GROUP}/steps`,
+  /** On an owned Application: the manifest digest of its chart source, as the plan recorded it (SEC-5); absent in older plans. */
+  chartDigest: `${API_GROUP}/chart-digest`,
+  /** On an owned Application: the manifest digest of its manifests source, as the plan recorded it (SEC-5). */
+  manifestsDigest: `${API_GROUP}/manifests-digest`,
   /** On an owned Application: set while spec.suspendEngine has its automated sync off, so only those are turned back on. */
   engineSuspended: `${API_GROUP}/engine-suspended`,
 } as const;
@@ -119,6 +123,8 @@ export const REGISTRY_JOB_SECRET = 'aicr-registry-ecr';
  * In aws mode: Argo CD's repository Secret the token-refresh step writes, holding a minted ECR
  * token for the plan's charts. The only Secret that step's identity may write.
  */
+/** The chart value naming the static registry Secret, which RBAC rules grant by name. */
+export const STATIC_SECRET_VALUE = 'registry.auth.staticSecretRef';
 export const ARGOCD_REGISTRY_SECRET = { namespace: NAMESPACES.argocd, name: 'aicr-registry' } as const;
 /** The user name of every ECR authorization token. */
 export const ECR_TOKEN_USER = 'AWS';

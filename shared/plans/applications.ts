@@ -81,6 +81,7 @@ function helmValuesFields(values: HelmValues): HelmValuesFields {
   return { valuesObject: structuredClone(values) };
 }
 
+/** The digest is not part of the source: annotationsOf carries it. */
 function source(name: SourceName, chart: ChartSource, helm: HelmOciSource['helm']): HelmOciSource {
   return { name, repoURL: chart.repoURL, chart: chart.chart, targetRevision: chart.version, helm };
 }
@@ -106,6 +107,9 @@ function annotationsOf(release: Release, owner: PlanOwner): Record<string, strin
     ...(release.dependsOn.length > 0 ? { [ANNOTATION.dependsOn]: release.dependsOn.join(',') } : {}),
     ...(release.manual ? { [ANNOTATION.manual]: 'true' } : {}),
     ...(release.steps.length > 0 ? { [ANNOTATION.steps]: JSON.stringify(release.steps) } : {}),
+    // Argo CD's source has no field for a digest, so it rides beside the source and the plan digest covers it.
+    ...(release.chart?.digest ? { [ANNOTATION.chartDigest]: release.chart.digest } : {}),
+    ...(release.manifests?.digest ? { [ANNOTATION.manifestsDigest]: release.manifests.digest } : {}),
   };
 }
 

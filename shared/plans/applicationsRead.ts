@@ -95,7 +95,7 @@ function readValues(helm: Source['helm'], say: Say): Values | undefined {
   return helm.values !== undefined ? readValuesText(helm.values, say) : (helm.valuesObject ?? {});
 }
 
-const chartOf = (s: Source): ChartSource => ({ repoURL: s.repoURL, chart: s.chart, version: s.targetRevision });
+const chartOf = (s: Source, digest: string | undefined): ChartSource => ({ repoURL: s.repoURL, chart: s.chart, version: s.targetRevision, ...(digest ? { digest } : {}) });
 const hasValues = (s: Source): boolean => s.helm.values !== undefined || s.helm.valuesObject !== undefined;
 
 /** The listed sources, each named once, each rendered under the Application's name. */
@@ -115,15 +115,20 @@ function namedSources(app: Application, say: Say): Map<string, Source> {
 
 type ReleaseCharts = Pick<Release, 'chart' | 'manifests'> & { values?: Values | undefined };
 
+/** A source's recorded digest (SEC-5); one beside a source the Application lacks pins nothing Argo CD fetches, so it is not read. */
+const digestOf = (app: Application, key: string, source: Source | undefined): string | undefined => (source ? app.metadata.annotations?.[key] || undefined : undefined);
+
 function readSources(app: Application, say: Say): ReleaseCharts {
   const named = namedSources(app, say);
   const chart = named.get(ARGOCD.sourceName.chart);
   const manifests = named.get(ARGOCD.sourceName.manifests);
   if (chart && manifests && hasValues(manifests)) say('the manifests source carries values; they belong on the chart source');
   const carrier = chart ?? manifests;
+  const chartDigest = digestOf(app, ANNOTATION.chartDigest, chart);
+  const manifestsDigest = digestOf(app, ANNOTATION.manifestsDigest, manifests);
   return {
-    ...(chart ? { chart: chartOf(chart) } : {}),
-    ...(manifests ? { manifests: chartOf(manifests) } : {}),
+    ...(chart ? { chart: chartOf(chart, chartDigest) } : {}),
+    ...(manifests ? { manifests: chartOf(manifests, manifestsDigest) } : {}),
     ...(carrier ? { values: readValues(carrier.helm, say) } : {}),
   };
 }

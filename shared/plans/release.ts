@@ -15,6 +15,11 @@ export const ChartSourceSchema = z.strictObject({
   chart: z.string().min(1),
   /** An exact chart version, never a range. */
   version: z.string().min(1),
+  /**
+   * The manifest digest the registry held at that version when the plan was made (SEC-5).
+   * Absent only in plans made before digests were recorded; then nothing is checked.
+   */
+  digest: z.string().regex(/^sha256:[0-9a-f]{64}$/, { error: 'must be sha256: followed by 64 lowercase hex digits' }).optional(),
 });
 export type ChartSource = z.output<typeof ChartSourceSchema>;
 

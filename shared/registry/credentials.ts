@@ -114,3 +114,23 @@ export async function registryCredentials(deps: CredentialDeps, registry: Config
   if (registry.auth.mode === 'aws') return await awsCredentials(deps, host);
   return await staticCredentials(deps.kube, registry.auth.staticSecretRef, host);
 }
+
+/**
+ * The docker config a step that only reads the registry pulls with: in static mode the control
+ * plane's copy in aicr-system, in aws mode a token minted with the step's own role. Nothing is
+ * written, so a step without rights to the Jobs' Secrets can check what the registry holds.
+ */
+export async function pullCredentials(deps: Pick<CredentialDeps, 'kube' | 'mint'>, registry: Configuration['registry']): Promise<RegistryCredentials> {
+  const host = registry.repository.split('/')[0] ?? '';
+  if (registry.auth.mode === 'aws') {
+    const minted = await (deps.mint ?? mintEcrToken)();
+    if (!minted.ok) return { ok: false, message: `registry.auth.mode aws: minting an ECR token failed (${minted.cause}); check that the step's role allows ecr:GetAuthorizationToken` };
+    return { ok: true, dockerConfig: JSON.stringify({ auths: { [host]: { auth: minted.token.auth } } }) };
+  }
+  const name = registry.auth.staticSecretRef;
+  if (!name) return { ok: false, message: `registry.auth.mode static: registry.auth.staticSecretRef is empty; name a docker-config Secret in ${NAMESPACES.system}` };
+  const own = await readDockerConfig(deps.kube, name, NAMESPACES.system, host);
+  if ('text' in own) return { ok: true, dockerConfig: own.text };
+  if ('problem' in own) return { ok: false, message: `registry.auth.mode static: ${own.problem}` };
+  return { ok: false, message: `registry.auth.mode static: the docker-config Secret ${name} (registry.auth.staticSecretRef) is missing in ${NAMESPACES.system}; create it there (type kubernetes.io/dockerconfigjson)` };
+}

@@ -23,6 +23,11 @@ export const RELEASED_GUIDE = {
     cause: "a rollout is writing releases to Argo CD one step at a time",
     fix: "nothing; `kubectl aicr describe <rollout>` shows the step in flight",
   },
+  OutsideMaintenanceWindow: {
+    on: "`Released=False`",
+    cause: "the next rollout step waits for a maintenance window of `spec.maintenance.windows` (a deny window is active, or no allow window is); the message names when the next one opens",
+    fix: "nothing: it starts by itself when the window opens; to go sooner, change `spec.maintenance.windows` ([entry](#waiting-for-a-maintenance-window))",
+  },
   Validating: {
     on: "`Released=False`",
     cause: "deployment validation is running for the rollout",
@@ -52,6 +57,11 @@ export const RELEASED_GUIDE = {
     on: "`Released=False`",
     cause: "a rollout step names a release the target plan does not have",
     fix: "retry the rollout ([entry](#a-rollout-in-progress-is-stalled))",
+  },
+  ChartChanged: {
+    on: "`Released=False`",
+    cause: "a chart version the plan pinned by digest holds other bytes in the registry (pushed again after the plan was made), or is gone; nothing was written",
+    fix: "push the pinned chart back and the rollout goes on by itself, or delete the plan so resolution builds it again ([entry](#a-chart-changed-under-its-plan))",
   },
   MovedReleaseMissing: {
     on: "`InventoryConsistent=False`",

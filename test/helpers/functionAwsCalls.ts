@@ -64,7 +64,7 @@ async function stepFunction(queue: string): Promise<void> {
   if (queue === 'resolve') {
     await call('a missing repository under the prefix created', ACTIONS.createRepository, () => createEcrRepository(env('IAM_PROBE_REPOSITORY')));
   }
-  if (queue === 'resolve' || queue === 'token-refresh') {
+  if (queue === 'resolve' || queue === 'token-refresh' || queue === 'rollout') {
     await call('an ECR token minted', ACTIONS.mintToken, async () => {
       const minted = await mintEcrToken();
       if (!minted.ok) throw new Error(minted.cause);

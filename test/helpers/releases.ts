@@ -1,5 +1,6 @@
 // A release set shaped like an AICR plan for EKS with GPUs: charts mirrored into one ECR
-// registry, a chart that also has raw manifests, a manifests-only component, a manual component
+// registry (some pinned by digest, some from a plan made before digests were recorded), a chart
+// that also has raw manifests, a manifests-only component, a manual component
 // with steps, dependencies, and Helm values with every case the API server might alter (nulls
 // that delete chart defaults, floats, big integers, empty maps and lists, dotted keys, strings
 // that look like booleans or numbers).
@@ -14,6 +15,9 @@ export function mirrored(chart: string, version: string): ChartSource {
 export function manifestsOf(component: string, version: string): ChartSource {
   return { repoURL: `${REGISTRY}/manifests`, chart: `${component}-manifests`, version };
 }
+
+/** A manifest digest as resolution records it when it mirrors a chart (SEC-5). */
+export const pinned = (source: ChartSource, seed: string): ChartSource => ({ ...source, digest: `sha256:${seed.repeat(64).slice(0, 64)}` });
 
 const base = (): Pick<Release, 'dependsOn' | 'manual' | 'steps'> => ({ dependsOn: [], manual: false, steps: [] });
 
@@ -61,15 +65,15 @@ const prometheusValues: Release['values'] = {
 };
 
 const SAMPLE: Release[] = [
-  { ...base(), name: 'cert-manager', namespace: 'cert-manager', order: 0, chart: mirrored('cert-manager', 'v1.17.2'), values: { crds: { enabled: true }, replicaCount: 1 } },
+  { ...base(), name: 'cert-manager', namespace: 'cert-manager', order: 0, chart: pinned(mirrored('cert-manager', 'v1.17.2'), 'c0ffee'), values: { crds: { enabled: true }, replicaCount: 1 } },
   { ...base(), name: 'kgateway-crds', namespace: 'kgateway-system', order: 1, manifests: manifestsOf('kgateway-crds', '0.11.1'), values: {} },
   {
     ...base(),
     name: 'gpu-operator',
     namespace: 'gpu-operator',
     order: 2,
-    chart: mirrored('gpu-operator', 'v25.3.4'),
-    manifests: manifestsOf('gpu-operator', '0.11.1'),
+    chart: pinned(mirrored('gpu-operator', 'v25.3.4'), '9a1'),
+    manifests: pinned(manifestsOf('gpu-operator', '0.11.1'), '5e7'),
     values: gpuOperatorValues,
     dependsOn: ['cert-manager'],
   },

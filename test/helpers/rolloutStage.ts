@@ -22,13 +22,14 @@ export const CHART_PREFIX = ROLLOUT_CHARTS_PREFIX;
 /**
  * Pushes `<prefix>/<chart>:<version>` as a Helm OCI artifact: a fixture chart Argo CD renders
  * and deploys for real (test/env/charts/fixtureCharts.ts). `versionInManifests: false` makes
- * versions that render the same manifests.
+ * versions that render the same manifests. Returns the manifest digest, as resolution records it.
  */
-export async function pushChart(chart: string, version: string, content: FixtureContent = {}, repository = CHART_PREFIX): Promise<void> {
+export async function pushChart(chart: string, version: string, content: FixtureContent = {}, repository = CHART_PREFIX): Promise<string> {
   const tgz = packageFixture({ chart, version }, content);
   const config = new TextEncoder().encode(JSON.stringify({ apiVersion: 'v2', name: chart, version }));
   const target = `${testEnv().TESTENV_REGISTRY}/${repository}/${chart}:${version}`;
-  await pushArtifact(target, { config: { mediaType: HELM_CONFIG, bytes: config }, layers: [{ mediaType: HELM_CHART_LAYER, bytes: tgz }] }, { plainHTTP: true, dockerConfig: dockerConfig() });
+  const { digest } = await pushArtifact(target, { config: { mediaType: HELM_CONFIG, bytes: config }, layers: [{ mediaType: HELM_CHART_LAYER, bytes: tgz }] }, { plainHTTP: true, dockerConfig: dockerConfig() });
+  return digest;
 }
 
 /** A release of one chart from the test registry. */

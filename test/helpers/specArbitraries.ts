@@ -92,6 +92,32 @@ const components = field(
   ),
 );
 
+const SCHEDULES = ['0 22 * * 1-5', '*/15 * * * *', '0 0 1 JAN *', '30 2 * * sun', '0 22-2 * * *', '5/10 0,12 1-7 */2 MON-FRI', '0 0 30 2 *'];
+const SCHEDULE_NEAR_MISSES = ['', '0 22 * *', '0 22 * * * *', '60 0 * * *', '0 24 * * *', '0 0 0 * *', '0 0 32 * *', '0 0 * 13 *', '0 0 * * 8', '0  0 * * *', ' 0 0 * * *', '0 0 * * */0', '0 0 * * Mon', '0 0 * * 1-', '@daily', '0 0 * * 1\n'];
+const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'America/Argentina/Buenos_Aires'];
+const ZONE_NEAR_MISSES = ['', 'Local', 'utc', 'europe/berlin', 'Mars/Olympus', 'Europe/', '+01:00', 'Europe/Berlin ', 'A'.repeat(65)];
+
+const maintenanceWindow = (pick: 'valid' | 'edge'): fc.Arbitrary<Record<string, unknown>> => {
+  const parts = {
+    kind: field(fc.constantFrom('Allow', 'Deny'), fc.constantFrom('allow', 'Block')),
+    schedule: field(fc.constantFrom(...SCHEDULES), fc.oneof(fc.constantFrom(...SCHEDULE_NEAR_MISSES), anyText(12))),
+    duration: durationField(60, 168 * 3600),
+    timeZone: field(fc.constantFrom(...ZONES), fc.constantFrom(...ZONE_NEAR_MISSES)),
+  };
+  const required = pick === 'valid' ? { schedule: parts.schedule.valid, duration: fc.constantFrom('1m', '2h', '8h30m', '168h') } : { schedule: fc.oneof(parts.schedule.valid, parts.schedule.edge), duration: fc.oneof(parts.duration.valid, parts.duration.edge) };
+  const optional = pick === 'valid' ? { kind: parts.kind.valid, timeZone: parts.timeZone.valid } : { kind: fc.oneof(parts.kind.valid, parts.kind.edge), timeZone: fc.oneof(parts.timeZone.valid, parts.timeZone.edge) };
+  return fc.tuple(fc.record(required, { noNullPrototype: true }), record(optional)).map(([r, o]) => ({ ...r, ...o }));
+};
+
+const maintenance = field(
+  fc.oneof(fc.constant({}), fc.array(maintenanceWindow('valid'), { maxLength: 3 }).map((windows) => ({ windows }))),
+  fc.oneof(
+    fc.array(maintenanceWindow('edge'), { minLength: 1, maxLength: 2 }).map((windows) => ({ windows })),
+    fc.constantFrom(16, 17).chain((n) => fc.array(maintenanceWindow('valid'), { minLength: n, maxLength: n })).map((windows) => ({ windows })),
+    fc.constantFrom({ windows: {} }, { windows: [null] }, { windows: [{}] }),
+  ),
+);
+
 const AICR_VERSION_EDGES = ['1.1.0', 'v1.1', 'V1.1.0', 'v1.1.0-rc.1', 'v1.1.0\n', 'v١.1.0', '', `v1.1.${'0'.repeat(26)}`, `v1.1.${'0'.repeat(27)}`, `v1.1.${'0'.repeat(28)}`];
 
 const RUNTIME_FIELDS: Record<string, Field> = {
@@ -112,6 +138,7 @@ const RUNTIME_FIELDS: Record<string, Field> = {
   adoption: field(uid.valid.map((runtimeUID) => ({ runtimeUID })), fc.oneof(uid.edge.map((runtimeUID) => ({ runtimeUID })), fc.constant({}))),
   actionTimeout: durationField(10, 168 * 3600),
   approvalTimeout: durationField(30, 720 * 3600),
+  maintenance,
 };
 
 const manySteps = (n: number): Record<string, string>[] => Array.from({ length: n }, (_, i) => ({ release: `r${i}`, action: 'Install' }));

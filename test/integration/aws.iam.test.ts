@@ -29,6 +29,7 @@ const PROBE = { repository: `${PREFIX}/gpu-operator` };
 const REGISTRY_PROTOCOL: Readonly<Record<string, readonly string[]>> = {
   resolve: ['ecr:BatchCheckLayerAvailability', 'ecr:BatchGetImage', 'ecr:CompleteLayerUpload', 'ecr:GetDownloadUrlForLayer', 'ecr:InitiateLayerUpload', 'ecr:PutImage', 'ecr:UploadLayerPart'],
   'token-refresh': ['ecr:BatchCheckLayerAvailability', 'ecr:BatchGetImage', 'ecr:GetDownloadUrlForLayer'],
+  rollout: ['ecr:BatchGetImage'],
 };
 
 let moto: IamMoto;
@@ -80,7 +81,7 @@ async function checkFunction(name: (typeof FUNCTIONS)[number]): Promise<void> {
 test("the forwarder's wake-ups, timer sweep and fleet lookups succeed with its role, which grants nothing more", () => checkFunction('forwarder'));
 test('REG-2 the resolve function creates a repository under the prefix, mints its token and arms its timers with its role, which grants nothing more', () => checkFunction('resolve'));
 test("the snapshot function's retries, timers and fleet lookups succeed with its role, which grants nothing more", () => checkFunction('snapshot'));
-test("the rollout function's retries, timers and fleet lookups succeed with its role, which grants nothing more", () => checkFunction('rollout'));
+test("SEC-5 the rollout function's retries, timers, fleet lookups and the ECR token it checks chart digests with succeed with its role, which grants nothing more", () => checkFunction('rollout'));
 test('REG-4 the token-refresh function mints the ECR token and arms its 6-hourly timer with its role, which grants nothing more than that and the pulls the token carries', () => checkFunction('token-refresh'));
 test("the drift-check function's retries, periodic looks and fleet lookups succeed with its role, which grants nothing more", () => checkFunction('drift-check'));
 test('the relay forwards due messages, re-delays early ones and arms and moves long timers for every queue with its role, which grants nothing more', () => checkFunction('relay'));

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { parse } from 'yaml';
 import { ANNOTATION, LABEL, NAMESPACES, ROLE } from '../../shared/api/constants.ts';
 import { KIND } from '../../shared/kube/kinds.ts';
+import { sha256 } from '../../shared/oci/push.ts';
 import { planToApplications } from '../../shared/plans/applications.ts';
 import type { Plan } from '../../shared/plans/plan.ts';
 import { type UpstreamInputs, mirrorUpstream } from '../../shared/steps/resolve/mirrorUpstream.ts';
@@ -52,9 +53,12 @@ after(async () => {
 });
 
 /** The manifest the registry holds at repository:tag, read past the proxy. */
-async function manifestAt(repository: string, tag: string): Promise<{ layers: { digest: string }[] } | undefined> {
+/** The manifest at the tag, with the digest of its bytes as the registry serves them. */
+async function manifestAt(repository: string, tag: string): Promise<{ layers: { digest: string }[]; digest: string } | undefined> {
   const res = await fetch(`http://${testEnv().TESTENV_REGISTRY}/v2/${repository}/manifests/${tag}`, { headers: { ...basicAuth(), accept: OCI_MANIFEST } });
-  return res.status === 200 ? ((await res.json()) as { layers: { digest: string }[] }) : undefined;
+  if (res.status !== 200) return undefined;
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  return { ...(JSON.parse(new TextDecoder().decode(bytes)) as { layers: { digest: string }[] }), digest: sha256(bytes) };
 }
 
 /** sha256 of each archive the fixture chart repository serves, by `<chart>@<version>`. */
@@ -67,7 +71,7 @@ async function resnapshot(): Promise<void> {
   await kubectl('annotate', 'clusterruntime', 'cluster', `${ANNOTATION.resnapshot}=${Date.now()}`, '--overwrite');
 }
 
-test('after a resolution every chart of the plan, upstream and manifests, is in the registry at its version, and each Application source points at it', async () => {
+test('SEC-5 after a resolution every chart of the plan, upstream and manifests, is in the registry at its version, the plan records the digest of the manifest there, and each Application source points at it', async () => {
   const plan: Plan = await readPlanNamed(asResolve, candidate);
   const upstream = await upstreamDigests();
   const apps = planToApplications(plan.releases, { runtimeUID: plan.runtimeUID, planDigest: plan.digest });
@@ -77,6 +81,9 @@ test('after a resolution every chart of the plan, upstream and manifests, is in 
     assert.equal(c.repoURL, prefix());
     const manifest = await manifestAt(`${path}/${c.chart}`, c.version);
     assert.ok(manifest, `${c.chart}:${c.version} is in the registry`);
+    assert.equal(c.digest, manifest.digest, `${c.chart}: the plan pins the manifest the registry holds`);
+    const annotation = isUpstream ? ANNOTATION.chartDigest : ANNOTATION.manifestsDigest;
+    assert.equal(apps.find((a) => a.metadata.name === r.name)?.metadata.annotations[annotation], c.digest, `${r.name}: the Application carries that digest`);
     if (isUpstream) assert.equal(manifest.layers[0]?.digest, upstream.get(`${c.chart}@${c.version}`), `${c.chart}: the very archive the chart repository serves`);
     const spec = apps.find((a) => a.metadata.name === r.name)?.spec;
     const sources = [...(spec?.sources ?? []), ...(spec?.source ? [spec.source] : [])];
@@ -167,12 +174,14 @@ test('copy times: one upstream chart into an empty prefix, then a re-check of al
   const registry = (repository: string): UpstreamInputs['registry'] => ({ ...(testConfiguration() as { registry: UpstreamInputs['registry'] }).registry, repository });
   const one = plan.releases.filter((r) => r.name === 'cert-manager');
   let started = Date.now();
-  assert.deepEqual(await mirrorUpstream({ registry: registry(`${reg}/${uniqueName('timing')}`), dockerConfig, recipeText: plan.recipe ?? '', releases: one }), { ok: true, pushed: 1 });
+  const first = await mirrorUpstream({ registry: registry(`${reg}/${uniqueName('timing')}`), dockerConfig, recipeText: plan.recipe ?? '', releases: one });
+  assert.deepEqual(first.ok && [first.pushed, first.releases[0]?.chart?.digest], [1, one[0]?.chart?.digest], 'the copy into another prefix is the same manifest, so the same digest');
   t.diagnostic(`first copy of one upstream chart: ${Date.now() - started} ms`);
   const sent: string[] = [];
   const counting: typeof fetch = (input, init) => (sent.push(init?.method ?? 'GET'), fetch(input, init));
   started = Date.now();
-  assert.deepEqual(await mirrorUpstream({ registry: registry(`${reg}/${path}`), dockerConfig, recipeText: plan.recipe ?? '', releases: plan.releases, fetch: counting }), { ok: true, pushed: 0 });
+  const again = await mirrorUpstream({ registry: registry(`${reg}/${path}`), dockerConfig, recipeText: plan.recipe ?? '', releases: plan.releases, fetch: counting });
+  assert.deepEqual(again.ok && [again.pushed, again.releases], [0, plan.releases], 'nothing pushed, and the digests the plan recorded');
   t.diagnostic(`re-check of the plan's ${plan.releases.filter((r) => r.chart).length} upstream charts: ${Date.now() - started} ms (${sent.length} requests)`);
   assert.ok(!sent.includes('PUT') && !sent.includes('POST'), `nothing is pushed: ${sent.join(', ')}`);
 });

@@ -47,13 +47,15 @@ test('one Application per release, in deployment order, in argocd under the defa
   assert.deepEqual([other?.spec.project, other?.metadata.namespace], ['aicr', 'gitops']);
 });
 
-test('order is always annotated; depends-on, manual and steps only when they say something', () => {
+test('order is always annotated; depends-on, manual, steps and chart digests only when they say something', () => {
   const apps = sample();
   assert.deepEqual(byName(apps, 'cert-manager').metadata.annotations, {
     [ANNOTATION.runtimeUID]: owner.runtimeUID,
     [ANNOTATION.planDigest]: owner.planDigest,
     [ANNOTATION.releaseOrder]: '0',
+    [ANNOTATION.chartDigest]: sampleReleases()[0]?.chart?.digest,
   });
+  assert.deepEqual(Object.keys(byName(apps, 'kube-prometheus-stack').metadata.annotations).sort(), [ANNOTATION.planDigest, ANNOTATION.releaseOrder, ANNOTATION.runtimeUID].sort(), 'a release of a plan made before digests were recorded carries none');
   const sky = byName(apps, 'skyhook-customizations').metadata.annotations;
   assert.equal(sky[ANNOTATION.dependsOn], 'gpu-operator');
   assert.equal(sky[ANNOTATION.manual], 'true');
@@ -160,6 +162,26 @@ const editedServed = (name: string, edit: (app: Editable) => void): unknown[] =>
   edit(byName(apps, name) as Editable);
   return asServed(apps);
 };
+
+test('SEC-5 chart digests ride as annotations and come back into the release set: an edited digest changes the rebuilt digest, a digest not in sha256 form is a problem, and one beside no source is not read', () => {
+  const gpu = byName(sample(), 'gpu-operator').metadata.annotations;
+  const release = sampleReleases()[2];
+  assert.deepEqual([gpu[ANNOTATION.chartDigest], gpu[ANNOTATION.manifestsDigest]], [release?.chart?.digest, release?.manifests?.digest]);
+  const rebuilt = applicationsToReleases(asServed(sample()));
+  assert.ok(rebuilt.ok, JSON.stringify(rebuilt));
+  assert.deepEqual(rebuilt.releases.find((r) => r.name === 'gpu-operator')?.manifests, release?.manifests);
+  const edited = applicationsDigest(editedServed('gpu-operator', (a) => (a.metadata.annotations[ANNOTATION.chartDigest] = `sha256:${'f'.repeat(64)}`)));
+  assert.ok(edited.ok);
+  assert.notEqual(edited.digest, planDigest(sampleReleases()), 'the plan digest covers what the registry must hold');
+  const dropped = applicationsDigest(editedServed('gpu-operator', (a) => (a.metadata.annotations = without(a.metadata.annotations, ANNOTATION.manifestsDigest))));
+  assert.ok(dropped.ok);
+  assert.notEqual(dropped.digest, planDigest(sampleReleases()), 'dropping a pin is a change too');
+  const stray = applicationsToReleases(editedServed('cert-manager', (a) => (a.metadata.annotations[ANNOTATION.manifestsDigest] = `sha256:${'1'.repeat(64)}`)));
+  assert.ok(stray.ok && stray.releases[0]?.manifests === undefined, 'a digest beside no source pins nothing and makes no source');
+  assert.deepEqual(problemsOf(editedServed('cert-manager', (a) => (a.metadata.annotations[ANNOTATION.chartDigest] = 'latest'))), [
+    'Application cert-manager: chart.digest: must be sha256: followed by 64 lowercase hex digits',
+  ]);
+});
 
 test('problems name the Application: a missing annotation or label, an order that is no order, a missing dependency', () => {
   for (const key of [ANNOTATION.runtimeUID, ANNOTATION.planDigest, ANNOTATION.releaseOrder]) {

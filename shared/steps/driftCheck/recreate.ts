@@ -15,6 +15,7 @@ import { engineState } from '../../rollouts/engine.ts';
 import { type MovedRelease, missingReleases } from '../../rollouts/missingReleases.ts';
 import type { RolloutObject } from '../../rollouts/objects.ts';
 import type { StepContext, StepReport } from '../types.ts';
+import { readWindows, windowNow } from '../../rollouts/maintenanceSpec.ts';
 import { consistent } from './report.ts';
 
 export const APPLICATION_RECREATED_EVENT = 'ApplicationRecreated';
@@ -58,6 +59,12 @@ export async function checkInventory(ctx: StepContext, look: InventoryLook, plan
     if (!engine.available) {
       const report = consistent('True', 'InventoryConsistent', `Applications ${recreate.map((r) => r.name).join(', ')} of the active plan ${name} are missing; they are written again once Argo CD can take writes (${engine.message})`);
       return moved.length > 0 ? movedReport(name, moved) : { ...report, recheckAfterMs: ctx.timings.engineRecheckMs };
+    }
+    // WIN-1 holds the rewrite too: it changes the cluster as a rollout step does.
+    const window = windowNow(readWindows(ctx.runtime.spec), ctx.now());
+    if (!window.open) {
+      const report = consistent('True', 'InventoryConsistent', `Applications ${recreate.map((r) => r.name).join(', ')} of the active plan ${name} are missing; they are written again in a maintenance window: ${window.why}`);
+      return moved.length > 0 ? movedReport(name, moved) : { ...report, recheckAfterMs: window.recheckAfterMs, ...(window.recheckKey ? { recheckKey: window.recheckKey } : {}) };
     }
     await rewrite(ctx, look, plan, new Set(recreate.map((r) => r.name)));
   }

@@ -15,7 +15,8 @@ import type { Plan, PlanInputs } from '../../plans/plan.ts';
 import { plansToRetire } from '../../plans/retention.ts';
 import { PlanTooLargeError, type PlanConfigMap, planConfigMap, readPlanConfigMap } from '../../plans/store.ts';
 import type { Reason } from '../../status/reasons.ts';
-import { type BundleRead, readBundle } from './bundleFiles.ts';
+import { readBundle } from './bundleFiles.ts';
+import type { Release } from '../../plans/release.ts';
 import { mirrorManifests } from './mirror.ts';
 import { chartNames, ensureRepositories } from './repositories.ts';
 import type { RepositoryCreator } from '../../registry/ecrRepositories.ts';
@@ -59,7 +60,7 @@ function criteriaOf(criteria: ClusterRuntimeSpec['criteria']): Record<string, st
   return out;
 }
 
-function planFrom(c: CandidateInputs, read: Extract<BundleRead, { ok: true }>): Plan {
+function planFrom(c: CandidateInputs, releases: Release[], recipeText: string): Plan {
   const inputs: PlanInputs = {
     aicrVersion: c.spec.aicrVersion,
     snapshot: c.snapshot,
@@ -67,7 +68,7 @@ function planFrom(c: CandidateInputs, read: Extract<BundleRead, { ok: true }>): 
     overrides: [...c.overrides],
     bundle: c.bundle.reference,
   };
-  return { digest: planDigest(read.releases), releases: read.releases, runtimeUID: c.runtimeUID, recipe: read.recipeText, inputs };
+  return { digest: planDigest(releases), releases, runtimeUID: c.runtimeUID, recipe: recipeText, inputs };
 }
 
 /** Creates the plan, or replaces one of the same digest that another runtime's resolution (or a restore) left. */
@@ -113,9 +114,10 @@ export async function resolveCandidate(kube: KubePort, c: CandidateInputs): Prom
   }
   const mirrored = await mirrorManifests({ registry: c.configuration.registry, dockerConfig: c.dockerConfig, files: read.files, releases: read.releases });
   if (!mirrored.ok) return await notCandidate(kube, c, mirrored);
-  const copied = await mirrorUpstream({ registry: c.configuration.registry, dockerConfig: c.dockerConfig, recipeText: read.recipeText, releases: read.releases });
+  const copied = await mirrorUpstream({ registry: c.configuration.registry, dockerConfig: c.dockerConfig, recipeText: read.recipeText, releases: mirrored.releases });
   if (!copied.ok) return await notCandidate(kube, c, copied);
-  const plan = planFrom(c, read);
+  // The releases as mirrored carry each chart's digest, so the plan digest pins the bytes (SEC-5).
+  const plan = planFrom(c, copied.releases, read.recipeText);
   let cm: PlanConfigMap;
   try {
     cm = planConfigMap(plan);

@@ -12,7 +12,9 @@ import { packageManifestsChart } from '../../plans/manifestsChartPackage.ts';
 import type { Release } from '../../plans/release.ts';
 import type { Reason } from '../../status/reasons.ts';
 
-export type Mirrored = { readonly ok: true; readonly pushed: number } | { readonly ok: false; readonly retry: boolean; readonly reason: Reason; readonly message: string };
+export type MirrorFailure = { readonly ok: false; readonly retry: boolean; readonly reason: Reason; readonly message: string };
+/** How many charts were pushed, and the releases with the digest each mirrored chart has in the registry (SEC-5). */
+export type Mirrored = { readonly ok: true; readonly pushed: number; readonly releases: Release[] } | MirrorFailure;
 
 export interface MirrorInputs {
   readonly registry: Configuration['registry'];
@@ -21,7 +23,7 @@ export interface MirrorInputs {
   readonly releases: readonly Release[];
 }
 
-function failed(err: unknown, target: string, repository: string): Mirrored {
+function failed(err: unknown, target: string, repository: string): MirrorFailure {
   if (err instanceof RegistryUnavailableError) return { ok: false, retry: true, reason: 'Resolving', message: `[SERVICE_UNAVAILABLE] mirroring ${target}: ${err.message}` };
   if (err instanceof RegistryRefusedError) {
     const message = `mirroring ${target}: ${err.message}. Check that the credentials may pull and push under the repository prefix registry.repository=${repository}, then request a snapshot`;
@@ -30,20 +32,26 @@ function failed(err: unknown, target: string, repository: string): Mirrored {
   throw err;
 }
 
-/** Pushes each release's manifests chart that the registry lacks; how many were pushed. */
+/** Pushes each release's manifests chart that the registry lacks; how many were pushed, and each manifests source with its digest. */
 export async function mirrorManifests(m: MirrorInputs): Promise<Mirrored> {
   let pushed = 0;
+  const releases: Release[] = [];
   for (const release of m.releases) {
-    if (!release.manifests) continue;
+    if (!release.manifests) {
+      releases.push(release);
+      continue;
+    }
     const chart = packageManifestsChart(release.name, manifestFilesOf(m.files, release.name));
     // The plan's version and the package's come from one function; a difference is a bug here.
     if (chart.version !== release.manifests.version) throw new Error(`manifests chart of ${release.name}: packaged ${chart.version}, the plan names ${release.manifests.version}`);
     const target = `${m.registry.repository}/${chart.name}:${chart.version}`;
     try {
-      if ((await pushArtifact(target, chart.artifact, { dockerConfig: m.dockerConfig, plainHTTP: m.registry.plainHTTP })).pushed) pushed++;
+      const result = await pushArtifact(target, chart.artifact, { dockerConfig: m.dockerConfig, plainHTTP: m.registry.plainHTTP });
+      if (result.pushed) pushed++;
+      releases.push({ ...release, manifests: { ...release.manifests, digest: result.digest } });
     } catch (err) {
       return failed(err, target, m.registry.repository);
     }
   }
-  return { ok: true, pushed };
+  return { ok: true, pushed, releases };
 }

@@ -9,7 +9,7 @@ import { type UpstreamChart, copyChart } from '../../oci/chartCopy.ts';
 import { parseReference } from '../../oci/reference.ts';
 import { readRecipe } from '../../plans/recipe.ts';
 import type { Release } from '../../plans/release.ts';
-import type { Mirrored } from './mirror.ts';
+import type { MirrorFailure, Mirrored } from './mirror.ts';
 
 /** Small enough for a registry and a chart repository to take without throttling. */
 const CONCURRENCY = 3;
@@ -42,7 +42,7 @@ export function upstreamCopies(recipeText: string, releases: readonly Release[],
   });
 }
 
-function unavailable(copy: UpstreamCopy, err: ChartSourceError | RegistryRefusedError): Mirrored {
+function unavailable(copy: UpstreamCopy, err: ChartSourceError | RegistryRefusedError): MirrorFailure {
   const { component, up } = copy;
   const message =
     `component ${component}: ${err.message}. The recipe names chart ${up.chart} at version ${up.version} from ${up.source}, ` +
@@ -51,7 +51,7 @@ function unavailable(copy: UpstreamCopy, err: ChartSourceError | RegistryRefused
 }
 
 /** What the runtime shows when a copy fails; a failure of no known class is the framework's to handle. */
-export function copyFailed(err: unknown, copy: UpstreamCopy, repository: string): Mirrored {
+export function copyFailed(err: unknown, copy: UpstreamCopy, repository: string): MirrorFailure {
   const ours = parseReference(copy.target).registry;
   if (err instanceof RegistryRefusedError && err.registry === ours) {
     const message = `mirroring ${copy.target}: ${err.message}. Check that the credentials may pull and push under the repository prefix registry.repository=${repository}, then request a snapshot`;
@@ -63,25 +63,37 @@ export function copyFailed(err: unknown, copy: UpstreamCopy, repository: string)
   throw err;
 }
 
-async function copyOne(copy: UpstreamCopy, m: UpstreamInputs): Promise<Mirrored> {
+type Copied = { readonly ok: true; readonly component: string; readonly pushed: boolean; readonly digest: string } | MirrorFailure;
+
+async function copyOne(copy: UpstreamCopy, m: UpstreamInputs): Promise<Copied> {
   try {
     const options = { dockerConfig: m.dockerConfig, plainHTTP: m.registry.plainHTTP, ...(m.fetch ? { fetch: m.fetch } : {}) };
-    return { ok: true, pushed: (await copyChart(copy.up, copy.target, options)).pushed ? 1 : 0 };
+    const result = await copyChart(copy.up, copy.target, options);
+    return { ok: true, component: copy.component, pushed: result.pushed, digest: result.digest };
   } catch (err) {
     return copyFailed(err, copy, m.registry.repository);
   }
 }
 
-/** Copies every upstream chart the registry lacks; how many were pushed, or the first failure in deployment order. */
+/**
+ * Copies every upstream chart the registry lacks; how many were pushed and the releases with the
+ * digest each chart has in the registry now, or the first failure in deployment order.
+ */
 export async function mirrorUpstream(m: UpstreamInputs): Promise<Mirrored> {
   const copies = upstreamCopies(m.recipeText, m.releases, m.registry.repository);
   let pushed = 0;
+  const digests = new Map<string, string>();
   for (let i = 0; i < copies.length; i += CONCURRENCY) {
     const done = await Promise.all(copies.slice(i, i + CONCURRENCY).map((c) => copyOne(c, m)));
     for (const d of done) {
       if (!d.ok) return d;
-      pushed += d.pushed;
+      if (d.pushed) pushed++;
+      digests.set(d.component, d.digest);
     }
   }
-  return { ok: true, pushed };
+  const releases = m.releases.map((r) => {
+    const digest = digests.get(r.name);
+    return r.chart && digest ? { ...r, chart: { ...r.chart, digest } } : r;
+  });
+  return { ok: true, pushed, releases };
 }

@@ -5,7 +5,7 @@ import { RegistryUnavailableError } from '../../errors.ts';
 import { parseReference } from '../../oci/reference.ts';
 import type { Release } from '../../plans/release.ts';
 import { RepositoryCreationRefusedError, type RepositoryCreator } from '../../registry/ecrRepositories.ts';
-import type { Mirrored } from './mirror.ts';
+import type { MirrorFailure } from './mirror.ts';
 
 /** The charts the releases push: each upstream chart and each manifests chart. */
 export function chartNames(releases: readonly Release[]): string[] {
@@ -19,7 +19,7 @@ export function repositoriesUnder(registryRepository: string, names: readonly st
 }
 
 /** Creates what is missing of `<registry.repository>/<name>` for each name; a refusal stalls with what to grant. */
-export async function ensureRepositories(create: RepositoryCreator, registryRepository: string, names: readonly string[]): Promise<Mirrored> {
+export async function ensureRepositories(create: RepositoryCreator, registryRepository: string, names: readonly string[]): Promise<{ readonly ok: true } | MirrorFailure> {
   for (const repository of repositoriesUnder(registryRepository, names)) {
     try {
       await create(repository);
@@ -29,5 +29,5 @@ export async function ensureRepositories(create: RepositoryCreator, registryRepo
       throw err;
     }
   }
-  return { ok: true, pushed: 0 };
+  return { ok: true };
 }

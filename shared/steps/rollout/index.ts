@@ -121,6 +121,9 @@ export const runRollout: StepRunner = async (given) => {
   const idle = engine.available ? IDLE_LOOKS * ctx.timings.engineRecheckMs : ctx.timings.engineRecheckMs;
   const recheck = Math.min(report.recheckAfterMs ?? Number.POSITIVE_INFINITY, idle);
   const runtime = ctx.runtime === given.runtime ? {} : { runtime: ctx.runtime };
-  const out: StepReport = { ...report, conditions: [engineCondition(engine), ...report.conditions], recheckAfterMs: recheck, ...runtime };
+  // A key names one instant; a sooner look under the same key would be taken for that timer and dropped.
+  const { recheckKey, ...rest } = report;
+  const keyed = recheckKey !== undefined && recheck === report.recheckAfterMs ? { recheckKey } : {};
+  const out: StepReport = { ...rest, conditions: [engineCondition(engine), ...report.conditions], recheckAfterMs: recheck, ...keyed, ...runtime };
   return out;
 };

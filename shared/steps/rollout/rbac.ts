@@ -1,5 +1,5 @@
 // What the rollout step's own Kubernetes identity may do; the chart's RBAC is generated from it.
-import { AICR_VALIDATE_SERVICE_ACCOUNT, API_GROUP, ARGOCD_REGISTRY_SECRET, KINDS, NAMESPACES } from '../../api/constants.ts';
+import { AICR_VALIDATE_SERVICE_ACCOUNT, API_GROUP, ARGOCD_REGISTRY_SECRET, KINDS, NAMESPACES, STATIC_SECRET_VALUE } from '../../api/constants.ts';
 import type { KubeRule } from '../../rbac/rule.ts';
 
 export const ROLLOUT_RBAC = [
@@ -19,5 +19,6 @@ export const ROLLOUT_RBAC = [
   { apiGroups: ['argoproj.io'], resources: ['applications'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'], why: "reads the owned Applications a rollout is assessed against, and writes, finalizes and deletes them release by release (cluster-wide: a Role would need Argo CD's namespace to exist when the chart installs)" },
   { apiGroups: [''], resources: ['events'], verbs: ['create', 'get', 'patch'], namespace: NAMESPACES.events, why: 'records Events on the runtime and its rollouts, counting repeats' },
   { apiGroups: ['apps'], resources: ['statefulsets', 'deployments'], verbs: ['list'], why: "reads whether Argo CD's application controller is up (cluster-wide, for the same reason as Applications)" },
+  { apiGroups: [''], resources: ['secrets'], verbs: ['get'], namespace: NAMESPACES.system, resourceNamesFromValues: [STATIC_SECRET_VALUE], why: "reads the registry credentials (registry.auth.staticSecretRef) to check, before a step writes a release, that its charts are the bytes the plan pinned; no other Secret there" },
   { apiGroups: [''], resources: ['secrets'], verbs: ['get'], namespace: ARGOCD_REGISTRY_SECRET.namespace, resourceNames: [ARGOCD_REGISTRY_SECRET.name], why: "reads when Argo CD's registry token expires (aws mode), to hold rollouts while it is stale" },
 ] as const satisfies readonly KubeRule[];

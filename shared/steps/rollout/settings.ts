@@ -4,6 +4,7 @@
 import { ClusterRuntimeSpecSchema } from '../../api/clusterRuntime.ts';
 import { parseDuration } from '../../durations.ts';
 import type { RuntimeObject } from '../../kube/kinds.ts';
+import { type RuntimeWindows, readWindows } from '../../rollouts/maintenanceSpec.ts';
 
 const DEFAULT_ACTION_MS = 30 * 60 * 1000;
 const DEFAULT_APPROVAL_MS = 72 * 3600 * 1000;
@@ -20,13 +21,15 @@ export interface RolloutSettings {
   readonly adoptionUID?: string;
   /** An unreadable spec requires validation, the safe side. */
   readonly validationRequired: boolean;
+  /** spec.maintenance.windows; 'unreadable' when that part does not validate, so no step starts (the safe side). */
+  readonly windows: RuntimeWindows;
 }
 
 export function settingsOf(runtime: RuntimeObject): RolloutSettings {
   const suspendEngine = (runtime.spec as { suspendEngine?: unknown } | undefined)?.suspendEngine === true;
   const parsed = ClusterRuntimeSpecSchema.safeParse(runtime.spec);
   if (!parsed.success) {
-    return { readable: false, actionTimeoutMs: DEFAULT_ACTION_MS, approvalMs: DEFAULT_APPROVAL_MS, paused: false, suspendEngine, deletionPolicy: 'Orphan', validationRequired: true };
+    return { readable: false, actionTimeoutMs: DEFAULT_ACTION_MS, approvalMs: DEFAULT_APPROVAL_MS, paused: false, suspendEngine, deletionPolicy: 'Orphan', validationRequired: true, windows: readWindows(runtime.spec) };
   }
   const spec = parsed.data;
   return {
@@ -39,5 +42,6 @@ export function settingsOf(runtime: RuntimeObject): RolloutSettings {
     deletionPolicy: spec.deletionPolicy,
     ...(spec.adoption?.runtimeUID ? { adoptionUID: spec.adoption.runtimeUID } : {}),
     validationRequired: spec.validation.deployment === 'Required',
+    windows: readWindows(runtime.spec),
   };
 }

@@ -19,6 +19,8 @@ import { noteRollout } from '../record.ts';
 import { type RolloutReport, planMissing } from '../report.ts';
 import { type Approved, type Run, drifted, fail, hold, progress, stall, succeed } from './executeEnds.ts';
 import { validateThenSucceed, validationGate } from './deploymentValidation.ts';
+import { pinsHeld } from './chartPinCheck.ts';
+import { windowOpen } from './windowCheck.ts';
 
 type Next = 'next' | RolloutReport;
 
@@ -46,6 +48,8 @@ function set(run: Run, i: number, state: Partial<StepState>): void {
 async function start(run: Run, i: number): Promise<Next> {
   const step = run.r.spec.steps[i];
   if (!step) return 'next';
+  const window = await windowOpen(run, i);
+  if (window !== 'open') return window;
   const now = kubeTime(run.ctx.now());
   if (step.action === 'Adopt') return adopt(run, i, now);
   if (step.action === 'Remove') {
@@ -58,6 +62,8 @@ async function start(run: Run, i: number): Promise<Next> {
   }
   const app = run.intended.get(step.release);
   if (!app) return stall(run, i, 'StepUnknown', `step ${i + 1} names release ${step.release}, which the target plan ${run.r.spec.toPlan} lacks; nothing was written for it. Retry the rollout`);
+  const pins = await pinsHeld(run, i);
+  if (pins !== 'held') return pins;
   const written = await writeApplication(run.ctx.kube, app);
   if (step.action === 'Upgrade' && step.fromVersion === step.toVersion && !step.valuesChanged) await requestRefresh(run.ctx.kube, step.release);
   set(run, i, { state: 'InProgress', startedAt: now, applicationUID: written.metadata.uid, reason: 'GateNotMet', message: `written; waiting for Argo CD to report it synced and healthy at ${revisions(app)}` });

@@ -48,7 +48,8 @@ export async function save(run: Run, shown: Shown, extra: Partial<RuntimeRollout
   await writeStatus(ctx, r, { ...(approval ? { approval } : {}), conditions, steps: run.states, ...extra });
 }
 
-function where(run: Run, i: number): string {
+/** "step 2 of 3, Install gpu-operator". */
+export function where(run: Run, i: number): string {
   const step = run.r.spec.steps[i];
   return `step ${i + 1} of ${run.r.spec.steps.length}, ${step?.action ?? ''} ${step?.release ?? ''}`;
 }
@@ -72,12 +73,13 @@ export async function hold(run: Run, why: string): Promise<RolloutReport> {
 }
 
 /** A person must act before the rollout moves on; it has not ended. */
-export async function stall(run: Run, i: number, reason: Extract<Reason, 'StepUnknown' | 'AwaitingAcknowledgement'>, message: string): Promise<RolloutReport> {
+export async function stall(run: Run, i: number, reason: Extract<Reason, 'StepUnknown' | 'AwaitingAcknowledgement' | 'ChartChanged'>, message: string): Promise<RolloutReport> {
   const state = run.states[i];
-  if (state && reason === 'StepUnknown') run.states[i] = { ...state, reason, message };
+  if (state && reason !== 'AwaitingAcknowledgement') run.states[i] = { ...state, reason, message };
   const full = `rollout ${run.r.metadata.name} (${moveOf(run.r)}): ${where(run, i)}: ${message}`;
   await save(run, { state: 'waiting', reason, message: full }, { currentStep: i });
-  return released('False', reason, full);
+  // A chart pushed back to the registry wakes nothing in the cluster, so the registry is asked again.
+  return released('False', reason, full, reason === 'ChartChanged' ? { recheckAfterMs: run.ctx.timings.engineRecheckMs } : {});
 }
 
 /** ROL-2: the owned Applications changed since the rollout was approved; nothing is written until they are as approved again, or a retry replaces it. */

@@ -1,0 +1,80 @@
+// Maintenance windows on the test cluster with Argo CD's own controller (WIN-1, WIN-2): a rollout
+// approved outside its window writes nothing until the window opens, and then starts by itself
+// (a timer, nobody acting); a step in flight when the window closes finishes, and the next step
+// waits for the next window; changing the windows wakes the rollout at once.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { NAMESPACES } from '../../shared/api/constants.ts';
+import { STEP_TABLE, type StepRow } from '../../shared/steps/table.ts';
+import { startCapturedControlPlane } from '../helpers/controlPlane.ts';
+import { holdReleasePods, withKnob } from '../helpers/knobs.ts';
+import { kubectlAicr } from '../helpers/plugin.ts';
+import { SCALED_TIMINGS } from '../helpers/resolved.ts';
+import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
+import { approve, awaitingRollout, clearRolloutStage, released, rollout, stopAndClear } from '../helpers/rollouts.ts';
+import { condition, createRuntime, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+
+const ROLLOUT_ONLY: readonly StepRow[] = STEP_TABLE.filter((r) => r.name === 'rollout');
+const MINUTE = 60_000;
+let cp: ReturnType<typeof startCapturedControlPlane> | undefined;
+
+/** The next whole UTC minute at least 30 s away: long enough to approve before it. */
+function nextStart(): Date {
+  const at = new Date(Math.ceil((Date.now() + 30_000) / MINUTE) * MINUTE);
+  return at;
+}
+
+const appCreated = async (name: string): Promise<string> => kubectl('get', 'application', name, '-n', NAMESPACES.argocd, '--ignore-not-found', '-o', 'jsonpath={.metadata.creationTimestamp}');
+
+before(async () => {
+  await clearRolloutStage();
+  cp = startCapturedControlPlane({ timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 }, table: ROLLOUT_ONLY });
+});
+
+after(async () => {
+  if (cp) await stopAndClear(cp);
+});
+
+test('WIN-1 WIN-2 a rollout approved outside its window writes nothing until the window opens and then starts by itself; a step in flight at the close finishes and the next waits for the next window', async () => {
+  const start = nextStart();
+  const close = new Date(start.getTime() + MINUTE);
+  const schedule = `${start.getUTCMinutes()} ${start.getUTCHours()} * * *`;
+  const uid = (await createRuntime({
+    aicrVersion: 'v0.11.1',
+    criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' },
+    actionTimeout: '5m',
+    validation: { deployment: 'Disabled' },
+    maintenance: { windows: [{ schedule, duration: '1m' }] },
+  })).metadata.uid;
+  for (const name of ['win-alpha', 'win-bravo']) await pushChart(name, '1.0.0');
+  const { name: plan } = await storePlan(uid, [chartRelease('win-alpha', 0, '1.0.0'), chartRelease('win-bravo', 1, '1.0.0')]);
+  await target(plan);
+  const waiting = await awaitingRollout(plan);
+  await withKnob(holdReleasePods(['ns-win-alpha']), async () => {
+    await approve(waiting.metadata.name);
+    const outside = await released('OutsideMaintenanceWindow before step 1', (reason) => reason === 'OutsideMaintenanceWindow');
+    assert.match(outside.message, /waits before step 1 of 2, Install win-alpha/);
+    assert.ok(outside.message.includes(`the next window opens at ${start.toISOString()}`), outside.message);
+    const rt = await getRuntime();
+    assert.equal(condition(rt, 'Stalled')?.status, 'False', 'a window wait needs nobody: not Stalled');
+    assert.equal(await appCreated('win-alpha'), '', 'nothing written before the window');
+    const described = await kubectlAicr(['describe', waiting.metadata.name], 'alice');
+    assert.ok(described.stdout.includes(start.toISOString()), `kubectl aicr describe names the next window:\n${described.stdout}`);
+
+    // Woken by its own timer: nobody touches anything from here until the window has closed.
+    const created = await waitFor('win-alpha written in the window', async () => (await appCreated('win-alpha')) || undefined, 2 * MINUTE);
+    assert.ok(Date.parse(created) >= start.getTime() - 1_000, `written at ${created}, not before the window opened at ${start.toISOString()}`);
+    await waitFor('the window to close', async () => (Date.now() > close.getTime() + 2_000 ? true : undefined), 2 * MINUTE);
+    assert.equal((await rollout(waiting.metadata.name)).status?.steps?.[0]?.state, 'InProgress', 'step 1 is still in flight after the close');
+  });
+  // Released from the hold after the close, step 1 finishes; step 2 waits for tomorrow's window.
+  const tomorrow = new Date(start.getTime() + 24 * 60 * MINUTE).toISOString();
+  const next = await released('step 2 waits for the next window', (reason, message) => reason === 'OutsideMaintenanceWindow' && message.includes('step 2 of 2'), 2 * MINUTE);
+  assert.ok(next.message.includes(`the next window opens at ${tomorrow}`), next.message);
+  const r = await rollout(waiting.metadata.name);
+  assert.deepEqual(r.status?.steps?.map((s) => s.state), ['Succeeded', 'Pending']);
+  assert.equal(await appCreated('win-bravo'), '', 'no new step started after the close');
+
+  await kubectl('patch', 'clusterruntime', 'cluster', '--type=merge', '-p', JSON.stringify({ spec: { maintenance: null } }));
+  await released(`Released=True on ${plan} once the windows are lifted`, (reason, message) => reason === 'Released' && message.includes(plan), 90_000);
+});
