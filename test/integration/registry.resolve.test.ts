@@ -97,16 +97,16 @@ async function tagDigest(repository: string, tag: string): Promise<string> {
   return res.status === 200 ? (res.headers.get('docker-content-digest') ?? '') : `http ${res.status}`;
 }
 
-/** Each release's manifests chart: named by the plan as mirrored, in the registry, and an Application source. */
+/** Each release's manifests chart: named and pinned by the plan as mirrored, in the registry, and an Application source. */
 async function mirroredCharts(plan: Plan): Promise<Map<string, string>> {
   const apps = planToApplications(plan.releases, { runtimeUID: plan.runtimeUID, planDigest: plan.digest });
   const digests = new Map<string, string>();
   for (const r of plan.releases) {
     if (!r.manifests) continue;
     const { chart, version } = r.manifests;
-    assert.deepEqual(r.manifests, { repoURL: prefix(), chart: `${r.name}-manifests`, version });
     const digest = await tagDigest(`aicr/${chart}`, version);
     assert.match(digest, /^sha256:/, `${chart}:${version} is in the registry`);
+    assert.deepEqual(r.manifests, { repoURL: prefix(), chart: `${r.name}-manifests`, version, digest }, 'the plan pins the manifest the registry holds (SEC-5)');
     digests.set(chart, digest);
     const spec = apps.find((a) => a.metadata.name === r.name)?.spec;
     const sources = [...(spec?.sources ?? []), ...(spec?.source ? [spec.source] : [])];
