@@ -119,12 +119,12 @@ export const ADMISSION_KEYS = {
 
 /** In aws mode: the docker-config Secret the control plane writes in aicr-jobs, holding a minted ECR token for the Jobs that push. */
 export const REGISTRY_JOB_SECRET = 'aicr-registry-ecr';
+/** The chart value naming the static registry Secret, which RBAC rules grant by name. */
+export const STATIC_SECRET_VALUE = 'registry.auth.staticSecretRef';
 /**
  * In aws mode: Argo CD's repository Secret the token-refresh step writes, holding a minted ECR
  * token for the plan's charts. The only Secret that step's identity may write.
  */
-/** The chart value naming the static registry Secret, which RBAC rules grant by name. */
-export const STATIC_SECRET_VALUE = 'registry.auth.staticSecretRef';
 export const ARGOCD_REGISTRY_SECRET = { namespace: NAMESPACES.argocd, name: 'aicr-registry' } as const;
 /** The user name of every ECR authorization token. */
 export const ECR_TOKEN_USER = 'AWS';

@@ -28,8 +28,8 @@ function fieldPattern(atom: string): string {
 }
 
 export const SCHEDULE_PATTERN = new RegExp(`^${Object.values(ATOMS).map(fieldPattern).join(' ')}$`);
-export const SCHEDULE_MAX_LENGTH = 128;
-export const SCHEDULE_MESSAGE =
+const SCHEDULE_MAX_LENGTH = 128;
+const SCHEDULE_MESSAGE =
   'must be a cron schedule of five fields separated by single spaces: minute (0-59) hour (0-23) day-of-month (1-31) month (1-12 or JAN-DEC) day-of-week (0-7 or SUN-SAT), each *, a value, a range a-b or a list, optionally with a step /n';
 
 /**
@@ -37,9 +37,10 @@ export const SCHEDULE_MESSAGE =
  * and Intl both know. Go also takes "Local", the API server's own zone, which Intl does not.
  */
 const TIME_ZONE_FORM = /^(UTC|[A-Z][A-Za-z_-]*(\/[A-Z][A-Za-z0-9_+-]*){0,2})$/;
-export const TIME_ZONE_MESSAGE = 'must be an IANA time zone such as UTC, Europe/Berlin or America/New_York';
+const TIME_ZONE_MESSAGE = 'must be an IANA time zone such as UTC, Europe/Berlin or America/New_York';
 
-function knownToIntl(name: string): boolean {
+/** Whether Intl, and so the control plane's judging of windows, knows the zone. */
+export function isTimeZone(name: string): boolean {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: name });
     return true;
@@ -53,12 +54,12 @@ function knownToIntl(name: string): boolean {
 const timeZoneCheck: CelCheck<string> = {
   rule: `self != 'Local' && self.matches(${celString(TIME_ZONE_FORM.source)}) && timestamp('2000-01-01T00:00:00Z').getHours(self) >= 0`,
   message: TIME_ZONE_MESSAGE,
-  holds: (s) => s !== 'Local' && TIME_ZONE_FORM.test(s) && knownToIntl(s),
+  holds: (s) => s !== 'Local' && TIME_ZONE_FORM.test(s) && isTimeZone(s),
 };
 
-export const MAX_WINDOWS = 16;
+const MAX_WINDOWS = 16;
 
-export const MaintenanceWindowSchema = apiObject(
+const MaintenanceWindowSchema = apiObject(
   z.object({
     kind: described(z.enum(['Allow', 'Deny']), 'Allow: steps may start inside the window. Deny: no step starts inside it, whatever the allow windows say.').default('Allow'),
     schedule: patternString({ pattern: SCHEDULE_PATTERN, maxLength: SCHEDULE_MAX_LENGTH, message: SCHEDULE_MESSAGE }, 'When the window opens: a cron schedule (minute hour day-of-month month day-of-week), read in timeZone.'),
@@ -66,7 +67,6 @@ export const MaintenanceWindowSchema = apiObject(
     timeZone: withCel(boundedString(64, 'The IANA time zone the schedule is read in, such as Europe/Berlin.'), timeZoneCheck).default('UTC'),
   }),
 ).meta({ description: 'One maintenance window.' });
-export type MaintenanceWindowSpec = z.output<typeof MaintenanceWindowSchema>;
 
 export const MaintenanceSchema = apiObject(
   z.object({

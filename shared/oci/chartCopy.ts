@@ -9,10 +9,9 @@ import { gunzipSync } from 'node:zlib';
 import { parse } from 'yaml';
 import { ChartSourceError, TransientError } from '../errors.ts';
 import { HELM_CHART_LAYER, HELM_CONFIG } from '../plans/manifestsChartPackage.ts';
-import { credentialsFor } from './credentials.ts';
-import { OCI_MANIFEST, type PushOptions, type PushResult, pushArtifact, sha256 } from './push.ts';
-import { formatReference, parseReference } from './reference.ts';
-import { type RegistrySession, openSession, readLimited, registryRequest } from './registryHttp.ts';
+import { OCI_MANIFEST, type PushOptions, type PushResult, pushArtifact, sessionFor, sha256 } from './push.ts';
+import { formatReference } from './reference.ts';
+import { type RegistrySession, readLimited, registryRequest } from './registryHttp.ts';
 import { readTar } from './tar.ts';
 
 const MIB = 1024 * 1024;
@@ -73,12 +72,6 @@ function chartConfig(up: UpstreamChart, tgz: Uint8Array): Uint8Array {
   const meta = chartYaml ? (parse(new TextDecoder().decode(chartYaml)) as { name?: unknown; version?: unknown } | null) : null;
   if (meta?.name !== up.chart || meta.version !== up.version) throw new ChartSourceError(`the archive served for ${up.chart} ${up.version} holds no Chart.yaml of that name and version`);
   return new TextEncoder().encode(JSON.stringify(meta));
-}
-
-function sessionFor(reference: string, options: PushOptions): RegistrySession {
-  const ref = parseReference(reference);
-  const credentials = credentialsFor(options.dockerConfig, ref.registry);
-  return openSession(ref, { plainHTTP: options.plainHTTP, fetch: options.fetch ?? fetch, timeoutMs: options.timeoutMs ?? 30_000, ...(credentials ? { credentials } : {}) });
 }
 
 interface OciChart {

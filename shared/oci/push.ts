@@ -64,11 +64,17 @@ async function pushBlob(session: RegistrySession, blob: Blob): Promise<void> {
   await put.body?.cancel();
 }
 
-/** Pushes `artifact` under `reference` (host/repository:tag) unless the tag already names it. */
-export async function pushArtifact(reference: string, artifact: Artifact, options: PushOptions): Promise<PushResult> {
+/** A session with one repository, signed with the docker config's entry for its registry, if any. */
+export function sessionFor(reference: string, options: PushOptions): RegistrySession {
   const ref = parseReference(reference);
   const credentials = credentialsFor(options.dockerConfig, ref.registry);
-  const session = openSession(ref, { plainHTTP: options.plainHTTP, fetch: options.fetch ?? fetch, timeoutMs: options.timeoutMs ?? 30_000, ...(credentials ? { credentials } : {}) });
+  return openSession(ref, { plainHTTP: options.plainHTTP, fetch: options.fetch ?? fetch, timeoutMs: options.timeoutMs ?? 30_000, ...(credentials ? { credentials } : {}) });
+}
+
+/** Pushes `artifact` under `reference` (host/repository:tag) unless the tag already names it. */
+export async function pushArtifact(reference: string, artifact: Artifact, options: PushOptions): Promise<PushResult> {
+  const session = sessionFor(reference, options);
+  const { ref } = session;
   const manifest = manifestBytes(artifact);
   const digest = sha256(manifest);
   const tag = ref.tag ?? digest;

@@ -53,11 +53,17 @@ async function lackingIn(kube: KubePort, name: string, namespaces: readonly stri
   return namespaces.filter((_, i) => !found[i]);
 }
 
-async function staticCredentials(kube: KubePort, name: string, host: string): Promise<RegistryCredentials> {
+/** "a", "a and b", "a, b and c". */
+function listed(items: readonly string[]): string {
+  return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1) ?? ''}`;
+}
+
+/** The control plane's copy in aicr-system, once `besides` (the namespaces of the Jobs that use it) have theirs too. */
+async function staticCredentials(kube: KubePort, name: string, host: string, besides: readonly string[]): Promise<RegistryCredentials> {
   const mode = 'registry.auth.mode static';
-  if (!name) return { ok: false, message: `${mode}: registry.auth.staticSecretRef is empty; name a docker-config Secret in ${NAMESPACES.system}, ${NAMESPACES.jobs} and ${NAMESPACES.validation}` };
+  if (!name) return { ok: false, message: `${mode}: registry.auth.staticSecretRef is empty; name a docker-config Secret in ${listed([NAMESPACES.system, ...besides])}` };
   const own = await readDockerConfig(kube, name, NAMESPACES.system, host);
-  const others = await lackingIn(kube, name, [NAMESPACES.jobs, NAMESPACES.validation]);
+  const others = await lackingIn(kube, name, besides);
   // Resolution needs the control plane's copy and the render Jobs'; validation's is named as a courtesy.
   if ('text' in own && !others.includes(NAMESPACES.jobs)) return { ok: true, dockerConfig: own.text };
   const lacking = [...('absent' in own ? [NAMESPACES.system] : []), ...others];
@@ -92,17 +98,22 @@ async function freshJobSecret(deps: CredentialDeps, host: string): Promise<strin
   return 'text' in read ? read.text : undefined;
 }
 
+type MintedConfig = { readonly ok: true; readonly dockerConfig: string; readonly expiresAt: Date } | { readonly ok: false; readonly message: string };
+
+/** A docker config for `host` holding an ECR token minted with the caller's own identity. */
+async function mintDockerConfig(mint: TokenMinter | undefined, host: string, fix: string): Promise<MintedConfig> {
+  const minted = await (mint ?? mintEcrToken)();
+  if (!minted.ok) return { ok: false, message: `registry.auth.mode aws: minting an ECR token failed (${minted.cause}); ${fix}` };
+  return { ok: true, dockerConfig: JSON.stringify({ auths: { [host]: { auth: minted.token.auth } } }), expiresAt: minted.token.expiresAt };
+}
+
 async function awsCredentials(deps: CredentialDeps, host: string): Promise<RegistryCredentials> {
   const reused = await freshJobSecret(deps, host);
   if (reused !== undefined) return { ok: true, dockerConfig: reused };
-  const minted = await (deps.mint ?? mintEcrToken)();
-  if (!minted.ok) {
-    const fix = "check the control plane's AWS identity (its role, or in local mode the EKS Pod Identity association or IRSA annotation) and that its policy allows ecr:GetAuthorizationToken";
-    return { ok: false, message: `registry.auth.mode aws: minting an ECR token failed (${minted.cause}); ${fix}` };
-  }
-  const dockerConfig = JSON.stringify({ auths: { [host]: { auth: minted.token.auth } } });
-  await deps.kube.apply(KIND.secret, jobSecret(dockerConfig, minted.token.expiresAt), { fieldManager: FIELD_MANAGER.resolve, force: true });
-  return { ok: true, dockerConfig };
+  const minted = await mintDockerConfig(deps.mint, host, "check the control plane's AWS identity (its role, or in local mode the EKS Pod Identity association or IRSA annotation) and that its policy allows ecr:GetAuthorizationToken");
+  if (!minted.ok) return minted;
+  await deps.kube.apply(KIND.secret, jobSecret(minted.dockerConfig, minted.expiresAt), { fieldManager: FIELD_MANAGER.resolve, force: true });
+  return { ok: true, dockerConfig: minted.dockerConfig };
 }
 
 /**
@@ -112,7 +123,7 @@ async function awsCredentials(deps: CredentialDeps, host: string): Promise<Regis
 export async function registryCredentials(deps: CredentialDeps, registry: Configuration['registry']): Promise<RegistryCredentials> {
   const host = registry.repository.split('/')[0] ?? '';
   if (registry.auth.mode === 'aws') return await awsCredentials(deps, host);
-  return await staticCredentials(deps.kube, registry.auth.staticSecretRef, host);
+  return await staticCredentials(deps.kube, registry.auth.staticSecretRef, host, [NAMESPACES.jobs, NAMESPACES.validation]);
 }
 
 /**
@@ -122,15 +133,7 @@ export async function registryCredentials(deps: CredentialDeps, registry: Config
  */
 export async function pullCredentials(deps: Pick<CredentialDeps, 'kube' | 'mint'>, registry: Configuration['registry']): Promise<RegistryCredentials> {
   const host = registry.repository.split('/')[0] ?? '';
-  if (registry.auth.mode === 'aws') {
-    const minted = await (deps.mint ?? mintEcrToken)();
-    if (!minted.ok) return { ok: false, message: `registry.auth.mode aws: minting an ECR token failed (${minted.cause}); check that the step's role allows ecr:GetAuthorizationToken` };
-    return { ok: true, dockerConfig: JSON.stringify({ auths: { [host]: { auth: minted.token.auth } } }) };
-  }
-  const name = registry.auth.staticSecretRef;
-  if (!name) return { ok: false, message: `registry.auth.mode static: registry.auth.staticSecretRef is empty; name a docker-config Secret in ${NAMESPACES.system}` };
-  const own = await readDockerConfig(deps.kube, name, NAMESPACES.system, host);
-  if ('text' in own) return { ok: true, dockerConfig: own.text };
-  if ('problem' in own) return { ok: false, message: `registry.auth.mode static: ${own.problem}` };
-  return { ok: false, message: `registry.auth.mode static: the docker-config Secret ${name} (registry.auth.staticSecretRef) is missing in ${NAMESPACES.system}; create it there (type kubernetes.io/dockerconfigjson)` };
+  if (registry.auth.mode === 'static') return await staticCredentials(deps.kube, registry.auth.staticSecretRef, host, []);
+  const minted = await mintDockerConfig(deps.mint, host, "check that the step's role allows ecr:GetAuthorizationToken");
+  return minted.ok ? { ok: true, dockerConfig: minted.dockerConfig } : minted;
 }

@@ -5,10 +5,8 @@
 // refused here, before anything is written. One HEAD per source; the body is read only from a
 // registry that answers without Docker-Content-Digest.
 import { BundleUnreadableError, RegistryCredentialsInvalidError, RegistryRefusedError, RegistryUnavailableError } from '../errors.ts';
-import { credentialsFor } from '../oci/credentials.ts';
-import { OCI_MANIFEST, sha256 } from '../oci/push.ts';
-import { parseReference } from '../oci/reference.ts';
-import { type RegistrySession, openSession, readLimited, registryRequest } from '../oci/registryHttp.ts';
+import { OCI_MANIFEST, sessionFor, sha256 } from '../oci/push.ts';
+import { readLimited, registryRequest } from '../oci/registryHttp.ts';
 import type { ChartSource, Release } from '../plans/release.ts';
 
 export interface PinOptions {
@@ -34,15 +32,10 @@ export function pinnedSources(release: Release): ChartSource[] {
 
 export const chartReference = (s: ChartSource): string => `${s.repoURL}/${s.chart}:${s.version}`;
 
-function sessionFor(reference: string, options: PinOptions): RegistrySession {
-  const ref = parseReference(reference);
-  const credentials = credentialsFor(options.dockerConfig, ref.registry);
-  return openSession(ref, { plainHTTP: options.plainHTTP, fetch: options.fetch ?? fetch, timeoutMs: options.timeoutMs ?? 10_000, ...(credentials ? { credentials } : {}) });
-}
-
 /** The manifest digest the registry holds at the source's version, or undefined when it holds none. */
 async function heldDigest(source: ChartSource, options: PinOptions): Promise<string | undefined> {
-  const session = sessionFor(chartReference(source), options);
+  // A check before a write should not hold the step as long as a push may take.
+  const session = sessionFor(chartReference(source), { ...options, timeoutMs: options.timeoutMs ?? 10_000 });
   const head = await registryRequest(session, { method: 'HEAD', path: `manifests/${source.version}`, accept: OCI_MANIFEST, expected: [404] }, 'chart manifest check');
   if (head.status === 404) return undefined;
   const header = head.headers.get('docker-content-digest');

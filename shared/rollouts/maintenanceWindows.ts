@@ -134,15 +134,6 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
   return f;
 }
 
-export function isTimeZone(name: string): boolean {
-  try {
-    formatter(name);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** The wall clock at an instant; `ms` is that wall-clock time read as if it were UTC. */
 type Wall = Readonly<Record<'month' | 'day' | 'weekday' | 'hour' | 'minute' | 'ms', number>>;
 

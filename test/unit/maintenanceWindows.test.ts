@@ -4,8 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { SCHEDULE_PATTERN } from '../../shared/api/maintenance.ts';
-import { type MaintenanceWindow, type Schedule, isTimeZone, judgeWindows, nextOccurrence, parseSchedule } from '../../shared/rollouts/maintenanceWindows.ts';
+import { SCHEDULE_PATTERN, isTimeZone } from '../../shared/api/maintenance.ts';
+import { type MaintenanceWindow, type Schedule, judgeWindows, nextOccurrence, parseSchedule } from '../../shared/rollouts/maintenanceWindows.ts';
 
 const HOUR = 3_600_000;
 
