@@ -1,7 +1,9 @@
 // Go-style durations ("90s", "30m", "1h30m", "7d" is spelled "168h"), as Kubernetes users and
 // the runbook write them, turned into milliseconds.
 const PART = /([0-9]+)(ms|s|m|h)/g;
-const WHOLE = /^([0-9]+(ms|s|m|h))+$/;
+/** The whole grammar, for schemas that state it as a pattern. */
+export const DURATION_PATTERN = /^([0-9]+(ms|s|m|h))+$/;
+const WHOLE = DURATION_PATTERN;
 const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 export function isDuration(text: string): boolean {

@@ -29,7 +29,7 @@ function fieldPattern(atom: string): string {
 
 export const SCHEDULE_PATTERN = new RegExp(`^${Object.values(ATOMS).map(fieldPattern).join(' ')}$`);
 const SCHEDULE_MAX_LENGTH = 128;
-const SCHEDULE_MESSAGE =
+export const SCHEDULE_MESSAGE =
   'must be a cron schedule of five fields separated by single spaces: minute (0-59) hour (0-23) day-of-month (1-31) month (1-12 or JAN-DEC) day-of-week (0-7 or SUN-SAT), each *, a value, a range a-b or a list, optionally with a step /n';
 
 /**

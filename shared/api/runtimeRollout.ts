@@ -121,6 +121,7 @@ const StepStateSchema = z
     message: boundedString(1024, 'What the step is waiting for or why it ended, for a person.').optional(),
     startedAt: time('When the control plane wrote the step to Argo CD').optional(),
     finishedAt: time('When the step ended').optional(),
+    timeoutFrom: time("When a sync window of Argo CD's AppProject stopped holding the step's sync; actionTimeout counts from then instead of startedAt").optional(),
     applicationUID: boundedString(64, 'UID of the Application the step wrote; another UID later means it was deleted and created again.').optional(),
   })
   .meta({ description: 'Where one step is.' });

@@ -4,7 +4,8 @@
 import * as z from 'zod';
 import { ARGOCD } from '../api/constants.ts';
 import { AICR_VERSION } from '../api/names.ts';
-import { parseDuration } from '../durations.ts';
+import { DURATION_PATTERN, parseDuration } from '../durations.ts';
+import { SCHEDULE_MESSAGE, SCHEDULE_PATTERN, isTimeZone } from '../api/maintenance.ts';
 
 /** Plans kept besides the ones in use: enough to pin back a few resolutions. */
 export const DEFAULT_PLANS_KEPT = 5;
@@ -29,6 +30,22 @@ export const TolerationSchema = z.strictObject({
   tolerationSeconds: z.int().optional(),
 });
 export type Toleration = z.output<typeof TolerationSchema>;
+
+const MAX_SYNC_WINDOWS = 16;
+
+/** One AppProject sync window as Argo CD v3.5.1 reads it; durations in whole h, m and s, which the steps read. */
+const SyncWindowValueSchema = z.strictObject({
+  kind: z.enum(['allow', 'deny']),
+  schedule: z.string().regex(SCHEDULE_PATTERN, { error: `schedule ${SCHEDULE_MESSAGE}` }),
+  duration: z.string().regex(DURATION_PATTERN, { error: 'duration must be whole hours, minutes and seconds such as 1h30m' }),
+  applications: z.array(z.string().min(1).max(253)).max(64).optional(),
+  namespaces: z.array(z.string().min(1).max(253)).max(64).optional(),
+  clusters: z.array(z.string().min(1).max(512)).max(64).optional(),
+  timeZone: z.string().max(64).refine(isTimeZone, { error: 'timeZone must be an IANA time zone such as UTC or Europe/Berlin' }).optional(),
+  manualSync: z.boolean().optional(),
+  andOperator: z.boolean().optional(),
+  description: z.string().max(255).optional(),
+});
 
 export const ConfigurationSchema = z.strictObject({
   aicr: z
@@ -95,6 +112,11 @@ export const ConfigurationSchema = z.strictObject({
        * tells whether it is up. managed: the EKS Argo CD capability, with no workload to read.
        */
       mode: z.enum(['self-managed', 'managed']).default('self-managed'),
+      /**
+       * Argo CD sync windows of the AppProject the chart ships (createProject), in Argo CD's own
+       * form; the rollout steps wait while they hold the owned Applications (WIN-3, docs/rollouts.md).
+       */
+      syncWindows: z.array(SyncWindowValueSchema).max(MAX_SYNC_WINDOWS).default([]),
     })
     .prefault({}),
   plans: z

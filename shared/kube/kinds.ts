@@ -104,6 +104,7 @@ export const KIND = {
   event: kind(['v1', 'Event', 'events', 'Namespaced'], GenericObjectSchema),
   job: kind(['batch/v1', 'Job', 'jobs', 'Namespaced'], JobSchema),
   application: kind(['argoproj.io/v1alpha1', 'Application', 'applications', 'Namespaced'], GenericObjectSchema),
+  appProject: kind(['argoproj.io/v1alpha1', 'AppProject', 'appprojects', 'Namespaced'], GenericObjectSchema),
   statefulSet: kind(['apps/v1', 'StatefulSet', 'statefulsets', 'Namespaced'], GenericObjectSchema),
   deployment: kind(['apps/v1', 'Deployment', 'deployments', 'Namespaced'], GenericObjectSchema),
 } as const;

@@ -26,8 +26,11 @@ export function acknowledged(r: RolloutObject, release: string): boolean {
   return (r.spec.acknowledgements ?? []).some((a) => a.release === release);
 }
 
-/** How long the step in flight has left before actionTimeout fails it; negative once past. */
+/**
+ * How long the step in flight has left before actionTimeout fails it; negative once past. The time
+ * counts from the write, or from when an AppProject sync window that held its sync opened (WIN-3).
+ */
 export function timeLeft(state: StepState, actionTimeoutMs: number, now: Date): number {
-  const started = Date.parse(state.startedAt ?? '');
+  const started = Math.max(Date.parse(state.startedAt ?? ''), Date.parse(state.timeoutFrom ?? '') || 0);
   return Number.isNaN(started) ? actionTimeoutMs : started + actionTimeoutMs - now.getTime();
 }

@@ -25,8 +25,8 @@ export const RELEASED_GUIDE = {
   },
   OutsideMaintenanceWindow: {
     on: "`Released=False`",
-    cause: "the next rollout step waits for a maintenance window of `spec.maintenance.windows` (a deny window is active, or no allow window is); the message names when the next one opens",
-    fix: "nothing: it starts by itself when the window opens; to go sooner, change `spec.maintenance.windows` ([entry](#waiting-for-a-maintenance-window))",
+    cause: "the next rollout step waits for a maintenance window of `spec.maintenance.windows`, or for a sync window of Argo CD's AppProject that holds its Application (a deny window is active, or no allow window is); the message names which and when it ends",
+    fix: "nothing: it goes on by itself when the window lets it; to go sooner, change `spec.maintenance.windows` ([entry](#waiting-for-a-maintenance-window)) or the chart's `argocd.syncWindows` ([entry](#waiting-for-an-argo-cd-sync-window))",
   },
   Validating: {
     on: "`Released=False`",

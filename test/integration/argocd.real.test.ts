@@ -95,7 +95,9 @@ test('ADR-0009 health is the workload\'s: Progressing while its Pods do not star
     apps.push(name);
     namespaces.push(`${name}-ns`);
     await createApp(name, { project: 'default', destination: { server: 'https://kubernetes.default.svc', namespace: `${name}-ns` }, syncPolicy: automated, sources: [chart('demo', '1.0.0', { name: 'chart' })] });
-    const progressing = await appReaches(name, 'to be synced but Progressing', (a) => sync(a)?.status === 'Synced' && healthOf(a) === 'Progressing', SLOW);
+    // Argo CD may compare the app Synced before it records its operation's end, so wait for that end too.
+    const ended = (a: Application | undefined): boolean => !['Running', 'Terminating', undefined].includes(op(a)?.phase);
+    const progressing = await appReaches(name, 'to be synced but Progressing, its sync ended', (a) => sync(a)?.status === 'Synced' && healthOf(a) === 'Progressing' && ended(a), SLOW);
     assert.equal(op(progressing)?.phase, 'Succeeded', 'the sync itself succeeded');
   });
   await appReaches(`${prefix}-held`, 'to be Healthy once its Pods run', syncedAt('1.0.0'), SLOW);

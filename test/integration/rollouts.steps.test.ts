@@ -83,7 +83,7 @@ test('ENG-1 EngineAvailable says whether Argo CD can take writes; while its cont
       return c?.status === 'False' ? c : undefined;
     }, 30_000);
     assert.equal(down.reason, 'EngineUnavailable');
-    assert.match(down.message, /application controller is down: StatefulSet argocd-application-controller has 0 ready/);
+    assert.match(down.message, /application controller is down: StatefulSet argocd-application-controller has \d+ ready of 0\b/);
     const { rollout: name } = await rollTo(v1());
     const held = await released('held while Argo CD is down', (reason, message) => reason === 'RolloutProgressing' && message.includes('nothing is written to Argo CD while it is unavailable'));
     assert.match(held.message, new RegExp(`rollout ${name} .* holds at step 1 of 3, Install alpha`));

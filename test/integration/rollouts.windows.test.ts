@@ -1,12 +1,16 @@
 // Maintenance windows on the test cluster with Argo CD's own controller (WIN-1, WIN-2): a rollout
 // approved outside its window writes nothing until the window opens, and then starts by itself
 // (a timer, nobody acting); a step in flight when the window closes finishes, and the next step
-// waits for the next window; changing the windows wakes the rollout at once.
+// waits for the next window; changing the windows wakes the rollout at once. And Argo CD's own
+// sync windows on the Applications' AppProject (WIN-3): a deny window covering a release holds its
+// step the same way, as Argo CD itself refuses to sync what the window covers.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { NAMESPACES } from '../../shared/api/constants.ts';
+import { ARGOCD, NAMESPACES } from '../../shared/api/constants.ts';
+import { SYNC_POLICY } from '../../shared/plans/applications.ts';
 import { STEP_TABLE, type StepRow } from '../../shared/steps/table.ts';
 import { startCapturedControlPlane } from '../helpers/controlPlane.ts';
+import { appReaches, createApp, deleteApp } from '../helpers/argocd.ts';
 import { holdReleasePods, withKnob } from '../helpers/knobs.ts';
 import { kubectlAicr } from '../helpers/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
@@ -77,4 +81,42 @@ test('WIN-1 WIN-2 a rollout approved outside its window writes nothing until the
 
   await kubectl('patch', 'clusterruntime', 'cluster', '--type=merge', '-p', JSON.stringify({ spec: { maintenance: null } }));
   await released(`Released=True on ${plan} once the windows are lifted`, (reason, message) => reason === 'Released' && message.includes(plan), 90_000);
+});
+
+/** Sets the AppProject's sync windows by hand (the chart sets them from argocd.syncWindows); null removes them. */
+async function projectWindows(windows: readonly object[] | null): Promise<void> {
+  await kubectl('patch', 'appproject', ARGOCD.project, '-n', NAMESPACES.argocd, '--type=merge', '-p', JSON.stringify({ spec: { syncWindows: windows } }));
+}
+
+test("WIN-3 an active deny window of Argo CD's AppProject on a release holds its step: nothing is written, Argo CD itself refuses to sync an Application the window covers, and the rollout goes on once the window is gone", async () => {
+  // The runtime of the test before, Released with its windows lifted; made here when run alone.
+  const uid = ((await getRuntime()) ?? (await createRuntime({ aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' }, actionTimeout: '5m', validation: { deployment: 'Disabled' } }))).metadata.uid;
+  await kubectl('patch', 'clusterruntime', 'cluster', '--type=merge', '-p', JSON.stringify({ spec: { maintenance: null } }));
+  for (const name of ['win-alpha', 'win-bravo']) await pushChart(name, '1.0.0');
+  await pushChart('win-charlie', '1.0.0');
+  const charlie = chartRelease('win-charlie', 2, '1.0.0');
+  const { name: plan } = await storePlan(uid, [chartRelease('win-alpha', 0, '1.0.0'), chartRelease('win-bravo', 1, '1.0.0'), charlie]);
+  const probe = 'win3-probe';
+  await projectWindows([{ kind: 'deny', schedule: '* * * * *', duration: '1h', applications: ['win-charlie', probe] }]);
+  try {
+    await target(plan);
+    const waiting = await awaitingRollout(plan);
+    await approve(waiting.metadata.name);
+    const held = await released('held by the AppProject window', (reason, message) => reason === 'OutsideMaintenanceWindow' && message.includes('win-charlie'));
+    assert.match(held.message, new RegExp(`waits before step \\d of \\d, Install win-charlie: outside the sync windows of Argo CD's AppProject ${ARGOCD.project} \\(inside deny window "\\* \\* \\* \\* \\*" \\(1h, UTC\\)`));
+    assert.equal(condition(await getRuntime(), 'Stalled')?.status, 'False', 'the wait needs nobody');
+    assert.equal(await appCreated('win-charlie'), '', 'nothing written while the window holds it');
+
+    // Argo CD reads the window as the control plane did: it compares the probe, and never syncs it.
+    await createApp(probe, { project: ARGOCD.project, destination: { server: ARGOCD.inClusterServer, namespace: `ns-${probe}` }, source: { repoURL: charlie.chart?.repoURL, chart: 'win-charlie', targetRevision: '1.0.0' }, syncPolicy: SYNC_POLICY });
+    const compared = await appReaches(probe, 'compared by Argo CD', (a) => a?.status?.sync?.status === 'OutOfSync' && a.status.reconciledAt !== undefined, 60_000);
+    assert.equal(compared?.status?.operationState, undefined, 'Argo CD refused the automated sync inside the deny window');
+    assert.equal((compared as { operation?: unknown } | undefined)?.operation, undefined);
+  } finally {
+    await projectWindows(null);
+  }
+  await appReaches(probe, 'synced by Argo CD once the window is gone', (a) => a?.status?.operationState?.phase === 'Succeeded', 120_000);
+  await released(`Released=True on ${plan} once the window is gone`, (reason, message) => reason === 'Released' && message.includes(plan), 120_000);
+  assert.ok(await appCreated('win-charlie'), 'win-charlie written after the window');
+  await deleteApp(probe);
 });

@@ -39,7 +39,7 @@ test('with the default values the configuration holds the documented empty defau
   assert.deepEqual(configOf(await renderChart()), {
     aicr: { versions: {}, jobs: { nodeSelector: {}, tolerations: [] }, validatorImages: {}, digests: 'Required' },
     registry: { repository: '', plainHTTP: false, auth: { mode: 'static', staticSecretRef: '' } },
-    argocd: { project: ARGOCD.project, createProject: true, destination: { server: 'https://kubernetes.default.svc', name: '' }, mode: 'self-managed' },
+    argocd: { project: ARGOCD.project, createProject: true, destination: { server: 'https://kubernetes.default.svc', name: '' }, mode: 'self-managed', syncWindows: [] },
     plans: { keep: 5 },
     drift: { checkInterval: '5m' },
   });
@@ -84,7 +84,7 @@ test('the configuration ConfigMap is the YAML of the aicr, registry, argocd, pla
       digests: 'Optional',
     },
     registry: { repository: 'registry.example:5000/aicr', plainHTTP: true, auth: { mode: 'static', staticSecretRef: 'aicr-registry' } },
-    argocd: { project: 'gpu-stack', createProject: false, destination: { server: 'https://kubernetes.default.svc', name: 'eks-prod' }, mode: 'managed' },
+    argocd: { project: 'gpu-stack', createProject: false, destination: { server: 'https://kubernetes.default.svc', name: 'eks-prod' }, mode: 'managed', syncWindows: [] },
     plans: { keep: 3 },
     drift: { checkInterval: '90s' },
   });
@@ -127,6 +127,14 @@ test('the chart ships the AppProject argocd.project names, in Argo CD\'s namespa
   const byName = appProject(await renderChart(['--set', 'argocd.project=gpu-stack', '--set', 'argocd.destination.name=eks-prod']));
   assert.equal(byName?.metadata.name, 'gpu-stack');
   assert.deepEqual((byName?.['spec'] as Record<string, unknown>)['destinations'], [{ name: 'eks-prod', namespace: '*' }], 'a cluster registered by name is the destination by name');
+});
+
+test('WIN-3 argocd.syncWindows become the AppProject\'s sync windows as Argo CD reads them; none by default; a bad one is refused by the values schema naming the field', async () => {
+  assert.equal((appProject(await renderChart([]))?.['spec'] as Record<string, unknown>)['syncWindows'], undefined);
+  const windows = [{ kind: 'deny', schedule: '0 22 * * 1-5', duration: '8h', applications: ['gpu-*'], timeZone: 'Europe/Berlin' }];
+  const set = ['--set-json', `argocd.syncWindows=${JSON.stringify(windows)}`];
+  assert.deepEqual((appProject(await renderChart(set))?.['spec'] as Record<string, unknown>)['syncWindows'], windows);
+  await assert.rejects(renderChart(['--set-json', 'argocd.syncWindows=[{"kind":"Deny","schedule":"0 22 * * 1-5","duration":"8h"}]']), /at '\/argocd\/syncWindows\/0\/kind': value must be one of 'allow', 'deny'/);
 });
 
 test('with argocd.createProject=false the chart ships no AppProject, and it refuses to ship Argo CD\'s own default', async () => {

@@ -3,52 +3,10 @@
 // and the target plan are read once, and a look that changes nothing writes nothing.
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { ARGOCD, CONFIGURATION, CONDITION, FINALIZER, NAMESPACES } from '../../shared/api/constants.ts';
-import { KIND, type RuntimeObject } from '../../shared/kube/kinds.ts';
-import { createLogger } from '../../shared/observability/log.ts';
-import { planDigest, planName } from '../../shared/plans/digest.ts';
-import type { Release } from '../../shared/plans/release.ts';
-import { planConfigMap } from '../../shared/plans/store.ts';
+import { CONFIGURATION, CONDITION } from '../../shared/api/constants.ts';
+import { KIND } from '../../shared/kube/kinds.ts';
 import { runRollout } from '../../shared/steps/rollout/index.ts';
-import { DEFAULT_TIMINGS } from '../../shared/timings.ts';
-import { memoryKube } from '../helpers/memoryKube.ts';
-import { configurationData } from '../helpers/configurationData.ts';
-
-const UID = '11111111-1111-4111-8111-111111111111';
-const REPO = 'registry.example:5000/aicr';
-const release: Release = { name: 'gpu-operator', namespace: 'gpu-operator', order: 0, chart: { repoURL: REPO, chart: 'gpu-operator', version: '1.0.0' }, values: {}, dependsOn: [], manual: false, steps: [] };
-const plan = { digest: planDigest([release]), releases: [release], runtimeUID: UID, recipe: 'kind: RecipeResult\n' };
-const TARGET = planName(plan.digest);
-
-function cluster(): ReturnType<typeof memoryKube> {
-  const kube = memoryKube();
-  const configuration = { aicr: { digests: 'Optional', versions: { 'v0.11.1': 'ghcr.io/nvidia/aicr:v0.11.1' } }, registry: { repository: REPO, auth: { mode: 'static', staticSecretRef: 'aicr-registry-auth' } } };
-  kube.put(KIND.configMap, { metadata: { name: CONFIGURATION.name, namespace: CONFIGURATION.namespace }, data: configurationData(configuration) });
-  kube.put(KIND.configMap, planConfigMap(plan) as unknown as Record<string, unknown>);
-  const [k, v] = ARGOCD.controllerSelector.split(',').map((t) => t.split('=')) as [string[], string[]];
-  const labels = Object.fromEntries([k, v].map(([a = '', b = '']) => [a, b]));
-  kube.put(KIND.statefulSet, { metadata: { name: 'argocd-application-controller', namespace: NAMESPACES.argocd, labels, generation: 1 }, spec: { replicas: 1 }, status: { readyReplicas: 1, observedGeneration: 1 } });
-  return kube;
-}
-
-function runtime(): RuntimeObject {
-  return {
-    apiVersion: 'operator.aicr.run/v1alpha1',
-    kind: 'ClusterRuntime',
-    metadata: { name: 'gpu', uid: UID, finalizers: [FINALIZER.cleanup], generation: 1, resourceVersion: '1' },
-    spec: { aicrVersion: 'v0.11.1' },
-    status: { targetPlan: TARGET, conditions: [{ type: CONDITION.resolved, status: 'True', reason: 'Resolved', message: 'resolved', lastTransitionTime: '2026-12-02T09:00:00Z' }] },
-  } as RuntimeObject;
-}
-
-const ctxOf = (kube: ReturnType<typeof memoryKube>, rt: RuntimeObject) => ({
-  kube,
-  log: createLogger({ sink: () => undefined }),
-  now: () => new Date('2026-12-02T10:00:00Z'),
-  timings: DEFAULT_TIMINGS,
-  item: { v: 1 as const, step: 'rollout', runtime: { name: 'gpu', uid: UID }, cause: 'MODIFIED', attempt: 1 },
-  runtime: rt,
-});
+import { TARGET, cluster, ctxOf, runtime } from '../helpers/rolloutLook.ts';
 
 test('ENG-1 one look reads the configuration and the target plan once, even when the decision reaches the validation gate', async () => {
   const kube = cluster();

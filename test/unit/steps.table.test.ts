@@ -1,6 +1,7 @@
 // The step table is the one place a step is declared: everything else is derived from it or
 // checked here against it, so a step missing anywhere fails the suite.
 import { test } from 'node:test';
+import { ConfigurationSchema } from '../../shared/configuration/schema.ts';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { parse, type Tags } from 'yaml';
@@ -29,6 +30,12 @@ interface Sls {
 const sls = parse(read('serverless.yml'), { customTags: cfnTags }) as Sls;
 const resources = sls.resources.Resources;
 const QUEUE_FED_HELPERS = new Set(['relay']);
+
+/** A value's default, by its dotted path in the chart's values. */
+function defaultValue(path: string): string {
+  const value = path.split('.').reduce<unknown>((at, key) => (at as Record<string, unknown> | undefined)?.[key], ConfigurationSchema.parse({}));
+  return String(value);
+}
 
 test('every step has a runner, and runners exist only for steps of the table', () => {
   assert.deepEqual(Object.keys(RUNNERS).sort(), STEP_TABLE.map((r) => r.name).sort());
@@ -113,8 +120,8 @@ test('the chart as helm renders it grants each step row exactly its rules, bound
       const want = rules
         .filter((r) => r.namespace === namespace)
         .map((r) => {
-          // The default values leave each name the values hold empty.
-          const names = [...(r.resourceNames ?? []), ...(r.resourceNamesFromValues ?? []).map(() => '')];
+          // Each name the values hold is its default value.
+          const names = [...(r.resourceNames ?? []), ...(r.resourceNamesFromValues ?? []).map(defaultValue)];
           return { apiGroups: r.apiGroups, resources: r.resources, ...(names.length > 0 ? { resourceNames: names } : {}), verbs: r.verbs };
         });
       assert.deepEqual(role['rules'], want, `${scope(role)} holds exactly the rules of the ${row.name} row`);

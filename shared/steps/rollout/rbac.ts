@@ -20,5 +20,6 @@ export const ROLLOUT_RBAC = [
   { apiGroups: [''], resources: ['events'], verbs: ['create', 'get', 'patch'], namespace: NAMESPACES.events, why: 'records Events on the runtime and its rollouts, counting repeats' },
   { apiGroups: ['apps'], resources: ['statefulsets', 'deployments'], verbs: ['list'], why: "reads whether Argo CD's application controller is up (cluster-wide, for the same reason as Applications)" },
   { apiGroups: [''], resources: ['secrets'], verbs: ['get'], namespace: NAMESPACES.system, resourceNamesFromValues: [STATIC_SECRET_VALUE], why: "reads the registry credentials (registry.auth.staticSecretRef) to check, before a step writes a release, that its charts are the bytes the plan pinned; no other Secret there" },
+  { apiGroups: ['argoproj.io'], resources: ['appprojects'], verbs: ['get'], namespace: NAMESPACES.argocd, resourceNamesFromValues: ['argocd.project'], why: "reads the sync windows of the Applications' AppProject (argocd.project), so a step starts only when Argo CD would sync it (WIN-3); no other project" },
   { apiGroups: [''], resources: ['secrets'], verbs: ['get'], namespace: ARGOCD_REGISTRY_SECRET.namespace, resourceNames: [ARGOCD_REGISTRY_SECRET.name], why: "reads when Argo CD's registry token expires (aws mode), to hold rollouts while it is stale" },
 ] as const satisfies readonly KubeRule[];

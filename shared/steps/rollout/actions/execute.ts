@@ -20,7 +20,7 @@ import { type RolloutReport, planMissing } from '../report.ts';
 import { type Approved, type Run, drifted, fail, hold, progress, stall, succeed } from './executeEnds.ts';
 import { validateThenSucceed, validationGate } from './deploymentValidation.ts';
 import { pinsHeld } from './chartPinCheck.ts';
-import { windowOpen } from './windowCheck.ts';
+import { OUTSIDE_WINDOW, syncHeld, windowOpen } from './windowCheck.ts';
 
 type Next = 'next' | RolloutReport;
 
@@ -123,7 +123,13 @@ async function check(run: Run, i: number): Promise<Next> {
 
 async function waitOrFail(run: Run, i: number, why: { reason: string; message: string }): Promise<Next> {
   const state = run.states[i];
-  if (state && timeLeft(state, run.actionTimeoutMs, run.ctx.now()) < 0) {
+  const late = state !== undefined && timeLeft(state, run.actionTimeoutMs, run.ctx.now()) < 0;
+  // WIN-3: a sync Argo CD's windows hold is not the step's failure; asked again while it is held.
+  if (late || state?.reason === OUTSIDE_WINDOW) {
+    const held = await syncHeld(run, i);
+    if (held !== 'free') return held;
+  }
+  if (state && late) {
     set(run, i, { state: 'Failed', reason: 'ActionTimeout', message: `${why.message}; the step ran past actionTimeout`, finishedAt: kubeTime(run.ctx.now()) });
     return fail(run, i, `step ${i + 1} (${run.r.spec.steps[i]?.action} ${state.release}) did not finish within actionTimeout: ${why.message}`);
   }

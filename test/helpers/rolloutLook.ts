@@ -1,0 +1,49 @@
+// An approved-rollout stage on the in-memory API for unit tests of the rollout step's control
+// flow: the chart's configuration, one stored plan of one release, a ready Argo CD controller and
+// a resolved runtime targeting that plan.
+import { ARGOCD, CONFIGURATION, CONDITION, FINALIZER, NAMESPACES } from '../../shared/api/constants.ts';
+import { KIND, type RuntimeObject } from '../../shared/kube/kinds.ts';
+import { createLogger } from '../../shared/observability/log.ts';
+import { planDigest, planName } from '../../shared/plans/digest.ts';
+import type { Release } from '../../shared/plans/release.ts';
+import { planConfigMap } from '../../shared/plans/store.ts';
+import { DEFAULT_TIMINGS } from '../../shared/timings.ts';
+import { memoryKube } from './memoryKube.ts';
+import { configurationData } from './configurationData.ts';
+
+export const UID = '11111111-1111-4111-8111-111111111111';
+const REPO = 'registry.example:5000/aicr';
+const release: Release = { name: 'gpu-operator', namespace: 'gpu-operator', order: 0, chart: { repoURL: REPO, chart: 'gpu-operator', version: '1.0.0' }, values: {}, dependsOn: [], manual: false, steps: [] };
+const plan = { digest: planDigest([release]), releases: [release], runtimeUID: UID, recipe: 'kind: RecipeResult\n' };
+export const TARGET = planName(plan.digest);
+
+export function cluster(): ReturnType<typeof memoryKube> {
+  const kube = memoryKube();
+  const configuration = { aicr: { digests: 'Optional', versions: { 'v0.11.1': 'ghcr.io/nvidia/aicr:v0.11.1' } }, registry: { repository: REPO, auth: { mode: 'static', staticSecretRef: 'aicr-registry-auth' } } };
+  kube.put(KIND.configMap, { metadata: { name: CONFIGURATION.name, namespace: CONFIGURATION.namespace }, data: configurationData(configuration) });
+  kube.put(KIND.configMap, planConfigMap(plan) as unknown as Record<string, unknown>);
+  const [k, v] = ARGOCD.controllerSelector.split(',').map((t) => t.split('=')) as [string[], string[]];
+  const labels = Object.fromEntries([k, v].map(([a = '', b = '']) => [a, b]));
+  kube.put(KIND.statefulSet, { metadata: { name: 'argocd-application-controller', namespace: NAMESPACES.argocd, labels, generation: 1 }, spec: { replicas: 1 }, status: { readyReplicas: 1, observedGeneration: 1 } });
+  return kube;
+}
+
+export function runtime(spec: Record<string, unknown> = {}): RuntimeObject {
+  return {
+    apiVersion: 'operator.aicr.run/v1alpha1',
+    kind: 'ClusterRuntime',
+    metadata: { name: 'gpu', uid: UID, finalizers: [FINALIZER.cleanup], generation: 1, resourceVersion: '1' },
+    spec: { aicrVersion: 'v0.11.1', ...spec },
+    status: { targetPlan: TARGET, conditions: [{ type: CONDITION.resolved, status: 'True', reason: 'Resolved', message: 'resolved', lastTransitionTime: '2026-12-02T09:00:00Z' }] },
+  } as RuntimeObject;
+}
+
+export const ctxOf = (kube: ReturnType<typeof memoryKube>, rt: RuntimeObject, at = '2026-12-02T10:00:00Z') => ({
+  kube,
+  log: createLogger({ sink: () => undefined }),
+  now: () => new Date(at),
+  timings: DEFAULT_TIMINGS,
+  item: { v: 1 as const, step: 'rollout', runtime: { name: 'gpu', uid: UID }, cause: 'MODIFIED', attempt: 1 },
+  runtime: rt,
+});
+
