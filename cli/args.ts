@@ -18,6 +18,8 @@ export interface Args {
   readonly timeoutMs: number;
   /** Why, for revoke (--reason). */
   readonly reason: string | undefined;
+  /** approve --disrupt: let the rollout disrupt running GPU work. */
+  readonly disrupt: boolean;
   readonly help: boolean;
 }
 
@@ -42,6 +44,7 @@ interface Acc {
   output: Output;
   timeoutMs: number;
   reason?: string;
+  disrupt: boolean;
   help: boolean;
 }
 
@@ -63,6 +66,7 @@ const takesValue = (flag: string): boolean => OWN_VALUE_FLAGS.has(flag) || KUBEC
 
 function bare(arg: string, acc: Acc): void {
   if (KUBECTL_SWITCHES.has(arg)) acc.kubectl.push(arg);
+  else if (arg === '--disrupt') acc.disrupt = true;
   else if (arg.startsWith('-')) throw new UsageError(`unknown flag ${arg}`);
   else if (acc.verb === undefined) acc.verb = arg;
   else acc.positional.push(arg);
@@ -87,9 +91,9 @@ function take(argv: readonly string[], i: number, acc: Acc): number {
 }
 
 export function parseArgs(argv: readonly string[]): Args {
-  const acc: Acc = { positional: [], kubectl: [], output: 'human', timeoutMs: 120_000, help: false };
+  const acc: Acc = { positional: [], kubectl: [], output: 'human', timeoutMs: 120_000, disrupt: false, help: false };
   for (let i = 0; i < argv.length; ) i += take(argv, i, acc);
-  return { verb: acc.verb, positional: acc.positional, kubectl: acc.kubectl, output: acc.output, timeoutMs: acc.timeoutMs, reason: acc.reason, help: acc.help };
+  return { verb: acc.verb, positional: acc.positional, kubectl: acc.kubectl, output: acc.output, timeoutMs: acc.timeoutMs, reason: acc.reason, disrupt: acc.disrupt, help: acc.help };
 }
 
 export const USAGE = `kubectl aicr: the AICR control plane's commands
@@ -97,6 +101,8 @@ export const USAGE = `kubectl aicr: the AICR control plane's commands
   kubectl aicr describe [cluster | rollout NAME | NAME]   the runtime, or one rollout: message, steps, approval,
                                                          the step in flight and a manual release's recorded steps
   kubectl aicr approve NAME [--timeout 2m]               approve a rollout as yourself and wait for the verdict
+  kubectl aicr approve --disrupt NAME                    let a rollout stalled on WorkloadsStillRunning go ahead
+                                                         although protected GPU work still runs (recorded as you)
   kubectl aicr acknowledge NAME [RELEASE] [--timeout 2m] say a manual release's recorded steps are done (the
                                                          step awaiting acknowledgement unless RELEASE is given)
                                                          and wait until the control plane moves it on

@@ -8,6 +8,7 @@ import { NotFound, describe } from './describe.ts';
 import { refreshCredentials, refreshedText } from './refreshCredentials.ts';
 import { retriedText, retry } from './retry.ts';
 import { revoke } from './revoke.ts';
+import { allowDisruption } from './disrupt.ts';
 
 function show(value: unknown, output: Args['output']): string {
   return output === 'json' ? JSON.stringify(value, null, 2) : stringify(value);
@@ -16,6 +17,11 @@ function show(value: unknown, output: Args['output']): string {
 async function approveCommand(args: Args): Promise<number> {
   const [name] = args.positional;
   if (!name) throw new UsageError('approve needs the rollout: kubectl aicr approve NAME (kubectl aicr describe names the one waiting)');
+  if (args.disrupt) {
+    const given = await allowDisruption({ flags: args.kubectl }, name);
+    console.log(args.output === 'human' ? `rollout ${name} may disrupt running GPU work: recorded by ${given.approvedBy} at ${given.approvedAt}` : show(given, args.output));
+    return 0;
+  }
   const r = await approve({ flags: args.kubectl }, name, args.timeoutMs);
   const given = r.status?.approval;
   if (args.output === 'human') console.log(`rollout ${name} approved: ${given?.message ?? ''}`);

@@ -100,10 +100,11 @@ function outcomeText(r: RolloutObject): string {
   return reason && reason !== outcome ? `${outcome} (${reason})` : outcome;
 }
 
-/** A person's revocation or retry request, as recorded. */
+/** A person's revocation, retry or disruption request, as recorded. */
 function requestLines(r: RolloutObject): string[] {
-  const { revocation, retry } = r.spec;
+  const { revocation, retry, disruption } = r.spec;
   return [
+    ...(disruption ? [`Disrupt:   allowed by ${disruption.approvedBy} at ${disruption.approvedAt}: steps do not wait for protected GPU work`] : []),
     ...(revocation ? [`Revoked:   by ${revocation.revokedBy} at ${revocation.revokedAt}${revocation.reason ? `: ${revocation.reason}` : ''}`] : []),
     ...(retry ? [`Retry:     requested by ${retry.requestedBy} at ${retry.requestedAt}; the new rollout to ${r.spec.toPlan} replaces this one`] : []),
   ];

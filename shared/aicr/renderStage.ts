@@ -34,6 +34,20 @@ export interface RenderInputs {
   readonly sets: readonly string[];
   readonly repository: string;
   readonly plainHTTP: boolean;
+  /** spec.workloads.selector's key=value terms, for skyhook-customizations not to evict that work; absent when none. */
+  readonly workloadSelector?: readonly string[];
+}
+
+/**
+ * The equality terms of a label selector, as `aicr bundle --workload-selector` takes them (key=value,
+ * repeated). Its other terms (key, !key, key!=value) have no form there and are left out.
+ */
+export function workloadSelectorTerms(selector: string | undefined): string[] {
+  return (selector ?? '')
+    .split(',')
+    .map((t) => /^([^!=]+)==?([^=]+)$/.exec(t.trim()))
+    .filter((m) => m !== null)
+    .map((m) => `${m[1]}=${m[2]}`);
 }
 
 const DIGEST = /sha256:[a-f0-9]{64}/;
@@ -57,6 +71,7 @@ export function renderArgs(inputs: RenderInputs, hash: string): string[] {
     ...(inputs.plainHTTP ? ['--plain-http'] : []),
     '--image-refs',
     TERMINATION_LOG,
+    ...(inputs.workloadSelector ?? []).flatMap((term) => ['--workload-selector', term]),
     ...inputs.sets,
   ];
 }

@@ -8,6 +8,7 @@ import { ConditionSchema } from './condition.ts';
 import { apiObject, boundedString, described, durationString, keyedMap, patternString } from './fields.ts';
 import { AICR_VERSION, COMPONENT_NAME, MAX_COMPONENTS, PLAN_NAME, uidRule } from './names.ts';
 import { MaintenanceSchema } from './maintenance.ts';
+import { WorkloadsSchema } from './workloads.ts';
 
 export const CriteriaSchema = apiObject(
   z.object({
@@ -76,6 +77,7 @@ export const ClusterRuntimeSpecSchema = apiObject(
     actionTimeout: durationString({ min: '10s', max: '168h', maxInWords: '7 days' }, 'Longest one action (a Job, a sync) may run before it counts as failed; 10s to 168h.').default('30m'),
     approvalTimeout: durationString({ min: '30s', max: '720h', maxInWords: '30 days' }, 'Longest a plan waits for approval before it expires; 30s to 720h.').default('72h'),
     maintenance: MaintenanceSchema.optional(),
+    workloads: WorkloadsSchema.optional(),
   }),
 ).meta({ description: 'The software stack the cluster should run, and how the control plane moves it there.' });
 export type ClusterRuntimeSpec = z.output<typeof ClusterRuntimeSpecSchema>;

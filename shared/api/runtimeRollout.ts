@@ -83,6 +83,13 @@ export const RetrySchema = apiObject(
   }),
 ).meta({ description: 'A request for a new rollout to the same target from the current state (kubectl aicr retry); set once, by the requester as themselves.' });
 
+export const DisruptionSchema = apiObject(
+  z.object({
+    approvedBy: boundedString(512, 'Who let the rollout disrupt running GPU work, exactly as the API server names the requesting user.'),
+    approvedAt: time('When they did'),
+  }),
+).meta({ description: 'A go-ahead for steps of releases that disrupt GPU Nodes while protected work still runs there (kubectl aicr approve --disrupt); set once, by an approver as themselves, while the rollout has not ended.' });
+
 export const RuntimeRolloutSpecSchema = apiObject(
   z.object({
     runtimeUID: patternString(uidRule('the ClusterRuntime this rollout belongs to'), 'UID of the ClusterRuntime this rollout belongs to.'),
@@ -99,6 +106,7 @@ export const RuntimeRolloutSpecSchema = apiObject(
       .optional(),
     revocation: RevocationSchema.optional(),
     retry: RetrySchema.optional(),
+    disruption: DisruptionSchema.optional(),
   }),
 ).meta({ description: 'One move of the runtime from one plan to another.' });
 export type RuntimeRolloutSpec = z.output<typeof RuntimeRolloutSpecSchema>;
@@ -122,6 +130,7 @@ const StepStateSchema = z
     startedAt: time('When the control plane wrote the step to Argo CD').optional(),
     finishedAt: time('When the step ended').optional(),
     timeoutFrom: time("When a sync window of Argo CD's AppProject stopped holding the step's sync; actionTimeout counts from then instead of startedAt").optional(),
+    waitingSince: time('When the step began waiting for protected GPU work to end (WorkloadsStillRunning once spec.workloads.maxWait has passed)').optional(),
     applicationUID: boundedString(64, 'UID of the Application the step wrote; another UID later means it was deleted and created again.').optional(),
   })
   .meta({ description: 'Where one step is.' });

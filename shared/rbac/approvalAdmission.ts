@@ -12,14 +12,14 @@ import { API_GROUP, API_VERSION, APPROVAL, IDENTITY_GROUP, KINDS } from '../api/
 import { celString } from '../api/cel.ts';
 import { ADMISSION_VERSION, admissionBinding } from './admissionDocuments.ts';
 import { RuntimeRolloutSpecSchema } from '../api/runtimeRollout.ts';
-import { requestVariables, retryValidations, revocationValidations } from './requestAdmission.ts';
+import { disruptionValidations, requestVariables, retryValidations, revocationValidations } from './requestAdmission.ts';
 
 const RBAC_VERSION = 'rbac.authorization.k8s.io/v1';
 const PLURAL = KINDS.runtimeRollout.plural;
 const ROLLOUT_GROUP = celString(IDENTITY_GROUP.step('rollout'));
 
 /** The spec fields a person writes; the control plane sets every other one. */
-export const PERSON_FIELDS = ['approval', 'acknowledgements', 'revocation', 'retry'] as const;
+export const PERSON_FIELDS = ['approval', 'acknowledgements', 'revocation', 'retry', 'disruption'] as const;
 
 function controlPlaneFields(): string[] {
   const shape = (RuntimeRolloutSpecSchema as unknown as { def: { out: { shape: Record<string, unknown> } } }).def.out.shape;
@@ -74,7 +74,7 @@ export function acknowledgementValidations(): Record<string, unknown>[] {
 function validations(): Record<string, unknown>[] {
   const sameSpec = controlPlaneFields().map((k) => `object.spec.?${k} == oldObject.spec.?${k}`).join(' && ');
   return [
-    { expression: `oldObject == null || (${sameSpec})`, message: "only the control plane writes a rollout's spec; a person changes spec.approval, adds to spec.acknowledgements and sets spec.revocation or spec.retry once, nothing else (kubectl aicr approve, acknowledge, revoke, retry)", reason: 'Forbidden' },
+    { expression: `oldObject == null || (${sameSpec})`, message: "only the control plane writes a rollout's spec; a person changes spec.approval, adds to spec.acknowledgements and sets spec.revocation, spec.retry or spec.disruption once, nothing else (kubectl aicr approve, acknowledge, revoke, retry, approve --disrupt)", reason: 'Forbidden' },
     { expression: "!variables.changes || variables.outcome == ''", messageExpression: "'rollout ' + object.metadata.name + ' has ended ' + variables.outcome + '; there is nothing to approve'", reason: 'Forbidden' },
     { expression: "!variables.changes || variables.oldBy == ''", messageExpression: "'rollout ' + object.metadata.name + ' is already approved by ' + variables.oldBy + ' at ' + variables.oldAt", reason: 'Forbidden' },
     { expression: `!variables.changes || ${AUTHORIZED}`, messageExpression: `request.userInfo.username + ' is not allowed to approve rollouts: RBAC grants no ${APPROVAL.verb} verb on ${PLURAL}; ${APPROVER_HINT}'`, reason: 'Forbidden' },
@@ -82,6 +82,7 @@ function validations(): Record<string, unknown>[] {
     ...acknowledgementValidations(),
     ...revocationValidations(),
     ...retryValidations(),
+    ...disruptionValidations(),
   ];
 }
 

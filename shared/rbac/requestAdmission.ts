@@ -1,9 +1,9 @@
-// The admission checks on a person's requests to end a rollout or to run it again:
-// spec.revocation and spec.retry. Each is set once, by someone RBAC lets approve, naming
-// themselves, and only where the control plane can act on it: a revocation while the rollout has
-// not ended, a retry while it has not ended or after it ended Failed, Expired or Revoked. Each
-// check holds trivially when a write leaves the field as it was, so approving and acknowledging
-// are not held to these.
+// The admission checks on a person's requests to end a rollout, to run it again or to let it
+// disrupt running GPU work: spec.revocation, spec.retry and spec.disruption. Each is set once, by
+// someone RBAC lets approve, naming themselves, and only where the control plane can act on it: a
+// revocation or a disruption while the rollout has not ended, a retry while it has not ended or
+// after it ended Failed, Expired or Revoked. Each check holds trivially when a write leaves the
+// field as it was, so approving and acknowledging are not held to these.
 import { API_GROUP, APPROVAL, KINDS } from '../api/constants.ts';
 import { celString } from '../api/cel.ts';
 
@@ -22,6 +22,9 @@ export function requestVariables(): { name: string; expression: string }[] {
     { name: 'newRetry', expression: 'object.?spec.?retry' },
     { name: 'oldRetry', expression: 'oldObject == null ? optional.none() : oldObject.?spec.?retry' },
     { name: 'retryChanges', expression: 'variables.newRetry != variables.oldRetry' },
+    { name: 'newDisruption', expression: 'object.?spec.?disruption' },
+    { name: 'oldDisruption', expression: 'oldObject == null ? optional.none() : oldObject.?spec.?disruption' },
+    { name: 'disruptionChanges', expression: 'variables.newDisruption != variables.oldDisruption' },
   ];
 }
 
@@ -32,7 +35,7 @@ const AUTHORIZED = `authorizer.group(${celString(API_GROUP)}).resource(${celStri
 /** Who may ask, and as whom: the same people as approve, each only as themselves. */
 interface Request {
   /** The variables' stem: newRetry, oldRetry, retryChanges. */
-  readonly stem: 'Revocation' | 'Retry';
+  readonly stem: 'Revocation' | 'Retry' | 'Disruption';
   readonly field: string;
   readonly by: string;
   readonly doing: string;
@@ -86,5 +89,22 @@ export function retryValidations(): Validation[] {
       reason: 'Forbidden',
     },
     ...common({ stem: 'Retry', field: 'retry', by: 'requestedBy', doing: 'retry rollouts' }),
+  ];
+}
+
+/** Checks on spec.disruption (GPU-2): the go-ahead to disrupt running GPU work. */
+export function disruptionValidations(): Validation[] {
+  return [
+    {
+      expression: '!variables.disruptionChanges || !variables.oldDisruption.hasValue()',
+      messageExpression: "'spec.disruption is set once: ' + variables.oldDisruption.value().approvedBy + ' let rollout ' + object.metadata.name + ' disrupt running GPU work at ' + variables.oldDisruption.value().approvedAt + '; it is neither changed nor taken back. Revoke the rollout to stop it'",
+      reason: 'Forbidden',
+    },
+    {
+      expression: "!variables.disruptionChanges || object.?status.?outcome.orValue('') == ''",
+      messageExpression: "'spec.disruption: rollout ' + object.metadata.name + ' has ended ' + object.status.outcome + '; there is nothing left to disrupt'",
+      reason: 'Forbidden',
+    },
+    ...common({ stem: 'Disruption', field: 'disruption', by: 'approvedBy', doing: 'let rollouts disrupt running GPU work' }),
   ];
 }

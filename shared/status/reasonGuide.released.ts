@@ -28,6 +28,16 @@ export const RELEASED_GUIDE = {
     cause: "the next rollout step waits for a maintenance window of `spec.maintenance.windows`, or for a sync window of Argo CD's AppProject that holds its Application (a deny window is active, or no allow window is); the message names which and when it ends",
     fix: "nothing: it goes on by itself when the window lets it; to go sooner, change `spec.maintenance.windows` ([entry](#waiting-for-a-maintenance-window)) or the chart's `argocd.syncWindows` ([entry](#waiting-for-an-argo-cd-sync-window))",
   },
+  WaitingForWorkloads: {
+    on: "`Released=False`",
+    cause: "the next step is of a release that disrupts GPU Nodes (`spec.workloads`), and protected Pods run on GPU Nodes; the message names up to ten and the count",
+    fix: "nothing: it starts once they end; past `spec.workloads.maxWait` a person decides ([entry](#waiting-for-running-gpu-work))",
+  },
+  WorkloadsStillRunning: {
+    on: "`Released=False`, `Stalled=True`",
+    cause: "protected GPU work still runs after `spec.workloads.maxWait`; the control plane never evicts",
+    fix: "let the work end (the rollout goes on by itself), or `kubectl aicr approve --disrupt <rollout>` ([entry](#waiting-for-running-gpu-work))",
+  },
   Validating: {
     on: "`Released=False`",
     cause: "deployment validation is running for the rollout",

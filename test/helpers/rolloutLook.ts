@@ -13,28 +13,33 @@ import { configurationData } from './configurationData.ts';
 
 export const UID = '11111111-1111-4111-8111-111111111111';
 const REPO = 'registry.example:5000/aicr';
-const release: Release = { name: 'gpu-operator', namespace: 'gpu-operator', order: 0, chart: { repoURL: REPO, chart: 'gpu-operator', version: '1.0.0' }, values: {}, dependsOn: [], manual: false, steps: [] };
-const plan = { digest: planDigest([release]), releases: [release], runtimeUID: UID, recipe: 'kind: RecipeResult\n' };
-export const TARGET = planName(plan.digest);
+const releaseOf = (name: string): Release => ({ name, namespace: name, order: 0, chart: { repoURL: REPO, chart: name, version: '1.0.0' }, values: {}, dependsOn: [], manual: false, steps: [] });
+const planOf = (name: string) => {
+  const release = releaseOf(name);
+  return { digest: planDigest([release]), releases: [release], runtimeUID: UID, recipe: 'kind: RecipeResult\n' };
+};
+/** The name of the stored plan of one release, `gpu-operator` unless named. */
+export const targetOf = (name = 'gpu-operator'): string => planName(planOf(name).digest);
+export const TARGET = targetOf();
 
-export function cluster(): ReturnType<typeof memoryKube> {
+export function cluster(releaseName = 'gpu-operator'): ReturnType<typeof memoryKube> {
   const kube = memoryKube();
   const configuration = { aicr: { digests: 'Optional', versions: { 'v0.11.1': 'ghcr.io/nvidia/aicr:v0.11.1' } }, registry: { repository: REPO, auth: { mode: 'static', staticSecretRef: 'aicr-registry-auth' } } };
   kube.put(KIND.configMap, { metadata: { name: CONFIGURATION.name, namespace: CONFIGURATION.namespace }, data: configurationData(configuration) });
-  kube.put(KIND.configMap, planConfigMap(plan) as unknown as Record<string, unknown>);
+  kube.put(KIND.configMap, planConfigMap(planOf(releaseName)) as unknown as Record<string, unknown>);
   const [k, v] = ARGOCD.controllerSelector.split(',').map((t) => t.split('=')) as [string[], string[]];
   const labels = Object.fromEntries([k, v].map(([a = '', b = '']) => [a, b]));
   kube.put(KIND.statefulSet, { metadata: { name: 'argocd-application-controller', namespace: NAMESPACES.argocd, labels, generation: 1 }, spec: { replicas: 1 }, status: { readyReplicas: 1, observedGeneration: 1 } });
   return kube;
 }
 
-export function runtime(spec: Record<string, unknown> = {}): RuntimeObject {
+export function runtime(spec: Record<string, unknown> = {}, target = TARGET): RuntimeObject {
   return {
     apiVersion: 'operator.aicr.run/v1alpha1',
     kind: 'ClusterRuntime',
     metadata: { name: 'gpu', uid: UID, finalizers: [FINALIZER.cleanup], generation: 1, resourceVersion: '1' },
     spec: { aicrVersion: 'v0.11.1', ...spec },
-    status: { targetPlan: TARGET, conditions: [{ type: CONDITION.resolved, status: 'True', reason: 'Resolved', message: 'resolved', lastTransitionTime: '2026-12-02T09:00:00Z' }] },
+    status: { targetPlan: target, conditions: [{ type: CONDITION.resolved, status: 'True', reason: 'Resolved', message: 'resolved', lastTransitionTime: '2026-12-02T09:00:00Z' }] },
   } as RuntimeObject;
 }
 

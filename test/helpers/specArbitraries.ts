@@ -118,6 +118,22 @@ const maintenance = field(
   ),
 );
 
+const SELECTORS = ['team=ml', 'aicr.run/protected', '!batch', 'team=ml,tier!=batch', 'app==train,example.com/gpu-job'];
+const SELECTOR_NEAR_MISSES = ['', 'team in (ml)', 'team=ml,', '=ml', 'team=', ' team=ml', 'team=ml b=c', '-team=ml', `${'a'.repeat(1025)}`];
+
+const workloads = field(
+  fc.oneof(
+    fc.constant({}),
+    record({ selector: fc.constantFrom(...SELECTORS), priorityClasses: fc.array(fc.constantFrom('training-critical', 'system-node-critical'), { maxLength: 2 }), disruptiveReleases: fc.array(componentName.valid, { maxLength: 2 }), maxWait: durationField(60, 720 * 3600).valid }),
+  ),
+  fc.oneof(
+    fc.constantFrom(...SELECTOR_NEAR_MISSES).map((selector) => ({ selector })),
+    durationField(60, 720 * 3600).edge.map((maxWait) => ({ selector: 'team=ml', maxWait })),
+    componentName.edge.map((name) => ({ disruptiveReleases: [name] })),
+    fc.constantFrom(16, 17).map((n) => ({ priorityClasses: Array.from({ length: n }, (_, i) => `p${i}`) })),
+  ),
+);
+
 const AICR_VERSION_EDGES = ['1.1.0', 'v1.1', 'V1.1.0', 'v1.1.0-rc.1', 'v1.1.0\n', 'v١.1.0', '', `v1.1.${'0'.repeat(26)}`, `v1.1.${'0'.repeat(27)}`, `v1.1.${'0'.repeat(28)}`];
 
 const RUNTIME_FIELDS: Record<string, Field> = {
@@ -139,6 +155,7 @@ const RUNTIME_FIELDS: Record<string, Field> = {
   actionTimeout: durationField(10, 168 * 3600),
   approvalTimeout: durationField(30, 720 * 3600),
   maintenance,
+  workloads,
 };
 
 const manySteps = (n: number): Record<string, string>[] => Array.from({ length: n }, (_, i) => ({ release: `r${i}`, action: 'Install' }));

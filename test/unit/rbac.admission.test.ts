@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { ANNOTATION, APPLICATION_ADMISSION, APPROVAL, ARGOCD, IDENTITY_GROUP } from '../../shared/api/constants.ts';
 import { FINALIZER_ONLY_WHILE_REMOVING, applicationAdmissionPolicy, controlPlaneGroups, finalizerRefusal, fromTheControlPlane } from '../../shared/rbac/applicationAdmission.ts';
 import { PERSON_FIELDS, acknowledgementValidations, approvalAdmissionPolicy } from '../../shared/rbac/approvalAdmission.ts';
-import { RETRYABLE_OUTCOMES, retryValidations, revocationValidations } from '../../shared/rbac/requestAdmission.ts';
+import { RETRYABLE_OUTCOMES, disruptionValidations, retryValidations, revocationValidations } from '../../shared/rbac/requestAdmission.ts';
 import { STEP_TABLE, type StepRow } from '../../shared/steps/table.ts';
 
 interface Validation {
@@ -20,12 +20,12 @@ interface Validation {
 const specOf = (policy: Record<string, unknown>): Record<string, unknown> => policy['spec'] as Record<string, unknown>;
 
 test('APR-3 a person writes spec.approval and spec.acknowledgements; the rest of the spec stays the control plane\'s', () => {
-  assert.deepEqual([...PERSON_FIELDS], ['approval', 'acknowledgements', 'revocation', 'retry']);
+  assert.deepEqual([...PERSON_FIELDS], ['approval', 'acknowledgements', 'revocation', 'retry', 'disruption']);
   const validations = specOf(approvalAdmissionPolicy())['validations'] as Validation[];
   const sameSpec = validations[0]?.expression ?? '';
   assert.match(sameSpec, /object\.spec\.\?toPlan == oldObject\.spec\.\?toPlan/);
-  assert.doesNotMatch(sameSpec, /acknowledgements|approval|revocation|retry/);
-  assert.match(validations[0]?.message ?? '', /only the control plane writes a rollout's spec; a person changes spec\.approval, adds to spec\.acknowledgements and sets spec\.revocation or spec\.retry once/);
+  assert.doesNotMatch(sameSpec, /acknowledgements|approval|revocation|retry|disruption/);
+  assert.match(validations[0]?.message ?? '', /only the control plane writes a rollout's spec; a person changes spec\.approval, adds to spec\.acknowledgements and sets spec\.revocation, spec\.retry or spec\.disruption once/);
 });
 
 test('APR-3 a change to spec.acknowledgements only adds, on a rollout that has not ended, by someone RBAC lets approve, as themselves', () => {
@@ -75,6 +75,17 @@ test('ROL-6 spec.retry is set once, on a rollout that has not ended or ended Fai
   assert.match(text[3] ?? '', /object\.\?spec\.\?retry\.\?requestedBy\.orValue\(''\) == request\.userInfo\.username.*spec\.retry\.requestedBy must be your own identity/);
   const variables = (specOf(approvalAdmissionPolicy())['variables'] as { name: string }[]).map((v) => v.name);
   for (const name of ['newRevocation', 'oldRevocation', 'revocationChanges', 'newRetry', 'oldRetry', 'retryChanges']) assert.ok(variables.includes(name), name);
+});
+
+test('GPU-2 spec.disruption is set once, on a rollout that has not ended, by someone RBAC lets approve, as themselves', () => {
+  const text = inPolicy(disruptionValidations(), 'disruptionChanges');
+  assert.equal(text.length, 4);
+  assert.match(text[0] ?? '', /!variables\.oldDisruption\.hasValue\(\).*spec\.disruption is set once: .* let rollout .* disrupt running GPU work at .*neither changed nor taken back/);
+  assert.match(text[1] ?? '', /outcome\.orValue\(''\) == ''.*spec\.disruption: rollout .* has ended .*nothing left to disrupt/);
+  assert.match(text[2] ?? '', /not allowed to let rollouts disrupt running GPU work: RBAC grants no approve verb on runtimerollouts/);
+  assert.match(text[3] ?? '', /object\.\?spec\.\?disruption\.\?approvedBy\.orValue\(''\) == request\.userInfo\.username.*spec\.disruption\.approvedBy must be your own identity/);
+  const variables = (specOf(approvalAdmissionPolicy())['variables'] as { name: string }[]).map((v) => v.name);
+  for (const name of ['newDisruption', 'oldDisruption', 'disruptionChanges']) assert.ok(variables.includes(name), name);
 });
 
 test('FIN-4 the application policy matches the control plane\'s writes of Applications only, and fails closed', () => {

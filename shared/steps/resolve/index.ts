@@ -8,7 +8,7 @@ import { ANNOTATION, CONDITION } from '../../api/constants.ts';
 import { runJob, runLimits } from '../../aicr/jobSpec.ts';
 import { overrideSets } from '../../aicr/overrides.ts';
 import { recipeArgs, recipeStage, type Recipe } from '../../aicr/recipeStage.ts';
-import { BUNDLE_REPOSITORY, renderArgs, renderStage, type Bundle, type RenderInputs } from '../../aicr/renderStage.ts';
+import { BUNDLE_REPOSITORY, renderArgs, renderStage, type Bundle, type RenderInputs, workloadSelectorTerms } from '../../aicr/renderStage.ts';
 import { type StageDeps, type StageOutcome, runStage, stageDepsOf } from '../../aicr/runStage.ts';
 import { readConfiguration } from '../../configuration/read.ts';
 import type { Configuration } from '../../configuration/schema.ts';
@@ -80,8 +80,24 @@ interface JobBase {
   readonly ttlSecondsAfterFinished: number;
 }
 
+/** What the render Job is given; its hash names the bundle, so a field is set only when it has a value. */
+function renderInputs(spec: ClusterRuntimeSpec, base: JobBase & { readonly recipe: Recipe; readonly sets: readonly string[] }): RenderInputs {
+  const { registry } = base.configuration;
+  const protectedTerms = workloadSelectorTerms(spec.workloads?.selector);
+  return {
+    runtimeUID: base.runtimeUID,
+    version: spec.aicrVersion,
+    image: base.image,
+    recipe: { configMap: base.recipe.configMap, digest: base.recipe.digest },
+    sets: base.sets,
+    repository: registry.repository,
+    plainHTTP: registry.plainHTTP,
+    ...(protectedTerms.length > 0 ? { workloadSelector: protectedTerms } : {}),
+  };
+}
+
 async function render(ctx: StepContext, spec: ClusterRuntimeSpec, base: JobBase & { readonly recipe: Recipe; readonly sets: readonly string[]; readonly snapshot: string }): Promise<StepReport> {
-  const { recipe, sets } = base;
+  const { sets } = base;
   const { registry } = base.configuration;
   if (!registry.repository) {
     throw new StalledError('InvalidConfiguration', "configuration: registry.repository is empty; set it in the chart's values to <host>/<prefix> where bundles are pushed");
@@ -95,15 +111,8 @@ async function render(ctx: StepContext, spec: ClusterRuntimeSpec, base: JobBase 
     const made = await ensureRepositories(createRepository, registry.repository, [BUNDLE_REPOSITORY]);
     if (!made.ok) return { ...resolved('False', made.reason, made.message), ...(made.retry ? { backoff: true } : {}) };
   }
-  const inputs: RenderInputs = {
-    runtimeUID: base.runtimeUID,
-    version: spec.aicrVersion,
-    image: base.image,
-    recipe: { configMap: recipe.configMap, digest: recipe.digest },
-    sets,
-    repository: registry.repository,
-    plainHTTP: registry.plainHTTP,
-  };
+  const inputs = renderInputs(spec, base);
+
   const outcome: StageOutcome<Bundle> = await runStage(
     renderStage(inputs, ctx.kube, (hash, run) => runJob({ ...base, stage: 'render', hash, run, args: renderArgs(inputs, hash), registryAuth: true })),
     stageDeps(ctx),

@@ -5,6 +5,7 @@ import { ClusterRuntimeSpecSchema } from '../../api/clusterRuntime.ts';
 import { parseDuration } from '../../durations.ts';
 import type { RuntimeObject } from '../../kube/kinds.ts';
 import { type RuntimeWindows, readWindows } from '../../rollouts/maintenanceSpec.ts';
+import { type RuntimeGuard, readGuard } from '../../rollouts/workloadGuard.ts';
 
 const DEFAULT_ACTION_MS = 30 * 60 * 1000;
 const DEFAULT_APPROVAL_MS = 72 * 3600 * 1000;
@@ -23,13 +24,15 @@ export interface RolloutSettings {
   readonly validationRequired: boolean;
   /** spec.maintenance.windows; 'unreadable' when that part does not validate, so no step starts (the safe side). */
   readonly windows: RuntimeWindows;
+  /** spec.workloads: the GPU work disruptive steps wait for; 'unreadable' holds them (the safe side). */
+  readonly workloads: RuntimeGuard;
 }
 
 export function settingsOf(runtime: RuntimeObject): RolloutSettings {
   const suspendEngine = (runtime.spec as { suspendEngine?: unknown } | undefined)?.suspendEngine === true;
   const parsed = ClusterRuntimeSpecSchema.safeParse(runtime.spec);
   if (!parsed.success) {
-    return { readable: false, actionTimeoutMs: DEFAULT_ACTION_MS, approvalMs: DEFAULT_APPROVAL_MS, paused: false, suspendEngine, deletionPolicy: 'Orphan', validationRequired: true, windows: readWindows(runtime.spec) };
+    return { readable: false, actionTimeoutMs: DEFAULT_ACTION_MS, approvalMs: DEFAULT_APPROVAL_MS, paused: false, suspendEngine, deletionPolicy: 'Orphan', validationRequired: true, windows: readWindows(runtime.spec), workloads: readGuard(runtime.spec) };
   }
   const spec = parsed.data;
   return {
@@ -43,5 +46,6 @@ export function settingsOf(runtime: RuntimeObject): RolloutSettings {
     ...(spec.adoption?.runtimeUID ? { adoptionUID: spec.adoption.runtimeUID } : {}),
     validationRequired: spec.validation.deployment === 'Required',
     windows: readWindows(runtime.spec),
+    workloads: readGuard(runtime.spec),
   };
 }

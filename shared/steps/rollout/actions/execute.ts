@@ -21,6 +21,7 @@ import { type Approved, type Run, drifted, fail, hold, progress, stall, succeed 
 import { validateThenSucceed, validationGate } from './deploymentValidation.ts';
 import { pinsHeld } from './chartPinCheck.ts';
 import { OUTSIDE_WINDOW, syncHeld, windowOpen } from './windowCheck.ts';
+import { workloadsClear } from './workloadCheck.ts';
 
 type Next = 'next' | RolloutReport;
 
@@ -50,6 +51,8 @@ async function start(run: Run, i: number): Promise<Next> {
   if (!step) return 'next';
   const window = await windowOpen(run, i);
   if (window !== 'open') return window;
+  const work = await workloadsClear(run, i);
+  if (work !== 'clear') return work;
   const now = kubeTime(run.ctx.now());
   if (step.action === 'Adopt') return adopt(run, i, now);
   if (step.action === 'Remove') {
