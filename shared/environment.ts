@@ -55,6 +55,8 @@ export const ConfigSchema = z.object({
    * window. At most 60: the next invocation must resume inside the API server's 75 s of history.
    */
   AICR_FORWARDER_QUIET_SECONDS: z.coerce.number().int().min(0).max(60).default(5),
+  /** The EventBridge bus notifications go to (the notify step); absent, they go to the log. */
+  AICR_EVENT_BUS: z.string().min(1).max(256).optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   /** The `service` dimension of every metric (shared/observability/metrics.ts); one per deployment on AWS. */
   AICR_SERVICE_NAME: z.string().min(1).max(250).optional(),

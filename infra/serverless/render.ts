@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { STEP_TABLE, type StepRow } from '../../shared/steps/table.ts';
 import { functionAlarm, functionErrorLines, oldestMessageQuery, queryId, queueUrlOutput, roleArnOutput, stepMetricLines } from './alarms.ts';
 import { accessEntry, stepFunction, stepQueue, stepRole, vpcExtension } from './blocks.ts';
+import { noticeRules } from './notices.ts';
 import { queueViews, type QueueView } from './queues.ts';
 
 export const SERVERLESS_TEMPLATE = fileURLToPath(new URL('./template.yml', import.meta.url));
@@ -40,8 +41,15 @@ function inlines(views: readonly QueueView[]): Readonly<Record<string, string>> 
   };
 }
 
+/** Blocks made once, not per step. */
+const WHOLE_BLOCKS: Readonly<Record<string, () => string[]>> = {
+  noticeRules,
+};
+
 function fillLine(line: string, views: readonly QueueView[], inline: Readonly<Record<string, string>>): string[] {
   const block = /^( *)\{\{(\w+)\}\}$/.exec(line);
+  const whole = block ? WHOLE_BLOCKS[block[2] ?? ''] : undefined;
+  if (block && whole) return whole().map((l) => (l === '' ? l : `${block[1] ?? ''}${l}`));
   const make = block ? BLOCKS[block[2] ?? ''] : undefined;
   if (block && make) {
     const pad = block[1] ?? '';

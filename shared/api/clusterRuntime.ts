@@ -128,6 +128,15 @@ export const ClusterRuntimeStatusSchema = z
       })
       .meta({ description: 'What discovery found out about the cluster.' })
       .optional(),
+    notifications: z
+      .object({
+        sent: described(z.int().min(0), 'How many notifications were sent for this runtime.'),
+        rollout: boundedString(512, 'The rollout state last told (awaiting approval, ended, or a wait that started); empty when none is worth telling.'),
+        released: boundedString(512, 'The released plan last told; empty while the runtime is not Released.'),
+        stalled: boundedString(512, 'The stall last told, as its reason and transition time; empty while the runtime is not Stalled.'),
+      })
+      .meta({ description: 'What the notify step last told (EventBridge notifications), so a state is told once.' })
+      .optional(),
   })
   .meta({ description: 'What the control plane observed and did; written only by the control plane.' });
 export type ClusterRuntimeStatus = z.output<typeof ClusterRuntimeStatusSchema>;

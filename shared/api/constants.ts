@@ -184,6 +184,8 @@ export const FIELD_MANAGER = {
   tokenRefresh: stepFieldManager('token-refresh'),
   /** Writes only InventoryConsistent and plans rebuilt from the Applications; Applications it writes again go under `rollout`. */
   driftCheck: stepFieldManager('drift-check'),
+  /** Writes only status.notifications. */
+  notify: stepFieldManager('notify'),
 } as const;
 
 export const MANAGED_BY_VALUE = 'aicr-operator';

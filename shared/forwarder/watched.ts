@@ -218,7 +218,27 @@ export const REGISTRY_SECRET_WATCH: WatchedKind<GenericObject> = {
   fingerprint: (s) => createHash('sha256').update(JSON.stringify([(s as { data?: unknown }).data ?? {}, s.metadata.labels ?? {}, s.metadata.annotations ?? {}, s.metadata.deletionTimestamp ?? null])).digest('hex'),
 };
 
-export const WATCHED: readonly WatchedKind<Watchable>[] = [RUNTIME_WATCH, AICR_JOB_WATCH, AICR_POD_WATCH, SNAPSHOT_JOB_WATCH, SNAPSHOT_POD_WATCH, SNAPSHOT_CONFIGMAP_WATCH, PLAN_WATCH, NODE_WATCH, RUNTIME_TARGET_WATCH, ROLLOUT_WATCH, APPLICATION_WATCH, REGISTRY_SECRET_WATCH];
+/**
+ * The runtime once more, for the notify step: Released and Stalled moving, or the plans, may be
+ * worth telling. Only the fields a notification turns on, so a message rewritten with the same
+ * reason is no news; status.notifications, the notify step's own write, is not among them.
+ */
+export const RUNTIME_NOTICE_WATCH: WatchedKind<RuntimeObject> = {
+  id: 'runtime-notices',
+  wake: WAKE.noticeChange,
+  kind: KIND.clusterRuntime,
+  runtimeOf: (obj) => ({ name: obj.metadata.name, uid: obj.metadata.uid }),
+  fingerprint: (obj) => {
+    const status = (obj.status ?? {}) as { activePlan?: unknown; targetPlan?: unknown; conditions?: readonly { type: string; status: string; reason: string; lastTransitionTime?: string }[] };
+    const shown = (type: string): unknown[] => {
+      const c = status.conditions?.find((x) => x.type === type);
+      return [c?.status ?? '', c?.reason ?? '', c?.lastTransitionTime ?? ''];
+    };
+    return JSON.stringify([status.activePlan ?? '', status.targetPlan ?? '', shown(CONDITION.released), shown(CONDITION.stalled)]);
+  },
+};
+
+export const WATCHED: readonly WatchedKind<Watchable>[] = [RUNTIME_WATCH, AICR_JOB_WATCH, AICR_POD_WATCH, SNAPSHOT_JOB_WATCH, SNAPSHOT_POD_WATCH, SNAPSHOT_CONFIGMAP_WATCH, PLAN_WATCH, NODE_WATCH, RUNTIME_TARGET_WATCH, RUNTIME_NOTICE_WATCH, ROLLOUT_WATCH, APPLICATION_WATCH, REGISTRY_SECRET_WATCH];
 
 /** The kinds some step of the table wakes on: what the forwarder watches. */
 export function watchedBy(table: readonly StepRow[] = STEP_TABLE): WatchedKind<Watchable>[] {

@@ -3,6 +3,7 @@
 // from the environment, as the queue client does; tests point it at moto. The client module is
 // loaded on first use, so static mode never pays for it at cold start.
 import type { ECRClient } from '@aws-sdk/client-ecr';
+import { awsErrorCause } from '../aws/errorCause.ts';
 import { awsClientOptions } from '../aws/requestTimeouts.ts';
 
 export interface MintedToken {
@@ -17,13 +18,6 @@ export type TokenMinter = () => Promise<MintResult>;
 
 let client: ECRClient | undefined;
 
-/** What went wrong, by the error's name and HTTP status only: AWS's wording may carry account details. */
-function causeOf(err: unknown): string {
-  const name = err instanceof Error ? err.name : 'unknown failure';
-  const status = (err as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode;
-  return status === undefined ? name : `${name}, http ${status}`;
-}
-
 /** GetAuthorizationToken for the caller's own account; ECR tokens are valid for 12 hours. */
 export const mintEcrToken: TokenMinter = async () => {
   const { ECRClient: Client, GetAuthorizationTokenCommand } = await import('@aws-sdk/client-ecr');
@@ -34,6 +28,6 @@ export const mintEcrToken: TokenMinter = async () => {
     if (!data?.authorizationToken) return { ok: false, cause: 'ECR answered without an authorization token' };
     return { ok: true, token: { auth: data.authorizationToken, expiresAt: data.expiresAt ?? new Date(0) } };
   } catch (err) {
-    return { ok: false, cause: causeOf(err) };
+    return { ok: false, cause: awsErrorCause(err) };
   }
 };

@@ -9,12 +9,14 @@
 import { CONDITION, stepFieldManager, type DomainConditionType } from '../api/constants.ts';
 import type { KubeRule } from '../rbac/rule.ts';
 import { DRIFT_CHECK_AWS } from './driftCheck/aws.ts';
+import { NOTIFY_AWS } from './notify/aws.ts';
 import { RESOLVE_AWS } from './resolve/aws.ts';
 import { ROLLOUT_AWS } from './rollout/aws.ts';
 import { SNAPSHOT_AWS } from './snapshot/aws.ts';
 import type { StepAws } from './stepAws.ts';
 import { TOKEN_REFRESH_AWS } from './tokenRefresh/aws.ts';
 import { DRIFT_CHECK_RBAC } from './driftCheck/rbac.ts';
+import { NOTIFY_RBAC } from './notify/rbac.ts';
 import { RESOLVE_RBAC } from './resolve/rbac.ts';
 import { ROLLOUT_RBAC } from './rollout/rbac.ts';
 import { SNAPSHOT_RBAC } from './snapshot/rbac.ts';
@@ -34,6 +36,8 @@ export const WAKE = {
   applicationChange: 'application-change',
   /** Argo CD's registry Secret deleted or edited. */
   registryCredentialsChange: 'registry-credentials-change',
+  /** The runtime's Released or Stalled condition, or its plans, moved: something may be worth telling. */
+  noticeChange: 'notice-change',
 } as const;
 export type Wake = (typeof WAKE)[keyof typeof WAKE];
 
@@ -110,6 +114,16 @@ const ROWS = [
     wakesOn: [WAKE.runtimeChange, WAKE.targetChange, WAKE.rolloutChange, WAKE.planChange, WAKE.applicationChange],
     kube: DRIFT_CHECK_RBAC,
     aws: DRIFT_CHECK_AWS,
+  },
+  {
+    name: 'notify',
+    description: 'Notify step - puts a notification on EventBridge (or the log) when a rollout awaits approval, ends failed, expired or revoked, or starts a window or workload wait, and when the runtime is Released or newly Stalled; writes status.notifications',
+    queue: 'notify',
+    owns: [],
+    timeoutSeconds: 30,
+    wakesOn: [WAKE.noticeChange],
+    kube: NOTIFY_RBAC,
+    aws: NOTIFY_AWS,
   },
 ] as const satisfies readonly Omit<StepRow, 'fieldManager'>[];
 

@@ -13,6 +13,7 @@ import { createRelayHandler, type RelayDeps } from '../../shared/aws/relay.ts';
 import { relayDeps } from '../../shared/aws/relayDeps.ts';
 import { buildStepDeps } from '../../shared/aws/stepDeps.ts';
 import type { QueueProducer } from '../../shared/queue/port.ts';
+import { eventBridgeSink } from '../../shared/notifications/eventBridge.ts';
 import { createEcrRepository } from '../../shared/registry/ecrRepositories.ts';
 import { mintEcrToken } from '../../shared/registry/ecrToken.ts';
 import { QUEUE_NAMES } from '../../shared/steps/table.ts';
@@ -63,6 +64,13 @@ async function stepFunction(queue: string): Promise<void> {
   if (deps.clusterKube) await fleet(deps.clusterKube);
   if (queue === 'resolve') {
     await call('a missing repository under the prefix created', ACTIONS.createRepository, () => createEcrRepository(env('IAM_PROBE_REPOSITORY')));
+  }
+  if (queue === 'notify') {
+    await call('a notification put on the bus', ACTIONS.putEvents, async () => {
+      const detail = { version: 1, key: 'probe', kind: 'released' as const, cluster: 'probe', runtime: { name: 'cluster', uid: GROUP }, at: new Date().toISOString() };
+      const sent = await eventBridgeSink(env('AICR_EVENT_BUS')).put([{ kind: 'released', detailType: 'Runtime Released', detail }]);
+      if (!sent.ok) throw new Error(sent.cause);
+    });
   }
   if (queue === 'resolve' || queue === 'token-refresh' || queue === 'rollout') {
     await call('an ECR token minted', ACTIONS.mintToken, async () => {

@@ -21,6 +21,7 @@ export const ACTIONS = {
   mintToken: ['ecr:GetAuthorizationToken'],
   poll: ['sqs:ReceiveMessage', 'sqs:GetQueueAttributes', 'sqs:ChangeMessageVisibility', 'sqs:DeleteMessage'],
   logs: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+  putEvents: ['events:PutEvents'],
 } as const;
 
 /**

@@ -62,7 +62,7 @@ after(async () => {
 });
 
 /** Every function of the template, so a new one is not left out. */
-const FUNCTIONS = ['forwarder', 'resolve', 'snapshot', 'rollout', 'token-refresh', 'drift-check', 'relay'] as const;
+const FUNCTIONS = ['forwarder', 'resolve', 'snapshot', 'rollout', 'token-refresh', 'drift-check', 'notify', 'relay'] as const;
 
 test('the template has exactly the functions these tests run, each consuming the queue its mapping names', () => {
   assert.deepEqual(fns.map((f) => f.name).sort(), [...FUNCTIONS].sort());
@@ -84,6 +84,7 @@ test("the snapshot function's retries, timers and fleet lookups succeed with its
 test("SEC-5 the rollout function's retries, timers, fleet lookups and the ECR token it checks chart digests with succeed with its role, which grants nothing more", () => checkFunction('rollout'));
 test('REG-4 the token-refresh function mints the ECR token and arms its 6-hourly timer with its role, which grants nothing more than that and the pulls the token carries', () => checkFunction('token-refresh'));
 test("the drift-check function's retries, periodic looks and fleet lookups succeed with its role, which grants nothing more", () => checkFunction('drift-check'));
+test("NTF-1 the notify function puts its notifications on the deployment's bus with its role, which grants nothing more", () => checkFunction('notify'));
 test('the relay forwards due messages, re-delays early ones and arms and moves long timers for every queue with its role, which grants nothing more', () => checkFunction('relay'));
 
 test('REG-2 with createRepositories=false the resolve role cannot create a repository, and the refusal names both fixes', async () => {
@@ -125,10 +126,12 @@ function allowedResources(f: StackFunction): Record<string, (arn: string, action
     ecr: (arn, actions) => arn === `arn:aws:ecr:${region}:${account}:repository/${PREFIX}/*` || (arn === '*' && actions.join() === 'ecr:GetAuthorizationToken'),
     // Every cluster of the account and region: a template cannot make ARNs of a list of names, and describing grants no access into a cluster.
     eks: (arn) => arn === `arn:aws:eks:${region}:${account}:cluster/*`,
+    // The one bus eventBusName names (default here).
+    events: (arn, actions) => arn === `arn:aws:events:${region}:${account}:event-bus/default` && actions.join() === 'events:PutEvents',
   };
 }
 
-test('every statement names exact resources of this stack: its own log group and queues, the timer group, the timer role, repositories under the prefix; "*" only for the two calls that take no resource', () => {
+test('every statement names exact resources of this stack: its own log group and queues, the timer group, the timer role, repositories under the prefix, the notification bus; "*" only for the two calls that take no resource', () => {
   for (const f of fns) {
     const allowed = allowedResources(f);
     const statements = policiesOf(stack, f.role).flatMap((p) => p.document.Statement.map((st) => ({ policy: p.name, st })));

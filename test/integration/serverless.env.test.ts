@@ -1,5 +1,6 @@
 // Each function's environment holds only what it uses, and the forwarder's, the largest, stays
-// under 3 KB of Lambda's 4 KB with a fleet of 50 clusters. Sizes are counted as Lambda counts
+// under 3.5 KB of Lambda's 4 KB with a fleet of 50 clusters (each step queue adds about 100 bytes
+// to it, so the margin is four or five more queues). Sizes are counted as Lambda counts
 // them (every key and value), with the template's references filled in as a real deployment's
 // values would be: full queue URLs and ARNs, an EKS endpoint and a certificate authority of the
 // usual size.
@@ -54,9 +55,9 @@ before(async () => {
   fns = Object.fromEntries(Object.values(t.Resources).filter((r) => r.Type === 'AWS::Lambda::Function').map((r) => [r.Properties.FunctionName.replace(/^aicr-control-plane-ci-/, ''), r.Properties.Environment.Variables]));
 });
 
-test('the forwarder\'s environment stays under 3 KB with 50 fleet clusters, and no function comes near Lambda\'s 4 KB', () => {
+test('the forwarder\'s environment stays under 3.5 KB with 50 fleet clusters, and no function comes near Lambda\'s 4 KB', () => {
   const sizes = Object.fromEntries(Object.entries(fns).map(([fn, env]) => [fn, bytes(env)]));
-  assert.ok((sizes['forwarder'] ?? Infinity) < 3 * 1024, `forwarder: ${sizes['forwarder']} bytes`);
+  assert.ok((sizes['forwarder'] ?? Infinity) < 3.5 * 1024, `forwarder: ${sizes['forwarder']} bytes`);
   for (const [fn, size] of Object.entries(sizes)) assert.ok(size < 3.5 * 1024, `${fn}: ${size} bytes`);
   console.log(`environment bytes with 50 fleet clusters: ${JSON.stringify(sizes)}`);
 });

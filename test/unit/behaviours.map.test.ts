@@ -31,6 +31,7 @@ const CATALOGUE = [
   ...['SEC-1', 'SEC-2', 'SEC-3', 'SEC-4', 'SEC-5', 'SEC-6'],
   ...['WIN-1', 'WIN-2', 'WIN-3'],
   ...['GPU-1', 'GPU-2'],
+  ...['NTF-1', 'NTF-2'],
 ] as const;
 
 const NOT_BUILT = 'not built yet';
