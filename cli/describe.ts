@@ -9,6 +9,7 @@ import { guideOf } from '../shared/status/reasonTable.ts';
 import type { Output } from './args.ts';
 import { type Kubectl, KubectlError, getJson, listJson } from './kubectl.ts';
 import { AWAITING, type RecordedSteps, describeRollout, inFlight, table } from './rolloutView.ts';
+import { windowLine } from './windowView.ts';
 
 export { describeRollout } from './rolloutView.ts';
 
@@ -64,7 +65,7 @@ function explain(conds: Conditions): string[] {
   return ['', `Reason:    ${reason}`, `Cause:     ${plain(g.cause)}`, `Fix:       ${plain(g.fix)}`];
 }
 
-export function describeRuntime(rt: Record<string, unknown>, live: RolloutObject | undefined, recorded: RecordedSteps | undefined): string {
+export function describeRuntime(rt: Record<string, unknown>, live: RolloutObject | undefined, recorded: RecordedSteps | undefined, now: Date = new Date()): string {
   const status = (rt['status'] ?? {}) as Record<string, unknown>;
   const conds = conditionsOf(rt);
   const rows = [['TYPE', 'STATUS', 'REASON', 'MESSAGE'], ...conds.map((c) => [c.type, c.status, c.reason, c.message])];
@@ -72,6 +73,7 @@ export function describeRuntime(rt: Record<string, unknown>, live: RolloutObject
     `Runtime:   ${RUNTIME_NAME}`,
     `Active:    ${String(status['activePlan'] ?? '-')}`,
     `Target:    ${String(status['targetPlan'] ?? '-')}`,
+    `Windows:   ${windowLine(rt['spec'], now)}`,
     'Conditions:',
     table(rows),
     ...explain(conds),

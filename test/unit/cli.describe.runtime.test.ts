@@ -28,3 +28,13 @@ test('KROP-2 describe explains a runtime in progress by Ready\'s reason, and pri
   assert.doesNotMatch(unknown, /^Cause:/m);
   assert.match(unknown, /No rollout in progress\./);
 });
+
+test('WIN-1 describe shows whether a step may start now and, outside every window, when the next one opens', () => {
+  const withWindows = (maintenance: unknown): Record<string, unknown> => ({ ...runtime([]), spec: { aicrVersion: 'v0.11.1', maintenance } });
+  const at = new Date('2026-12-03T10:00:00Z');
+  const nightly = { windows: [{ schedule: '0 2 * * *', duration: '2h' }] };
+  assert.match(describeRuntime(withWindows(nightly), undefined, undefined, at), /^Windows:\s+closed: outside every allow window; the next opens at 2026-12-04T02:00:00\.000Z \(in 16h\); no new step starts until then$/m);
+  assert.match(describeRuntime(withWindows(nightly), undefined, undefined, new Date('2026-12-04T02:30:00Z')), /^Windows:\s+open now: inside allow window .* until 2026-12-04T04:00:00\.000Z$/m);
+  assert.match(describeRuntime(withWindows(undefined), undefined, undefined, at), /^Windows:\s+none set: steps start at any time$/m);
+  assert.match(describeRuntime(withWindows({ windows: [{ schedule: 'every night', duration: '2h' }] }), undefined, undefined, at), /^Windows:\s+spec\.maintenance does not validate/m);
+});
