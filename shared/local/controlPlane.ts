@@ -42,6 +42,11 @@ export interface LocalOptions {
   readonly coalesceMs?: number;
   /** How often the stall counts are sent, as the forwarder does once a window on AWS; a minute unless set. */
   readonly stallCountEveryMs?: number;
+  /**
+   * The fault harness's only hook (test/helpers/faults/): whether to handle a message once more
+   * right after it was handled, as SQS's at-least-once delivery may. Never set by local mode.
+   */
+  readonly handleAgain?: () => boolean;
 }
 
 /** Local mode counts stalled runtimes on a timer, as each forwarder window does on AWS. */
@@ -64,15 +69,23 @@ function startSweeper(deps: SweepDeps, timings: Timings): NodeJS.Timeout {
   return timer;
 }
 
+/** The steps consume the queue, each message handled by the step it names. */
+function consumeSteps(queue: EmbeddedQueue, opts: LocalOptions, run: { readonly table: readonly StepRow[]; readonly now: () => Date; readonly timings: Timings }): void {
+  const { table, now, timings } = run;
+  const dispatch = createDispatcher(opts.runners ?? RUNNERS, table);
+  const deps = { kube: opts.kube, log: opts.log, now, timings, producer: queue, ...(opts.kubeFor ? { kubeFor: opts.kubeFor } : {}) };
+  queue.consume(async (msg) => {
+    await dispatch(msg, deps);
+    if (opts.handleAgain?.()) await dispatch(msg, deps);
+  });
+}
+
 export function startLocalControlPlane(opts: LocalOptions): LocalControlPlane {
   const queue = new EmbeddedQueue(opts.queue);
   const now = opts.now ?? ((): Date => new Date());
   const table = opts.table ?? STEP_TABLE;
-  const dispatch = createDispatcher(opts.runners ?? RUNNERS, table);
   const timings = opts.timings ?? DEFAULT_TIMINGS;
-  queue.consume(async (msg) => {
-    await dispatch(msg, { kube: opts.kube, log: opts.log, now, timings, producer: queue, ...(opts.kubeFor ? { kubeFor: opts.kubeFor } : {}) });
-  });
+  consumeSteps(queue, opts, { table, now, timings });
   const forwarders = watchedBy(table).map(
     (w) =>
       new Forwarder(

@@ -11,7 +11,7 @@ import { fieldAt } from '../kube/fieldPath.ts';
 import type { GenericObject } from '../kube/kinds.ts';
 import { applicationToRelease, type PlanApplication } from '../plans/applications.ts';
 import { canonicalJson, planName } from '../plans/digest.ts';
-import type { StepState } from './progress.ts';
+import { STEP_WRITING, type StepState } from './progress.ts';
 
 interface AppLike {
   readonly metadata: { readonly name: string; readonly uid?: string; readonly annotations?: Readonly<Record<string, string>> | undefined };
@@ -55,18 +55,20 @@ export interface DriftFacts {
  * `release` undefined: its edits are not compared here (the release in flight). `project`
  * undefined: not compared (a rollout an older control plane recorded has none).
  */
-type Expected = { readonly uid?: string | undefined; readonly plan: string; readonly release?: string; readonly project?: string | undefined } | 'absent' | 'skip';
+type Want = { readonly uid?: string | undefined; readonly plan: string; readonly release?: string; readonly project?: string | undefined } | 'absent' | 'skip';
+/** A step recorded just before its write: its Application is as before the write, or as written. */
+type Expected = Want | { readonly either: readonly [Want, Want] };
 
 function expected(f: DriftFacts, name: string): Expected {
   const i = f.steps.findIndex((s) => s.release === name);
   const step = f.steps[i];
   const state = f.states[i];
-  if (!step || !state || state.startedAt === undefined) {
-    const entry = f.recorded?.find((e) => e.name === name);
-    return entry ?? 'absent';
-  }
+  const recorded = f.recorded?.find((e) => e.name === name) ?? 'absent';
+  if (!step || !state || state.startedAt === undefined) return recorded;
   const app = f.intended.get(name);
   if (step.action === 'Remove' || !app) return 'skip';
+  // Recorded just before its write: the write may not have happened (a crash), and the next look makes it.
+  if (state.state === 'InProgress' && state.reason === STEP_WRITING) return { either: [recorded, { plan: f.targetDigest }] };
   if (state.state === 'InProgress') return { uid: state.applicationUID, plan: f.targetDigest };
   return { uid: state.applicationUID, plan: f.targetDigest, release: releaseDigest(app), project: app.spec.project };
 }
@@ -75,6 +77,14 @@ const planText = (digest: string): string => (digest.startsWith('sha256:') ? pla
 
 function changeOf(f: DriftFacts, name: string, live: GenericObject | undefined): string | undefined {
   const want = expected(f, name);
+  if (typeof want === 'object' && 'either' in want) {
+    const [before, written] = want.either.map((w) => changeFrom(w, name, live));
+    return before === undefined ? undefined : written;
+  }
+  return changeFrom(want, name, live);
+}
+
+function changeFrom(want: Want, name: string, live: GenericObject | undefined): string | undefined {
   if (want === 'skip') return undefined;
   if (want === 'absent') return live ? `Application ${name} appeared` : undefined;
   if (!live) return `Application ${name} disappeared`;
@@ -84,7 +94,7 @@ function changeOf(f: DriftFacts, name: string, live: GenericObject | undefined):
   return editOf(name, now, want);
 }
 
-function editOf(name: string, now: InventoryEntry, want: Exclude<Expected, 'absent' | 'skip'>): string | undefined {
+function editOf(name: string, now: InventoryEntry, want: Exclude<Want, 'absent' | 'skip'>): string | undefined {
   if (want.project !== undefined && now.project !== want.project) return `Application ${name} moved to Argo CD project ${now.project ?? '(none)'}, not ${want.project}`;
   return want.release === undefined || now.release === want.release ? undefined : `Application ${name} was edited (its source, Helm values or destination)`;
 }

@@ -6,6 +6,13 @@ import type { RolloutObject } from './objects.ts';
 
 export type StepState = NonNullable<RuntimeRolloutStatus['steps']>[number];
 
+/**
+ * The reason of a step recorded as started just before its write to Argo CD (write-ahead): a
+ * look that finds it after a crash cannot know whether the write happened, so it writes the same
+ * Application again and expects it, whether or not it exists yet.
+ */
+export const STEP_WRITING = 'Writing';
+
 export function stepStates(r: RolloutObject): StepState[] {
   const recorded = new Map((r.status?.steps ?? []).map((s) => [s.release, s]));
   return r.spec.steps.map((s) => recorded.get(s.release) ?? { release: s.release, state: 'Pending' });

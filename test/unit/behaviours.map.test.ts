@@ -32,6 +32,7 @@ const CATALOGUE = [
   ...['WIN-1', 'WIN-2', 'WIN-3'],
   ...['GPU-1', 'GPU-2'],
   ...['NTF-1', 'NTF-2'],
+  ...['FLT-1', 'FLT-2'],
 ] as const;
 
 const NOT_BUILT = 'not built yet';

@@ -10,7 +10,7 @@ import { type PlanApplication, planToApplications } from '../../shared/plans/app
 import { planDigest } from '../../shared/plans/digest.ts';
 import type { Release } from '../../shared/plans/release.ts';
 import { type DriftFacts, inventoryChanges, inventoryEntries } from '../../shared/rollouts/drift.ts';
-import type { StepState } from '../../shared/rollouts/progress.ts';
+import { STEP_WRITING, type StepState } from '../../shared/rollouts/progress.ts';
 
 const UID = '0b6f3c1e-5d2a-4f7e-9c8b-1a2b3c4d5e6f';
 const rel = (name: string, order: number, version: string): Release => ({ name, namespace: `ns-${name}`, order, chart: { repoURL: 'registry.test/charts', chart: name, version }, values: { a: 1 }, dependsOn: [], manual: false, steps: [] });
@@ -85,4 +85,17 @@ test('ROL-2 an Application moved to another Argo CD project is drift; an invento
   spec(wrote)['project'] = 'elsewhere';
   const done: StepState[] = [{ release: 'alpha', state: 'Succeeded', startedAt: '2026-11-30T10:00:00Z', applicationUID: 'uid-alpha' }, { release: 'bravo', state: 'Pending' }];
   assert.match(inventoryChanges(facts([wrote, bravo], done))[0] ?? '', /^Application alpha moved to Argo CD project elsewhere/);
+});
+
+test('FLT-1 ROL-2 a step recorded just before its write (a crash may have come either side of it) expects its Application as before the write or as written, and nothing else', () => {
+  const writing: StepState[] = [{ release: 'alpha', state: 'InProgress', startedAt: '2026-12-03T08:00:00Z', reason: STEP_WRITING }, { release: 'bravo', state: 'Pending' }];
+  const [alpha, bravo] = before();
+  assert.ok(alpha && bravo);
+  assert.deepEqual(inventoryChanges(facts([alpha, bravo], writing)), [], 'not yet written: as recorded at creation');
+  const written = live([intended.get('alpha') as PlanApplication])[0];
+  assert.ok(written);
+  assert.deepEqual(inventoryChanges(facts([{ ...written, metadata: { ...written.metadata, uid: 'uid-new' } }, bravo], writing)), [], 'written: at the target plan, whatever its UID');
+  assert.deepEqual(inventoryChanges(facts([bravo], writing)), ['Application alpha disappeared'], 'an upgrade whose Application is gone is drift');
+  const elsewhere = { ...alpha, metadata: { ...alpha.metadata, annotations: { ...alpha.metadata.annotations, [ANNOTATION.planDigest]: planDigest([rel('alpha', 0, '9.9.9')]) } } };
+  assert.match(inventoryChanges(facts([elsewhere, bravo], writing))[0] ?? '', /^Application alpha is at plan aicr-plan-[0-9a-f]{16}, not aicr-plan-/);
 });

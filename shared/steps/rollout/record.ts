@@ -12,15 +12,15 @@ import { kubeTime } from '../../status/conditions.ts';
 import type { StepContext } from '../types.ts';
 import { moveOf } from './report.ts';
 
-/** Applies the rollout's status when it changed. */
-export async function writeStatus(ctx: StepContext, r: RolloutObject, status: RuntimeRolloutStatus): Promise<boolean> {
+/** Applies the rollout's status when it changed; the rollout as it now stands, so a later write in the same look carries its resourceVersion. */
+export async function writeStatus(ctx: StepContext, r: RolloutObject, status: RuntimeRolloutStatus): Promise<RolloutObject> {
   // Whatever the status carried over, it now describes the generation this look saw.
   const full: RuntimeRolloutStatus = { ...status, observedGeneration: r.metadata.generation ?? 0 };
-  if (canonicalJson(r.status ?? {}) === canonicalJson(full)) return false;
-  await ctx.kube.applyStatus(KIND.runtimeRollout, { metadata: { name: r.metadata.name, resourceVersion: r.metadata.resourceVersion }, status: full }, { fieldManager: FIELD_MANAGER.rollout, force: true });
+  if (canonicalJson(r.status ?? {}) === canonicalJson(full)) return r;
+  const written = await ctx.kube.applyStatus(KIND.runtimeRollout, { metadata: { name: r.metadata.name, resourceVersion: r.metadata.resourceVersion }, status: full }, { fieldManager: FIELD_MANAGER.rollout, force: true });
   // Counted once, when the outcome is first written (the rollout's name stays off the dimensions).
   if (full.outcome !== undefined && full.outcome !== r.status?.outcome) ctx.log.metric({ metric: METRIC.rollouts, value: 1, dimensions: { Outcome: full.outcome } });
-  return true;
+  return parseRollout(written) ?? { ...r, status: full };
 }
 
 /** Records the note on the rollout, and on the runtime too, so `kubectl describe` of either shows it. */

@@ -11,13 +11,13 @@ import { adoptApplication, readApplication, removeApplication, requestRefresh, w
 import { inventoryChanges } from '../../../rollouts/drift.ts';
 import { gate } from '../../../rollouts/gate.ts';
 import { type RolloutObject, approvedCondition } from '../../../rollouts/objects.ts';
-import { acknowledged, needsAcknowledgement, nextStep, type StepState, stepStates, timeLeft } from '../../../rollouts/progress.ts';
+import { STEP_WRITING, acknowledged, needsAcknowledgement, nextStep, type StepState, stepStates, timeLeft } from '../../../rollouts/progress.ts';
 import { kubeTime } from '../../../status/conditions.ts';
 import { type StepContext, concerning } from '../../types.ts';
 import type { RolloutLook } from '../look.ts';
 import { noteRollout } from '../record.ts';
 import { type RolloutReport, planMissing } from '../report.ts';
-import { type Approved, type Run, drifted, fail, hold, progress, stall, succeed } from './executeEnds.ts';
+import { type Approved, type Run, drifted, fail, hold, intend, progress, stall, succeed } from './executeEnds.ts';
 import { validateThenSucceed, validationGate } from './deploymentValidation.ts';
 import { pinsHeld } from './chartPinCheck.ts';
 import { OUTSIDE_WINDOW, syncHeld, windowOpen } from './windowCheck.ts';
@@ -56,20 +56,29 @@ async function start(run: Run, i: number): Promise<Next> {
   const now = kubeTime(run.ctx.now());
   if (step.action === 'Adopt') return adopt(run, i, now);
   if (step.action === 'Remove') {
+    set(run, i, { state: 'InProgress', startedAt: now, reason: 'Removing', message: "Argo CD is deleting the release's resources, then the Application" });
+    await intend(run, i);
     if ((await removeApplication(run.ctx.kube, step.release, run.r.metadata.name)) === 'gone') {
-      set(run, i, { state: 'Succeeded', startedAt: now, finishedAt: now, reason: 'Removed', message: 'the Application was already gone' });
+      set(run, i, { state: 'Succeeded', finishedAt: now, reason: 'Removed', message: 'the Application was already gone' });
       return 'next';
     }
-    set(run, i, { state: 'InProgress', startedAt: now, reason: 'Removing', message: "Argo CD is deleting the release's resources, then the Application" });
     return progress(run, i);
   }
   const app = run.intended.get(step.release);
   if (!app) return stall(run, i, 'StepUnknown', `step ${i + 1} names release ${step.release}, which the target plan ${run.r.spec.toPlan} lacks; nothing was written for it. Retry the rollout`);
   const pins = await pinsHeld(run, i);
   if (pins !== 'held') return pins;
+  set(run, i, { state: 'InProgress', startedAt: now, reason: STEP_WRITING, message: `being written to Argo CD at ${revisions(app)}` });
+  await intend(run, i);
+  return write(run, i, app);
+}
+
+/** The step's Application written, once its start is recorded; again after a crash that may have come before or after the write. */
+async function write(run: Run, i: number, app: PlanApplication): Promise<Next> {
+  const step = run.r.spec.steps[i];
   const written = await writeApplication(run.ctx.kube, app);
-  if (step.action === 'Upgrade' && step.fromVersion === step.toVersion && !step.valuesChanged) await requestRefresh(run.ctx.kube, step.release);
-  set(run, i, { state: 'InProgress', startedAt: now, applicationUID: written.metadata.uid, reason: 'GateNotMet', message: `written; waiting for Argo CD to report it synced and healthy at ${revisions(app)}` });
+  if (step?.action === 'Upgrade' && step.fromVersion === step.toVersion && !step.valuesChanged) await requestRefresh(run.ctx.kube, step.release);
+  set(run, i, { applicationUID: written.metadata.uid, reason: 'GateNotMet', message: `written; waiting for Argo CD to report it synced and healthy at ${revisions(app)}` });
   return progress(run, i);
 }
 
@@ -119,6 +128,7 @@ async function check(run: Run, i: number): Promise<Next> {
   }
   const app = run.intended.get(step.release);
   if (!app) return stall(run, i, 'StepUnknown', `step ${i + 1} names release ${step.release}, which the target plan ${run.r.spec.toPlan} lacks. Retry the rollout`);
+  if (state.reason === STEP_WRITING) return write(run, i, app);
   const verdict = gate(await readApplication(run.ctx.kube, step.release), app, new Date(state.startedAt ?? 0));
   if (verdict.held) return done(run, i, `Argo CD reports it synced and healthy at ${revisions(app)}`);
   return waitOrFail(run, i, verdict);

@@ -23,7 +23,8 @@ export interface Approved {
 export interface Run {
   readonly ctx: StepContext;
   readonly look: RolloutLook;
-  readonly r: RolloutObject;
+  /** The rollout as last written: a write-ahead record in the look moves it on, so the look's last write carries its resourceVersion. */
+  r: RolloutObject;
   readonly approved: Approved;
   readonly states: StepState[];
   readonly actionTimeoutMs: number;
@@ -45,7 +46,17 @@ export async function save(run: Run, shown: Shown, extra: Partial<RuntimeRollout
   const { r, ctx } = run;
   const approval = run.approved.approval ?? r.status?.approval;
   const conditions = rolloutConditions(r, rolloutState(shown.state, shown.reason, shown.message, run.approved.condition), ctx.now());
-  await writeStatus(ctx, r, { ...(approval ? { approval } : {}), conditions, steps: run.states, ...extra });
+  run.r = await writeStatus(ctx, r, { ...(approval ? { approval } : {}), conditions, steps: run.states, ...extra });
+}
+
+/**
+ * Write-ahead: step `i` recorded as started, with the approval verdict, before the step writes
+ * to Argo CD, so a look after a crash between the two finds the write it may have made expected,
+ * not drift, and an approval already accepted, not refused for the Applications it changed.
+ */
+export async function intend(run: Run, i: number): Promise<void> {
+  const message = `rollout ${run.r.metadata.name} (${moveOf(run.r)}): ${where(run, i)}: ${run.states[i]?.message ?? ''}`;
+  await save(run, { state: 'progressing', reason: 'RolloutProgressing', message }, { currentStep: i });
 }
 
 /** "step 2 of 3, Install gpu-operator". */
