@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
 import { CONDITION } from '../api/constants.ts';
 import type { Condition } from '../api/condition.ts';
 import type { RolloutObject } from '../rollouts/objects.ts';
-import { REASON_GUIDE } from '../status/reasonGuide.ts';
+import { findCondition } from '../status/conditions.ts';
+import { guideOf } from '../status/reasonTable.ts';
 import { NOTICE_KIND, NOTICE_VERSION, type NoticeKind } from './kinds.ts';
 
 /** The signatures last told per channel, and how many notifications were sent in all. */
@@ -94,8 +95,6 @@ const WAITING_KIND: Readonly<Record<string, NoticeKind>> = { AwaitingApproval: '
 /** Stalled reasons the rollout channel already tells. */
 const TOLD_BY_ROLLOUT = new Set(['AwaitingApproval', 'RolloutFailed', 'RolloutExpired', 'RolloutRevoked']);
 
-const condition = (conditions: readonly Condition[], type: string): Condition | undefined => conditions.find((c) => c.type === type);
-
 function endedReading(name: string, outcome: string): Reading {
   const kind = ENDED_KIND[outcome];
   return kind ? { signature: `${outcome}/${name}`, kind } : QUIET;
@@ -105,7 +104,7 @@ function rolloutReading(r: RolloutObject | undefined): Reading {
   if (!r) return QUIET;
   const name = r.metadata.name;
   if (r.status?.outcome) return endedReading(name, r.status.outcome);
-  const reason = condition(r.status?.conditions ?? [], CONDITION.ready)?.reason ?? '';
+  const reason = findCondition(r.status?.conditions, CONDITION.ready)?.reason ?? '';
   const kind = WAITING_KIND[reason];
   if (!kind) return QUIET;
   // A wait is one per step: the next step waiting again is news again.
@@ -113,12 +112,12 @@ function rolloutReading(r: RolloutObject | undefined): Reading {
 }
 
 function releasedReading(input: NoticeInput): Reading {
-  const released = condition(input.runtime.conditions, CONDITION.released);
+  const released = findCondition(input.runtime.conditions, CONDITION.released);
   return released?.status === 'True' ? { signature: `Released/${input.runtime.activePlan ?? ''}`, kind: 'released' } : QUIET;
 }
 
 function stalledReading(input: NoticeInput): Reading {
-  const stalled = condition(input.runtime.conditions, CONDITION.stalled);
+  const stalled = findCondition(input.runtime.conditions, CONDITION.stalled);
   if (stalled?.status !== 'True') return QUIET;
   const signature = `${stalled.reason}@${stalled.lastTransitionTime}`;
   return TOLD_BY_ROLLOUT.has(stalled.reason) ? { signature } : { signature, kind: 'stalled' };
@@ -163,9 +162,9 @@ function rolloutPart(r: RolloutObject, kind: NoticeKind): NonNullable<NoticeDeta
 }
 
 function detailOf(input: NoticeInput, kind: NoticeKind, key: string): NoticeDetail {
-  const shown = kind === 'stalled' ? condition(input.runtime.conditions, CONDITION.stalled) : condition(input.runtime.conditions, CONDITION.released);
+  const shown = kind === 'stalled' ? findCondition(input.runtime.conditions, CONDITION.stalled) : findCondition(input.runtime.conditions, CONDITION.released);
   const r = input.rollouts.at(-1);
-  const guide = shown ? (REASON_GUIDE as Readonly<Record<string, { cause: string; fix: string } | undefined>>)[shown.reason] : undefined;
+  const guide = shown ? guideOf(shown.reason) : undefined;
   return {
     version: NOTICE_VERSION,
     key,

@@ -45,8 +45,8 @@ function crashing(port: KubePort): KubePort {
   // Answered either way: a refused write (a 409, say) is a boundary too.
   const after = <T>(what: string, call: Promise<T>): Promise<T> => call.finally(() => crashAfter(what));
   const named = (kind: Kind<unknown>, name: string): string => `${kind.plural}/${name}`;
+  // Every method named: the port is a class instance, whose methods a spread would not copy.
   return {
-    ...port,
     get: (kind, name, ns) => port.get(kind, name, ns),
     list: (kind, sel) => port.list(kind, sel),
     watch: (kind, opts) => port.watch(kind, opts),
