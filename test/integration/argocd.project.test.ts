@@ -1,12 +1,13 @@
 // The AppProject the chart ships (infra/chart/templates/appproject.yaml), enforced by Argo CD
 // v3.5.1's own application controller: an Application in it whose source the project does not
-// allow is refused with Argo CD's reason and never synced, although the chart is there to pull.
+// allow is refused with Argo CD's reason and never synced, although the chart is there to pull;
+// and what a project stops permitting is left in place when its Application is deleted.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ARGOCD } from '../../shared/api/constants.ts';
-import { ARGOCD_NS, type Application, appReaches, createApp, deleteApp, readApp, repositorySecret } from '../helpers/argocd.ts';
+import { ARGOCD_NS, type Application, appReaches, createApp, deleteApp, patchApp, readApp, repositorySecret } from '../helpers/argocd.ts';
 import { testEnv, uniqueName } from '../helpers/env.ts';
-import { pushChart } from '../helpers/rolloutStage.ts';
+import { CHART_PREFIX, pushChart } from '../helpers/rolloutStage.ts';
 import { kubectlApply } from '../helpers/kubectlApply.ts';
 import { ensureCrds, kubectl } from '../helpers/runtime.ts';
 
@@ -25,6 +26,7 @@ before(async () => {
   await ensureCrds();
   await pushChart(`${prefix}-demo`, '1.0.0');
   cleanups.push(await repositorySecret(`${prefix}-repo`, elsewhere()));
+  cleanups.push(await repositorySecret(`${prefix}-charts`, `${testEnv().TESTENV_REGISTRY}/${CHART_PREFIX}`));
 });
 
 after(async () => {
@@ -77,4 +79,44 @@ test("SEC-4 the chart's AppProject deploys only to the configured cluster: an Ap
   const refused = await appReaches(name, 'refused by its project', (a) => invalidSpec(a) !== undefined, 60_000);
   assert.match(invalidSpec(refused) ?? '', new RegExp(`${server.replace(/\./g, '\\.')}.*do(es)? not match any of the allowed destinations in project '${ARGOCD.project}'`));
   assert.equal((await readApp(name))?.status?.operationState, undefined, 'no sync was started');
+});
+
+test('SEC-4 a resource its project no longer permits is left in place when the Application is deleted with the resources finalizer, while the rest of the release goes', async () => {
+  // A project of the test's own, narrowed after the sync as a person narrowing the chart's would.
+  const project = `${prefix}-narrowed`;
+  await kubectlApply({
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'AppProject',
+    metadata: { name: project, namespace: ARGOCD_NS },
+    spec: { sourceRepos: ['*'], destinations: [{ server: ARGOCD.inClusterServer, namespace: '*' }], clusterResourceWhitelist: [{ group: '*', kind: '*' }] },
+  });
+  cleanups.push(async () => void (await kubectl('delete', 'appproject', project, '-n', ARGOCD_NS, '--ignore-not-found')));
+  const name = uniqueName('narrowed');
+  const ns = `${name}-ns`;
+  apps.push(name);
+  cleanups.push(async () => void (await kubectl('delete', 'namespace', ns, '--ignore-not-found', '--timeout=120s')));
+  await createApp(
+    name,
+    {
+      project,
+      destination: { server: ARGOCD.inClusterServer, namespace: ns },
+      source: { repoURL: `${testEnv().TESTENV_REGISTRY}/${CHART_PREFIX}`, chart: `${prefix}-demo`, targetRevision: '1.0.0', helm: { releaseName: 'left' } },
+      syncPolicy: { automated: { prune: true, selfHeal: true }, syncOptions: ['CreateNamespace=true', 'ServerSideApply=true'] },
+    },
+    { finalizers: ['resources-finalizer.argocd.argoproj.io'] },
+  );
+  await appReaches(name, 'to be synced and healthy', (a) => a?.status?.sync?.status === 'Synced' && a.status.health?.status === 'Healthy', 90_000);
+  const present = async (kind: string, object: string): Promise<boolean> => (await kubectl('get', kind, object, '-n', ns, '--ignore-not-found', '-o', 'name')).trim() !== '';
+  assert.ok(await present('configmap', 'left-fixture'), 'the release deployed its ConfigMap');
+  // With automated sync on, the narrowed project makes self-heal start a sync that fails and is
+  // retried (5 times, backing off), and the deletion waits for that operation: minutes. Off, as
+  // for an Application whose sync a person paused, the deletion alone is seen.
+  await patchApp(name, { spec: { syncPolicy: null } });
+  await kubectl('patch', 'appproject', project, '-n', ARGOCD_NS, '--type', 'merge', '-p', JSON.stringify({ spec: { namespaceResourceBlacklist: [{ group: '', kind: 'ConfigMap' }] } }));
+  // The controller reads projects from its informer: let it see the narrowed one before the delete.
+  await appReaches(name, 'to report its ConfigMap as not permitted', (a) => JSON.stringify(a?.status?.conditions ?? []).includes('ConfigMap') || a?.status?.sync?.status !== 'Synced', 60_000);
+  await deleteApp(name);
+  await appReaches(name, 'to be gone once the resources it may delete are deleted', (a) => a === undefined, 90_000);
+  assert.equal(await present('deployment', 'left-workload'), false, 'the permitted workload is deleted');
+  assert.equal(await present('configmap', 'left-fixture'), true, 'the ConfigMap the project no longer permits stays');
 });
