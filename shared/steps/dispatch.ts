@@ -1,6 +1,7 @@
 // Runs the step a queue message names and turns its failure into what happens next:
 // - a stall is written through the step's owning condition (and so into Stalled), and a stall
-//   that clears by itself is also retried with backoff;
+//   that clears by itself is also retried with backoff; a stall the API server refuses to let
+//   the step write is logged and counted for the kube-unreachable alarm, and retried with backoff;
 // - a lost write race is re-run at once, then handed to an immediate retry message;
 // - other failures are retried with a backoff that grows with the work item's attempt number up
 //   to its cap, and keep retrying there for as long as they last (the runbook's promise);
@@ -12,7 +13,7 @@ import { ConflictError, MalformedMessageError, StepNotRoutedError } from '../err
 import type { KubePort } from '../kube/port.ts';
 import { DEADLINE_RESERVE_MS, STEP_START_MIN_MS, remainingMs } from '../deadline.ts';
 import type { Logger } from '../observability/log.ts';
-import { reportIfUnreachable } from '../observability/unreachable.ts';
+import { reportIfUnreachable, reportUnwritableStall } from '../observability/unreachable.ts';
 import { METRIC } from '../observability/metrics.ts';
 import { recheckDedupId, retryDedupId, timerDedupId } from '../queue/dedup.ts';
 import { CONFLICT_RERUNS, MAX_RECEIVES } from '../queue/deliveryPolicy.ts';
@@ -168,6 +169,14 @@ async function stall(outcome: Extract<Outcome, { reason: Reason }>, f: Failure):
     if (outcome.reason === 'StatusWriteRefused') {
       // Even the fixed report was refused: stop here, loudly, rather than loop on our own bug.
       f.log.error('status write refused again; giving up on this message', errorFields(writeErr));
+      return undefined;
+    }
+    const next = classify(writeErr);
+    if ((next.kind === OUTCOME.stalledWaiting || next.kind === OUTCOME.stalledRetrying) && next.reason !== 'StatusWriteRefused') {
+      // Refused again (no access entry, no RBAC): going round would spin on the same refusal.
+      // A write refused for its content (StatusWriteRefused) still gets its fixed report below.
+      reportUnwritableStall(outcome.reason, writeErr, f.log);
+      await retry(f, undefined);
       return undefined;
     }
     return await onFailure(writeErr, f);

@@ -5,7 +5,7 @@
 // processed at all fails its delivery, and the queue dead-letters it after MAX_RECEIVES.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConflictError, StalledError, TransientError } from '../../shared/errors.ts';
+import { ConflictError, KubeRequestError, StalledError, TransientError } from '../../shared/errors.ts';
 import { CONFLICT_RERUNS, MAX_RECEIVES } from '../../shared/queue/deliveryPolicy.ts';
 import { EmbeddedQueue } from '../../shared/queue/embedded.ts';
 import { METRIC } from '../../shared/observability/metrics.ts';
@@ -160,4 +160,23 @@ test('a recheck with a key is one timer per key: two runs asking for the same ti
   const ids = producer.sent.map((m) => m.dedupId);
   assert.deepEqual(ids, ['u-1/resolve/timer/refresh-2026-12-01T06:00:00.000Z', 'u-1/resolve/timer/refresh-2026-12-01T06:00:00.000Z']);
   assert.deepEqual(producer.sent.map((m) => m.delayMs), [60_000, 60_000]);
+});
+
+test('OBS-3 FLT-2 an identity the API server refuses everything (no access entry) neither spins nor goes quiet: one stall-not-written line naming the likely cause, one KubeApiUnreachable count, and a retry with backoff', async () => {
+  const refused = (): Promise<never> => Promise.reject(new KubeRequestError(401, 'Unauthorized', [], 'aicr:step:resolve'));
+  let requests = 0;
+  const kube: KubePort = { ...fakeKube(), get: () => (requests++, refused()), applyStatus: () => (requests++, refused()) };
+  const producer = new RecordingProducer();
+  const { log, records } = captureLogger();
+  const dispatch = createDispatcher({ resolve: refused }, STEP_TABLE);
+  await dispatch(delivery(encodeWorkItem(resolveItem('u-1')), 0), { kube, log, now: () => new Date(), timings: DEFAULT_TIMINGS, producer, random: () => 0 });
+  assert.ok(requests <= 2, `the refused stall is not written over and over (${requests} requests)`);
+  const line = records().filter((r) => r['message'] === 'stall not written: kubernetes api refused the runtime status write');
+  assert.equal(line.length, 1);
+  assert.equal(line[0]?.['httpStatus'], 401);
+  assert.equal(line[0]?.['identity'], 'aicr:step:resolve');
+  assert.match(String(line[0]?.['likelyCause']), /access entry/);
+  assert.equal(records().filter((r) => r[METRIC.kubeUnreachable.name] === 1).length, 1);
+  assert.deepEqual(producer.sent.map((m) => m.delayMs), [10_000], 'retried with backoff, never dead-lettered');
+  assert.equal(producer.dead.length, 0);
 });
