@@ -7,104 +7,27 @@
 // objects: no Application written before the approval; the releases first written in the
 // rollout's order, each once the step before it ended; messages handled twice after the end
 // write nothing; and each run ends where a run without faults ends (Released and Ready on the
-// plan, one rollout to it, Succeeded, every Application at its version or gone).
+// plan, one rollout to it, Succeeded, every Application at its version or gone). Last, an
+// upgrade under the same crashes whose control plane also gets 409s and 429s from a busy API
+// server, while kube-apiserver, Argo CD's application controller, repo-server and Redis, and the
+// registry are restarted in turn (test/helpers/faults/restarts.ts) during the rollout.
 // AICR_FAULT_SEED replays a seed; AICR_FAULT_RELEASES sizes the plan (3 by default; the long run
 // uses 20); AICR_FAULT_STRIDE bounds the writes between crashes; AICR_FAULT_DUPLICATE the share
-// of messages handled twice.
+// of messages handled twice; AICR_FAULT_CONFLICTS and AICR_FAULT_THROTTLES the shares of requests
+// answered 409 and 429 in the last test.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { CONDITION, NAMESPACES } from '../../shared/api/constants.ts';
 import { type AuditEvent, auditMark, auditSince, settleAudit } from '../helpers/audit.ts';
 import { CONTROL_PLANE_USER } from '../helpers/env.ts';
 import { CRASH_LINE, DUPLICATE_LINE } from '../helpers/faults/lines.ts';
+import { BUSY, CALM, type Busy, RELEASES, SEED, type Start, crashUntil, runProcess, seeded } from '../helpers/faults/processes.ts';
+import { PARTS, type Part, restart } from '../helpers/faults/restarts.ts';
+import { holdReleasePods } from '../helpers/knobs.ts';
 import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
 import type { RolloutObject } from '../../shared/rollouts/objects.ts';
 import { approve, clearApplications, clearRolloutStage, rollout, rolloutsOf } from '../helpers/rollouts.ts';
 import { condition, createRuntime, deleteRuntime, getRuntime, kubectl } from '../helpers/runtime.ts';
-import { ROOT } from '../helpers/sls.ts';
-
-const HARNESS = fileURLToPath(new URL('../helpers/faults/crashingControlPlane.ts', import.meta.url));
-const SEED = Number(process.env['AICR_FAULT_SEED'] ?? '20261203');
-const RELEASES = Number(process.env['AICR_FAULT_RELEASES'] ?? '3');
-/** Crash points are drawn from 1..STRIDE writes after each start. */
-const STRIDE = Number(process.env['AICR_FAULT_STRIDE'] ?? '6');
-const MAX_STARTS = 40 * RELEASES;
-/** The share of messages each process handles twice. */
-const DUPLICATE = process.env['AICR_FAULT_DUPLICATE'] ?? '0.3';
-
-/** mulberry32: small, seeded, and the same sequence on every machine. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-interface Start {
-  readonly crashAfter: number;
-  /** The harness's crash line, when this process was killed by it. */
-  readonly crash?: string;
-  /** How many messages it handled twice. */
-  readonly duplicates: number;
-}
-
-/** One process of the control plane, killed by the harness after `crashAfter` writes, or stopped once `done` holds. */
-function runProcess(crashAfter: number, seed: number, done: (out: string) => Promise<boolean>, duplicate = DUPLICATE): Promise<Start> {
-  const child = spawn(process.execPath, ['--import', 'tsx', HARNESS], {
-    cwd: ROOT,
-    env: { ...process.env, AICR_FAULT_CRASH_AFTER_WRITE: String(crashAfter), AICR_FAULT_STEPS: 'rollout', AICR_FAULT_DUPLICATE: duplicate, AICR_FAULT_SEED: String(seed) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const duplicates = (): number => out.split('\n').filter((l) => l.startsWith(DUPLICATE_LINE)).length;
-  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
-  return new Promise<Start>((resolve, reject) => {
-    let finished = false;
-    const deadline = Date.now() + 180_000;
-    const poll = async (): Promise<void> => {
-      while (!finished) {
-        if (await done(out)) {
-          finished = true;
-          child.kill('SIGTERM');
-          await exited;
-          resolve({ crashAfter, duplicates: duplicates() });
-          return;
-        }
-        if (Date.now() > deadline) {
-          finished = true;
-          child.kill('SIGKILL');
-          reject(new Error(`a control-plane process ran 180 s without a crash or the goal; its output:\n${out.slice(-4000)}`));
-          return;
-        }
-        await new Promise((r) => setTimeout(r, 250));
-      }
-    };
-    void exited.then((signal) => {
-      if (finished) return;
-      finished = true;
-      const line = out.split('\n').find((l) => l.startsWith(CRASH_LINE));
-      if (signal === 'SIGKILL' && line) resolve({ crashAfter, crash: line, duplicates: duplicates() });
-      else reject(new Error(`the control-plane process ended by itself (signal ${String(signal)}); its output:\n${out.slice(-4000)}`));
-    });
-    poll().catch(reject);
-  });
-}
-
-/** Starts processes, each crashing at a seeded point, until `done` holds. */
-async function crashUntil(what: string, done: (out?: string) => Promise<boolean>, rng: () => number, starts: Start[]): Promise<void> {
-  while (!(await done())) {
-    assert.ok(starts.length < MAX_STARTS, `${what}: not reached after ${starts.length} starts (seed ${SEED}): ${starts.map((s) => s.crash ?? 'no crash').join('; ')}`);
-    starts.push(await runProcess(1 + Math.floor(rng() * STRIDE), SEED + starts.length, done));
-  }
-}
 
 const releasedWith = async (ok: (reason: string, status: string) => boolean): Promise<boolean> => {
   const c = condition(await getRuntime(), CONDITION.released);
@@ -160,14 +83,21 @@ const activePlan = async (): Promise<string | undefined> => ((await getRuntime()
  * Released and Ready on the plan, then a process that handles every message twice and must
  * write nothing. Returns the rollout as it ended.
  */
-async function rolloutUnderFaults(uid: string, plan: string, rng: () => number): Promise<RolloutObject> {
+interface MoreFaults {
+  readonly busy: Busy;
+  /** Run beside the crashes once the approval's verdict is in; the rollout cannot end before it does. */
+  readonly afterApproval: () => Promise<void>;
+}
+
+async function rolloutUnderFaults(uid: string, plan: string, rng: () => number, more?: MoreFaults): Promise<RolloutObject> {
   const starts: Start[] = [];
+  const busy = more?.busy ?? CALM;
   await target(plan);
   const asked = async (): Promise<boolean> => {
     const c = condition(await getRuntime(), CONDITION.released);
     return c?.reason === 'AwaitingApproval' && c.message.includes(plan);
   };
-  await crashUntil(`the rollout to ${plan} awaiting approval`, asked, rng, starts);
+  await crashUntil(`the rollout to ${plan} awaiting approval`, asked, rng, { starts, busy });
   const waiting = (await rolloutsOf(uid)).filter((r) => !r.status?.outcome);
   assert.equal(waiting.length, 1, `one rollout awaits approval, however often its creation was cut short: ${waiting.map((r) => r.metadata.name).join(', ')}`);
   const name = waiting[0]?.metadata.name ?? '';
@@ -175,19 +105,24 @@ async function rolloutUnderFaults(uid: string, plan: string, rng: () => number):
   const approving = approve(name);
   // Ready too: a crash between a step's status write and the summary's must not lose the summary.
   const there = async (): Promise<boolean> => (await activePlan()) === plan && (await releasedWith((reason, status) => reason === 'Released' && status === 'True')) && condition(await getRuntime(), CONDITION.ready)?.status === 'True';
-  await crashUntil(`Released and Ready on ${plan}`, there, rng, starts);
+  const reaching = crashUntil(`Released and Ready on ${plan}`, there, rng, { starts, busy });
   await approving;
+  const [reached, also] = await Promise.allSettled([reaching, more?.afterApproval()]);
+  if (reached.status === 'rejected') throw reached.reason;
+  if (also.status === 'rejected') throw also.reason;
 
   // The harness's own proof that the faults happened.
   const crashes = starts.filter((st) => st.crash);
   const duplicates = starts.reduce((n, st) => n + st.duplicates, 0);
-  console.log(`seed ${SEED}, ${plan}: ${starts.length} starts, ${crashes.length} crashes, ${duplicates} messages handled twice; crashes after: ${crashes.map((st) => st.crash?.slice(CRASH_LINE.length + 1)).join('; ')}`);
+  const refused = starts.reduce((n, st) => n + st.refused, 0);
+  console.log(`seed ${SEED}, ${plan}: ${starts.length} starts, ${crashes.length} crashes, ${duplicates} messages handled twice, ${refused} requests answered 409 or 429; crashes after: ${crashes.map((st) => st.crash?.slice(CRASH_LINE.length + 1)).join('; ')}`);
   assert.ok(crashes.length >= RELEASES, `at least one crash per release (seed ${SEED}): ${crashes.length} of ${starts.length} starts`);
+  if (busy !== CALM) assert.ok(refused > 0, 'the busy API server answered requests 409 or 429');
 
   // Then a process with no crash that handles every message twice: a duplicate only re-reads.
   await settleAudit();
   const quiet = auditMark();
-  const twice = await runProcess(0, SEED, async (out) => out.split('\n').some((l) => l.startsWith(DUPLICATE_LINE)), '1');
+  const twice = await runProcess(0, SEED, async (out) => out.split('\n').some((l) => l.startsWith(DUPLICATE_LINE)), { duplicate: '1', busy: CALM });
   assert.ok(twice.duplicates >= 1, 'messages were handled twice');
   await settleAudit();
   assert.deepEqual(writesTo(auditSince(quiet), 'applications').map((e) => `${e.verb} ${e.objectRef?.name ?? ''}`), [], 'messages handled twice after the release wrote no Application');
@@ -233,4 +168,36 @@ test('FLT-1 crashes and duplicates: an upgrade of the same runtime that upgrades
   await settleAudit();
   assertHistory(auditSince(mark), done);
   await assertEndState(uid, plan, done, new Map([...kept.map((n): [string, string] => [n, '1.1.0']), [removed, 'gone'], ['flt-new', '1.0.0']]));
+});
+
+test('FLT-1 crashes, 409s and 429s, and restarts of kube-apiserver, Argo CD\'s application controller, repo-server and Redis, and the registry, in turn during an upgrade of every release: the same safety, and it ends where a run without faults ends', async () => {
+  assert.ok(uid, 'the runtime the upgrade left');
+  const releases = [...names.slice(0, -1), 'flt-new'];
+  for (const n of releases) await pushChart(n, '1.2.0');
+  const { name: plan } = await storePlan(uid, releases.map((n, i) => chartRelease(n, i, '1.2.0')));
+  // The last release's new Pods wait until every part has been restarted, so each restart falls
+  // inside the rollout: its step cannot end before.
+  const last = releases.at(-1) ?? '';
+  const hold = await holdReleasePods([`ns-${last}`]);
+  const restarted: { part: Part; at: number }[] = [];
+  const restarts = async (): Promise<void> => {
+    try {
+      for (const part of PARTS) {
+        await new Promise((r) => setTimeout(r, 500 + Math.floor(rng() * 2_000)));
+        await restart(part);
+        restarted.push({ part, at: Date.now() });
+      }
+    } finally {
+      await hold.undo();
+    }
+  };
+  const mark = auditMark();
+  const done = await rolloutUnderFaults(uid, plan, rng, { busy: BUSY, afterApproval: restarts });
+  console.log(`restarted in turn: ${restarted.map((r) => r.part).join(', ')}`);
+  assert.deepEqual(restarted.map((r) => r.part), [...PARTS], 'every part was restarted');
+  const lastEnded = done.status?.steps?.at(-1)?.finishedAt;
+  assert.ok(restarted.every((r) => r.at <= Date.parse(lastEnded ?? '')), `every restart ended before the rollout's last step did (${lastEnded ?? 'never'})`);
+  await settleAudit();
+  assertHistory(auditSince(mark), done);
+  await assertEndState(uid, plan, done, new Map(releases.map((n): [string, string] => [n, '1.2.0'])));
 });

@@ -3,3 +3,7 @@
 export const CRASH_LINE = 'FAULT HARNESS: crash after write';
 /** Printed for each message the harness has handled twice. */
 export const DUPLICATE_LINE = 'FAULT HARNESS: message handled again';
+/** Printed for each write the harness answered 409 Conflict instead of sending it. */
+export const CONFLICT_LINE = 'FAULT HARNESS: answered 409 to';
+/** Printed for each request the harness answered 429 Too Many Requests instead of sending it. */
+export const THROTTLE_LINE = 'FAULT HARNESS: answered 429 to';

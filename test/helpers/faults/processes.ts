@@ -1,0 +1,120 @@
+// The fault suite's control-plane processes (FLT-1, test only): each runs the fault harness
+// (crashingControlPlane.ts) in a child process with its faults chosen by the test, from seeds, so
+// a failing run replays. The settings come from the environment, as the suite's header says.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { ROOT } from '../sls.ts';
+import { CONFLICT_LINE, CRASH_LINE, DUPLICATE_LINE, THROTTLE_LINE } from './lines.ts';
+
+const HARNESS = fileURLToPath(new URL('./crashingControlPlane.ts', import.meta.url));
+export const SEED = Number(process.env['AICR_FAULT_SEED'] ?? '20261203');
+export const RELEASES = Number(process.env['AICR_FAULT_RELEASES'] ?? '3');
+/** Crash points are drawn from 1..STRIDE writes after each start. */
+const STRIDE = Number(process.env['AICR_FAULT_STRIDE'] ?? '6');
+const MAX_STARTS = 40 * RELEASES;
+/** The share of messages each process handles twice. */
+const DUPLICATE = process.env['AICR_FAULT_DUPLICATE'] ?? '0.3';
+
+/** What a busy API server answers instead of doing the request: shares of writes answered 409, of requests answered 429. */
+export interface Busy {
+  readonly conflicts: string;
+  readonly throttles: string;
+}
+export const CALM: Busy = { conflicts: '0', throttles: '0' };
+export const BUSY: Busy = { conflicts: process.env['AICR_FAULT_CONFLICTS'] ?? '0.1', throttles: process.env['AICR_FAULT_THROTTLES'] ?? '0.05' };
+/** One process's faults besides its crash: the share of messages it handles twice, and how busy its API server is. */
+interface Mix {
+  readonly duplicate: string;
+  readonly busy: Busy;
+}
+
+/** mulberry32: small, seeded, and the same sequence on every machine. */
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export interface Start {
+  readonly crashAfter: number;
+  /** The harness's crash line, when this process was killed by it. */
+  readonly crash?: string;
+  /** How many messages it handled twice. */
+  readonly duplicates: number;
+  /** How many requests it was answered 409 or 429 without their being sent. */
+  readonly refused: number;
+}
+
+/** A probe that reads the cluster: false while the API server cannot answer (it may be restarting). */
+const tolerant =
+  <A extends unknown[]>(probe: (...a: A) => Promise<boolean>) =>
+  (...a: A): Promise<boolean> =>
+    probe(...a).catch(() => false);
+
+/** One process of the control plane, killed by the harness after `crashAfter` writes, or stopped once `done` holds. */
+export function runProcess(crashAfter: number, seed: number, done: (out: string) => Promise<boolean>, { duplicate, busy }: Mix = { duplicate: DUPLICATE, busy: CALM }): Promise<Start> {
+  const child = spawn(process.execPath, ['--import', 'tsx', HARNESS], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      AICR_FAULT_CRASH_AFTER_WRITE: String(crashAfter),
+      AICR_FAULT_STEPS: 'rollout',
+      AICR_FAULT_DUPLICATE: duplicate,
+      AICR_FAULT_CONFLICTS: busy.conflicts,
+      AICR_FAULT_THROTTLES: busy.throttles,
+      AICR_FAULT_SEED: String(seed),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const lines = (prefix: string): number => out.split('\n').filter((l) => l.startsWith(prefix)).length;
+  const duplicates = (): number => lines(DUPLICATE_LINE);
+  const refused = (): number => lines(CONFLICT_LINE) + lines(THROTTLE_LINE);
+  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+  return new Promise<Start>((resolve, reject) => {
+    let finished = false;
+    const deadline = Date.now() + 180_000;
+    const poll = async (): Promise<void> => {
+      while (!finished) {
+        if (await tolerant(done)(out)) {
+          finished = true;
+          child.kill('SIGTERM');
+          await exited;
+          resolve({ crashAfter, duplicates: duplicates(), refused: refused() });
+          return;
+        }
+        if (Date.now() > deadline) {
+          finished = true;
+          child.kill('SIGKILL');
+          reject(new Error(`a control-plane process ran 180 s without a crash or the goal; its output:\n${out.slice(-4000)}`));
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    };
+    void exited.then((signal) => {
+      if (finished) return;
+      finished = true;
+      const line = out.split('\n').find((l) => l.startsWith(CRASH_LINE));
+      if (signal === 'SIGKILL' && line) resolve({ crashAfter, crash: line, duplicates: duplicates(), refused: refused() });
+      else reject(new Error(`the control-plane process ended by itself (signal ${String(signal)}); its output:\n${out.slice(-4000)}`));
+    });
+    poll().catch(reject);
+  });
+}
+
+/** Starts processes, each crashing at a seeded point, until `done` holds. */
+export async function crashUntil(what: string, done: (out?: string) => Promise<boolean>, rng: () => number, { starts, busy }: { starts: Start[]; busy: Busy }): Promise<void> {
+  while (!(await tolerant(done)())) {
+    assert.ok(starts.length < MAX_STARTS, `${what}: not reached after ${starts.length} starts (seed ${SEED}): ${starts.map((s) => s.crash ?? 'no crash').join('; ')}`);
+    starts.push(await runProcess(1 + Math.floor(rng() * STRIDE), SEED + starts.length, done, { duplicate: DUPLICATE, busy }));
+  }
+}
