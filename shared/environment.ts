@@ -5,14 +5,15 @@
 import { CREATE_REPOSITORIES_SETTING } from './registry/ecrRepositories.ts';
 import { EKS_CLUSTER_NAME } from './api/names.ts';
 import * as z from 'zod';
-import { QUEUE_NAMES, queueSettings } from './steps/table.ts';
+import { QUEUE_NAMES, QUEUE_URL_BASE_SETTING, queueSettings } from './steps/table.ts';
 import { TimingsSchema } from './timings.ts';
 
 function queueEntries(): [string, z.ZodType][] {
   return QUEUE_NAMES.flatMap((q) => {
     const s = queueSettings(q);
     return [
-      // Optional each: a function needs the URLs of the queues it sends to, which its role allows.
+      // Optional each: a function needs the URLs of the queues it sends to, which its role allows,
+      // given here or made from AICR_QUEUE_URL_BASE.
       [s.url, z.url({ error: `must be the URL of the ${q} FIFO queue` }).optional()],
       [s.arn, z.string().startsWith('arn:').optional()],
       [s.dlqUrl, z.url({ error: `must be the URL of the ${q} dead-letter queue` }).optional()],
@@ -22,6 +23,12 @@ function queueEntries(): [string, z.ZodType][] {
 
 export const ConfigSchema = z.object({
   ...(Object.fromEntries(queueEntries()) as Record<string, z.ZodOptional<z.ZodString>>),
+  /**
+   * Every step queue's URL at once, the base each queue's name completes (shared/aws/routes.ts);
+   * a queue's own AICR_<QUEUE>_QUEUE_URL wins over it. It gives a route to every step queue,
+   * so the function's role, not this setting, limits which of them it may send to.
+   */
+  [QUEUE_URL_BASE_SETTING]: z.url({ error: 'must be the URL of the step queues up to their names (https://sqs.<region>.amazonaws.com/<account>/<service>-<stage>-)' }).optional(),
   /** Where delayed sends go; every function that delays a message needs it (the forwarder does not). */
   AICR_DELAY_QUEUE_URL: z.url({ error: 'must be the URL of the standard delay queue' }).optional(),
   /** Long timers (EventBridge Scheduler): the schedule group and the role it sends with. */

@@ -1,6 +1,7 @@
 // The per-queue parts of serverless.yml, one function per part, each returning its lines as
 // they sit under the template's marker (the marker's indentation is added by render.ts).
 import { MAX_RECEIVES } from '../../shared/queue/deliveryPolicy.ts';
+import { QUEUE_URL_BASE_SETTING, stepQueueName } from '../../shared/steps/table.ts';
 import type { QueueView } from './queues.ts';
 
 /** AWS's advice for a queue that feeds Lambda: the poller's retries of a throttled batch stay hidden from a second receive. */
@@ -34,6 +35,17 @@ export function stepFunction(v: QueueView): string[] {
   ];
 }
 
+/**
+ * The step queues' URL base, for the functions that send to every step queue: the first queue's
+ * URL (its Ref) cut at that queue's own name, so the base is whatever URL SQS gives the queues in
+ * this partition (or an emulator), and one setting stands for a URL per queue.
+ */
+export function queueUrlBaseSetting(views: readonly QueueView[]): string {
+  const [first] = views;
+  if (!first) throw new Error('no step queue to take the URL base from');
+  return `${QUEUE_URL_BASE_SETTING}: !Select [0, !Split ['${stepQueueName(first.queue)}', !Ref ${first.stem}Queue]]`;
+}
+
 export function vpcExtension(v: QueueView): string[] {
   return [`${v.functionResource}:`, '  Properties:', '    VpcConfig: !If [InVpc, { SubnetIds: !Ref VpcSubnetIds, SecurityGroupIds: !Ref VpcSecurityGroupIds }, !Ref AWS::NoValue]'];
 }
@@ -45,7 +57,7 @@ export function stepQueue(v: QueueView): string[] {
     '  Properties:',
     '    # Encrypted at rest with SQS-managed keys, said here rather than left to the account default.',
     '    SqsManagedSseEnabled: true',
-    `    QueueName: \${self:service}-\${sls:stage}-${v.queue}.fifo`,
+    `    QueueName: \${self:service}-\${sls:stage}-${stepQueueName(v.queue)}`,
     '    FifoQueue: true',
     "    # Scheduler cannot set a deduplication ID; the control plane's own sends still do.",
     '    ContentBasedDeduplication: true',

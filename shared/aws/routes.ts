@@ -1,27 +1,49 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { ConfigError, required, type Config } from '../environment.ts';
-import { QUEUE_NAMES, queueSettings } from '../steps/table.ts';
+import { QUEUE_NAMES, QUEUE_URL_BASE_SETTING, queueSettings, stepQueueName } from '../steps/table.ts';
 import { SchedulerTimers } from './schedulerTimers.ts';
 import { awsClientOptions } from './requestTimeouts.ts';
 import { SqsProducer, type SqsRoutes } from './sqsProducer.ts';
 
-function byQueue(config: Config, pick: (s: ReturnType<typeof queueSettings>) => string): Record<string, string> {
+type QueueSettings = ReturnType<typeof queueSettings>;
+
+const setting = (config: Config, key: string): string | undefined => {
+  const value = (config as Record<string, unknown>)[key];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+};
+
+/** Each step queue's value of one per-queue setting, or `fallback`'s where the setting is absent. */
+function byQueue(config: Config, pick: (s: QueueSettings) => string, fallback: (queue: string) => string | undefined = () => undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const q of QUEUE_NAMES) {
-    const value = (config as Record<string, unknown>)[pick(queueSettings(q))];
-    if (typeof value === 'string') out[q] = value;
+    const value = setting(config, pick(queueSettings(q))) ?? fallback(q);
+    if (value !== undefined) out[q] = value;
   }
   return out;
 }
 
-/** Where each queue's messages, delayed ones and dead letters go, from the function's configuration. */
-export function sqsRoutes(config: Config): SqsRoutes {
-  return { fifoQueueUrl: byQueue(config, (s) => s.url), delayQueueUrl: config.AICR_DELAY_QUEUE_URL ?? '', dlqUrl: byQueue(config, (s) => s.dlqUrl) };
+/**
+ * Each step queue's URL: its own setting where one is given (local mode, tests, a step function
+ * given only its own queue), else made from the URL base. The base routes to every step queue,
+ * including ones the function may not send to: its role is what refuses those.
+ */
+function fifoQueueUrls(config: Config): Record<string, string> {
+  const base = setting(config, QUEUE_URL_BASE_SETTING);
+  return byQueue(config, (s) => s.url, (q) => (base === undefined ? undefined : `${base}${stepQueueName(q)}`));
 }
 
-/** Fails start-up unless the queues this function sends to are configured. */
+/** Where each queue's messages, delayed ones and dead letters go, from the function's configuration. */
+export function sqsRoutes(config: Config): SqsRoutes {
+  return { fifoQueueUrl: fifoQueueUrls(config), delayQueueUrl: config.AICR_DELAY_QUEUE_URL ?? '', dlqUrl: byQueue(config, (s) => s.dlqUrl) };
+}
+
+/** Fails start-up unless the queues this function sends to are configured, by their own settings or the URL base. */
 export function requireQueues(config: Config, queues: readonly string[], opts: { readonly delays: boolean } = { delays: true }): void {
-  for (const q of queues) required(config, queueSettings(q).url);
+  const urls = fifoQueueUrls(config);
+  const missing = queues.filter((q) => urls[q] === undefined);
+  if (missing.length > 0) {
+    throw new ConfigError(`this function sends to queue ${missing.join(', ')}: setting ${QUEUE_URL_BASE_SETTING} or ${missing.map((q) => queueSettings(q).url).join(', ')} is required`);
+  }
   if (opts.delays) required(config, 'AICR_DELAY_QUEUE_URL');
 }
 

@@ -158,3 +158,16 @@ export function queueSettings(queue: string): { readonly url: string; readonly a
   const key = queue.toUpperCase().replace(/[^A-Z0-9]/g, '_');
   return { url: `AICR_${key}_QUEUE_URL`, arn: `AICR_${key}_QUEUE_ARN`, dlqUrl: `AICR_${key}_DLQ_URL` };
 }
+
+/**
+ * The one setting that gives every step queue's URL: the deployment names its queues
+ * `<service>-<stage>-<queue>.fifo`, so a queue's URL is this base (the URL up to and with that
+ * prefix) followed by stepQueueName(queue). The functions that send to every step queue take it
+ * instead of one URL per queue, which a fleet's cluster names need the room of.
+ */
+export const QUEUE_URL_BASE_SETTING = 'AICR_QUEUE_URL_BASE';
+
+/** A step queue's name after the deployment's prefix: what serverless.yml names it, and what completes a URL base. */
+export function stepQueueName(queue: string): string {
+  return `${queue}.fifo`;
+}

@@ -148,6 +148,14 @@ export class ResolvedStack {
         return Array.isArray(items) ? items.map(String).join(String(a[0])) : undefined;
       },
       'Fn::If': () => this.resolve((this.condition(String(a[0])) ? a[1] : a[2]) ?? null),
+      'Fn::Split': () => {
+        const source = this.value(a[1] ?? null);
+        return typeof a[0] === 'string' && typeof source === 'string' ? source.split(a[0]) : undefined;
+      },
+      'Fn::Select': () => {
+        const items = this.value(a[1] ?? []);
+        return Array.isArray(items) && typeof a[0] === 'number' ? items[a[0]] : undefined;
+      },
     };
     const out = read[fn]?.();
     if (out === undefined) throw new Error(`intrinsic ${fn} ${JSON.stringify(args)} is not read here`);

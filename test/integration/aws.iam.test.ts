@@ -9,6 +9,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { sqsRoutes } from '../../shared/aws/routes.ts';
+import { loadConfig } from '../../shared/environment.ts';
 import type { Json, ResolvedStack } from '../helpers/cfnTemplate.ts';
 import { ACTIONS, refusedByIam, type CallResult } from '../helpers/iamCalls.ts';
 import { createStackResources, functionsOf, grantedActions, list, makeRole, policiesOf, queueUrl, runCalls, stackOn, type StackFunction } from '../helpers/iamStack.ts';
@@ -146,12 +148,13 @@ test('every statement names exact resources of this stack: its own log group and
   }
 });
 
-test("each function's queue rights are exactly the queues its environment names: it consumes its own, and sends only where its settings point", () => {
+test("each function's queue rights are exactly the queues its settings route to (its own URLs, or every step queue's from the URL base): it consumes its own, and sends only where its settings point", () => {
   const urlToArn = (url: string): string => `arn:aws:sqs:${moto.region}:${moto.account}:${url.split('/').pop() ?? ''}`;
   for (const f of fns) {
     const statements = policiesOf(stack, f.role).flatMap((p) => p.document.Statement);
     const on = (action: string): string[] => statements.filter((st) => list(st.Action).includes(action)).flatMap((st) => list(st.Resource)).sort();
-    const named = Object.entries(f.env).filter(([k]) => /^AICR_.*_QUEUE_URL$/.test(k)).map(([, v]) => urlToArn(v)).sort();
+    const routes = sqsRoutes(loadConfig(f.env));
+    const named = [...Object.values(routes.fifoQueueUrl), ...(routes.delayQueueUrl ? [routes.delayQueueUrl] : [])].map(urlToArn).sort();
     assert.deepEqual(on('sqs:SendMessage'), named, `${f.name} sends to the queues its settings name`);
     assert.deepEqual(on('sqs:ReceiveMessage'), f.consumedQueue ? [urlToArn(f.consumedQueue)] : [], `${f.name} consumes only its own queue`);
   }

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { requireQueues } from '../../shared/aws/routes.ts';
+import { requireQueues, sqsRoutes } from '../../shared/aws/routes.ts';
 import { ConfigError, loadConfig } from '../../shared/environment.ts';
+import { QUEUE_NAMES } from '../../shared/steps/table.ts';
 import { DEFAULT_TIMINGS, timingsFrom } from '../../shared/timings.ts';
 
 const good = { AICR_RESOLVE_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/1/q.fifo', AICR_DELAY_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/1/d' };
@@ -37,6 +38,19 @@ test('every duration defaults to the runbook value and can be set', () => {
   const scaled = timingsFrom(loadConfig({ ...good, AICR_BACKOFF_BASE: '100ms', AICR_BACKOFF_CAP: '2s' }));
   assert.equal(scaled.backoffBaseMs, 100);
   assert.equal(scaled.backoffCapMs, 2000);
+});
+
+test('the URL base gives every step queue a route, its name completing the base; a queue\'s own URL wins over it', () => {
+  const base = 'https://sqs.us-east-1.amazonaws.com/1/aicr-control-plane-prod-';
+  const routes = sqsRoutes(loadConfig({ ...good, AICR_QUEUE_URL_BASE: base }));
+  assert.deepEqual(Object.keys(routes.fifoQueueUrl).sort(), [...QUEUE_NAMES].sort());
+  assert.equal(routes.fifoQueueUrl['snapshot'], `${base}snapshot.fifo`);
+  assert.equal(routes.fifoQueueUrl['resolve'], good.AICR_RESOLVE_QUEUE_URL, 'the explicit setting wins');
+  assert.deepEqual(routes.dlqUrl, {}, 'the base routes no dead letters');
+  assert.doesNotThrow(() => requireQueues(loadConfig({ AICR_QUEUE_URL_BASE: base }), QUEUE_NAMES, { delays: false }));
+  assert.throws(() => requireQueues(loadConfig({ AICR_SNAPSHOT_QUEUE_URL: `${base}snapshot.fifo` }), ['resolve', 'snapshot'], { delays: false }), /queue resolve: setting AICR_QUEUE_URL_BASE or AICR_RESOLVE_QUEUE_URL is required/);
+  assert.throws(() => loadConfig({ AICR_QUEUE_URL_BASE: 'aicr-control-plane-prod-' }), /AICR_QUEUE_URL_BASE must be the URL of the step queues/);
+  assert.deepEqual(sqsRoutes(loadConfig(good)).fifoQueueUrl, { resolve: good.AICR_RESOLVE_QUEUE_URL }, 'without the base, only the queues named');
 });
 
 test('queue settings are derived from the step table', () => {
