@@ -5,7 +5,8 @@ import { Sha256 } from '@aws-crypto/sha256-js';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import * as z from 'zod';
-import { AWS_REQUEST_TIMEOUT_MS } from '../aws/requestTimeouts.ts';
+import { AWS_CONNECT_TIMEOUT_MS, AWS_REQUEST_TIMEOUT_MS } from '../aws/requestTimeouts.ts';
+import { httpFetch, requestSignal, timeoutFailure } from '../httpFetch.ts';
 import type { AwsCredentials } from './eksToken.ts';
 
 export interface DescribeClusterDeps {
@@ -37,6 +38,26 @@ export class ClusterDescribeError extends Error {
   }
 }
 
+/** The EKS API is an AWS endpoint: the SDK clients' connect and total timeouts apply to it too. */
+const eksFetch = httpFetch(AWS_CONNECT_TIMEOUT_MS);
+
+/** Which timeout ended the request, or node's error code; never a message a peer wrote. */
+function networkFailure(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  return timeoutFailure(err) ?? (typeof code === 'string' && /^[A-Z0-9_]{3,40}$/.test(code) ? code : 'network error');
+}
+
+/** The signed GET, its body read whole; a network failure names the endpoint and what went wrong. */
+async function describe(clusterName: string, url: URL, headers: Record<string, string>): Promise<{ status: number; ok: boolean; text: string }> {
+  const signal = requestSignal(AWS_REQUEST_TIMEOUT_MS, 'an eks:DescribeCluster request');
+  try {
+    const res = await eksFetch(url.toString(), { headers, signal });
+    return { status: res.status, ok: res.ok, text: await res.text() };
+  } catch (err) {
+    throw new ClusterDescribeError(clusterName, `eks:DescribeCluster at ${url.host} did not answer (${networkFailure(err)}); check the functions' route to the EKS API (NAT or an eks VPC endpoint)`);
+  }
+}
+
 export async function describeEksCluster(clusterName: string, d: DescribeClusterDeps): Promise<ClusterConnectionInfo> {
   const url = new URL(`/clusters/${encodeURIComponent(clusterName)}`, d.apiUrl ?? `https://eks.${d.region}.amazonaws.com`);
   const signer = new SignatureV4({ service: 'eks', region: d.region, credentials: await d.credentials(), sha256: Sha256 });
@@ -44,12 +65,11 @@ export async function describeEksCluster(clusterName: string, d: DescribeCluster
   const host = url.host;
   const request = new HttpRequest({ method: 'GET', protocol: url.protocol, hostname: url.hostname, ...(port ? { port } : {}), path: url.pathname, headers: { host, accept: 'application/json' } });
   const signed = await signer.sign(request);
-  const res = await fetch(url, { headers: signed.headers, signal: AbortSignal.timeout(AWS_REQUEST_TIMEOUT_MS) });
-  const text = await res.text();
+  const res = await describe(clusterName, url, signed.headers);
   if (res.status === 404) throw new ClusterDescribeError(clusterName, 'no such EKS cluster in this account and region; check the fleetClusters parameter');
   if (res.status === 403) throw new ClusterDescribeError(clusterName, 'eks:DescribeCluster was refused; the function role needs it for every cluster of the fleet');
   if (!res.ok) throw new ClusterDescribeError(clusterName, `eks:DescribeCluster answered ${res.status}`);
-  const parsed = DescribeClusterResponse.safeParse(JSON.parse(text));
+  const parsed = DescribeClusterResponse.safeParse(JSON.parse(res.text));
   if (!parsed.success) throw new ClusterDescribeError(clusterName, 'eks:DescribeCluster gave no endpoint or certificate authority (is the cluster still being created?)');
   return { endpoint: parsed.data.cluster.endpoint, caData: parsed.data.cluster.certificateAuthority.data };
 }

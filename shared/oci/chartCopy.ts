@@ -8,10 +8,11 @@
 import { gunzipSync } from 'node:zlib';
 import { parse } from 'yaml';
 import { ChartSourceError, TransientError } from '../errors.ts';
+import { type HttpFetch, requestSignal, timeoutFailure } from '../httpFetch.ts';
 import { HELM_CHART_LAYER, HELM_CONFIG } from '../plans/manifestsChartPackage.ts';
 import { OCI_MANIFEST, type PushOptions, type PushResult, pushArtifact, sessionFor, sha256 } from './push.ts';
 import { formatReference } from './reference.ts';
-import { type RegistrySession, readLimited, registryRequest } from './registryHttp.ts';
+import { REGISTRY_REQUEST_TIMEOUT_MS, type RegistrySession, readLimited, registryFetch, registryRequest } from './registryHttp.ts';
 import { readTar } from './tar.ts';
 
 const MIB = 1024 * 1024;
@@ -32,21 +33,34 @@ interface IndexEntry {
   readonly digest?: string;
 }
 
-async function get(url: string, what: string, limit: number, doFetch: typeof fetch): Promise<Uint8Array> {
+/** A chart repository that could not be reached, with the timeout that ended the request when one did. */
+function silent(url: string, what: string, err: unknown): TransientError {
+  const failure = timeoutFailure(err);
+  return new TransientError(`chart repository ${new URL(url).host} did not answer (${what}${failure === undefined ? '' : `: ${failure}`}); retrying`);
+}
+
+async function get(url: string, what: string, limit: number, doFetch: HttpFetch): Promise<Uint8Array> {
+  // The same connect and total timeouts as a registry request: the chart repository is the registry's upstream.
+  const signal = requestSignal(REGISTRY_REQUEST_TIMEOUT_MS, 'a chart repository request');
   let res: Response;
   try {
-    res = await doFetch(url, { signal: AbortSignal.timeout(30_000) });
-  } catch {
-    throw new TransientError(`chart repository ${new URL(url).host} did not answer (${what}); retrying`);
+    res = await doFetch(url, { signal });
+  } catch (err) {
+    throw silent(url, what, err);
   }
   if (res.status >= 500 || res.status === 429) throw new TransientError(`chart repository ${new URL(url).host} answered http ${res.status} (${what}); retrying`);
   if (!res.ok) throw new ChartSourceError(`chart repository answered http ${res.status} to ${url} (${what})`);
-  const bytes = new Uint8Array(await res.arrayBuffer());
+  let bytes: Uint8Array;
+  try {
+    bytes = new Uint8Array(await res.arrayBuffer());
+  } catch (err) {
+    throw silent(url, what, err);
+  }
   if (bytes.length > limit) throw new ChartSourceError(`${url} (${what}) is larger than the ${limit / MIB} MiB the control plane reads`);
   return bytes;
 }
 
-async function indexEntry(up: UpstreamChart, doFetch: typeof fetch): Promise<IndexEntry> {
+async function indexEntry(up: UpstreamChart, doFetch: HttpFetch): Promise<IndexEntry> {
   const base = up.source.endsWith('/') ? up.source : `${up.source}/`;
   const index = parse(new TextDecoder().decode(await get(new URL('index.yaml', base).toString(), 'index', INDEX_LIMIT, doFetch))) as { entries?: Record<string, { version?: string; urls?: string[]; digest?: string }[]> } | null;
   const entry = index?.entries?.[up.chart]?.find((e) => e.version === up.version);
@@ -108,7 +122,7 @@ async function copyOciChart(up: UpstreamChart, target: string, options: PushOpti
 /** Copies `up` to `target` (host/repository:version) unless the tag already holds the same archive. */
 export async function copyChart(up: UpstreamChart, target: string, options: PushOptions): Promise<PushResult> {
   if (up.source.startsWith('oci://')) return await copyOciChart(up, target, options);
-  const doFetch = options.fetch ?? fetch;
+  const doFetch = options.fetch ?? registryFetch;
   const entry = await indexEntry(up, doFetch);
   const present = entry.digest === undefined ? undefined : await atTag(target, options);
   if (present !== undefined && present.layer === entry.digest) return { digest: present.manifest, pushed: false };

@@ -7,7 +7,7 @@ import * as z from 'zod';
 import { BundleUnreadableError } from '../errors.ts';
 import { credentialsFor } from './credentials.ts';
 import { type OciReference, SHA256_DIGEST, formatReference, parseReference } from './reference.ts';
-import { type RegistrySession, openSession, readLimited, registryGet, sizeText } from './registryHttp.ts';
+import { REGISTRY_REQUEST_TIMEOUT_MS, type RegistrySession, openSession, readLimited, registryFetch, registryGet, sizeText } from './registryHttp.ts';
 import { TarError, readTar } from './tar.ts';
 
 const MIB = 1024 * 1024;
@@ -108,8 +108,8 @@ export async function pullArtifactFiles(reference: string, options: PullOptions)
   const credentials = credentialsFor(options.dockerConfig, ref.registry);
   const session = openSession(ref, {
     plainHTTP: options.plainHTTP,
-    fetch: options.fetch ?? fetch,
-    timeoutMs: options.timeoutMs ?? 30_000,
+    fetch: options.fetch ?? registryFetch,
+    timeoutMs: options.timeoutMs ?? REGISTRY_REQUEST_TIMEOUT_MS,
     ...(credentials === undefined ? {} : { credentials }),
   });
   const layer = bundleLayer(ref, await fetchManifest(session, limits));

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { credentialsFor } from './credentials.ts';
 import { parseReference } from './reference.ts';
-import { type RegistrySession, openSession, registryRequest } from './registryHttp.ts';
+import { REGISTRY_REQUEST_TIMEOUT_MS, type RegistrySession, openSession, registryFetch, registryRequest } from './registryHttp.ts';
 
 export const OCI_MANIFEST = 'application/vnd.oci.image.manifest.v1+json';
 
@@ -68,7 +68,7 @@ async function pushBlob(session: RegistrySession, blob: Blob): Promise<void> {
 export function sessionFor(reference: string, options: PushOptions): RegistrySession {
   const ref = parseReference(reference);
   const credentials = credentialsFor(options.dockerConfig, ref.registry);
-  return openSession(ref, { plainHTTP: options.plainHTTP, fetch: options.fetch ?? fetch, timeoutMs: options.timeoutMs ?? 30_000, ...(credentials ? { credentials } : {}) });
+  return openSession(ref, { plainHTTP: options.plainHTTP, fetch: options.fetch ?? registryFetch, timeoutMs: options.timeoutMs ?? REGISTRY_REQUEST_TIMEOUT_MS, ...(credentials ? { credentials } : {}) });
 }
 
 /** Pushes `artifact` under `reference` (host/repository:tag) unless the tag already names it. */

@@ -1,15 +1,30 @@
 // GETs against one repository of an OCI registry (the distribution API's /v2/ paths), with
 // its authentication and with each HTTP answer turned into the error class that says what
 // happens next: refused (a person fixes credentials), unavailable (retried), unreadable.
+// Each request has the Kubernetes client's connect timeout and a total timeout cut short near
+// the invocation's deadline, so a registry whose packets are dropped is a RegistryUnavailableError
+// naming it, retried by the step, never a silent Lambda timeout.
 import { BundleUnreadableError, RegistryRefusedError, RegistryUnavailableError } from '../errors.ts';
+import { type HttpFetch, type HttpInit, httpFetch, requestSignal, timeoutFailure } from '../httpFetch.ts';
+import { CONNECT_TIMEOUT_MS } from '../kube/rest.ts';
 import { type BasicCredentials, type BearerChallenge, basicAuthorization, bearerChallenge } from './credentials.ts';
 import { type OciReference, formatReference } from './reference.ts';
+
+/**
+ * A registry request's whole exchange (redirects and body included) ends within this, or sooner
+ * near the invocation's deadline: long enough for a chart or bundle layer, which is a few MiB.
+ */
+export const REGISTRY_REQUEST_TIMEOUT_MS = 30_000;
+
+/** The fetch registry sessions use unless a test gives its own. */
+export const registryFetch: HttpFetch = httpFetch(CONNECT_TIMEOUT_MS);
 
 export interface RegistrySessionOptions {
   readonly credentials?: BasicCredentials;
   /** Speak http instead of https (a registry on loopback, as in the test environment). */
   readonly plainHTTP: boolean;
-  readonly fetch: typeof fetch;
+  readonly fetch: HttpFetch;
+  /** Each request's total timeout, before the deadline shortens it. */
   readonly timeoutMs: number;
 }
 
@@ -30,10 +45,13 @@ function unavailable(session: RegistrySession, what: string, detail: string): Re
   return new RegistryUnavailableError(`registry ${session.ref.registry} ${detail} (${what} of ${formatReference(session.ref)}); retrying`);
 }
 
-/** The system's error code (ECONNREFUSED, ENOTFOUND…) or the error's name; never a message a server wrote. */
+/** Which timeout ended the request, or the system's error code (ECONNREFUSED, ENOTFOUND…) or the error's name; never a message a server wrote. */
 function failureCode(err: unknown): string {
+  const timeout = timeoutFailure(err);
+  if (timeout !== undefined) return timeout;
   const cause = err instanceof Error ? err.cause : undefined;
   if (cause instanceof Error && 'code' in cause && typeof cause.code === 'string') return cause.code;
+  if (err instanceof Error && 'code' in err && typeof err.code === 'string' && /^[A-Z0-9_]{3,40}$/.test(err.code)) return err.code;
   return err instanceof Error ? err.name : 'unknown failure';
 }
 
@@ -53,9 +71,10 @@ async function send(session: RegistrySession, url: string, req: Omit<RegistryReq
   if (req.accept !== undefined) headers['accept'] = req.accept;
   if (req.contentType !== undefined) headers['content-type'] = req.contentType;
   if (session.authorization !== undefined) headers['authorization'] = session.authorization;
+  const signal = requestSignal(session.options.timeoutMs, 'a registry request');
   try {
     // A blob may redirect to object storage; fetch drops the authorization header when the redirect leaves the registry's origin.
-    const init: RequestInit = { method: req.method, headers, redirect: 'follow', signal: AbortSignal.timeout(session.options.timeoutMs) };
+    const init: HttpInit = { method: req.method, headers, redirect: 'follow', signal };
     return await session.options.fetch(url, req.body === undefined ? init : { ...init, body: req.body });
   } catch (err) {
     throw unavailable(session, what, `did not answer: ${failureCode(err)}`);
