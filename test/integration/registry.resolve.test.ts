@@ -149,6 +149,23 @@ test('REG-1 registry unreachable during the control plane\'s own pull: Resolved=
   assert.deepEqual(await plans(), [candidate]);
 });
 
+test('FLT-2 REG-1 a registry outage as long as 30 minutes at the real backoff (scaled: twelve retries, six of them at the cap, where the old limit dead-lettered at attempt 8) ends by itself: nothing dead-lettered, nothing written meanwhile, the same plan once it is back', async () => {
+  const from = cp.records().length;
+  const retries = (): { attempt: number; delayMs: number }[] =>
+    cp.records().slice(from).filter((r) => r['message'] === 'retry scheduled' && r['step'] === 'resolve').map((r) => ({ attempt: Number(r['attempt']), delayMs: Number(r['delayMs']) }));
+  await withKnob(stopRegistry(), async () => {
+    await dropPlan();
+    // At the real timings (10 s doubling to 5 min) attempt 12 comes about 30 minutes in.
+    const seen = await waitFor('the twelfth attempt', async () => (retries().some((r) => r.attempt >= 12) ? retries() : undefined), 120_000);
+    // The cap, less its jitter.
+    assert.ok(seen.filter((r) => r.delayMs > 0.8 * SCALED_TIMINGS.backoffCapMs).length >= 6, `six retries at the cap: ${JSON.stringify(seen)}`);
+    assert.deepEqual(await plans(), [], 'nothing is written while the registry is away');
+  });
+  const back = await resolvedWith('Resolved=True again, with nobody acting', planLine, 60_000);
+  assert.match(back.message, new RegExp(`^plan ${candidate} `));
+  assert.deepEqual(cp.records().slice(from).filter((r) => r['message'] === 'message dead-lettered after its last delivery'), [], 'nothing dead-lettered');
+});
+
 test('REG-2 the registry proxy refuses the pull (403): Unauthorized naming the repository prefix, stalled; a resnapshot resolves again', async () => {
   await withKnob(denyRegistry({ scope: 'pull' }), async () => {
     await dropPlan();
