@@ -3,27 +3,18 @@
 // deadline, and eks:DescribeCluster, which is signed by hand, has the same connect timeout.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Socket } from 'node:net';
 import { SQSClient, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { AWS_CONNECT_TIMEOUT_MS, AWS_END_MARGIN_MS, AWS_MAX_ATTEMPTS, AWS_REQUEST_TIMEOUT_MS, attemptTimeoutMs, awsClientOptions } from '../../shared/aws/requestTimeouts.ts';
 import { DEADLINE_RESERVE_MS, withDeadline } from '../../shared/deadline.ts';
 import { DeadlineError } from '../../shared/errors.ts';
 import { ClusterDescribeError, describeEksCluster } from '../../shared/kube/eksDescribe.ts';
+import { silentServer } from '../helpers/silentServer.ts';
 
 // Takes the TCP connection and never answers: a dropped path beyond the first hop, or a TLS
 // handshake that never completes.
-const sockets = new Set<Socket>();
-const silent = createServer((s) => {
-  sockets.add(s);
-  s.on('close', () => sockets.delete(s));
-});
-await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-const address = silent.address();
-const port = typeof address === 'object' && address ? address.port : 0;
-after(() => {
-  for (const s of sockets) s.destroy();
-  silent.close();
-});
+const silent = await silentServer();
+const { port } = silent;
+after(() => silent.close());
 
 const credentials = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' };
 

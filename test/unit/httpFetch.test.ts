@@ -4,18 +4,12 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { type IncomingMessage, createServer as createHttpServer } from 'node:http';
-import { createServer, type Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { NetworkTimeoutError, httpFetch, requestSignal, timeoutFailure } from '../../shared/httpFetch.ts';
+import { silentServer } from '../helpers/silentServer.ts';
 
-const sockets = new Set<Socket>();
-const silent = createServer((s) => {
-  sockets.add(s);
-  s.on('close', () => sockets.delete(s));
-});
-await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-const silentAddress = silent.address();
-const silentHost = `127.0.0.1:${typeof silentAddress === 'object' && silentAddress ? silentAddress.port : 0}`;
+const silent = await silentServer();
+const silentHost = silent.host;
 
 interface Seen {
   readonly method: string | undefined;
@@ -43,7 +37,6 @@ const serverAddress = server.address();
 const base = `http://127.0.0.1:${typeof serverAddress === 'object' && serverAddress ? serverAddress.port : 0}`;
 
 after(() => {
-  for (const s of sockets) s.destroy();
   silent.close();
   server.close();
 });

@@ -5,7 +5,6 @@
 // retry scheduled, well within the function's timeout, and nothing is written (OBS-2).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Socket } from 'node:net';
 import { DeadlineError, KubeUnreachableError } from '../../shared/errors.ts';
 import { withDeadline, DEADLINE_RESERVE_MS, STEP_START_MIN_MS } from '../../shared/deadline.ts';
 import { KubeClient } from '../../shared/kube/client.ts';
@@ -19,20 +18,12 @@ import { STEP_TABLE } from '../../shared/steps/table.ts';
 import { DEFAULT_TIMINGS } from '../../shared/timings.ts';
 import { captureLogger } from '../helpers/logs.ts';
 import { RecordingProducer } from '../helpers/recordingProducer.ts';
+import { silentServer } from '../helpers/silentServer.ts';
 import { resolveItem } from '../helpers/steps.ts';
 
-const sockets = new Set<Socket>();
-const blackhole = createServer((s) => {
-  sockets.add(s);
-  s.on('close', () => sockets.delete(s));
-});
-await new Promise<void>((resolve) => blackhole.listen(0, '127.0.0.1', resolve));
-const address = blackhole.address();
-const port = typeof address === 'object' && address ? address.port : 0;
-after(() => {
-  for (const s of sockets) s.destroy();
-  blackhole.close();
-});
+const blackhole = await silentServer();
+const { port } = blackhole;
+after(() => blackhole.close());
 
 function silentKube(): KubeClient {
   return new KubeClient(new RestClient({ server: `https://127.0.0.1:${port}`, tls: { insecure: true }, name: 'test identity', identity: () => Promise.resolve('test identity') }));

@@ -6,23 +6,15 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer, type Socket } from 'node:net';
 import { DEADLINE_RESERVE_MS, withDeadline } from '../../shared/deadline.ts';
 import { DeadlineError, RegistryUnavailableError, TransientError } from '../../shared/errors.ts';
 import { CONNECT_TIMEOUT_MS } from '../../shared/kube/rest.ts';
 import { copyChart } from '../../shared/oci/chartCopy.ts';
 import { pullArtifactFiles } from '../../shared/oci/pull.ts';
+import { silentServer } from '../helpers/silentServer.ts';
 
-const sockets = new Set<Socket>();
-let connections = 0;
-const blackhole = createServer((s) => {
-  connections++;
-  sockets.add(s);
-  s.on('close', () => sockets.delete(s));
-});
-await new Promise<void>((resolve) => blackhole.listen(0, '127.0.0.1', resolve));
-const address = blackhole.address();
-const host = `127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+const blackhole = await silentServer();
+const { host } = blackhole;
 
 // Answers a manifest's head and the first bytes of its body, then nothing more.
 const stalling = createHttpServer((_req, res) => {
@@ -34,7 +26,6 @@ const stallingAddress = stalling.address();
 const stallingHost = `127.0.0.1:${typeof stallingAddress === 'object' && stallingAddress ? stallingAddress.port : 0}`;
 
 after(() => {
-  for (const s of sockets) s.destroy();
   blackhole.close();
   stalling.closeAllConnections();
   stalling.close();
@@ -74,11 +65,11 @@ test("outside a deadline a registry request's total timeout is its own", async (
 });
 
 test('with less than the reserve left a registry request is not sent: a DeadlineError hands the work to a retry', async () => {
-  const before = connections;
+  const before = blackhole.connections();
   const err = await failure(withDeadline(DEADLINE_RESERVE_MS - 1, () => pullArtifactFiles(`${host}/a/b:v1`, { plainHTTP: true })));
   assert.ok(err instanceof DeadlineError, `got ${String(err)}`);
   assert.match(err.message, /too little time left in this invocation for a registry request; handed to a retry/);
-  assert.equal(connections, before, 'no connection was made');
+  assert.equal(blackhole.connections(), before, 'no connection was made');
 });
 
 test("a registry that stops sending a body part way is cut off by the same total timeout", async () => {
