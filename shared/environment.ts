@@ -3,6 +3,7 @@
 // message naming it. Queue settings are derived from the step table, so a new step's queue is a
 // known setting at once.
 import { CREATE_REPOSITORIES_SETTING } from './registry/ecrRepositories.ts';
+import { REGISTRY_PREFIX_SETTING } from './registry/prefix.ts';
 import { EKS_CLUSTER_NAME } from './api/names.ts';
 import * as z from 'zod';
 import { QUEUE_NAMES, QUEUE_URL_BASE_SETTING, queueSettings } from './steps/table.ts';
@@ -43,6 +44,11 @@ export const ConfigSchema = z.object({
   AWS_REGION: z.string().min(1).default('us-east-1'),
   /** registry.auth.mode aws: create missing repositories under registry.repository (the deploy parameter createRepositories). */
   [CREATE_REPOSITORIES_SETTING]: z.enum(['true', 'false'], { error: 'must be true or false' }).default('true'),
+  /**
+   * registry.auth.mode aws: the repository prefix the roles' ECR rights end at (the deploy
+   * parameter registryPrefix); resolution and the token refresh refuse a registry.repository outside it.
+   */
+  [REGISTRY_PREFIX_SETTING]: z.string().max(200).optional(),
   /**
    * Further clusters this deployment serves (ADR 0019), comma-separated: EKS cluster names read
    * with eks:DescribeCluster, or contexts of AICR_KUBECONFIG elsewhere.

@@ -28,8 +28,8 @@ export const REASON_GUIDE: Readonly<Record<Reason | SummaryReason, ReasonGuide>>
   },
   InvalidConfiguration: {
     on: "`Resolved=False`",
-    cause: "the configuration ConfigMap `aicr-system/aicr-config` is missing, is not YAML, or has a misspelt or invalid key (the message names it and the key meant)",
-    fix: "correct the chart's values and upgrade the release; resolution resumes by itself ([entry](#stalled-with-invalidconfiguration))",
+    cause: "the configuration ConfigMap `aicr-system/aicr-config` is missing, is not YAML, or has a misspelt or invalid key (the message names it and the key meant), or in `aws` mode its `registry.repository` lies outside the deployment's `registryPrefix`",
+    fix: "correct the chart's values and upgrade the release (or deploy with `--param=registryPrefix=<prefix>`); resolution resumes by itself ([entry](#stalled-with-invalidconfiguration))",
   },
   AICRVersionMismatch: {
     on: "`Resolved=False`",

@@ -1,10 +1,12 @@
 // The resolve step's function in AWS: it creates repositories unless told not to, and pulls and
 // pushes bundles and charts under the registry prefix (registry.auth.mode aws).
+import { REGISTRY_PREFIX_SETTING, REGISTRY_PREFIX_VALUE } from '../../registry/prefix.ts';
 import type { StepAws } from '../stepAws.ts';
 
 export const RESOLVE_AWS: StepAws = {
   description: 'Resolve step - reports resolution status on the ClusterRuntime',
-  environment: { AICR_ECR_CREATE_REPOSITORIES: '!Ref CreateRepositories' },
+  // The prefix too, so a registry.repository outside it stalls before a push is refused.
+  environment: { AICR_ECR_CREATE_REPOSITORIES: '!Ref CreateRepositories', [REGISTRY_PREFIX_SETTING]: REGISTRY_PREFIX_VALUE },
   statements: [
     '# registry.auth.mode aws: an ECR token (no resource-level permissions exist for it)...',
     '- Effect: Allow',

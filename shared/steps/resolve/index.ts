@@ -23,6 +23,7 @@ import { type CandidateInputs, resolveCandidate, retirePlans } from './candidate
 import { planName } from '../../plans/digest.ts';
 import { registryCredentials } from '../../registry/credentials.ts';
 import { createEcrRepository, createsRepositories } from '../../registry/ecrRepositories.ts';
+import { deploymentPrefix, registryPrefixCheck } from '../../registry/prefix.ts';
 import { ensureRepositories } from './repositories.ts';
 import { selectTarget } from '../../plans/selection.ts';
 import { statusPlan } from '../../status/statusPlans.ts';
@@ -151,6 +152,9 @@ export const runResolve: StepRunner = async (ctx) => {
   if (!early || early[0]?.reason === 'InvalidSpec') return early ? { conditions: early } : {};
   const spec = ClusterRuntimeSpecSchema.parse(ctx.runtime.spec);
   const configuration = await readConfiguration(ctx.kube);
+  // Before any Job or push: outside the prefix every push and pull would be refused (REG-2).
+  const prefix = registryPrefixCheck(configuration.registry, deploymentPrefix());
+  if (!prefix.under) return { ...resolved('False', 'InvalidConfiguration', prefix.message), backoff: true };
   const pinned = pinnedImage(spec, configuration);
   if ('refusal' in pinned) return resolved('False', 'AICRVersionMismatch', pinned.refusal);
   const { image } = pinned;

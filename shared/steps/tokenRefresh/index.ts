@@ -11,6 +11,7 @@ import { readConfiguration } from '../../configuration/read.ts';
 import type { Configuration } from '../../configuration/schema.ts';
 import { KIND } from '../../kube/kinds.ts';
 import { mintEcrToken } from '../../registry/ecrToken.ts';
+import { deploymentPrefix, registryPrefixCheck } from '../../registry/prefix.ts';
 import type { StepContext, StepReport, StepRunner } from '../types.ts';
 import { credentialsHandling } from './handling.ts';
 import { type Cadence, type Held, type Minted, type RepoCredsShape, dueBecause, judge, nextDue, passwordOf, registrySecret } from './secret.ts';
@@ -92,6 +93,14 @@ export const runTokenRefresh: StepRunner = async (ctx) => {
   if (!handling.writes) {
     ctx.log.debug('registry credentials not written here', { object: SECRET, why: handling.why });
     return {};
+  }
+  // A token these rights do not reach would only turn into ComparisonErrors in Argo CD; the
+  // resolve step's Resolved says the same (this step owns no condition), and backing off
+  // looks again, since a chart upgrade or a redeploy wakes nothing here.
+  const prefix = registryPrefixCheck(configuration.registry, deploymentPrefix());
+  if (!prefix.under) {
+    ctx.log.error('registry credentials not written', { object: SECRET, why: prefix.message });
+    return { backoff: true };
   }
   return refresh(ctx, configuration);
 };
