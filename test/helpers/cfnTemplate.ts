@@ -21,6 +21,20 @@ export function readPackagedTemplate(dir: string): Template {
   return JSON.parse(readFileSync(join(dir, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;
 }
 
+/**
+ * A value built from a list parameter as CloudFormation would build it, given the list: only
+ * the parameter's Ref, Join and Split, which is all a list parameter's value is built with here.
+ */
+export function withList(node: unknown, parameter: string, values: readonly string[]): unknown {
+  if (node === null || typeof node !== 'object') return node;
+  if (Array.isArray(node)) return node.map((n) => withList(n, parameter, values));
+  const e = node as { Ref?: string; 'Fn::Join'?: [string, unknown]; 'Fn::Split'?: [string, unknown] };
+  if (e.Ref === parameter) return values;
+  if (e['Fn::Join']) return (withList(e['Fn::Join'][1], parameter, values) as string[]).join(e['Fn::Join'][0]);
+  if (e['Fn::Split']) return String(withList(e['Fn::Split'][1], parameter, values)).split(e['Fn::Split'][0]);
+  throw new Error(`not read here: ${JSON.stringify(node)}`);
+}
+
 export interface Stack {
   readonly account: string;
   readonly region: string;

@@ -126,8 +126,8 @@ function allowedResources(f: StackFunction): Record<string, (arn: string, action
     scheduler: (arn, actions) => arn === `arn:aws:scheduler:${region}:${account}:schedule/${group}/*` || (arn === '*' && actions.join() === 'scheduler:ListSchedules'),
     iam: (arn) => arn === stack.arn('TimerTargetRole'),
     ecr: (arn, actions) => arn === `arn:aws:ecr:${region}:${account}:repository/${PREFIX}/*` || (arn === '*' && actions.join() === 'ecr:GetAuthorizationToken'),
-    // Every cluster of the account and region: a template cannot make ARNs of a list of names, and describing grants no access into a cluster.
-    eks: (arn) => arn === `arn:aws:eks:${region}:${account}:cluster/*`,
+    // The fleet's clusters by name; partition and account are wildcards (EKS describes only the caller's own), the region a condition (checked below).
+    eks: (arn) => arn === `arn:*:eks:*:*:cluster/${FLEET_CLUSTER}`,
     // The one bus eventBusName names (default here).
     events: (arn, actions) => arn === `arn:aws:events:${region}:${account}:event-bus/default` && actions.join() === 'events:PutEvents',
   };
@@ -160,12 +160,15 @@ test("each function's queue rights are exactly the queues its settings route to 
   }
 });
 
-test('the one conditioned right: passing the timer role, to EventBridge Scheduler alone; no other statement has or needs a condition', () => {
+test('the two conditioned rights: passing the timer role, to EventBridge Scheduler alone, and describing the fleet, in this region alone; no other statement has or needs a condition', () => {
   for (const st of fns.flatMap((f) => policiesOf(stack, f.role).flatMap((p) => p.document.Statement))) {
     if (list(st.Action).includes('iam:PassRole')) {
       assert.deepEqual(list(st.Action), ['iam:PassRole']);
       assert.deepEqual(st.Condition, { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } });
       assert.deepEqual(list(st.Resource), [stack.arn('TimerTargetRole')]);
+    } else if (list(st.Action).includes('eks:DescribeCluster')) {
+      assert.deepEqual(list(st.Action), ['eks:DescribeCluster']);
+      assert.deepEqual(st.Condition, { StringEquals: { 'aws:RequestedRegion': moto.region } });
     } else assert.equal(st.Condition, undefined, `${JSON.stringify(st.Action)} carries no condition`);
   }
   for (const role of ['ForwarderScheduleRole', 'TimerTargetRole']) {
