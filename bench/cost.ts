@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { BundleFigures } from './bundles.ts';
 import { type CostInputs, freeTierCredit, monthlyCost, operatorPodMonthly, privateEndpoints, sharedDeploymentPerCluster } from './costModel.ts';
 import { PRICES } from './prices.ts';
+import { STEP_TIMING_METRICS_SETTING } from '../shared/observability/metrics.ts';
 import type { QuietHour } from './quietHour.ts';
 
 type Res = { Type: string; Properties: Record<string, unknown> };
@@ -36,6 +37,14 @@ function scenario(i: CostInputs) {
   return { single, singleWithFreeTier: round2(single.total - freeTierCredit(i, 1)), fleetOfTen: { total: round2(single.total * 10 - credit), perCluster: round2(single.total - credit / 10), freeTierCredit: credit } };
 }
 
+/** A setting's value under the default parameters: a literal, or an Fn::If on a condition that is off or on. */
+function resolvesTrue(value: unknown, off: ReadonlySet<string>): boolean {
+  if (value === undefined) return true;
+  const branch = (value as { 'Fn::If'?: [string, unknown, unknown] })['Fn::If'];
+  if (branch) return resolvesTrue(off.has(branch[0]) ? branch[2] : branch[1], off);
+  return String(value) !== 'false';
+}
+
 export function templateFacts(dir: string) {
   const t = JSON.parse(readFileSync(join(dir, 'cloudformation-template-update-stack.json'), 'utf8')) as { Resources: Record<string, Res & { Condition?: string }>; Parameters: Record<string, { Default?: string }> };
   // What a deployment with the default parameters holds: the dashboard and the detailed alarms are opt-in.
@@ -49,7 +58,10 @@ export function templateFacts(dir: string) {
   const env = (fns['forwarder']?.['Environment'] as { Variables: Record<string, string> }).Variables;
   const schedule = all.find((r) => r.Type === 'AWS::Scheduler::Schedule' && JSON.stringify(r.Properties['Target']).includes('Forwarder'));
   const forwarder = { everySeconds: rateSeconds(String(schedule?.Properties['ScheduleExpression'])), windowSeconds: Number(env['AICR_FORWARDER_WINDOW_SECONDS']), quietSeconds: Number(env['AICR_FORWARDER_QUIET_SECONDS']) };
-  return { fns, alarmMetrics, dashboards: all.filter((r) => r.Type === 'AWS::CloudWatch::Dashboard').length, polledQueues: { fifo, standard: queues.length - fifo }, forwarder };
+  // A step run's timings are metric series only when the default parameters make them so.
+  const timing = (fns['drift-check']?.['Environment'] as { Variables: Record<string, unknown> } | undefined)?.Variables[STEP_TIMING_METRICS_SETTING];
+  const stepTimingMetrics = resolvesTrue(timing, off);
+  return { fns, alarmMetrics, stepTimingMetrics, dashboards: all.filter((r) => r.Type === 'AWS::CloudWatch::Dashboard').length, polledQueues: { fifo, standard: queues.length - fifo }, forwarder };
 }
 
 export function costFigures(quiet: QuietHour, bundles: readonly BundleFigures[], dir: string) {
@@ -57,7 +69,9 @@ export function costFigures(quiet: QuietHour, bundles: readonly BundleFigures[],
   const memory = (fn: string): number => Number(facts.fns[fn]?.['MemorySize'] ?? 1024);
   const initMs = (fn: string): number => bundles.find((b) => b.function === fn)?.coldImportMs.median ?? 0;
   const steps = Object.fromEntries(Object.entries(quiet.steps).map(([step, s]) => [step, { ...s, memoryMb: memory(step), initMs: initMs(step) }]));
-  const stepSeries = Object.values(quiet.steps).reduce((n, s) => n + Math.min(1, s.perHour) * quiet.seriesPerStepRun, 0);
+  // With the dashboard every step run's timings are series too (the fleet's figure below).
+  const timingSeries = Object.values(quiet.steps).reduce((n, s) => n + Math.min(1, s.perHour) * quiet.seriesPerStepRun, 0);
+  const stepSeries = facts.stepTimingMetrics ? timingSeries : 0;
   const f = facts.forwarder;
   const windowsPerHour = 3600 / f.everySeconds;
   const leaves = f.quietSeconds > 0;
@@ -83,7 +97,7 @@ export function costFigures(quiet: QuietHour, bundles: readonly BundleFigures[],
   // A fleet keeps one dashboard (`dashboard=false` on the other deployments).
   const oneDashboard = scenario({ ...inputs, dashboards: inputs.dashboards / 10 });
   const alwaysWatching = scenario(alwaysWatchingInputs(inputs, quiet));
-  return { prices: PRICES, inputs, ...asDeployed, oneDashboardPerFleet: oneDashboard.fleetOfTen, alwaysWatching, oneDeploymentForTen: sharedDeploymentPerCluster({ ...inputs, dashboards: 1 }, 10), quietRequests: quiet.forwarder.requestsPerQuietWindow, privateEndpoints: privateEndpoints(), operatorPod: operatorPodMonthly(), goals: COST_GOALS };
+  return { prices: PRICES, inputs, ...asDeployed, oneDashboardPerFleet: oneDashboard.fleetOfTen, alwaysWatching, oneDeploymentForTen: sharedDeploymentPerCluster({ ...inputs, dashboards: 1, metricSeriesPerHour: Math.round((1 + timingSeries) * 100) / 100 }, 10), quietRequests: quiet.forwarder.requestsPerQuietWindow, privateEndpoints: privateEndpoints(), operatorPod: operatorPodMonthly(), goals: COST_GOALS };
 }
 
 export function costMisses(c: ReturnType<typeof costFigures>): string[] {

@@ -4,6 +4,7 @@
 // known setting at once.
 import { CREATE_REPOSITORIES_SETTING } from './registry/ecrRepositories.ts';
 import { REGISTRY_PREFIX_SETTING } from './registry/prefix.ts';
+import { STEP_TIMING_METRICS_SETTING } from './observability/metrics.ts';
 import { EKS_CLUSTER_NAME } from './api/names.ts';
 import * as z from 'zod';
 import { QUEUE_NAMES, QUEUE_URL_BASE_SETTING, queueSettings } from './steps/table.ts';
@@ -49,6 +50,8 @@ export const ConfigSchema = z.object({
    * parameter registryPrefix); resolution and the token refresh refuse a registry.repository outside it.
    */
   [REGISTRY_PREFIX_SETTING]: z.string().max(200).optional(),
+  /** Whether a step run's timings are sent as metrics (true, as in local mode) or only logged (the template's default without the dashboard). */
+  [STEP_TIMING_METRICS_SETTING]: z.enum(['true', 'false'], { error: 'must be true or false' }).default('true'),
   /**
    * Further clusters this deployment serves (ADR 0019), comma-separated: EKS cluster names read
    * with eks:DescribeCluster, or contexts of AICR_KUBECONFIG elsewhere.

@@ -1,12 +1,15 @@
 // The per-queue parts of serverless.yml, one function per part, each returning its lines as
 // they sit under the template's marker (the marker's indentation is added by render.ts).
 import { MAX_RECEIVES } from '../../shared/queue/deliveryPolicy.ts';
+import { STEP_TIMING_METRICS_SETTING } from '../../shared/observability/metrics.ts';
 import { QUEUE_URL_BASE_SETTING, stepQueueName } from '../../shared/steps/table.ts';
 import type { QueueView } from './queues.ts';
 
 /** AWS's advice for a queue that feeds Lambda: the poller's retries of a throttled batch stay hidden from a second receive. */
 const VISIBILITY_PER_TIMEOUT = 6;
 const EKS_SETTINGS = ['AICR_EKS_CLUSTER_NAME: ${param:eksClusterName}', 'AICR_EKS_ENDPOINT: ${param:eksEndpoint}', 'AICR_EKS_CA_DATA: ${param:eksCaData}'];
+/** A run's timings become metric series only where the dashboard plots them (shared/observability/metrics.ts). */
+const TIMING_SETTING = `${STEP_TIMING_METRICS_SETTING}: !If [WithDashboard, 'true', 'false']`;
 const indent = (n: number, lines: readonly string[]): string[] => lines.map((l) => (l === '' ? l : `${' '.repeat(n)}${l}`));
 
 export function stepFunction(v: QueueView): string[] {
@@ -25,6 +28,7 @@ export function stepFunction(v: QueueView): string[] {
       'AICR_TIMER_ROLE_ARN: !GetAtt TimerTargetRole.Arn',
       'AICR_TIMER_DLQ_ARN: !GetAtt DelayDlq.Arn',
       ...v.environment.map(([k, value]) => `${k}: ${value}`),
+      TIMING_SETTING,
       ...EKS_SETTINGS,
     ]),
     '  events:',

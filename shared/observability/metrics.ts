@@ -56,6 +56,18 @@ export const METRIC = {
   relayLateness: { name: 'RelayLatenessSeconds', unit: 'Seconds', sets: [SERVICE_ONLY] },
 } as const satisfies Record<string, MetricDef>;
 
+/**
+ * The function setting that says whether a step run's timings (ReconcileDuration,
+ * MessageAgeSeconds) go out as metrics or only as fields of its `step run` line. Only the
+ * dashboard plots them and the free Lambda and SQS metrics say much the same, while their series
+ * are most of an idle deployment's bill, so the template sends them with the dashboard alone.
+ */
+export const STEP_TIMING_METRICS_SETTING = 'AICR_STEP_TIMING_METRICS';
+
+export function sendsStepTimingMetrics(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env[STEP_TIMING_METRICS_SETTING] !== 'false';
+}
+
 export type MetricKey = keyof typeof METRIC;
 
 export const METRIC_NAMES: ReadonlySet<string> = new Set(Object.values(METRIC).map((m) => m.name));
@@ -85,6 +97,12 @@ export interface MetricPoint {
   readonly more?: readonly { readonly metric: MetricDef; readonly value: number }[];
   /** Plain fields on the line: searchable in logs, never dimensions. */
   readonly metadata?: Readonly<Record<string, string>>;
+}
+
+/** A point's numbers and dimensions as plain log fields: searchable in the log, no metric series. */
+export function plainFields(point: MetricPoint): Record<string, number | string> {
+  const numbers = [{ metric: point.metric, value: point.value }, ...(point.more ?? [])].map((m) => [m.metric.name, m.value] as const);
+  return { ...point.dimensions, ...Object.fromEntries(numbers) };
 }
 
 /** The EMF fields of one point: `_aws`, the dimension values, the metric values and metadata. */

@@ -14,7 +14,7 @@ import type { KubePort } from '../kube/port.ts';
 import { DEADLINE_RESERVE_MS, STEP_START_MIN_MS, remainingMs } from '../deadline.ts';
 import type { Logger } from '../observability/log.ts';
 import { reportIfUnreachable, reportUnwritableStall } from '../observability/unreachable.ts';
-import { METRIC } from '../observability/metrics.ts';
+import { METRIC, type MetricPoint, plainFields, sendsStepTimingMetrics } from '../observability/metrics.ts';
 import { recheckDedupId, retryDedupId, timerDedupId } from '../queue/dedup.ts';
 import { CONFLICT_RERUNS, MAX_RECEIVES } from '../queue/deliveryPolicy.ts';
 import type { QueueProducer, ReceivedMessage } from '../queue/port.ts';
@@ -92,7 +92,9 @@ export function createDispatcher(runners: Readonly<Record<string, StepRunner>>, 
       return await onFailure(err, { item, row, msg, deps: stepDeps, log: stepLog, table });
     } finally {
       const age = msg.sentAt > 0 ? [{ metric: METRIC.messageAge, value: Math.max(0, (started - msg.sentAt) / 1000) }] : [];
-      stepLog.metric({ metric: METRIC.reconcileDuration, value: deps.now().getTime() - started, more: age, dimensions: { Step: item.step } });
+      const timing: MetricPoint = { metric: METRIC.reconcileDuration, value: deps.now().getTime() - started, more: age, dimensions: { Step: item.step } };
+      if (sendsStepTimingMetrics()) stepLog.metric(timing);
+      else stepLog.info('step run', plainFields(timing));
     }
   };
 }

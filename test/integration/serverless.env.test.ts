@@ -12,6 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sqsRoutes } from '../../shared/aws/routes.ts';
 import { loadConfig } from '../../shared/environment.ts';
+import { STEP_TIMING_METRICS_SETTING } from '../../shared/observability/metrics.ts';
+import { queueViews } from '../../infra/serverless/queues.ts';
 import { QUEUE_NAMES, QUEUE_URL_BASE_SETTING, queueSettings } from '../../shared/steps/table.ts';
 import { slsPackage } from '../helpers/sls.ts';
 
@@ -40,14 +42,18 @@ function selectedPart(key: string, [index, { 'Fn::Split': [delimiter, source] }]
   return part;
 }
 
+/** A literal, or the real cluster's value in place of the packaging's example. */
+function realString(key: string, v: string): string {
+  if (key === 'AICR_EKS_CA_DATA') return CA_DATA;
+  if (key === 'AICR_EKS_ENDPOINT') return 'https://0123456789ABCDEF0123456789ABCDEF.gr7.us-east-1.eks.amazonaws.com';
+  return v;
+}
+
 /** The value a real deployment would give a template expression. */
 function realValue(key: string, v: unknown): string {
-  if (typeof v === 'string') {
-    if (key === 'AICR_EKS_CA_DATA') return CA_DATA;
-    if (key === 'AICR_EKS_ENDPOINT') return 'https://0123456789ABCDEF0123456789ABCDEF.gr7.us-east-1.eks.amazonaws.com';
-    return v;
-  }
-  const e = v as { Ref?: string; 'Fn::GetAtt'?: [string, string]; 'Fn::Join'?: unknown; 'Fn::Select'?: SelectSplit };
+  if (typeof v === 'string') return realString(key, v);
+  const e = v as { Ref?: string; 'Fn::GetAtt'?: [string, string]; 'Fn::Join'?: unknown; 'Fn::Select'?: SelectSplit; 'Fn::If'?: [string, unknown, unknown] };
+  if (e['Fn::If']) return longerBranch(key, e['Fn::If']);
   if (e['Fn::Join']) return FLEET.join(',');
   if (e['Fn::Select']) return selectedPart(key, e['Fn::Select']);
   if (e.Ref === 'TimerGroup') return `${STACK}-timers`;
@@ -57,6 +63,12 @@ function realValue(key: string, v: unknown): string {
   if (res === 'TimerTargetRole') return `arn:aws:iam::${ACCOUNT}:role/${STACK}-TimerTargetRole-0123456789AB`;
   if (attr === 'Arn') return `arn:aws:sqs:us-east-1:${ACCOUNT}:${queueName(res)}`;
   throw new Error(`no real value for ${key}: ${JSON.stringify(v)}`);
+}
+
+/** The longer branch of a condition, so the bound holds whichever way the condition goes. */
+function longerBranch(key: string, [, yes, no]: [string, unknown, unknown]): string {
+  const [a, b] = [realValue(key, yes), realValue(key, no)];
+  return a.length >= b.length ? a : b;
 }
 
 const bytes = (env: Record<string, unknown>): number => Object.entries(env).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(realValue(k, v)), 0);
@@ -90,4 +102,9 @@ test('each function is given only the queues it sends to, and its configuration 
   for (const fn of ['forwarder', 'relay']) assert.deepEqual(sqsRoutes(loadConfig(realEnv(fn))).fifoQueueUrl, everyQueue, `${fn}: the URL base gives each step queue's real URL`);
   for (const env of Object.values(fns)) assert.ok(!Object.keys(env).some((k) => k.endsWith('_DLQ_URL')), 'nothing sends to a dead-letter queue itself');
   for (const fn of Object.keys(fns)) assert.doesNotThrow(() => loadConfig({ ...realEnv(fn), AICR_FLEET_CLUSTERS: '' }), `${fn}'s settings load`);
+});
+
+test('P6 a step run\'s timings are metric series only with the dashboard, which alone plots them; the forwarder and the relay run no step', () => {
+  for (const v of queueViews()) assert.deepEqual(fns[v.queue]?.[STEP_TIMING_METRICS_SETTING], { 'Fn::If': ['WithDashboard', 'true', 'false'] }, `${v.queue}: timing metrics follow the dashboard`);
+  for (const fn of ['forwarder', 'relay']) assert.equal(fns[fn]?.[STEP_TIMING_METRICS_SETTING], undefined, `${fn} runs no step`);
 });
