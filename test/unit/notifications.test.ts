@@ -186,6 +186,18 @@ test('NTF-2: a duplicated message sends each notification once; status.notificat
   assert.equal((rt.status as { conditions?: unknown[] }).conditions?.length, 1, 'the conditions are left as they were');
 });
 
+test('NTF-2: a part of the status another writer left out of bounds costs nothing told: the record and the conditions still count, and nothing is sent again', async () => {
+  const told = { sent: 1, rollout: 'AwaitingApproval/aicr-rollout-9', released: '', stalled: '' };
+  // Over the schema's bounds: a snapshot wait longer than 2,048 characters, and one condition without its reason.
+  const odd = { discovery: { snapshot: { waiting: 'w'.repeat(3000) } }, notifications: told, conditions: [cond(CONDITION.released, 'False', 'AwaitingApproval'), { type: 'Odd', status: 'False' }] };
+  const { kube } = stage(odd, [rollout('aicr-rollout-9', waiting('AwaitingApproval'))]);
+  const sink = recordingSink(() => false);
+  const row = stepRow('notify');
+  assert.ok(row);
+  await runStep(item, { row, runner: notifyRunner(() => sink, settings) }, { kube, log: captureLogger().log, now: () => NOW, timings: DEFAULT_TIMINGS });
+  assert.equal(sink.got.flat().length, 0, 'what the record says was told is not told again');
+});
+
 test('NTF-2: EventBridge refusing is retried with backoff, logs no detail, and the later send carries the same key, once', async () => {
   const { kube } = stage({ conditions: [cond(CONDITION.released, 'False', 'RolloutFailed', 'step 2 failed')] }, [rollout('aicr-rollout-7', { outcome: 'Failed', conditions: [cond(CONDITION.ready, 'False', 'RolloutFailed')] })]);
   let down = true;

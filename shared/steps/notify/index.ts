@@ -6,7 +6,7 @@
 // rollout: no other step reads what it writes.
 import { KIND, type RuntimeObject } from '../../kube/kinds.ts';
 import { ClusterRuntimeStatusSchema } from '../../api/clusterRuntime.ts';
-import type { Condition } from '../../api/condition.ts';
+import { type Condition, ConditionSchema } from '../../api/condition.ts';
 import { FIELD_MANAGER } from '../../api/constants.ts';
 import { listRollouts } from '../../rollouts/objects.ts';
 import { type NoticeRecord, dueNotices, recordChanged } from '../../notifications/derive.ts';
@@ -26,11 +26,27 @@ export function notifySettings(env: NodeJS.ProcessEnv = process.env): NotifySett
   return { eventBus: env['AICR_EVENT_BUS'] || undefined, cluster: env['AICR_EKS_CLUSTER_NAME'] || env['AICR_KUBE_CONTEXT'] || 'local', deployment: env['AICR_SERVICE_NAME'] || undefined };
 }
 
-/** What the status says, read leniently: a part that does not fit the schema counts as absent. */
+const STATUS = ClusterRuntimeStatusSchema.shape;
+
+/**
+ * What the status says, each part read on its own: a part that does not fit its schema counts as
+ * absent, and never takes the others with it. Read whole, one over-long field another step wrote
+ * would drop the record of what was told, and every notification would be sent again.
+ */
 function statusOf(runtime: RuntimeObject): { conditions: readonly Condition[]; activePlan?: string; record?: NoticeRecord } {
-  const parsed = ClusterRuntimeStatusSchema.safeParse(runtime.status ?? {});
-  const status = parsed.success ? parsed.data : {};
-  return { conditions: status.conditions ?? [], ...(status.activePlan ? { activePlan: status.activePlan } : {}), ...(status.notifications ? { record: status.notifications } : {}) };
+  const raw = (runtime.status ?? {}) as Record<string, unknown>;
+  const listed = Array.isArray(raw['conditions']) ? (raw['conditions'] as unknown[]) : [];
+  const conditions = listed.flatMap((c) => {
+    const parsed = ConditionSchema.safeParse(c);
+    return parsed.success ? [parsed.data] : [];
+  });
+  const activePlan = STATUS.activePlan.safeParse(raw['activePlan']);
+  const record = STATUS.notifications.safeParse(raw['notifications']);
+  return {
+    conditions,
+    ...(activePlan.success && activePlan.data ? { activePlan: activePlan.data } : {}),
+    ...(record.success && record.data ? { record: record.data } : {}),
+  };
 }
 
 async function writeRecord(ctx: StepContext, record: NoticeRecord): Promise<void> {
