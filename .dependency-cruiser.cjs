@@ -25,8 +25,8 @@ module.exports = {
     {
       name: 'domain-below-steps',
       severity: 'error',
-      comment: 'Kubernetes access, plans and the rollout rules are used by the steps, never the other way round.',
-      from: { path: '^shared/(kube|plans|rollouts|configuration|oci)/' },
+      comment: 'Kubernetes access, status, metrics, AICR runs, registries, plans and the rollout rules are used by the steps, never the other way round; only the wiring (aws, local, forwarder, rbac, environment) reads the step table.',
+      from: { path: ['^shared/(kube|plans|rollouts|configuration|oci|aicr|status|observability|registry|validation|discovery|events|notifications|queue)/', '^shared/(errors|classify|deadline|durations|httpFetch|timings)\\.ts$'] },
       to: { path: '^shared/steps/' },
     },
     {

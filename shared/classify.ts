@@ -14,7 +14,7 @@ import {
   ThrottledError,
   TransientError,
 } from './errors.ts';
-import type { Reason } from './status/reasons.ts';
+import type { Reason } from './api/reasons.ts';
 
 export const OUTCOME = {
   retryNow: 'retry-now',

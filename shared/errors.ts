@@ -1,6 +1,6 @@
 // One error taxonomy for every step. The class of an error, never its message text, decides
 // what happens next (see classify.ts). Messages are lowercase, actionable and hold no secret.
-import { REASON_CLASS, REASONS, type Reason } from './status/reasons.ts';
+import { REASON_CLASS, REASONS, type Reason } from './api/reasons.ts';
 
 /** Safe to log: every field is chosen by the control plane, never copied from input or a server reply. */
 export abstract class ControlPlaneError extends Error {

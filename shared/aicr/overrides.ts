@@ -2,7 +2,7 @@
 // so nested values maps flatten to dotted paths; anything --set cannot carry is a spec problem
 // named by its path. A chart version override is not AICR's to apply: plans apply it.
 import type { ClusterRuntimeSpec } from '../api/clusterRuntime.ts';
-import type { SpecProblem } from '../steps/resolve/specIssues.ts';
+import type { SpecProblem } from '../api/specProblem.ts';
 
 export interface Sets {
   readonly args: readonly string[];

@@ -28,7 +28,7 @@ export const NAMESPACES = {
 /**
  * Condition types on a ClusterRuntime. The three summary types follow kstatus and are derived
  * (shared/status/summarize.ts); each domain type has exactly one owning step
- * (shared/steps/table.ts). Reasons live in shared/status/reasons.ts.
+ * (shared/steps/table.ts). Reasons live in ./reasons.ts.
  */
 export const CONDITION = {
   ready: 'Ready',

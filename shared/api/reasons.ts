@@ -1,7 +1,7 @@
 // Every reason a runtime's conditions can carry, with the condition that carries it and what
 // it means for the summary. A reason not in this table cannot be written: the Reason type is
 // its keys. docs/troubleshooting.md has one row per reason (a unit test keeps them in step).
-import { CONDITION, type DomainConditionType } from '../api/constants.ts';
+import { CONDITION, type DomainConditionType } from './constants.ts';
 
 export const REASON_CLASS = {
   /** Work is under way; nobody needs to act. */

@@ -8,7 +8,7 @@
 // line as plain fields, where logs can be searched for them).
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { TOKEN_EXPIRY_METRIC } from '../api/constants.ts';
-import { REASON_CLASS, type Reason, reasonRow } from '../status/reasons.ts';
+import { REASON_CLASS, type Reason, reasonRow } from '../api/reasons.ts';
 
 export const METRICS_NAMESPACE = 'aicr-control-plane';
 

@@ -5,7 +5,7 @@ import type { ClusterRuntimeSpec } from '../api/clusterRuntime.ts';
 import { ANNOTATION, LABEL, NAMESPACES } from '../api/constants.ts';
 import { KIND } from '../kube/kinds.ts';
 import type { KubePort } from '../kube/port.ts';
-import type { Reason } from '../status/reasons.ts';
+import type { Reason } from '../api/reasons.ts';
 import { readPlanConfigMap } from './store.ts';
 
 export type Selection =

@@ -1,12 +1,12 @@
 // What each reason means for a person: where it shows, its cause and its fix. The one source
 // of the reasons table in docs/troubleshooting.md (scripts/gen-docs.ts writes it; a unit test
 // keeps the two equal) and of what `kubectl aicr describe` says about the runtime's current
-// reason (KROP-2). The class column comes from shared/status/reasons.ts.
+// reason (KROP-2). The class column comes from shared/api/reasons.ts.
 import { RELEASED_GUIDE } from './reasonGuide.released.ts';
 import type { ReasonGuide } from './reasonGuideEntry.ts';
 
 export type { ReasonGuide } from './reasonGuideEntry.ts';
-import type { Reason, SUMMARY_REASON } from './reasons.ts';
+import type { Reason, SUMMARY_REASON } from '../api/reasons.ts';
 
 type SummaryReason = (typeof SUMMARY_REASON)[keyof typeof SUMMARY_REASON];
 

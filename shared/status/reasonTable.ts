@@ -1,7 +1,7 @@
 // The reasons table of docs/troubleshooting.md, built from REASON_GUIDE and the class each reason
 // has in REASONS, so the doc cannot drift from the code (scripts/gen-docs.ts writes it).
 import { REASON_GUIDE, type ReasonGuide } from './reasonGuide.ts';
-import { REASON_CLASS, type ReasonClass, SUMMARY_REASON, reasonRow } from './reasons.ts';
+import { REASON_CLASS, type ReasonClass, SUMMARY_REASON, reasonRow } from '../api/reasons.ts';
 import { markdownTableIn } from './markdownTable.ts';
 
 export const REASON_TABLE_HEADER = '| reason | on | class | cause | fix |';
@@ -34,7 +34,7 @@ export function guideOf(reason: string): ReasonGuide | undefined {
 export function reasonTable(): string {
   const rows = Object.entries(REASON_GUIDE).map(([reason, g]) => {
     const cls = classOf(reason);
-    if (!cls) throw new Error(`reason ${reason} has a guide entry but no class; add it to shared/status/reasons.ts`);
+    if (!cls) throw new Error(`reason ${reason} has a guide entry but no class; add it to shared/api/reasons.ts`);
     return `| \`${reason}\` | ${g.on} | ${CLASS_WORDS[cls]} | ${g.cause} | ${g.fix} |`;
   });
   return [REASON_TABLE_HEADER, '|---|---|---|---|---|', ...rows].join('\n');

@@ -12,7 +12,7 @@
 import type { Condition } from '../api/condition.ts';
 import { CONDITION, DOMAIN_CONDITIONS, type DomainConditionType } from '../api/constants.ts';
 import type { DesiredCondition } from './conditions.ts';
-import { REASON_CLASS, SUMMARY_REASON, isStalledClass, reasonRow } from './reasons.ts';
+import { REASON_CLASS, SUMMARY_REASON, isStalledClass, reasonRow } from '../api/reasons.ts';
 
 export interface SummaryInput {
   readonly conditions: readonly Condition[];

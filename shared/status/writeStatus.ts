@@ -7,10 +7,9 @@ import { FIELD_MANAGER, SUMMARY_CONDITIONS, type DomainConditionType } from '../
 import { ControlPlaneError, KubeRequestError, StatusWriteRefusedError } from '../errors.ts';
 import type { KubePort } from '../kube/port.ts';
 import { KIND, type RuntimeObject } from '../kube/kinds.ts';
-import type { StepRow } from '../steps/table.ts';
 import { type DesiredCondition, buildConditions, sameConditionsOf } from './conditions.ts';
 import { recordEvent } from '../events/recorder.ts';
-import { isStalledClass, reasonRow } from './reasons.ts';
+import { isStalledClass, reasonRow } from '../api/reasons.ts';
 import { summarize } from './summarize.ts';
 
 /** A step tried to write a condition it does not own, or a reason its condition cannot carry. */
@@ -18,10 +17,23 @@ export class StatusContractError extends ControlPlaneError {
   readonly kind = 'status-contract';
 }
 
+/**
+ * What the writer needs to know of the step that writes: a step table row is one. Declared here,
+ * so the status layer names no step and the table depends on it, not the other way round.
+ */
+export interface StatusWriter {
+  readonly name: string;
+  /** The domain conditions only this step writes. */
+  readonly owns: readonly DomainConditionType[];
+  readonly fieldManager: string;
+  /** Status fields (besides conditions) only this step writes. */
+  readonly ownsFields?: readonly string[];
+}
+
 export interface StatusWrite {
   readonly kube: KubePort;
   readonly runtime: RuntimeObject;
-  readonly row: StepRow;
+  readonly row: StatusWriter;
   /** The step's owned conditions as they should be; an owned type left out is removed. */
   readonly desired: readonly DesiredCondition[];
   /** The step's owned status fields as they should be; undefined keeps them as they stand. */
@@ -35,7 +47,7 @@ export interface StatusWrite {
   readonly onEventError?: (err: unknown) => void;
 }
 
-function checkContract(row: StepRow, desired: readonly DesiredCondition[], fields: Readonly<Record<string, unknown>> | undefined): void {
+function checkContract(row: StatusWriter, desired: readonly DesiredCondition[], fields: Readonly<Record<string, unknown>> | undefined): void {
   for (const key of Object.keys(fields ?? {})) {
     if (!row.ownsFields?.includes(key)) throw new StatusContractError(`step ${row.name} wrote status.${key}, which it does not own`);
   }
@@ -119,7 +131,7 @@ async function recordTransitions(w: StatusWrite, runtime: RuntimeObject, before:
 }
 
 /** The step's owned conditions as they stand, with one of them replaced: how a stall is written. */
-export function replacingOwned(runtime: RuntimeObject, row: StepRow, replacement: DesiredCondition): DesiredCondition[] {
+export function replacingOwned(runtime: RuntimeObject, row: StatusWriter, replacement: DesiredCondition): DesiredCondition[] {
   const kept = conditionsOf(runtime)
     .filter((c) => (row.owns as readonly string[]).includes(c.type) && c.type !== replacement.type)
     .map((c) => ({ type: c.type as DomainConditionType, status: c.status, reason: c.reason, message: c.message }));
@@ -127,7 +139,7 @@ export function replacingOwned(runtime: RuntimeObject, row: StepRow, replacement
 }
 
 /** The owned condition a reason is written through, if the step owns one that can carry it. */
-export function conditionForReason(row: StepRow, reason: string): DomainConditionType | undefined {
+export function conditionForReason(row: StatusWriter, reason: string): DomainConditionType | undefined {
   const allowed = (reasonRow(reason)?.on ?? []) as readonly string[];
   return row.owns.find((t) => allowed.includes(t));
 }

@@ -19,7 +19,7 @@ import { recheckDedupId, retryDedupId, timerDedupId } from '../queue/dedup.ts';
 import { CONFLICT_RERUNS, MAX_RECEIVES } from '../queue/deliveryPolicy.ts';
 import type { QueueProducer, ReceivedMessage } from '../queue/port.ts';
 import { type WorkItem, decodeWorkItem, encodeWorkItem, runtimeGroup } from '../queue/workItem.ts';
-import type { Reason } from '../status/reasons.ts';
+import type { Reason } from '../api/reasons.ts';
 import { conditionForReason, replacingOwned, writeStepStatus } from '../status/writeStatus.ts';
 import { backoffDelay } from '../timings.ts';
 import { type StepCall, observeRuntime, runStep } from './run.ts';

@@ -46,7 +46,7 @@ export interface StepRow {
   readonly description: string;
   /** The FIFO queue and Lambda function that run it; steps may share one. */
   readonly queue: string;
-  /** Domain conditions only this step writes (shared/status/reasons.ts says which reasons each carries). */
+  /** Domain conditions only this step writes (shared/api/reasons.ts says which reasons each carries). */
   readonly owns: readonly DomainConditionType[];
   /** Its server-side-apply field manager, which its name decides (stepFieldManager). */
   readonly fieldManager: string;

@@ -1,7 +1,7 @@
 // The troubleshooting guide as tests read it: its `###` entries by anchor, and the entry each
 // stalling reason's row links to.
 import { readFileSync } from 'node:fs';
-import { REASONS, isStalledClass } from '../../shared/status/reasons.ts';
+import { REASONS, isStalledClass } from '../../shared/api/reasons.ts';
 
 export const TROUBLESHOOTING = readFileSync(new URL('../../docs/troubleshooting.md', import.meta.url), 'utf8');
 

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { DOMAIN_CONDITIONS } from '../../shared/api/constants.ts';
-import { REASONS, SUMMARY_REASON } from '../../shared/status/reasons.ts';
+import { REASONS, SUMMARY_REASON } from '../../shared/api/reasons.ts';
 import { REASON_GUIDE } from '../../shared/status/reasonGuide.ts';
 import { reasonTable, tableIn } from '../../shared/status/reasonTable.ts';
 

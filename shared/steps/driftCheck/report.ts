@@ -2,7 +2,7 @@
 import { CONDITION } from '../../api/constants.ts';
 import type { Configuration } from '../../configuration/schema.ts';
 import { parseDuration } from '../../durations.ts';
-import type { Reason } from '../../status/reasons.ts';
+import type { Reason } from '../../api/reasons.ts';
 import type { StepContext, StepReport } from '../types.ts';
 
 export function consistent(status: 'True' | 'False', reason: Reason, message: string): StepReport {

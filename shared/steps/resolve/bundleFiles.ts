@@ -6,7 +6,7 @@ import { BundleUnreadableError, RegistryCredentialsInvalidError, RegistryRefused
 import { pullArtifactFiles } from '../../oci/pull.ts';
 import { releasesFromBundle } from '../../plans/fromBundle.ts';
 import type { Release } from '../../plans/release.ts';
-import type { Reason } from '../../status/reasons.ts';
+import type { Reason } from '../../api/reasons.ts';
 
 export type BundleRead =
   | { readonly ok: true; readonly releases: Release[]; readonly recipeText: string; readonly files: ReadonlyMap<string, Uint8Array> }

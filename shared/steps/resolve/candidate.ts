@@ -14,7 +14,7 @@ import { planDigest } from '../../plans/digest.ts';
 import type { Plan, PlanInputs } from '../../plans/plan.ts';
 import { plansToRetire } from '../../plans/retention.ts';
 import { PlanTooLargeError, type PlanConfigMap, planConfigMap, readPlanConfigMap } from '../../plans/store.ts';
-import type { Reason } from '../../status/reasons.ts';
+import type { Reason } from '../../api/reasons.ts';
 import { readBundle } from './bundleFiles.ts';
 import type { Release } from '../../plans/release.ts';
 import { mirrorManifests } from './mirror.ts';

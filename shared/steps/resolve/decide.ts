@@ -3,8 +3,9 @@
 import { CONDITION } from '../../api/constants.ts';
 import type { RuntimeObject } from '../../kube/kinds.ts';
 import type { DesiredCondition } from '../../status/conditions.ts';
-import type { Reason } from '../../status/reasons.ts';
-import { describeProblems, specProblems } from './specIssues.ts';
+import type { Reason } from '../../api/reasons.ts';
+import { describeProblems } from '../../api/specProblem.ts';
+import { specProblems } from './specIssues.ts';
 
 function resolved(status: DesiredCondition['status'], reason: Reason, message: string): DesiredCondition {
   return { type: CONDITION.resolved, status, reason, message };

@@ -4,7 +4,7 @@ import { type Snapshot, readSnapshot } from '../../aicr/snapshotStage.ts';
 import { discoveryOf } from '../../discovery/status.ts';
 import type { KubePort } from '../../kube/port.ts';
 import type { RuntimeObject } from '../../kube/kinds.ts';
-import { type DiscoveryReason, isDiscoveryReason } from '../../status/reasons.ts';
+import { type DiscoveryReason, isDiscoveryReason } from '../../api/reasons.ts';
 
 export type Discovered =
   | { readonly state: 'ready'; readonly snapshot: Snapshot }

@@ -10,7 +10,7 @@ import { pushArtifact } from '../../oci/push.ts';
 import { manifestFilesOf } from '../../plans/manifestsChart.ts';
 import { packageManifestsChart } from '../../plans/manifestsChartPackage.ts';
 import type { Release } from '../../plans/release.ts';
-import type { Reason } from '../../status/reasons.ts';
+import type { Reason } from '../../api/reasons.ts';
 
 export type MirrorFailure = { readonly ok: false; readonly retry: boolean; readonly reason: Reason; readonly message: string };
 /** How many charts were pushed, and the releases with the digest each mirrored chart has in the registry (SEC-5). */

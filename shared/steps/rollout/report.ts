@@ -2,7 +2,7 @@
 import { CONDITION, NAMESPACES } from '../../api/constants.ts';
 import type { Outcome } from '../../api/runtimeRollout.ts';
 import type { RolloutObject } from '../../rollouts/objects.ts';
-import type { Reason } from '../../status/reasons.ts';
+import type { Reason } from '../../api/reasons.ts';
 import type { StepReport } from '../types.ts';
 
 /** A report that also says the rollout it acted on ended in this look, and how. */

@@ -11,7 +11,7 @@ import { type ValidationRun, validationArgs, validationStage } from '../../../ai
 import { recipeDigest } from '../../../aicr/assessmentStage.ts';
 import type { Configuration } from '../../../configuration/schema.ts';
 import type { Plan } from '../../../plans/plan.ts';
-import type { Reason } from '../../../status/reasons.ts';
+import type { Reason } from '../../../api/reasons.ts';
 import { validationNotInstalled, runNeeds } from '../../../validation/installed.ts';
 import { currentRunID, deploymentValidatorImage, pinBreach, stopValidators, unpinned, validatorPods } from '../../../validation/pins.ts';
 import { type RolloutReport, moveOf, released } from '../report.ts';

@@ -7,7 +7,7 @@ import type { PlanApplication } from '../../../plans/applications.ts';
 import type { Release } from '../../../plans/release.ts';
 import { type RolloutObject, type WantedCondition, rolloutConditions, rolloutState } from '../../../rollouts/objects.ts';
 import { type StepState, timeLeft } from '../../../rollouts/progress.ts';
-import type { Reason } from '../../../status/reasons.ts';
+import type { Reason } from '../../../api/reasons.ts';
 import type { StepContext } from '../../types.ts';
 import type { RolloutLook } from '../look.ts';
 import { endRollout, noteRollout, writeStatus } from '../record.ts';

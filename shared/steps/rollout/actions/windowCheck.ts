@@ -7,7 +7,7 @@ import { KIND } from '../../../kube/kinds.ts';
 import { type WindowNow, type WindowSource, windowNow } from '../../../rollouts/maintenanceSpec.ts';
 import { projectWindowsFor } from '../../../rollouts/syncWindows.ts';
 import { kubeTime } from '../../../status/conditions.ts';
-import type { Reason } from '../../../status/reasons.ts';
+import type { Reason } from '../../../api/reasons.ts';
 import { moveOf, released, type RolloutReport } from '../report.ts';
 import { type Run, save, where } from './executeEnds.ts';
 

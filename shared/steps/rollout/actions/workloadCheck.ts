@@ -6,7 +6,7 @@ import { formatDuration } from '../../../durations.ts';
 import { type RunningWork, disrupts, runningWork } from '../../../rollouts/workloadGuard.ts';
 import type { StepState } from '../../../rollouts/progress.ts';
 import { kubeTime } from '../../../status/conditions.ts';
-import type { Reason } from '../../../status/reasons.ts';
+import type { Reason } from '../../../api/reasons.ts';
 import { moveOf, released, type RolloutReport } from '../report.ts';
 import { type Run, type Shown, save, where } from './executeEnds.ts';
 
