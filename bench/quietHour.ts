@@ -12,7 +12,7 @@ import { createForwarderHandler, DEADLINE_MARGIN_MS } from '../shared/aws/forwar
 import { controlPlaneRequestsSince, perChange } from './requests.ts';
 import { startLocalControlPlane } from '../shared/local/controlPlane.ts';
 import { DEFAULT_DRIFT_CHECK_INTERVAL } from '../shared/configuration/schema.ts';
-import { parseDuration } from '../shared/durations.ts';
+import { parseDuration } from '../shared/api/duration.ts';
 import { METRIC } from '../shared/observability/metrics.ts';
 import { EmbeddedQueue } from '../shared/queue/embedded.ts';
 import { DEFAULT_TIMINGS } from '../shared/timings.ts';

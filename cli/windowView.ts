@@ -1,6 +1,6 @@
 // The maintenance-windows line of `kubectl aicr describe` (WIN-1): whether a step may start now
 // and, when not, when the next window opens, judged by the same code the rollout step asks.
-import { formatDuration } from '../shared/durations.ts';
+import { formatDuration } from '../shared/api/duration.ts';
 import { readWindows } from '../shared/rollouts/maintenanceSpec.ts';
 import { judgeWindows } from '../shared/rollouts/maintenanceWindows.ts';
 

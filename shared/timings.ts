@@ -2,7 +2,7 @@
 // change them (AICR_* settings, see environment.ts); integration tests scale them down so the
 // suite stays short. The runtime's own durations (actionTimeout, approvalTimeout) are spec.
 import * as z from 'zod';
-import { parseDuration } from './durations.ts';
+import { parseDuration } from './api/duration.ts';
 
 const duration = (fallback: string, min = 1) =>
   z

@@ -4,7 +4,7 @@
 import { AICR_RUNNER_SERVICE_ACCOUNT, AICR_SNAPSHOT_SERVICE_ACCOUNT, AICR_VALIDATE_SERVICE_ACCOUNT, ANNOTATION, DOCKER_CONFIG_KEY, LABEL, MANAGED_BY_VALUE, NODE_LABEL, REGISTRY_JOB_SECRET } from '../api/constants.ts';
 import type { Configuration } from '../configuration/schema.ts';
 import type { WritableObject } from '../kube/port.ts';
-import { parseDuration } from '../durations.ts';
+import { parseDuration } from '../api/duration.ts';
 import type { Timings } from '../timings.ts';
 import { STAGE, STAGE_NAMESPACE, type Stage, jobName } from './stages.ts';
 

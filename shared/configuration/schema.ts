@@ -4,7 +4,7 @@
 import * as z from 'zod';
 import { ARGOCD } from '../api/constants.ts';
 import { AICR_VERSION } from '../api/names.ts';
-import { DURATION_PATTERN, parseDuration } from '../durations.ts';
+import { GO_DURATION_PATTERN, parseDuration } from '../api/duration.ts';
 import { SCHEDULE_MESSAGE, SCHEDULE_PATTERN, isTimeZone } from '../api/maintenance.ts';
 
 /** Plans kept besides the ones in use: enough to pin back a few resolutions. */
@@ -37,7 +37,7 @@ const MAX_SYNC_WINDOWS = 16;
 const SyncWindowValueSchema = z.strictObject({
   kind: z.enum(['allow', 'deny']),
   schedule: z.string().regex(SCHEDULE_PATTERN, { error: `schedule ${SCHEDULE_MESSAGE}` }),
-  duration: z.string().regex(DURATION_PATTERN, { error: 'duration must be whole hours, minutes and seconds such as 1h30m' }),
+  duration: z.string().regex(GO_DURATION_PATTERN, { error: 'duration must be whole hours, minutes and seconds such as 1h30m' }),
   applications: z.array(z.string().min(1).max(253)).max(64).optional(),
   namespaces: z.array(z.string().min(1).max(253)).max(64).optional(),
   clusters: z.array(z.string().min(1).max(512)).max(64).optional(),

@@ -4,7 +4,7 @@
 // question here and waits the same way: woken by a timer keyed by the instant the next window
 // opens, so every look of one wait arms a single timer.
 import { MaintenanceSchema } from '../api/maintenance.ts';
-import { parseDuration } from '../durations.ts';
+import { parseDuration } from '../api/duration.ts';
 import { type MaintenanceWindow, judgeWindows } from './maintenanceWindows.ts';
 
 /** How soon a wait with no window ahead (or unreadable windows) looks again. */

@@ -7,7 +7,7 @@
 // would sit OutOfSync until actionTimeout: the steps wait instead. Pure, so it is tested without
 // a cluster; the judging itself is maintenanceWindows.ts, the same as the runtime's own windows.
 import { isTimeZone } from '../api/maintenance.ts';
-import { parseDuration } from '../durations.ts';
+import { parseDuration } from '../api/duration.ts';
 import { type MaintenanceWindow, parseSchedule } from './maintenanceWindows.ts';
 
 /** What the windows are matched against: the Application's name and destination. */

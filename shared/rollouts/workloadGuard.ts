@@ -3,7 +3,7 @@
 // lift the guard, and a guard that does not validate holds disruptive steps (the safe side).
 // One list of the GPU Nodes and one of the running Pods per question; nothing is ever evicted.
 import { DISRUPTIVE_COMPONENTS, GPU_NODE_SELECTOR, WorkloadsSchema } from '../api/workloads.ts';
-import { parseDuration } from '../durations.ts';
+import { parseDuration } from '../api/duration.ts';
 import { KIND } from '../kube/kinds.ts';
 import type { KubePort } from '../kube/port.ts';
 

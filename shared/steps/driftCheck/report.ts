@@ -1,7 +1,7 @@
 // What the drift check reports: its one condition, and when it looks again.
 import { CONDITION } from '../../api/constants.ts';
 import type { Configuration } from '../../configuration/schema.ts';
-import { parseDuration } from '../../durations.ts';
+import { parseDuration } from '../../api/duration.ts';
 import type { Reason } from '../../api/reasons.ts';
 import type { StepContext, StepReport } from '../types.ts';
 

@@ -2,7 +2,7 @@
 // validate (resolution reports why), the API's defaults stand in, except the emergency stop,
 // which is read from the raw spec so that it works whatever else is wrong.
 import { ClusterRuntimeSpecSchema } from '../../api/clusterRuntime.ts';
-import { parseDuration } from '../../durations.ts';
+import { parseDuration } from '../../api/duration.ts';
 import type { RuntimeObject } from '../../kube/kinds.ts';
 import { type RuntimeWindows, readWindows } from '../../rollouts/maintenanceSpec.ts';
 import { type RuntimeGuard, readGuard } from '../../rollouts/workloadGuard.ts';

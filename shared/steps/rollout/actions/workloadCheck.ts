@@ -2,7 +2,7 @@
 // protected work runs on them, and past spec.workloads.maxWait it is Stalled for a person: wait
 // longer, or let it go ahead (kubectl aicr approve --disrupt, held to approvers by admission). Pods
 // ending wake nothing the control plane watches, so a wait looks again at the engine's pace.
-import { formatDuration } from '../../../durations.ts';
+import { formatDuration } from '../../../api/duration.ts';
 import { type RunningWork, disrupts, runningWork } from '../../../rollouts/workloadGuard.ts';
 import type { StepState } from '../../../rollouts/progress.ts';
 import { kubeTime } from '../../../status/conditions.ts';
