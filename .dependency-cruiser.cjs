@@ -2,7 +2,7 @@
 // above its own, and the rollout step's decision and the pure rollout rules kept free of I/O.
 const PURE = [
   '^shared/steps/rollout/(state|actions|settings)\\.ts$',
-  '^shared/rollouts/(assess|gate|progress|drift|approval|missingReleases|schemaVersions)\\.ts$',
+  '^shared/rollouts/(assess|gate|progress|drift|approval|missingReleases|schemaVersions|chartPins|maintenanceSpec|maintenanceWindows|syncWindows)\\.ts$',
 ];
 
 module.exports = {
