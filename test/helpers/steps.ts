@@ -1,3 +1,4 @@
+import type { RuntimeObject } from '../../shared/kube/kinds.ts';
 // Running steps in tests the way the queue would, without repeating the wiring in every file.
 import type { KubePort } from '../../shared/kube/port.ts';
 import type { Logger } from '../../shared/observability/log.ts';
@@ -10,6 +11,15 @@ import { RUNNERS } from '../../shared/steps/runners.ts';
 import { stepRow } from '../../shared/steps/table.ts';
 import type { StepResult } from '../../shared/steps/types.ts';
 import { DEFAULT_TIMINGS, type Timings } from '../../shared/timings.ts';
+
+/** The runtime a dispatcher's unit tests hand their one work item for (uid u-1). */
+export const dispatchedRuntime: RuntimeObject = {
+  apiVersion: 'operator.aicr.run/v1alpha1',
+  kind: 'ClusterRuntime',
+  metadata: { name: 'cluster', uid: 'u-1', resourceVersion: '7', generation: 1 },
+  spec: {},
+  status: { conditions: [] },
+};
 
 export function resolveItem(uid: string, cause = 'ADDED'): WorkItem {
   return { v: 1, step: 'resolve', runtime: { name: 'cluster', uid }, cause, attempt: 1 };

@@ -19,15 +19,8 @@ import type { StepRunner } from '../../shared/steps/types.ts';
 import { DEFAULT_TIMINGS } from '../../shared/timings.ts';
 import { captureLogger } from '../helpers/logs.ts';
 import { RecordingProducer } from '../helpers/recordingProducer.ts';
-import { resolveItem } from '../helpers/steps.ts';
+import { dispatchedRuntime as runtime, resolveItem } from '../helpers/steps.ts';
 
-const runtime: RuntimeObject = {
-  apiVersion: 'operator.aicr.run/v1alpha1',
-  kind: 'ClusterRuntime',
-  metadata: { name: 'cluster', uid: 'u-1', resourceVersion: '7', generation: 1 },
-  spec: {},
-  status: { conditions: [] },
-};
 
 /** Just enough of the port for a step that fails before it writes (and for a stall's status write). */
 function fakeKube(): KubePort {

@@ -3,7 +3,6 @@
 // same numbers are plain fields of one `step run` line, which Logs Insights can still chart.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { RuntimeObject } from '../../shared/kube/kinds.ts';
 import type { KubePort } from '../../shared/kube/port.ts';
 import { METRIC, STEP_TIMING_METRICS_SETTING } from '../../shared/observability/metrics.ts';
 import { encodeWorkItem } from '../../shared/queue/workItem.ts';
@@ -12,15 +11,8 @@ import { STEP_TABLE } from '../../shared/steps/table.ts';
 import { DEFAULT_TIMINGS } from '../../shared/timings.ts';
 import { captureLogger } from '../helpers/logs.ts';
 import { RecordingProducer } from '../helpers/recordingProducer.ts';
-import { resolveItem } from '../helpers/steps.ts';
+import { dispatchedRuntime as runtime, resolveItem } from '../helpers/steps.ts';
 
-const runtime: RuntimeObject = {
-  apiVersion: 'operator.aicr.run/v1alpha1',
-  kind: 'ClusterRuntime',
-  metadata: { name: 'cluster', uid: 'u-1', resourceVersion: '7', generation: 1 },
-  spec: {},
-  status: { conditions: [] },
-};
 
 /** Reads only: the step below changes nothing. */
 function readOnlyKube(): KubePort {
