@@ -65,14 +65,23 @@ test('JOB-7 a failed run whose stage has not stalled keeps its Job, pod and logs
 });
 
 test('OBS-1 the lines of an AICR run name it (runId) beside the runtime UID, and the look that resolved a plan names its digest', async () => {
-  const uid = (await getRuntime())?.metadata.uid ?? '';
-  await resolvedWith('Resolved=True for the new inputs', (c) => c.status === 'True', 120_000);
+  const runtime = await getRuntime();
+  const uid = runtime?.metadata.uid ?? '';
+  const generation = runtime?.metadata.generation ?? 0;
+  // Resolved=True of the previous inputs may still stand; only the current generation counts.
+  await waitFor('Resolved=True for the new inputs (the current generation)', async () => {
+    const c = condition(await getRuntime(), 'Resolved') as { status: string; observedGeneration?: number } | undefined;
+    return c?.status === 'True' && (c.observedGeneration ?? 0) >= generation ? true : undefined;
+  }, 120_000);
+  const digest = /plan (aicr-plan-[0-9a-f]{16})/.exec(condition(await getRuntime(), 'Resolved')?.message ?? '')?.[1]?.slice('aicr-plan-'.length) ?? '?';
+  // The step logs "status written" after the API server took the write, so the runtime can show
+  // the new plan a moment before the line reaches the captured output.
+  const statusLine = await waitFor('the status write of the resolved plan names its digest', async () =>
+    cp?.records().find((r) => r['step'] === 'resolve' && r['message'] === 'status written' && String(r['planDigest'] ?? '').startsWith(`sha256:${digest}`)), 10_000);
+  assert.equal(statusLine['message'], 'status written');
   const lines = cp?.records().filter((r) => r['step'] === 'resolve') ?? [];
   const runs = lines.filter((r) => typeof r['runId'] === 'string');
   assert.ok(runs.some((r) => /^aicr-recipe-[0-9a-f]{16}-\d+$/.test(String(r['runId']))), 'a recipe run names its Job');
   assert.ok(runs.some((r) => /^aicr-render-[0-9a-f]{16}-\d+$/.test(String(r['runId']))), 'a render run names its Job');
   for (const r of runs) assert.equal(r['runtimeUID'], uid, JSON.stringify(r));
-  const digest = /plan (aicr-plan-[0-9a-f]{16})/.exec(condition(await getRuntime(), 'Resolved')?.message ?? '')?.[1]?.slice('aicr-plan-'.length) ?? '?';
-  const resolvedLines = lines.filter((r) => typeof r['planDigest'] === 'string' && String(r['planDigest']).startsWith(`sha256:${digest}`));
-  assert.ok(resolvedLines.some((r) => r['message'] === 'status written'), 'the status write of the resolved plan names its digest');
 });
