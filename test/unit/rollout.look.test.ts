@@ -33,3 +33,19 @@ test('a second look that finds nothing changed writes nothing', async () => {
   const writes = [...kube.requests.keys()].filter((at) => !at.startsWith('get ') && !at.startsWith('list '));
   assert.deepEqual(writes, [], 'the rollout waiting for approval is not written again');
 });
+
+test('a step in flight is gated on the look\'s own listing of its Application, not a second read of it', async () => {
+  const kube = cluster();
+  const rt = runtime({ validation: { deployment: 'Disabled' } });
+  await runRollout(ctxOf(kube, rt));
+  const [created] = (await kube.list(KIND.runtimeRollout)).items;
+  assert.ok(created, 'the rollout was created');
+  await kube.patch(KIND.runtimeRollout, created.metadata.name, undefined, { spec: { approval: { approvedBy: 'alice', approvedAt: '2026-12-02T09:59:00Z' } } });
+  await runRollout(ctxOf(kube, rt));
+  assert.equal((await kube.list(KIND.application)).items.length, 1, 'the approved rollout wrote its one Application');
+  kube.requests.clear();
+  const third = await runRollout(ctxOf(kube, rt, '2026-12-02T10:00:05Z'));
+  assert.equal(third.conditions?.find((c) => c.type === CONDITION.released)?.reason, 'RolloutProgressing', 'the step waits for Argo CD to report it');
+  assert.equal(kube.count('list', KIND.application), 1, 'the look lists the Applications once');
+  assert.equal(kube.count('get', KIND.application), 0, 'and the gate reads the listed copy');
+});

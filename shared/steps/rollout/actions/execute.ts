@@ -129,7 +129,10 @@ async function check(run: Run, i: number): Promise<Next> {
   const app = run.intended.get(step.release);
   if (!app) return stall(run, i, 'StepUnknown', `step ${i + 1} names release ${step.release}, which the target plan ${run.r.spec.toPlan} lacks. Retry the rollout`);
   if (state.reason === STEP_WRITING) return write(run, i, app);
-  const verdict = gate(await readApplication(run.ctx.kube, step.release), app, new Date(state.startedAt ?? 0));
+  // The look listed this Application after every earlier look's write (a step written in this look
+  // ends the look), so a second GET would show the same; only one the listing lacks is read by name.
+  const live = run.look.apps.find((a) => a.metadata.name === step.release) ?? (await readApplication(run.ctx.kube, step.release));
+  const verdict = gate(live, app, new Date(state.startedAt ?? 0));
   if (verdict.held) return done(run, i, `Argo CD reports it synced and healthy at ${revisions(app)}`);
   return waitOrFail(run, i, verdict);
 }
