@@ -64,23 +64,24 @@ test('JOB-7 a failed run whose stage has not stalled keeps its Job, pod and logs
   await waitFor(`Job ${kept.name} deleted once the inputs changed`, async () => ((await jobs()).some((j) => j.name === kept.name) ? undefined : true), 60_000);
 });
 
+/** The digest of the plan Resolved=True names; that of the previous inputs may still stand, so only one for `generation` counts. */
+async function resolvedFor(generation: number): Promise<string> {
+  return waitFor(`Resolved=True naming a plan for generation ${generation}`, async () => {
+    const c = condition(await getRuntime(), 'Resolved') as { status: string; message: string; observedGeneration?: number } | undefined;
+    const digest = /plan aicr-plan-([0-9a-f]{16})/.exec(c?.message ?? '')?.[1];
+    return c?.status === 'True' && (c.observedGeneration ?? 0) >= generation ? digest : undefined;
+  }, 120_000);
+}
+
 test('OBS-1 the lines of an AICR run name it (runId) beside the runtime UID, and the look that resolved a plan names its digest', async () => {
   const runtime = await getRuntime();
   const uid = runtime?.metadata.uid ?? '';
-  const generation = runtime?.metadata.generation ?? 0;
-  // Resolved=True of the previous inputs may still stand; only the current generation counts.
-  await waitFor('Resolved=True for the new inputs (the current generation)', async () => {
-    const c = condition(await getRuntime(), 'Resolved') as { status: string; observedGeneration?: number } | undefined;
-    return c?.status === 'True' && (c.observedGeneration ?? 0) >= generation ? true : undefined;
-  }, 120_000);
-  const digest = /plan (aicr-plan-[0-9a-f]{16})/.exec(condition(await getRuntime(), 'Resolved')?.message ?? '')?.[1]?.slice('aicr-plan-'.length) ?? '?';
+  const digest = await resolvedFor(runtime?.metadata.generation ?? 0);
   // The step logs "status written" after the API server took the write, so the runtime can show
   // the new plan a moment before the line reaches the captured output.
-  const statusLine = await waitFor('the status write of the resolved plan names its digest', async () =>
-    cp?.records().find((r) => r['step'] === 'resolve' && r['message'] === 'status written' && String(r['planDigest'] ?? '').startsWith(`sha256:${digest}`)), 10_000);
-  assert.equal(statusLine['message'], 'status written');
-  const lines = cp?.records().filter((r) => r['step'] === 'resolve') ?? [];
-  const runs = lines.filter((r) => typeof r['runId'] === 'string');
+  const named = (r: Record<string, unknown>): boolean => r['step'] === 'resolve' && r['message'] === 'status written' && String(r['planDigest']).startsWith(`sha256:${digest}`);
+  await waitFor(`the status write of the resolved plan names its digest ${digest}`, async () => cp?.records().find(named), 10_000);
+  const runs = (cp?.records() ?? []).filter((r) => r['step'] === 'resolve' && typeof r['runId'] === 'string');
   assert.ok(runs.some((r) => /^aicr-recipe-[0-9a-f]{16}-\d+$/.test(String(r['runId']))), 'a recipe run names its Job');
   assert.ok(runs.some((r) => /^aicr-render-[0-9a-f]{16}-\d+$/.test(String(r['runId']))), 'a render run names its Job');
   for (const r of runs) assert.equal(r['runtimeUID'], uid, JSON.stringify(r));
