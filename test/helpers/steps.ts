@@ -1,5 +1,5 @@
-import type { RuntimeObject } from '../../shared/kube/kinds.ts';
 // Running steps in tests the way the queue would, without repeating the wiring in every file.
+import type { RuntimeObject } from '../../shared/kube/kinds.ts';
 import type { KubePort } from '../../shared/kube/port.ts';
 import type { Logger } from '../../shared/observability/log.ts';
 import type { QueueProducer } from '../../shared/queue/port.ts';

@@ -67,7 +67,7 @@ test('JOB-7 a failed run whose stage has not stalled keeps its Job, pod and logs
 /** The digest of the plan Resolved=True names; that of the previous inputs may still stand, so only one for `generation` counts. */
 async function resolvedFor(generation: number): Promise<string> {
   return waitFor(`Resolved=True naming a plan for generation ${generation}`, async () => {
-    const c = condition(await getRuntime(), 'Resolved') as { status: string; message: string; observedGeneration?: number } | undefined;
+    const c = condition(await getRuntime(), 'Resolved');
     const digest = /plan aicr-plan-([0-9a-f]{16})/.exec(c?.message ?? '')?.[1];
     return c?.status === 'True' && (c.observedGeneration ?? 0) >= generation ? digest : undefined;
   }, 120_000);

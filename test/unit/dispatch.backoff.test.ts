@@ -21,7 +21,6 @@ import { captureLogger } from '../helpers/logs.ts';
 import { RecordingProducer } from '../helpers/recordingProducer.ts';
 import { dispatchedRuntime as runtime, resolveItem } from '../helpers/steps.ts';
 
-
 /** Just enough of the port for a step that fails before it writes (and for a stall's status write). */
 function fakeKube(): KubePort {
   const current = structuredClone(runtime) as RuntimeObject;

@@ -13,7 +13,6 @@ import { captureLogger } from '../helpers/logs.ts';
 import { RecordingProducer } from '../helpers/recordingProducer.ts';
 import { dispatchedRuntime as runtime, resolveItem } from '../helpers/steps.ts';
 
-
 /** Reads only: the step below changes nothing. */
 function readOnlyKube(): KubePort {
   const refused = (): Promise<never> => Promise.reject(new Error('a step that changes nothing writes nothing'));
