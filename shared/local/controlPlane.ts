@@ -5,6 +5,7 @@ import { StallReporter } from '../observability/stallCounts.ts';
 import type { KubePort } from '../kube/port.ts';
 import type { Logger } from '../observability/log.ts';
 import { EmbeddedQueue, type EmbeddedQueueOptions } from '../queue/embedded.ts';
+import type { QueueProducer } from '../queue/port.ts';
 import { createDispatcher } from '../steps/dispatch.ts';
 import { RUNNERS } from '../steps/runners.ts';
 import { STEP_TABLE, type StepRow } from '../steps/table.ts';
@@ -47,6 +48,24 @@ export interface LocalOptions {
    * right after it was handled, as SQS's at-least-once delivery may. Never set by local mode.
    */
   readonly handleAgain?: () => boolean;
+  /**
+   * The fault harness's hook for late messages: milliseconds to hold a sent message back, so
+   * messages sent after it may be handled first, as messages from different senders can be on
+   * SQS. Never set by local mode.
+   */
+  readonly holdBackMs?: () => number;
+}
+
+/** The queue as senders see it: each message held back by the fault harness's hook when one is set. */
+export function senderOf(queue: QueueProducer, holdBackMs: LocalOptions['holdBackMs']): QueueProducer {
+  if (!holdBackMs) return queue;
+  return {
+    send: (msg) => {
+      const extra = holdBackMs();
+      return queue.send(extra > 0 ? { ...msg, delayMs: (msg.delayMs ?? 0) + extra } : msg);
+    },
+    deadLetter: (msg) => queue.deadLetter(msg),
+  };
 }
 
 /** Local mode counts stalled runtimes on a timer, as each forwarder window does on AWS. */
@@ -70,10 +89,10 @@ function startSweeper(deps: SweepDeps, timings: Timings): NodeJS.Timeout {
 }
 
 /** The steps consume the queue, each message handled by the step it names. */
-function consumeSteps(queue: EmbeddedQueue, opts: LocalOptions, run: { readonly table: readonly StepRow[]; readonly now: () => Date; readonly timings: Timings }): void {
-  const { table, now, timings } = run;
+function consumeSteps(queue: EmbeddedQueue, opts: LocalOptions, run: { readonly table: readonly StepRow[]; readonly now: () => Date; readonly timings: Timings; readonly producer: QueueProducer }): void {
+  const { table, now, timings, producer } = run;
   const dispatch = createDispatcher(opts.runners ?? RUNNERS, table);
-  const deps = { kube: opts.kube, log: opts.log, now, timings, producer: queue, ...(opts.kubeFor ? { kubeFor: opts.kubeFor } : {}) };
+  const deps = { kube: opts.kube, log: opts.log, now, timings, producer, ...(opts.kubeFor ? { kubeFor: opts.kubeFor } : {}) };
   queue.consume(async (msg) => {
     await dispatch(msg, deps);
     if (opts.handleAgain?.()) await dispatch(msg, deps);
@@ -85,13 +104,14 @@ export function startLocalControlPlane(opts: LocalOptions): LocalControlPlane {
   const now = opts.now ?? ((): Date => new Date());
   const table = opts.table ?? STEP_TABLE;
   const timings = opts.timings ?? DEFAULT_TIMINGS;
-  consumeSteps(queue, opts, { table, now, timings });
+  const producer = senderOf(queue, opts.holdBackMs);
+  consumeSteps(queue, opts, { table, now, timings, producer });
   const forwarders = watchedBy(table).map(
     (w) =>
       new Forwarder(
         {
           kube: opts.kube,
-          producer: queue,
+          producer,
           log: opts.log.child({ step: 'forwarder', watched: w.kind.plural }),
           checkpoint: w === RUNTIME_WATCH ? (opts.checkpoint ?? new MemoryCheckpoint()) : new MemoryCheckpoint(),
           table,

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EmbeddedQueue } from '../../shared/queue/embedded.ts';
 import type { ReceivedMessage } from '../../shared/queue/port.ts';
+import { senderOf } from '../../shared/local/controlPlane.ts';
 
 const fast = { redeliveryDelayMs: 5, maxReceives: 3 };
 
@@ -90,4 +91,19 @@ test('two groups are processed concurrently', async () => {
   await q.send({ step: 'resolve', group: 'b', dedupId: 'b', body: 'b' });
   await q.idle();
   assert.equal(maxInFlight, 2);
+});
+
+test('FLT-1 harness: a message the fault hook holds back is handled after one sent later in its group, and an unheld one keeps its order', async () => {
+  const q = new EmbeddedQueue(fast);
+  const seen: string[] = [];
+  q.consume((m) => {
+    seen.push(m.body);
+    return Promise.resolve();
+  });
+  const holds = [30, 0, 0];
+  const sender = senderOf(q, () => holds.shift() ?? 0);
+  for (const n of ['late', 'second', 'third']) await sender.send({ step: 'resolve', group: 'a', dedupId: n, body: n });
+  await q.idle();
+  assert.deepEqual(seen, ['second', 'third', 'late']);
+  assert.equal(senderOf(q, undefined), q, 'without the hook the queue is used as it is');
 });

@@ -7,3 +7,7 @@ export const DUPLICATE_LINE = 'FAULT HARNESS: message handled again';
 export const CONFLICT_LINE = 'FAULT HARNESS: answered 409 to';
 /** Printed for each request the harness answered 429 Too Many Requests instead of sending it. */
 export const THROTTLE_LINE = 'FAULT HARNESS: answered 429 to';
+/** Printed for each watch the harness ended with 410 Gone, as an API server whose history moved on does. */
+export const GONE_LINE = 'FAULT HARNESS: watch ended 410 Gone';
+/** Printed for each message the harness held back, so messages sent after it may be handled before it. */
+export const DELAY_LINE = 'FAULT HARNESS: message held back';

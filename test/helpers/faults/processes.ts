@@ -5,9 +5,14 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { ROOT } from '../sls.ts';
-import { CONFLICT_LINE, CRASH_LINE, DUPLICATE_LINE, THROTTLE_LINE } from './lines.ts';
+import { CONFLICT_LINE, CRASH_LINE, DELAY_LINE, DUPLICATE_LINE, GONE_LINE, THROTTLE_LINE } from './lines.ts';
 
-const HARNESS = fileURLToPath(new URL('./crashingControlPlane.ts', import.meta.url));
+/** The control plane the harness runs: local mode, or the AWS path (forwarder, SQS, the rollout and relay functions). */
+export type Path = 'local' | 'sqs';
+const HARNESS: Record<Path, string> = {
+  local: fileURLToPath(new URL('./crashingControlPlane.ts', import.meta.url)),
+  sqs: fileURLToPath(new URL('./crashingFunctions.ts', import.meta.url)),
+};
 export const SEED = Number(process.env['AICR_FAULT_SEED'] ?? '20261203');
 export const RELEASES = Number(process.env['AICR_FAULT_RELEASES'] ?? '3');
 /** Crash points are drawn from 1..STRIDE writes after each start. */
@@ -16,17 +21,28 @@ const MAX_STARTS = 40 * RELEASES;
 /** The share of messages each process handles twice. */
 const DUPLICATE = process.env['AICR_FAULT_DUPLICATE'] ?? '0.3';
 
-/** What a busy API server answers instead of doing the request: shares of writes answered 409, of requests answered 429. */
+/**
+ * What a busy API server and an unruly queue do: shares of writes answered 409 and of requests
+ * answered 429 instead of being sent, of watches ended with 410 Gone, and of messages held back.
+ */
 export interface Busy {
   readonly conflicts: string;
   readonly throttles: string;
+  readonly gone: string;
+  readonly holdBack: string;
 }
-export const CALM: Busy = { conflicts: '0', throttles: '0' };
-export const BUSY: Busy = { conflicts: process.env['AICR_FAULT_CONFLICTS'] ?? '0.1', throttles: process.env['AICR_FAULT_THROTTLES'] ?? '0.05' };
+export const CALM: Busy = { conflicts: '0', throttles: '0', gone: '0', holdBack: '0' };
+export const BUSY: Busy = {
+  conflicts: process.env['AICR_FAULT_CONFLICTS'] ?? '0.1',
+  throttles: process.env['AICR_FAULT_THROTTLES'] ?? '0.05',
+  gone: process.env['AICR_FAULT_GONE'] ?? '0.3',
+  holdBack: process.env['AICR_FAULT_HOLD_BACK'] ?? '0.2',
+};
 /** One process's faults besides its crash: the share of messages it handles twice, and how busy its API server is. */
 interface Mix {
   readonly duplicate: string;
   readonly busy: Busy;
+  readonly path?: Path;
 }
 
 /** mulberry32: small, seeded, and the same sequence on every machine. */
@@ -49,6 +65,10 @@ export interface Start {
   readonly duplicates: number;
   /** How many requests it was answered 409 or 429 without their being sent. */
   readonly refused: number;
+  /** How many of its watches were ended with 410 Gone. */
+  readonly expired: number;
+  /** How many of its messages were held back. */
+  readonly heldBack: number;
 }
 
 /** A probe that reads the cluster: false while the API server cannot answer (it may be restarting). */
@@ -58,8 +78,8 @@ const tolerant =
     probe(...a).catch(() => false);
 
 /** One process of the control plane, killed by the harness after `crashAfter` writes, or stopped once `done` holds. */
-export function runProcess(crashAfter: number, seed: number, done: (out: string) => Promise<boolean>, { duplicate, busy }: Mix = { duplicate: DUPLICATE, busy: CALM }): Promise<Start> {
-  const child = spawn(process.execPath, ['--import', 'tsx', HARNESS], {
+export function runProcess(crashAfter: number, seed: number, done: (out: string) => Promise<boolean>, { duplicate, busy, path = 'local' }: Mix = { duplicate: DUPLICATE, busy: CALM }): Promise<Start> {
+  const child = spawn(process.execPath, ['--import', 'tsx', HARNESS[path]], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -68,6 +88,8 @@ export function runProcess(crashAfter: number, seed: number, done: (out: string)
       AICR_FAULT_DUPLICATE: duplicate,
       AICR_FAULT_CONFLICTS: busy.conflicts,
       AICR_FAULT_THROTTLES: busy.throttles,
+      AICR_FAULT_GONE: busy.gone,
+      AICR_FAULT_HOLD_BACK: busy.holdBack,
       AICR_FAULT_SEED: String(seed),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -76,8 +98,7 @@ export function runProcess(crashAfter: number, seed: number, done: (out: string)
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
   const lines = (prefix: string): number => out.split('\n').filter((l) => l.startsWith(prefix)).length;
-  const duplicates = (): number => lines(DUPLICATE_LINE);
-  const refused = (): number => lines(CONFLICT_LINE) + lines(THROTTLE_LINE);
+  const counts = (): Omit<Start, 'crashAfter' | 'crash'> => ({ duplicates: lines(DUPLICATE_LINE), refused: lines(CONFLICT_LINE) + lines(THROTTLE_LINE), expired: lines(GONE_LINE), heldBack: lines(DELAY_LINE) });
   const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
   return new Promise<Start>((resolve, reject) => {
     let finished = false;
@@ -88,7 +109,7 @@ export function runProcess(crashAfter: number, seed: number, done: (out: string)
           finished = true;
           child.kill('SIGTERM');
           await exited;
-          resolve({ crashAfter, duplicates: duplicates(), refused: refused() });
+          resolve({ crashAfter, ...counts() });
           return;
         }
         if (Date.now() > deadline) {
@@ -104,17 +125,22 @@ export function runProcess(crashAfter: number, seed: number, done: (out: string)
       if (finished) return;
       finished = true;
       const line = out.split('\n').find((l) => l.startsWith(CRASH_LINE));
-      if (signal === 'SIGKILL' && line) resolve({ crashAfter, crash: line, duplicates: duplicates(), refused: refused() });
+      if (signal === 'SIGKILL' && line) resolve({ crashAfter, crash: line, ...counts() });
       else reject(new Error(`the control-plane process ended by itself (signal ${String(signal)}); its output:\n${out.slice(-4000)}`));
     });
     poll().catch(reject);
   });
 }
 
-/** Starts processes, each crashing at a seeded point, until `done` holds. */
-export async function crashUntil(what: string, done: (out?: string) => Promise<boolean>, rng: () => number, { starts, busy }: { starts: Start[]; busy: Busy }): Promise<void> {
+/**
+ * Starts processes, each crashing at a seeded point, until `done` holds. With `everyWrite`, each
+ * process is killed right after its first write, so every write of the run is followed by a crash.
+ */
+export async function crashUntil(what: string, done: (out?: string) => Promise<boolean>, rng: () => number, { starts, busy, everyWrite = false, path = 'local' }: { starts: Start[]; busy: Busy; everyWrite?: boolean; path?: Path }): Promise<void> {
+  const most = everyWrite ? MAX_STARTS * STRIDE : MAX_STARTS;
   while (!(await tolerant(done)())) {
-    assert.ok(starts.length < MAX_STARTS, `${what}: not reached after ${starts.length} starts (seed ${SEED}): ${starts.map((s) => s.crash ?? 'no crash').join('; ')}`);
-    starts.push(await runProcess(1 + Math.floor(rng() * STRIDE), SEED + starts.length, done, { duplicate: DUPLICATE, busy }));
+    assert.ok(starts.length < most, `${what}: not reached after ${starts.length} starts (seed ${SEED}): ${starts.map((s) => s.crash ?? 'no crash').join('; ')}`);
+    const crashAfter = everyWrite ? 1 : 1 + Math.floor(rng() * STRIDE);
+    starts.push(await runProcess(crashAfter, SEED + starts.length, done, { duplicate: everyWrite ? '0' : DUPLICATE, busy, path }));
   }
 }
