@@ -106,3 +106,20 @@ export function inventoryChanges(f: DriftFacts): string[] {
   const names = [...new Set([...f.recorded.map((e) => e.name), ...byName.keys(), ...f.steps.map((s) => s.release)])].sort();
   return names.map((n) => changeOf(f, n, byName.get(n))).filter((c): c is string => c !== undefined);
 }
+
+/** Whether every field of `want` is in `have` with the same value (arrays compared whole). */
+function contains(have: unknown, want: unknown): boolean {
+  if (want === null || typeof want !== 'object' || Array.isArray(want)) return canonicalJson(have ?? null) === canonicalJson(want);
+  if (have === null || typeof have !== 'object' || Array.isArray(have)) return false;
+  return Object.entries(want).every(([k, v]) => contains((have as Record<string, unknown>)[k], v));
+}
+
+/**
+ * Whether the live Application already carries everything the step's write would set: its labels,
+ * annotations (the target plan's digest among them) and spec. Then the write recorded before a
+ * crash went through, and applying it again would change nothing.
+ */
+export function writtenAsIntended(live: GenericObject, app: PlanApplication): boolean {
+  const { labels, annotations } = app.metadata;
+  return contains(live.metadata.labels ?? {}, labels ?? {}) && contains(live.metadata.annotations ?? {}, annotations ?? {}) && contains(fieldAt(live, 'spec'), app.spec);
+}

@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import test from 'node:test';
 import { CONFIGURATION, CONDITION } from '../../shared/api/constants.ts';
 import { KIND } from '../../shared/kube/kinds.ts';
-import { runRollout } from '../../shared/steps/rollout/index.ts';
+import { parseRollout } from '../../shared/rollouts/objects.ts';
+import { STEP_WRITING } from '../../shared/rollouts/progress.ts';
+import { nextLook, runRollout } from '../../shared/steps/rollout/index.ts';
 import { TARGET, cluster, ctxOf, runtime } from '../helpers/rolloutLook.ts';
 
 test('ENG-1 one look reads the configuration and the target plan once, even when the decision reaches the validation gate', async () => {
@@ -48,4 +50,51 @@ test('a step in flight is gated on the look\'s own listing of its Application, n
   assert.equal(third.conditions?.find((c) => c.type === CONDITION.released)?.reason, 'RolloutProgressing', 'the step waits for Argo CD to report it');
   assert.equal(kube.count('list', KIND.application), 1, 'the look lists the Applications once');
   assert.equal(kube.count('get', KIND.application), 0, 'and the gate reads the listed copy');
+});
+
+test('the looks many messages ask for only because time passes are one timer per idle period, never later than a look the step asked for', () => {
+  const idle = 300_000;
+  const at = (iso: string): Date => new Date(iso);
+  const a = nextLook({}, undefined, idle, at('2026-12-04T10:00:10Z'));
+  const b = nextLook({ recheckAfterMs: 900_000 }, 'window-x', idle, at('2026-12-04T10:04:59Z'));
+  assert.equal(a.recheckKey, 'idle-2026-12-04T10:10:00.000Z');
+  assert.equal(b.recheckKey, a.recheckKey, 'two looks in one period share the timer');
+  assert.equal(a.recheckAfterMs, 590_000);
+  assert.equal(b.recheckAfterMs, 301_000);
+  const sooner = nextLook({ recheckAfterMs: 400_000 }, 'window-y', idle, at('2026-12-04T10:00:10Z'));
+  assert.deepEqual(sooner, { recheckAfterMs: 400_000, recheckKey: 'window-y' }, 'a window opening before the idle timer is looked at when it opens');
+  assert.deepEqual(nextLook({ recheckAfterMs: 5_000 }, undefined, idle, at('2026-12-04T10:04:59Z')), { recheckAfterMs: 5_000 });
+});
+
+/** The rollout's status as a control plane that died right after writing step 1's Application leaves it: recorded as being written. */
+async function diedAfterWrite(kube: ReturnType<typeof cluster>): Promise<string> {
+  const r = parseRollout((await kube.list(KIND.runtimeRollout)).items[0]);
+  assert.ok(r?.status?.steps, 'the rollout, started');
+  const steps = r.status.steps.map((s, i) => (i === 0 ? { ...s, reason: STEP_WRITING } : s));
+  await kube.applyStatus(KIND.runtimeRollout, { metadata: { name: r.metadata.name }, status: { ...r.status, steps } }, { fieldManager: 'test' });
+  kube.requests.clear();
+  return r.metadata.name;
+}
+
+test('FLT-1 a step recorded as being written whose Application the look lists as written is recorded, not written again, so a control plane dying right after each write still moves on; one not written is written', async () => {
+  const kube = cluster();
+  const rt = runtime({ validation: { deployment: 'Disabled' } });
+  await runRollout(ctxOf(kube, rt));
+  const [created] = (await kube.list(KIND.runtimeRollout)).items;
+  assert.ok(created, 'the rollout was created');
+  await kube.patch(KIND.runtimeRollout, created.metadata.name, undefined, { spec: { approval: { approvedBy: 'alice', approvedAt: '2026-12-02T09:59:00Z' } } });
+  await runRollout(ctxOf(kube, rt));
+  const [app] = (await kube.list(KIND.application)).items;
+  assert.ok(app, 'the approved rollout wrote its Application');
+
+  const name = await diedAfterWrite(kube);
+  await runRollout(ctxOf(kube, rt, '2026-12-02T10:00:05Z'));
+  assert.equal(kube.count('apply', KIND.application), 0, 'not written again');
+  const state = async (): Promise<string | undefined> => parseRollout(await kube.get(KIND.runtimeRollout, name))?.status?.steps?.[0]?.reason;
+  assert.equal(await state(), 'GateNotMet', 'recorded as written, waiting for Argo CD');
+
+  await diedAfterWrite(kube);
+  await kube.delete(KIND.application, app.metadata.name, app.metadata.namespace);
+  await runRollout(ctxOf(kube, rt, '2026-12-02T10:00:06Z'));
+  assert.equal(kube.count('apply', KIND.application), 1, 'a write that did not happen is made');
 });

@@ -119,11 +119,23 @@ export const runRollout: StepRunner = async (given) => {
   // Nothing wakes the step when Argo CD goes away or returns but time: soon while it is away,
   // now and then while it is up.
   const idle = engine.available ? IDLE_LOOKS * ctx.timings.engineRecheckMs : ctx.timings.engineRecheckMs;
-  const recheck = Math.min(report.recheckAfterMs ?? Number.POSITIVE_INFINITY, idle);
   const runtime = ctx.runtime === given.runtime ? {} : { runtime: ctx.runtime };
-  // A key names one instant; a sooner look under the same key would be taken for that timer and dropped.
   const { recheckKey, ...rest } = report;
-  const keyed = recheckKey !== undefined && recheck === report.recheckAfterMs ? { recheckKey } : {};
-  const out: StepReport = { ...rest, conditions: [engineCondition(engine), ...report.conditions], recheckAfterMs: recheck, ...keyed, ...runtime };
+  const out: StepReport = { ...rest, conditions: [engineCondition(engine), ...report.conditions], ...nextLook(report, recheckKey, idle, ctx.now()), ...runtime };
   return out;
 };
+
+/**
+ * When to look again. Every look asks for one, so a look the step asks for only because time
+ * passes is keyed by the end of the idle period after it (so between one and two idle periods
+ * away): the looks that many messages ask for in one period are one timer, not one chain of
+ * looks per message that ever arrived.
+ * A key names one instant; a sooner look under the same key would be taken for that timer and dropped.
+ */
+export function nextLook(report: Pick<StepReport, 'recheckAfterMs'>, recheckKey: string | undefined, idleMs: number, now: Date): Pick<StepReport, 'recheckAfterMs' | 'recheckKey'> {
+  const asked = report.recheckAfterMs ?? Number.POSITIVE_INFINITY;
+  const due = Math.ceil((now.getTime() + idleMs) / idleMs) * idleMs;
+  // Never later than the step asked: a window opening, say, is looked at when it opens.
+  if (asked < due - now.getTime()) return { recheckAfterMs: asked, ...(recheckKey === undefined ? {} : { recheckKey }) };
+  return { recheckAfterMs: due - now.getTime(), recheckKey: `idle-${new Date(due).toISOString()}` };
+}

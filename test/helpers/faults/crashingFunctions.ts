@@ -1,6 +1,7 @@
 // FAULT HARNESS, test only (FLT-1): the AWS path in a process of its own, with the faults of
-// injected.ts. The forwarder sends to moto's SQS FIFO queues; the rollout function's handler and
-// the relay's, as Lambda calls them, take their messages (test/helpers/sqsDriver.ts). When the
+// injected.ts. The forwarder sends to moto's SQS FIFO queues; the handlers of the rollout and
+// drift-check functions (the two that act on a rollout; drift-check reports the inventory Ready
+// waits for) and of the relay, as Lambda calls them, take their messages (test/helpers/sqsDriver.ts). When the
 // process is killed, the messages it had received come back after their visibility timeout, as
 // they would after a Lambda container died, and count towards the queue's redrive limit.
 // The test creates the queues and names them in the environment, as the deployment does.
@@ -16,6 +17,8 @@ import { watchedBy } from '../../../shared/forwarder/watched.ts';
 import { senderOf } from '../../../shared/local/controlPlane.ts';
 import { queueSettings, STEP_TABLE } from '../../../shared/steps/table.ts';
 import { runRollout } from '../../../shared/steps/rollout/index.ts';
+import { runDriftCheck } from '../../../shared/steps/driftCheck/index.ts';
+import type { StepRunner } from '../../../shared/steps/types.ts';
 import { forwarderKube, stepKube } from '../controlPlane.ts';
 import { awsClientConfig } from '../env.ts';
 import { SCALED_TIMINGS } from '../resolved.ts';
@@ -23,7 +26,7 @@ import { SqsLambdaDriver, type SqsHandler, type TestQueue } from '../sqsDriver.t
 import { crashing, handleAgain, holdBackMs } from './injected.ts';
 
 const sqs = new SQSClient(awsClientConfig());
-const ROLLOUT_ONLY = STEP_TABLE.filter((r) => r.name === 'rollout');
+const STEPS = STEP_TABLE.filter((r) => ['rollout', 'drift-check'].includes(r.name));
 
 async function queueAt(url: string | undefined): Promise<TestQueue> {
   if (!url) throw new Error('the fault harness needs the queues the test made, named in its environment');
@@ -31,23 +34,28 @@ async function queueAt(url: string | undefined): Promise<TestQueue> {
   return { url, arn: attrs.Attributes?.['QueueArn'] ?? '' };
 }
 
+// Read by injected.ts as it loaded; the functions refuse settings they do not know.
+for (const key of Object.keys(process.env)) if (key.startsWith('AICR_FAULT_')) delete process.env[key];
 const base = buildStepDeps('rollout');
 const producer = senderOf(base.producer, holdBackMs);
-const deps = { ...base, producer, kube: crashing(stepKube('rollout')), timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 } };
-const step = createStepHandler({ rollout: runRollout }, () => deps);
-// A message handled twice, as SQS's at-least-once delivery may hand it to two containers.
-const rolloutHandler: SqsHandler = async (event, context) => {
-  const result = await step(event, context);
-  if (handleAgain()) await step(event, context);
-  return result;
-};
+/** A step's function, as Lambda calls it, with its own identity behind the crashing port; each batch handled twice for a share. */
+function stepFunction(step: string, runner: StepRunner): SqsHandler {
+  const deps = { ...base, producer, kube: crashing(stepKube(step)), timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 } };
+  const handle = createStepHandler({ [step]: runner }, () => deps);
+  return async (event, context) => {
+    const result = await handle(event, context);
+    if (handleAgain()) await handle(event, context);
+    return result;
+  };
+}
 const relay = createRelayHandler(() => ({ ...relayDeps(), producer: senderOf(relayDeps().producer, holdBackMs) }));
 const drivers = [
-  new SqsLambdaDriver(sqs, await queueAt(process.env[queueSettings('rollout').url]), rolloutHandler),
+  new SqsLambdaDriver(sqs, await queueAt(process.env[queueSettings('rollout').url]), stepFunction('rollout', runRollout)),
+  new SqsLambdaDriver(sqs, await queueAt(process.env[queueSettings('drift-check').url]), stepFunction('drift-check', runDriftCheck)),
   new SqsLambdaDriver(sqs, await queueAt(process.env['AICR_DELAY_QUEUE_URL']), relay),
 ];
-const forwarders = watchedBy(ROLLOUT_ONLY).map(
-  (w) => new Forwarder({ kube: crashing(forwarderKube()), producer, log: base.log, checkpoint: new MemoryCheckpoint(), table: ROLLOUT_ONLY, coalesceMs: COALESCE_MS, watchTimeoutSeconds: 30 }, w),
+const forwarders = watchedBy(STEPS).map(
+  (w) => new Forwarder({ kube: crashing(forwarderKube()), producer, log: base.log, checkpoint: new MemoryCheckpoint(), table: STEPS, coalesceMs: COALESCE_MS, watchTimeoutSeconds: 30 }, w),
 );
 let polling = true;
 process.on('SIGTERM', () => {

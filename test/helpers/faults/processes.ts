@@ -3,6 +3,7 @@
 // a failing run replays. The settings come from the environment, as the suite's header says.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ROOT } from '../sls.ts';
 import { CONFLICT_LINE, CRASH_LINE, DELAY_LINE, DUPLICATE_LINE, GONE_LINE, THROTTLE_LINE } from './lines.ts';
@@ -95,8 +96,14 @@ export function runProcess(crashAfter: number, seed: number, done: (out: string)
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  // AICR_FAULT_LOG=<file> keeps every process's whole output there, to read a failing seed's run.
+  const keep = process.env['AICR_FAULT_LOG'];
+  const take = (d: Buffer): void => {
+    out += d.toString();
+    if (keep) appendFileSync(keep, d);
+  };
+  child.stdout.on('data', take);
+  child.stderr.on('data', take);
   const lines = (prefix: string): number => out.split('\n').filter((l) => l.startsWith(prefix)).length;
   const counts = (): Omit<Start, 'crashAfter' | 'crash'> => ({ duplicates: lines(DUPLICATE_LINE), refused: lines(CONFLICT_LINE) + lines(THROTTLE_LINE), expired: lines(GONE_LINE), heldBack: lines(DELAY_LINE) });
   const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));

@@ -2,20 +2,19 @@
 // (gate.ts), a step done lets the next one start in the same look, and each look ends with one
 // status write. Nothing is written while the runtime is paused or Argo CD is unavailable (ENG-1);
 // a written Application is never written again mid-step, so a hand edit is reported, not undone.
-import { EVENT_REASON } from '../../../events/recorder.ts';
+import type { GenericObject } from '../../../kube/kinds.ts';
 import { type PlanApplication, planToApplications } from '../../../plans/applications.ts';
 import type { Plan } from '../../../plans/plan.ts';
 import type { Release } from '../../../plans/release.ts';
 import type { Judgement } from '../../../rollouts/approval.ts';
 import { adoptApplication, readApplication, removeApplication, requestRefresh, writeApplication } from '../../../rollouts/applicationWrites.ts';
-import { inventoryChanges } from '../../../rollouts/drift.ts';
+import { inventoryChanges, writtenAsIntended } from '../../../rollouts/drift.ts';
 import { gate } from '../../../rollouts/gate.ts';
 import { type RolloutObject, approvedCondition } from '../../../rollouts/objects.ts';
 import { STEP_WRITING, acknowledged, needsAcknowledgement, nextStep, type StepState, stepStates, timeLeft } from '../../../rollouts/progress.ts';
 import { kubeTime } from '../../../status/conditions.ts';
 import { type StepContext, concerning } from '../../types.ts';
 import type { RolloutLook } from '../look.ts';
-import { noteRollout } from '../record.ts';
 import { type RolloutReport, planMissing } from '../report.ts';
 import { type Approved, type Run, drifted, fail, hold, intend, progress, stall, succeed } from './executeEnds.ts';
 import { validateThenSucceed, validationGate } from './deploymentValidation.ts';
@@ -73,13 +72,29 @@ async function start(run: Run, i: number): Promise<Next> {
   return write(run, i, app);
 }
 
-/** The step's Application written, once its start is recorded; again after a crash that may have come before or after the write. */
+/** The step's Application written, once its start is recorded. */
 async function write(run: Run, i: number, app: PlanApplication): Promise<Next> {
   const step = run.r.spec.steps[i];
   const written = await writeApplication(run.ctx.kube, app);
   if (step?.action === 'Upgrade' && step.fromVersion === step.toVersion && !step.valuesChanged) await requestRefresh(run.ctx.kube, step.release);
+  return recordWritten(run, i, app, written);
+}
+
+function recordWritten(run: Run, i: number, app: PlanApplication, written: GenericObject): Promise<Next> {
   set(run, i, { applicationUID: written.metadata.uid, reason: 'GateNotMet', message: `written; waiting for Argo CD to report it synced and healthy at ${revisions(app)}` });
   return progress(run, i);
+}
+
+/**
+ * A step recorded as being written, found so by a later look: the control plane stopped between
+ * the record and what follows it. Written again unless the look's listing shows the write went
+ * through; then only recorded, so a control plane that keeps dying right after its first write
+ * still moves on. (A refresh that write asked for may be lost with it; Argo CD's next periodic
+ * comparison gives the gate its report instead.)
+ */
+function writeAgain(run: Run, i: number, app: PlanApplication): Promise<Next> {
+  const live = run.look.apps.find((a) => a.metadata.name === app.metadata.name);
+  return live && writtenAsIntended(live, app) ? recordWritten(run, i, app, live) : write(run, i, app);
 }
 
 /** An Adopt step changes only the ownership annotations, so it is done once written. */
@@ -128,7 +143,7 @@ async function check(run: Run, i: number): Promise<Next> {
   }
   const app = run.intended.get(step.release);
   if (!app) return stall(run, i, 'StepUnknown', `step ${i + 1} names release ${step.release}, which the target plan ${run.r.spec.toPlan} lacks. Retry the rollout`);
-  if (state.reason === STEP_WRITING) return write(run, i, app);
+  if (state.reason === STEP_WRITING) return writeAgain(run, i, app);
   // The look listed this Application after every earlier look's write (a step written in this look
   // ends the look), so a second GET would show the same; only one the listing lacks is read by name.
   const live = run.look.apps.find((a) => a.metadata.name === step.release) ?? (await readApplication(run.ctx.kube, step.release));
@@ -167,19 +182,16 @@ async function stepOnce(run: Run, i: number): Promise<Next> {
 }
 
 /** How the rollout came to run: an approval accepted in this look or before, or every step assessed safe. */
-async function approvedOf(ctx: StepContext, r: RolloutObject, accepted: Extract<Judgement, { state: 'Accepted' }> | undefined): Promise<Approved> {
+function approvedOf(accepted: Extract<Judgement, { state: 'Accepted' }> | undefined): Approved {
   if (!accepted) return { condition: approvedCondition('True', 'AssessedSafe', 'every step was assessed safe, so no approval is needed') };
   const approval = { state: 'Accepted' as const, approvedBy: accepted.approvedBy, approvedAt: accepted.approvedAt, reason: 'Approved', message: accepted.message };
-  if (r.status?.approval?.approvedAt !== accepted.approvedAt || r.status.approval.state !== 'Accepted') {
-    await noteRollout(ctx, r, { type: 'Normal', reason: EVENT_REASON.approvalAccepted, message: accepted.message });
-  }
   return { condition: approvedCondition('True', 'Approved', accepted.message), approval };
 }
 
 /** Moves the rollout on as far as Argo CD's reports allow in one look. */
 export async function execute(ctx: StepContext, look: RolloutLook, r: RolloutObject, accepted?: Extract<Judgement, { state: 'Accepted' }>): Promise<RolloutReport> {
   const { engine, settings } = look;
-  const approved = await approvedOf(ctx, r, accepted);
+  const approved = approvedOf(accepted);
   const base = { ctx, look, r, approved, states: stepStates(r), actionTimeoutMs: settings.actionTimeoutMs, intended: new Map<string, PlanApplication>(), releases: new Map<string, Release>() };
   if (settings.paused) return hold(base, PAUSED);
   // A suspended engine (spec.suspendEngine) shows as Argo CD unavailable, which holds as well.

@@ -47,6 +47,18 @@ export async function save(run: Run, shown: Shown, extra: Partial<RuntimeRollout
   const approval = run.approved.approval ?? r.status?.approval;
   const conditions = rolloutConditions(r, rolloutState(shown.state, shown.reason, shown.message, run.approved.condition), ctx.now());
   run.r = await writeStatus(ctx, r, { ...(approval ? { approval } : {}), conditions, steps: run.states, ...extra });
+  await announceApproval(run, r);
+}
+
+/**
+ * The ApprovalAccepted Event, once the status records the approval: told after it is recorded,
+ * so a control plane that dies between the two loses at most the Event, never the verdict, and
+ * a look after it finds the approval recorded instead of telling of it again and again.
+ */
+async function announceApproval(run: Run, before: RolloutObject): Promise<void> {
+  const accepted = run.approved.approval;
+  if (!accepted || (before.status?.approval?.approvedAt === accepted.approvedAt && before.status.approval.state === 'Accepted')) return;
+  await noteRollout(run.ctx, run.r, { type: 'Normal', reason: EVENT_REASON.approvalAccepted, message: accepted.message ?? '' });
 }
 
 /**
@@ -111,6 +123,7 @@ export async function fail(run: Run, i: number, why: string): Promise<RolloutRep
 export async function failWith(run: Run, message: string, more: Omit<RuntimeRolloutStatus, 'conditions' | 'outcome'>): Promise<RolloutReport> {
   const approval = run.approved.approval ?? run.r.status?.approval;
   await endRollout(run.ctx, run.r, { outcome: 'Failed', message, keep: { ...(approval ? { approval } : {}), steps: run.states, ...more }, approved: run.approved.condition });
+  await announceApproval(run, run.r);
   return { ...released('False', 'RolloutFailed', message), ended: 'Failed' };
 }
 
