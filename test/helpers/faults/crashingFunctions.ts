@@ -35,7 +35,7 @@ async function queueAt(url: string | undefined): Promise<TestQueue> {
 }
 
 // Read by injected.ts as it loaded; the functions refuse settings they do not know.
-for (const key of Object.keys(process.env)) if (key.startsWith('AICR_FAULT_')) delete process.env[key];
+for (const key of Object.keys(process.env)) if (key.startsWith('AICR_FAULT_')) Reflect.deleteProperty(process.env, key);
 const base = buildStepDeps('rollout');
 const producer = senderOf(base.producer, holdBackMs);
 /** A step's function, as Lambda calls it, with its own identity behind the crashing port; each batch handled twice for a share. */
