@@ -36,14 +36,19 @@ test('a second look that finds nothing changed writes nothing', async () => {
   assert.deepEqual(writes, [], 'the rollout waiting for approval is not written again');
 });
 
-test('a step in flight is gated on the look\'s own listing of its Application, not a second read of it', async () => {
-  const kube = cluster();
-  const rt = runtime({ validation: { deployment: 'Disabled' } });
+/** A rollout created, approved by alice, and its first look after the approval run: step 1's Application written. */
+async function approvedAndWritten(kube: ReturnType<typeof cluster>, rt: ReturnType<typeof runtime>): Promise<void> {
   await runRollout(ctxOf(kube, rt));
   const [created] = (await kube.list(KIND.runtimeRollout)).items;
   assert.ok(created, 'the rollout was created');
   await kube.patch(KIND.runtimeRollout, created.metadata.name, undefined, { spec: { approval: { approvedBy: 'alice', approvedAt: '2026-12-02T09:59:00Z' } } });
   await runRollout(ctxOf(kube, rt));
+}
+
+test('a step in flight is gated on the look\'s own listing of its Application, not a second read of it', async () => {
+  const kube = cluster();
+  const rt = runtime({ validation: { deployment: 'Disabled' } });
+  await approvedAndWritten(kube, rt);
   assert.equal((await kube.list(KIND.application)).items.length, 1, 'the approved rollout wrote its one Application');
   kube.requests.clear();
   const third = await runRollout(ctxOf(kube, rt, '2026-12-02T10:00:05Z'));
@@ -79,11 +84,7 @@ async function diedAfterWrite(kube: ReturnType<typeof cluster>): Promise<string>
 test('FLT-1 a step recorded as being written whose Application the look lists as written is recorded, not written again, so a control plane dying right after each write still moves on; one not written is written', async () => {
   const kube = cluster();
   const rt = runtime({ validation: { deployment: 'Disabled' } });
-  await runRollout(ctxOf(kube, rt));
-  const [created] = (await kube.list(KIND.runtimeRollout)).items;
-  assert.ok(created, 'the rollout was created');
-  await kube.patch(KIND.runtimeRollout, created.metadata.name, undefined, { spec: { approval: { approvedBy: 'alice', approvedAt: '2026-12-02T09:59:00Z' } } });
-  await runRollout(ctxOf(kube, rt));
+  await approvedAndWritten(kube, rt);
   const [app] = (await kube.list(KIND.application)).items;
   assert.ok(app, 'the approved rollout wrote its Application');
 

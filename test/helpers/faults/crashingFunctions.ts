@@ -48,7 +48,8 @@ function stepFunction(step: string, runner: StepRunner): SqsHandler {
     return result;
   };
 }
-const relay = createRelayHandler(() => ({ ...relayDeps(), producer: senderOf(relayDeps().producer, holdBackMs) }));
+const relayHeldBack = { ...relayDeps(), producer: senderOf(relayDeps().producer, holdBackMs) };
+const relay = createRelayHandler(() => relayHeldBack);
 const drivers = [
   new SqsLambdaDriver(sqs, await queueAt(process.env[queueSettings('rollout').url]), stepFunction('rollout', runRollout)),
   new SqsLambdaDriver(sqs, await queueAt(process.env[queueSettings('drift-check').url]), stepFunction('drift-check', runDriftCheck)),

@@ -93,8 +93,13 @@ function recordWritten(run: Run, i: number, app: PlanApplication, written: Gener
  * comparison gives the gate its report instead.)
  */
 function writeAgain(run: Run, i: number, app: PlanApplication): Promise<Next> {
-  const live = run.look.apps.find((a) => a.metadata.name === app.metadata.name);
+  const live = listed(run, app.metadata.name);
   return live && writtenAsIntended(live, app) ? recordWritten(run, i, app, live) : write(run, i, app);
+}
+
+/** The look's own listing of the named Application. */
+function listed(run: Run, name: string): GenericObject | undefined {
+  return run.look.apps.find((a) => a.metadata.name === name);
 }
 
 /** An Adopt step changes only the ownership annotations, so it is done once written. */
@@ -146,7 +151,7 @@ async function check(run: Run, i: number): Promise<Next> {
   if (state.reason === STEP_WRITING) return writeAgain(run, i, app);
   // The look listed this Application after every earlier look's write (a step written in this look
   // ends the look), so a second GET would show the same; only one the listing lacks is read by name.
-  const live = run.look.apps.find((a) => a.metadata.name === step.release) ?? (await readApplication(run.ctx.kube, step.release));
+  const live = listed(run, step.release) ?? (await readApplication(run.ctx.kube, step.release));
   const verdict = gate(live, app, new Date(state.startedAt ?? 0));
   if (verdict.held) return done(run, i, `Argo CD reports it synced and healthy at ${revisions(app)}`);
   return waitOrFail(run, i, verdict);
