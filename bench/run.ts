@@ -215,9 +215,11 @@ interface Phase<T> {
 
 /** Runs one phase, prints its figures at once, and records its misses; a phase that fails is a miss and the next one still runs. */
 async function phase<T>(p: Phase<T>, missed: string[]): Promise<T | undefined> {
+  const started = Date.now();
   try {
     const figures = await p.run();
     p.print(figures);
+    console.log(`phase ${p.name} took ${((Date.now() - started) / 1000).toFixed(1)} s`);
     missed.push(...(p.goals?.(figures) ?? []));
     return figures;
   } catch (err) {

@@ -3,7 +3,8 @@
 // SIGKILL right after a chosen write to the API server, again and again, at seeded points from
 // the target to the end; each process also handles a share of messages twice. After each crash a
 // new process picks up from what the cluster holds. First an install of every release, then an
-// upgrade that upgrades, removes and installs. Checked from the API server's audit log and the
+// upgrade that upgrades (the first release a manual one, acknowledged once it waits), removes and
+// installs. Checked from the API server's audit log and the
 // objects: no Application written before the approval; the releases first written in the
 // rollout's order, each once the step before it ended; messages handled twice after the end
 // write nothing; and each run ends where a run without faults ends (Released and Ready on the
@@ -22,8 +23,9 @@ import { BUSY, RELEASES, seeded, SEED } from '../helpers/faults/processes.ts';
 import { PARTS, type Part, restart } from '../helpers/faults/restarts.ts';
 import { assertEndState, assertHistory, rolloutUnderFaults } from '../helpers/faults/rolloutUnderFaults.ts';
 import { holdReleasePods } from '../helpers/knobs.ts';
+import { kubectlAicr } from '../helpers/plugin.ts';
 import { chartRelease, pushChart, storePlan } from '../helpers/rolloutStage.ts';
-import { clearApplications, clearRolloutStage } from '../helpers/rollouts.ts';
+import { clearApplications, clearRolloutStage, released } from '../helpers/rollouts.ts';
 import { createRuntime, deleteRuntime, kubectl } from '../helpers/runtime.ts';
 
 let uid = '';
@@ -52,16 +54,26 @@ test(`FLT-1 crashes and duplicates: a first install of ${RELEASES} releases whos
   await assertEndState(uid, plan, done, new Map(names.map((n) => [n, '1.0.0'])));
 });
 
-test('FLT-1 crashes and duplicates: an upgrade of the same runtime that upgrades every release but the last, removes the last and installs a new one ends where a run without faults ends, with the same safety', async () => {
+test('FLT-1 APR-3 crashes and duplicates: an upgrade of the same runtime that upgrades every release but the last (the first a manual release), removes the last and installs a new one stops for the acknowledgement, writes nothing further before it, and ends where a run without faults ends, with the same safety', async () => {
   assert.ok(uid, 'the runtime the install left');
   const kept = names.slice(0, -1);
   const removed = names.at(-1) ?? '';
   for (const n of kept) await pushChart(n, '1.1.0');
   await pushChart('flt-new', '1.0.0');
-  const { name: plan } = await storePlan(uid, [...kept.map((n, i) => chartRelease(n, i, '1.1.0')), chartRelease('flt-new', kept.length, '1.0.0')]);
+  const manual = { manual: true, steps: ['drain the GPU nodes one at a time'] };
+  const { name: plan } = await storePlan(uid, [...kept.map((n, i) => chartRelease(n, i, '1.1.0', i === 0 ? manual : {})), chartRelease('flt-new', kept.length, '1.0.0')]);
   const mark = auditMark();
-  const done = await rolloutUnderFaults(uid, plan, rng);
+  const acknowledged = async (): Promise<void> => {
+    const waiting = await released('AwaitingAcknowledgement', (reason) => reason === 'AwaitingAcknowledgement', 120_000);
+    const name = /kubectl aicr acknowledge (aicr-[0-9a-z-]+)/.exec(waiting.message)?.[1] ?? '';
+    const versions = await kubectl('get', 'applications', '-n', 'argocd', '-o', 'jsonpath={range .items[*]}{.metadata.name}={.spec.source.targetRevision} {end}');
+    assert.deepEqual(versions.split(' ').filter((v) => v.startsWith('flt-') && v.endsWith('=1.1.0')), [`${kept[0] ?? ''}=1.1.0`], `nothing further written before the acknowledgement: ${versions}`);
+    const ack = await kubectlAicr(['acknowledge', name], 'alice');
+    assert.equal(ack.code, 0, ack.stderr);
+  };
+  const done = await rolloutUnderFaults(uid, plan, rng, { afterApproval: acknowledged });
   assert.deepEqual(new Set(done.spec.steps.map((st) => `${st.action} ${st.release}`)), new Set([...kept.map((n) => `Upgrade ${n}`), `Remove ${removed}`, 'Install flt-new']));
+  assert.deepEqual(done.spec.acknowledgements?.map((a) => [a.release, a.acknowledgedBy]), [[kept[0], 'alice']]);
   await settleAudit();
   assertHistory(auditSince(mark), done);
   await assertEndState(uid, plan, done, new Map([...kept.map((n): [string, string] => [n, '1.1.0']), [removed, 'gone'], ['flt-new', '1.0.0']]));

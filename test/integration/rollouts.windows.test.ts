@@ -22,17 +22,26 @@ const ROLLOUT_ONLY: readonly StepRow[] = STEP_TABLE.filter((r) => r.name === 'ro
 const MINUTE = 60_000;
 let cp: ReturnType<typeof startCapturedControlPlane> | undefined;
 
-/** The next whole UTC minute at least 30 s away: long enough to approve before it. */
-function nextStart(): Date {
-  const at = new Date(Math.ceil((Date.now() + 30_000) / MINUTE) * MINUTE);
-  return at;
+/**
+ * The control plane's clock runs `offsetMs` from the machine's, so the test can put a window's
+ * opening a few seconds ahead and move past its close without waiting for real cron minutes. Its
+ * timers still run in real time: the opening is reached by the step's own timer, nobody acting.
+ */
+let offsetMs = 0;
+const controlPlaneNow = (): Date => new Date(Date.now() + offsetMs);
+
+/** Sets the clock so that a whole minute opens `aheadMs` from now; returns that minute. */
+function windowAhead(aheadMs: number): Date {
+  const start = new Date(Math.floor(Date.now() / MINUTE) * MINUTE);
+  offsetMs = start.getTime() - aheadMs - Date.now();
+  return start;
 }
 
 const appCreated = async (name: string): Promise<string> => kubectl('get', 'application', name, '-n', NAMESPACES.argocd, '--ignore-not-found', '-o', 'jsonpath={.metadata.creationTimestamp}');
 
 before(async () => {
   await clearRolloutStage();
-  cp = startCapturedControlPlane({ timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 }, table: ROLLOUT_ONLY });
+  cp = startCapturedControlPlane({ timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 }, table: ROLLOUT_ONLY, now: controlPlaneNow });
 });
 
 after(async () => {
@@ -40,23 +49,25 @@ after(async () => {
 });
 
 test('WIN-1 WIN-2 a rollout approved outside its window writes nothing until the window opens and then starts by itself; a step in flight at the close finishes and the next waits for the next window', async () => {
-  const start = nextStart();
-  const close = new Date(start.getTime() + MINUTE);
-  const schedule = `${start.getUTCMinutes()} ${start.getUTCHours()} * * *`;
+  // Created on the machine's clock: the schedule is only set once the rollout waits for approval.
   const uid = (await createRuntime({
     aicrVersion: 'v0.11.1',
     criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' },
     actionTimeout: '5m',
     validation: { deployment: 'Disabled' },
-    maintenance: { windows: [{ schedule, duration: '1m' }] },
+    maintenance: { windows: [{ schedule: '0 0 1 1 *', duration: '1m' }] },
   })).metadata.uid;
   for (const name of ['win-alpha', 'win-bravo']) await pushChart(name, '1.0.0');
   const { name: plan } = await storePlan(uid, [chartRelease('win-alpha', 0, '1.0.0'), chartRelease('win-bravo', 1, '1.0.0')]);
   await target(plan);
   const waiting = await awaitingRollout(plan);
+  const start = windowAhead(20_000);
+  const close = new Date(start.getTime() + MINUTE);
+  const schedule = `${start.getUTCMinutes()} ${start.getUTCHours()} * * *`;
+  await kubectl('patch', 'clusterruntime', 'cluster', '--type=merge', '-p', JSON.stringify({ spec: { maintenance: { windows: [{ schedule, duration: '1m' }] } } }));
   await withKnob(holdReleasePods(['ns-win-alpha']), async () => {
     await approve(waiting.metadata.name);
-    const outside = await released('OutsideMaintenanceWindow before step 1', (reason) => reason === 'OutsideMaintenanceWindow');
+    const outside = await released('OutsideMaintenanceWindow before step 1', (reason, message) => reason === 'OutsideMaintenanceWindow' && message.includes(start.toISOString()));
     assert.match(outside.message, /waits before step 1 of 2, Install win-alpha/);
     assert.ok(outside.message.includes(`the next window opens at ${start.toISOString()}`), outside.message);
     const rt = await getRuntime();
@@ -65,11 +76,14 @@ test('WIN-1 WIN-2 a rollout approved outside its window writes nothing until the
     const described = await kubectlAicr(['describe', waiting.metadata.name], 'alice');
     assert.ok(described.stdout.includes(start.toISOString()), `kubectl aicr describe names the next window:\n${described.stdout}`);
 
-    // Woken by its own timer: nobody touches anything from here until the window has closed.
-    const created = await waitFor('win-alpha written in the window', async () => (await appCreated('win-alpha')) || undefined, 2 * MINUTE);
-    assert.ok(Date.parse(created) >= start.getTime() - 1_000, `written at ${created}, not before the window opened at ${start.toISOString()}`);
-    await waitFor('the window to close', async () => (Date.now() > close.getTime() + 2_000 ? true : undefined), 2 * MINUTE);
-    assert.equal((await rollout(waiting.metadata.name)).status?.steps?.[0]?.state, 'InProgress', 'step 1 is still in flight after the close');
+    // Woken by its own timer: nobody touches anything until step 1 is in flight.
+    const created = await waitFor('win-alpha written in the window', async () => (await appCreated('win-alpha')) || undefined, MINUTE);
+    const createdOnClock = Date.parse(created) + offsetMs;
+    assert.ok(createdOnClock >= start.getTime() - 1_000, `written at ${created} (${new Date(createdOnClock).toISOString()} on the control plane's clock), not before the window opened at ${start.toISOString()}`);
+    assert.ok(createdOnClock < close.getTime(), `written inside the window, before ${close.toISOString()}`);
+    await waitFor('step 1 in flight', async () => ((await rollout(waiting.metadata.name)).status?.steps?.[0]?.state === 'InProgress' ? true : undefined), 30_000);
+    // The window closes while step 1 is in flight.
+    offsetMs += close.getTime() + 2_000 - controlPlaneNow().getTime();
   });
   // Released from the hold after the close, step 1 finishes; step 2 waits for tomorrow's window.
   const tomorrow = new Date(start.getTime() + 24 * 60 * MINUTE).toISOString();
@@ -77,10 +91,12 @@ test('WIN-1 WIN-2 a rollout approved outside its window writes nothing until the
   assert.ok(next.message.includes(`the next window opens at ${tomorrow}`), next.message);
   const r = await rollout(waiting.metadata.name);
   assert.deepEqual(r.status?.steps?.map((s) => s.state), ['Succeeded', 'Pending']);
+  assert.ok(Date.parse(r.status?.steps?.[0]?.finishedAt ?? '') >= close.getTime(), `step 1 finished after the close, at ${r.status?.steps?.[0]?.finishedAt}`);
   assert.equal(await appCreated('win-bravo'), '', 'no new step started after the close');
 
   await kubectl('patch', 'clusterruntime', 'cluster', '--type=merge', '-p', JSON.stringify({ spec: { maintenance: null } }));
   await released(`Released=True on ${plan} once the windows are lifted`, (reason, message) => reason === 'Released' && message.includes(plan), 90_000);
+  offsetMs = 0;
 });
 
 /** Sets the AppProject's sync windows by hand (the chart sets them from argocd.syncWindows); null removes them. */

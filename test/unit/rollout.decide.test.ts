@@ -179,3 +179,14 @@ test('ADO-3 a retry of an adoption in flight supersedes it; while an Application
   assert.equal(stuck.state.kind, 'OrphansPresent');
   assert.deepEqual(stuck.supersede, [], 'nothing is superseded while the runtime stalls on another runtime’s Applications');
 });
+
+test('FIN-2 an Orphan deletion ends the unfinished rollouts and counts those an earlier pass, cut short, already ended', () => {
+  const look = lookOf({ deleting: true, apps: [app('gpu-operator')], active: ACTIVE, rollouts: [rollout('live'), rollout('cut-short', { outcome: 'Orphaned' }), rollout('done', { outcome: 'Succeeded' })] });
+  const { state } = determineRolloutState(look, NOW);
+  assert.equal(state.kind, 'Orphaning');
+  const action = actionFor(state);
+  assert.equal(action.name, 'orphan');
+  if (action.name !== 'orphan') return;
+  assert.deepEqual(action.unfinished.map((r) => r.metadata.name), ['live']);
+  assert.deepEqual(action.orphaned.map((r) => r.metadata.name), ['cut-short'], 'ended Orphaned by an earlier pass; a rollout that ended otherwise is left out');
+});

@@ -19,7 +19,7 @@ export type Action =
   | { readonly name: 'report'; readonly state: ReportedState }
   | { readonly name: 'leave' }
   | { readonly name: 'waitToOrphan' }
-  | { readonly name: 'orphan'; readonly unfinished: readonly RolloutObject[] }
+  | { readonly name: 'orphan'; readonly unfinished: readonly RolloutObject[]; readonly orphaned: readonly RolloutObject[] }
   | { readonly name: 'releaseCleanup' }
   | (Following & { readonly name: 'execute'; readonly accepted?: Extract<Judgement, { state: 'Accepted' }> })
   | (Following & { readonly name: 'expire' })
@@ -67,7 +67,7 @@ const ACTION_FOR: ActionFor = {
   OrphanBlocked: report,
   DeletionLeftAlone: () => ({ name: 'leave' }),
   OrphanWaitsForApi: () => ({ name: 'waitToOrphan' }),
-  Orphaning: (s) => ({ name: 'orphan', unfinished: s.unfinished }),
+  Orphaning: (s) => ({ name: 'orphan', unfinished: s.unfinished, orphaned: s.orphaned }),
   NothingToRemove: () => ({ name: 'releaseCleanup' }),
   InFlight: (s) => followAction(s.rollout, s.approval, 'upgrade'),
   AdoptionInFlight: (s) => followAction(s.rollout, s.approval, 'adoption'),

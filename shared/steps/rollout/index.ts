@@ -74,7 +74,7 @@ async function act(ctx: StepContext, look: RolloutLook, action: Action): Promise
     case 'waitToOrphan':
       return waitToOrphan(ctx);
     case 'orphan':
-      return orphanEverything(ctx, look, action.unfinished);
+      return orphanEverything(ctx, look, action);
     case 'releaseCleanup':
       return dropCleanup(ctx);
     case 'createUpgrade':

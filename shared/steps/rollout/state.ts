@@ -36,7 +36,8 @@ export type RolloutState =
   | { readonly kind: 'DeletionWaitsForNewer' }
   | { readonly kind: 'OrphanWaitsForApi' }
   | { readonly kind: 'OrphanBlocked'; readonly problem: string }
-  | { readonly kind: 'Orphaning'; readonly unfinished: readonly RolloutObject[] }
+  /** `orphaned`: rollouts an earlier pass of this deletion ended, whose Events a crash may have lost. */
+  | { readonly kind: 'Orphaning'; readonly unfinished: readonly RolloutObject[]; readonly orphaned: readonly RolloutObject[] }
   | { readonly kind: 'RemovalInFlight'; readonly rollout: RolloutObject; readonly approval: Approval }
   | { readonly kind: 'RemovalRevoked'; readonly rollout: RolloutObject }
   | { readonly kind: 'RemovalFailed'; readonly rollout: RolloutObject; readonly outcome: Badly }
@@ -138,7 +139,7 @@ function deletion(look: RolloutLook, now: Date): Decided {
   if (look.settings.deletionPolicy === 'Delete') return removal(look, now);
   if (!look.served) return { state: { kind: 'OrphanWaitsForApi' }, supersede: none };
   if (look.active?.state === 'unreadable') return { state: { kind: 'OrphanBlocked', problem: look.active.problem }, supersede: none };
-  return { state: { kind: 'Orphaning', unfinished: look.rollouts.filter(live) }, supersede: none };
+  return { state: { kind: 'Orphaning', unfinished: look.rollouts.filter(live), orphaned: look.rollouts.filter((r) => r.status?.outcome === 'Orphaned') }, supersede: none };
 }
 
 /** Why the Applications cannot be adopted as they stand, or the plan they rebuild into. */

@@ -44,6 +44,8 @@ interface Mix {
   readonly duplicate: string;
   readonly busy: Busy;
   readonly path?: Path;
+  /** The step table's rows the process runs (local mode only). */
+  readonly steps?: readonly string[];
 }
 
 /** mulberry32: small, seeded, and the same sequence on every machine. */
@@ -79,13 +81,13 @@ const tolerant =
     probe(...a).catch(() => false);
 
 /** One process of the control plane, killed by the harness after `crashAfter` writes, or stopped once `done` holds. */
-export function runProcess(crashAfter: number, seed: number, done: (out: string) => Promise<boolean>, { duplicate, busy, path = 'local' }: Mix = { duplicate: DUPLICATE, busy: CALM }): Promise<Start> {
+export function runProcess(crashAfter: number, seed: number, done: (out: string) => Promise<boolean>, { duplicate, busy, path = 'local', steps = ['rollout'] }: Mix = { duplicate: DUPLICATE, busy: CALM }): Promise<Start> {
   const child = spawn(process.execPath, ['--import', 'tsx', HARNESS[path]], {
     cwd: ROOT,
     env: {
       ...process.env,
       AICR_FAULT_CRASH_AFTER_WRITE: String(crashAfter),
-      AICR_FAULT_STEPS: 'rollout',
+      AICR_FAULT_STEPS: steps.join(','),
       AICR_FAULT_DUPLICATE: duplicate,
       AICR_FAULT_CONFLICTS: busy.conflicts,
       AICR_FAULT_THROTTLES: busy.throttles,
@@ -143,11 +145,11 @@ export function runProcess(crashAfter: number, seed: number, done: (out: string)
  * Starts processes, each crashing at a seeded point, until `done` holds. With `everyWrite`, each
  * process is killed right after its first write, so every write of the run is followed by a crash.
  */
-export async function crashUntil(what: string, done: (out?: string) => Promise<boolean>, rng: () => number, { starts, busy, everyWrite = false, path = 'local' }: { starts: Start[]; busy: Busy; everyWrite?: boolean; path?: Path }): Promise<void> {
+export async function crashUntil(what: string, done: (out?: string) => Promise<boolean>, rng: () => number, { starts, busy, everyWrite = false, path = 'local', steps }: { starts: Start[]; busy: Busy; everyWrite?: boolean; path?: Path; steps?: readonly string[] }): Promise<void> {
   const most = everyWrite ? MAX_STARTS * STRIDE : MAX_STARTS;
   while (!(await tolerant(done)())) {
     assert.ok(starts.length < most, `${what}: not reached after ${starts.length} starts (seed ${SEED}): ${starts.map((s) => s.crash ?? 'no crash').join('; ')}`);
     const crashAfter = everyWrite ? 1 : 1 + Math.floor(rng() * STRIDE);
-    starts.push(await runProcess(crashAfter, SEED + starts.length, done, { duplicate: everyWrite ? '0' : DUPLICATE, busy, path }));
+    starts.push(await runProcess(crashAfter, SEED + starts.length, done, { duplicate: everyWrite ? '0' : DUPLICATE, busy, path, ...(steps ? { steps } : {}) }));
   }
 }

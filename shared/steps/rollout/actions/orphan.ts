@@ -10,7 +10,7 @@ import { releaseCleanup } from '../../../rollouts/cleanupFinalizer.ts';
 import type { RolloutObject } from '../../../rollouts/objects.ts';
 import type { StepContext } from '../../types.ts';
 import type { RolloutLook } from '../look.ts';
-import { endRollout } from '../record.ts';
+import { endRollout, noteRollout } from '../record.ts';
 import { type RolloutReport, moveOf } from '../report.ts';
 
 async function markOrphaned(kube: KubePort, app: GenericObject, uid: string): Promise<void> {
@@ -25,13 +25,23 @@ function orphanedMessage(ctx: StepContext, apps: readonly GenericObject[], ended
   return `${KINDS.clusterRuntime.kind} ${ctx.runtime.metadata.name} was deleted with deletionPolicy Orphan: ${apps.length} Application${apps.length === 1 ? '' : 's'} (${names}) keep running, marked ${ANNOTATION.orphanedFrom}=${uid}${rollouts}. A new runtime adopts them through spec.adoption.runtimeUID: ${uid}`;
 }
 
-export async function orphanEverything(ctx: StepContext, look: RolloutLook, unfinished: readonly RolloutObject[]): Promise<RolloutReport> {
+const endedMessage = (r: RolloutObject): string =>
+  `rollout ${r.metadata.name} (${moveOf(r)}) ended Orphaned: its runtime was deleted with deletionPolicy Orphan, so nothing more is written; releases it moved stay where they are`;
+
+/**
+ * Each rollout's Event is told before its status ends it: the rollout goes with its runtime, so a
+ * pass cut short between the two would leave nothing that says how it ended. Told first, a pass cut
+ * short only tells it again, which raises the Event's count; the deletion cannot be undone, so the
+ * ending it announces always follows. `orphaned` (ended by an earlier pass) only counts.
+ */
+export async function orphanEverything(ctx: StepContext, look: RolloutLook, { unfinished, orphaned }: { readonly unfinished: readonly RolloutObject[]; readonly orphaned: readonly RolloutObject[] }): Promise<RolloutReport> {
   for (const app of look.apps) await markOrphaned(ctx.kube, app, ctx.runtime.metadata.uid);
   for (const r of unfinished) {
-    const message = `rollout ${r.metadata.name} (${moveOf(r)}) ended Orphaned: its runtime was deleted with deletionPolicy Orphan, so nothing more is written; releases it moved stay where they are`;
-    await endRollout(ctx, r, { outcome: 'Orphaned', message, keep: { ...r.status } });
+    const message = endedMessage(r);
+    await noteRollout(ctx, r, { type: 'Normal', reason: EVENT_REASON.runtimeOrphaned, message });
+    await endRollout(ctx, r, { outcome: 'Orphaned', message, keep: { ...r.status }, event: false });
   }
-  await recordEvent({ kube: ctx.kube, runtime: ctx.runtime, reporter: 'rollout', now: ctx.now() }, { type: 'Normal', reason: EVENT_REASON.runtimeOrphaned, message: orphanedMessage(ctx, look.apps, unfinished.length) });
+  await recordEvent({ kube: ctx.kube, runtime: ctx.runtime, reporter: 'rollout', now: ctx.now() }, { type: 'Normal', reason: EVENT_REASON.runtimeOrphaned, message: orphanedMessage(ctx, look.apps, unfinished.length + orphaned.length) });
   await releaseCleanup(ctx.kube, ctx.runtime);
   return {};
 }
