@@ -23,7 +23,8 @@ import { createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor 
 
 const QUIET_SECONDS = Number(process.env['BENCH_QUIET_SECONDS'] ?? 60);
 const WINDOW_MS = 3000;
-const WINDOWS = 5;
+/** Windows timed of each shape (BENCH_WINDOWS); the mean is what a window costs. */
+const WINDOWS = Number(process.env['BENCH_WINDOWS'] ?? 5);
 const SETTLE_MS = 5000;
 
 export interface QuietHour {
