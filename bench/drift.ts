@@ -81,7 +81,7 @@ export async function measureDrift(): Promise<DriftFigures> {
   await released(`Released on ${name}`, (reason) => reason === 'Released', 120_000);
   await cp.queue.idle({ timers: false });
   // Local mode makes one forwarder per watched kind, in the order watchedBy gives them.
-  const apps = cp.forwarders[watchedBy(STEPS).findIndex((w) => w.id === 'applications')];
+  const apps = cp.forwarders[watchedBy(STEPS).findIndex((w) => w.id === 'application-specs')];
   const before = { events: (apps?.stats.enqueued ?? 0) + (apps?.stats.coalesced ?? 0), checks };
   const started = Date.now();
   await updateApplications(UPDATES, SECONDS);

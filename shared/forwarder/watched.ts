@@ -44,15 +44,27 @@ export const RUNTIME_WATCH: WatchedKind<RuntimeObject> = {
   wake: WAKE.runtimeChange,
   kind: KIND.clusterRuntime,
   runtimeOf: (obj) => ({ name: obj.metadata.name, uid: obj.metadata.uid }),
-  // Its spec (generation), annotations and deletion; status writes, our own, are not work,
-  // except what discovery reports (a new snapshot, a failure, what it waits for), which resolve acts on.
-  fingerprint: (obj) => JSON.stringify([obj.metadata.generation ?? 0, obj.metadata.annotations ?? {}, obj.metadata.deletionTimestamp ?? null, snapshotFacts(obj)]),
+  // Its spec (generation), annotations and deletion; status writes, the control plane's own, are not work.
+  fingerprint: (obj) => JSON.stringify([obj.metadata.generation ?? 0, obj.metadata.annotations ?? {}, obj.metadata.deletionTimestamp ?? null]),
 };
 
-function snapshotFacts(obj: RuntimeObject): unknown[] {
-  const s = discoveryOf(obj).snapshot;
-  return [s?.configMap ?? '', s?.digest ?? '', s?.failure?.reason ?? '', s?.waiting ?? ''];
-}
+/**
+ * The runtime again, for what discovery reports (a new snapshot, a failure, what it waits for):
+ * resolve acts on it. Its own watch, so the snapshot step's writes wake resolve alone, not every
+ * step a spec change wakes (the snapshot step itself among them).
+ */
+export const RUNTIME_DISCOVERY_WATCH: WatchedKind<RuntimeObject> = {
+  id: 'runtime-discovery',
+  wake: WAKE.discoveryChange,
+  kind: KIND.clusterRuntime,
+  runtimeOf: (obj) => ({ name: obj.metadata.name, uid: obj.metadata.uid }),
+  // A new runtime is the spec watch's news.
+  arrivalIsNews: () => false,
+  fingerprint: (obj) => {
+    const s = discoveryOf(obj).snapshot;
+    return JSON.stringify([s?.configMap ?? '', s?.digest ?? '', s?.failure?.reason ?? '', s?.waiting ?? '']);
+  },
+};
 
 /**
  * The runtime again, for what resolution decides: a new target plan, or Resolved settling,
@@ -87,21 +99,41 @@ export const ROLLOUT_WATCH: WatchedKind<GenericObject> = {
 };
 
 /**
- * Owned Argo CD Applications: what Argo CD reports about them is what a rollout step waits on.
- * The fingerprint holds what the gate reads, not reconciledAt, which moves on every periodic
- * refresh; a change the fingerprint misses is caught by the rollout step's recheck. Cluster-wide
- * with a label, so the forwarder's rights need no Argo CD namespace when the chart installs.
+ * Owned Argo CD Applications, for the rollout step: what Argo CD reports about them is what a
+ * step waits on, and an edit to what was written is drift a step in flight must stop for. The
+ * fingerprint holds what the gate reads, not reconciledAt, which moves on every periodic
+ * refresh; a change the fingerprint misses is caught by the rollout step's recheck.
+ * Cluster-wide with a label, so the forwarder's rights need no Argo CD namespace when the chart
+ * installs.
  */
 const APPLICATION_NEWS = ['spec', 'operation', 'metadata.deletionTimestamp', 'metadata.finalizers', 'status.sync.status', 'status.sync.revision', 'status.sync.revisions', 'status.health.status', 'status.operationState.phase', 'status.conditions'];
+
+const OWNED_APPLICATIONS = { labelSelector: `${LABEL.managedBy}=${MANAGED_BY_VALUE}` };
+
+const fingerprintOf = (paths: readonly string[]) => (obj: GenericObject): string => createHash('sha256').update(JSON.stringify(paths.map((p) => fieldAt(obj, p) ?? null))).digest('hex');
 
 export const APPLICATION_WATCH: WatchedKind<GenericObject> = {
   id: 'applications',
   wake: WAKE.applicationChange,
   kind: KIND.application,
-  selection: { labelSelector: `${LABEL.managedBy}=${MANAGED_BY_VALUE}` },
+  selection: OWNED_APPLICATIONS,
   runtimeOf: (obj) => runtimeFromAnnotation(obj),
   arrivalIsNews: () => false,
-  fingerprint: (obj) => createHash('sha256').update(JSON.stringify(APPLICATION_NEWS.map((p) => fieldAt(obj, p) ?? null))).digest('hex'),
+  fingerprint: fingerprintOf(APPLICATION_NEWS),
+};
+
+/**
+ * The same Applications, for the drift check: what was written (their spec) and whether they
+ * still exist, never Argo CD's status, which churns through every sync and has no bearing on drift.
+ */
+export const APPLICATION_SPEC_WATCH: WatchedKind<GenericObject> = {
+  id: 'application-specs',
+  wake: WAKE.applicationSpecChange,
+  kind: KIND.application,
+  selection: OWNED_APPLICATIONS,
+  runtimeOf: (obj) => runtimeFromAnnotation(obj),
+  arrivalIsNews: () => false,
+  fingerprint: fingerprintOf(['spec', 'metadata.deletionTimestamp', 'metadata.finalizers']),
 };
 
 /** AICR's Jobs and their Pods name their runtime in an annotation the control plane set. */
@@ -110,7 +142,10 @@ function runtimeFromAnnotation(obj: Watchable): RuntimeRef | undefined {
   return uid ? { name: RUNTIME_NAME, uid } : undefined;
 }
 
-const AICR_RUNS = { namespace: NAMESPACES.jobs, labelSelector: LABEL.stage };
+// Resolution's runs and the rollout's assessment share a namespace; a selector on the stage
+// keeps each step from waking on the other's Jobs.
+const AICR_RUNS = { namespace: NAMESPACES.jobs, labelSelector: `${LABEL.stage} in (${STAGE.recipe},${STAGE.render})` };
+const ASSESSMENT_RUNS = { namespace: NAMESPACES.jobs, labelSelector: `${LABEL.stage}=${STAGE.assessment}` };
 const SNAPSHOT_RUNS = { namespace: NAMESPACES.discovery, labelSelector: LABEL.stage };
 
 /** The fingerprint of a Pod that nothing holds up. */
@@ -162,6 +197,10 @@ function runPodWatch(wake: Wake, selection: Selection, id?: string): WatchedKind
 
 export const AICR_JOB_WATCH = runJobWatch(WAKE.aicrRun, AICR_RUNS);
 export const AICR_POD_WATCH = runPodWatch(WAKE.aicrRun, AICR_RUNS);
+
+/** The upgrade assessment's Jobs and Pods, in aicr-jobs too: they wake the rollout step. */
+export const ASSESSMENT_JOB_WATCH = runJobWatch(WAKE.assessmentRun, ASSESSMENT_RUNS, 'assessment-jobs');
+export const ASSESSMENT_POD_WATCH = runPodWatch(WAKE.assessmentRun, ASSESSMENT_RUNS, 'assessment-pods');
 
 /** The snapshot agent's Jobs and Pods, in aicr-discovery: they wake the snapshot step. */
 export const SNAPSHOT_JOB_WATCH = runJobWatch(WAKE.snapshotRun, SNAPSHOT_RUNS, 'snapshot-jobs');
@@ -238,7 +277,7 @@ export const RUNTIME_NOTICE_WATCH: WatchedKind<RuntimeObject> = {
   },
 };
 
-export const WATCHED: readonly WatchedKind<Watchable>[] = [RUNTIME_WATCH, AICR_JOB_WATCH, AICR_POD_WATCH, SNAPSHOT_JOB_WATCH, SNAPSHOT_POD_WATCH, SNAPSHOT_CONFIGMAP_WATCH, PLAN_WATCH, NODE_WATCH, RUNTIME_TARGET_WATCH, RUNTIME_NOTICE_WATCH, ROLLOUT_WATCH, APPLICATION_WATCH, REGISTRY_SECRET_WATCH];
+export const WATCHED: readonly WatchedKind<Watchable>[] = [RUNTIME_WATCH, RUNTIME_DISCOVERY_WATCH, AICR_JOB_WATCH, AICR_POD_WATCH, ASSESSMENT_JOB_WATCH, ASSESSMENT_POD_WATCH, SNAPSHOT_JOB_WATCH, SNAPSHOT_POD_WATCH, SNAPSHOT_CONFIGMAP_WATCH, PLAN_WATCH, NODE_WATCH, RUNTIME_TARGET_WATCH, RUNTIME_NOTICE_WATCH, ROLLOUT_WATCH, APPLICATION_WATCH, APPLICATION_SPEC_WATCH, REGISTRY_SECRET_WATCH];
 
 /** The kinds some step of the table wakes on: what the forwarder watches. */
 export function watchedBy(table: readonly StepRow[] = STEP_TABLE): WatchedKind<Watchable>[] {

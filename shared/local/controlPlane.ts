@@ -100,9 +100,9 @@ function consumeSteps(queue: EmbeddedQueue, opts: LocalOptions, run: { readonly 
 }
 
 export function startLocalControlPlane(opts: LocalOptions): LocalControlPlane {
-  const queue = new EmbeddedQueue(opts.queue);
-  const now = opts.now ?? ((): Date => new Date());
   const table = opts.table ?? STEP_TABLE;
+  const queue = new EmbeddedQueue({ queueOf: (step) => table.find((r) => r.name === step)?.queue ?? step, ...opts.queue });
+  const now = opts.now ?? ((): Date => new Date());
   const timings = opts.timings ?? DEFAULT_TIMINGS;
   const producer = senderOf(queue, opts.holdBackMs);
   consumeSteps(queue, opts, { table, now, timings, producer });

@@ -1,7 +1,7 @@
-// In-process queue with the semantics of the AWS path: FIFO per group, one in-flight message
-// per group, deduplication by ID within a window, delayed delivery, redelivery after a
-// failure, and a dead-letter list after maxReceives failures. A failing group never blocks
-// another group.
+// In-process queue with the semantics of the AWS path: FIFO per group within each step's queue,
+// one in-flight message per group and queue, deduplication by ID within a window, delayed
+// delivery, redelivery after a failure, and a dead-letter list after maxReceives failures. A
+// failing group never blocks another group.
 import { MAX_RECEIVES } from './deliveryPolicy.ts';
 import type { DeadLetter, MessageHandler, OutgoingMessage, QueueProducer, ReceivedMessage, SendResult } from './port.ts';
 
@@ -11,6 +11,11 @@ export interface EmbeddedQueueOptions {
   readonly dedupWindowMs?: number;
   readonly concurrency?: number;
   readonly now?: () => number;
+  /**
+   * The queue a step's messages go to. On AWS each step has its own FIFO queue, so one runtime's
+   * group is ordered per queue and its steps run side by side; by default each step is its own queue.
+   */
+  readonly queueOf?: (step: string) => string;
 }
 
 interface Entry {
@@ -37,6 +42,7 @@ export class EmbeddedQueue implements QueueProducer {
       dedupWindowMs: opts.dedupWindowMs ?? 300_000,
       concurrency: opts.concurrency ?? 4,
       now: opts.now ?? Date.now,
+      queueOf: opts.queueOf ?? ((step) => step),
     };
   }
 
@@ -46,7 +52,9 @@ export class EmbeddedQueue implements QueueProducer {
     if (this.seen.has(out.dedupId)) return Promise.resolve({ deduplicated: true });
     this.seen.set(out.dedupId, now + this.opts.dedupWindowMs);
     const msg: ReceivedMessage = { id: `m-${++this.seq}`, group: out.group, dedupId: out.dedupId, body: out.body, receiveCount: 0, sentAt: now };
-    this.later(out.delayMs ?? 0, () => this.enqueue(msg));
+    // A group is exclusive within its queue, as an SQS FIFO message group is.
+    const lane = `${this.opts.queueOf(out.step)}/${out.group}`;
+    this.later(out.delayMs ?? 0, () => this.enqueue(lane, msg));
     return Promise.resolve({ deduplicated: false });
   }
 
@@ -96,10 +104,10 @@ export class EmbeddedQueue implements QueueProducer {
     this.timers.add(t);
   }
 
-  private enqueue(msg: ReceivedMessage): void {
-    const list = this.groups.get(msg.group) ?? [];
+  private enqueue(lane: string, msg: ReceivedMessage): void {
+    const list = this.groups.get(lane) ?? [];
     list.push({ msg });
-    this.groups.set(msg.group, list);
+    this.groups.set(lane, list);
     this.pump();
   }
 

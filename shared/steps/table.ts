@@ -27,13 +27,21 @@ export type { KubeRule } from '../rbac/rule.ts';
 /** What makes the forwarder enqueue a step. Watched kinds beyond the runtime come with their steps. */
 export const WAKE = {
   runtimeChange: 'runtime-change',
+  /** Resolution's AICR runs (recipe, render). */
   aicrRun: 'aicr-run',
+  /** The upgrade assessment's AICR runs. */
+  assessmentRun: 'assessment-run',
+  /** What discovery reports in the runtime's status: a new snapshot, a failure, what it waits for. */
+  discoveryChange: 'discovery-change',
   snapshotRun: 'snapshot-run',
   nodeChange: 'node-change',
   planChange: 'plan-change',
   targetChange: 'target-change',
   rolloutChange: 'rollout-change',
+  /** An owned Application's spec, what Argo CD reports about it, or its deletion. */
   applicationChange: 'application-change',
+  /** An owned Application's spec edited, or the Application deleted. */
+  applicationSpecChange: 'application-spec-change',
   /** Argo CD's registry Secret deleted or edited. */
   registryCredentialsChange: 'registry-credentials-change',
   /** The runtime's Released or Stalled condition, or its plans, moved: something may be worth telling. */
@@ -69,7 +77,7 @@ const ROWS = [
     owns: [CONDITION.resolved],
     ownsFields: ['candidatePlan', 'targetPlan'],
     timeoutSeconds: 30,
-    wakesOn: [WAKE.runtimeChange, WAKE.aicrRun, WAKE.planChange],
+    wakesOn: [WAKE.runtimeChange, WAKE.discoveryChange, WAKE.aicrRun, WAKE.planChange],
     kube: RESOLVE_RBAC,
     aws: RESOLVE_AWS,
   },
@@ -91,7 +99,7 @@ const ROWS = [
     ownsFields: ['activePlan'],
     timeoutSeconds: 30,
     // Argo CD's registry Secret too: a refreshed token ends RegistryCredentialsStale at once, not at the next recheck.
-    wakesOn: [WAKE.runtimeChange, WAKE.targetChange, WAKE.rolloutChange, WAKE.aicrRun, WAKE.applicationChange, WAKE.registryCredentialsChange],
+    wakesOn: [WAKE.runtimeChange, WAKE.targetChange, WAKE.rolloutChange, WAKE.assessmentRun, WAKE.applicationChange, WAKE.registryCredentialsChange],
     kube: ROLLOUT_RBAC,
     aws: ROLLOUT_AWS,
   },
@@ -111,7 +119,7 @@ const ROWS = [
     queue: 'drift-check',
     owns: [CONDITION.inventoryConsistent],
     timeoutSeconds: 30,
-    wakesOn: [WAKE.runtimeChange, WAKE.targetChange, WAKE.rolloutChange, WAKE.planChange, WAKE.applicationChange],
+    wakesOn: [WAKE.runtimeChange, WAKE.targetChange, WAKE.rolloutChange, WAKE.planChange, WAKE.applicationSpecChange],
     kube: DRIFT_CHECK_RBAC,
     aws: DRIFT_CHECK_AWS,
   },

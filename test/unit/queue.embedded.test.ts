@@ -93,6 +93,25 @@ test('two groups are processed concurrently', async () => {
   assert.equal(maxInFlight, 2);
 });
 
+test("one runtime's group runs one message at a time per step's queue, and its steps side by side, as on SQS", async () => {
+  const queues: Record<string, string> = { resolve: 'resolve', rollout: 'rollout', 'drift-check': 'rollout' };
+  const q = new EmbeddedQueue({ ...fast, concurrency: 4, queueOf: (step) => queues[step] ?? step });
+  const running = new Set<string>();
+  const together: string[][] = [];
+  q.consume(async (m) => {
+    running.add(m.body);
+    together.push([...running].sort());
+    await new Promise((r) => setTimeout(r, 10));
+    running.delete(m.body);
+  });
+  await q.send({ step: 'resolve', group: 'runtime-u', dedupId: '1', body: 'resolve' });
+  await q.send({ step: 'rollout', group: 'runtime-u', dedupId: '2', body: 'rollout' });
+  await q.send({ step: 'drift-check', group: 'runtime-u', dedupId: '3', body: 'drift-check' });
+  await q.idle();
+  assert.ok(together.some((s) => s.includes('resolve') && s.includes('rollout')), `steps with their own queues ran side by side: ${JSON.stringify(together)}`);
+  assert.ok(!together.some((s) => s.includes('rollout') && s.includes('drift-check')), `two steps sharing a queue never ran at once: ${JSON.stringify(together)}`);
+});
+
 test('FLT-1 harness: a message the fault hook holds back is handled after one sent later in its group, and an unheld one keeps its order', async () => {
   const q = new EmbeddedQueue(fast);
   const seen: string[] = [];

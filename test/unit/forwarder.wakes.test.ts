@@ -1,0 +1,61 @@
+// Which steps a watched change wakes: each step wakes on what it acts on, so a change another
+// step made, or a run another step started, costs it no look.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { LABEL } from '../../shared/api/constants.ts';
+import { AICR_JOB_WATCH, AICR_POD_WATCH, APPLICATION_SPEC_WATCH, APPLICATION_WATCH, ASSESSMENT_JOB_WATCH, ASSESSMENT_POD_WATCH, RUNTIME_DISCOVERY_WATCH, RUNTIME_WATCH, type Watchable, type WatchedKind } from '../../shared/forwarder/watched.ts';
+import type { GenericObject, RuntimeObject } from '../../shared/kube/kinds.ts';
+import { STEP_TABLE } from '../../shared/steps/table.ts';
+
+const woken = (w: WatchedKind<Watchable>): string[] => STEP_TABLE.filter((r) => (r.wakesOn as readonly string[]).includes(w.wake)).map((r) => r.name);
+
+const runtime = (snapshotDigest: string): RuntimeObject => ({
+  apiVersion: 'operator.aicr.run/v1alpha1',
+  kind: 'ClusterRuntime',
+  metadata: { name: 'cluster', uid: 'u-1', resourceVersion: '1', generation: 3 },
+  status: { discovery: { snapshot: { configMap: 'aicr-snapshot-1', digest: snapshotDigest } } },
+} as RuntimeObject);
+
+test('a new snapshot in the runtime status is news to resolve alone, not to every step a spec change wakes', () => {
+  const before = runtime('sha256:aaa');
+  const after = runtime('sha256:bbb');
+  assert.notEqual(RUNTIME_DISCOVERY_WATCH.fingerprint(before), RUNTIME_DISCOVERY_WATCH.fingerprint(after), 'the discovery watch sees the new snapshot');
+  assert.equal(RUNTIME_WATCH.fingerprint(before), RUNTIME_WATCH.fingerprint(after), 'the spec watch does not');
+  assert.deepEqual(woken(RUNTIME_DISCOVERY_WATCH), ['resolve']);
+  assert.ok(woken(RUNTIME_WATCH).includes('snapshot'), 'a spec change still wakes discovery');
+  assert.equal(RUNTIME_DISCOVERY_WATCH.arrivalIsNews?.(after), false, "a new runtime is the spec watch's news");
+});
+
+test("resolution's AICR runs wake resolve and the assessment's wake the rollout, never the other way round", () => {
+  for (const w of [AICR_JOB_WATCH, AICR_POD_WATCH]) {
+    assert.deepEqual(woken(w), ['resolve'], w.id ?? w.kind.plural);
+    assert.equal(w.selection?.labelSelector, `${LABEL.stage} in (recipe,render)`);
+  }
+  for (const w of [ASSESSMENT_JOB_WATCH, ASSESSMENT_POD_WATCH]) {
+    assert.deepEqual(woken(w), ['rollout'], w.id ?? w.kind.plural);
+    assert.equal(w.selection?.labelSelector, `${LABEL.stage}=assessment`);
+  }
+  assert.equal(AICR_JOB_WATCH.selection?.namespace, ASSESSMENT_JOB_WATCH.selection?.namespace, 'both stages run in aicr-jobs');
+});
+
+const application = (specVersion: string, health: string): GenericObject => ({
+  apiVersion: 'argoproj.io/v1alpha1',
+  kind: 'Application',
+  metadata: { name: 'alpha', namespace: 'argocd', uid: 'a-1', resourceVersion: '1' },
+  spec: { source: { chart: 'alpha', targetRevision: specVersion } },
+  status: { sync: { status: 'Synced' }, health: { status: health } },
+} as GenericObject);
+
+test("Argo CD's reports on an owned Application wake the rollout step, not the drift check; an edit or a deletion wakes both", () => {
+  const progressing = application('1.0.0', 'Progressing');
+  const healthy = application('1.0.0', 'Healthy');
+  const edited = application('1.1.0', 'Healthy');
+  assert.deepEqual(woken(APPLICATION_WATCH), ['rollout']);
+  assert.deepEqual(woken(APPLICATION_SPEC_WATCH), ['drift-check']);
+  assert.notEqual(APPLICATION_WATCH.fingerprint(progressing), APPLICATION_WATCH.fingerprint(healthy), 'health moving is news to the rollout');
+  assert.equal(APPLICATION_SPEC_WATCH.fingerprint(progressing), APPLICATION_SPEC_WATCH.fingerprint(healthy), 'but not to the drift check');
+  for (const w of [APPLICATION_WATCH, APPLICATION_SPEC_WATCH]) {
+    assert.notEqual(w.fingerprint(healthy), w.fingerprint(edited), `${w.id ?? ''}: an edited spec is news`);
+    assert.notEqual(w.deletionIsNews?.(healthy), false, `${w.id ?? ''}: a deletion is news`);
+  }
+});
