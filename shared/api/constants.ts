@@ -166,26 +166,41 @@ export const FINALIZER = {
 } as const;
 
 /**
+ * Every step's name, keyed as code names it. The step table (shared/steps/table.ts) takes each
+ * row's name from here, so the layers below the steps can name a step's field manager or identity
+ * without reading the table, and a name no row carries fails the step table's test.
+ */
+export const STEP = {
+  resolve: 'resolve',
+  /** Its field manager writes only status.discovery. */
+  snapshot: 'snapshot',
+  /** Its field manager also writes the owned Argo CD Applications. */
+  rollout: 'rollout',
+  /** Its field manager writes only Argo CD's registry Secret (ARGOCD_REGISTRY_SECRET). */
+  tokenRefresh: 'token-refresh',
+  /** Its field manager writes only InventoryConsistent and plans rebuilt from the Applications; Applications it writes again go under rollout's. */
+  driftCheck: 'drift-check',
+  /** Its field manager writes only status.notifications. */
+  notify: 'notify',
+} as const;
+export type StepKey = keyof typeof STEP;
+export type ApiStepName = (typeof STEP)[StepKey];
+
+/**
  * A step's server-side-apply field manager, decided by its name: one per step, so steps never
  * clobber each other's fields, and a new step has its own by being named (its row carries it).
  */
 export const stepFieldManager = <S extends string>(step: S): `aicr-${S}` => `aicr-${step}`;
 
-/** The field managers code names directly; the steps' ones are their rows' (shared/steps/table.ts). */
+type StepFieldManagers = { readonly [K in StepKey]: `aicr-${(typeof STEP)[K]}` };
+// Object.fromEntries forgets the keys; the mapped type puts back what the map above guarantees.
+const STEP_FIELD_MANAGERS = Object.fromEntries(Object.entries(STEP).map(([key, name]) => [key, stepFieldManager(name)])) as StepFieldManagers;
+
+/** The field managers code names directly: each step's, by the rule, and the summary's. */
 export const FIELD_MANAGER = {
-  resolve: stepFieldManager('resolve'),
-  /** Writes only status.discovery. */
-  snapshot: stepFieldManager('snapshot'),
+  ...STEP_FIELD_MANAGERS,
   /** Writes only Ready, Reconciling, Stalled and status.observedGeneration; not a step, so not by the rule. */
   summary: 'aicr-status-summary',
-  /** Writes the owned Argo CD Applications. */
-  rollout: stepFieldManager('rollout'),
-  /** Writes only Argo CD's registry Secret (ARGOCD_REGISTRY_SECRET). */
-  tokenRefresh: stepFieldManager('token-refresh'),
-  /** Writes only InventoryConsistent and plans rebuilt from the Applications; Applications it writes again go under `rollout`. */
-  driftCheck: stepFieldManager('drift-check'),
-  /** Writes only status.notifications. */
-  notify: stepFieldManager('notify'),
 } as const;
 
 export const MANAGED_BY_VALUE = 'aicr-operator';
@@ -267,12 +282,12 @@ export const IDENTITY_USER = {
  * everyone else, cluster admins included, so a plan's payload and digest only ever come from
  * resolution. Deleting a plan stays open to anyone RBAC lets: it is the documented remedy.
  */
-export const PLAN_WRITER_GROUPS = [IDENTITY_GROUP.step('resolve')] as const;
+export const PLAN_WRITER_GROUPS = [IDENTITY_GROUP.step(STEP.resolve)] as const;
 /**
  * Groups that may only create a plan, never change one: the drift check writes back an active
  * plan whose ConfigMap is gone when the Applications rebuild to its very digest (PLAN-4).
  */
-export const PLAN_REBUILDER_GROUPS = [IDENTITY_GROUP.step('drift-check')] as const;
+export const PLAN_REBUILDER_GROUPS = [IDENTITY_GROUP.step(STEP.driftCheck)] as const;
 /** The chart's ValidatingAdmissionPolicy (and its binding, of the same name) that holds plans to PLAN_WRITER_GROUPS. */
 export const PLAN_ADMISSION = {
   name: 'aicr-plan-writers',

@@ -76,3 +76,4 @@ export const MaintenanceSchema = apiObject(
     ).optional(),
   }),
 ).meta({ description: 'When the control plane may change the cluster. Creating and approving a rollout is possible at any time; its steps wait for a window.' });
+export type Maintenance = z.output<typeof MaintenanceSchema>;

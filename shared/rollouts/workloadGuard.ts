@@ -2,8 +2,9 @@
 // the raw spec on its own, like the maintenance windows: a mistake elsewhere in the spec must not
 // lift the guard, and a guard that does not validate holds disruptive steps (the safe side).
 // One list of the GPU Nodes and one of the running Pods per question; nothing is ever evicted.
-import { DISRUPTIVE_COMPONENTS, GPU_NODE_SELECTOR, WorkloadsSchema } from '../api/workloads.ts';
+import { DISRUPTIVE_COMPONENTS, GPU_NODE_SELECTOR } from '../api/workloads.ts';
 import { parseDuration } from '../api/duration.ts';
+import { UNREADABLE, type Unreadable, readWorkloads } from '../api/runtimeReading.ts';
 import { KIND } from '../kube/kinds.ts';
 import type { KubePort } from '../kube/port.ts';
 
@@ -14,12 +15,11 @@ export interface WorkloadGuard {
   readonly maxWaitMs: number;
 }
 
-export type RuntimeGuard = WorkloadGuard | 'none' | 'unreadable';
+export type RuntimeGuard = WorkloadGuard | 'none' | Unreadable;
 
 export function readGuard(spec: unknown): RuntimeGuard {
-  const parsed = WorkloadsSchema.optional().safeParse((spec as { workloads?: unknown } | undefined)?.workloads);
-  if (!parsed.success) return 'unreadable';
-  const w = parsed.data;
+  const w = readWorkloads(spec);
+  if (w === UNREADABLE) return UNREADABLE;
   if (!w || (!w.selector && !(w.priorityClasses?.length ?? 0))) return 'none';
   return {
     ...(w.selector ? { selector: w.selector } : {}),
@@ -32,7 +32,7 @@ export function readGuard(spec: unknown): RuntimeGuard {
 /** Whether a step of `release` must wait for protected work; an unreadable guard counts the defaults. */
 export function disrupts(guard: RuntimeGuard, release: string): boolean {
   if (guard === 'none') return false;
-  if (guard === 'unreadable') return (DISRUPTIVE_COMPONENTS as readonly string[]).includes(release);
+  if (guard === UNREADABLE) return (DISRUPTIVE_COMPONENTS as readonly string[]).includes(release);
   return guard.disruptive.has(release);
 }
 

@@ -2,11 +2,12 @@
 // routes, configuration, condition owners and field managers are derived from it; each queue's
 // handler (functions/<queue>.ts), local mode's runners (runners.ts), the per-step parts of
 // serverless.yml, the chart's RBAC and the owners table of docs/conditions.md are generated from
-// it (npm run gen:steps), and unit tests fail when a committed copy is stale. Adding a step: a row
-// here and its folder shared/steps/<name in camelCase>/ (index.ts exporting run<Name>, rbac.ts,
-// aws.ts); then npm run gen:steps.
+// it (npm run gen:steps), and unit tests fail when a committed copy is stale. Adding a step: its
+// name in STEP (shared/api/constants.ts, where the layers below the steps read it), a row here and
+// its folder shared/steps/<name in camelCase>/ (index.ts exporting run<Name>, rbac.ts, aws.ts);
+// then npm run gen:steps.
 // Kept free of runner imports so a function bundles only the steps it runs.
-import { CONDITION, stepFieldManager, type DomainConditionType } from '../api/constants.ts';
+import { type ApiStepName, CONDITION, STEP, stepFieldManager, type DomainConditionType } from '../api/constants.ts';
 import type { KubeRule } from '../rbac/rule.ts';
 import { DRIFT_CHECK_AWS } from './driftCheck/aws.ts';
 import { NOTIFY_AWS } from './notify/aws.ts';
@@ -71,7 +72,7 @@ export interface StepRow {
 
 const ROWS = [
   {
-    name: 'resolve',
+    name: STEP.resolve,
     description: 'Resolve step - discovers the cluster and resolves the target plan; owns Resolved',
     queue: 'resolve',
     owns: [CONDITION.resolved],
@@ -82,7 +83,7 @@ const ROWS = [
     aws: RESOLVE_AWS,
   },
   {
-    name: 'snapshot',
+    name: STEP.snapshot,
     description: 'Snapshot step - reads the node groups and keeps an AICR snapshot of the cluster; writes status.discovery',
     queue: 'snapshot',
     owns: [],
@@ -92,7 +93,7 @@ const ROWS = [
     aws: SNAPSHOT_AWS,
   },
   {
-    name: 'rollout',
+    name: STEP.rollout,
     description: 'Rollout step - moves the runtime from its active plan to its target plan through RuntimeRollouts, writing Argo CD Applications release by release; owns Released and EngineAvailable',
     queue: 'rollout',
     owns: [CONDITION.engineAvailable, CONDITION.released],
@@ -104,7 +105,7 @@ const ROWS = [
     aws: ROLLOUT_AWS,
   },
   {
-    name: 'token-refresh',
+    name: STEP.tokenRefresh,
     description: "Token-refresh step - in aws registry mode keeps Argo CD's registry credentials (Secret argocd/aicr-registry) holding a fresh ECR token",
     queue: 'token-refresh',
     owns: [],
@@ -114,7 +115,7 @@ const ROWS = [
     aws: TOKEN_REFRESH_AWS,
   },
   {
-    name: 'drift-check',
+    name: STEP.driftCheck,
     description: 'Drift-check step - between rollouts compares the owned Applications with the active and target plans: writes a deleted Application again from the active plan, rebuilds a lost active plan from the Applications, and refuses objects of a newer control plane; owns InventoryConsistent',
     queue: 'drift-check',
     owns: [CONDITION.inventoryConsistent],
@@ -124,7 +125,7 @@ const ROWS = [
     aws: DRIFT_CHECK_AWS,
   },
   {
-    name: 'notify',
+    name: STEP.notify,
     description: 'Notify step - puts a notification on EventBridge (or the log) when a rollout awaits approval, ends failed, expired or revoked, or starts a window or workload wait, and when the runtime is Released or newly Stalled; writes status.notifications',
     queue: 'notify',
     owns: [],
@@ -133,7 +134,7 @@ const ROWS = [
     kube: NOTIFY_RBAC,
     aws: NOTIFY_AWS,
   },
-] as const satisfies readonly Omit<StepRow, 'fieldManager'>[];
+] as const satisfies readonly (Omit<StepRow, 'fieldManager'> & { readonly name: ApiStepName })[];
 
 export const STEP_TABLE = ROWS.map((r) => ({ ...r, fieldManager: stepFieldManager(r.name) })) satisfies readonly StepRow[];
 

@@ -4,8 +4,8 @@
 // RBAC), and at least one validator image pinned in aicr.validatorImages. Without them no
 // rollout step starts; with them, what a run still lacks (the AICR image, discovery's snapshot)
 // holds the rollout in Validating until it is there.
-import { ClusterRuntimeSpecSchema } from '../api/clusterRuntime.ts';
 import { AICR_VALIDATE_SERVICE_ACCOUNT, NAMESPACES } from '../api/constants.ts';
+import { readSpec } from '../api/runtimeReading.ts';
 import { type Snapshot, readSnapshot } from '../aicr/snapshotStage.ts';
 import type { Configuration } from '../configuration/schema.ts';
 import { discoveryOf } from '../discovery/status.ts';
@@ -28,9 +28,9 @@ export type RunNeeds = { readonly ok: true; readonly version: string; readonly i
 
 /** The AICR image and discovery's latest snapshot, which a run cannot go without. */
 export async function runNeeds(kube: KubePort, runtime: RuntimeObject, configuration: Configuration): Promise<RunNeeds> {
-  const spec = ClusterRuntimeSpecSchema.safeParse(runtime.spec);
-  if (!spec.success) return { ok: false, why: 'the runtime spec does not read here' };
-  const version = spec.data.aicrVersion;
+  const reading = readSpec(runtime.spec);
+  if (!reading.readable) return { ok: false, why: 'the runtime spec does not read here' };
+  const version = reading.spec.aicrVersion;
   const image = configuration.aicr.versions[version];
   if (!image) return { ok: false, why: `AICR ${version} has no image in aicr.versions` };
   const name = discoveryOf(runtime).snapshot?.configMap;

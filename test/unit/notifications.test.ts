@@ -198,6 +198,19 @@ test('NTF-2: a part of the status another writer left out of bounds costs nothin
   assert.equal(sink.got.flat().length, 0, 'what the record says was told is not told again');
 });
 
+test('NTF-1: an unreadable record of what was told leaves the rest of the status readable: a new runtime still tells it is Released, naming its active plan', async () => {
+  const plan = 'aicr-plan-aaaaaaaa';
+  const odd = { conditions: [cond(CONDITION.released, 'True', 'Released')], activePlan: plan, notifications: { sent: -1, rollout: '', released: '', stalled: '' } };
+  const { kube, store } = stage(odd, []);
+  const sink = recordingSink(() => false);
+  const row = stepRow('notify');
+  assert.ok(row);
+  await runStep(item, { row, runner: notifyRunner(() => sink, settings) }, { kube, log: captureLogger().log, now: () => NOW, timings: DEFAULT_TIMINGS });
+  assert.deepEqual(sink.got.flat().map((n) => n.kind), ['released'], 'the conditions survive the bad record');
+  const rt = (await store.get(KIND.clusterRuntime, 'cluster')) as RuntimeObject;
+  assert.equal((rt.status as { notifications?: NoticeRecord }).notifications?.released, `Released/${plan}`, 'and so does the active plan');
+});
+
 test('NTF-2: EventBridge refusing is retried with backoff, logs no detail, and the later send carries the same key, once', async () => {
   const { kube } = stage({ conditions: [cond(CONDITION.released, 'False', 'RolloutFailed', 'step 2 failed')] }, [rollout('aicr-rollout-7', { outcome: 'Failed', conditions: [cond(CONDITION.ready, 'False', 'RolloutFailed')] })]);
   let down = true;

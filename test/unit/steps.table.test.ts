@@ -5,7 +5,7 @@ import { ConfigurationSchema } from '../../shared/configuration/schema.ts';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { parse, type Tags } from 'yaml';
-import { AICR_RUNNER_SERVICE_ACCOUNT, AICR_SNAPSHOT_SERVICE_ACCOUNT, AICR_VALIDATE_SERVICE_ACCOUNT, DOMAIN_CONDITIONS, FIELD_MANAGER, IDENTITY_GROUP, NAMESPACES } from '../../shared/api/constants.ts';
+import { AICR_RUNNER_SERVICE_ACCOUNT, AICR_SNAPSHOT_SERVICE_ACCOUNT, AICR_VALIDATE_SERVICE_ACCOUNT, DOMAIN_CONDITIONS, FIELD_MANAGER, IDENTITY_GROUP, NAMESPACES, STEP } from '../../shared/api/constants.ts';
 import { ConfigSchema } from '../../shared/environment.ts';
 import { RUNNERS } from '../../shared/steps/runners.ts';
 import { CONDITION_OWNER, QUEUE_NAMES, STEP_TABLE, queueSettings, type KubeRule } from '../../shared/steps/table.ts';
@@ -60,11 +60,13 @@ test('docs/conditions.md names each condition\'s owner and field manager as the 
   assert.equal(doc.split('\n').slice(at.start, at.end).join('\n'), ownerTable());
 });
 
-test('each step writes under its own field manager, distinct from every other and from the summary; the named ones are rows\'', () => {
+test('each step writes under its own field manager, distinct from every other and from the summary; the named ones are exactly the rows\'', () => {
   const managers: string[] = STEP_TABLE.map((r) => r.fieldManager);
   assert.equal(new Set(managers).size, managers.length);
   assert.ok(!managers.includes(FIELD_MANAGER.summary));
-  for (const m of Object.values(FIELD_MANAGER)) if (m !== FIELD_MANAGER.summary) assert.ok(managers.includes(m), `FIELD_MANAGER's ${m} is a row's`);
+  const named = Object.values(FIELD_MANAGER).filter((m) => m !== FIELD_MANAGER.summary);
+  assert.deepEqual([...named].sort(), [...managers].sort(), "FIELD_MANAGER's step entries are the rows' managers");
+  assert.deepEqual(Object.values(STEP).sort(), STEP_TABLE.map((r) => r.name).sort(), 'every name in STEP has its row');
 });
 
 test('each queue has a handler in functions/ that runs exactly its steps', () => {

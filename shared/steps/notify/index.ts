@@ -5,9 +5,9 @@
 // a notification is sent at least once and, once taken, never again. It never holds up a
 // rollout: no other step reads what it writes.
 import { KIND, type RuntimeObject } from '../../kube/kinds.ts';
-import { ClusterRuntimeStatusSchema } from '../../api/clusterRuntime.ts';
-import { type Condition, ConditionSchema } from '../../api/condition.ts';
+import type { Condition } from '../../api/condition.ts';
 import { FIELD_MANAGER } from '../../api/constants.ts';
+import { readStatus } from '../../api/runtimeReading.ts';
 import { listRollouts } from '../../rollouts/objects.ts';
 import { type NoticeRecord, dueNotices, recordChanged } from '../../notifications/derive.ts';
 import { eventBridgeSink } from '../../notifications/eventBridge.ts';
@@ -26,27 +26,13 @@ export function notifySettings(env: NodeJS.ProcessEnv = process.env): NotifySett
   return { eventBus: env['AICR_EVENT_BUS'] || undefined, cluster: env['AICR_EKS_CLUSTER_NAME'] || env['AICR_KUBE_CONTEXT'] || 'local', deployment: env['AICR_SERVICE_NAME'] || undefined };
 }
 
-const STATUS = ClusterRuntimeStatusSchema.shape;
-
 /**
- * What the status says, each part read on its own: a part that does not fit its schema counts as
- * absent, and never takes the others with it. Read whole, one over-long field another step wrote
- * would drop the record of what was told, and every notification would be sent again.
+ * What the status says, part by part (readStatus): read whole, one over-long field another step
+ * wrote would drop the record of what was told, and every notification would be sent again.
  */
 function statusOf(runtime: RuntimeObject): { conditions: readonly Condition[]; activePlan?: string; record?: NoticeRecord } {
-  const raw = (runtime.status ?? {}) as Record<string, unknown>;
-  const listed = Array.isArray(raw['conditions']) ? (raw['conditions'] as unknown[]) : [];
-  const conditions = listed.flatMap((c) => {
-    const parsed = ConditionSchema.safeParse(c);
-    return parsed.success ? [parsed.data] : [];
-  });
-  const activePlan = STATUS.activePlan.safeParse(raw['activePlan']);
-  const record = STATUS.notifications.safeParse(raw['notifications']);
-  return {
-    conditions,
-    ...(activePlan.success && activePlan.data ? { activePlan: activePlan.data } : {}),
-    ...(record.success && record.data ? { record: record.data } : {}),
-  };
+  const { conditions, activePlan, notifications } = readStatus(runtime.status);
+  return { conditions, ...(activePlan ? { activePlan } : {}), ...(notifications ? { record: notifications } : {}) };
 }
 
 async function writeRecord(ctx: StepContext, record: NoticeRecord): Promise<void> {

@@ -1,8 +1,8 @@
 // The runtime's spec as the rollout step uses it, parsed once per look. When the spec does not
 // validate (resolution reports why), the API's defaults stand in, except the emergency stop,
 // which is read from the raw spec so that it works whatever else is wrong.
-import { ClusterRuntimeSpecSchema } from '../../api/clusterRuntime.ts';
 import { parseDuration } from '../../api/duration.ts';
+import { readSpec, readSuspendEngine } from '../../api/runtimeReading.ts';
 import type { RuntimeObject } from '../../kube/kinds.ts';
 import { type RuntimeWindows, readWindows } from '../../rollouts/maintenanceSpec.ts';
 import { type RuntimeGuard, readGuard } from '../../rollouts/workloadGuard.ts';
@@ -29,12 +29,12 @@ export interface RolloutSettings {
 }
 
 export function settingsOf(runtime: RuntimeObject): RolloutSettings {
-  const suspendEngine = (runtime.spec as { suspendEngine?: unknown } | undefined)?.suspendEngine === true;
-  const parsed = ClusterRuntimeSpecSchema.safeParse(runtime.spec);
-  if (!parsed.success) {
+  const suspendEngine = readSuspendEngine(runtime.spec);
+  const read = readSpec(runtime.spec);
+  if (!read.readable) {
     return { readable: false, actionTimeoutMs: DEFAULT_ACTION_MS, approvalMs: DEFAULT_APPROVAL_MS, paused: false, suspendEngine, deletionPolicy: 'Orphan', validationRequired: true, windows: readWindows(runtime.spec), workloads: readGuard(runtime.spec) };
   }
-  const spec = parsed.data;
+  const { spec } = read;
   return {
     readable: true,
     aicrVersion: spec.aicrVersion,

@@ -3,7 +3,8 @@
 // status.discovery, which the resolve step reads (and turns into Resolved). A new snapshot is
 // taken when the node groups' facts, the AICR version or the resnapshot annotation change.
 import { ANNOTATION, FIELD_MANAGER, LABEL, NAMESPACES } from '../../api/constants.ts';
-import { type ClusterRuntimeSpec, ClusterRuntimeSpecSchema } from '../../api/clusterRuntime.ts';
+import type { ClusterRuntimeSpec } from '../../api/clusterRuntime.ts';
+import { readSpec } from '../../api/runtimeReading.ts';
 import { runJob, runLimits } from '../../aicr/jobSpec.ts';
 import { type Collected, type StageDeps, type StageOutcome, runStage, stageDepsOf } from '../../aicr/runStage.ts';
 import { type Snapshot, readSnapshot, snapshotArgs, snapshotStage } from '../../aicr/snapshotStage.ts';
@@ -86,11 +87,11 @@ async function takeSnapshot(ctx: StepContext, groups: string, { spec, configurat
 
 /** The AICR image for the runtime's version, or undefined when resolve reports why there is none. */
 async function pinnedImage(ctx: StepContext): Promise<Pinned | undefined> {
-  const spec = ClusterRuntimeSpecSchema.safeParse(ctx.runtime.spec);
-  if (!spec.success) return undefined;
+  const read = readSpec(ctx.runtime.spec);
+  if (!read.readable) return undefined;
   const configuration = await readConfiguration(ctx.kube);
-  const image = configuration.aicr.versions[spec.data.aicrVersion];
-  return image ? { spec: spec.data, configuration, image } : undefined;
+  const image = configuration.aicr.versions[read.spec.aicrVersion];
+  return image ? { spec: read.spec, configuration, image } : undefined;
 }
 
 /** While a published snapshot someone deleted or edited is being replaced, say so instead of keeping it. */
