@@ -45,6 +45,13 @@ async function jobs(): Promise<{ name: string; stage: string; input: string; ttl
   }));
 }
 
+/**
+ * Lets the triggers' messages be handled and any run they (wrongly) cause start: until the queue
+ * is idle, or for three of the scaled backoff's longest delays, within which any retry would
+ * start again. Rechecks on timers keep the queue from being idle for long.
+ */
+const triggersHandled = (): Promise<unknown> => Promise.race([cp?.queue.idle(), new Promise((r) => setTimeout(r, 3 * SCALED_TIMINGS.backoffCapMs))]);
+
 const resolvedWith = (what: string, ok: (c: ResolvedCondition) => boolean, timeoutMs = 90_000): Promise<ResolvedCondition> => waitResolved(what, ok, timeoutMs);
 
 before(async () => {
@@ -125,7 +132,7 @@ test('JOB-2 JOB-5 COND-5 criteria AICR refuses stop after one run: InvalidSpec w
   assert.match(c.message, /invalid os type: talos/);
   for (let i = 0; i < 10; i++) await kubectl('annotate', 'clusterruntime', 'cluster', `operator.aicr.run/reconcile-request=${i}`, '--overwrite');
   await waitFor('the triggers reach the step', async () => ((await getRuntime())?.metadata.annotations?.['operator.aicr.run/reconcile-request'] === '9' ? true : undefined));
-  await Promise.race([cp?.queue.idle(), new Promise((r) => setTimeout(r, 20_000))]);
+  await triggersHandled();
   const all = await jobs();
   assert.equal(all.length, 1, 'one run, however many triggers');
   assert.equal(all[0]?.verdict, 'refused');
@@ -195,7 +202,7 @@ test('JOB-6 JOB-2 three failed runs for the same inputs stall the stage: no four
     assert.match(c.message, /aicr recipe exited 8 \(an internal error\): \[INTERNAL\] recipe store unreadable \(test knob\)/);
     for (let i = 0; i < 50; i++) await kubectl('annotate', 'clusterruntime', 'cluster', `operator.aicr.run/reconcile-request=t${i}`, '--overwrite');
     await waitFor('the triggers reach the step', async () => ((await getRuntime())?.metadata.annotations?.['operator.aicr.run/reconcile-request'] === 't49' ? true : undefined));
-    await Promise.race([cp?.queue.idle(), new Promise((r) => setTimeout(r, 20_000))]);
+    await triggersHandled();
     const failed = await jobs();
     assert.equal(failed.length, 3, 'no fourth run for the same inputs');
     assert.ok(failed.every((j) => j.verdict === 'counted' && j.ttl === 7 * 24 * 3600), 'each failed run counted and kept for 7 days');

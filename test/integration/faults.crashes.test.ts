@@ -12,7 +12,7 @@
 // upgrade under the same crashes whose control plane also gets 409s and 429s from a busy API
 // server, while kube-apiserver, Argo CD's application controller, repo-server and Redis, and the
 // registry are restarted in turn (test/helpers/faults/restarts.ts) during the rollout.
-// AICR_FAULT_SEED replays a seed; AICR_FAULT_RELEASES sizes the plan (3 by default; the long run
+// AICR_FAULT_SEED replays a seed; AICR_FAULT_RELEASES sizes the plan (2 by default; the long run
 // uses 20); AICR_FAULT_STRIDE bounds the writes between crashes; AICR_FAULT_DUPLICATE the share
 // of messages handled twice; AICR_FAULT_CONFLICTS and AICR_FAULT_THROTTLES the shares of requests
 // answered 409 and 429 in the last test.

@@ -16,14 +16,24 @@ import { condition, createRuntime, getRuntime, kubectl, waitFor } from '../helpe
 
 const ROLLOUT_ONLY: readonly StepRow[] = STEP_TABLE.filter((r) => r.name === 'rollout');
 const WORK_NS = 'ml-work';
+/** The runtime's spec.workloads.maxWait, its least allowed value: 1m. */
+const MAX_WAIT_MS = 60_000;
 let cp: ReturnType<typeof startCapturedControlPlane> | undefined;
+
+/**
+ * The control plane's clock runs `offsetMs` from the machine's, so the test can move it past
+ * maxWait (a minute at least) instead of waiting for it. The step looks again on its own timer
+ * while it waits, so it is that look, nobody acting, that finds maxWait passed.
+ */
+let offsetMs = 0;
+const controlPlaneNow = (): Date => new Date(Date.now() + offsetMs);
 
 const appCreated = async (name: string): Promise<string> => kubectl('get', 'application', name, '-n', NAMESPACES.argocd, '--ignore-not-found', '-o', 'jsonpath={.metadata.creationTimestamp}');
 const podPhase = async (name: string): Promise<string> => kubectl('get', 'pod', name, '-n', WORK_NS, '--ignore-not-found', '-o', 'jsonpath={.status.phase}');
 
 before(async () => {
   await clearRolloutStage();
-  cp = startCapturedControlPlane({ timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 }, table: ROLLOUT_ONLY });
+  cp = startCapturedControlPlane({ timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 }, table: ROLLOUT_ONLY, now: controlPlaneNow });
 });
 
 after(async () => {
@@ -63,10 +73,15 @@ test('GPU-1 GPU-2 a protected Pod running on a GPU Node holds the step of a disr
   assert.equal(await appCreated('gpu-operator'), '', 'nothing written for the disruptive release');
   const described = await kubectlAicr(['describe', name], 'alice');
   assert.match(described.stdout, new RegExp(`${WORK_NS}/train-0`), `kubectl aicr describe names the work it waits for:\n${described.stdout}`);
+  assert.equal(condition(await getRuntime(), 'Stalled')?.status, 'False', 'still waiting before maxWait has passed');
 
+  offsetMs = MAX_WAIT_MS;
   const stalled = await released('WorkloadsStillRunning past maxWait', (reason) => reason === 'WorkloadsStillRunning', 120_000);
   assert.match(stalled.message, new RegExp(`kubectl aicr approve --disrupt ${name}`));
   assert.equal(condition(await getRuntime(), 'Stalled')?.status, 'True', 'past maxWait a person decides');
+  // Back on the machine's clock before the go-ahead: the step it starts is then timed on the
+  // clock Argo CD times its sync with, or the step would wait for that clock to catch up.
+  offsetMs = 0;
 
   const refused = await kubectlAicr(['approve', '--disrupt', name], 'bob');
   assert.notEqual(refused.code, 0);
