@@ -14,3 +14,5 @@ export const MAX_RECEIVES = 5;
  * times before it is handed to an immediate retry message; neither waits for a redelivery.
  */
 export const CONFLICT_RERUNS = 3;
+/** The spread of the random wait before each rerun after a conflict, times the rerun's number. */
+export const CONFLICT_SPREAD_MS = 150;

@@ -16,7 +16,7 @@ import type { Logger } from '../observability/log.ts';
 import { reportIfUnreachable, reportUnwritableStall } from '../observability/unreachable.ts';
 import { METRIC, type MetricPoint, plainFields, sendsStepTimingMetrics } from '../observability/metrics.ts';
 import { recheckDedupId, retryDedupId, timerDedupId } from '../queue/dedup.ts';
-import { CONFLICT_RERUNS, MAX_RECEIVES } from '../queue/deliveryPolicy.ts';
+import { CONFLICT_RERUNS, CONFLICT_SPREAD_MS, MAX_RECEIVES } from '../queue/deliveryPolicy.ts';
 import type { QueueProducer, ReceivedMessage } from '../queue/port.ts';
 import { type WorkItem, decodeWorkItem, encodeWorkItem, runtimeGroup } from '../queue/workItem.ts';
 import type { Reason } from '../api/reasons.ts';
@@ -113,14 +113,20 @@ async function handOn(item: WorkItem, msg: ReceivedMessage, deps: DispatchDeps, 
   return undefined;
 }
 
-/** A lost write race costs a re-read, not a redelivery: the winner's write usually leaves little to do. */
+/**
+ * A lost write race costs a re-read, not a redelivery: the winner's write usually leaves little
+ * to do. The re-read waits a random moment first: the steps one change woke together lost to the
+ * same winner, and re-reading together they would mostly race each other again.
+ */
 async function runRerunningConflicts(item: WorkItem, call: StepCall, deps: StepDeps): Promise<StepResult> {
   for (let rerun = 1; ; rerun++) {
     try {
       return await runStep(item, call, deps);
     } catch (err) {
       if (!(err instanceof ConflictError) || rerun > CONFLICT_RERUNS) throw err;
-      deps.log.debug('write conflict; running the step again at once', { rerun });
+      const afterMs = Math.floor(Math.random() * CONFLICT_SPREAD_MS * rerun);
+      deps.log.debug('write conflict; running the step again at once', { rerun, afterMs });
+      await new Promise((resolve) => setTimeout(resolve, afterMs));
     }
   }
 }
