@@ -48,16 +48,7 @@ export function auditMark(file = testEnv().TESTENV_AUDIT_LOG): number {
 export function auditSince(mark: number, file = testEnv().TESTENV_AUDIT_LOG): AuditEvent[] {
   const size = statSync(file).size;
   if (size < mark) throw new Error(`the audit log ${file} is shorter than the mark (${size} < ${mark} bytes): it was rotated, so requests since the mark cannot be counted`);
-  const buf = Buffer.alloc(size - mark);
-  const fd = openSync(file, 'r');
-  try {
-    readSync(fd, buf, 0, buf.length, mark);
-  } finally {
-    closeSync(fd);
-  }
-  const text = buf.toString('utf8');
-  // A line still being written is left for the next read.
-  return parseLines(text.slice(0, text.lastIndexOf('\n') + 1));
+  return linesAfter(mark, file).events;
 }
 
 /**
@@ -73,7 +64,7 @@ function background(e: AuditEvent): boolean {
   return user === 'aicr-test-admin' && !e.impersonatedUser && ['get', 'list', 'watch'].includes(e.verb);
 }
 
-/** The events after a byte mark that are whole lines, and the mark after them. */
+/** The events after a byte mark that are whole lines (one still being written is left for the next read), and the mark after them. */
 function linesAfter(mark: number, file = testEnv().TESTENV_AUDIT_LOG): { events: AuditEvent[]; next: number } {
   const size = statSync(file).size;
   if (size <= mark) return { events: [], next: mark };
