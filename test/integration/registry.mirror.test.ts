@@ -122,14 +122,34 @@ test('a chart version the chart repository lacks: Resolved=False ChartUnavailabl
   await waitFor('the plan written again', async () => ((await plans()).includes(candidate) ? true : undefined), 120_000);
 });
 
-/** Resolution has settled and no AICR Job of it still runs (one could push while a knob is on). */
+/** Every AICR Job of discovery and resolution, and whether each has ended. */
+async function runs(): Promise<string[]> {
+  // Each namespace's Jobs as the step that runs them, the one identity allowed to list them.
+  const all = await Promise.all([['resolve', NAMESPACES.jobs] as const, ['snapshot', NAMESPACES.discovery] as const].map(([step, namespace]) => stepKube(step).list(KIND.job, { namespace, labelSelector: LABEL.stage })));
+  return all.flatMap((l) => l.items as { metadata: { name: string }; status?: { conditions?: { type: string; status: string }[] } }[]).map((j) => `${j.metadata.name}:${(j.status?.conditions ?? []).some((c) => ['Complete', 'Failed'].includes(c.type) && c.status === 'True') ? 'ended' : 'running'}`);
+}
+
+/**
+ * Resolution has settled and no AICR Job of it still runs (one could push while a knob is on):
+ * Resolved names a plan, discovery waits for nothing, no Job runs, and all of that holds a
+ * moment later. The moment covers a snapshot the last test asked for landing just now, which
+ * makes resolution run again once the step has looked.
+ */
 async function settled(): Promise<void> {
-  await resolvedWith('Resolved=True', planLine, 60_000);
-  await waitFor('no AICR Job running', async () => {
-    const jobs = (await stepKube('resolve').list(KIND.job, { namespace: NAMESPACES.jobs, labelSelector: LABEL.stage })).items as { status?: { conditions?: { type: string; status: string }[] } }[];
-    const running = jobs.filter((j) => !(j.status?.conditions ?? []).some((c) => ['Complete', 'Failed'].includes(c.type) && c.status === 'True'));
-    return running.length === 0 ? true : undefined;
-  }, 60_000);
+  const state = async (): Promise<string | undefined> => {
+    const rt = await getRuntime();
+    const resolved = condition(rt, 'Resolved');
+    const waiting = (rt?.status as { discovery?: { snapshot?: { waiting?: string; digest?: string } } } | undefined)?.discovery?.snapshot;
+    const jobs = await runs();
+    if (!resolved || !planLine(resolved) || waiting?.waiting || jobs.some((j) => j.endsWith(':running'))) return undefined;
+    return JSON.stringify([resolved.message, waiting?.digest ?? '', jobs]);
+  };
+  await waitFor('resolution settled, with no AICR Job running, for 2 s', async () => {
+    const first = await state();
+    if (!first) return undefined;
+    await new Promise((r) => setTimeout(r, 2_000));
+    return (await state()) === first ? true : undefined;
+  }, 90_000);
 }
 
 test('REG-2 the registry refuses the push of an upstream chart (403): Unauthorized naming the chart and registry.repository, no plan; a resnapshot pushes it', async () => {
