@@ -70,6 +70,17 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
   }
 }
 
+/**
+ * Waits for Stalled to read `status` (and `reason`, when given). The summary is a second apply after
+ * the step's own condition, so a test that has just seen that condition must wait for it too.
+ */
+export function stalledBecomes(status: 'True' | 'False', reason?: string, timeoutMs = 20_000): Promise<Condition> {
+  return waitFor(`Stalled=${status}${reason ? ` for ${reason}` : ''}`, async () => {
+    const s = condition(await getRuntime(), 'Stalled');
+    return s?.status === status && (reason === undefined || s.reason === reason) ? s : undefined;
+  }, timeoutMs);
+}
+
 export function condition(obj: RuntimeObject | undefined, type: string): Condition | undefined {
   return obj?.status?.conditions?.find((c) => c.type === type);
 }

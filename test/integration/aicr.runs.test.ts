@@ -14,7 +14,7 @@ import { type ResolvedCondition, SCALED_TIMINGS, resolvedWith as waitResolved } 
 import { applyConfiguration, testConfiguration } from '../helpers/configuration.ts';
 import { testEnv } from '../helpers/env.ts';
 import { denyRegistry, forceAicrExit, withKnob } from '../helpers/knobs.ts';
-import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, stalledBecomes, waitFor } from '../helpers/runtime.ts';
 import { aicrDataArgs } from '../helpers/aicrData.ts';
 import { runbookOk } from '../helpers/runbook.ts';
 
@@ -107,7 +107,7 @@ test('VER-1 an aicrVersion without a pinned image is refused naming the requeste
   assert.equal(c.status, 'False');
   assert.match(c.message, /v1\.1\.0/);
   assert.match(c.message, /v0\.11\.1/);
-  assert.equal(condition(await getRuntime(), 'Stalled')?.status, 'True');
+  await stalledBecomes('True', 'AICRVersionMismatch');
   assert.deepEqual(await jobs(), []);
 });
 
@@ -226,8 +226,7 @@ test('REG-2 the registry refuses the push (403 through the proxy): Unauthorized,
     await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING });
     const c = await resolvedWith('Unauthorized', (x) => x.reason === 'Unauthorized', 120_000);
     assert.match(c.message, /403/);
-    // The summary follows Resolved in a second apply, which a concurrent discovery write can delay.
-    await waitFor(`Stalled=True for ${c.reason}`, async () => { const s = condition(await getRuntime(), 'Stalled'); return s?.status === 'True' && s.reason === c.reason ? true : undefined; });
+    await stalledBecomes('True', c.reason);
     assert.equal((await jobs()).filter((j) => j.stage === 'render').length, 1, 'a refusal is not retried');
   });
 });
