@@ -20,7 +20,7 @@ import { kubectlApply } from '../helpers/kubectlApply.ts';
 import { kubectlAicr } from '../helpers/plugin.ts';
 import { SCALED_TIMINGS, resolvedWith } from '../helpers/resolved.ts';
 import { assertNoApplicationWrite, clearApplications, grantUsers, released, rollout, rolloutsOf, select, writePlan, stalledOn } from '../helpers/rollouts.ts';
-import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, stalledBecomes, waitFor } from '../helpers/runtime.ts';
 
 const TRAINING = { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' };
 const asResolve = stepKube('resolve');
@@ -95,8 +95,7 @@ test('APR-1 TRN-1 COND-3 a new target plan creates a rollout that waits for appr
   assert.match(r.spec.steps[0]?.why ?? '', /AICR v0\.11\.1 has no upgrade-check/);
   assert.match(c.message, new RegExp(`kubectl aicr approve ${first}`));
   assert.match(c.message, /Nothing has been written/);
-  const rt = await getRuntime();
-  assert.deepEqual([condition(rt, 'Stalled')?.status, condition(rt, 'Stalled')?.reason], ['True', 'AwaitingApproval']);
+  await stalledBecomes('True', 'AwaitingApproval');
   assert.deepEqual([condition(r as never, 'Stalled')?.status, condition(r as never, 'Stalled')?.reason], ['True', 'AwaitingApproval']);
   // The runbook's first look shows it in the Reason column.
   assert.match(await kubectl('get', 'clusterruntime', 'cluster'), /AwaitingApproval/);

@@ -16,7 +16,7 @@ import { kubectlAicr } from '../helpers/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
 import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
 import { approve, awaitingRollout, clearRolloutStage, released, rollout, stopAndClear } from '../helpers/rollouts.ts';
-import { condition, createRuntime, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+import { createRuntime, getRuntime, kubectl, stalledBecomes, waitFor } from '../helpers/runtime.ts';
 
 const ROLLOUT_ONLY: readonly StepRow[] = STEP_TABLE.filter((r) => r.name === 'rollout');
 const MINUTE = 60_000;
@@ -70,8 +70,7 @@ test('WIN-1 WIN-2 a rollout approved outside its window writes nothing until the
     const outside = await released('OutsideMaintenanceWindow before step 1', (reason, message) => reason === 'OutsideMaintenanceWindow' && message.includes(start.toISOString()));
     assert.match(outside.message, /waits before step 1 of 2, Install win-alpha/);
     assert.ok(outside.message.includes(`the next window opens at ${start.toISOString()}`), outside.message);
-    const rt = await getRuntime();
-    assert.equal(condition(rt, 'Stalled')?.status, 'False', 'a window wait needs nobody: not Stalled');
+    await stalledBecomes('False'); // a window wait needs nobody
     assert.equal(await appCreated('win-alpha'), '', 'nothing written before the window');
     const described = await kubectlAicr(['describe', waiting.metadata.name], 'alice');
     assert.ok(described.stdout.includes(start.toISOString()), `kubectl aicr describe names the next window:\n${described.stdout}`);
@@ -120,7 +119,7 @@ test("WIN-3 an active deny window of Argo CD's AppProject on a release holds its
     await approve(waiting.metadata.name);
     const held = await released('held by the AppProject window', (reason, message) => reason === 'OutsideMaintenanceWindow' && message.includes('win-charlie'));
     assert.match(held.message, new RegExp(`waits before step \\d of \\d, Install win-charlie: outside the sync windows of Argo CD's AppProject ${ARGOCD.project} \\(inside deny window "\\* \\* \\* \\* \\*" \\(1h, UTC\\)`));
-    assert.equal(condition(await getRuntime(), 'Stalled')?.status, 'False', 'the wait needs nobody');
+    await stalledBecomes('False'); // the wait needs nobody
     assert.equal(await appCreated('win-charlie'), '', 'nothing written while the window holds it');
 
     // Argo CD reads the window as the control plane did: it compares the probe, and never syncs it.

@@ -67,7 +67,7 @@ test('GPU-1 GPU-2 a protected Pod running on a GPU Node holds the step of a disr
 
   const held = await released('WaitingForWorkloads before gpu-operator', (reason) => reason === 'WaitingForWorkloads', 90_000);
   assert.match(held.message, new RegExp(`waits before step 2 of 2, Install gpu-operator, a release that disrupts GPU Nodes: 1 protected Pod runs on its \\d+ GPU Nodes?: ${WORK_NS}/train-0`));
-  assert.equal(condition(await getRuntime(), 'Stalled')?.status, 'False', 'waiting for work to end needs nobody yet');
+  await stalledBecomes('False'); // waiting for work to end needs nobody yet
   assert.ok(await appCreated('wl-plain'), 'the release that does not disrupt was written');
   assert.equal((await rollout(name)).status?.steps?.[0]?.state, 'Succeeded');
   assert.equal(await appCreated('gpu-operator'), '', 'nothing written for the disruptive release');
