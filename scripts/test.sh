@@ -12,5 +12,7 @@ NODE=node_modules/.bin/node
 "$NODE" node_modules/.bin/tsc -p tsconfig.json --noEmit
 "$NODE" node_modules/.bin/eslint --max-warnings 0 .
 "$NODE" node_modules/.bin/depcruise --config .dependency-cruiser.cjs shared functions cli bench scripts
+# Integration files one at a time, each in its own process (they share one test cluster); the
+# unit files together in one process (test/unit/all.ts).
 # shellcheck disable=SC2046
-"$NODE" --import tsx --test --test-concurrency=1 --test-timeout=600000 $(find test -name '*.test.ts' | sort)
+"$NODE" --import tsx --test --test-concurrency=1 --test-timeout=600000 $(find test/integration -name '*.test.ts' | sort) test/unit/all.ts
