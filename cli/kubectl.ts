@@ -8,11 +8,12 @@ export interface Kubectl {
 }
 
 export class KubectlError extends Error {
-  constructor(
-    readonly stderr: string,
-    readonly args: readonly string[],
-  ) {
+  readonly stderr: string;
+  readonly args: readonly string[];
+  constructor(stderr: string, args: readonly string[]) {
     super(stderr.trim() || `kubectl ${args.join(' ')} failed`);
+    this.stderr = stderr;
+    this.args = args;
   }
   get notFound(): boolean {
     return /\(NotFound\)|not found/i.test(this.stderr);

@@ -18,12 +18,11 @@ export class TransientError extends ControlPlaneError {
 
 /** Not ready yet; try again after a delay. */
 export class RequeueAfterError extends ControlPlaneError {
+  readonly delayMs: number;
   readonly kind = 'requeue-after';
-  constructor(
-    message: string,
-    readonly delayMs: number,
-  ) {
+  constructor(message: string, delayMs: number) {
     super(message);
+    this.delayMs = delayMs;
   }
 }
 
@@ -32,12 +31,11 @@ export class RequeueAfterError extends ControlPlaneError {
  * the cause is fixed outside the runtime (missing credentials, say), so work keeps retrying.
  */
 export class StalledError extends ControlPlaneError {
+  readonly reason: Reason;
   readonly kind = 'stalled';
-  constructor(
-    readonly reason: Reason,
-    message: string,
-  ) {
+  constructor(reason: Reason, message: string) {
     super(message);
+    this.reason = reason;
   }
 
   /** Whether work keeps retrying by itself: the reason's class in the reasons table says. */
@@ -51,10 +49,12 @@ export class StalledError extends ControlPlaneError {
  * status, so this is its own bug: reported as such, never retried silently forever.
  */
 export class StatusWriteRefusedError extends ControlPlaneError {
+  readonly fields: readonly string[];
   readonly kind = 'status-write-refused';
-  constructor(readonly fields: readonly string[]) {
+  constructor(fields: readonly string[]) {
     const on = fields.length > 0 ? ` on ${fields.join(', ')}` : '';
     super(`the api server refused this step's status write (http 422${on}); this is a control plane bug: report it with the control plane's log`);
+    this.fields = fields;
   }
 }
 
@@ -68,24 +68,29 @@ export class StepNotRoutedError extends ControlPlaneError {
 
 /** A queue message that does not parse; it can only fail until it is dead-lettered. */
 export class MalformedMessageError extends ControlPlaneError {
+  readonly field: string;
   readonly kind = 'malformed-message';
-  constructor(readonly field: string, detail: string) {
+  constructor(field: string, detail: string) {
     super(`malformed message: ${field}: ${detail}`);
+    this.field = field;
   }
 }
 
 /** The Kubernetes API refused a request for good (4xx other than conflicts and throttling). */
 export class KubeRequestError extends ControlPlaneError {
+  readonly status: number;
+  readonly reason: string;
+  readonly fields: readonly string[];
+  readonly identity?: string | undefined;
   readonly kind = 'kube-request';
-  constructor(
-    readonly status: number,
-    readonly reason: string,
-    readonly fields: readonly string[],
-    readonly identity?: string,
-  ) {
+  constructor(status: number, reason: string, fields: readonly string[], identity?: string) {
     const on = fields.length > 0 ? ` on ${fields.join(', ')}` : '';
     const who = identity ? ` for ${identity}` : '';
     super(`kubernetes api refused the request${who}: http ${status} ${reason}${on}`);
+    this.status = status;
+    this.reason = reason;
+    this.fields = fields;
+    this.identity = identity;
   }
 }
 
@@ -98,14 +103,15 @@ export class ConflictError extends TransientError {}
  * like this; `failure` is the network failure's kind, never text from a peer.
  */
 export class KubeUnreachableError extends TransientError {
-  constructor(
-    readonly server: string,
-    readonly failure: string,
-  ) {
+  readonly server: string;
+  readonly failure: string;
+  constructor(server: string, failure: string) {
     super(
       `kubernetes api at ${server} unreachable (${failure}); check that the cluster security group allows tcp 443 from the function's security group, ` +
         `that the endpoint's access (public, private) admits the function's network, and that its subnets resolve the endpoint`,
     );
+    this.server = server;
+    this.failure = failure;
   }
 }
 
@@ -117,11 +123,10 @@ export class DeadlineError extends TransientError {}
  * still initializing, which is what a freshly installed CRD answers to its first list or watch.
  */
 export class ThrottledError extends TransientError {
-  constructor(
-    message: string,
-    readonly retryAfterMs: number,
-  ) {
+  readonly retryAfterMs: number;
+  constructor(message: string, retryAfterMs: number) {
     super(message);
+    this.retryAfterMs = retryAfterMs;
   }
 }
 
@@ -140,25 +145,28 @@ export class RegistryUnavailableError extends TransientError {}
  * never the registry's own wording.
  */
 export class RegistryRefusedError extends ControlPlaneError {
+  readonly status: number;
+  readonly registry: string;
+  readonly repository: string;
   readonly kind = 'registry-refused';
-  constructor(
-    readonly status: number,
-    readonly registry: string,
-    readonly repository: string,
-  ) {
+  constructor(status: number, registry: string, repository: string) {
     const fix = status === 401 ? 'check the registry credentials' : 'grant the credentials pull access to this repository';
     super(`registry ${registry} refused access to ${repository} (http ${status}): ${fix}`);
+    this.status = status;
+    this.registry = registry;
+    this.repository = repository;
   }
 }
 
 /** The bundle AICR pushed cannot be read: no such tag or blob, a digest mismatch, a bad archive, or over a size limit. */
 export class BundleUnreadableError extends ControlPlaneError {
+  readonly reference: string;
+  readonly problem: string;
   readonly kind = 'bundle-unreadable';
-  constructor(
-    readonly reference: string,
-    readonly problem: string,
-  ) {
+  constructor(reference: string, problem: string) {
     super(`bundle ${reference}: ${problem}`);
+    this.reference = reference;
+    this.problem = problem;
   }
 }
 

@@ -26,8 +26,10 @@ export type HttpFetch = (url: string, init: HttpInit) => Promise<Response>;
 
 /** A request ended by one of its timeouts; `failure` says which, in words safe to log. */
 export class NetworkTimeoutError extends Error {
-  constructor(readonly failure: string) {
+  readonly failure: string;
+  constructor(failure: string) {
     super(failure);
+    this.failure = failure;
     this.name = 'NetworkTimeoutError';
   }
 }

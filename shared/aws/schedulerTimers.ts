@@ -43,13 +43,16 @@ export function atExpression(when: Date): string {
 const sdk = (): Promise<typeof SchedulerSdk> => import('@aws-sdk/client-scheduler');
 
 export class SchedulerTimers {
+  private readonly makeClient: () => SchedulerClient | Promise<SchedulerClient>;
+  private readonly targets: TimerTargets;
+  private readonly now: () => number;
   private client: SchedulerClient | undefined;
 
-  constructor(
-    private readonly makeClient: () => SchedulerClient | Promise<SchedulerClient>,
-    private readonly targets: TimerTargets,
-    private readonly now: () => number = Date.now,
-  ) {}
+  constructor(makeClient: () => SchedulerClient | Promise<SchedulerClient>, targets: TimerTargets, now: () => number = Date.now) {
+    this.makeClient = makeClient;
+    this.targets = targets;
+    this.now = now;
+  }
 
   private input(msg: OutgoingMessage): CreateScheduleCommandInput {
     return {

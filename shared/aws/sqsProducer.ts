@@ -30,13 +30,18 @@ export interface LongTimers {
 }
 
 export class SqsProducer implements QueueProducer {
-  constructor(
-    private readonly sqs: SQSClient,
-    private readonly routes: SqsRoutes,
-    private readonly now: () => number = Date.now,
-    /** Delays beyond the delay queue's 15 minutes go here when set; else they hop on the delay queue. */
-    private readonly longTimers?: LongTimers,
-  ) {}
+  private readonly sqs: SQSClient;
+  private readonly routes: SqsRoutes;
+  private readonly now: () => number;
+  /** Delays beyond the delay queue's 15 minutes go here when set; else they hop on the delay queue. */
+  private readonly longTimers: LongTimers | undefined;
+
+  constructor(sqs: SQSClient, routes: SqsRoutes, now: () => number = Date.now, longTimers?: LongTimers) {
+    this.sqs = sqs;
+    this.routes = routes;
+    this.now = now;
+    this.longTimers = longTimers;
+  }
 
   async send(msg: OutgoingMessage): Promise<SendResult> {
     const delayMs = msg.delayMs ?? 0;

@@ -7,7 +7,11 @@ export interface Checkpoint {
 }
 
 export class MemoryCheckpoint implements Checkpoint {
-  constructor(private rv?: string) {}
+  private rv: string | undefined;
+
+  constructor(rv?: string) {
+    this.rv = rv;
+  }
   load(): Promise<string | undefined> {
     return Promise.resolve(this.rv);
   }

@@ -21,6 +21,8 @@ export function isNewer(a: string, b: string | undefined): boolean {
 }
 
 export class ConfigMapCheckpoint implements Checkpoint {
+  private readonly kube: Pick<KubePort, 'get' | 'create' | 'update'>;
+  private readonly log: Logger;
   private stored: ConfigMapObject | undefined;
   private rv: string | undefined;
   private dirty = false;
@@ -32,10 +34,12 @@ export class ConfigMapCheckpoint implements Checkpoint {
   private readonly name: string;
 
   constructor(
-    private readonly kube: Pick<KubePort, 'get' | 'create' | 'update'>,
-    private readonly log: Logger,
+    kube: Pick<KubePort, 'get' | 'create' | 'update'>,
+    log: Logger,
     opts: { readonly flushEveryMs?: number; readonly now?: () => number; readonly name?: string } = {},
   ) {
+    this.kube = kube;
+    this.log = log;
     this.flushEveryMs = opts.flushEveryMs ?? 30_000;
     this.now = opts.now ?? Date.now;
     this.name = opts.name ?? FORWARDER_CHECKPOINT.name;

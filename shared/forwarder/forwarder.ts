@@ -67,6 +67,8 @@ interface Pending {
 
 /** Watches one kind of watched.ts; today that is ClusterRuntime, the only kind a step wakes on. */
 export class Forwarder {
+  private readonly opts: ForwarderOptions;
+  private readonly watched: WatchedKind<Watchable>;
   readonly stats: ForwarderStats = { relists: 0, enqueued: 0, skipped: 0, coalesced: 0, watches: 0 };
   private readonly seen: Map<string, string>;
   private readonly pending = new Map<string, Pending>();
@@ -82,10 +84,9 @@ export class Forwarder {
   /** The steps a change of the watched kind wakes. */
   private readonly steps: readonly string[];
 
-  constructor(
-    private readonly opts: ForwarderOptions,
-    private readonly watched: WatchedKind<Watchable> = RUNTIME_WATCH,
-  ) {
+  constructor(opts: ForwarderOptions, watched: WatchedKind<Watchable> = RUNTIME_WATCH) {
+    this.opts = opts;
+    this.watched = watched;
     this.seen = opts.seen ?? new Map<string, string>();
     this.steps = (opts.table ?? STEP_TABLE).filter((r) => (r.wakesOn as readonly string[]).includes(watched.wake)).map((r) => r.name);
   }

@@ -2,7 +2,11 @@
 
 /** When the forwarders of one window last sent a change; they leave together once it is quiet. */
 export class WindowActivity {
-  constructor(public lastNewsAt: number) {}
+  public lastNewsAt: number;
+
+  constructor(lastNewsAt: number) {
+    this.lastNewsAt = lastNewsAt;
+  }
   note(at: number): void {
     this.lastNewsAt = Math.max(this.lastNewsAt, at);
   }

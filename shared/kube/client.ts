@@ -16,7 +16,11 @@ interface RawWatchEvent {
 }
 
 export class KubeClient implements KubePort {
-  constructor(private readonly rest: RestClient) {}
+  private readonly rest: RestClient;
+
+  constructor(rest: RestClient) {
+    this.rest = rest;
+  }
 
   private async call<T>(fn: () => Promise<unknown>, kind: Kind<T>): Promise<T> {
     try {

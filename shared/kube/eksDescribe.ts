@@ -29,11 +29,10 @@ const DescribeClusterResponse = z.object({
 });
 
 export class ClusterDescribeError extends Error {
-  constructor(
-    readonly clusterName: string,
-    message: string,
-  ) {
+  readonly clusterName: string;
+  constructor(clusterName: string, message: string) {
     super(`cluster ${clusterName}: ${message}`);
+    this.clusterName = clusterName;
     this.name = 'ClusterDescribeError';
   }
 }

@@ -27,8 +27,10 @@ const NETWORK_FAILURE: Readonly<Record<string, string>> = {
 };
 
 class NetworkTimeout extends Error {
-  constructor(readonly failure: string) {
+  readonly failure: string;
+  constructor(failure: string) {
     super(failure);
+    this.failure = failure;
   }
 }
 
@@ -73,11 +75,12 @@ export interface Connection {
 
 /** A non-2xx answer: the status code and the server's Status body, for errors.ts to classify. */
 export class HttpStatusError extends Error {
-  constructor(
-    readonly code: number,
-    readonly body: unknown,
-  ) {
+  readonly code: number;
+  readonly body: unknown;
+  constructor(code: number, body: unknown) {
     super(`http ${code}`);
+    this.code = code;
+    this.body = body;
     this.name = 'HttpStatusError';
   }
 }
@@ -107,9 +110,11 @@ function readAll(res: IncomingMessage): Promise<string> {
 }
 
 export class RestClient {
+  private readonly conn: Connection;
   private readonly agent: Agent;
 
-  constructor(private readonly conn: Connection) {
+  constructor(conn: Connection) {
+    this.conn = conn;
     const { ca, cert, key, insecure } = conn.tls;
     this.agent = new Agent({ keepAlive: true, ...(ca ? { ca } : {}), ...(cert ? { cert } : {}), ...(key ? { key } : {}), rejectUnauthorized: !insecure });
   }
@@ -223,14 +228,15 @@ export class RestClient {
  * the watch then runs for the timeoutSeconds it asked the server for.
  */
 class RequestLimit {
+  readonly ms: number;
+  private readonly wholeExchange: boolean;
   private readonly requests: ClientRequest[] = [];
   private readonly timer: NodeJS.Timeout;
   timedOut: NetworkTimeout | undefined;
 
-  constructor(
-    readonly ms: number,
-    private readonly wholeExchange: boolean,
-  ) {
+  constructor(ms: number, wholeExchange: boolean) {
+    this.ms = ms;
+    this.wholeExchange = wholeExchange;
     this.timer = setTimeout(() => {
       this.timedOut = new NetworkTimeout(`no answer within ${Math.round(ms / 100) / 10} s`);
       for (const r of this.requests) r.destroy(this.timedOut);

@@ -45,9 +45,12 @@ function anyStalled(p: MetricPoint): boolean {
 
 /** Sends the counts when something is stalled, and once when it all cleared; remembers what it sent. */
 export class StallReporter {
+  private readonly log: Logger;
   private stalledBefore = false;
 
-  constructor(private readonly log: Logger) {}
+  constructor(log: Logger) {
+    this.log = log;
+  }
 
   report(runtimes: readonly CountedRuntime[]): MetricPoint | undefined {
     const point = stallCounts(runtimes);

@@ -12,12 +12,14 @@ export const CREATE_REPOSITORIES_SETTING = 'AICR_ECR_CREATE_REPOSITORIES';
 
 /** ECR refused to create a repository under the prefix: a person must grant the right or create it. */
 export class RepositoryCreationRefusedError extends ControlPlaneError {
+  readonly repository: string;
   readonly kind = 'repository-creation-refused';
-  constructor(readonly repository: string) {
+  constructor(repository: string) {
     super(
       `ecr refused to create repository ${repository} (access denied): allow the resolve function's role ecr:CreateRepository on it ` +
         `(deploy with createRepositories=true), or create it yourself`,
     );
+    this.repository = repository;
   }
 }
 

@@ -47,12 +47,14 @@ export interface Stack {
 const isObject = (v: Json): v is { [key: string]: Json } => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export class ResolvedStack {
+  readonly template: Template;
+  readonly stack: Stack;
   private readonly conditions = new Map<string, boolean>();
 
-  constructor(
-    readonly template: Template,
-    readonly stack: Stack,
-  ) {}
+  constructor(template: Template, stack: Stack) {
+    this.template = template;
+    this.stack = stack;
+  }
 
   /** A parameter's value: a string, or a list for a CommaDelimitedList. */
   private parameter(name: string): Json {

@@ -91,15 +91,19 @@ function toRecord(m: Message, queue: TestQueue): SQSRecord {
 const context = { functionName: 'test', awsRequestId: 'test', getRemainingTimeInMillis: () => 30_000 } as unknown as Context;
 
 export class SqsLambdaDriver {
+  private readonly sqs: SQSClient;
+  private readonly queue: TestQueue;
+  private readonly handler: SqsHandler;
+  private readonly batchSize: number;
   readonly deliveries: Delivery[] = [];
   private batches = 0;
 
-  constructor(
-    private readonly sqs: SQSClient,
-    private readonly queue: TestQueue,
-    private readonly handler: SqsHandler,
-    private readonly batchSize = 10,
-  ) {}
+  constructor(sqs: SQSClient, queue: TestQueue, handler: SqsHandler, batchSize = 10) {
+    this.sqs = sqs;
+    this.queue = queue;
+    this.handler = handler;
+    this.batchSize = batchSize;
+  }
 
   /** One receive, one invocation; returns how many records were handled. */
   async pollOnce(waitSeconds = 1): Promise<number> {

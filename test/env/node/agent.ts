@@ -12,17 +12,17 @@ function identify(pod: V1Pod): { uid: string; node: string } {
 }
 
 export class ProcessNodeAgent {
+  private readonly core: CoreV1Api;
+  private readonly deps: NodeDeps;
   private readonly nodes = new Map<string, NodeFacts>();
   private readonly runners = new Map<string, PodRunner>();
   private readonly done = new Set<string>();
   private readonly podInformer: Informer<V1Pod> & ObjectCache<V1Pod>;
   private readonly nodeInformer: Informer<V1Node> & ObjectCache<V1Node>;
 
-  constructor(
-    kc: KubeConfig,
-    private readonly core: CoreV1Api,
-    private readonly deps: NodeDeps,
-  ) {
+  constructor(kc: KubeConfig, core: CoreV1Api, deps: NodeDeps) {
+    this.core = core;
+    this.deps = deps;
     this.nodeInformer = makeInformer(kc, `/api/v1/nodes?labelSelector=${PROCESS_NODE_LABEL}%3Dtrue`, () => core.listNode({ labelSelector: `${PROCESS_NODE_LABEL}=true` }), `${PROCESS_NODE_LABEL}=true`);
     this.podInformer = makeInformer(kc, '/api/v1/pods', () => core.listPodForAllNamespaces());
     const onNode = (node: V1Node): void => {

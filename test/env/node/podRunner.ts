@@ -54,6 +54,9 @@ async function slowPulls(knobs: readonly NodeKnob[], images: readonly string[]):
 }
 
 export class PodRunner {
+  private readonly deps: NodeDeps;
+  private pod: V1Pod;
+  private readonly node: NodeFacts;
   private readonly init: ContainerView[];
   private readonly main: ContainerView[];
   private readonly running = new Map<string, RunningContainer>();
@@ -65,11 +68,10 @@ export class PodRunner {
   private stopping = false;
   private deadline: NodeJS.Timeout | undefined;
 
-  constructor(
-    private readonly deps: NodeDeps,
-    private pod: V1Pod,
-    private readonly node: NodeFacts,
-  ) {
+  constructor(deps: NodeDeps, pod: V1Pod, node: NodeFacts) {
+    this.deps = deps;
+    this.pod = pod;
+    this.node = node;
     const view = (c: V1Container): ContainerView => ({ name: c.name, image: c.image ?? '', imageID: '', containerID: '', state: waiting('ContainerCreating'), restartCount: 0 });
     this.init = (pod.spec?.initContainers ?? []).map((c) => ({ ...view(c), state: waiting('PodInitializing') }));
     this.main = (pod.spec?.containers ?? []).map(view);

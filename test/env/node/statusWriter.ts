@@ -5,14 +5,17 @@ import type { CoreV1Api, V1Pod, V1PodStatus } from '@kubernetes/client-node';
 const code = (err: unknown): number | undefined => (err as { code?: number }).code;
 
 export class StatusWriter {
+  private readonly core: CoreV1Api;
+  private readonly pod: V1Pod;
+  private readonly compute: (latest: V1Pod) => V1PodStatus;
   private chain: Promise<void> = Promise.resolve();
   private gone = false;
 
-  constructor(
-    private readonly core: CoreV1Api,
-    private readonly pod: V1Pod,
-    private readonly compute: (latest: V1Pod) => V1PodStatus,
-  ) {}
+  constructor(core: CoreV1Api, pod: V1Pod, compute: (latest: V1Pod) => V1PodStatus) {
+    this.core = core;
+    this.pod = pod;
+    this.compute = compute;
+  }
 
   /** Queues a write; resolves when it (and every earlier one) is done. */
   write(): Promise<void> {
