@@ -1,6 +1,6 @@
 // Every unit test file, run in one process. They reach no shared service, and a process of its own
 // per file would cost about a second of start-up each, more than most of them take to run. A file
-// run alone (node --import tsx --test test/unit/<name>.test.ts) still gets a process of its own.
+// run alone (node --test test/unit/<name>.test.ts) still gets a process of its own.
 import { readdirSync } from 'node:fs';
 import { before } from 'node:test';
 

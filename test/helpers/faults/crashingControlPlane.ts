@@ -1,7 +1,7 @@
 // FAULT HARNESS, test only (FLT-1): local mode's control plane in a process of its own, with the
 // faults of injected.ts: killed right after a chosen write, messages handled twice or held back,
 // requests answered 409 or 429, watches ended 410 Gone.
-// Usage: node --import tsx crashingControlPlane.ts, with the settings of injected.ts and
+// Usage: node crashingControlPlane.ts (Node 22 strips the types), with the settings of injected.ts and
 // AICR_FAULT_STEPS=rollout,drift-check (the step table's rows to run).
 import { startLocalControlPlane } from '../../../shared/local/controlPlane.ts';
 import { createLogger } from '../../../shared/observability/log.ts';

@@ -5,7 +5,7 @@
 // process is killed, the messages it had received come back after their visibility timeout, as
 // they would after a Lambda container died, and count towards the queue's redrive limit.
 // The test creates the queues and names them in the environment, as the deployment does.
-// Usage: node --import tsx crashingFunctions.ts, with the settings of injected.ts.
+// Usage: node crashingFunctions.ts (Node 22 strips the types), with the settings of injected.ts.
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { createRelayHandler } from '../../../shared/aws/relay.ts';
 import { relayDeps } from '../../../shared/aws/relayDeps.ts';

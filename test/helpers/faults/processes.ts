@@ -85,7 +85,7 @@ const tolerant =
 
 /** One process of the control plane, killed by the harness after `crashAfter` writes, or stopped once `done` holds. */
 export function runProcess(crashAfter: number, seed: number, done: (out: string) => Promise<boolean>, { duplicate, busy, path = 'local', steps = ['rollout'] }: Mix = { duplicate: DUPLICATE, busy: CALM }): Promise<Start> {
-  const child = spawn(process.execPath, ['--import', 'tsx', HARNESS[path]], {
+  const child = spawn(process.execPath, [HARNESS[path]], {
     cwd: ROOT,
     env: {
       ...process.env,
