@@ -15,7 +15,7 @@ NODE=node_modules/.bin/node
 
 if [ $# -gt 0 ]; then
   [ -x "$NODE" ] || npm ci --no-audit --no-fund --loglevel=error
-  exec "$NODE" --import tsx shared/local/main.ts "$@"
+  exec "$NODE" shared/local/main.ts "$@"
 fi
 
 export TESTENV_STATE_LINK="${AICR_LOCAL_STATE:-$PWD/test/env/.state-local}"
@@ -26,7 +26,7 @@ trap 'bash test/env/down.sh' EXIT
 trap 'exit 130' INT TERM
 bash test/env/up.sh
 . "$TESTENV_STATE_LINK/env"
-"$NODE" --import tsx scripts/install-chart.ts
+"$NODE" scripts/install-chart.ts
 cat <<MSG
 
 aicr-control-plane is running locally against its own test cluster ($TESTENV_K8S_VERSION).
@@ -63,4 +63,4 @@ the chart's aicr.validatorImages); watch them appear in order, then the runtime 
 Logs (JSON) follow below. Ctrl-C stops everything.
 
 MSG
-"$NODE" --import tsx shared/local/main.ts --kubeconfig "$KUBECONFIG" --context aicr-control-plane
+"$NODE" shared/local/main.ts --kubeconfig "$KUBECONFIG" --context aicr-control-plane

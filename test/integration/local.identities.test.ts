@@ -22,7 +22,7 @@ const GROUP_OF: ReadonlyMap<string, string> = new Map([
 ]);
 
 function startMain(): { child: ChildProcess; output: () => string } {
-  const args = ['--import', 'tsx', 'shared/local/main.ts', '--kubeconfig', testEnv().KUBECONFIG, '--context', CONTROL_PLANE_USER];
+  const args = ['shared/local/main.ts', '--kubeconfig', testEnv().KUBECONFIG, '--context', CONTROL_PLANE_USER];
   const child = spawn(join(ROOT, 'node_modules/.bin/node'), args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let text = '';
   child.stdout?.on('data', (c: Buffer) => (text += c.toString()));
