@@ -190,3 +190,16 @@ test('FIN-2 an Orphan deletion ends the unfinished rollouts and counts those an 
   assert.deepEqual(action.unfinished.map((r) => r.metadata.name), ['live']);
   assert.deepEqual(action.orphaned.map((r) => r.metadata.name), ['cut-short'], 'ended Orphaned by an earlier pass; a rollout that ended otherwise is left out');
 });
+
+test('ADO-3 FLT-1 an approved adoption whose every mark moved before a crash is finished, not superseded: nothing is foreign any more, yet it is still the one to follow', () => {
+  const approval = { approvedBy: 'alice', approvedAt: '2026-12-02T09:10:00Z' };
+  const adopt = rollout('adopt', { type: 'Adopt', toPlan: `aicr-plan-${'c'.repeat(64)}`, spec: { approval } });
+  const accepted: RolloutObject = { ...adopt, status: { approval: { state: 'Accepted', ...approval, reason: 'Approved', message: 'approved' } } } as RolloutObject;
+  const after = determineRolloutState(lookOf({ spec: { adoption: { runtimeUID: OTHER } }, apps: [app('gpu-operator')], rollouts: [accepted] }), NOW);
+  assert.equal(after.state.kind, 'AdoptionInFlight');
+  assert.deepEqual(after.supersede, [], 'the adoption is not taken for a rollout to an old target');
+  assert.equal(actionFor(after.state).name, 'execute', 'its recorded verdict stands, though the Applications it judged are no longer foreign');
+  // Without the verdict recorded nothing was moved yet; with nothing foreign it is an old rollout again.
+  const unrecorded = determineRolloutState(lookOf({ apps: [app('gpu-operator')], rollouts: [adopt] }), NOW);
+  assert.notEqual(unrecorded.state.kind, 'AdoptionInFlight');
+});

@@ -233,6 +233,14 @@ function upgrade(look: RolloutLook, now: Date): Decided {
 /** The one decision a look makes: its state, and the rollouts that end before its action. */
 export function determineRolloutState(look: RolloutLook, now: Date): Decided {
   if (look.runtime.metadata.deletionTimestamp) return deletion(look, now);
-  if (look.foreign.size > 0) return adoption(look, now);
+  if (look.foreign.size > 0 || adopting(look.rollouts)) return adoption(look, now);
   return upgrade(look, now);
+}
+
+/**
+ * An approved adoption still open: a crash after its last mark moved leaves nothing foreign, yet
+ * the adoption must end Succeeded, not be taken for a stale rollout and superseded.
+ */
+function adopting(rollouts: readonly RolloutObject[]): boolean {
+  return rollouts.some((r) => r.spec.type === 'Adopt' && live(r) && !r.spec.retry && !r.spec.revocation && r.status?.approval?.state === 'Accepted');
 }

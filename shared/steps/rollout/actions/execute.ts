@@ -105,6 +105,13 @@ function listed(run: Run, name: string): GenericObject | undefined {
 /** An Adopt step changes only the ownership annotations, so it is done once written. */
 async function adopt(run: Run, i: number, now: string): Promise<Next> {
   const release = run.r.spec.steps[i]?.release ?? '';
+  if (run.approved.approval && run.r.status?.approval?.state !== 'Accepted') {
+    // Write-ahead, as for any step: the verdict is recorded before the first mark moves, so a look
+    // after a crash finds the adoption approved and finishes it, rather than judging it again
+    // against Applications it has itself begun to move.
+    set(run, i, { state: 'InProgress', startedAt: now, reason: 'Adopting', message: 'its ownership annotations are being moved to this runtime' });
+    await intend(run, i);
+  }
   if ((await adoptApplication(run.ctx.kube, release, run.ctx.runtime.metadata.uid)) === 'gone') {
     set(run, i, { state: 'Failed', startedAt: now, finishedAt: now, reason: 'ApplicationMissing', message: 'the Application was deleted before it was adopted' });
     return fail(run, i, `Application ${release} was deleted before it was adopted`);
@@ -142,6 +149,8 @@ async function check(run: Run, i: number): Promise<Next> {
   const step = run.r.spec.steps[i];
   const state = run.states[i];
   if (!step || !state) return 'next';
+  // An adoption recorded as started, found so after a crash: its marks are moved (again; the same patch).
+  if (step.action === 'Adopt') return adopt(run, i, state.startedAt ?? kubeTime(run.ctx.now()));
   if (step.action === 'Remove') {
     if ((await removeApplication(run.ctx.kube, step.release, run.r.metadata.name)) === 'gone') return done(run, i, 'removed: Argo CD deleted its resources and the Application');
     return waitOrFail(run, i, { reason: 'Removing', message: "Argo CD is still deleting the release's resources" });
