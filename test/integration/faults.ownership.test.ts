@@ -145,11 +145,14 @@ test('FLT-1 ROL-8 PLAN-4 the drift check under crashes writes a deleted Applicat
   // One loss at a time: both at once cannot be repaired (the Applications left rebuild to another
   // plan), and the runtime stalls with PlanMissing for a person, as the runbook says.
   await deleteApp('fo-b');
-  const appBack = async (): Promise<boolean> => (await applications()).some((a) => a.metadata.name === 'fo-b' && !a.metadata.deletionTimestamp) && (await consistent());
   const first = starts.length;
+  // A repair is done once its Event is recorded too, or once a crash right after the repair's
+  // write lost it: stopping the process as soon as the object is back could cut the Event off.
+  const told = async (reason: string, written: string): Promise<boolean> => (await eventMessages(reason, successorUID)) !== '' || starts.slice(first).some((st) => st.crash?.endsWith(written) ?? false);
+  const appBack = async (): Promise<boolean> => (await applications()).some((a) => a.metadata.name === 'fo-b' && !a.metadata.deletionTimestamp) && (await consistent()) && (await told('ApplicationRecreated', 'applications/fo-b'));
   await crashUntil('fo-b written back', appBack, rng, drift);
   await kubectl('delete', 'configmap', '-n', NAMESPACES.system, planB);
-  const planBack = async (): Promise<boolean> => (await stepKube('rollout').get(KIND.configMap, planB, NAMESPACES.system)) !== undefined && (await consistent());
+  const planBack = async (): Promise<boolean> => (await stepKube('rollout').get(KIND.configMap, planB, NAMESPACES.system)) !== undefined && (await consistent()) && (await told('PlanRebuilt', `configmaps/${planB}`));
   await crashUntil('the active plan written back', planBack, rng, drift);
   const crashes = starts.slice(first).flatMap((st) => (st.crash ? [st.crash] : []));
   console.log(`drift repairs: ${crashes.length} crashes, after: ${crashes.join('; ')}`);
