@@ -16,7 +16,7 @@ import { kubeTime } from '../../../status/conditions.ts';
 import { type StepContext, concerning } from '../../types.ts';
 import type { RolloutLook } from '../look.ts';
 import { type RolloutReport, planMissing } from '../report.ts';
-import { type Approved, type Run, drifted, fail, hold, intend, progress, stall, succeed } from './executeEnds.ts';
+import { type Approved, type Run, drifted, fail, hold, intend, progress, stall, succeed, verdictRecorded } from './executeEnds.ts';
 import { validateThenSucceed, validationGate } from './deploymentValidation.ts';
 import { pinsHeld } from './chartPinCheck.ts';
 import { OUTSIDE_WINDOW, syncHeld, windowOpen } from './windowCheck.ts';
@@ -105,7 +105,9 @@ function listed(run: Run, name: string): GenericObject | undefined {
 /** An Adopt step changes only the ownership annotations, so it is done once written. */
 async function adopt(run: Run, i: number, now: string): Promise<Next> {
   const release = run.r.spec.steps[i]?.release ?? '';
-  if (run.approved.approval && run.r.status?.approval?.state !== 'Accepted') {
+  // A step found already started (after a crash) keeps the time it started.
+  const startedAt = run.states[i]?.startedAt ?? now;
+  if (!verdictRecorded(run)) {
     // Write-ahead, as for any step: the verdict is recorded before the first mark moves, so a look
     // after a crash finds the adoption approved and finishes it, rather than judging it again
     // against Applications it has itself begun to move.
@@ -113,10 +115,10 @@ async function adopt(run: Run, i: number, now: string): Promise<Next> {
     await intend(run, i);
   }
   if ((await adoptApplication(run.ctx.kube, release, run.ctx.runtime.metadata.uid)) === 'gone') {
-    set(run, i, { state: 'Failed', startedAt: now, finishedAt: now, reason: 'ApplicationMissing', message: 'the Application was deleted before it was adopted' });
+    set(run, i, { state: 'Failed', startedAt, finishedAt: now, reason: 'ApplicationMissing', message: 'the Application was deleted before it was adopted' });
     return fail(run, i, `Application ${release} was deleted before it was adopted`);
   }
-  set(run, i, { state: 'Succeeded', startedAt: now, finishedAt: now, reason: 'Adopted', message: 'its ownership annotations now name this runtime; nothing else changed' });
+  set(run, i, { state: 'Succeeded', startedAt, finishedAt: now, reason: 'Adopted', message: 'its ownership annotations now name this runtime; nothing else changed' });
   return 'next';
 }
 
@@ -150,7 +152,7 @@ async function check(run: Run, i: number): Promise<Next> {
   const state = run.states[i];
   if (!step || !state) return 'next';
   // An adoption recorded as started, found so after a crash: its marks are moved (again; the same patch).
-  if (step.action === 'Adopt') return adopt(run, i, state.startedAt ?? kubeTime(run.ctx.now()));
+  if (step.action === 'Adopt') return adopt(run, i, kubeTime(run.ctx.now()));
   if (step.action === 'Remove') {
     if ((await removeApplication(run.ctx.kube, step.release, run.r.metadata.name)) === 'gone') return done(run, i, 'removed: Argo CD deleted its resources and the Application');
     return waitOrFail(run, i, { reason: 'Removing', message: "Argo CD is still deleting the release's resources" });

@@ -57,8 +57,14 @@ export async function save(run: Run, shown: Shown, extra: Partial<RuntimeRollout
  */
 async function announceApproval(run: Run, before: RolloutObject): Promise<void> {
   const accepted = run.approved.approval;
-  if (!accepted || (before.status?.approval?.approvedAt === accepted.approvedAt && before.status.approval.state === 'Accepted')) return;
+  if (!accepted || verdictRecorded(run, before)) return;
   await noteRollout(run.ctx, run.r, { type: 'Normal', reason: EVENT_REASON.approvalAccepted, message: accepted.message ?? '' });
+}
+
+/** Whether `r`'s status already holds the approval this look accepted (none accepted: nothing to record). */
+export function verdictRecorded(run: Run, r: RolloutObject = run.r): boolean {
+  const accepted = run.approved.approval;
+  return !accepted || (r.status?.approval?.approvedAt === accepted.approvedAt && r.status.approval.state === 'Accepted');
 }
 
 /**
