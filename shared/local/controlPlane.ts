@@ -22,7 +22,7 @@ export interface LocalControlPlane {
   /** The runtime's forwarder; `forwarders` holds it and one per other watched kind. */
   readonly forwarder: Forwarder;
   readonly forwarders: readonly Forwarder[];
-  /** Resolves when the forwarder stops. */
+  /** Resolves when the forwarders stop and the steps they woke have returned. */
   readonly running: Promise<void>;
   stop(): void;
 }
@@ -124,7 +124,10 @@ export function startLocalControlPlane(opts: LocalOptions): LocalControlPlane {
   const forwarder = forwarders.find((f) => f.watches === RUNTIME_WATCH) ?? (forwarders[0] as Forwarder);
   const sweeper = startSweeper({ kube: opts.kube, log: opts.log.child({ step: 'sweeper' }), now, startedAt: now() }, timings);
   const timers = [sweeper, startStallCounter(opts.kube, opts.log.child({ step: 'forwarder' }), opts.stallCountEveryMs ?? 60_000)];
-  const running = Promise.all(forwarders.map((f) => f.run())).then(() => timers.forEach((t) => clearInterval(t)));
+  const running = Promise.all(forwarders.map((f) => f.run())).then(async () => {
+    timers.forEach((t) => clearInterval(t));
+    await queue.settled();
+  });
   return {
     queue,
     forwarder,

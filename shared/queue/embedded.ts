@@ -30,6 +30,7 @@ export class EmbeddedQueue implements QueueProducer {
   private readonly timers = new Set<NodeJS.Timeout>();
   private handler: MessageHandler | undefined;
   private running = 0;
+  private readonly inFlight = new Set<Promise<void>>();
   private stopped = false;
   private seq = 0;
   private idleWaiters: { readonly timers: boolean; readonly resolve: () => void }[] = [];
@@ -87,6 +88,14 @@ export class EmbeddedQueue implements QueueProducer {
     this.timers.clear();
   }
 
+  /**
+   * Resolves once the handlers running at stop() have returned: a stopped control plane must not
+   * go on writing after its owner believes it gone.
+   */
+  async settled(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
   depth(): number {
     let n = 0;
     for (const list of this.groups.values()) n += list.length;
@@ -120,7 +129,9 @@ export class EmbeddedQueue implements QueueProducer {
       this.busy.add(group);
       this.running++;
       head.msg = { ...head.msg, receiveCount: head.msg.receiveCount + 1 };
-      void this.deliver(group, list, head);
+      const delivery = this.deliver(group, list, head);
+      this.inFlight.add(delivery);
+      void delivery.finally(() => this.inFlight.delete(delivery));
     }
     this.notifyIdle();
   }

@@ -126,3 +126,24 @@ test('FLT-1 harness: a message the fault hook holds back is handled after one se
   assert.deepEqual(seen, ['second', 'third', 'late']);
   assert.equal(senderOf(q, undefined), q, 'without the hook the queue is used as it is');
 });
+
+test('a stopped queue delivers nothing more, and settles once the handlers running at stop() have returned', async () => {
+  const q = new EmbeddedQueue(fast);
+  const finished: string[] = [];
+  let release = (): void => undefined;
+  const gate = new Promise<void>((r) => (release = r));
+  q.consume(async (m) => {
+    await gate;
+    finished.push(m.body);
+  });
+  await q.send({ step: 'resolve', group: 'a', dedupId: '1', body: 'running' });
+  await q.send({ step: 'resolve', group: 'a', dedupId: '2', body: 'queued' });
+  q.stop();
+  let settled = false;
+  const settling = q.settled().then(() => (settled = true));
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(settled, false, 'not settled while a handler still runs');
+  release();
+  await settling;
+  assert.deepEqual(finished, ['running'], 'the running handler finished; the queued message was not delivered');
+});
