@@ -5,9 +5,21 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash test/env/bootstrap.sh
-trap 'bash test/env/down.sh >/dev/null 2>&1' EXIT
-bash test/env/up.sh
+# Test files run side by side, each on a test environment of its own (test/helpers/environmentSlot.ts
+# gives each file's process one): most files own the cluster-scoped runtime while they run.
+LANES=${TESTENV_LANES:-2}
+links=()
+for lane in $(seq "$LANES"); do
+  if [ "$lane" -eq 1 ]; then links+=("$PWD/test/env/.state"); else links+=("$PWD/test/env/.state-$lane"); fi
+done
+down_all() {
+  for link in "${links[@]}"; do TESTENV_STATE_LINK="$link" bash test/env/down.sh >/dev/null 2>&1; done
+}
+trap down_all EXIT
+for link in "${links[@]}"; do TESTENV_STATE_LINK="$link" bash test/env/up.sh; done
 . test/env/.state/env
+TESTENV_ENVIRONMENTS=$(IFS=:; echo "${links[*]}")
+export TESTENV_ENVIRONMENTS
 NODE=node_modules/.bin/node
 # The type-check and the lint side by side: each keeps one of the 2 cores busy for most of a minute.
 "$NODE" node_modules/.bin/tsc -p tsconfig.json --noEmit &
@@ -15,8 +27,8 @@ typecheck=$!
 "$NODE" node_modules/.bin/eslint --max-warnings 0 .
 wait "$typecheck"
 "$NODE" node_modules/.bin/depcruise --config .dependency-cruiser.cjs shared functions cli bench scripts
-# Integration files one at a time, each in its own process (they share one test cluster); the
-# unit files together in one process (test/unit/all.ts). Node strips the types itself: a loader
-# would add about 1.5 s to each process's start.
+# Integration files in their own processes, one per environment at a time; the unit files together
+# in one process (test/unit/all.ts). Node strips the types itself: a loader would add about 1.5 s
+# to each process's start.
 # shellcheck disable=SC2046
-"$NODE" --test --test-concurrency=1 --test-timeout=600000 $(find test/integration -name '*.test.ts' | sort) test/unit/all.ts
+"$NODE" --import ./test/helpers/environmentSlot.ts --test --test-concurrency="$LANES" --test-timeout=600000 $(find test/integration -name '*.test.ts' | sort) test/unit/all.ts

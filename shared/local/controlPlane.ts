@@ -99,14 +99,9 @@ function consumeSteps(queue: EmbeddedQueue, opts: LocalOptions, run: { readonly 
   });
 }
 
-export function startLocalControlPlane(opts: LocalOptions): LocalControlPlane {
-  const table = opts.table ?? STEP_TABLE;
-  const queue = new EmbeddedQueue({ queueOf: (step) => table.find((r) => r.name === step)?.queue ?? step, ...opts.queue });
-  const now = opts.now ?? ((): Date => new Date());
-  const timings = opts.timings ?? DEFAULT_TIMINGS;
-  const producer = senderOf(queue, opts.holdBackMs);
-  consumeSteps(queue, opts, { table, now, timings, producer });
-  const forwarders = watchedBy(table).map(
+/** One forwarder per kind the table's steps watch; only the runtime's own keeps the caller's checkpoint. */
+function forwardersOf(opts: LocalOptions, table: readonly StepRow[], producer: QueueProducer): Forwarder[] {
+  return watchedBy(table).map(
     (w) =>
       new Forwarder(
         {
@@ -121,6 +116,16 @@ export function startLocalControlPlane(opts: LocalOptions): LocalControlPlane {
         w,
       ),
   );
+}
+
+export function startLocalControlPlane(opts: LocalOptions): LocalControlPlane {
+  const table = opts.table ?? STEP_TABLE;
+  const queue = new EmbeddedQueue({ queueOf: (step) => table.find((r) => r.name === step)?.queue ?? step, ...opts.queue });
+  const now = opts.now ?? ((): Date => new Date());
+  const timings = opts.timings ?? DEFAULT_TIMINGS;
+  const producer = senderOf(queue, opts.holdBackMs);
+  consumeSteps(queue, opts, { table, now, timings, producer });
+  const forwarders = forwardersOf(opts, table, producer);
   const forwarder = forwarders.find((f) => f.watches === RUNTIME_WATCH) ?? (forwarders[0] as Forwarder);
   const sweeper = startSweeper({ kube: opts.kube, log: opts.log.child({ step: 'sweeper' }), now, startedAt: now() }, timings);
   const timers = [sweeper, startStallCounter(opts.kube, opts.log.child({ step: 'forwarder' }), opts.stallCountEveryMs ?? 60_000)];

@@ -172,7 +172,9 @@ test('FIN-3 while the engine is suspended a removal does not start: unapproved i
 });
 
 test('FIN-5 a Remove step that cannot finish fails at actionTimeout; the runtime stays with RemovalFailed and its finalizer until a retry succeeds', async () => {
-  await installed({ deletionPolicy: 'Delete', actionTimeout: '10s' });
+  // Installed with room to spare; the removal gets a timeout short enough to fail soon.
+  await installed({ deletionPolicy: 'Delete' });
+  await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"actionTimeout":"15s"}}');
   // Something else holds charlie: Argo CD deletes its resources, but the Application stays.
   await kubectl('-n', NAMESPACES.argocd, 'patch', 'applications.argoproj.io', 'charlie', '--type', 'merge', '-p', '{"metadata":{"finalizers":["example.com/hold"]}}');
   await kubectl('delete', 'clusterruntime', 'cluster', '--wait=false');

@@ -20,7 +20,7 @@ import { holdReleasePods, withKnob } from '../helpers/knobs.ts';
 import { kubectlAicr } from '../helpers/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
 import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
-import { approve, assertNoApplicationWrite, awaitingRollout, clearRolloutStage, released, rollout, rolloutsOf, stalledOn, stopAndClear } from '../helpers/rollouts.ts';
+import { approve, assertNoApplicationWrite, awaitingRollout, clearRolloutStage, failingSoon, released, rollout, rolloutsOf, stalledOn, stopAndClear } from '../helpers/rollouts.ts';
 import { condition, createRuntime, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
 
 const STEPS = STEP_TABLE.filter((r) => r.name === 'rollout' || r.name === 'drift-check');
@@ -74,7 +74,7 @@ before(async () => {
   await clearRolloutStage({ configuration: { ...testConfiguration(), drift: { checkInterval: '2s' } } });
   for (const name of ['alpha', 'bravo', 'charlie']) for (const version of ['1.0.0', '1.1.0']) await pushChart(name, version);
   cp = startCapturedControlPlane({ timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 }, table: STEPS });
-  runtimeUID = (await createRuntime({ aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' }, actionTimeout: '10s', validation: { deployment: 'Disabled' } })).metadata.uid;
+  runtimeUID = (await createRuntime({ aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' }, actionTimeout: '60s', validation: { deployment: 'Disabled' } })).metadata.uid;
   planA = await freshPlan(at('1.0.0'));
   await target(planA);
   await approve((await awaitingRollout(planA)).metadata.name);
@@ -157,13 +157,15 @@ let failed = '';
 let planB = '';
 
 test('ROL-5 a release a failed rollout moved loses its Application: MovedReleaseMissing, nothing is written from the active plan; a retry installs it at the target after a fresh approval', async () => {
-  await withKnob(holdReleasePods(['ns-bravo']), async () => {
-    planB = await freshPlan(at('1.1.0'));
-    await target(planB);
-    failed = (await awaitingRollout(planB)).metadata.name;
-    await approve(failed);
-    await released('RolloutFailed', (reason) => reason === 'RolloutFailed', 45_000);
-  });
+  await failingSoon(() =>
+    withKnob(holdReleasePods(['ns-bravo']), async () => {
+      planB = await freshPlan(at('1.1.0'));
+      await target(planB);
+      failed = (await awaitingRollout(planB)).metadata.name;
+      await approve(failed);
+      await released('RolloutFailed', (reason) => reason === 'RolloutFailed', 45_000);
+    }),
+  );
   assert.equal(await chartVersion('alpha'), '1.1.0', 'alpha was moved to the target plan');
   const mark = auditMark();
   await deleteApp('alpha');
@@ -189,13 +191,15 @@ test('ROL-5 a release a failed rollout moved loses its Application: MovedRelease
 
 test('ROL-5 reverting the target after a failed rollout moved a now-missing release creates a rollout back that installs it at the active plan, only after approval', async () => {
   let planC = '';
-  await withKnob(holdReleasePods(['ns-bravo']), async () => {
-    planC = await freshPlan(at('1.0.0', { values: { rol5: 'revert' } }));
-    await target(planC);
-    const r = await awaitingRollout(planC);
-    await approve(r.metadata.name);
-    await released('RolloutFailed', (reason) => reason === 'RolloutFailed', 45_000);
-  });
+  await failingSoon(() =>
+    withKnob(holdReleasePods(['ns-bravo']), async () => {
+      planC = await freshPlan(at('1.0.0', { values: { rol5: 'revert' } }));
+      await target(planC);
+      const r = await awaitingRollout(planC);
+      await approve(r.metadata.name);
+      await released('RolloutFailed', (reason) => reason === 'RolloutFailed', 45_000);
+    }),
+  );
   const mark = auditMark();
   await deleteApp('alpha');
   await inventory('MovedReleaseMissing', (status, reason, message) => status === 'False' && reason === 'MovedReleaseMissing' && message.includes(planC));

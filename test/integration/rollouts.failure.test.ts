@@ -19,7 +19,7 @@ import { holdReleasePods, withKnob } from '../helpers/knobs.ts';
 import { kubectlAicr } from '../helpers/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
 import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
-import { approve, awaitingRollout, clearApplications, clearRolloutStage, released, rollout, rolloutsOf, stalledOn } from '../helpers/rollouts.ts';
+import { approve, awaitingRollout, clearApplications, clearRolloutStage, failingSoon, released, rollout, rolloutsOf, stalledOn } from '../helpers/rollouts.ts';
 import { condition, createRuntime, deleteRuntime, getRuntime, kubectl } from '../helpers/runtime.ts';
 
 const ROLLOUT_ONLY = STEP_TABLE.filter((r) => r.name === 'rollout');
@@ -62,7 +62,7 @@ before(async () => {
   await clearRolloutStage();
   for (const name of ['alpha', 'bravo', 'charlie']) for (const version of ['1.0.0', '1.1.0']) await pushChart(name, version);
   cp = startCapturedControlPlane({ timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 }, table: ROLLOUT_ONLY });
-  runtimeUID = (await createRuntime({ aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' }, actionTimeout: '10s', validation: { deployment: 'Disabled' } })).metadata.uid;
+  runtimeUID = (await createRuntime({ aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' }, actionTimeout: '60s', validation: { deployment: 'Disabled' } })).metadata.uid;
   const first = await stage(at('1.0.0'));
   await approve(first.rollout.metadata.name);
   await activeIs(first.plan);
@@ -81,7 +81,7 @@ let failed = '';
 let planB = '';
 
 test('ROL-6 a step that fails leaves the releases already moved at the target plan, records RolloutFailed and keeps the runtime stalled; nothing more is written', async () => {
-  await withKnob(holdReleasePods(['ns-bravo']), async () => {
+  await failingSoon(() => withKnob(holdReleasePods(['ns-bravo']), async () => {
     const staged = await stage(at('1.1.0'));
     planB = staged.plan;
     failed = staged.rollout.metadata.name;
@@ -102,7 +102,7 @@ test('ROL-6 a step that fails leaves the releases already moved at the target pl
     assert.equal(condition(await getRuntime(), 'Released')?.reason, 'RolloutFailed', 'still stalled');
     const shown = await kubectlAicr(['describe', failed]);
     assert.match(shown.stdout, /^Outcome: {3}Failed \(RolloutFailed\)$/m);
-  });
+  }));
 });
 
 test('ROL-6 kubectl aicr retry on the failed rollout creates a new one from the current state that waits for approval; approved, it succeeds', async () => {
@@ -124,7 +124,7 @@ test('ROL-6 kubectl aicr retry on the failed rollout creates a new one from the 
 });
 
 test('ROL-6 pinning the active plan after a rollout that removed a release and then failed creates a rollout back, which reinstalls the release only after approval', async () => {
-  await withKnob(holdReleasePods(['ns-bravo']), async () => {
+  await failingSoon(() => withKnob(holdReleasePods(['ns-bravo']), async () => {
     const { rollout: r } = await stage([chartRelease('alpha', 0, '1.1.0'), chartRelease('bravo', 1, '1.1.0', { values: { rol6: 'away' } })]);
     assert.deepEqual(r.spec.steps.map((s) => `${s.action} ${s.release}`), ['Upgrade bravo', 'Remove charlie']);
     // The removal first, so the step after it is the one that fails.
@@ -132,7 +132,7 @@ test('ROL-6 pinning the active plan after a rollout that removed a release and t
     await approve(r.metadata.name);
     await released('RolloutFailed', (reason) => reason === 'RolloutFailed', 45_000);
     assert.equal(await chartVersion('charlie'), undefined, 'charlie was removed');
-  });
+  }));
   const mark = auditMark();
   await target(planB);
   const back = await awaitingRollout(planB);
@@ -169,33 +169,28 @@ test('ROL-6 kubectl aicr retry of a stalled rollout that has not ended ends it S
 });
 
 test('ROL-6 kubectl aicr revoke ends an approved rollout in progress Revoked with Event RolloutRevoked; nothing more is written and the runtime stays stalled', async () => {
-  await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"actionTimeout":"60s"}}');
-  try {
-    await withKnob(holdReleasePods(['ns-charlie']), async () => {
-      const { rollout: r } = await stage(at('1.0.0', { values: { rol6: 'revoked' } }));
-      const name = r.metadata.name;
-      await approve(name);
-      await released('charlie in flight', (reason, message) => reason === 'RolloutProgressing' && message.includes('Upgrade charlie'));
-      const run = await kubectlAicr(['revoke', name, '--reason', 'the maintenance window closed'], 'alice');
-      assert.equal(run.code, 0, run.stderr);
-      assert.match(run.stdout, new RegExp(`rollout ${name} revoked: rollout ${name} .* was revoked by alice at \\S+: the maintenance window closed; nothing more is written and releases it already moved stay at plan`));
-      const mark = auditMark();
-      const ended = await rollout(name);
-      assert.equal(ended.status?.outcome, 'Revoked');
-      assert.deepEqual([ended.spec.revocation?.revokedBy, ended.spec.revocation?.reason], ['alice', 'the maintenance window closed']);
-      assert.match(await eventReasons(name), new RegExp(EVENT_REASON.rolloutRevoked));
-      const c = await released('RolloutRevoked', (reason) => reason === 'RolloutRevoked');
-      assert.match(c.message, /revoked by alice/);
-      await stalledOn('RolloutRevoked');
-      await someLooks();
-      assert.deepEqual(await writtenSince(mark), [], 'nothing is written after the revocation');
-      const shown = await kubectlAicr(['describe', name]);
-      assert.match(shown.stdout, /^Outcome: {3}Revoked \(RolloutRevoked\)$/m);
-      assert.match(shown.stdout, /^Revoked: {3}by alice at \S+: the maintenance window closed$/m);
-    });
-  } finally {
-    await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"actionTimeout":"10s"}}');
-  }
+  await withKnob(holdReleasePods(['ns-charlie']), async () => {
+    const { rollout: r } = await stage(at('1.0.0', { values: { rol6: 'revoked' } }));
+    const name = r.metadata.name;
+    await approve(name);
+    await released('charlie in flight', (reason, message) => reason === 'RolloutProgressing' && message.includes('Upgrade charlie'));
+    const run = await kubectlAicr(['revoke', name, '--reason', 'the maintenance window closed'], 'alice');
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, new RegExp(`rollout ${name} revoked: rollout ${name} .* was revoked by alice at \\S+: the maintenance window closed; nothing more is written and releases it already moved stay at plan`));
+    const mark = auditMark();
+    const ended = await rollout(name);
+    assert.equal(ended.status?.outcome, 'Revoked');
+    assert.deepEqual([ended.spec.revocation?.revokedBy, ended.spec.revocation?.reason], ['alice', 'the maintenance window closed']);
+    assert.match(await eventReasons(name), new RegExp(EVENT_REASON.rolloutRevoked));
+    const c = await released('RolloutRevoked', (reason) => reason === 'RolloutRevoked');
+    assert.match(c.message, /revoked by alice/);
+    await stalledOn('RolloutRevoked');
+    await someLooks();
+    assert.deepEqual(await writtenSince(mark), [], 'nothing is written after the revocation');
+    const shown = await kubectlAicr(['describe', name]);
+    assert.match(shown.stdout, /^Outcome: {3}Revoked \(RolloutRevoked\)$/m);
+    assert.match(shown.stdout, /^Revoked: {3}by alice at \S+: the maintenance window closed$/m);
+  });
 });
 
 /** A merge patch of the rollout's spec as `user`; the API server's refusal, or '' when it accepted. */
