@@ -34,10 +34,6 @@ export async function released(what: string, ok: (reason: string, message: strin
 }
 
 /**
- * Waits for the runtime's Stalled condition to carry `reason`. The summary writer derives it in
- * its own write after the step's, so it can trail the Released condition by a moment.
- */
-/**
  * Runs `fn` with the runtime's actionTimeout short enough for a held step to fail soon, then puts
  * back `usual`. Tests run everything else at the longer timeout: on a loaded machine (two test
  * files at a time) a release's Pods can take longer than 10 s to become ready.
@@ -52,6 +48,10 @@ export async function failingSoon(fn: () => Promise<void>, usual = '60s'): Promi
   }
 }
 
+/**
+ * Waits for the runtime's Stalled condition to carry `reason`. The summary writer derives it in
+ * its own write after the step's, so it can trail the Released condition by a moment.
+ */
 export async function stalledOn(reason: string, timeoutMs = 20_000): Promise<void> {
   let last: string | undefined;
   try {
