@@ -226,3 +226,19 @@ test('FIN-4 a Remove step sets the resources finalizer with the delete-rollout a
   const step = (await rollout(name)).spec.steps.find((s) => s.release === 'charlie');
   assert.equal(step?.action, 'Remove');
 });
+
+test('ROL-1 a version bump whose manifests render the same passes its gate: Argo CD compares it Synced at the new version and runs no sync, and the step succeeds without waiting for actionTimeout', async () => {
+  // Two versions of one chart whose manifests do not name the version: Argo CD has nothing to sync.
+  for (const version of ['1.0.0', '1.1.0']) await pushChart('same', version, { versionInManifests: false });
+  const kept = [chartRelease('alpha', 0, '1.1.0'), chartRelease('bravo', 1, '1.1.0')];
+  await activeIs((await rollTo([...kept, chartRelease('same', 2, '1.0.0')])).plan);
+  const { plan, rollout: name } = await rollTo([...kept, chartRelease('same', 2, '1.1.0')]);
+  // Had the gate waited for a sync at 1.1.0, the step would fail at actionTimeout (60 s here).
+  await activeIs(plan);
+  const done = await rollout(name);
+  assert.deepEqual(done.spec.steps.map((s) => `${s.action} ${s.release}`), ['Upgrade same']);
+  assert.equal(done.status?.outcome, 'Succeeded');
+  const app = await stepKube('rollout').get(KIND.application, 'same', NAMESPACES.argocd);
+  assert.deepEqual(['status.sync.status', 'status.sync.revision'].map((f) => fieldAt(app, f)), ['Synced', '1.1.0'], 'compared Synced at the new version');
+  assert.equal(fieldAt(app, 'status.operationState.syncResult.revision'), '1.0.0', 'no sync ran for the bump: the last operation still names the old version');
+});
