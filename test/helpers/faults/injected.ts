@@ -15,7 +15,7 @@ import { writeSync } from 'node:fs';
 import type { Kind } from '../../../shared/kube/kinds.ts';
 import { fromKubeError } from '../../../shared/kube/errors.ts';
 import type { KubePort, WatchHandle, WatchOptions } from '../../../shared/kube/port.ts';
-import { CONFLICT_LINE, CRASH_LINE, DELAY_LINE, DUPLICATE_LINE, GONE_LINE, THROTTLE_LINE } from './lines.ts';
+import { CONFLICT_LINE, CRASH_LINE, DELAY_LINE, DUPLICATE_LINE, GONE_LINE, THROTTLE_LINE, WRITE_LINE } from './lines.ts';
 
 const crashAt = Number(process.env['AICR_FAULT_CRASH_AFTER_WRITE'] ?? '0');
 const duplicateShare = Number(process.env['AICR_FAULT_DUPLICATE'] ?? '0');
@@ -72,6 +72,7 @@ async function expiring<T>(port: KubePort, kind: Kind<T>, opts: WatchOptions<T>)
 
 function crashAfter(what: string): void {
   writes += 1;
+  writeSync(1, `${WRITE_LINE} ${writes}: ${what}\n`);
   if (crashAt > 0 && writes >= crashAt) {
     writeSync(1, `${CRASH_LINE} ${writes}: ${what}\n`);
     process.kill(process.pid, 'SIGKILL');

@@ -1,4 +1,6 @@
 // What the fault harness prints, so a test tells its faults from any other end of the process.
+/** Printed for each write the process makes, so a test can tell which process wrote what. */
+export const WRITE_LINE = 'FAULT HARNESS: write';
 /** Printed just before the harness kills its own process. */
 export const CRASH_LINE = 'FAULT HARNESS: crash after write';
 /** Printed for each message the harness has handled twice. */

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ROOT } from '../sls.ts';
-import { CONFLICT_LINE, CRASH_LINE, DELAY_LINE, DUPLICATE_LINE, GONE_LINE, THROTTLE_LINE } from './lines.ts';
+import { CONFLICT_LINE, CRASH_LINE, DELAY_LINE, DUPLICATE_LINE, GONE_LINE, THROTTLE_LINE, WRITE_LINE } from './lines.ts';
 
 /** The control plane the harness runs: local mode, or the AWS path (forwarder, SQS, the rollout and relay functions). */
 export type Path = 'local' | 'sqs';
@@ -75,6 +75,8 @@ export interface Start {
   readonly expired: number;
   /** How many of its messages were held back. */
   readonly heldBack: number;
+  /** What it wrote, in order (`verb resource/name`). */
+  readonly writes: readonly string[];
 }
 
 /** A probe that reads the cluster: false while the API server cannot answer (it may be restarting). */
@@ -110,7 +112,7 @@ export function runProcess(crashAfter: number, seed: number, done: (out: string)
   child.stdout.on('data', take);
   child.stderr.on('data', take);
   const lines = (prefix: string): number => out.split('\n').filter((l) => l.startsWith(prefix)).length;
-  const counts = (): Omit<Start, 'crashAfter' | 'crash'> => ({ duplicates: lines(DUPLICATE_LINE), refused: lines(CONFLICT_LINE) + lines(THROTTLE_LINE), expired: lines(GONE_LINE), heldBack: lines(DELAY_LINE) });
+  const counts = (): Omit<Start, 'crashAfter' | 'crash'> => ({ duplicates: lines(DUPLICATE_LINE), refused: lines(CONFLICT_LINE) + lines(THROTTLE_LINE), expired: lines(GONE_LINE), heldBack: lines(DELAY_LINE), writes: out.split('\n').filter((l) => l.startsWith(`${WRITE_LINE} `)).map((l) => l.slice(l.indexOf(': ') + 2)) });
   const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
   return new Promise<Start>((resolve, reject) => {
     let finished = false;
