@@ -1,8 +1,9 @@
 // Access to the real services that test/env/up.sh started. A missing service is an error,
 // never a skip: a suite that silently skips proves nothing.
-import { readFileSync, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
+import { readEnvFile } from './envFile.ts';
 
 const ENV_FILE = fileURLToPath(new URL('../env/.state/env', import.meta.url));
 const REQUIRED = [
@@ -26,28 +27,24 @@ const REQUIRED = [
 type Key = (typeof REQUIRED)[number];
 export type TestEnv = Readonly<Record<Key, string>>;
 
-function readEnvFile(): Record<string, string> {
+/** The default environment's variables, without those that refer to others (PATH). */
+function stateFileVars(): Record<string, string> {
   if (!existsSync(ENV_FILE)) return {};
-  const vars: Record<string, string> = {};
-  for (const line of readFileSync(ENV_FILE, 'utf8').split('\n')) {
-    const m = /^export ([A-Z0-9_]+)=(.*)$/.exec(line);
-    if (m?.[1] && m[2] !== undefined && !m[2].includes('$')) vars[m[1]] = m[2];
-  }
-  return vars;
+  return Object.fromEntries(Object.entries(readEnvFile(ENV_FILE)).filter(([, v]) => !v.includes('$')));
 }
 
 let cached: TestEnv | undefined;
 
 // A single test file run by hand still reaches moto: SDK clients built by the code under test
 // read AWS_* from the process environment, as they do in Lambda.
-for (const [k, v] of Object.entries(readEnvFile())) {
+for (const [k, v] of Object.entries(stateFileVars())) {
   if (process.env[k] === undefined && (k.startsWith('AWS_') || k.startsWith('TESTENV_') || k === 'KUBECONFIG')) process.env[k] = v;
 }
 
 /** The running test environment; throws with the fix when it is not up. */
 export function testEnv(): TestEnv {
   if (cached) return cached;
-  const fromFile = readEnvFile();
+  const fromFile = stateFileVars();
   const out: Partial<Record<Key, string>> = {};
   const missing: string[] = [];
   for (const key of REQUIRED) {

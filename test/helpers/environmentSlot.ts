@@ -3,8 +3,8 @@
 // file in that environment's state link, and holds it until it exits. Two files never share a
 // cluster, since most of them own the cluster-scoped runtime `cluster` while they run. Run by
 // hand, without TESTENV_ENVIRONMENTS, this does nothing and the file uses test/env/.state.
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readEnvFile } from './envFile.ts';
 import { tryLock, unlock } from './pidLock.ts';
 
 const LINKS = (process.env['TESTENV_ENVIRONMENTS'] ?? '').split(':').filter(Boolean);
@@ -21,12 +21,9 @@ function take(links: readonly string[]): string {
   }
 }
 
-/** The `export NAME=value` lines up.sh wrote, with `$PATH` taken from this process. */
+/** The variables up.sh wrote for the environment, with `$PATH` taken from this process. */
 function load(link: string): void {
-  for (const line of readFileSync(join(link, 'env'), 'utf8').split('\n')) {
-    const m = /^export ([A-Z0-9_]+)=(.*)$/.exec(line);
-    if (m?.[1] && m[2] !== undefined) process.env[m[1]] = m[2].replaceAll('$PATH', process.env['PATH'] ?? '');
-  }
+  for (const [name, value] of Object.entries(readEnvFile(join(link, 'env')))) process.env[name] = value.replaceAll('$PATH', process.env['PATH'] ?? '');
 }
 
 if (process.env['NODE_TEST_CONTEXT'] && LINKS.length > 0) {

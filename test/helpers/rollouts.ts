@@ -39,13 +39,20 @@ export async function released(what: string, ok: (reason: string, message: strin
  * files at a time) a release's Pods can take longer than 10 s to become ready.
  */
 export async function failingSoon(fn: () => Promise<void>, usual = '60s'): Promise<void> {
-  const set = (value: string): Promise<string> => kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', JSON.stringify({ spec: { actionTimeout: value } }));
-  await set('15s');
+  await setActionTimeout(FAILING_SOON);
   try {
     await fn();
   } finally {
-    await set(usual);
+    await setActionTimeout(usual);
   }
+}
+
+/** The actionTimeout `failingSoon` gives a step that is meant to fail. */
+export const FAILING_SOON = '15s';
+
+/** Sets the runtime's actionTimeout, as a person would with kubectl. */
+export function setActionTimeout(value: string): Promise<string> {
+  return kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', JSON.stringify({ spec: { actionTimeout: value } }));
 }
 
 /**

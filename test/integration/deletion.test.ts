@@ -19,7 +19,7 @@ import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts'
 import { kubectlAicr } from '../helpers/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
 import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
-import { approve, assertNoApplicationWrite, clearApplications, clearRolloutStage, installedRuntime, released, rolloutsOf, stalledOn, stopAndClear } from '../helpers/rollouts.ts';
+import { FAILING_SOON, approve, assertNoApplicationWrite, clearApplications, clearRolloutStage, installedRuntime, released, rolloutsOf, setActionTimeout, stalledOn, stopAndClear } from '../helpers/rollouts.ts';
 import { deleteRuntime, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
 
 const ROLLOUT_ONLY = STEP_TABLE.filter((r) => r.name === 'rollout');
@@ -174,7 +174,7 @@ test('FIN-3 while the engine is suspended a removal does not start: unapproved i
 test('FIN-5 a Remove step that cannot finish fails at actionTimeout; the runtime stays with RemovalFailed and its finalizer until a retry succeeds', async () => {
   // Installed with room to spare; the removal gets a timeout short enough to fail soon.
   await installed({ deletionPolicy: 'Delete' });
-  await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"actionTimeout":"15s"}}');
+  await setActionTimeout(FAILING_SOON);
   // Something else holds charlie: Argo CD deletes its resources, but the Application stays.
   await kubectl('-n', NAMESPACES.argocd, 'patch', 'applications.argoproj.io', 'charlie', '--type', 'merge', '-p', '{"metadata":{"finalizers":["example.com/hold"]}}');
   await kubectl('delete', 'clusterruntime', 'cluster', '--wait=false');
