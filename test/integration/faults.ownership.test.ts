@@ -146,11 +146,11 @@ test('FLT-1 ROL-8 PLAN-4 the drift check under crashes writes a deleted Applicat
   // plan), and the runtime stalls with PlanMissing for a person, as the runbook says.
   await deleteApp('fo-b');
   const first = starts.length;
-  // A repair is done once its Event is recorded too, or once the process that wrote the repair was
+  // A repair is done once its Event is recorded too, or once the process that sent the repair was
   // killed before the Event: stopping the process as soon as the object is back could cut the
   // Event off. The kill may follow another write than the repair's: the rollout step runs beside
-  // the drift check in the same process, and the repaired Application wakes it.
-  const lostWith = (written: string): boolean => starts.slice(first).some((st) => st.crash !== undefined && st.writes.some((w) => w.endsWith(written)));
+  // the drift check in the same process, and may be answered while the repair is still on its way.
+  const lostWith = (written: string): boolean => starts.slice(first).some((st) => st.crash !== undefined && st.sent.some((w) => w.endsWith(written)));
   const told = async (reason: string, written: string): Promise<boolean> => (await eventMessages(reason, successorUID)) !== '' || lostWith(written);
   const appBack = async (): Promise<boolean> => (await applications()).some((a) => a.metadata.name === 'fo-b' && !a.metadata.deletionTimestamp) && (await consistent()) && (await told('ApplicationRecreated', 'applications/fo-b'));
   await crashUntil('fo-b written back', appBack, rng, drift);
@@ -169,7 +169,7 @@ test('FLT-1 ROL-8 PLAN-4 the drift check under crashes writes a deleted Applicat
   // before its Event loses the Event, never the repair.
   for (const [reason, told, written] of [['ApplicationRecreated', /Application argocd\/fo-b was deleted outside a rollout/, 'applications/fo-b'], ['PlanRebuilt', new RegExp(`the active plan ${planB} was missing`), `configmaps/${planB}`]] as const) {
     const messages = await eventMessages(reason, successorUID);
-    if (lostWith(written)) console.log(`the process that wrote ${written} was killed after it; ${reason}: ${messages || 'none'}`);
+    if (lostWith(written)) console.log(`the process that sent ${written} was killed after it; ${reason}: ${messages || 'none'}`);
     else assert.match(messages, told, `${reason} recorded`);
   }
   await settleAudit();

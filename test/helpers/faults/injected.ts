@@ -15,7 +15,7 @@ import { writeSync } from 'node:fs';
 import type { Kind } from '../../../shared/kube/kinds.ts';
 import { fromKubeError } from '../../../shared/kube/errors.ts';
 import type { KubePort, WatchHandle, WatchOptions } from '../../../shared/kube/port.ts';
-import { CONFLICT_LINE, CRASH_LINE, DELAY_LINE, DUPLICATE_LINE, GONE_LINE, THROTTLE_LINE, WRITE_LINE } from './lines.ts';
+import { CONFLICT_LINE, CRASH_LINE, DELAY_LINE, DUPLICATE_LINE, GONE_LINE, SEND_LINE, THROTTLE_LINE, WRITE_LINE } from './lines.ts';
 
 const crashAt = Number(process.env['AICR_FAULT_CRASH_AFTER_WRITE'] ?? '0');
 const duplicateShare = Number(process.env['AICR_FAULT_DUPLICATE'] ?? '0');
@@ -79,10 +79,15 @@ function crashAfter(what: string): void {
   }
 }
 
+function sent<T>(what: string, call: () => Promise<T>): Promise<T> {
+  writeSync(1, `${SEND_LINE}: ${what}\n`);
+  return call();
+}
+
 /** The port with every write counted, and the crash after the chosen one. */
 export function crashing(port: KubePort): KubePort {
   // Answered either way: a refused write (a 409, say) is a boundary too.
-  const after = <T>(what: string, call: () => Promise<T>): Promise<T> => busy(what, true) ?? call().finally(() => crashAfter(what));
+  const after = <T>(what: string, call: () => Promise<T>): Promise<T> => busy(what, true) ?? sent(what, call).finally(() => crashAfter(what));
   const read = <T>(what: string, call: () => Promise<T>): Promise<T> => busy(what, false) ?? call();
   const named = (kind: Kind<unknown>, name: string): string => `${kind.plural}/${name}`;
   // Every method named: the port is a class instance, whose methods a spread would not copy.

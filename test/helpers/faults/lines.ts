@@ -1,6 +1,11 @@
 // What the fault harness prints, so a test tells its faults from any other end of the process.
-/** Printed for each write the process makes, so a test can tell which process wrote what. */
+/** Printed for each write once it is answered; the crash counts these. */
 export const WRITE_LINE = 'FAULT HARNESS: write';
+/**
+ * Printed for each write before it is sent, so a test can tell which process wrote what: the API
+ * server may take a write whose answer reaches a process already killed after another one.
+ */
+export const SEND_LINE = 'FAULT HARNESS: sending';
 /** Printed just before the harness kills its own process. */
 export const CRASH_LINE = 'FAULT HARNESS: crash after write';
 /** Printed for each message the harness has handled twice. */

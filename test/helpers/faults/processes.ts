@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { kubectl } from '../runtime.ts';
 import { ROOT } from '../sls.ts';
-import { CONFLICT_LINE, CRASH_LINE, DELAY_LINE, DUPLICATE_LINE, GONE_LINE, THROTTLE_LINE, WRITE_LINE } from './lines.ts';
+import { CONFLICT_LINE, CRASH_LINE, DELAY_LINE, DUPLICATE_LINE, GONE_LINE, SEND_LINE, THROTTLE_LINE } from './lines.ts';
 
 /** The control plane the harness runs: local mode, or the AWS path (forwarder, SQS, the rollout and relay functions). */
 export type Path = 'local' | 'sqs';
@@ -75,8 +76,11 @@ export interface Start {
   readonly expired: number;
   /** How many of its messages were held back. */
   readonly heldBack: number;
-  /** What it wrote, in order (`verb resource/name`). */
-  readonly writes: readonly string[];
+  /**
+   * The writes it sent, in order (`verb resource/name`), answered or not: one sent just before
+   * the process was killed after another may have been taken by the API server all the same.
+   */
+  readonly sent: readonly string[];
 }
 
 /** A probe that reads the cluster: false while the API server cannot answer (it may be restarting). */
@@ -84,6 +88,16 @@ const tolerant =
   <A extends unknown[]>(probe: (...a: A) => Promise<boolean>) =>
   (...a: A): Promise<boolean> =>
     probe(...a).catch(() => false);
+
+/**
+ * What the cluster said when a process ran out of time: the runtime's conditions and each
+ * rollout's state, so a run that failed on a CI machine can be read from its output alone.
+ */
+async function clusterSays(): Promise<string> {
+  const runtime = await kubectl('get', 'clusterruntimes', '-o', 'jsonpath={range .items[*].status.conditions[*]}{.type}={.status} {.reason}: {.message}{"\\n"}{end}').catch((err: unknown) => `(runtime unread: ${String(err)})`);
+  const rollouts = await kubectl('get', 'runtimerollouts', '-o', 'jsonpath={range .items[*]}{.metadata.name} {.status.outcome} {.status.steps[*].state}{"\\n"}{end}').catch((err: unknown) => `(rollouts unread: ${String(err)})`);
+  return `the runtime's conditions:\n${runtime}the rollouts:\n${rollouts}`;
+}
 
 /** One process of the control plane, killed by the harness after `crashAfter` writes, or stopped once `done` holds. */
 export function runProcess(crashAfter: number, seed: number, done: (out: string) => Promise<boolean>, { duplicate, busy, path = 'local', steps = ['rollout'] }: Mix = { duplicate: DUPLICATE, busy: CALM }): Promise<Start> {
@@ -112,7 +126,7 @@ export function runProcess(crashAfter: number, seed: number, done: (out: string)
   child.stdout.on('data', take);
   child.stderr.on('data', take);
   const lines = (prefix: string): number => out.split('\n').filter((l) => l.startsWith(prefix)).length;
-  const counts = (): Omit<Start, 'crashAfter' | 'crash'> => ({ duplicates: lines(DUPLICATE_LINE), refused: lines(CONFLICT_LINE) + lines(THROTTLE_LINE), expired: lines(GONE_LINE), heldBack: lines(DELAY_LINE), writes: out.split('\n').filter((l) => l.startsWith(`${WRITE_LINE} `)).map((l) => l.slice(l.indexOf(': ') + 2)) });
+  const counts = (): Omit<Start, 'crashAfter' | 'crash'> => ({ duplicates: lines(DUPLICATE_LINE), refused: lines(CONFLICT_LINE) + lines(THROTTLE_LINE), expired: lines(GONE_LINE), heldBack: lines(DELAY_LINE), sent: out.split('\n').filter((l) => l.startsWith(`${SEND_LINE}: `)).map((l) => l.slice(SEND_LINE.length + 2)) });
   const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
   return new Promise<Start>((resolve, reject) => {
     let finished = false;
@@ -129,7 +143,7 @@ export function runProcess(crashAfter: number, seed: number, done: (out: string)
         if (Date.now() > deadline) {
           finished = true;
           child.kill('SIGKILL');
-          reject(new Error(`a control-plane process ran 180 s without a crash or the goal; its output:\n${out.slice(-4000)}`));
+          reject(new Error(`a control-plane process ran 180 s without a crash or the goal; ${await clusterSays()}the writes it sent: ${counts().sent.join('; ')}\nits output:\n${out.slice(-4000)}`));
           return;
         }
         await new Promise((r) => setTimeout(r, 250));
