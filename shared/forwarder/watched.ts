@@ -10,6 +10,7 @@ import { STEP_TABLE, type StepRow, WAKE, type Wake } from '../steps/table.ts';
 import { type NodeFacts, nodeFingerprint } from '../discovery/nodeGroups.ts';
 import { discoveryOf } from '../discovery/status.ts';
 import { fieldAt } from '../kube/fieldPath.ts';
+import { reportStage } from '../rollouts/gate.ts';
 
 export interface RuntimeRef {
   readonly name: string;
@@ -99,18 +100,20 @@ export const ROLLOUT_WATCH: WatchedKind<GenericObject> = {
 };
 
 /**
- * Owned Argo CD Applications, for the rollout step: what Argo CD reports about them is what a
- * step waits on, and an edit to what was written is drift a step in flight must stop for. The
- * fingerprint holds what the gate reads, not reconciledAt, which moves on every periodic
- * refresh; a change the fingerprint misses is caught by the rollout step's recheck.
- * Cluster-wide with a label, so the forwarder's rights need no Argo CD namespace when the chart
- * installs.
+ * Owned Argo CD Applications, for the rollout step: an edit to what was written is drift a step
+ * in flight must stop for, and Argo CD's report moving to another stage (gate.ts `reportStage`:
+ * settled, failed, degraded, refused) is what a step waits on. Argo CD's many writes between
+ * those stages (operation Running, OutOfSync, Progressing, reconciledAt) are no news: each would
+ * cost the step a look that ends as the one before it did, and the step's recheck catches
+ * whatever the stages miss. Cluster-wide with a label, so the forwarder's rights need no Argo CD
+ * namespace when the chart installs.
  */
-const APPLICATION_NEWS = ['spec', 'operation', 'metadata.deletionTimestamp', 'metadata.finalizers', 'status.sync.status', 'status.sync.revision', 'status.sync.revisions', 'status.health.status', 'status.operationState.phase', 'status.conditions'];
+const APPLICATION_NEWS = ['spec', 'metadata.deletionTimestamp', 'metadata.finalizers'];
 
 const OWNED_APPLICATIONS = { labelSelector: `${LABEL.managedBy}=${MANAGED_BY_VALUE}` };
 
-const fingerprintOf = (paths: readonly string[]) => (obj: GenericObject): string => createHash('sha256').update(JSON.stringify(paths.map((p) => fieldAt(obj, p) ?? null))).digest('hex');
+const digestOf = (values: readonly unknown[]): string => createHash('sha256').update(JSON.stringify(values)).digest('hex');
+const fingerprintOf = (paths: readonly string[]) => (obj: GenericObject): string => digestOf(paths.map((p) => fieldAt(obj, p) ?? null));
 
 export const APPLICATION_WATCH: WatchedKind<GenericObject> = {
   id: 'applications',
@@ -119,7 +122,7 @@ export const APPLICATION_WATCH: WatchedKind<GenericObject> = {
   selection: OWNED_APPLICATIONS,
   runtimeOf: (obj) => runtimeFromAnnotation(obj),
   arrivalIsNews: () => false,
-  fingerprint: fingerprintOf(APPLICATION_NEWS),
+  fingerprint: (obj) => digestOf([...APPLICATION_NEWS.map((p) => fieldAt(obj, p) ?? null), reportStage(obj)]),
 };
 
 /**

@@ -100,6 +100,28 @@ function healthProblem(name: string, app: unknown): GateVerdict | undefined {
   return waiting(health === 'Degraded' ? 'Degraded' : 'GateNotMet', `Argo CD reports Application ${name} ${health ?? 'without health'}${message ? `: ${message}` : ''}`);
 }
 
+/** Where Argo CD's report on an Application stands, in the terms a step's verdict turns on. */
+export type ReportStage = 'refused' | 'comparison-error' | 'sync-failed' | 'degraded' | 'settled' | 'waiting';
+
+/**
+ * The stage of Argo CD's report, read from the Application alone (no plan, no write time), so the
+ * forwarder can tell which of Argo CD's writes may change a step's verdict. Its intermediate
+ * writes while it compares and syncs (operation requested, Running, OutOfSync, Progressing,
+ * revisions moving) leave a step waiting as it was: they all read `waiting`, and the step's own
+ * recheck refreshes what `kubectl aicr describe` says meanwhile.
+ */
+export function reportStage(app: GenericObject): ReportStage {
+  if (conditionMessage(app, 'InvalidSpecError') !== undefined) return 'refused';
+  if (conditionMessage(app, 'ComparisonError') !== undefined) return 'comparison-error';
+  const phase = stringAt(app, 'status.operationState.phase');
+  if (phase === 'Failed' || phase === 'Error') return 'sync-failed';
+  const health = stringAt(app, 'status.health.status');
+  if (health === 'Degraded') return 'degraded';
+  const compared = targets(fieldAt(app, 'status.sync.comparedTo')) === targets(fieldAt(app, 'spec'));
+  const synced = !fieldAt(app, 'operation') && (phase === undefined || phase === 'Succeeded') && stringAt(app, 'status.sync.status') === 'Synced';
+  return compared && synced && health === 'Healthy' ? 'settled' : 'waiting';
+}
+
 /** The gate on an Install or Upgrade step's Application, written at `writtenAt`. */
 export function gate(live: GenericObject | undefined, intended: PlanApplication, writtenAt: Date): GateVerdict {
   const name = intended.metadata.name;

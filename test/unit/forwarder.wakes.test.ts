@@ -38,12 +38,12 @@ test("resolution's AICR runs wake resolve and the assessment's wake the rollout,
   assert.equal(AICR_JOB_WATCH.selection?.namespace, ASSESSMENT_JOB_WATCH.selection?.namespace, 'both stages run in aicr-jobs');
 });
 
-const application = (specVersion: string, health: string): GenericObject => ({
+const application = (specVersion: string, health: string, comparedVersion?: string): GenericObject => ({
   apiVersion: 'argoproj.io/v1alpha1',
   kind: 'Application',
   metadata: { name: 'alpha', namespace: 'argocd', uid: 'a-1', resourceVersion: '1' },
   spec: { source: { chart: 'alpha', targetRevision: specVersion } },
-  status: { sync: { status: 'Synced' }, health: { status: health } },
+  status: { sync: { status: 'Synced', ...(comparedVersion ? { comparedTo: { source: { chart: 'alpha', targetRevision: comparedVersion } } } : {}) }, health: { status: health } },
 } as GenericObject);
 
 test("Argo CD's reports on an owned Application wake the rollout step, not the drift check; an edit or a deletion wakes both", () => {
@@ -52,8 +52,12 @@ test("Argo CD's reports on an owned Application wake the rollout step, not the d
   const edited = application('1.1.0', 'Healthy');
   assert.deepEqual(woken(APPLICATION_WATCH), ['rollout']);
   assert.deepEqual(woken(APPLICATION_SPEC_WATCH), ['drift-check']);
-  assert.notEqual(APPLICATION_WATCH.fingerprint(progressing), APPLICATION_WATCH.fingerprint(healthy), 'health moving is news to the rollout');
-  assert.equal(APPLICATION_SPEC_WATCH.fingerprint(progressing), APPLICATION_SPEC_WATCH.fingerprint(healthy), 'but not to the drift check');
+  const settled = application('1.0.0', 'Healthy', '1.0.0');
+  const degraded = application('1.0.0', 'Degraded');
+  assert.notEqual(APPLICATION_WATCH.fingerprint(progressing), APPLICATION_WATCH.fingerprint(settled), 'settling is news to the rollout');
+  assert.notEqual(APPLICATION_WATCH.fingerprint(progressing), APPLICATION_WATCH.fingerprint(degraded), 'and so is degrading');
+  assert.equal(APPLICATION_WATCH.fingerprint(progressing), APPLICATION_WATCH.fingerprint(healthy), 'not Argo CD moving between stages of a sync it has not finished comparing');
+  assert.equal(APPLICATION_SPEC_WATCH.fingerprint(progressing), APPLICATION_SPEC_WATCH.fingerprint(settled), 'none of it is news to the drift check');
   for (const w of [APPLICATION_WATCH, APPLICATION_SPEC_WATCH]) {
     assert.notEqual(w.fingerprint(healthy), w.fingerprint(edited), `${w.id ?? ''}: an edited spec is news`);
     assert.notEqual(w.deletionIsNews?.(healthy), false, `${w.id ?? ''}: a deletion is news`);

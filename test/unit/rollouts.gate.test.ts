@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { type PlanApplication, planToApplications } from '../../shared/plans/applications.ts';
 import { planDigest } from '../../shared/plans/digest.ts';
-import { gate } from '../../shared/rollouts/gate.ts';
+import { gate, reportStage } from '../../shared/rollouts/gate.ts';
 import type { GenericObject } from '../../shared/kube/kinds.ts';
 import { sampleReleases } from '../helpers/releases.ts';
 
@@ -110,4 +110,28 @@ test('an Application its AppProject refuses (InvalidSpecError) is named as refus
   assert.match(refused, /^SpecRefused: Argo CD refuses Application .*not permitted in project 'aicr'.*AppProject/);
   const moved = gate(reported(single, (_s, live) => (live['spec'].project = 'other')), single, written);
   assert.equal(moved.held ? '' : moved.reason, 'SpecDrifted');
+});
+
+test("the report's stage, read from the Application alone, moves only where a step's verdict can: settled, failed, degraded, refused; Argo CD's writes while it compares and syncs all read waiting", () => {
+  const stage = (app: PlanApplication, edit?: Parameters<typeof reported>[1]): string => reportStage(reported(app, edit));
+  assert.equal(stage(single), 'settled');
+  assert.equal(stage(multi, (s) => delete s.operationState), 'settled', 'never synced, already live');
+  const waiting: Parameters<typeof reported>[1][] = [
+    (s) => (s.sync.comparedTo.source.targetRevision = '0.0.1'),
+    (_s, live) => (live['operation'] = { sync: {} }),
+    (s) => (s.operationState.phase = 'Running'),
+    (s) => (s.sync.status = 'OutOfSync'),
+    (s) => (s.health = { status: 'Progressing' }),
+    (s) => (s.health = { status: 'Missing' }),
+  ];
+  for (const edit of waiting) assert.equal(stage(single, edit), 'waiting', String(edit));
+  assert.equal(stage(single, (s) => (s.reconciledAt = '2026-11-30T11:00:00Z')), 'settled', 'a later report alone is no new stage');
+  assert.equal(stage(single, (s) => (s.operationState.phase = 'Error')), 'sync-failed');
+  assert.equal(stage(single, (s) => (s.health = { status: 'Degraded' })), 'degraded');
+  assert.equal(stage(single, (s) => (s.conditions = [{ type: 'ComparisonError', message: 'chart not found' }])), 'comparison-error');
+  assert.equal(stage(single, (s) => (s.conditions = [{ type: 'InvalidSpecError', message: 'not permitted' }])), 'refused');
+  // Every verdict the gate can give on a report is told apart from a settled one by its stage.
+  for (const edit of [...waiting, (s: Loose) => (s.health = { status: 'Degraded' }), (s: Loose) => (s.operationState.phase = 'Failed')]) {
+    assert.equal(gate(reported(single, edit), single, written).held, false);
+  }
 });
