@@ -210,15 +210,21 @@ export class Forwarder {
       this.opts.log.debug('event skipped: nothing a step acts on changed', { objectUID: uid, resourceVersion: obj.metadata.resourceVersion });
       return;
     }
-    const known = this.seen.has(uid);
+    const before = this.seen.get(uid);
     if (type === 'DELETED') this.seen.delete(uid);
     else this.seen.set(uid, print);
-    const news = type === 'DELETED' ? (this.watched.deletionIsNews?.(obj) ?? true) : known || (this.watched.arrivalIsNews?.(obj) ?? true);
-    if (!news) {
+    if (!this.isNews(type, obj, before, print)) {
       this.stats.skipped++;
       return;
     }
     this.buffer(obj, type);
+  }
+
+  /** Whether an event that moved the object's fingerprint (or deleted it) is work for a step. */
+  private isNews(type: string, obj: Watchable, before: string | undefined, print: string): boolean {
+    if (type === 'DELETED') return this.watched.deletionIsNews?.(obj) ?? true;
+    if (before === undefined) return this.watched.arrivalIsNews?.(obj) ?? true;
+    return this.watched.changeIsNews?.(before, print) ?? true;
   }
 
   private now(): number {

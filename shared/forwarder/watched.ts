@@ -1,7 +1,7 @@
 // The kinds the forwarder watches, and for each: which runtime an object concerns (from its
 // labels or annotations, never its body) and what about it makes work. Steps name these in the
 // step table's `wakesOn`; a kind no step names is not watched.
-import { ANNOTATION, ARGOCD_REGISTRY_SECRET, CONDITION, FORWARDER_CHECKPOINT, LABEL, MANAGED_BY_VALUE, NAMESPACES, ROLE, RUNTIME_NAME } from '../api/constants.ts';
+import { ANNOTATION, ARGOCD_REGISTRY_SECRET, CONDITION, FIELD_MANAGER, FORWARDER_CHECKPOINT, LABEL, MANAGED_BY_VALUE, NAMESPACES, ROLE, RUNTIME_NAME } from '../api/constants.ts';
 import { createHash } from 'node:crypto';
 import { STAGE } from '../aicr/stages.ts';
 import { type ConfigMapObject, type GenericObject, KIND, type JobObject, type Kind, type ObjectMeta, type PodObject, type RuntimeObject } from '../kube/kinds.ts';
@@ -10,7 +10,7 @@ import { STEP_TABLE, type StepRow, WAKE, type Wake } from '../steps/table.ts';
 import { type NodeFacts, nodeFingerprint } from '../discovery/nodeGroups.ts';
 import { discoveryOf } from '../discovery/status.ts';
 import { fieldAt } from '../kube/fieldPath.ts';
-import { reportStage } from '../rollouts/gate.ts';
+import { type ReportStage, reportStage } from '../rollouts/gate.ts';
 
 export interface RuntimeRef {
   readonly name: string;
@@ -34,6 +34,8 @@ export interface WatchedKind<T extends { readonly metadata: ObjectMeta }> {
   arrivalIsNews?(obj: T): boolean;
   /** Two events with the same fingerprint for one object are one change. */
   fingerprint(obj: T): string;
+  /** Whether a move from one fingerprint to another is work; by default every move is. */
+  changeIsNews?(before: string, after: string): boolean;
   /** Tells apart two watches of one kind (in different namespaces), for their checkpoints. */
   readonly id?: string;
 }
@@ -108,12 +110,32 @@ export const ROLLOUT_WATCH: WatchedKind<GenericObject> = {
  * whatever the stages miss. Cluster-wide with a label, so the forwarder's rights need no Argo CD
  * namespace when the chart installs.
  */
-const APPLICATION_NEWS = ['spec', 'metadata.deletionTimestamp', 'metadata.finalizers'];
-
 const OWNED_APPLICATIONS = { labelSelector: `${LABEL.managedBy}=${MANAGED_BY_VALUE}` };
 
 const digestOf = (values: readonly unknown[]): string => createHash('sha256').update(JSON.stringify(values)).digest('hex');
 const fingerprintOf = (paths: readonly string[]) => (obj: GenericObject): string => digestOf(paths.map((p) => fieldAt(obj, p) ?? null));
+
+interface ApplicationPrint {
+  readonly spec: string;
+  /** Whether only the rollout's field manager holds fields of the spec: what a step wrote, unedited. */
+  readonly specByStep: boolean;
+  readonly deletion: string;
+  readonly stage: ReportStage;
+}
+
+/** Whether a field manager other than the rollout step's holds any of the Application's spec (a person's edit, say). */
+function specEditedByOthers(app: GenericObject): boolean {
+  const entries = fieldAt(app, 'metadata.managedFields');
+  if (!Array.isArray(entries)) return true;
+  return entries.some((e) => fieldAt(e, 'manager') !== FIELD_MANAGER.rollout && fieldAt(e, 'fieldsV1.f:spec') !== undefined);
+}
+
+const applicationPrint = (app: GenericObject): ApplicationPrint => ({
+  spec: digestOf([fieldAt(app, 'spec') ?? null]),
+  specByStep: !specEditedByOthers(app),
+  deletion: digestOf([fieldAt(app, 'metadata.deletionTimestamp') ?? null, fieldAt(app, 'metadata.finalizers') ?? null]),
+  stage: reportStage(app),
+});
 
 export const APPLICATION_WATCH: WatchedKind<GenericObject> = {
   id: 'applications',
@@ -122,7 +144,14 @@ export const APPLICATION_WATCH: WatchedKind<GenericObject> = {
   selection: OWNED_APPLICATIONS,
   runtimeOf: (obj) => runtimeFromAnnotation(obj),
   arrivalIsNews: () => false,
-  fingerprint: (obj) => digestOf([...APPLICATION_NEWS.map((p) => fieldAt(obj, p) ?? null), reportStage(obj)]),
+  fingerprint: (obj) => JSON.stringify(applicationPrint(obj)),
+  // The step's own write of a new spec, which Argo CD has yet to compare, is no news: the step
+  // wrote it in the look that ended, and what it waits for is the stage Argo CD reaches next.
+  changeIsNews: (before, after) => {
+    const [b, a] = [JSON.parse(before) as ApplicationPrint, JSON.parse(after) as ApplicationPrint];
+    const ownWrite = a.spec !== b.spec && a.specByStep && a.deletion === b.deletion && a.stage === 'waiting';
+    return !ownWrite;
+  },
 };
 
 /**

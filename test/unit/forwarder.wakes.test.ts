@@ -2,7 +2,7 @@
 // step made, or a run another step started, costs it no look.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LABEL } from '../../shared/api/constants.ts';
+import { FIELD_MANAGER, LABEL } from '../../shared/api/constants.ts';
 import { AICR_JOB_WATCH, AICR_POD_WATCH, APPLICATION_SPEC_WATCH, APPLICATION_WATCH, ASSESSMENT_JOB_WATCH, ASSESSMENT_POD_WATCH, RUNTIME_DISCOVERY_WATCH, RUNTIME_WATCH, type Watchable, type WatchedKind } from '../../shared/forwarder/watched.ts';
 import type { GenericObject, RuntimeObject } from '../../shared/kube/kinds.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
@@ -62,4 +62,20 @@ test("Argo CD's reports on an owned Application wake the rollout step, not the d
     assert.notEqual(w.fingerprint(healthy), w.fingerprint(edited), `${w.id ?? ''}: an edited spec is news`);
     assert.notEqual(w.deletionIsNews?.(healthy), false, `${w.id ?? ''}: a deletion is news`);
   }
+});
+
+test("the rollout step's own write of an Application's spec, not yet compared by Argo CD, does not wake it; a person's edit, Argo CD settling and a deletion do", () => {
+  const by = (app: GenericObject, ...managers: string[]): GenericObject => ({ ...app, metadata: { ...app.metadata, managedFields: managers.map((manager) => ({ manager, operation: 'Apply', fieldsV1: { 'f:spec': {} } })) } }) as GenericObject;
+  const news = (before: GenericObject, after: GenericObject): boolean => {
+    const [b, a] = [APPLICATION_WATCH.fingerprint(before), APPLICATION_WATCH.fingerprint(after)];
+    return b !== a && (APPLICATION_WATCH.changeIsNews?.(b, a) ?? true);
+  };
+  const settled = by(application('1.0.0', 'Healthy', '1.0.0'), FIELD_MANAGER.rollout);
+  const written = by(application('1.1.0', 'Healthy', '1.0.0'), FIELD_MANAGER.rollout);
+  assert.equal(news(settled, written), false, 'the step wrote it and waits for what Argo CD makes of it');
+  assert.equal(news(written, by(application('1.1.0', 'Healthy', '1.1.0'), FIELD_MANAGER.rollout)), true, 'Argo CD settling at it is news');
+  assert.equal(news(settled, by(application('1.1.0', 'Healthy', '1.0.0'), FIELD_MANAGER.rollout, 'kubectl-edit')), true, "a person's edit is news");
+  assert.equal(news(settled, application('1.1.0', 'Healthy', '1.0.0')), true, 'with no record of who wrote the spec, every spec change is news');
+  const deleting = { ...written, metadata: { ...written.metadata, deletionTimestamp: '2026-12-06T08:00:00Z' } } as GenericObject;
+  assert.equal(news(settled, deleting), true, 'a deletion with the write is news');
 });
