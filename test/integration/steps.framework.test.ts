@@ -67,13 +67,12 @@ test('COND-1 Ready, Reconciling and Stalled are written only under the summary f
 });
 
 test('a new step row is routed by the forwarder, dispatched, may drop a condition it owns, and is refused by another step function', async () => {
-  // A throw-away step that owns EngineAvailable (no real step writes it yet); its second run drops it.
+  // A throw-away step that owns EngineAvailable (no real step writes it yet); the message the test
+  // sends it drops it. Told by the message, not by counting runs: a run that lost a write race to
+  // resolve's status is run again, and must report the same.
   const probe: StepRow = { name: 'probe', description: 'test only', queue: 'probe', owns: [CONDITION.engineAvailable], fieldManager: 'aicr-test-probe', timeoutSeconds: 10, wakesOn: [WAKE.runtimeChange], kube: [], aws: { description: 'test only' } };
-  let runs = 0;
-  const runProbe: StepRunner = () => {
-    runs++;
-    return Promise.resolve({ conditions: runs === 1 ? [{ type: CONDITION.engineAvailable, status: 'True', reason: 'EngineReady', message: 'probe' }] : [] });
-  };
+  const DROP = 'drop-your-condition';
+  const runProbe: StepRunner = (ctx) => Promise.resolve({ conditions: ctx.item.cause === DROP ? [] : [{ type: CONDITION.engineAvailable, status: 'True', reason: 'EngineReady', message: 'probe' }] });
   const table = [...STEP_TABLE, probe];
   // The throw-away step has no identity of its own in the chart's RBAC; it borrows resolve's.
   const cp = startCapturedControlPlane({ table, runners: { resolve: runResolve, probe: runProbe }, kubeFor: () => stepKube('resolve') });
@@ -86,7 +85,7 @@ test('a new step row is routed by the forwarder, dispatched, may drop a conditio
     assert.equal(condition(seen, 'EngineAvailable')?.reason, 'EngineReady');
     assert.deepEqual(conditionOwners(seen)['aicr-test-probe'], ['EngineAvailable']);
     // A second change runs the probe again; it reports nothing it owns, and its condition goes.
-    await cp.queue.send({ step: 'probe', group: runtimeGroup(rt.metadata.uid), dedupId: 'again', body: encodeWorkItem({ v: 1, step: 'probe', runtime: { name: 'cluster', uid: rt.metadata.uid }, cause: 'test' }) });
+    await cp.queue.send({ step: 'probe', group: runtimeGroup(rt.metadata.uid), dedupId: 'again', body: encodeWorkItem({ v: 1, step: 'probe', runtime: { name: 'cluster', uid: rt.metadata.uid }, cause: DROP }) });
     const dropped = await waitFor('EngineAvailable dropped', async () => {
       const r = await getRuntime();
       return condition(r, 'EngineAvailable') ? undefined : r;
