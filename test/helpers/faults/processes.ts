@@ -125,8 +125,9 @@ export function runProcess(crashAfter: number, seed: number, done: (out: string)
   };
   child.stdout.on('data', take);
   child.stderr.on('data', take);
-  const lines = (prefix: string): number => out.split('\n').filter((l) => l.startsWith(prefix)).length;
-  const counts = (): Omit<Start, 'crashAfter' | 'crash'> => ({ duplicates: lines(DUPLICATE_LINE), refused: lines(CONFLICT_LINE) + lines(THROTTLE_LINE), expired: lines(GONE_LINE), heldBack: lines(DELAY_LINE), sent: out.split('\n').filter((l) => l.startsWith(`${SEND_LINE}: `)).map((l) => l.slice(SEND_LINE.length + 2)) });
+  const linesOf = (prefix: string): string[] => out.split('\n').filter((l) => l.startsWith(prefix));
+  const lines = (prefix: string): number => linesOf(prefix).length;
+  const counts = (): Omit<Start, 'crashAfter' | 'crash'> => ({ duplicates: lines(DUPLICATE_LINE), refused: lines(CONFLICT_LINE) + lines(THROTTLE_LINE), expired: lines(GONE_LINE), heldBack: lines(DELAY_LINE), sent: linesOf(`${SEND_LINE}: `).map((l) => l.slice(SEND_LINE.length + 2)) });
   const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
   return new Promise<Start>((resolve, reject) => {
     let finished = false;
