@@ -3,7 +3,16 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.serverless/**', '.esbuild/**', 'dist/**', 'test/env/.state/**', 'plugin/kubectl-aicr.mjs'] },
+  {
+    ignores: [
+      'node_modules/**',
+      '.serverless/**',
+      '.esbuild/**',
+      'dist/**',
+      'test/env/.state/**',
+      'plugin/kubectl-aicr.mjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strict,
   {
@@ -14,7 +23,11 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-floating-promises': [
         'error',
-        { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite'] }] },
+        {
+          allowForKnownSafeCalls: [
+            { from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite'] },
+          ],
+        },
       ],
       complexity: ['error', 12],
       'max-depth': ['error', 3],
@@ -29,8 +42,13 @@ export default tseslint.config(
     languageOptions: { sourceType: 'commonjs', globals: { module: 'writable' } },
   },
   {
-    // Test bodies read top to bottom as one scenario; only the file size limit applies there.
+    // Test bodies read top to bottom as one scenario; only the file size limit applies there. Their
+    // fixtures are object literals the formatter lays out one field per line, so a scenario file may
+    // run twice as long as a product module before it is split.
     files: ['test/**/*.ts', 'bench/**/*.ts'],
-    rules: { 'max-lines-per-function': 'off' },
+    rules: {
+      'max-lines-per-function': 'off',
+      'max-lines': ['error', { max: 500, skipBlankLines: true, skipComments: true }],
+    },
   },
 );

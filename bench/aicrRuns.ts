@@ -9,7 +9,10 @@ import type { JobObject, RuntimeObject } from '../shared/kube/kinds.ts';
 import { type LatencySummary, summarise } from './latency.ts';
 
 const RUNTIME = { group: API_GROUP, version: API_VERSION, plural: KINDS.clusterRuntime.plural } as const;
-const SPEC = { aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' } };
+const SPEC = {
+  aicrVersion: 'v0.11.1',
+  criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' },
+};
 
 export interface AicrRunFigures {
   readonly runs: number;
@@ -27,7 +30,8 @@ interface Seen {
   readonly resolvedAt: Map<string, number>;
 }
 
-const complete = (job: JobObject): boolean => job.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') ?? false;
+const complete = (job: JobObject): boolean =>
+  job.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') ?? false;
 
 async function watchAll(kc: KubeConfig, seen: Seen): Promise<() => void> {
   const onJob = (type: string, job: JobObject): void => {
@@ -38,11 +42,26 @@ async function watchAll(kc: KubeConfig, seen: Seen): Promise<() => void> {
     if (complete(job) && !seen.completedAt.has(key)) seen.completedAt.set(key, now);
   };
   // The snapshot agent runs in aicr-discovery; recipe and render in aicr-jobs.
-  const jobs = await Promise.all([NAMESPACES.discovery, NAMESPACES.jobs].map((ns) => new Watch(kc).watch(`/apis/batch/v1/namespaces/${ns}/jobs`, { labelSelector: LABEL.stage }, onJob, () => undefined)));
-  const runtime = await new Watch(kc).watch(`/apis/${API_GROUP}/${API_VERSION}/${KINDS.clusterRuntime.plural}`, { fieldSelector: 'metadata.name=cluster' }, (_t, rt: RuntimeObject) => {
-    const c = rt.status?.conditions?.find((x) => x.type === 'Resolved');
-    if (c?.status === 'True' && !seen.resolvedAt.has(rt.metadata.uid)) seen.resolvedAt.set(rt.metadata.uid, performance.now());
-  }, () => undefined);
+  const jobs = await Promise.all(
+    [NAMESPACES.discovery, NAMESPACES.jobs].map((ns) =>
+      new Watch(kc).watch(
+        `/apis/batch/v1/namespaces/${ns}/jobs`,
+        { labelSelector: LABEL.stage },
+        onJob,
+        () => undefined,
+      ),
+    ),
+  );
+  const runtime = await new Watch(kc).watch(
+    `/apis/${API_GROUP}/${API_VERSION}/${KINDS.clusterRuntime.plural}`,
+    { fieldSelector: 'metadata.name=cluster' },
+    (_t, rt: RuntimeObject) => {
+      const c = rt.status?.conditions?.find((x) => x.type === 'Resolved');
+      if (c?.status === 'True' && !seen.resolvedAt.has(rt.metadata.uid))
+        seen.resolvedAt.set(rt.metadata.uid, performance.now());
+    },
+    () => undefined,
+  );
   return () => {
     for (const j of jobs) j.abort();
     runtime.abort();
@@ -60,7 +79,11 @@ async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 12
 }
 
 /** `runs` resolutions, each of a new runtime, timed by watches; `recreate` deletes the previous runtime. */
-export async function measureAicrRuns(kc: KubeConfig, runs: number, recreate: () => Promise<void>): Promise<AicrRunFigures> {
+export async function measureAicrRuns(
+  kc: KubeConfig,
+  runs: number,
+  recreate: () => Promise<void>,
+): Promise<AicrRunFigures> {
   const co = kc.makeApiClient(CustomObjectsApi);
   const seen: Seen = { createdAt: new Map(), completedAt: new Map(), resolvedAt: new Map() };
   const stop = await watchAll(kc, seen);
@@ -71,9 +94,18 @@ export async function measureAicrRuns(kc: KubeConfig, runs: number, recreate: ()
     for (let i = 0; i < runs; i++) {
       await recreate();
       const before = new Set(seen.createdAt.keys());
-      const created = (await co.createClusterCustomObject({ ...RUNTIME, body: { apiVersion: `${API_GROUP}/${API_VERSION}`, kind: KINDS.clusterRuntime.kind, metadata: { name: 'cluster' }, spec: SPEC } })) as RuntimeObject;
+      const created = (await co.createClusterCustomObject({
+        ...RUNTIME,
+        body: {
+          apiVersion: `${API_GROUP}/${API_VERSION}`,
+          kind: KINDS.clusterRuntime.kind,
+          metadata: { name: 'cluster' },
+          spec: SPEC,
+        },
+      })) as RuntimeObject;
       const t0 = performance.now();
-      const fresh = (stage: string): string | undefined => [...seen.createdAt.keys()].find((n) => !before.has(n) && n.startsWith(`aicr-${stage}-`));
+      const fresh = (stage: string): string | undefined =>
+        [...seen.createdAt.keys()].find((n) => !before.has(n) && n.startsWith(`aicr-${stage}-`));
       const snapshot = await until('the snapshot Job', () => fresh('snapshot'));
       changeToJob.push((seen.createdAt.get(snapshot) ?? t0) - t0);
       const recipe = await until('the recipe Job', () => fresh('recipe'));
@@ -85,7 +117,10 @@ export async function measureAicrRuns(kc: KubeConfig, runs: number, recreate: ()
       const renderDone = await until('the render Job complete', () => seen.completedAt.get(render));
       const resolved = await until('Resolved=True', () => seen.resolvedAt.get(created.metadata.uid));
       jobToNext.push(resolved - renderDone);
-      const ran = [snapshot, recipe, render].reduce((sum, j) => sum + ((seen.completedAt.get(j) ?? 0) - (seen.createdAt.get(j) ?? 0)), 0);
+      const ran = [snapshot, recipe, render].reduce(
+        (sum, j) => sum + ((seen.completedAt.get(j) ?? 0) - (seen.createdAt.get(j) ?? 0)),
+        0,
+      );
       overhead.push(resolved - t0 - ran);
     }
   } finally {

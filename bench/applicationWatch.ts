@@ -11,11 +11,16 @@ export class ApplicationWatch {
 
   async start(kc: KubeConfig): Promise<void> {
     const path = `/apis/argoproj.io/v1alpha1/namespaces/${NAMESPACES.argocd}/applications`;
-    const ctl = await new Watch(kc).watch(path, {}, (type, obj: GenericObject) => {
-      if (type === 'DELETED') this.latest.delete(obj.metadata.name);
-      else this.latest.set(obj.metadata.name, obj);
-      for (const w of [...this.waiters]) w();
-    }, () => undefined);
+    const ctl = await new Watch(kc).watch(
+      path,
+      {},
+      (type, obj: GenericObject) => {
+        if (type === 'DELETED') this.latest.delete(obj.metadata.name);
+        else this.latest.set(obj.metadata.name, obj);
+        for (const w of [...this.waiters]) w();
+      },
+      () => undefined,
+    );
     this.abort = () => ctl.abort();
   }
 

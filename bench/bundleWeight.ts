@@ -17,14 +17,26 @@ function ownerOf(file: string): string {
 export async function bundleWeight(fn: string, top = 12): Promise<Weight> {
   const result = await build({
     entryPoints: [new URL(`../functions/${fn}.ts`, import.meta.url).pathname],
-    bundle: true, minify: true, platform: 'node', target: 'node22', format: 'esm',
+    bundle: true,
+    minify: true,
+    platform: 'node',
+    target: 'node22',
+    format: 'esm',
     // As serverless.yml's custom.esbuild.exclude: browser-only, never loaded in Node.
     external: ['bowser'],
-    metafile: true, write: false, outfile: `${fn}.mjs`, logLevel: 'error',
+    metafile: true,
+    write: false,
+    outfile: `${fn}.mjs`,
+    logLevel: 'error',
   });
   const output = Object.values(result.metafile.outputs)[0];
   const by = new Map<string, number>();
-  for (const [file, input] of Object.entries(output?.inputs ?? {})) by.set(ownerOf(file), (by.get(ownerOf(file)) ?? 0) + input.bytesInOutput);
+  for (const [file, input] of Object.entries(output?.inputs ?? {}))
+    by.set(ownerOf(file), (by.get(ownerOf(file)) ?? 0) + input.bytesInOutput);
   const sorted = [...by.entries()].sort((a, b) => b[1] - a[1]);
-  return { function: fn, bytes: output?.bytes ?? 0, top: sorted.slice(0, top).map(([from, bytes]) => ({ from, bytes })) };
+  return {
+    function: fn,
+    bytes: output?.bytes ?? 0,
+    top: sorted.slice(0, top).map(([from, bytes]) => ({ from, bytes })),
+  };
 }

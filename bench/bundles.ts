@@ -31,11 +31,18 @@ export async function measureBundles(runs = 7, dir?: string): Promise<BundleFigu
   for (const zip of readdirSync(dir).filter((f) => f.endsWith('.zip'))) {
     const name = zip.replace(/\.zip$/, '');
     const unpacked = join(dir, name);
-    await run('python3', ['-c', 'import sys,zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])', join(dir, zip), unpacked]);
+    await run('python3', [
+      '-c',
+      'import sys,zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])',
+      join(dir, zip),
+      unpacked,
+    ]);
     const entry = join(unpacked, 'functions', `${name}.mjs`);
     const times: number[] = [];
     for (let i = 0; i < runs; i++) {
-      const { stdout } = await run(process.execPath, ['-e', IMPORT_TIMER, entry], { env: { PATH: process.env['PATH'] } });
+      const { stdout } = await run(process.execPath, ['-e', IMPORT_TIMER, entry], {
+        env: { PATH: process.env['PATH'] },
+      });
       times.push(Number(stdout.trim()));
     }
     times.sort((a, b) => a - b);
@@ -43,7 +50,11 @@ export async function measureBundles(runs = 7, dir?: string): Promise<BundleFigu
       function: name,
       zipBytes: statSync(join(dir, zip)).size,
       bundleBytes: statSync(entry).size,
-      coldImportMs: { median: Math.round((times[Math.floor(runs / 2)] ?? 0) * 10) / 10, min: Math.round((times[0] ?? 0) * 10) / 10, runs },
+      coldImportMs: {
+        median: Math.round((times[Math.floor(runs / 2)] ?? 0) * 10) / 10,
+        min: Math.round((times[0] ?? 0) * 10) / 10,
+        runs,
+      },
     });
   }
   return out;

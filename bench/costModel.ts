@@ -47,7 +47,9 @@ const gbSeconds = (ms: number, memoryMb: number): number => (ms / 1000) * (memor
 export function monthlyCost(i: CostInputs): { items: LineItems; total: number; sqsPollingHigh: number } {
   const runsPerMonth = (MONTH_HOURS * 3600) / i.forwarder.everySeconds;
   const f = i.forwarder;
-  const forwarderGbS = runsPerMonth * gbSeconds(f.billedMsPerWindow, f.memoryMb) + f.coldStartsPerHour * MONTH_HOURS * gbSeconds(f.initMs, f.memoryMb);
+  const forwarderGbS =
+    runsPerMonth * gbSeconds(f.billedMsPerWindow, f.memoryMb) +
+    f.coldStartsPerHour * MONTH_HOURS * gbSeconds(f.initMs, f.memoryMb);
   let stepGbS = 0;
   let stepRuns = 0;
   for (const s of Object.values(i.steps)) {
@@ -57,7 +59,10 @@ export function monthlyCost(i: CostInputs): { items: LineItems; total: number; s
     stepGbS += runs * gbSeconds(s.meanMs + s.initMs, s.memoryMb);
   }
   const polls = (rate: number): number => rate * 60 * MONTH_HOURS;
-  const pollCost = (rate: number): number => (polls(rate) * (i.polledQueues.fifo * PRICES.sqsFifoPerMillion + i.polledQueues.standard * PRICES.sqsStandardPerMillion)) / 1e6;
+  const pollCost = (rate: number): number =>
+    (polls(rate) *
+      (i.polledQueues.fifo * PRICES.sqsFifoPerMillion + i.polledQueues.standard * PRICES.sqsStandardPerMillion)) /
+    1e6;
   const sends = runsPerMonth * i.forwarder.sendsPerWindow + stepRuns;
   const items: LineItems = {
     lambdaForwarder: cents(forwarderGbS * PRICES.lambdaArmGbSecond),
@@ -99,7 +104,8 @@ export function sharedDeploymentPerCluster(i: CostInputs, clusters: number): num
   const v = (k: string): number => one[k] ?? 0;
   // Metric dimensions name the step, never the cluster: the fleet sends the same series as one cluster.
   const perCluster = v('lambdaSteps') + v('sqsSends') + v('logs') + v('lambdaRequests');
-  const once = v('alarms') + v('dashboard') + v('sqsPolling') + v('scheduler') + 2 * v('lambdaForwarder') + v('customMetrics');
+  const once =
+    v('alarms') + v('dashboard') + v('sqsPolling') + v('scheduler') + 2 * v('lambdaForwarder') + v('customMetrics');
   return cents((once + perCluster * clusters) / clusters);
 }
 
@@ -113,7 +119,12 @@ export interface Privately {
 /** Interface endpoints the functions in a private cluster's VPC need, and their price (shared by every deployment in that VPC). */
 export function privateEndpoints(azs = 2): Privately {
   const endpoints = ['sqs', 'scheduler', 'ecr.api', 'ecr.dkr', 'eks', 'sts'];
-  return { endpoints, azs, monthly: cents(endpoints.length * azs * PRICES.vpcEndpointAzHour * MONTH_HOURS), natAlternative: cents(PRICES.natGatewayHour * MONTH_HOURS) };
+  return {
+    endpoints,
+    azs,
+    monthly: cents(endpoints.length * azs * PRICES.vpcEndpointAzHour * MONTH_HOURS),
+    natAlternative: cents(PRICES.natGatewayHour * MONTH_HOURS),
+  };
 }
 
 /** An always-on operator pod on an existing node, for comparison. */

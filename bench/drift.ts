@@ -49,7 +49,19 @@ async function updateApplications(updates: number, seconds: number): Promise<voi
     if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
     // spec.info is shown by Argo CD's UI and carries no release: news for the forwarder, no drift for the check.
     const body = { spec: { info: [{ name: 'bench', value: String(i) }] } };
-    inFlight.push(co.patchNamespacedCustomObject({ group: 'argoproj.io', version: 'v1alpha1', namespace: NAMESPACES.argocd, plural: 'applications', name: names[i % names.length] ?? '', body }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch)));
+    inFlight.push(
+      co.patchNamespacedCustomObject(
+        {
+          group: 'argoproj.io',
+          version: 'v1alpha1',
+          namespace: NAMESPACES.argocd,
+          plural: 'applications',
+          name: names[i % names.length] ?? '',
+          body,
+        },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      ),
+    );
   }
   await Promise.all(inFlight);
 }
@@ -60,7 +72,11 @@ async function quietCheck(uid: string): Promise<DriftFigures['quiet']> {
   if (!row) throw new Error('drift-check is not in the step table');
   const mark = auditMark();
   const item = { v: 1 as const, step: 'drift-check', runtime: { name: 'cluster', uid }, cause: 'bench', attempt: 1 };
-  const result = await runStep(item, { row, runner: runDriftCheck, table: STEPS }, { kube: stepKube('drift-check'), log: silent, now: () => new Date(), timings: DEFAULT_TIMINGS });
+  const result = await runStep(
+    item,
+    { row, runner: runDriftCheck, table: STEPS },
+    { kube: stepKube('drift-check'), log: silent, now: () => new Date(), timings: DEFAULT_TIMINGS },
+  );
   return { writes: result.writes, requests: await controlPlaneRequestsSince(mark) };
 }
 
@@ -72,9 +88,21 @@ export async function measureDrift(): Promise<DriftFigures> {
     checks++;
     return await runDriftCheck(ctx);
   };
-  const cp = startLocalControlPlane({ kube: forwarderKube(), kubeFor: (step) => stepKube(step), log: silent, table: STEPS, runners: { ...RUNNERS, 'drift-check': counting } });
+  const cp = startLocalControlPlane({
+    kube: forwarderKube(),
+    kubeFor: (step) => stepKube(step),
+    log: silent,
+    table: STEPS,
+    runners: { ...RUNNERS, 'drift-check': counting },
+  });
   // The drift check is what this phase measures; deployment validation has its own tests.
-  const uid = (await createRuntime({ aicrVersion: 'v0.11.1', criteria: { service: 'eks' }, validation: { deployment: 'Disabled' } })).metadata.uid;
+  const uid = (
+    await createRuntime({
+      aicrVersion: 'v0.11.1',
+      criteria: { service: 'eks' },
+      validation: { deployment: 'Disabled' },
+    })
+  ).metadata.uid;
   const { name } = await storePlan(uid, releases());
   await target(name);
   await approve((await awaitingRollout(name)).metadata.name);
@@ -96,7 +124,14 @@ export async function measureDrift(): Promise<DriftFigures> {
   await deleteRuntime();
   await kubectl('delete', 'runtimerollouts', '--all');
   await clearApplications();
-  return { updates: UPDATES, seconds, applicationEvents: events, driftChecks: runs, eventsPerDriftCheck: Math.round((events / Math.max(1, runs)) * 10) / 10, quiet };
+  return {
+    updates: UPDATES,
+    seconds,
+    applicationEvents: events,
+    driftChecks: runs,
+    eventsPerDriftCheck: Math.round((events / Math.max(1, runs)) * 10) / 10,
+    quiet,
+  };
 }
 
 export function driftSummary(d: DriftFigures): string {

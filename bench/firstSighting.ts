@@ -34,7 +34,11 @@ export async function measureFirstSighting(runs = Number(process.env['BENCH_SIGH
   await resetMoto();
   const sqs = new SQSClient(awsClientConfig());
   const queues = await stepQueues(sqs);
-  Object.assign(process.env, { AICR_KUBECONFIG: testEnv().KUBECONFIG, AICR_KUBE_CONTEXT: CONTROL_PLANE_USER, LOG_LEVEL: 'silent' });
+  Object.assign(process.env, {
+    AICR_KUBECONFIG: testEnv().KUBECONFIG,
+    AICR_KUBE_CONTEXT: CONTROL_PLANE_USER,
+    LOG_LEVEL: 'silent',
+  });
   const drivers: SqsLambdaDriver[] = [];
   for (const queue of new Set(STEP_TABLE.map((r) => r.queue))) {
     const { handler } = (await import(`../functions/${queue}.ts`)) as { handler: SqsHandler };
@@ -46,7 +50,13 @@ export async function measureFirstSighting(runs = Number(process.env['BENCH_SIGH
       while (polling) await driver.pollOnce(1);
     }),
   );
-  const forwarder = new Forwarder({ kube: controlPlaneKube(), producer: new SqsProducer(sqs, { fifoQueueUrl: fifoUrls(queues), delayQueueUrl: queues.delay.url }), log: createLogger({ level: 'silent' }), checkpoint: new MemoryCheckpoint(), watchTimeoutSeconds: 30 });
+  const forwarder = new Forwarder({
+    kube: controlPlaneKube(),
+    producer: new SqsProducer(sqs, { fifoQueueUrl: fifoUrls(queues), delayQueueUrl: queues.delay.url }),
+    log: createLogger({ level: 'silent' }),
+    checkpoint: new MemoryCheckpoint(),
+    watchTimeoutSeconds: 30,
+  });
   const watching = forwarder.run();
   const samples: number[] = [];
   try {
@@ -64,19 +74,28 @@ export async function measureFirstSighting(runs = Number(process.env['BENCH_SIGH
     await deleteRuntime();
   }
   const deliveries = drivers.flatMap((d) => d.deliveries);
-  return { runs, ...summarise(samples), handled: deliveries.length, redeliveries: deliveries.filter((d) => d.failed).length };
+  return {
+    runs,
+    ...summarise(samples),
+    handled: deliveries.length,
+    redeliveries: deliveries.filter((d) => d.failed).length,
+  };
 }
 
 export type Sighting = Awaited<ReturnType<typeof measureFirstSighting>>;
 
 export function printSighting(f: Sighting): void {
-  console.log(`first sighting on the SQS path (creation -> first conditions, forwarder in its window, every step's handler, ${f.runs} runtimes): p50 ${f.p50Ms} ms, max ${f.maxMs} ms, ${f.handled} messages handled, ${f.redeliveries} redeliveries`);
+  console.log(
+    `first sighting on the SQS path (creation -> first conditions, forwarder in its window, every step's handler, ${f.runs} runtimes): p50 ${f.p50Ms} ms, max ${f.maxMs} ms, ${f.handled} messages handled, ${f.redeliveries} redeliveries`,
+  );
 }
 
 /** Issue goal: conditions within seconds of a first sighting, and no lost race waiting out a visibility timeout. */
 export function sightingGoals(f: Sighting): string[] {
   const missed: string[] = [];
-  if (f.maxMs > FIRST_SIGHTING_MAX_MS) missed.push(`first sighting on the SQS path: max ${f.maxMs} ms > ${FIRST_SIGHTING_MAX_MS} ms`);
-  if (f.redeliveries > 0) missed.push(`first sighting on the SQS path: ${f.redeliveries} redeliveries (a lost race should cost a re-read)`);
+  if (f.maxMs > FIRST_SIGHTING_MAX_MS)
+    missed.push(`first sighting on the SQS path: max ${f.maxMs} ms > ${FIRST_SIGHTING_MAX_MS} ms`);
+  if (f.redeliveries > 0)
+    missed.push(`first sighting on the SQS path: ${f.redeliveries} redeliveries (a lost race should cost a re-read)`);
   return missed;
 }

@@ -49,7 +49,8 @@ export interface QuietHour {
   readonly relist: { readonly steps: number; readonly meanMs: number };
 }
 
-const setsOf = (...defs: { sets: readonly (readonly string[])[] }[]): number => defs.reduce((n, d) => n + d.sets.length, 0);
+const setsOf = (...defs: { sets: readonly (readonly string[])[] }[]): number =>
+  defs.reduce((n, d) => n + d.sets.length, 0);
 
 function runsIn(lines: readonly Record<string, unknown>[]): Record<string, unknown>[] {
   return lines.filter((r) => r['message'] === 'metric' && METRIC.reconcileDuration.name in r);
@@ -58,7 +59,9 @@ function runsIn(lines: readonly Record<string, unknown>[]): Record<string, unkno
 async function quietSteps(): Promise<Pick<QuietHour, 'steps' | 'stepLogBytesPerHour' | 'relist'>> {
   const { log, lines, records } = captureLogger('info');
   const cp = startLocalControlPlane({ kube: controlPlaneKube(), log });
-  await waitFor('a settled runtime', async () => ((await getRuntime())?.status?.observedGeneration === 1 ? true : undefined));
+  await waitFor('a settled runtime', async () =>
+    (await getRuntime())?.status?.observedGeneration === 1 ? true : undefined,
+  );
   // Not queue.idle(): that also waits for rechecks armed hours ahead. The first runs settle in well under this.
   await new Promise((r) => setTimeout(r, SETTLE_MS));
   const from = lines.length;
@@ -68,7 +71,12 @@ async function quietSteps(): Promise<Pick<QuietHour, 'steps' | 'stepLogBytesPerH
   const scale = 3600 / QUIET_SECONDS;
   const steps: Record<string, { perHour: number; meanMs: number }> = {};
   const settling = runsIn(records().slice(0, from));
-  const relist = { steps: new Set(settling.map((l) => l['Step'])).size, meanMs: Math.round(settling.reduce((n, l) => n + Number(l[METRIC.reconcileDuration.name]), 0) / Math.max(1, settling.length)) };
+  const relist = {
+    steps: new Set(settling.map((l) => l['Step'])).size,
+    meanMs: Math.round(
+      settling.reduce((n, l) => n + Number(l[METRIC.reconcileDuration.name]), 0) / Math.max(1, settling.length),
+    ),
+  };
   for (const l of runsIn(records().slice(from))) {
     const s = (steps[String(l['Step'])] ??= { perHour: 0, meanMs: 0 });
     s.meanMs = (s.meanMs * s.perHour + Number(l[METRIC.reconcileDuration.name])) / (s.perHour + 1);
@@ -100,14 +108,33 @@ async function timeWindows(handler: WindowHandler, context: Context, lengthMs: n
 }
 
 async function quietWindows(quietSeconds: number): Promise<QuietHour['forwarder']> {
-  await kubectl('delete', 'configmap', '-n', FORWARDER_CHECKPOINT.namespace, FORWARDER_CHECKPOINT.name, '--ignore-not-found');
+  await kubectl(
+    'delete',
+    'configmap',
+    '-n',
+    FORWARDER_CHECKPOINT.namespace,
+    FORWARDER_CHECKPOINT.name,
+    '--ignore-not-found',
+  );
   const { log, lines } = captureLogger('info');
   const producer = new EmbeddedQueue();
   let sends = 0;
-  const counting = { send: async (m: Parameters<EmbeddedQueue['send']>[0]) => { sends++; return await producer.send(m); }, deadLetter: (m: Parameters<EmbeddedQueue['deadLetter']>[0]) => producer.deadLetter(m) };
+  const counting = {
+    send: async (m: Parameters<EmbeddedQueue['send']>[0]) => {
+      sends++;
+      return await producer.send(m);
+    },
+    deadLetter: (m: Parameters<EmbeddedQueue['deadLetter']>[0]) => producer.deadLetter(m),
+  };
   const kube = controlPlaneKube();
   const watching = createForwarderHandler(() => ({ kube, producer: counting, log, windowMs: WINDOW_MS }));
-  const leaving = createForwarderHandler(() => ({ kube, producer: counting, log, windowMs: 60_000, quietMs: quietSeconds * 1000 }));
+  const leaving = createForwarderHandler(() => ({
+    kube,
+    producer: counting,
+    log,
+    windowMs: 60_000,
+    quietMs: quietSeconds * 1000,
+  }));
   const context = { getRemainingTimeInMillis: () => 60_000 + DEADLINE_MARGIN_MS } as Context;
   // The first window lists from no checkpoint; the quiet ones after it are what an idle month repeats.
   await watching({}, context);
@@ -119,7 +146,14 @@ async function quietWindows(quietSeconds: number): Promise<QuietHour['forwarder'
   const requestsPerQuietWindow = perChange(await controlPlaneRequestsSince(mark), WINDOWS);
   producer.stop();
   const bytes = lines.slice(logged).reduce((n, l) => n + l.length + 1, 0);
-  return { overheadMs: Math.round(overheadMs), quietWindowMs: Math.round(quietWindowMs), quietSeconds, requestsPerQuietWindow, sendsPerWindow: (sends - sent) / (2 * WINDOWS + 1), logBytesPerWindow: Math.round(bytes / (2 * WINDOWS + 1)) };
+  return {
+    overheadMs: Math.round(overheadMs),
+    quietWindowMs: Math.round(quietWindowMs),
+    quietSeconds,
+    requestsPerQuietWindow,
+    sendsPerWindow: (sends - sent) / (2 * WINDOWS + 1),
+    logBytesPerWindow: Math.round(bytes / (2 * WINDOWS + 1)),
+  };
 }
 
 /** `quietSeconds`: the deployed forwarder's quiet pass (the template's AICR_FORWARDER_QUIET_SECONDS). */
@@ -131,5 +165,10 @@ export async function measureQuietHour(quietSeconds: number): Promise<QuietHour>
   const steps = await quietSteps();
   const forwarder = await quietWindows(quietSeconds);
   await deleteRuntime();
-  return { measuredSeconds: QUIET_SECONDS, ...steps, forwarder, seriesPerStepRun: setsOf(METRIC.reconcileDuration, METRIC.messageAge) };
+  return {
+    measuredSeconds: QUIET_SECONDS,
+    ...steps,
+    forwarder,
+    seriesPerStepRun: setsOf(METRIC.reconcileDuration, METRIC.messageAge),
+  };
 }

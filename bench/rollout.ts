@@ -41,7 +41,8 @@ let run = 0;
 const version = (): string => `1.0.${run}`;
 const nextRun = (): void => void (run += 1);
 
-const releases = (): Release[] => Array.from({ length: RELEASES }, (_, i) => chartRelease(`bench-${String(i).padStart(2, '0')}`, i, version()));
+const releases = (): Release[] =>
+  Array.from({ length: RELEASES }, (_, i) => chartRelease(`bench-${String(i).padStart(2, '0')}`, i, version()));
 
 async function stage(): Promise<void> {
   await clearRolloutStage();
@@ -57,14 +58,21 @@ async function noApplications(watch: ApplicationWatch): Promise<void> {
 async function floor(watch: ApplicationWatch): Promise<number> {
   nextRun();
   await noApplications(watch);
-  const apps: PlanApplication[] = planToApplications(releases(), { runtimeUID: 'bench-floor', planDigest: 'sha256:bench-floor' }, { project: 'default', destination: { server: 'https://kubernetes.default.svc' } });
+  const apps: PlanApplication[] = planToApplications(
+    releases(),
+    { runtimeUID: 'bench-floor', planDigest: 'sha256:bench-floor' },
+    { project: 'default', destination: { server: 'https://kubernetes.default.svc' } },
+  );
   // Not a step's identity: the floor's Applications belong to no runtime and use Argo CD's default project, which the chart's policies refuse the steps.
   const kube = controlPlaneKube();
   const started = performance.now();
   for (const app of apps) {
     const writtenAt = new Date();
     await writeApplication(kube, app);
-    await watch.until(`${app.metadata.name} synced and healthy`, () => gate(watch.latest.get(app.metadata.name), app, writtenAt).held);
+    await watch.until(
+      `${app.metadata.name} synced and healthy`,
+      () => gate(watch.latest.get(app.metadata.name), app, writtenAt).held,
+    );
   }
   return performance.now() - started;
 }
@@ -75,29 +83,62 @@ async function awaitingApproval(watch: ApplicationWatch): Promise<{ plan: string
   await deleteRuntime();
   await kubectl('delete', 'runtimerollouts', '--all');
   await noApplications(watch);
-  const uid = (await createRuntime({ aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' }, actionTimeout: '5m', validation: { deployment: 'Disabled' } })).metadata.uid;
+  const uid = (
+    await createRuntime({
+      aicrVersion: 'v0.11.1',
+      criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' },
+      actionTimeout: '5m',
+      validation: { deployment: 'Disabled' },
+    })
+  ).metadata.uid;
   const { name } = await storePlan(uid, releases());
   await target(name);
-  await released(`AwaitingApproval for ${name}`, (reason, message) => reason === 'AwaitingApproval' && message.includes(name), 60_000);
+  await released(
+    `AwaitingApproval for ${name}`,
+    (reason, message) => reason === 'AwaitingApproval' && message.includes(name),
+    60_000,
+  );
   return { plan: name, uid };
 }
 
 /** From the approval (written as a person would, with kubectl) to Released=True on the plan. */
-async function approvedToReleased(plan: string, uid: string): Promise<{ ms: number; requestsPerStep: Record<string, number> }> {
+async function approvedToReleased(
+  plan: string,
+  uid: string,
+): Promise<{ ms: number; requestsPerStep: Record<string, number> }> {
   const [r] = await rolloutsOf(uid);
   if (!r) throw new Error('no rollout to approve');
   const mark = auditMark();
   const approval = { approvedBy: 'alice', approvedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z') };
-  await kubectl('--as', 'alice', 'patch', 'runtimerollouts', r.metadata.name, '--type', 'merge', '-p', JSON.stringify({ spec: { approval } }));
+  await kubectl(
+    '--as',
+    'alice',
+    'patch',
+    'runtimerollouts',
+    r.metadata.name,
+    '--type',
+    'merge',
+    '-p',
+    JSON.stringify({ spec: { approval } }),
+  );
   const started = performance.now();
-  const end = await released(`Released=True on ${plan}`, (reason, message) => (reason === 'Released' && message.includes(plan)) || reason === 'RolloutFailed', RELEASES * 10_000);
+  const end = await released(
+    `Released=True on ${plan}`,
+    (reason, message) => (reason === 'Released' && message.includes(plan)) || reason === 'RolloutFailed',
+    RELEASES * 10_000,
+  );
   if (end.reason !== 'Released') throw new Error(`the rollout did not succeed: ${end.message}`);
   const ms = performance.now() - started;
   return { ms, requestsPerStep: perChange(await controlPlaneRequestsSince(mark), RELEASES) };
 }
 
 async function localRun(watch: ApplicationWatch) {
-  const cp = startLocalControlPlane({ kube: forwarderKube(), kubeFor: (step) => stepKube(step), log: silent, table: ROLLOUT_ONLY });
+  const cp = startLocalControlPlane({
+    kube: forwarderKube(),
+    kubeFor: (step) => stepKube(step),
+    log: silent,
+    table: ROLLOUT_ONLY,
+  });
   try {
     const { plan, uid } = await awaitingApproval(watch);
     return await approvedToReleased(plan, uid);
@@ -113,7 +154,11 @@ async function sqsRig() {
   const sqs = new SQSClient(awsClientConfig());
   const queues = await stepQueues(sqs);
   const [rollout, delay] = [queueNamed(queues, 'rollout'), queues.delay];
-  Object.assign(process.env, { AICR_KUBECONFIG: testEnv().KUBECONFIG, AICR_KUBE_CONTEXT: CONTROL_PLANE_USER, LOG_LEVEL: 'error' });
+  Object.assign(process.env, {
+    AICR_KUBECONFIG: testEnv().KUBECONFIG,
+    AICR_KUBE_CONTEXT: CONTROL_PLANE_USER,
+    LOG_LEVEL: 'error',
+  });
   const step = ((await import('../functions/rollout.ts')) as { handler: SqsHandler }).handler;
   const relay = ((await import('../functions/relay.ts')) as { handler: SqsHandler }).handler;
   const drivers = [new SqsLambdaDriver(sqs, rollout, step), new SqsLambdaDriver(sqs, delay, relay)];
@@ -131,7 +176,20 @@ async function sqsRig() {
   });
   const producer = new SqsProducer(sqs, { fifoQueueUrl: fifoUrls(queues), delayQueueUrl: delay.url });
   // One forwarder per kind the rollout step wakes on, as the forwarder function runs them.
-  const forwarders = watchedBy(ROLLOUT_ONLY).map((w) => new Forwarder({ kube: forwarderKube(), producer, log: silent, checkpoint: new MemoryCheckpoint(), table: ROLLOUT_ONLY, coalesceMs: COALESCE_MS }, w));
+  const forwarders = watchedBy(ROLLOUT_ONLY).map(
+    (w) =>
+      new Forwarder(
+        {
+          kube: forwarderKube(),
+          producer,
+          log: silent,
+          checkpoint: new MemoryCheckpoint(),
+          table: ROLLOUT_ONLY,
+          coalesceMs: COALESCE_MS,
+        },
+        w,
+      ),
+  );
   const forwarding = Promise.all(forwarders.map((f) => f.run()));
   return {
     invocations: () => drivers[0]?.deliveries.length ?? 0,
@@ -159,7 +217,12 @@ export interface RolloutFigures {
   readonly releases: number;
   readonly floorMs: number;
   readonly local: { readonly ms: number; readonly ratio: number; readonly requestsPerStep: Record<string, number> };
-  readonly sqs: { readonly ms: number; readonly ratio: number; readonly requestsPerStep: Record<string, number>; readonly deliveries: number };
+  readonly sqs: {
+    readonly ms: number;
+    readonly ratio: number;
+    readonly requestsPerStep: Record<string, number>;
+    readonly deliveries: number;
+  };
 }
 
 const ratio = (ms: number, floorMs: number): number => Math.round((ms / floorMs) * 100) / 100;
@@ -176,7 +239,12 @@ export async function measureRollout(): Promise<RolloutFigures> {
     const local = await localRun(watch);
     console.error(`local path: ${Math.round(local.ms)} ms`);
     const sqs = await sqsRun(watch);
-    return { releases: RELEASES, floorMs, local: { ...local, ms: Math.round(local.ms), ratio: ratio(local.ms, floorMs) }, sqs: { ...sqs, ms: Math.round(sqs.ms), ratio: ratio(sqs.ms, floorMs) } };
+    return {
+      releases: RELEASES,
+      floorMs,
+      local: { ...local, ms: Math.round(local.ms), ratio: ratio(local.ms, floorMs) },
+      sqs: { ...sqs, ms: Math.round(sqs.ms), ratio: ratio(sqs.ms, floorMs) },
+    };
   } finally {
     watch.stop();
     await deleteRuntime();

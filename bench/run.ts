@@ -62,7 +62,9 @@ async function aicrRunsPath() {
 async function localPath() {
   await freshRuntime();
   const cp = startLocalControlPlane({ kube: controlPlaneKube(), log: silent });
-  await waitFor('first status', async () => ((await getRuntime())?.status?.observedGeneration === 1 ? true : undefined));
+  await waitFor('first status', async () =>
+    (await getRuntime())?.status?.observedGeneration === 1 ? true : undefined,
+  );
   const mark = auditMark();
   const samples = await measureChanges(adminKubeConfig(), CHANGES);
   const requests = await controlPlaneRequestsSince(mark);
@@ -79,29 +81,50 @@ async function stormPath() {
     runs++;
     return await runResolve(ctx);
   };
-  const cp = startLocalControlPlane({ kube: controlPlaneKube(), log: silent, runners: { ...RUNNERS, resolve: counting } });
-  await waitFor('first status', async () => ((await getRuntime())?.status?.observedGeneration === 1 ? true : undefined));
-  const figures = await storm(adminKubeConfig(), cp, () => runs, { updates: Number(process.env['BENCH_STORM_UPDATES'] ?? 1000) });
+  const cp = startLocalControlPlane({
+    kube: controlPlaneKube(),
+    log: silent,
+    runners: { ...RUNNERS, resolve: counting },
+  });
+  await waitFor('first status', async () =>
+    (await getRuntime())?.status?.observedGeneration === 1 ? true : undefined,
+  );
+  const figures = await storm(adminKubeConfig(), cp, () => runs, {
+    updates: Number(process.env['BENCH_STORM_UPDATES'] ?? 1000),
+  });
   cp.stop();
   await cp.running;
   return figures;
 }
 
 /** Goals the bench holds the product to; a miss makes the bench exit non-zero, naming it. */
-const GOALS = { firstSightingMaxMs: FIRST_SIGHTING_MAX_MS, bundleBytes: 1024 * 1024, coldImportMs: 250, eventsPerReconcile: 5, aicrRunP99Ms: 100, requestsPerResolution: 15, rolloutRatio: 1.2, quietDriftCheckWrites: 0 } as const;
+const GOALS = {
+  firstSightingMaxMs: FIRST_SIGHTING_MAX_MS,
+  bundleBytes: 1024 * 1024,
+  coldImportMs: 250,
+  eventsPerReconcile: 5,
+  aicrRunP99Ms: 100,
+  requestsPerResolution: 15,
+  rolloutRatio: 1.2,
+  quietDriftCheckWrites: 0,
+} as const;
 
 /** A drift check on a quiet cluster reads only. */
 function missedDriftGoals(drift: DriftFigures): string[] {
   const writes = Object.entries(drift.quiet.requests).filter(([k]) => /^(create|update|patch|delete)/.test(k));
-  return writes.length > GOALS.quietDriftCheckWrites ? [`drift check on a quiet cluster wrote: ${writes.map(([k, v]) => `${v} ${k}`).join(', ')}`] : [];
+  return writes.length > GOALS.quietDriftCheckWrites
+    ? [`drift check on a quiet cluster wrote: ${writes.map(([k, v]) => `${v} ${k}`).join(', ')}`]
+    : [];
 }
 
 /** P4: each function's JavaScript and its cold import. */
 function bundleMisses(bundles: Awaited<ReturnType<typeof measureLean>>['bundles']): string[] {
   const missed: string[] = [];
   for (const b of bundles) {
-    if (b.bundleBytes > GOALS.bundleBytes) missed.push(`bundle ${b.function}: ${b.bundleBytes} bytes of JavaScript > ${GOALS.bundleBytes}`);
-    if (b.coldImportMs.median > GOALS.coldImportMs) missed.push(`bundle ${b.function}: cold import ${b.coldImportMs.median} ms > ${GOALS.coldImportMs} ms`);
+    if (b.bundleBytes > GOALS.bundleBytes)
+      missed.push(`bundle ${b.function}: ${b.bundleBytes} bytes of JavaScript > ${GOALS.bundleBytes}`);
+    if (b.coldImportMs.median > GOALS.coldImportMs)
+      missed.push(`bundle ${b.function}: cold import ${b.coldImportMs.median} ms > ${GOALS.coldImportMs} ms`);
   }
   return missed;
 }
@@ -121,7 +144,11 @@ async function sqsRig() {
   // Every step's queue is there, since the forwarder wakes them all, but only resolve is timed here.
   const queues = await stepQueues(sqs);
   const queue = queueNamed(queues, 'resolve');
-  Object.assign(process.env, { AICR_KUBECONFIG: testEnv().KUBECONFIG, AICR_KUBE_CONTEXT: CONTROL_PLANE_USER, LOG_LEVEL: 'silent' });
+  Object.assign(process.env, {
+    AICR_KUBECONFIG: testEnv().KUBECONFIG,
+    AICR_KUBE_CONTEXT: CONTROL_PLANE_USER,
+    LOG_LEVEL: 'silent',
+  });
   const { handler } = (await import('../functions/resolve.ts')) as { handler: SqsHandler };
   const driver = new SqsLambdaDriver(sqs, queue, handler);
   let polling = true;
@@ -140,14 +167,21 @@ async function sqsRig() {
 
 /** Waits for the first status, then times CHANGES changes. */
 async function timeChanges() {
-  await waitFor('first status', async () => ((await getRuntime())?.status?.observedGeneration === 1 ? true : undefined));
+  await waitFor('first status', async () =>
+    (await getRuntime())?.status?.observedGeneration === 1 ? true : undefined,
+  );
   return summarise(await measureChanges(adminKubeConfig(), CHANGES));
 }
 
 async function sqsPath() {
   await freshRuntime();
   const rig = await sqsRig();
-  const forwarder = new Forwarder({ kube: controlPlaneKube(), producer: rig.producer, log: silent, checkpoint: new MemoryCheckpoint() });
+  const forwarder = new Forwarder({
+    kube: controlPlaneKube(),
+    producer: rig.producer,
+    log: silent,
+    checkpoint: new MemoryCheckpoint(),
+  });
   const forwarding = forwarder.run();
   const latency = await timeChanges();
   forwarder.stop();
@@ -158,7 +192,14 @@ async function sqsPath() {
 /** The AWS design end to end: the forwarder in overlapping windows (ADR 0005) feeding SQS and the handler. */
 async function windowedPath() {
   await freshRuntime();
-  await kubectl('delete', 'configmap', '-n', FORWARDER_CHECKPOINT.namespace, FORWARDER_CHECKPOINT.name, '--ignore-not-found');
+  await kubectl(
+    'delete',
+    'configmap',
+    '-n',
+    FORWARDER_CHECKPOINT.namespace,
+    FORWARDER_CHECKPOINT.name,
+    '--ignore-not-found',
+  );
   const rig = await sqsRig();
   const kube = controlPlaneKube();
   // Scaled down from 320 s every 300 s: 4 s windows started every 3 s keep the same overlap ratio.
@@ -185,7 +226,10 @@ async function leanOnly(): Promise<void> {
   const lean = await measureLean();
   const missed = [...sightingGoals(sighting), ...bundleMisses(lean.bundles), ...lean.missed];
   mkdirSync(new URL('results/', import.meta.url), { recursive: true });
-  writeFileSync(new URL('results/lean.json', import.meta.url), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, ...lean, firstSighting: sighting, goals: GOALS, missed }, null, 2)}\n`);
+  writeFileSync(
+    new URL('results/lean.json', import.meta.url),
+    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, ...lean, firstSighting: sighting, goals: GOALS, missed }, null, 2)}\n`,
+  );
   printLean(lean);
   printSighting(sighting);
   console.log('written to bench/results/lean.json');
@@ -197,11 +241,20 @@ async function leanOnly(): Promise<void> {
 async function rolloutOnly(): Promise<void> {
   const rollout = await measureRollout();
   await deleteRuntime();
-  const missed = [...(['local', 'sqs'] as const)].filter((p) => rollout[p].ratio > GOALS.rolloutRatio).map((p) => `rollout (P3), ${p} path: ${rollout[p].ratio}x the floor > ${GOALS.rolloutRatio}x`);
+  const missed = [...(['local', 'sqs'] as const)]
+    .filter((p) => rollout[p].ratio > GOALS.rolloutRatio)
+    .map((p) => `rollout (P3), ${p} path: ${rollout[p].ratio}x the floor > ${GOALS.rolloutRatio}x`);
   mkdirSync(new URL('results/', import.meta.url), { recursive: true });
-  writeFileSync(new URL('results/rollout.json', import.meta.url), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, rollout, goals: GOALS, missed }, null, 2)}\n`);
-  console.log(`rollout of ${rollout.releases} releases (P3), approval -> Released: floor ${rollout.floorMs} ms; local ${rollout.local.ms} ms (${rollout.local.ratio}x), sqs ${rollout.sqs.ms} ms (${rollout.sqs.ratio}x)`);
-  console.log(`API requests per rollout step: local ${JSON.stringify(rollout.local.requestsPerStep)}; sqs ${JSON.stringify(rollout.sqs.requestsPerStep)}`);
+  writeFileSync(
+    new URL('results/rollout.json', import.meta.url),
+    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, rollout, goals: GOALS, missed }, null, 2)}\n`,
+  );
+  console.log(
+    `rollout of ${rollout.releases} releases (P3), approval -> Released: floor ${rollout.floorMs} ms; local ${rollout.local.ms} ms (${rollout.local.ratio}x), sqs ${rollout.sqs.ms} ms (${rollout.sqs.ratio}x)`,
+  );
+  console.log(
+    `API requests per rollout step: local ${JSON.stringify(rollout.local.requestsPerStep)}; sqs ${JSON.stringify(rollout.sqs.requestsPerStep)}`,
+  );
   for (const m of missed) console.error(`goal missed: ${m}`);
   if (missed.length > 0) process.exitCode = 1;
 }
@@ -231,24 +284,42 @@ async function phase<T>(p: Phase<T>, missed: string[]): Promise<T | undefined> {
 }
 
 function printLatency(label: string, l: ReturnType<typeof summarise>, extra = ''): void {
-  console.log(`change -> status latency (${label}, ${l.n} changes): p50 ${l.p50Ms} ms, p99 ${l.p99Ms} ms, max ${l.maxMs} ms${extra}`);
+  console.log(
+    `change -> status latency (${label}, ${l.n} changes): p50 ${l.p50Ms} ms, p99 ${l.p99Ms} ms, max ${l.maxMs} ms${extra}`,
+  );
 }
 
 function aicrRunGoals(a: Awaited<ReturnType<typeof aicrRunsPath>>): string[] {
   const missed: string[] = [];
-  if (a.changeToJob.p99Ms > GOALS.aicrRunP99Ms) missed.push(`aicr runs: change -> Job p99 ${a.changeToJob.p99Ms} ms > ${GOALS.aicrRunP99Ms} ms`);
-  if ((a.requestsPerResolution['total'] ?? 0) > GOALS.requestsPerResolution) missed.push(`aicr runs: ${a.requestsPerResolution['total'] ?? 0} API requests per resolution > ${GOALS.requestsPerResolution}`);
-  if (a.jobToNext.p99Ms > GOALS.aicrRunP99Ms) missed.push(`aicr runs: Job finished -> next act p99 ${a.jobToNext.p99Ms} ms > ${GOALS.aicrRunP99Ms} ms`);
+  if (a.changeToJob.p99Ms > GOALS.aicrRunP99Ms)
+    missed.push(`aicr runs: change -> Job p99 ${a.changeToJob.p99Ms} ms > ${GOALS.aicrRunP99Ms} ms`);
+  if ((a.requestsPerResolution['total'] ?? 0) > GOALS.requestsPerResolution)
+    missed.push(
+      `aicr runs: ${a.requestsPerResolution['total'] ?? 0} API requests per resolution > ${GOALS.requestsPerResolution}`,
+    );
+  if (a.jobToNext.p99Ms > GOALS.aicrRunP99Ms)
+    missed.push(`aicr runs: Job finished -> next act p99 ${a.jobToNext.p99Ms} ms > ${GOALS.aicrRunP99Ms} ms`);
   return missed;
 }
 
 function rolloutGoals(ro: RolloutFigures): string[] {
-  return ([['local', ro.local], ['sqs', ro.sqs]] as const).filter(([, f]) => f.ratio > GOALS.rolloutRatio).map(([path, f]) => `rollout (P3), ${path} path: ${f.ratio}x the floor > ${GOALS.rolloutRatio}x`);
+  return (
+    [
+      ['local', ro.local],
+      ['sqs', ro.sqs],
+    ] as const
+  )
+    .filter(([, f]) => f.ratio > GOALS.rolloutRatio)
+    .map(([path, f]) => `rollout (P3), ${path} path: ${f.ratio}x the floor > ${GOALS.rolloutRatio}x`);
 }
 
 function printRollout(ro: RolloutFigures): void {
-  console.log(`rollout of ${ro.releases} releases (P3), approval -> Released: floor ${ro.floorMs} ms; local ${ro.local.ms} ms (${ro.local.ratio}x), sqs ${ro.sqs.ms} ms (${ro.sqs.ratio}x, ${ro.sqs.deliveries} deliveries)`);
-  console.log(`API requests per rollout step: local ${JSON.stringify(ro.local.requestsPerStep)}; sqs ${JSON.stringify(ro.sqs.requestsPerStep)}`);
+  console.log(
+    `rollout of ${ro.releases} releases (P3), approval -> Released: floor ${ro.floorMs} ms; local ${ro.local.ms} ms (${ro.local.ratio}x), sqs ${ro.sqs.ms} ms (${ro.sqs.ratio}x, ${ro.sqs.deliveries} deliveries)`,
+  );
+  console.log(
+    `API requests per rollout step: local ${JSON.stringify(ro.local.requestsPerStep)}; sqs ${JSON.stringify(ro.sqs.requestsPerStep)}`,
+  );
 }
 
 /** Every phase in order; each prints as it ends, so a run stopped or failed part way still says what it measured. */
@@ -257,33 +328,107 @@ async function main(): Promise<void> {
   if (process.env['BENCH_ONLY'] === 'rollout') return await rolloutOnly();
   const started = Date.now();
   const missed: string[] = [];
-  const local = await phase({ name: 'local', run: localPath, print: (f) => (printLatency('local', f.latency), console.log(`API requests per change (local): ${JSON.stringify(f.requestsPerChange)}`)) }, missed);
-  const noOp = await phase({ name: 'no-op reconcile', run: noOpReconcile, print: (f) => console.log(`no-op reconcile: ${f.writes} writes, requests ${JSON.stringify(f.requests)}`) }, missed);
-  const sqs = await phase({ name: 'sqs', run: sqsPath, print: (f) => printLatency('sqs, moto, long-poll driver', f.latency) }, missed);
-  const windowed = await phase({ name: 'windowed', run: windowedPath, print: (f) => printLatency('sqs + windowed forwarder', f.latency, ` (${f.windows} overlapping windows)`) }, missed);
-  const stormFigures = await phase({
-    name: 'storm',
-    run: stormPath,
-    print: (f) => console.log(`storm: ${f.updates} updates to one runtime, ${f.eventsForwarded} events forwarded, ${f.reconciles} reconciles: ${f.eventsPerReconcile} events per reconcile`),
-    goals: (f) => (f.eventsPerReconcile < GOALS.eventsPerReconcile ? [`storm: ${f.eventsPerReconcile} events per reconcile < ${GOALS.eventsPerReconcile}`] : []),
-  }, missed);
-  const aicrRuns = await phase({
-    name: 'aicr runs',
-    run: aicrRunsPath,
-    print: (a) => {
-      console.log(`aicr runs (${a.runs} resolutions, 3 Jobs each: snapshot, recipe, render): change -> Job p50 ${a.changeToJob.p50Ms} ms, p99 ${a.changeToJob.p99Ms} ms; Job finished -> next act p50 ${a.jobToNext.p50Ms} ms, p99 ${a.jobToNext.p99Ms} ms; created -> Resolved less AICR's time p50 ${a.overhead.p50Ms} ms, p99 ${a.overhead.p99Ms} ms`);
-      console.log(`API requests per resolution: ${JSON.stringify(a.requestsPerResolution)}`);
+  const local = await phase(
+    {
+      name: 'local',
+      run: localPath,
+      print: (f) => (
+        printLatency('local', f.latency),
+        console.log(`API requests per change (local): ${JSON.stringify(f.requestsPerChange)}`)
+      ),
     },
-    goals: aicrRunGoals,
-  }, missed);
-  const rollout = await phase({ name: 'rollout', run: measureRollout, print: printRollout, goals: rolloutGoals }, missed);
-  const drift = await phase({ name: 'drift', run: measureDrift, print: (d) => console.log(driftSummary(d)), goals: missedDriftGoals }, missed);
-  const sighting = await phase({ name: 'first sighting', run: () => measureFirstSighting(), print: printSighting, goals: sightingGoals }, missed);
-  const lean = await phase({ name: 'lean', run: measureLean, print: printLean, goals: (l) => [...bundleMisses(l.bundles), ...l.missed] }, missed);
+    missed,
+  );
+  const noOp = await phase(
+    {
+      name: 'no-op reconcile',
+      run: noOpReconcile,
+      print: (f) => console.log(`no-op reconcile: ${f.writes} writes, requests ${JSON.stringify(f.requests)}`),
+    },
+    missed,
+  );
+  const sqs = await phase(
+    { name: 'sqs', run: sqsPath, print: (f) => printLatency('sqs, moto, long-poll driver', f.latency) },
+    missed,
+  );
+  const windowed = await phase(
+    {
+      name: 'windowed',
+      run: windowedPath,
+      print: (f) => printLatency('sqs + windowed forwarder', f.latency, ` (${f.windows} overlapping windows)`),
+    },
+    missed,
+  );
+  const stormFigures = await phase(
+    {
+      name: 'storm',
+      run: stormPath,
+      print: (f) =>
+        console.log(
+          `storm: ${f.updates} updates to one runtime, ${f.eventsForwarded} events forwarded, ${f.reconciles} reconciles: ${f.eventsPerReconcile} events per reconcile`,
+        ),
+      goals: (f) =>
+        f.eventsPerReconcile < GOALS.eventsPerReconcile
+          ? [`storm: ${f.eventsPerReconcile} events per reconcile < ${GOALS.eventsPerReconcile}`]
+          : [],
+    },
+    missed,
+  );
+  const aicrRuns = await phase(
+    {
+      name: 'aicr runs',
+      run: aicrRunsPath,
+      print: (a) => {
+        console.log(
+          `aicr runs (${a.runs} resolutions, 3 Jobs each: snapshot, recipe, render): change -> Job p50 ${a.changeToJob.p50Ms} ms, p99 ${a.changeToJob.p99Ms} ms; Job finished -> next act p50 ${a.jobToNext.p50Ms} ms, p99 ${a.jobToNext.p99Ms} ms; created -> Resolved less AICR's time p50 ${a.overhead.p50Ms} ms, p99 ${a.overhead.p99Ms} ms`,
+        );
+        console.log(`API requests per resolution: ${JSON.stringify(a.requestsPerResolution)}`);
+      },
+      goals: aicrRunGoals,
+    },
+    missed,
+  );
+  const rollout = await phase(
+    { name: 'rollout', run: measureRollout, print: printRollout, goals: rolloutGoals },
+    missed,
+  );
+  const drift = await phase(
+    { name: 'drift', run: measureDrift, print: (d) => console.log(driftSummary(d)), goals: missedDriftGoals },
+    missed,
+  );
+  const sighting = await phase(
+    { name: 'first sighting', run: () => measureFirstSighting(), print: printSighting, goals: sightingGoals },
+    missed,
+  );
+  const lean = await phase(
+    { name: 'lean', run: measureLean, print: printLean, goals: (l) => [...bundleMisses(l.bundles), ...l.missed] },
+    missed,
+  );
   await deleteRuntime();
-  const result = { date: new Date().toISOString(), node: process.version, changes: CHANGES, local, noOp, sqs, windowed, storm: stormFigures, aicrRuns, rollout, drift, bundles: lean?.bundles, lean, firstSighting: sighting, goals: GOALS, missed, seconds: Math.round((Date.now() - started) / 1000) };
+  const result = {
+    date: new Date().toISOString(),
+    node: process.version,
+    changes: CHANGES,
+    local,
+    noOp,
+    sqs,
+    windowed,
+    storm: stormFigures,
+    aicrRuns,
+    rollout,
+    drift,
+    bundles: lean?.bundles,
+    lean,
+    firstSighting: sighting,
+    goals: GOALS,
+    missed,
+    seconds: Math.round((Date.now() - started) / 1000),
+  };
   mkdirSync(new URL('results/', import.meta.url), { recursive: true });
-  writeFileSync(new URL(process.env['BENCH_RESULTS'] ?? 'results/latest.json', import.meta.url), `${JSON.stringify(result, null, 2)}\n`);
+  writeFileSync(
+    new URL(process.env['BENCH_RESULTS'] ?? 'results/latest.json', import.meta.url),
+    `${JSON.stringify(result, null, 2)}\n`,
+  );
   console.log(`written to bench/${process.env['BENCH_RESULTS'] ?? 'results/latest.json'}`);
   for (const m of missed) console.error(`goal missed: ${m}`);
   if (missed.length > 0) process.exitCode = 1;

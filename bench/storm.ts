@@ -4,7 +4,12 @@ import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } fr
 import { API_GROUP, API_VERSION, KINDS } from '../shared/api/constants.ts';
 import type { LocalControlPlane } from '../shared/local/controlPlane.ts';
 
-const RUNTIME = { group: API_GROUP, version: API_VERSION, plural: KINDS.clusterRuntime.plural, name: 'cluster' } as const;
+const RUNTIME = {
+  group: API_GROUP,
+  version: API_VERSION,
+  plural: KINDS.clusterRuntime.plural,
+  name: 'cluster',
+} as const;
 
 export interface StormFigures {
   readonly updates: number;
@@ -15,14 +20,22 @@ export interface StormFigures {
 }
 
 /** Sends `updates` annotation changes, `parallel` at a time, then waits for the queue to drain. */
-export async function storm(kc: KubeConfig, cp: LocalControlPlane, reconciles: () => number, { updates = 1000, parallel = 10 } = {}): Promise<StormFigures> {
+export async function storm(
+  kc: KubeConfig,
+  cp: LocalControlPlane,
+  reconciles: () => number,
+  { updates = 1000, parallel = 10 } = {},
+): Promise<StormFigures> {
   const co = kc.makeApiClient(CustomObjectsApi);
   const started = Date.now();
   const before = { events: cp.forwarder.stats.enqueued + cp.forwarder.stats.coalesced, runs: reconciles() };
   for (let i = 0; i < updates; i += parallel) {
     await Promise.all(
       Array.from({ length: Math.min(parallel, updates - i) }, (_, j) =>
-        co.patchClusterCustomObject({ ...RUNTIME, body: { metadata: { annotations: { 'bench.aicr.run/storm': String(i + j) } } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch)),
+        co.patchClusterCustomObject(
+          { ...RUNTIME, body: { metadata: { annotations: { 'bench.aicr.run/storm': String(i + j) } } } },
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        ),
       ),
     );
   }
@@ -32,5 +45,11 @@ export async function storm(kc: KubeConfig, cp: LocalControlPlane, reconciles: (
   await cp.queue.idle({ timers: false });
   const eventsForwarded = cp.forwarder.stats.enqueued + cp.forwarder.stats.coalesced - before.events;
   const runs = reconciles() - before.runs;
-  return { updates, eventsForwarded, reconciles: runs, eventsPerReconcile: Math.round((eventsForwarded / Math.max(1, runs)) * 10) / 10, seconds: (Date.now() - started) / 1000 };
+  return {
+    updates,
+    eventsForwarded,
+    reconciles: runs,
+    eventsPerReconcile: Math.round((eventsForwarded / Math.max(1, runs)) * 10) / 10,
+    seconds: (Date.now() - started) / 1000,
+  };
 }

@@ -27,14 +27,22 @@ export function stepStates(r: RolloutObject): string {
 /** The release to acknowledge, or why there is none; admission would refuse the rest later and tersely. */
 export function pickRelease(r: RolloutObject, asked: string | undefined): { release: string } | { problem: string } {
   const name = r.metadata.name;
-  if (r.status?.outcome) return { problem: `rollout ${name} has ended ${r.status.outcome}; there is nothing to acknowledge` };
+  if (r.status?.outcome)
+    return { problem: `rollout ${name} has ended ${r.status.outcome}; there is nothing to acknowledge` };
   const awaiting = (r.status?.steps ?? []).filter((s) => s.state === AWAITING).map((s) => s.release);
   const release = asked ?? awaiting[0];
   if (!release) return { problem: `no step of rollout ${name} awaits acknowledgement (steps: ${stepStates(r)})` };
-  if (!r.spec.steps.some((s) => s.release === release)) return { problem: `rollout ${name} has no step for release ${release} (steps: ${stepStates(r)})` };
+  if (!r.spec.steps.some((s) => s.release === release))
+    return { problem: `rollout ${name} has no step for release ${release} (steps: ${stepStates(r)})` };
   const given = r.spec.acknowledgements?.find((a) => a.release === release);
-  if (given) return { problem: `release ${release} of rollout ${name} is already acknowledged by ${given.acknowledgedBy} at ${given.acknowledgedAt}` };
-  if (!awaiting.includes(release)) return { problem: `release ${release} of rollout ${name} does not await acknowledgement (steps: ${stepStates(r)})` };
+  if (given)
+    return {
+      problem: `release ${release} of rollout ${name} is already acknowledged by ${given.acknowledgedBy} at ${given.acknowledgedAt}`,
+    };
+  if (!awaiting.includes(release))
+    return {
+      problem: `release ${release} of rollout ${name} does not await acknowledgement (steps: ${stepStates(r)})`,
+    };
   return { release };
 }
 
@@ -50,7 +58,11 @@ async function recordFresh(k: Kubectl, name: string, asked: string | undefined, 
   };
   const spec = (r: RolloutObject): Record<string, unknown> => {
     const picked = pickRelease(r, asked);
-    entry = { release: 'release' in picked ? picked.release : '', acknowledgedBy: by, acknowledgedAt: kubeTime(new Date()) };
+    entry = {
+      release: 'release' in picked ? picked.release : '',
+      acknowledgedBy: by,
+      acknowledgedAt: kubeTime(new Date()),
+    };
     return { acknowledgements: [...(r.spec.acknowledgements ?? []), entry] };
   };
   await recordRequest(k, name, { what: 'acknowledgement', doing: 'acknowledge releases', problem, spec }, by);
@@ -60,20 +72,34 @@ async function recordFresh(k: Kubectl, name: string, asked: string | undefined, 
 
 function movedOn(k: Kubectl, name: string, release: string, timeoutMs: number): Promise<StepState> {
   const awaited = `acknowledgement of ${release} recorded, but the control plane has not moved it on`;
-  return waitUntil(timeoutMs, awaited, async () => {
-    const r = await readRollout(k, name);
-    const step = r.status?.steps?.find((s) => s.release === release);
-    if (step && step.state !== AWAITING) return step;
-    if (r.status?.outcome) return step ?? { release, state: 'Failed', message: `rollout ${name} ended ${r.status.outcome}` };
-    return undefined;
-  }, `kubectl aicr describe ${name} shows it once it does`);
+  return waitUntil(
+    timeoutMs,
+    awaited,
+    async () => {
+      const r = await readRollout(k, name);
+      const step = r.status?.steps?.find((s) => s.release === release);
+      if (step && step.state !== AWAITING) return step;
+      if (r.status?.outcome)
+        return step ?? { release, state: 'Failed', message: `rollout ${name} ended ${r.status.outcome}` };
+      return undefined;
+    },
+    `kubectl aicr describe ${name} shows it once it does`,
+  );
 }
 
 /** Acknowledges and waits; throws Refused when the write is refused or the release fails. */
-export async function acknowledge(k: Kubectl, name: string, release: string | undefined, timeoutMs: number): Promise<Acknowledged> {
+export async function acknowledge(
+  k: Kubectl,
+  name: string,
+  release: string | undefined,
+  timeoutMs: number,
+): Promise<Acknowledged> {
   const acknowledgement = await recordFresh(k, name, release, await whoami(k));
   const step = await movedOn(k, name, acknowledgement.release, timeoutMs);
-  if (step.state === 'Failed') throw new Refused(`release ${step.release} failed after the acknowledgement: ${step.message ?? step.reason ?? 'no reason given'}`);
+  if (step.state === 'Failed')
+    throw new Refused(
+      `release ${step.release} failed after the acknowledgement: ${step.message ?? step.reason ?? 'no reason given'}`,
+    );
   return { acknowledgement, step };
 }
 

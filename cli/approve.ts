@@ -11,7 +11,8 @@ export class Refused extends Error {}
 
 export async function readRollout(k: Kubectl, name: string): Promise<RolloutObject> {
   const obj = await getJson(k, KINDS.runtimeRollout.plural, name);
-  if (!obj) throw new NotFound(`rollout ${name} does not exist; list them with kubectl get ${KINDS.runtimeRollout.plural}`);
+  if (!obj)
+    throw new NotFound(`rollout ${name} does not exist; list them with kubectl get ${KINDS.runtimeRollout.plural}`);
   const r = parseRollout(obj);
   if (!r) throw new Error(`rollout ${name} does not read as a RuntimeRollout`);
   return r;
@@ -21,8 +22,10 @@ export async function readRollout(k: Kubectl, name: string): Promise<RolloutObje
 function precheck(r: RolloutObject, now: Date): string | undefined {
   const name = r.metadata.name;
   if (r.status?.outcome) return `rollout ${name} has ended ${r.status.outcome}; there is nothing to approve`;
-  if (r.spec.approval) return `rollout ${name} is already approved by ${r.spec.approval.approvedBy} at ${r.spec.approval.approvedAt}`;
-  if (r.spec.deadline && now.getTime() > Date.parse(r.spec.deadline)) return `rollout ${name} expired at ${r.spec.deadline}; it can no longer be approved`;
+  if (r.spec.approval)
+    return `rollout ${name} is already approved by ${r.spec.approval.approvedBy} at ${r.spec.approval.approvedAt}`;
+  if (r.spec.deadline && now.getTime() > Date.parse(r.spec.deadline))
+    return `rollout ${name} expired at ${r.spec.deadline}; it can no longer be approved`;
   return undefined;
 }
 
@@ -30,13 +33,22 @@ function precheck(r: RolloutObject, now: Date): string | undefined {
 export function refusalText(err: KubectlError, user: string, doing = 'approve rollouts'): string {
   const denied = /denied request: (.*)$/m.exec(err.stderr)?.[1];
   if (denied) return denied.trim();
-  if (/forbidden/i.test(err.stderr)) return `${user} is not allowed to ${doing} (${err.stderr.trim()}); ask for ClusterRole ${APPROVAL.approverRole}`;
+  if (/forbidden/i.test(err.stderr))
+    return `${user} is not allowed to ${doing} (${err.stderr.trim()}); ask for ClusterRole ${APPROVAL.approverRole}`;
   return err.stderr.trim();
 }
 
 async function record(k: Kubectl, name: string, approval: { approvedBy: string; approvedAt: string }): Promise<void> {
   try {
-    await runKubectl(k, ['patch', KINDS.runtimeRollout.plural, name, '--type', 'merge', '-p', JSON.stringify({ spec: { approval } })]);
+    await runKubectl(k, [
+      'patch',
+      KINDS.runtimeRollout.plural,
+      name,
+      '--type',
+      'merge',
+      '-p',
+      JSON.stringify({ spec: { approval } }),
+    ]);
   } catch (err) {
     if (err instanceof KubectlError) throw new Refused(`approval refused: ${refusalText(err, approval.approvedBy)}`);
     throw err;
@@ -48,7 +60,10 @@ async function verdict(k: Kubectl, name: string, approvedAt: string, timeoutMs: 
   for (;;) {
     const r = await readRollout(k, name);
     if (r.status?.approval?.approvedAt === approvedAt) return r;
-    if (Date.now() > until) throw new Refused(`no verdict on the approval within ${timeoutMs / 1000}s; kubectl aicr describe ${name} shows it once the control plane answers`);
+    if (Date.now() > until)
+      throw new Refused(
+        `no verdict on the approval within ${timeoutMs / 1000}s; kubectl aicr describe ${name} shows it once the control plane answers`,
+      );
     await new Promise((done) => setTimeout(done, 500));
   }
 }

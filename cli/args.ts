@@ -3,7 +3,25 @@
 // kubectl accepts (--kubeconfig, --context, --as, exec credentials) works the same here.
 
 /** kubectl's global flags that take a value; each is passed through to kubectl. */
-const KUBECTL_VALUE_FLAGS = new Set(['--kubeconfig', '--context', '--cluster', '--user', '--as', '--as-group', '--as-uid', '--token', '--server', '-s', '--request-timeout', '--certificate-authority', '--client-certificate', '--client-key', '--tls-server-name', '--namespace', '-n']);
+const KUBECTL_VALUE_FLAGS = new Set([
+  '--kubeconfig',
+  '--context',
+  '--cluster',
+  '--user',
+  '--as',
+  '--as-group',
+  '--as-uid',
+  '--token',
+  '--server',
+  '-s',
+  '--request-timeout',
+  '--certificate-authority',
+  '--client-certificate',
+  '--client-key',
+  '--tls-server-name',
+  '--namespace',
+  '-n',
+]);
 const KUBECTL_SWITCHES = new Set(['--insecure-skip-tls-verify']);
 
 export type Output = 'human' | 'json' | 'yaml';
@@ -92,8 +110,17 @@ function take(argv: readonly string[], i: number, acc: Acc): number {
 
 export function parseArgs(argv: readonly string[]): Args {
   const acc: Acc = { positional: [], kubectl: [], output: 'human', timeoutMs: 120_000, disrupt: false, help: false };
-  for (let i = 0; i < argv.length; ) i += take(argv, i, acc);
-  return { verb: acc.verb, positional: acc.positional, kubectl: acc.kubectl, output: acc.output, timeoutMs: acc.timeoutMs, reason: acc.reason, disrupt: acc.disrupt, help: acc.help };
+  for (let i = 0; i < argv.length;) i += take(argv, i, acc);
+  return {
+    verb: acc.verb,
+    positional: acc.positional,
+    kubectl: acc.kubectl,
+    output: acc.output,
+    timeoutMs: acc.timeoutMs,
+    reason: acc.reason,
+    disrupt: acc.disrupt,
+    help: acc.help,
+  };
 }
 
 export const USAGE = `kubectl aicr: the AICR control plane's commands

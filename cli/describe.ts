@@ -18,7 +18,7 @@ export class NotFound extends Error {}
 type Conditions = readonly { type: string; status: string; reason: string; message: string }[];
 
 function conditionsOf(obj: Record<string, unknown>): Conditions {
-  return ((obj['status'] as { conditions?: Conditions } | undefined)?.conditions ?? []);
+  return (obj['status'] as { conditions?: Conditions } | undefined)?.conditions ?? [];
 }
 
 /** The recorded steps of the release the rollout waits at, when it waits at one. */
@@ -28,7 +28,9 @@ async function recordedSteps(k: Kubectl, r: RolloutObject): Promise<RecordedStep
   try {
     const app = await getJson(k, 'applications.argoproj.io', f.spec.release, NAMESPACES.argocd);
     if (!app) return { problem: 'it does not exist' };
-    return parseSteps((app['metadata'] as { annotations?: Record<string, string> } | undefined)?.annotations?.[ANNOTATION.steps]);
+    return parseSteps(
+      (app['metadata'] as { annotations?: Record<string, string> } | undefined)?.annotations?.[ANNOTATION.steps],
+    );
   } catch (err) {
     if (err instanceof KubectlError) return { problem: err.stderr.trim().split('\n')[0] ?? 'kubectl failed' };
     throw err;
@@ -48,8 +50,11 @@ export function parseSteps(text: string | undefined): RecordedSteps {
 
 /** Markdown links become "text (docs/troubleshooting.md#anchor)" so a terminal shows where to read on. */
 function plain(markdown: string): string {
-  return markdown.replace(/\[([^\]]+)\]\(([^)]+)\)/g, (_m, text: string, href: string) =>
-    `${text} (${href.startsWith('#') ? `docs/troubleshooting.md${href}` : `docs/${href}`})`);
+  return markdown.replace(
+    /\[([^\]]+)\]\(([^)]+)\)/g,
+    (_m, text: string, href: string) =>
+      `${text} (${href.startsWith('#') ? `docs/troubleshooting.md${href}` : `docs/${href}`})`,
+  );
 }
 
 /** The reason that explains the runtime now: Ready's, unless a stall names its own. */
@@ -65,7 +70,12 @@ function explain(conds: Conditions): string[] {
   return ['', `Reason:    ${reason}`, `Cause:     ${plain(g.cause)}`, `Fix:       ${plain(g.fix)}`];
 }
 
-export function describeRuntime(rt: Record<string, unknown>, live: RolloutObject | undefined, recorded: RecordedSteps | undefined, now: Date = new Date()): string {
+export function describeRuntime(
+  rt: Record<string, unknown>,
+  live: RolloutObject | undefined,
+  recorded: RecordedSteps | undefined,
+  now: Date = new Date(),
+): string {
   const status = (rt['status'] ?? {}) as Record<string, unknown>;
   const conds = conditionsOf(rt);
   const rows = [['TYPE', 'STATUS', 'REASON', 'MESSAGE'], ...conds.map((c) => [c.type, c.status, c.reason, c.message])];
@@ -88,7 +98,8 @@ function print(value: unknown, output: Output): string {
 
 async function rollout(k: Kubectl, name: string): Promise<Record<string, unknown>> {
   const obj = await getJson(k, KINDS.runtimeRollout.plural, name);
-  if (!obj) throw new NotFound(`rollout ${name} does not exist; list them with kubectl get ${KINDS.runtimeRollout.plural}`);
+  if (!obj)
+    throw new NotFound(`rollout ${name} does not exist; list them with kubectl get ${KINDS.runtimeRollout.plural}`);
   return obj;
 }
 
@@ -102,8 +113,15 @@ async function describeOneRollout(k: Kubectl, name: string, output: Output): Pro
 /** The rollout the arguments name, if they name one rather than the runtime. */
 function rolloutNamed(positional: readonly string[]): string | undefined {
   const [first, second] = positional;
-  if (first === 'rollout' || first === KINDS.runtimeRollout.singular || first === KINDS.runtimeRollout.plural) return second;
-  const runtimeWords: readonly (string | undefined)[] = [undefined, RUNTIME_NAME, 'runtime', KINDS.clusterRuntime.singular, KINDS.clusterRuntime.plural];
+  if (first === 'rollout' || first === KINDS.runtimeRollout.singular || first === KINDS.runtimeRollout.plural)
+    return second;
+  const runtimeWords: readonly (string | undefined)[] = [
+    undefined,
+    RUNTIME_NAME,
+    'runtime',
+    KINDS.clusterRuntime.singular,
+    KINDS.clusterRuntime.plural,
+  ];
   return runtimeWords.includes(first) ? undefined : first;
 }
 
@@ -114,7 +132,9 @@ export async function describe(k: Kubectl, positional: readonly string[], output
   const rt = await getJson(k, KINDS.clusterRuntime.plural, RUNTIME_NAME);
   if (!rt) throw new NotFound(`there is no ClusterRuntime ${RUNTIME_NAME}; create one first (see the README)`);
   const uid = (rt['metadata'] as { uid?: string }).uid;
-  const rollouts = (await listJson(k, KINDS.runtimeRollout.plural)).map(parseRollout).filter((r): r is RolloutObject => r !== undefined && r.spec.runtimeUID === uid);
+  const rollouts = (await listJson(k, KINDS.runtimeRollout.plural))
+    .map(parseRollout)
+    .filter((r): r is RolloutObject => r !== undefined && r.spec.runtimeUID === uid);
   const live = rollouts.filter((r) => !r.status?.outcome).at(-1);
   if (output !== 'human') return print({ runtime: rt, rollout: live ?? null }, output);
   return describeRuntime(rt, live, live && (await recordedSteps(k, live)));

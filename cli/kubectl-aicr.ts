@@ -16,10 +16,17 @@ function show(value: unknown, output: Args['output']): string {
 
 async function approveCommand(args: Args): Promise<number> {
   const [name] = args.positional;
-  if (!name) throw new UsageError('approve needs the rollout: kubectl aicr approve NAME (kubectl aicr describe names the one waiting)');
+  if (!name)
+    throw new UsageError(
+      'approve needs the rollout: kubectl aicr approve NAME (kubectl aicr describe names the one waiting)',
+    );
   if (args.disrupt) {
     const given = await allowDisruption({ flags: args.kubectl }, name);
-    console.log(args.output === 'human' ? `rollout ${name} may disrupt running GPU work: recorded by ${given.approvedBy} at ${given.approvedAt}` : show(given, args.output));
+    console.log(
+      args.output === 'human'
+        ? `rollout ${name} may disrupt running GPU work: recorded by ${given.approvedBy} at ${given.approvedAt}`
+        : show(given, args.output),
+    );
     return 0;
   }
   const r = await approve({ flags: args.kubectl }, name, args.timeoutMs);
@@ -31,7 +38,10 @@ async function approveCommand(args: Args): Promise<number> {
 
 async function acknowledgeCommand(args: Args): Promise<number> {
   const [name, release] = args.positional;
-  if (!name) throw new UsageError('acknowledge needs the rollout: kubectl aicr acknowledge ROLLOUT [RELEASE] (kubectl aicr describe names the one waiting)');
+  if (!name)
+    throw new UsageError(
+      'acknowledge needs the rollout: kubectl aicr acknowledge ROLLOUT [RELEASE] (kubectl aicr describe names the one waiting)',
+    );
   const done = await acknowledge({ flags: args.kubectl }, name, release, args.timeoutMs);
   console.log(args.output === 'human' ? acknowledgedText(name, done) : show(done, args.output));
   return 0;
@@ -39,7 +49,10 @@ async function acknowledgeCommand(args: Args): Promise<number> {
 
 async function revokeCommand(args: Args): Promise<number> {
   const [name] = args.positional;
-  if (!name) throw new UsageError('revoke needs the rollout: kubectl aicr revoke NAME [--reason TEXT] (kubectl aicr describe names the one in progress)');
+  if (!name)
+    throw new UsageError(
+      'revoke needs the rollout: kubectl aicr revoke NAME [--reason TEXT] (kubectl aicr describe names the one in progress)',
+    );
   const r = await revoke({ flags: args.kubectl }, name, args.reason, args.timeoutMs);
   const ready = r.status?.conditions?.find((c) => c.type === CONDITION.ready);
   console.log(args.output === 'human' ? `rollout ${name} revoked: ${ready?.message ?? ''}` : show(r, args.output));
@@ -48,9 +61,17 @@ async function revokeCommand(args: Args): Promise<number> {
 
 async function retryCommand(args: Args): Promise<number> {
   const [name] = args.positional;
-  if (!name) throw new UsageError('retry needs the rollout: kubectl aicr retry NAME (kubectl aicr describe names the last one)');
+  if (!name)
+    throw new UsageError('retry needs the rollout: kubectl aicr retry NAME (kubectl aicr describe names the last one)');
   const done = await retry({ flags: args.kubectl }, name, args.timeoutMs);
-  console.log(args.output === 'human' ? retriedText(done) : show({ old: done.old.metadata.name, created: done.created.metadata.name, toPlan: done.created.spec.toPlan }, args.output));
+  console.log(
+    args.output === 'human'
+      ? retriedText(done)
+      : show(
+          { old: done.old.metadata.name, created: done.created.metadata.name, toPlan: done.created.spec.toPlan },
+          args.output,
+        ),
+  );
   return 0;
 }
 

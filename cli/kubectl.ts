@@ -31,9 +31,16 @@ export function runKubectl(k: Kubectl, args: readonly string[]): Promise<string>
 }
 
 /** The object as JSON, or undefined when it does not exist. */
-export async function getJson(k: Kubectl, kind: string, name: string, namespace?: string): Promise<Record<string, unknown> | undefined> {
+export async function getJson(
+  k: Kubectl,
+  kind: string,
+  name: string,
+  namespace?: string,
+): Promise<Record<string, unknown> | undefined> {
   try {
-    return JSON.parse(await runKubectl(k, ['get', kind, name, ...(namespace ? ['-n', namespace] : []), '-o', 'json'])) as Record<string, unknown>;
+    return JSON.parse(
+      await runKubectl(k, ['get', kind, name, ...(namespace ? ['-n', namespace] : []), '-o', 'json']),
+    ) as Record<string, unknown>;
   } catch (err) {
     if (err instanceof KubectlError && err.notFound) return undefined;
     throw err;
@@ -47,7 +54,9 @@ export async function listJson(k: Kubectl, kind: string): Promise<Record<string,
 
 /** The requesting user's name as the API server sees it (a SelfSubjectReview). */
 export async function whoami(k: Kubectl): Promise<string> {
-  const review = JSON.parse(await runKubectl(k, ['auth', 'whoami', '-o', 'json'])) as { status?: { userInfo?: { username?: string } } };
+  const review = JSON.parse(await runKubectl(k, ['auth', 'whoami', '-o', 'json'])) as {
+    status?: { userInfo?: { username?: string } };
+  };
   const name = review.status?.userInfo?.username;
   if (!name) throw new Error('kubectl auth whoami did not name a user');
   return name;

@@ -19,13 +19,27 @@ type Annotated = { metadata?: { annotations?: Record<string, string> } };
 
 /** Asks for a refresh and waits until the token-refresh step has written the Secret for it. */
 export async function refreshCredentials(k: Kubectl, timeoutMs: number, now: Date = new Date()): Promise<Refreshed> {
-  if (!(await getJson(k, 'clusterruntime', RUNTIME_NAME))) throw new Refused(`there is no ClusterRuntime ${RUNTIME_NAME}; the control plane refreshes Argo CD's registry credentials only for a runtime`);
+  if (!(await getJson(k, 'clusterruntime', RUNTIME_NAME)))
+    throw new Refused(
+      `there is no ClusterRuntime ${RUNTIME_NAME}; the control plane refreshes Argo CD's registry credentials only for a runtime`,
+    );
   const request = now.toISOString();
-  await runKubectl(k, ['annotate', 'clusterruntime', RUNTIME_NAME, `${ANNOTATION.refreshCredentials}=${request}`, '--overwrite']);
+  await runKubectl(k, [
+    'annotate',
+    'clusterruntime',
+    RUNTIME_NAME,
+    `${ANNOTATION.refreshCredentials}=${request}`,
+    '--overwrite',
+  ]);
   const awaited = `refresh ${request} requested, but the control plane has not written Secret ${SECRET} for it (in registry.auth.mode static, or with the EKS Argo CD capability, it writes none; otherwise the token-refresh step's log says why)`;
   return waitUntil(timeoutMs, awaited, async () => {
-    const notes = ((await getJson(k, 'secret', ARGOCD_REGISTRY_SECRET.name, ARGOCD_REGISTRY_SECRET.namespace)) as Annotated | undefined)?.metadata?.annotations;
-    return notes?.[ANNOTATION.refreshAnswered] === request ? { request, expiresAt: notes[ANNOTATION.tokenExpiresAt] ?? '' } : undefined;
+    const notes = (
+      (await getJson(k, 'secret', ARGOCD_REGISTRY_SECRET.name, ARGOCD_REGISTRY_SECRET.namespace)) as
+        Annotated | undefined
+    )?.metadata?.annotations;
+    return notes?.[ANNOTATION.refreshAnswered] === request
+      ? { request, expiresAt: notes[ANNOTATION.tokenExpiresAt] ?? '' }
+      : undefined;
   });
 }
 

@@ -22,7 +22,15 @@ async function write(k: Kubectl, r: RolloutObject, req: Request, by: string): Pr
   const spec = typeof req.spec === 'function' ? req.spec(r) : req.spec;
   const patch = { metadata: { resourceVersion: r.metadata.resourceVersion }, spec };
   try {
-    await runKubectl(k, ['patch', KINDS.runtimeRollout.plural, r.metadata.name, '--type', 'merge', '-p', JSON.stringify(patch)]);
+    await runKubectl(k, [
+      'patch',
+      KINDS.runtimeRollout.plural,
+      r.metadata.name,
+      '--type',
+      'merge',
+      '-p',
+      JSON.stringify(patch),
+    ]);
     return 'written';
   } catch (err) {
     if (!(err instanceof KubectlError)) throw err;
@@ -43,7 +51,12 @@ export async function recordRequest(k: Kubectl, name: string, req: Request, by: 
 }
 
 /** Polls until `done` answers, or throws Refused naming what is still awaited and, if given, where to look next. */
-export async function waitUntil<T>(timeoutMs: number, awaited: string, done: () => Promise<T | undefined>, next?: string): Promise<T> {
+export async function waitUntil<T>(
+  timeoutMs: number,
+  awaited: string,
+  done: () => Promise<T | undefined>,
+  next?: string,
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const answer = await done();

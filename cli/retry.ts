@@ -13,16 +13,28 @@ const RETRYABLE: readonly (string | undefined)[] = [undefined, 'Failed', 'Expire
 export function retryProblem(r: RolloutObject): string | undefined {
   const name = r.metadata.name;
   const outcome = r.status?.outcome;
-  if (!RETRYABLE.includes(outcome)) return `rollout ${name} ended ${outcome ?? ''}, which is not retried; only a rollout that has not ended or ended Failed, Expired or Revoked can be. Change the target plan to roll out again`;
+  if (!RETRYABLE.includes(outcome))
+    return `rollout ${name} ended ${outcome ?? ''}, which is not retried; only a rollout that has not ended or ended Failed, Expired or Revoked can be. Change the target plan to roll out again`;
   const given = r.spec.retry;
-  if (given) return `a retry of rollout ${name} was already requested by ${given.requestedBy} at ${given.requestedAt}; kubectl aicr describe names the new rollout`;
+  if (given)
+    return `a retry of rollout ${name} was already requested by ${given.requestedBy} at ${given.requestedAt}; kubectl aicr describe names the new rollout`;
   return undefined;
 }
 
 /** The rollout the control plane made for the retry: same runtime and target, created since the request. */
-export function newRolloutOf(old: RolloutObject, requestedAt: string, all: readonly RolloutObject[]): RolloutObject | undefined {
+export function newRolloutOf(
+  old: RolloutObject,
+  requestedAt: string,
+  all: readonly RolloutObject[],
+): RolloutObject | undefined {
   const since = Date.parse(requestedAt);
-  return all.find((r) => r.metadata.name !== old.metadata.name && r.spec.runtimeUID === old.spec.runtimeUID && r.spec.toPlan === old.spec.toPlan && Date.parse(r.metadata.creationTimestamp ?? '') >= since);
+  return all.find(
+    (r) =>
+      r.metadata.name !== old.metadata.name &&
+      r.spec.runtimeUID === old.spec.runtimeUID &&
+      r.spec.toPlan === old.spec.toPlan &&
+      Date.parse(r.metadata.creationTimestamp ?? '') >= since,
+  );
 }
 
 export interface Retried {
@@ -34,11 +46,22 @@ export interface Retried {
 export async function retry(k: Kubectl, name: string, timeoutMs: number): Promise<Retried> {
   const by = await whoami(k);
   const request = { requestedBy: by, requestedAt: kubeTime(new Date()) };
-  const old = await recordRequest(k, name, { what: 'retry', doing: 'retry rollouts', problem: retryProblem, spec: { retry: request } }, by);
-  const created = await waitUntil(timeoutMs, `retry of ${name} recorded, but no new rollout to ${old.spec.toPlan} was created; kubectl aicr describe shows why`, async () => {
-    const all = (await listJson(k, KINDS.runtimeRollout.plural)).map(parseRollout).filter((r): r is RolloutObject => r !== undefined);
-    return newRolloutOf(old, request.requestedAt, all);
-  });
+  const old = await recordRequest(
+    k,
+    name,
+    { what: 'retry', doing: 'retry rollouts', problem: retryProblem, spec: { retry: request } },
+    by,
+  );
+  const created = await waitUntil(
+    timeoutMs,
+    `retry of ${name} recorded, but no new rollout to ${old.spec.toPlan} was created; kubectl aicr describe shows why`,
+    async () => {
+      const all = (await listJson(k, KINDS.runtimeRollout.plural))
+        .map(parseRollout)
+        .filter((r): r is RolloutObject => r !== undefined);
+      return newRolloutOf(old, request.requestedAt, all);
+    },
+  );
   return { old, created };
 }
 

@@ -22,7 +22,8 @@ export function table(rows: readonly (readonly string[])[]): string {
 }
 
 function versionChange(s: SpecStep): string {
-  if (s.fromVersion && s.toVersion) return s.fromVersion === s.toVersion ? s.toVersion : `${s.fromVersion} → ${s.toVersion}`;
+  if (s.fromVersion && s.toVersion)
+    return s.fromVersion === s.toVersion ? s.toVersion : `${s.fromVersion} → ${s.toVersion}`;
   return s.toVersion ? `→ ${s.toVersion}` : `${s.fromVersion ?? ''} → (removed)`;
 }
 
@@ -36,7 +37,8 @@ function valuesChange(s: SpecStep): string {
 function approvalText(r: RolloutObject): string {
   const given = r.status?.approval;
   const recorded = r.spec.approval;
-  if (recorded && (!given || given.approvedAt !== recorded.approvedAt)) return `recorded by ${recorded.approvedBy} at ${recorded.approvedAt}; the control plane has not answered yet`;
+  if (recorded && (!given || given.approvedAt !== recorded.approvedAt))
+    return `recorded by ${recorded.approvedBy} at ${recorded.approvedAt}; the control plane has not answered yet`;
   if (given) return `${given.state} (${given.reason}): ${given.message}`;
   return `none recorded; approve with kubectl aicr approve ${r.metadata.name} before ${r.spec.deadline ?? 'its deadline'}`;
 }
@@ -48,14 +50,24 @@ function stateText(r: RolloutObject): { state: string; message: string } {
   return { state, message: ready?.message ?? '' };
 }
 
-const stepState = (s: StatusStep | undefined): string => (s ? `${s.state}${s.reason ? ` (${s.reason})` : ''}` : 'Pending');
+const stepState = (s: StatusStep | undefined): string =>
+  s ? `${s.state}${s.reason ? ` (${s.reason})` : ''}` : 'Pending';
 
 function stepRows(r: RolloutObject): string[][] {
   const status = new Map((r.status?.steps ?? []).map((s) => [s.release, s]));
   const rows = [['#', 'RELEASE', 'ACTION', 'VERDICT', 'STATE', 'STARTED', 'CHART VERSION', 'HELM VALUES']];
   r.spec.steps.forEach((s, i) => {
     const st = status.get(s.release);
-    rows.push([String(i + 1), s.release, s.action, s.verdict ?? 'unknown', stepState(st), st?.startedAt ?? '-', versionChange(s), valuesChange(s)]);
+    rows.push([
+      String(i + 1),
+      s.release,
+      s.action,
+      s.verdict ?? 'unknown',
+      stepState(st),
+      st?.startedAt ?? '-',
+      versionChange(s),
+      valuesChange(s),
+    ]);
   });
   return rows;
 }
@@ -78,9 +90,13 @@ function recordedLines(r: RolloutObject, release: string, recorded: RecordedStep
   const hint = `Once they are done: kubectl aicr acknowledge ${r.metadata.name}`;
   if (!recorded || 'problem' in recorded) {
     const why = recorded?.problem ?? 'not read';
-    return [`Recorded steps: cannot read Application ${NAMESPACES.argocd}/${release} (${why}); see them with ${recordedStepsCommand(release)}`, hint];
+    return [
+      `Recorded steps: cannot read Application ${NAMESPACES.argocd}/${release} (${why}); see them with ${recordedStepsCommand(release)}`,
+      hint,
+    ];
   }
-  if (recorded.steps.length === 0) return [`Recorded steps: Application ${NAMESPACES.argocd}/${release} records none`, hint];
+  if (recorded.steps.length === 0)
+    return [`Recorded steps: Application ${NAMESPACES.argocd}/${release} records none`, hint];
   return ['Recorded steps:', ...recorded.steps.map((s, i) => `  ${i + 1}. ${s}`), hint];
 }
 
@@ -104,9 +120,21 @@ function outcomeText(r: RolloutObject): string {
 function requestLines(r: RolloutObject): string[] {
   const { revocation, retry, disruption } = r.spec;
   return [
-    ...(disruption ? [`Disrupt:   allowed by ${disruption.approvedBy} at ${disruption.approvedAt}: steps do not wait for protected GPU work`] : []),
-    ...(revocation ? [`Revoked:   by ${revocation.revokedBy} at ${revocation.revokedAt}${revocation.reason ? `: ${revocation.reason}` : ''}`] : []),
-    ...(retry ? [`Retry:     requested by ${retry.requestedBy} at ${retry.requestedAt}; the new rollout to ${r.spec.toPlan} replaces this one`] : []),
+    ...(disruption
+      ? [
+          `Disrupt:   allowed by ${disruption.approvedBy} at ${disruption.approvedAt}: steps do not wait for protected GPU work`,
+        ]
+      : []),
+    ...(revocation
+      ? [
+          `Revoked:   by ${revocation.revokedBy} at ${revocation.revokedAt}${revocation.reason ? `: ${revocation.reason}` : ''}`,
+        ]
+      : []),
+    ...(retry
+      ? [
+          `Retry:     requested by ${retry.requestedBy} at ${retry.requestedAt}; the new rollout to ${r.spec.toPlan} replaces this one`,
+        ]
+      : []),
   ];
 }
 
@@ -123,7 +151,9 @@ export function describeRollout(r: RolloutObject, recorded?: RecordedSteps): str
     `Deadline:  ${r.spec.deadline ?? '-'}`,
     `Approval:  ${approvalText(r)}`,
     ...flightLines(r, recorded),
-    ...(r.spec.acknowledgements ?? []).map((a) => `Acknowledged: ${a.release} by ${a.acknowledgedBy} at ${a.acknowledgedAt}`),
+    ...(r.spec.acknowledgements ?? []).map(
+      (a) => `Acknowledged: ${a.release} by ${a.acknowledgedBy} at ${a.acknowledgedAt}`,
+    ),
     `Steps:`,
     table(stepRows(r)),
     ...(whys.length > 0 ? ['Why these verdicts:', ...whys.map((w) => `  ${w}`)] : []),

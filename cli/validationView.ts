@@ -7,8 +7,13 @@ import type { RolloutObject } from '../shared/rollouts/objects.ts';
 export function validationLines(r: RolloutObject): string[] {
   const v = r.status?.validation;
   if (!v) return [`Validation: ${r.status?.outcome ? 'none recorded' : 'runs once every step is done'}`];
-  if (v.state === 'Disabled') return ['Validation: Disabled (spec.validation.deployment: Disabled): skipped, so this rollout has no validation evidence'];
-  const report = v.report ? `kubectl get configmap ${v.report} -n ${NAMESPACES.validation} -o jsonpath='{.data.snapshot\\.json}'` : 'none yet';
+  if (v.state === 'Disabled')
+    return [
+      'Validation: Disabled (spec.validation.deployment: Disabled): skipped, so this rollout has no validation evidence',
+    ];
+  const report = v.report
+    ? `kubectl get configmap ${v.report} -n ${NAMESPACES.validation} -o jsonpath='{.data.snapshot\\.json}'`
+    : 'none yet';
   return [
     `Validation: ${v.state}${v.message ? `: ${v.message}` : ''}`,
     `  Job:      ${v.job ? `${v.job} in ${NAMESPACES.validation}` : '-'}`,

@@ -6,7 +6,8 @@ import { judgeWindows } from '../shared/rollouts/maintenanceWindows.ts';
 
 export function windowLine(spec: unknown, now: Date): string {
   const windows = readWindows(spec);
-  if (windows === 'unreadable') return 'spec.maintenance does not validate, so no step starts until it is fixed (Resolved names the field)';
+  if (windows === 'unreadable')
+    return 'spec.maintenance does not validate, so no step starts until it is fixed (Resolved names the field)';
   if (windows.length === 0) return 'none set: steps start at any time';
   const judged = judgeWindows(windows, now);
   if (judged.open) return `open now: ${judged.why}`;

@@ -4,4 +4,6 @@ import { forwarderDeps } from '../shared/aws/forwarderDeps.ts';
 import { createForwarderHandler, type WindowResult } from '../shared/aws/forwarderWindow.ts';
 import { lambdaLogContext } from '../shared/observability/lambda.ts';
 
-export const handler = middy<unknown, WindowResult>().use(lambdaLogContext()).handler(createForwarderHandler(forwarderDeps));
+export const handler = middy<unknown, WindowResult>()
+  .use(lambdaLogContext())
+  .handler(createForwarderHandler(forwarderDeps));

@@ -6,4 +6,6 @@ import { createStepHandler } from '../shared/aws/stepHandler.ts';
 import { runNotify } from '../shared/steps/notify/index.ts';
 import { lambdaLogContext } from '../shared/observability/lambda.ts';
 
-export const handler = middy<SQSEvent, SQSBatchResponse>().use(lambdaLogContext()).handler(createStepHandler({ notify: runNotify }, stepDeps('notify')));
+export const handler = middy<SQSEvent, SQSBatchResponse>()
+  .use(lambdaLogContext())
+  .handler(createStepHandler({ notify: runNotify }, stepDeps('notify')));

@@ -5,4 +5,6 @@ import { relayDeps } from '../shared/aws/relayDeps.ts';
 import { createRelayHandler } from '../shared/aws/relay.ts';
 import { lambdaLogContext } from '../shared/observability/lambda.ts';
 
-export const handler = middy<SQSEvent, SQSBatchResponse>().use(lambdaLogContext()).handler(createRelayHandler(relayDeps));
+export const handler = middy<SQSEvent, SQSBatchResponse>()
+  .use(lambdaLogContext())
+  .handler(createRelayHandler(relayDeps));

@@ -6,4 +6,6 @@ import { createStepHandler } from '../shared/aws/stepHandler.ts';
 import { runResolve } from '../shared/steps/resolve/index.ts';
 import { lambdaLogContext } from '../shared/observability/lambda.ts';
 
-export const handler = middy<SQSEvent, SQSBatchResponse>().use(lambdaLogContext()).handler(createStepHandler({ resolve: runResolve }, stepDeps('resolve')));
+export const handler = middy<SQSEvent, SQSBatchResponse>()
+  .use(lambdaLogContext())
+  .handler(createStepHandler({ resolve: runResolve }, stepDeps('resolve')));

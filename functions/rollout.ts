@@ -6,4 +6,6 @@ import { createStepHandler } from '../shared/aws/stepHandler.ts';
 import { runRollout } from '../shared/steps/rollout/index.ts';
 import { lambdaLogContext } from '../shared/observability/lambda.ts';
 
-export const handler = middy<SQSEvent, SQSBatchResponse>().use(lambdaLogContext()).handler(createStepHandler({ rollout: runRollout }, stepDeps('rollout')));
+export const handler = middy<SQSEvent, SQSBatchResponse>()
+  .use(lambdaLogContext())
+  .handler(createStepHandler({ rollout: runRollout }, stepDeps('rollout')));

@@ -6,4 +6,6 @@ import { createStepHandler } from '../shared/aws/stepHandler.ts';
 import { runSnapshot } from '../shared/steps/snapshot/index.ts';
 import { lambdaLogContext } from '../shared/observability/lambda.ts';
 
-export const handler = middy<SQSEvent, SQSBatchResponse>().use(lambdaLogContext()).handler(createStepHandler({ snapshot: runSnapshot }, stepDeps('snapshot')));
+export const handler = middy<SQSEvent, SQSBatchResponse>()
+  .use(lambdaLogContext())
+  .handler(createStepHandler({ snapshot: runSnapshot }, stepDeps('snapshot')));

@@ -6,4 +6,6 @@ import { createStepHandler } from '../shared/aws/stepHandler.ts';
 import { runTokenRefresh } from '../shared/steps/tokenRefresh/index.ts';
 import { lambdaLogContext } from '../shared/observability/lambda.ts';
 
-export const handler = middy<SQSEvent, SQSBatchResponse>().use(lambdaLogContext()).handler(createStepHandler({ 'token-refresh': runTokenRefresh }, stepDeps('token-refresh')));
+export const handler = middy<SQSEvent, SQSBatchResponse>()
+  .use(lambdaLogContext())
+  .handler(createStepHandler({ 'token-refresh': runTokenRefresh }, stepDeps('token-refresh')));

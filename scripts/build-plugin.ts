@@ -17,7 +17,9 @@ await build({
   target: 'node20',
   legalComments: 'none',
   // The bundled CommonJS packages call require for Node's own modules, which ESM lacks.
-  banner: { js: "#!/usr/bin/env node\nimport { createRequire as __aicrRequire } from 'node:module';\nconst require = __aicrRequire(import.meta.url);" },
+  banner: {
+    js: "#!/usr/bin/env node\nimport { createRequire as __aicrRequire } from 'node:module';\nconst require = __aicrRequire(import.meta.url);",
+  },
   logLevel: 'warning',
 });
 chmodSync(outfile, 0o755);

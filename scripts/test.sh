@@ -21,10 +21,11 @@ for link in "${links[@]}"; do TESTENV_STATE_LINK="$link" bash test/env/up.sh; do
 TESTENV_ENVIRONMENTS=$(IFS=:; echo "${links[*]}")
 export TESTENV_ENVIRONMENTS
 NODE=node_modules/.bin/node
-# The type-check and the lint side by side: each keeps one of the 2 cores busy for most of a minute.
+# The type-check and the lint (eslint, then the formatter's check) side by side: each keeps one of the 2 cores busy for most of a minute.
 "$NODE" node_modules/.bin/tsc -p tsconfig.json --noEmit &
 typecheck=$!
 "$NODE" node_modules/.bin/eslint --max-warnings 0 .
+"$NODE" node_modules/.bin/prettier --check --log-level warn .
 wait "$typecheck"
 "$NODE" node_modules/.bin/depcruise --config .dependency-cruiser.cjs shared functions cli bench scripts
 # Integration files in their own processes, one per environment at a time; the unit files together

@@ -40,7 +40,8 @@ function stalled(err: unknown): Outcome | undefined {
       ? { kind: OUTCOME.stalledRetrying, reason: err.reason, message: err.message }
       : { kind: OUTCOME.stalledWaiting, reason: err.reason, message: err.message };
   }
-  if (err instanceof StatusWriteRefusedError) return { kind: OUTCOME.stalledWaiting, reason: 'StatusWriteRefused', message: err.message };
+  if (err instanceof StatusWriteRefusedError)
+    return { kind: OUTCOME.stalledWaiting, reason: 'StatusWriteRefused', message: err.message };
   if (err instanceof KubeRequestError && !NOT_REFUSALS.has(err.status)) {
     return { kind: OUTCOME.stalledRetrying, reason: 'APIRequestRefused', message: err.message };
   }

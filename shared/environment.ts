@@ -30,7 +30,12 @@ export const ConfigSchema = z.object({
    * a queue's own AICR_<QUEUE>_QUEUE_URL wins over it. It gives a route to every step queue,
    * so the function's role, not this setting, limits which of them it may send to.
    */
-  [QUEUE_URL_BASE_SETTING]: z.url({ error: 'must be the URL of the step queues up to their names (https://sqs.<region>.amazonaws.com/<account>/<service>-<stage>-)' }).optional(),
+  [QUEUE_URL_BASE_SETTING]: z
+    .url({
+      error:
+        'must be the URL of the step queues up to their names (https://sqs.<region>.amazonaws.com/<account>/<service>-<stage>-)',
+    })
+    .optional(),
   /** Where delayed sends go; every function that delays a message needs it (the forwarder does not). */
   AICR_DELAY_QUEUE_URL: z.url({ error: 'must be the URL of the standard delay queue' }).optional(),
   /** Long timers (EventBridge Scheduler): the schedule group and the role it sends with. */
@@ -59,8 +64,22 @@ export const ConfigSchema = z.object({
   AICR_FLEET_CLUSTERS: z
     .string()
     .default('')
-    .transform((s) => s.split(',').map((n) => n.trim()).filter((n) => n !== ''))
-    .pipe(z.array(z.string().max(EKS_CLUSTER_NAME.maxLength, { error: EKS_CLUSTER_NAME.message }).regex(EKS_CLUSTER_NAME.pattern, { error: EKS_CLUSTER_NAME.message })).max(50)),
+    .transform((s) =>
+      s
+        .split(',')
+        .map((n) => n.trim())
+        .filter((n) => n !== ''),
+    )
+    .pipe(
+      z
+        .array(
+          z
+            .string()
+            .max(EKS_CLUSTER_NAME.maxLength, { error: EKS_CLUSTER_NAME.message })
+            .regex(EKS_CLUSTER_NAME.pattern, { error: EKS_CLUSTER_NAME.message }),
+        )
+        .max(50),
+    ),
   /** Elsewhere: a kubeconfig file and context (local mode, tests). */
   AICR_KUBECONFIG: z.string().min(1).optional(),
   AICR_KUBE_CONTEXT: z.string().min(1).optional(),
@@ -92,7 +111,9 @@ export class ConfigError extends Error {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const unknown = Object.keys(env).filter((k) => k.startsWith('AICR_') && !KNOWN.has(k));
   if (unknown.length > 0) {
-    throw new ConfigError(`unknown setting ${unknown.join(', ')}: known AICR_ settings are ${[...KNOWN].filter((k) => k.startsWith('AICR_')).join(', ')}`);
+    throw new ConfigError(
+      `unknown setting ${unknown.join(', ')}: known AICR_ settings are ${[...KNOWN].filter((k) => k.startsWith('AICR_')).join(', ')}`,
+    );
   }
   const parsed = ConfigSchema.safeParse(env);
   if (!parsed.success) {
@@ -101,11 +122,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const primary = parsed.data.AICR_EKS_CLUSTER_NAME ?? parsed.data.AICR_KUBE_CONTEXT;
   if (primary !== undefined && parsed.data.AICR_FLEET_CLUSTERS.includes(primary)) {
-    throw new ConfigError(`setting AICR_FLEET_CLUSTERS lists ${primary}, the deployment's own cluster: list only the further ones`);
+    throw new ConfigError(
+      `setting AICR_FLEET_CLUSTERS lists ${primary}, the deployment's own cluster: list only the further ones`,
+    );
   }
   // KROP-3's invariant: the sweeper never acts before the forwarder has had a whole window.
   if (parsed.data.AICR_SWEEP_GRACE <= parsed.data.AICR_FORWARDER_WINDOW_SECONDS * 1000) {
-    throw new ConfigError(`setting AICR_SWEEP_GRACE must be longer than one forwarder window (AICR_FORWARDER_WINDOW_SECONDS, ${parsed.data.AICR_FORWARDER_WINDOW_SECONDS}s)`);
+    throw new ConfigError(
+      `setting AICR_SWEEP_GRACE must be longer than one forwarder window (AICR_FORWARDER_WINDOW_SECONDS, ${parsed.data.AICR_FORWARDER_WINDOW_SECONDS}s)`,
+    );
   }
   return parsed.data;
 }
@@ -113,6 +138,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 /** A setting the caller cannot work without. */
 export function required(config: Config, key: string): string {
   const value = (config as Record<string, unknown>)[key];
-  if (typeof value !== 'string' || value.length === 0) throw new ConfigError(`setting ${key} is required by this function`);
+  if (typeof value !== 'string' || value.length === 0)
+    throw new ConfigError(`setting ${key} is required by this function`);
   return value;
 }

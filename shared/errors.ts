@@ -53,7 +53,9 @@ export class StatusWriteRefusedError extends ControlPlaneError {
   readonly kind = 'status-write-refused';
   constructor(fields: readonly string[]) {
     const on = fields.length > 0 ? ` on ${fields.join(', ')}` : '';
-    super(`the api server refused this step's status write (http 422${on}); this is a control plane bug: report it with the control plane's log`);
+    super(
+      `the api server refused this step's status write (http 422${on}); this is a control plane bug: report it with the control plane's log`,
+    );
     this.fields = fields;
   }
 }
@@ -62,7 +64,9 @@ export class StatusWriteRefusedError extends ControlPlaneError {
 export class StepNotRoutedError extends ControlPlaneError {
   readonly kind = 'step-not-routed';
   constructor(step: string, runs: readonly string[]) {
-    super(`this function runs steps ${runs.join(', ')} but received a message for step ${step}: check the queue routes in serverless.yml against the step table`);
+    super(
+      `this function runs steps ${runs.join(', ')} but received a message for step ${step}: check the queue routes in serverless.yml against the step table`,
+    );
   }
 }
 
@@ -150,7 +154,8 @@ export class RegistryRefusedError extends ControlPlaneError {
   readonly repository: string;
   readonly kind = 'registry-refused';
   constructor(status: number, registry: string, repository: string) {
-    const fix = status === 401 ? 'check the registry credentials' : 'grant the credentials pull access to this repository';
+    const fix =
+      status === 401 ? 'check the registry credentials' : 'grant the credentials pull access to this repository';
     super(`registry ${registry} refused access to ${repository} (http ${status}): ${fix}`);
     this.status = status;
     this.registry = registry;

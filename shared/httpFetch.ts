@@ -88,12 +88,17 @@ function exchange(hop: Hop, signal: AbortSignal | undefined, connectMs: number):
     let response: IncomingMessage | undefined;
     const options = { method: hop.method, headers: hop.headers };
     const onResponse = (res: IncomingMessage): void => resolve((response = res));
-    const req = secure ? httpsRequest(hop.url, { ...options, agent: AGENTS.https }, onResponse) : httpRequest(hop.url, { ...options, agent: AGENTS.http }, onResponse);
+    const req = secure
+      ? httpsRequest(hop.url, { ...options, agent: AGENTS.https }, onResponse)
+      : httpRequest(hop.url, { ...options, agent: AGENTS.http }, onResponse);
     limitConnect(req, secure, connectMs);
     // Kept for the whole exchange: a body broken off later is reported through the response.
     req.on('error', reject);
     if (signal) {
-      const abort = (): void => void (response ?? req).destroy(signal.reason instanceof Error ? signal.reason : new NetworkTimeoutError('aborted'));
+      const abort = (): void =>
+        void (response ?? req).destroy(
+          signal.reason instanceof Error ? signal.reason : new NetworkTimeoutError('aborted'),
+        );
       if (signal.aborted) return abort();
       signal.addEventListener('abort', abort, { once: true });
       req.once('close', () => signal.removeEventListener('abort', abort));
@@ -122,16 +127,27 @@ function redirected(hop: Hop, status: number, location: string): Hop {
  * Nothing asks for a compressed answer, but a server may send one anyway (a chart index stored
  * gzipped on S3): decoded, as the built-in fetch would. A broken-off answer still errors the body.
  */
-const DECODERS: Readonly<Record<string, () => Transform>> = { gzip: createGunzip, 'x-gzip': createGunzip, deflate: createInflate, br: createBrotliDecompress };
+const DECODERS: Readonly<Record<string, () => Transform>> = {
+  gzip: createGunzip,
+  'x-gzip': createGunzip,
+  deflate: createInflate,
+  br: createBrotliDecompress,
+};
 
 function decoded(res: IncomingMessage): Readable {
-  const decoder = DECODERS[String(res.headers['content-encoding'] ?? '').trim().toLowerCase()];
+  const decoder =
+    DECODERS[
+      String(res.headers['content-encoding'] ?? '')
+        .trim()
+        .toLowerCase()
+    ];
   return decoder === undefined ? res : pipeline(res, decoder(), () => undefined);
 }
 
 function toResponse(res: IncomingMessage, method: string): Response {
   const headers = new Headers();
-  for (const [name, value] of Object.entries(res.headers)) for (const v of [value ?? []].flat()) headers.append(name, v);
+  for (const [name, value] of Object.entries(res.headers))
+    for (const v of [value ?? []].flat()) headers.append(name, v);
   const status = res.statusCode ?? 0;
   if (method === 'HEAD' || NULL_BODY.has(status)) {
     res.resume();
@@ -150,7 +166,12 @@ function normalHeaders(headers: Readonly<Record<string, string>> = {}): Record<s
 /** A fetch whose connections are made within `connectTimeoutMs` or fail with NetworkTimeoutError. */
 export function httpFetch(connectTimeoutMs: number): HttpFetch {
   return async (url, init) => {
-    let hop: Hop = { url: new URL(url), method: init.method ?? 'GET', headers: normalHeaders(init.headers), body: init.body };
+    let hop: Hop = {
+      url: new URL(url),
+      method: init.method ?? 'GET',
+      headers: normalHeaders(init.headers),
+      body: init.body,
+    };
     for (let hops = 0; ; hops++) {
       const res = await exchange(hop, init.signal, connectTimeoutMs);
       const status = res.statusCode ?? 0;

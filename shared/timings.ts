@@ -11,7 +11,10 @@ const duration = (fallback: string, min = 1) =>
     .transform((text, ctx) => {
       const ms = parseDuration(text);
       if (ms === undefined || ms < min) {
-        ctx.addIssue({ code: 'custom', message: `must be a duration such as 30s, 10m or 1h30m${min > 1 ? ` (at least ${min} ms)` : ''}` });
+        ctx.addIssue({
+          code: 'custom',
+          message: `must be a duration such as 30s, 10m or 1h30m${min > 1 ? ` (at least ${min} ms)` : ''}`,
+        });
         return z.NEVER;
       }
       return ms;
@@ -71,7 +74,11 @@ export function timingsFrom(s: TimingSettings): Timings {
 export const DEFAULT_TIMINGS: Timings = timingsFrom(TimingsSchema.parse({}));
 
 /** Delay before attempt `attempt + 1`: base doubling per attempt, capped, with downward jitter. */
-export function backoffDelay(attempt: number, t: Pick<Timings, 'backoffBaseMs' | 'backoffCapMs'>, random: () => number = Math.random): number {
+export function backoffDelay(
+  attempt: number,
+  t: Pick<Timings, 'backoffBaseMs' | 'backoffCapMs'>,
+  random: () => number = Math.random,
+): number {
   const exponent = Math.min(30, Math.max(0, attempt - 1));
   const full = Math.min(t.backoffCapMs, t.backoffBaseMs * 2 ** exponent);
   // Up to a tenth shorter, so retries of many runtimes spread out without ever passing the cap.

@@ -66,7 +66,10 @@ export function functionAlarm(v: QueueView): string[] {
 
 /** The dashboard's lines of one per-step metric, one per step (its Step dimension). */
 export function stepMetricLines(views: readonly QueueView[], metric: keyof typeof METRIC): string {
-  return views.flatMap((v) => v.steps).map((step) => JSON.stringify([METRICS_NAMESPACE, METRIC[metric].name, 'service', SERVICE, 'Step', step])).join(',');
+  return views
+    .flatMap((v) => v.steps)
+    .map((step) => JSON.stringify([METRICS_NAMESPACE, METRIC[metric].name, 'service', SERVICE, 'Step', step]))
+    .join(',');
 }
 
 export function functionErrorLines(views: readonly QueueView[]): string {

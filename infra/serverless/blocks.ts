@@ -7,10 +7,15 @@ import type { QueueView } from './queues.ts';
 
 /** AWS's advice for a queue that feeds Lambda: the poller's retries of a throttled batch stay hidden from a second receive. */
 const VISIBILITY_PER_TIMEOUT = 6;
-const EKS_SETTINGS = ['AICR_EKS_CLUSTER_NAME: ${param:eksClusterName}', 'AICR_EKS_ENDPOINT: ${param:eksEndpoint}', 'AICR_EKS_CA_DATA: ${param:eksCaData}'];
+const EKS_SETTINGS = [
+  'AICR_EKS_CLUSTER_NAME: ${param:eksClusterName}',
+  'AICR_EKS_ENDPOINT: ${param:eksEndpoint}',
+  'AICR_EKS_CA_DATA: ${param:eksCaData}',
+];
 /** A run's timings become metric series only where the dashboard plots them (shared/observability/metrics.ts). */
 const TIMING_SETTING = `${STEP_TIMING_METRICS_SETTING}: !If [WithDashboard, 'true', 'false']`;
-const indent = (n: number, lines: readonly string[]): string[] => lines.map((l) => (l === '' ? l : `${' '.repeat(n)}${l}`));
+const indent = (n: number, lines: readonly string[]): string[] =>
+  lines.map((l) => (l === '' ? l : `${' '.repeat(n)}${l}`));
 
 export function stepFunction(v: QueueView): string[] {
   return [
@@ -51,7 +56,11 @@ export function queueUrlBaseSetting(views: readonly QueueView[]): string {
 }
 
 export function vpcExtension(v: QueueView): string[] {
-  return [`${v.functionResource}:`, '  Properties:', '    VpcConfig: !If [InVpc, { SubnetIds: !Ref VpcSubnetIds, SecurityGroupIds: !Ref VpcSecurityGroupIds }, !Ref AWS::NoValue]'];
+  return [
+    `${v.functionResource}:`,
+    '  Properties:',
+    '    VpcConfig: !If [InVpc, { SubnetIds: !Ref VpcSubnetIds, SecurityGroupIds: !Ref VpcSecurityGroupIds }, !Ref AWS::NoValue]',
+  ];
 }
 
 export function stepQueue(v: QueueView): string[] {

@@ -20,17 +20,21 @@ export interface QueueView {
   readonly steps: readonly string[];
 }
 
-const stemOf = (queue: string): string => queue.replace(/(^|-)([a-z0-9])/g, (_, __: string, c: string) => c.toUpperCase());
-const functionResourceOf = (queue: string): string => `${queue.charAt(0).toUpperCase()}${queue.slice(1).replace(/-/g, 'Dash').replace(/_/g, 'Underscore')}LambdaFunction`;
+const stemOf = (queue: string): string =>
+  queue.replace(/(^|-)([a-z0-9])/g, (_, __: string, c: string) => c.toUpperCase());
+const functionResourceOf = (queue: string): string =>
+  `${queue.charAt(0).toUpperCase()}${queue.slice(1).replace(/-/g, 'Dash').replace(/_/g, 'Underscore')}LambdaFunction`;
 
 /** A plain YAML scalar, so it must not read as a mapping or a comment. */
 function plain(text: string): string {
-  if (/: | #|^['"&*!|>%@`{[]/.test(text) || text.length > 256) throw new Error(`not a plain scalar of at most 256 characters: ${text}`);
+  if (/: | #|^['"&*!|>%@`{[]/.test(text) || text.length > 256)
+    throw new Error(`not a plain scalar of at most 256 characters: ${text}`);
   return text;
 }
 
 function viewOf(queue: string, rows: readonly StepRow[]): QueueView {
-  const first = (pick: (r: StepRow) => string | undefined): string | undefined => rows.map(pick).find((x) => x !== undefined);
+  const first = (pick: (r: StepRow) => string | undefined): string | undefined =>
+    rows.map(pick).find((x) => x !== undefined);
   return {
     queue,
     stem: stemOf(queue),
@@ -48,5 +52,10 @@ function viewOf(queue: string, rows: readonly StepRow[]): QueueView {
 }
 
 export function queueViews(table: readonly StepRow[] = STEP_TABLE): QueueView[] {
-  return [...new Set(table.map((r) => r.queue))].map((q) => viewOf(q, table.filter((r) => r.queue === q)));
+  return [...new Set(table.map((r) => r.queue))].map((q) =>
+    viewOf(
+      q,
+      table.filter((r) => r.queue === q),
+    ),
+  );
 }

@@ -40,7 +40,8 @@ const ReportSchema = z.looseObject({
 
 /** Reads upgrade-check's JSON report: every component with its verdict and reason. */
 export function parseVerdicts(text: string | undefined): Collected<Verdicts> {
-  if (text === undefined || text.trim() === '') return { ok: false, problem: 'aicr upgrade-check wrote no JSON report' };
+  if (text === undefined || text.trim() === '')
+    return { ok: false, problem: 'aicr upgrade-check wrote no JSON report' };
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -50,9 +51,14 @@ export function parseVerdicts(text: string | undefined): Collected<Verdicts> {
   const parsed = ReportSchema.safeParse(doc);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return { ok: false, problem: `aicr upgrade-check's report does not read as verdicts: ${issue ? `${issue.path.join('.')} ${issue.message}` : 'unknown shape'}` };
+    return {
+      ok: false,
+      problem: `aicr upgrade-check's report does not read as verdicts: ${issue ? `${issue.path.join('.')} ${issue.message}` : 'unknown shape'}`,
+    };
   }
-  const verdicts = new Map(parsed.data.components.map((c) => [c.name, { verdict: c.verdict, ...(c.reason ? { reason: c.reason } : {}) }]));
+  const verdicts = new Map(
+    parsed.data.components.map((c) => [c.name, { verdict: c.verdict, ...(c.reason ? { reason: c.reason } : {}) }]),
+  );
   return { ok: true, output: verdicts };
 }
 
@@ -70,10 +76,20 @@ export function recipeDigest(text: string): string {
 }
 
 async function placeRecipe(kube: KubePort, hash: string, side: 'from' | 'to', text: string): Promise<void> {
-  const labels = { [LABEL.stage]: STAGE.assessment, [LABEL.input]: hash, [LABEL.role]: ASSESSMENT_RECIPE_ROLE[side], [LABEL.managedBy]: MANAGED_BY_VALUE };
+  const labels = {
+    [LABEL.stage]: STAGE.assessment,
+    [LABEL.input]: hash,
+    [LABEL.role]: ASSESSMENT_RECIPE_ROLE[side],
+    [LABEL.managedBy]: MANAGED_BY_VALUE,
+  };
   const metadata = { name: assessmentRecipeName(hash, side), namespace: STAGE_NAMESPACE.assessment, labels };
   try {
-    await kube.create(KIND.configMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata, data: { [CM_OUTPUT_KEY]: text } });
+    await kube.create(KIND.configMap, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata,
+      data: { [CM_OUTPUT_KEY]: text },
+    });
   } catch (err) {
     // Placed already (an earlier run, or a duplicate message): it holds the same recipe.
     if (!(err instanceof ConflictError)) throw err;
@@ -86,9 +102,15 @@ function reportText(cm: ConfigMapObject | undefined): string | undefined {
   return data[CM_OUTPUT_KEY] ?? data['report.json'] ?? Object.values(data).find((v) => v.trimStart().startsWith('{'));
 }
 
-export function assessmentStage(inputs: AssessmentInputs, kube: KubePort, job: StageSpec<Verdicts>['job'], recipes: { readonly from: string; readonly to: string }): StageSpec<Verdicts> {
+export function assessmentStage(
+  inputs: AssessmentInputs,
+  kube: KubePort,
+  job: StageSpec<Verdicts>['job'],
+  recipes: { readonly from: string; readonly to: string },
+): StageSpec<Verdicts> {
   const namespace = STAGE_NAMESPACE.assessment;
-  const read = async (hash: string): Promise<ConfigMapObject | undefined> => kube.get(KIND.configMap, assessmentOutputName(hash), namespace);
+  const read = async (hash: string): Promise<ConfigMapObject | undefined> =>
+    kube.get(KIND.configMap, assessmentOutputName(hash), namespace);
   return {
     stage: STAGE.assessment,
     inputs,
@@ -106,9 +128,15 @@ export function assessmentStage(inputs: AssessmentInputs, kube: KubePort, job: S
     },
     collect: async (hash) => {
       const cm = await read(hash);
-      if (!cm) return { ok: false, problem: `its output ConfigMap ${namespace}/${assessmentOutputName(hash)} is missing` };
+      if (!cm)
+        return { ok: false, problem: `its output ConfigMap ${namespace}/${assessmentOutputName(hash)} is missing` };
       const r = parseVerdicts(reportText(cm));
-      if (r.ok) await kube.patch(KIND.configMap, cm.metadata.name, namespace, { metadata: { labels: { [LABEL.stage]: STAGE.assessment, [LABEL.input]: hash, [LABEL.managedBy]: MANAGED_BY_VALUE } } });
+      if (r.ok)
+        await kube.patch(KIND.configMap, cm.metadata.name, namespace, {
+          metadata: {
+            labels: { [LABEL.stage]: STAGE.assessment, [LABEL.input]: hash, [LABEL.managedBy]: MANAGED_BY_VALUE },
+          },
+        });
       return r;
     },
   };
@@ -116,5 +144,15 @@ export function assessmentStage(inputs: AssessmentInputs, kube: KubePort, job: S
 
 export function assessmentArgs(hash: string): string[] {
   const cm = (name: string): string => `cm://${STAGE_NAMESPACE.assessment}/${name}`;
-  return ['upgrade-check', '--from', cm(assessmentRecipeName(hash, 'from')), '--to', cm(assessmentRecipeName(hash, 'to')), '-t', 'json', '-o', cm(assessmentOutputName(hash))];
+  return [
+    'upgrade-check',
+    '--from',
+    cm(assessmentRecipeName(hash, 'from')),
+    '--to',
+    cm(assessmentRecipeName(hash, 'to')),
+    '-t',
+    'json',
+    '-o',
+    cm(assessmentOutputName(hash)),
+  ];
 }

@@ -13,7 +13,13 @@ const TestSchema = z.looseObject({
 
 const ReportSchema = z.looseObject({
   results: z.looseObject({
-    summary: z.looseObject({ tests: z.int(), passed: z.int(), failed: z.int(), skipped: z.int().optional(), other: z.int().optional() }),
+    summary: z.looseObject({
+      tests: z.int(),
+      passed: z.int(),
+      failed: z.int(),
+      skipped: z.int().optional(),
+      other: z.int().optional(),
+    }),
     tests: z.array(TestSchema).default([]),
   }),
 });
@@ -61,9 +67,22 @@ export function parseReport(text: string | undefined): Collected<ValidationRepor
   const parsed = ReportSchema.safeParse(doc);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return { ok: false, problem: `the CTRF report does not read as one: ${issue ? `${issue.path.join('.')} ${issue.message}` : 'unknown shape'}` };
+    return {
+      ok: false,
+      problem: `the CTRF report does not read as one: ${issue ? `${issue.path.join('.')} ${issue.message}` : 'unknown shape'}`,
+    };
   }
   const { summary, tests } = parsed.data.results;
   const checks = tests.map((t) => ({ name: t.name, status: t.status, phase: t.suite?.[0], message: t.message }));
-  return { ok: true, output: { tests: summary.tests, passed: summary.passed, failed: summary.failed, skipped: summary.skipped ?? 0, other: summary.other ?? 0, checks } };
+  return {
+    ok: true,
+    output: {
+      tests: summary.tests,
+      passed: summary.passed,
+      failed: summary.failed,
+      skipped: summary.skipped ?? 0,
+      other: summary.other ?? 0,
+      checks,
+    },
+  };
 }

@@ -1,7 +1,17 @@
 // The Job one AICR run is: one container, no retries of its own (the control plane decides
 // about retries), its error output kept as the termination message, placement only from the
 // configuration, and nothing but the stage's own output writable.
-import { AICR_RUNNER_SERVICE_ACCOUNT, AICR_SNAPSHOT_SERVICE_ACCOUNT, AICR_VALIDATE_SERVICE_ACCOUNT, ANNOTATION, DOCKER_CONFIG_KEY, LABEL, MANAGED_BY_VALUE, NODE_LABEL, REGISTRY_JOB_SECRET } from '../api/constants.ts';
+import {
+  AICR_RUNNER_SERVICE_ACCOUNT,
+  AICR_SNAPSHOT_SERVICE_ACCOUNT,
+  AICR_VALIDATE_SERVICE_ACCOUNT,
+  ANNOTATION,
+  DOCKER_CONFIG_KEY,
+  LABEL,
+  MANAGED_BY_VALUE,
+  NODE_LABEL,
+  REGISTRY_JOB_SECRET,
+} from '../api/constants.ts';
 import type { Configuration } from '../configuration/schema.ts';
 import type { WritableObject } from '../kube/port.ts';
 import { parseDuration } from '../api/duration.ts';
@@ -45,26 +55,52 @@ function podSpec(r: RunRequest): Record<string, unknown> {
     ...(Object.keys(nodeSelector).length > 0 ? { nodeSelector } : {}),
     ...(tolerations.length > 0 ? { tolerations } : {}),
     ...(secret ? { imagePullSecrets: [{ name: secret }] } : {}),
-    securityContext: { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } },
-    containers: [
-      {
-        name: 'aicr',
-        image: r.image,
-        args: [...r.args],
-        workingDir: WORK_DIR,
-        env: dockerConfig ? [{ name: 'DOCKER_CONFIG', value: DOCKER_CONFIG_DIR }] : [],
-        // A failed run's last output lines become its termination message: JOB-2 reads them from the Pod.
-        terminationMessagePolicy: 'FallbackToLogsOnError',
-        securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
-        volumeMounts: [{ name: 'work', mountPath: WORK_DIR }, { name: 'tmp', mountPath: '/tmp' }, ...(dockerConfig ? [{ name: 'docker-config', mountPath: DOCKER_CONFIG_DIR, readOnly: true }] : [])],
-      },
-    ],
-    volumes: [
-      { name: 'work', emptyDir: {} },
-      { name: 'tmp', emptyDir: {} },
-      ...(dockerConfig ? [{ name: 'docker-config', secret: { secretName: pushSecret, items: [{ key: DOCKER_CONFIG_KEY, path: 'config.json' }] } }] : []),
+    securityContext: {
+      runAsNonRoot: true,
+      runAsUser: 65532,
+      runAsGroup: 65532,
+      seccompProfile: { type: 'RuntimeDefault' },
+    },
+    containers: [aicrContainer(r, dockerConfig)],
+    volumes: aicrVolumes(dockerConfig, pushSecret),
+  };
+}
+
+function aicrContainer(r: RunRequest, dockerConfig: boolean): Record<string, unknown> {
+  return {
+    name: 'aicr',
+    image: r.image,
+    args: [...r.args],
+    workingDir: WORK_DIR,
+    env: dockerConfig ? [{ name: 'DOCKER_CONFIG', value: DOCKER_CONFIG_DIR }] : [],
+    // A failed run's last output lines become its termination message: JOB-2 reads them from the Pod.
+    terminationMessagePolicy: 'FallbackToLogsOnError',
+    securityContext: {
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+    },
+    volumeMounts: [
+      { name: 'work', mountPath: WORK_DIR },
+      { name: 'tmp', mountPath: '/tmp' },
+      ...(dockerConfig ? [{ name: 'docker-config', mountPath: DOCKER_CONFIG_DIR, readOnly: true }] : []),
     ],
   };
+}
+
+function aicrVolumes(dockerConfig: boolean, pushSecret: string): Record<string, unknown>[] {
+  return [
+    { name: 'work', emptyDir: {} },
+    { name: 'tmp', emptyDir: {} },
+    ...(dockerConfig
+      ? [
+          {
+            name: 'docker-config',
+            secret: { secretName: pushSecret, items: [{ key: DOCKER_CONFIG_KEY, path: 'config.json' }] },
+          },
+        ]
+      : []),
+  ];
 }
 
 /** Host paths AICR's agent reads: the host's systemd (SystemD collector) and OS release (OS collector). */
@@ -100,15 +136,24 @@ function agentPodSpec(r: RunRequest): Record<string, unknown> {
         ],
         terminationMessagePolicy: 'FallbackToLogsOnError',
         securityContext: { privileged: true, runAsUser: 0, runAsGroup: 0 },
-        volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }, ...AGENT_HOST_PATHS.map((h) => ({ name: h.name, mountPath: h.path, readOnly: true }))],
+        volumeMounts: [
+          { name: 'tmp', mountPath: '/tmp' },
+          ...AGENT_HOST_PATHS.map((h) => ({ name: h.name, mountPath: h.path, readOnly: true })),
+        ],
       },
     ],
-    volumes: [{ name: 'tmp', emptyDir: {} }, ...AGENT_HOST_PATHS.map((h) => ({ name: h.name, hostPath: { path: h.path, type: h.type } }))],
+    volumes: [
+      { name: 'tmp', emptyDir: {} },
+      ...AGENT_HOST_PATHS.map((h) => ({ name: h.name, hostPath: { path: h.path, type: h.type } })),
+    ],
   };
 }
 
 /** How long a run may take (the runtime's spec.actionTimeout) and how long a finished Job is kept. */
-export function runLimits(actionTimeout: string, timings: Pick<Timings, 'failedJobTtlMs'>): { activeDeadlineSeconds: number; ttlSecondsAfterFinished: number } {
+export function runLimits(
+  actionTimeout: string,
+  timings: Pick<Timings, 'failedJobTtlMs'>,
+): { activeDeadlineSeconds: number; ttlSecondsAfterFinished: number } {
   return {
     activeDeadlineSeconds: Math.round((parseDuration(actionTimeout) ?? 1_800_000) / 1000),
     ttlSecondsAfterFinished: Math.round(timings.failedJobTtlMs / 1000),

@@ -29,11 +29,17 @@ function flatten(prefix: string, field: string, value: unknown, found: Found): v
   if (value === null || value === undefined) {
     problems.push({ field, message: 'a null value cannot be set by AICR; remove the key to keep the recipe value' });
   } else if (Array.isArray(value)) {
-    problems.push({ field, message: 'a list cannot be set by AICR v0.11.1 (scalars only); set each scalar it holds by its own key instead' });
+    problems.push({
+      field,
+      message: 'a list cannot be set by AICR v0.11.1 (scalars only); set each scalar it holds by its own key instead',
+    });
   } else if (typeof value === 'object') {
     for (const [key, inner] of Object.entries(value)) {
       if (UNSAFE_KEY.test(key) || key === '') {
-        problems.push({ field: `${field}.${key}`, message: "a key with '.', '=', ':', ',' or a space cannot be set through AICR" });
+        problems.push({
+          field: `${field}.${key}`,
+          message: "a key with '.', '=', ':', ',' or a space cannot be set through AICR",
+        });
         continue;
       }
       flatten(prefix ? `${prefix}.${key}` : key, `${field}.${key}`, inner, found);

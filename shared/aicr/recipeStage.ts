@@ -27,22 +27,35 @@ const RecipeResultSchema = z.looseObject({
 });
 
 export function parseRecipe(configMap: string, text: string | undefined): Collected<Recipe> {
-  if (text === undefined) return { ok: false, problem: `its output ConfigMap ${STAGE_NAMESPACE.recipe}/${configMap} has no ${CM_OUTPUT_KEY}` };
+  if (text === undefined)
+    return {
+      ok: false,
+      problem: `its output ConfigMap ${STAGE_NAMESPACE.recipe}/${configMap} has no ${CM_OUTPUT_KEY}`,
+    };
   let doc: unknown;
   try {
     doc = parseYaml(text);
   } catch (err) {
-    return { ok: false, problem: `its output ConfigMap ${STAGE_NAMESPACE.recipe}/${configMap} is not YAML: ${(err as Error).message.split('\n')[0] ?? ''}` };
+    return {
+      ok: false,
+      problem: `its output ConfigMap ${STAGE_NAMESPACE.recipe}/${configMap} is not YAML: ${(err as Error).message.split('\n')[0] ?? ''}`,
+    };
   }
   const parsed = RecipeResultSchema.safeParse(doc);
-  if (!parsed.success) return { ok: false, problem: `its output ConfigMap ${STAGE_NAMESPACE.recipe}/${configMap} ${parsed.error.issues[0]?.message ?? 'is not a recipe'}` };
+  if (!parsed.success)
+    return {
+      ok: false,
+      problem: `its output ConfigMap ${STAGE_NAMESPACE.recipe}/${configMap} ${parsed.error.issues[0]?.message ?? 'is not a recipe'}`,
+    };
   const digest = `sha256:${createHash('sha256').update(text).digest('hex')}`;
   return { ok: true, output: { configMap, digest, components: parsed.data.componentRefs.map((c) => c.name) } };
 }
 
 /** `--service eks --accelerator h100 …` for the criteria the spec states. */
 export function criteriaArgs(criteria: ClusterRuntimeSpec['criteria']): string[] {
-  return (['service', 'accelerator', 'intent', 'os', 'platform'] as const).flatMap((k) => (criteria[k] ? [`--${k}`, criteria[k]] : []));
+  return (['service', 'accelerator', 'intent', 'os', 'platform'] as const).flatMap((k) =>
+    criteria[k] ? [`--${k}`, criteria[k]] : [],
+  );
 }
 
 export interface RecipeInputs {
@@ -63,25 +76,54 @@ async function placeSnapshot(kube: KubePort, hash: string, text: string): Promis
   const name = recipeSnapshotName(hash);
   const namespace = STAGE_NAMESPACE.recipe;
   // Labelled with the recipe's stage and input so it goes with the run's outputs; its role tells it from the output.
-  const labels = { [LABEL.stage]: STAGE.recipe, [LABEL.input]: hash, [LABEL.role]: RECIPE_SNAPSHOT_ROLE, [LABEL.managedBy]: MANAGED_BY_VALUE };
+  const labels = {
+    [LABEL.stage]: STAGE.recipe,
+    [LABEL.input]: hash,
+    [LABEL.role]: RECIPE_SNAPSHOT_ROLE,
+    [LABEL.managedBy]: MANAGED_BY_VALUE,
+  };
   try {
-    await kube.create(KIND.configMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, labels }, data: { [CM_OUTPUT_KEY]: text } });
+    await kube.create(KIND.configMap, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, namespace, labels },
+      data: { [CM_OUTPUT_KEY]: text },
+    });
   } catch (err) {
     // Placed already (a run before, or a duplicate message): it holds the same document.
     if (!(err instanceof ConflictError)) throw err;
   }
 }
 
-export function recipeStage(inputs: RecipeInputs, kube: KubePort, job: StageSpec<Recipe>['job'], snapshotText: string): StageSpec<Recipe> {
-  const namespace = STAGE_NAMESPACE.recipe;
-  // The record check and the collection look at the same ConfigMap: once it has been seen it is
-  // not read again in this call. Not yet seen, it is read again: the run may have written it since.
+/**
+ * The record check and the collection look at the same ConfigMap: once it has been seen it is
+ * not read again by this reader. Not yet seen, it is read again: the run may have written it since.
+ */
+function recipeOutputReader(kube: KubePort): (hash: string) => Promise<ConfigMapObject | undefined> {
   const seen = new Map<string, ConfigMapObject>();
-  const fetch = async (hash: string): Promise<ConfigMapObject | undefined> => {
-    const cm = seen.get(hash) ?? (await kube.get(KIND.configMap, recipeOutputName(hash), namespace));
+  return async (hash) => {
+    const cm = seen.get(hash) ?? (await kube.get(KIND.configMap, recipeOutputName(hash), STAGE_NAMESPACE.recipe));
     if (cm) seen.set(hash, cm);
     return cm;
   };
+}
+
+async function labelCollected(kube: KubePort, hash: string): Promise<void> {
+  await kube.patch(KIND.configMap, recipeOutputName(hash), STAGE_NAMESPACE.recipe, {
+    metadata: {
+      labels: { [LABEL.stage]: STAGE.recipe, [LABEL.input]: hash, [LABEL.managedBy]: MANAGED_BY_VALUE },
+    },
+  });
+}
+
+export function recipeStage(
+  inputs: RecipeInputs,
+  kube: KubePort,
+  job: StageSpec<Recipe>['job'],
+  snapshotText: string,
+): StageSpec<Recipe> {
+  const namespace = STAGE_NAMESPACE.recipe;
+  const fetch = recipeOutputReader(kube);
   const read = async (hash: string): Promise<Collected<Recipe>> => {
     const name = recipeOutputName(hash);
     const cm = await fetch(hash);
@@ -102,7 +144,7 @@ export function recipeStage(inputs: RecipeInputs, kube: KubePort, job: StageSpec
     },
     collect: async (hash) => {
       const r = await read(hash);
-      if (r.ok) await kube.patch(KIND.configMap, recipeOutputName(hash), namespace, { metadata: { labels: { [LABEL.stage]: STAGE.recipe, [LABEL.input]: hash, [LABEL.managedBy]: MANAGED_BY_VALUE } } });
+      if (r.ok) await labelCollected(kube, hash);
       return r;
     },
   };
@@ -110,5 +152,12 @@ export function recipeStage(inputs: RecipeInputs, kube: KubePort, job: StageSpec
 
 export function recipeArgs(inputs: RecipeInputs, hash: string): string[] {
   // The spec's criteria are flags, which AICR lets win over what it reads from the snapshot.
-  return ['recipe', '--snapshot', `cm://${STAGE_NAMESPACE.recipe}/${recipeSnapshotName(hash)}`, ...criteriaArgs(inputs.criteria), '-o', `cm://${STAGE_NAMESPACE.recipe}/${recipeOutputName(hash)}`];
+  return [
+    'recipe',
+    '--snapshot',
+    `cm://${STAGE_NAMESPACE.recipe}/${recipeSnapshotName(hash)}`,
+    ...criteriaArgs(inputs.criteria),
+    '-o',
+    `cm://${STAGE_NAMESPACE.recipe}/${recipeOutputName(hash)}`,
+  ];
 }

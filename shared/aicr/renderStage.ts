@@ -81,6 +81,23 @@ function refusalOf(data: Record<string, string>): Pick<Bundle, 'refused'> {
   return message ? { refused: { message, resnapshot: data[RECORD_REFUSAL_KEY.resnapshot] ?? '' } } : {};
 }
 
+async function writeRenderRecord(kube: KubePort, inputs: RenderInputs, hash: string, reference: string): Promise<void> {
+  await kube.apply(
+    KIND.configMap,
+    {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: renderRecordName(hash),
+        namespace: STAGE_NAMESPACE.render,
+        labels: { [LABEL.stage]: STAGE.render, [LABEL.input]: hash, [LABEL.managedBy]: MANAGED_BY_VALUE },
+      },
+      data: { bundle: reference, recipe: inputs.recipe.configMap, recipeDigest: inputs.recipe.digest },
+    },
+    { fieldManager: FIELD_MANAGER.resolve, force: true },
+  );
+}
+
 export function renderStage(inputs: RenderInputs, kube: KubePort, job: StageSpec<Bundle>['job']): StageSpec<Bundle> {
   const namespace = STAGE_NAMESPACE.render;
   return {
@@ -98,18 +115,13 @@ export function renderStage(inputs: RenderInputs, kube: KubePort, job: StageSpec
     collect: async (hash, _job, pod): Promise<Collected<Bundle>> => {
       const message = pod?.status?.containerStatuses?.find((c) => c.name === 'aicr')?.state?.terminated?.message ?? '';
       const digest = DIGEST.exec(message)?.[0];
-      if (!digest) return { ok: false, problem: 'it reported no pushed digest (its termination message is empty or is not a digest)' };
+      if (!digest)
+        return {
+          ok: false,
+          problem: 'it reported no pushed digest (its termination message is empty or is not a digest)',
+        };
       const reference = `${bundleTarget(inputs, hash)}@${digest}`;
-      await kube.apply(
-        KIND.configMap,
-        {
-          apiVersion: 'v1',
-          kind: 'ConfigMap',
-          metadata: { name: renderRecordName(hash), namespace, labels: { [LABEL.stage]: STAGE.render, [LABEL.input]: hash, [LABEL.managedBy]: MANAGED_BY_VALUE } },
-          data: { bundle: reference, recipe: inputs.recipe.configMap, recipeDigest: inputs.recipe.digest },
-        },
-        { fieldManager: FIELD_MANAGER.resolve, force: true },
-      );
+      await writeRenderRecord(kube, inputs, hash, reference);
       return { ok: true, output: { reference, hash } };
     },
   };

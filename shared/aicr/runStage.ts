@@ -2,14 +2,27 @@
 // call: the stage's record or output, its Jobs (labelled with stage and input hash) and their
 // Pods. Nothing is remembered between calls, so any number of repeated or duplicated messages
 // start at most the one run the Job name allows.
-import { ANNOTATION, LABEL, NAMESPACES } from '../api/constants.ts';
+import { LABEL } from '../api/constants.ts';
 import { ConflictError } from '../errors.ts';
 import { EVENT_REASON, type EventNote, recordEvent } from '../events/recorder.ts';
 import { KIND, type JobObject, type PodObject, type RuntimeObject } from '../kube/kinds.ts';
 import type { KubePort, WritableObject } from '../kube/port.ts';
 import { backoffDelay, type Timings } from '../timings.ts';
 import { STAGE_NAMESPACE, type Stage, inputHash, jobName, runNumberOf } from './stages.ts';
-import { VERDICT, type Verdict, describeExit, errorTail, isVerdict, verdictOf } from './verdict.ts';
+import { VERDICT, describeExit, errorTail, verdictOf } from './verdict.ts';
+import {
+  type Failure,
+  type RunVerdict,
+  exitOf,
+  failureSummary,
+  finishedAt,
+  isFinished,
+  jobFailureText,
+  podsOf,
+  recordVerdict,
+  recordedFailure,
+} from './runJobs.ts';
+import { jobsAfterCleanup, removeStaleOutputs } from './staleRuns.ts';
 import { describeWaiting, runningMessage } from './waiting.ts';
 import type { Logger } from '../observability/log.ts';
 import { PENDING_RECHECK_MS, jobFinished, jobPending } from './runMetrics.ts';
@@ -19,7 +32,8 @@ export const FAILED_RUNS_BOUND = 3;
 /** How long a new Job may have no Pod before that means a refusal (quota, Pod Security). */
 export const POD_GRACE_MS = 5_000;
 
-export type Collected<Out> = { readonly ok: true; readonly output: Out } | { readonly ok: false; readonly problem: string };
+export type Collected<Out> =
+  { readonly ok: true; readonly output: Out } | { readonly ok: false; readonly problem: string };
 
 export interface StageSpec<Out> {
   readonly stage: Stage;
@@ -43,9 +57,20 @@ export interface StageSpec<Out> {
 export type StageOutcome<Out> =
   | { readonly state: 'done'; readonly hash: string; readonly output: Out }
   /** `runId`: the Job of the run waited for. */
-  | { readonly state: 'waiting'; readonly hash: string; readonly message: string; readonly recheckAfterMs?: number; readonly runId?: string }
+  | {
+      readonly state: 'waiting';
+      readonly hash: string;
+      readonly message: string;
+      readonly recheckAfterMs?: number;
+      readonly runId?: string;
+    }
   | { readonly state: 'retrying'; readonly hash: string; readonly message: string; readonly afterMs: number }
-  | { readonly state: 'stalled'; readonly hash: string; readonly reason: 'AICRStageStalled' | 'InvalidSpec' | 'Unauthorized'; readonly message: string };
+  | {
+      readonly state: 'stalled';
+      readonly hash: string;
+      readonly reason: 'AICRStageStalled' | 'InvalidSpec' | 'Unauthorized';
+      readonly message: string;
+    };
 
 export interface StageDeps {
   readonly kube: KubePort;
@@ -53,65 +78,6 @@ export interface StageDeps {
   readonly timings: Timings;
   readonly event: (note: EventNote) => Promise<void>;
   readonly log?: Logger;
-}
-
-interface Failure {
-  readonly job: JobObject;
-  readonly verdict: Verdict;
-  readonly exitCode: number | undefined;
-  readonly tail: string;
-  readonly finishedAt: number;
-}
-
-const isFinished = (job: JobObject, type: 'Complete' | 'Failed'): boolean => job.status?.conditions?.some((c) => c.type === type && c.status === 'True') ?? false;
-
-function finishedAt(job: JobObject): number {
-  const failed = job.status?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
-  return Date.parse(failed?.lastTransitionTime ?? job.status?.completionTime ?? job.metadata.creationTimestamp ?? '') || 0;
-}
-
-async function podsOf(kube: KubePort, job: JobObject): Promise<PodObject[]> {
-  const pods = await kube.list(KIND.pod, { namespace: job.metadata.namespace ?? NAMESPACES.jobs, labelSelector: `job-name=${job.metadata.name}` });
-  return pods.items;
-}
-
-function exitOf(pod: PodObject | undefined): { exitCode: number | undefined; output: string } {
-  const terminated = pod?.status?.containerStatuses?.find((c) => c.name === 'aicr')?.state?.terminated;
-  return { exitCode: terminated?.exitCode, output: terminated?.message ?? '' };
-}
-
-function jobFailureText(job: JobObject): string {
-  const failed = job.status?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
-  return failed ? `the Job failed: ${failed.reason ?? ''} ${failed.message ?? ''}`.trim() : 'its pod is gone';
-}
-
-function recordedFailure(job: JobObject): Failure | undefined {
-  const a = job.metadata.annotations ?? {};
-  const verdict = a[ANNOTATION.verdict];
-  if (!isVerdict(verdict)) return undefined;
-  const code = a[ANNOTATION.exitCode];
-  return { job, verdict, exitCode: code === undefined || code === '' ? undefined : Number(code), tail: a[ANNOTATION.errorTail] ?? '', finishedAt: finishedAt(job) };
-}
-
-export function failureSummary(stage: Stage, f: Failure): string {
-  return `Job ${f.job.metadata.name}: ${describeExit(stage, f.exitCode)}${f.tail ? `: ${f.tail}` : ''}`;
-}
-
-/** The stage's Jobs, once runs for inputs that have changed are gone (JOB-7). */
-async function jobsAfterCleanup(stage: Stage, hash: string, deps: StageDeps): Promise<JobObject[]> {
-  const namespace = STAGE_NAMESPACE[stage];
-  const all = (await deps.kube.list(KIND.job, { namespace, labelSelector: `${LABEL.stage}=${stage}` })).items;
-  for (const stale of all.filter((j) => j.metadata.labels?.[LABEL.input] !== hash && !j.metadata.deletionTimestamp)) {
-    await deps.kube.delete(KIND.job, stale.metadata.name, namespace, { propagationPolicy: 'Background' });
-  }
-  return all;
-}
-
-/** Outputs of earlier inputs go when a run for new ones starts: once per run, not on every look. */
-async function removeStaleOutputs(stage: Stage, hash: string, deps: StageDeps): Promise<void> {
-  const namespace = STAGE_NAMESPACE[stage];
-  const outputs = (await deps.kube.list(KIND.configMap, { namespace, labelSelector: `${LABEL.stage}=${stage},${LABEL.input}!=${hash}` })).items;
-  for (const stale of outputs) await deps.kube.delete(KIND.configMap, stale.metadata.name, namespace);
 }
 
 /** A run's own lines name it (OBS-1): its Job is the run. */
@@ -125,15 +91,23 @@ export async function runStage<Out>(spec: StageSpec<Out>, deps: StageDeps): Prom
   const record = await spec.readRecord(hash);
   if (record !== undefined) return { state: 'done', hash, output: record };
 
-  const all = await jobsAfterCleanup(stage, hash, deps);
-  const mine = all.filter((j) => j.metadata.labels?.[LABEL.input] === hash).sort((a, b) => runNumberOf(a.metadata.name) - runNumberOf(b.metadata.name));
+  const all = await jobsAfterCleanup(stage, hash, deps.kube);
+  const mine = all
+    .filter((j) => j.metadata.labels?.[LABEL.input] === hash)
+    .sort((a, b) => runNumberOf(a.metadata.name) - runNumberOf(b.metadata.name));
 
   const active = mine.find((j) => !isFinished(j, 'Complete') && !isFinished(j, 'Failed'));
   if (active) {
     const waiting = describeWaiting(active, await podsOf(deps.kube, active), deps.now(), POD_GRACE_MS);
     if (waiting.pending) jobPending(runLog(deps, active), active, deps.now());
     const recheckAfterMs = waiting.recheck ? POD_GRACE_MS : waiting.pending ? PENDING_RECHECK_MS : undefined;
-    return { state: 'waiting', hash, message: waiting.message, runId: active.metadata.name, ...(recheckAfterMs === undefined ? {} : { recheckAfterMs }) };
+    return {
+      state: 'waiting',
+      hash,
+      message: waiting.message,
+      runId: active.metadata.name,
+      ...(recheckAfterMs === undefined ? {} : { recheckAfterMs }),
+    };
   }
 
   const failures: Failure[] = [];
@@ -146,7 +120,12 @@ export async function runStage<Out>(spec: StageSpec<Out>, deps: StageDeps): Prom
 }
 
 /** Collects a finished run's output (and removes its Job), or judges it a failure. */
-async function examine<Out>(job: JobObject, hash: string, spec: StageSpec<Out>, deps: StageDeps): Promise<Failure | { readonly output: Out }> {
+async function examine<Out>(
+  job: JobObject,
+  hash: string,
+  spec: StageSpec<Out>,
+  deps: StageDeps,
+): Promise<Failure | { readonly output: Out }> {
   const complete = isFinished(job, 'Complete');
   const pod = !complete || spec.collectReadsPod ? (await podsOf(deps.kube, job))[0] : undefined;
   const { exitCode, output } = exitOf(pod);
@@ -164,14 +143,8 @@ async function examine<Out>(job: JobObject, hash: string, spec: StageSpec<Out>, 
 }
 
 /** Records how a failed run counts on its Job, and says so in an AICRRunFailed Event (JOB-5). */
-async function judge<Out>(job: JobObject, v: { verdict: Verdict; exitCode: number | undefined; tail: string }, spec: StageSpec<Out>, deps: StageDeps): Promise<Failure> {
-  await deps.kube.patch(KIND.job, job.metadata.name, job.metadata.namespace, {
-    // Conditional on what was read, so two deciders cannot both record (and announce) the same run.
-    metadata: {
-      resourceVersion: job.metadata.resourceVersion,
-      annotations: { [ANNOTATION.verdict]: v.verdict, [ANNOTATION.exitCode]: v.exitCode === undefined ? '' : String(v.exitCode), [ANNOTATION.errorTail]: v.tail },
-    },
-  });
+async function judge<Out>(job: JobObject, v: RunVerdict, spec: StageSpec<Out>, deps: StageDeps): Promise<Failure> {
+  await recordVerdict(deps.kube, job, v);
   const failure: Failure = { job, ...v, finishedAt: finishedAt(job) };
   jobFinished(runLog(deps, job), spec.stage, 'Failed', v.exitCode);
   await deps.event({ type: 'Warning', reason: EVENT_REASON.runFailed, message: failureSummary(spec.stage, failure) });
@@ -182,7 +155,9 @@ async function keepForStall(failures: readonly Failure[], deps: StageDeps): Prom
   const ttl = Math.round(deps.timings.stalledJobTtlMs / 1000);
   for (const f of failures) {
     if (f.job.spec?.ttlSecondsAfterFinished === ttl) continue;
-    await deps.kube.patch(KIND.job, f.job.metadata.name, f.job.metadata.namespace, { spec: { ttlSecondsAfterFinished: ttl } });
+    await deps.kube.patch(KIND.job, f.job.metadata.name, f.job.metadata.namespace, {
+      spec: { ttlSecondsAfterFinished: ttl },
+    });
   }
 }
 
@@ -194,15 +169,30 @@ interface Decision<Out> {
 }
 
 /** A stall when the failures so far say the stage must not run again for these inputs. */
-function stallOf<Out>({ spec, hash, failures }: Decision<Out>): Extract<StageOutcome<Out>, { state: 'stalled' }> | undefined {
+function stallOf<Out>({
+  spec,
+  hash,
+  failures,
+}: Decision<Out>): Extract<StageOutcome<Out>, { state: 'stalled' }> | undefined {
   const { stage } = spec;
   const last = failures.at(-1);
   const counted = failures.filter((f) => f.verdict === VERDICT.counted);
   const again = `delete the failed Jobs to run it again: kubectl delete jobs -n ${STAGE_NAMESPACE[stage]} -l ${LABEL.stage}=${stage},${LABEL.input}=${hash}`;
   const refused = failures.find((f) => f.verdict === VERDICT.refused);
-  if (refused) return { state: 'stalled', hash, reason: 'InvalidSpec', message: `AICR refused the ${stage} inputs, so it is not run again for them: ${failureSummary(stage, refused)}. Fix the spec` };
+  if (refused)
+    return {
+      state: 'stalled',
+      hash,
+      reason: 'InvalidSpec',
+      message: `AICR refused the ${stage} inputs, so it is not run again for them: ${failureSummary(stage, refused)}. Fix the spec`,
+    };
   if (last?.verdict === VERDICT.unauthorized) {
-    return { state: 'stalled', hash, reason: 'Unauthorized', message: `the registry refused the push of ${failureSummary(stage, last)}. Check the identity's registry policy and registry.repository, then request a snapshot or ${again}` };
+    return {
+      state: 'stalled',
+      hash,
+      reason: 'Unauthorized',
+      message: `the registry refused the push of ${failureSummary(stage, last)}. Check the identity's registry policy and registry.repository, then request a snapshot or ${again}`,
+    };
   }
   const lastCounted = counted.at(-1);
   if (counted.length < (spec.failedRunsBound ?? FAILED_RUNS_BOUND) || !lastCounted) return undefined;
@@ -215,7 +205,10 @@ function stallOf<Out>({ spec, hash, failures }: Decision<Out>): Extract<StageOut
 }
 
 /** How long a transient failure still holds the next run back (JOB-9), or undefined when it may start. */
-function transientWait<Out>({ spec, hash, failures }: Decision<Out>, deps: StageDeps): Extract<StageOutcome<Out>, { state: 'retrying' }> | undefined {
+function transientWait<Out>(
+  { spec, hash, failures }: Decision<Out>,
+  deps: StageDeps,
+): Extract<StageOutcome<Out>, { state: 'retrying' }> | undefined {
   const last = failures.at(-1);
   if (last?.verdict !== VERDICT.transient) return undefined;
   const transients = failures.filter((f) => f.verdict === VERDICT.transient).length;
@@ -249,14 +242,29 @@ async function next<Out>(d: Decision<Out>, deps: StageDeps): Promise<StageOutcom
       if (!(err instanceof ConflictError)) throw err;
     },
   );
-  await Promise.all([create, run === 1 ? removeStaleOutputs(stage, d.hash, deps) : undefined]);
+  await Promise.all([create, run === 1 ? removeStaleOutputs(stage, d.hash, deps.kube) : undefined]);
   const last = d.failures.at(-1);
   const earlier = last ? `; run ${runNumberOf(last.job.metadata.name)} failed: ${failureSummary(stage, last)}` : '';
-  return { state: 'waiting', hash: d.hash, message: `${runningMessage(stage, name)}${earlier}`, recheckAfterMs: POD_GRACE_MS, runId: name };
+  return {
+    state: 'waiting',
+    hash: d.hash,
+    message: `${runningMessage(stage, name)}${earlier}`,
+    recheckAfterMs: POD_GRACE_MS,
+    runId: name,
+  };
 }
 
 /** What a step gives the run machinery: its own access, clock and timings, and Events on its runtime. */
-export function stageDepsOf(ctx: { readonly kube: KubePort; readonly now: () => Date; readonly timings: Timings; readonly runtime: RuntimeObject; readonly log?: Logger }, reporter: string): StageDeps {
+export function stageDepsOf(
+  ctx: {
+    readonly kube: KubePort;
+    readonly now: () => Date;
+    readonly timings: Timings;
+    readonly runtime: RuntimeObject;
+    readonly log?: Logger;
+  },
+  reporter: string,
+): StageDeps {
   return {
     kube: ctx.kube,
     now: ctx.now,

@@ -27,7 +27,9 @@ export interface Snapshot {
 
 const MeasurementSchema = z.looseObject({
   type: z.string(),
-  subtypes: z.array(z.looseObject({ subtype: z.string(), data: z.record(z.string(), z.unknown()).optional() })).optional(),
+  subtypes: z
+    .array(z.looseObject({ subtype: z.string(), data: z.record(z.string(), z.unknown()).optional() }))
+    .optional(),
 });
 const SnapshotSchema = z.looseObject({
   kind: z.literal('Snapshot', { error: 'is not an AICR Snapshot' }),
@@ -35,14 +37,20 @@ const SnapshotSchema = z.looseObject({
   measurements: z.array(MeasurementSchema).min(1, { error: 'has no measurements' }),
 });
 
-function reading(measurements: z.output<typeof MeasurementSchema>[], type: string, subtype: string, key: string): string | undefined {
+function reading(
+  measurements: z.output<typeof MeasurementSchema>[],
+  type: string,
+  subtype: string,
+  key: string,
+): string | undefined {
   const value = measurements.find((m) => m.type === type)?.subtypes?.find((s) => s.subtype === subtype)?.data?.[key];
   return value === undefined ? undefined : String(value);
 }
 
 /** A snapshot document read from `where`, or what is wrong with it, in words that name where. */
 export function parseSnapshot(where: string, configMap: string, text: string | undefined): Collected<Snapshot> {
-  if (text === undefined || text.trim() === '') return { ok: false, problem: `ConfigMap ${where} has no ${CM_OUTPUT_KEY}` };
+  if (text === undefined || text.trim() === '')
+    return { ok: false, problem: `ConfigMap ${where} has no ${CM_OUTPUT_KEY}` };
   let doc: unknown;
   try {
     doc = parseYaml(text);
@@ -50,13 +58,26 @@ export function parseSnapshot(where: string, configMap: string, text: string | u
     return { ok: false, problem: `ConfigMap ${where} is not YAML: ${(err as Error).message.split('\n')[0] ?? ''}` };
   }
   const parsed = SnapshotSchema.safeParse(doc);
-  if (!parsed.success) return { ok: false, problem: `ConfigMap ${where} ${parsed.error.issues[0]?.message ?? 'is not a snapshot'}` };
+  if (!parsed.success)
+    return { ok: false, problem: `ConfigMap ${where} ${parsed.error.issues[0]?.message ?? 'is not a snapshot'}` };
   if (parsed.data.apiVersion !== SNAPSHOT_API_VERSION) {
-    return { ok: false, problem: `ConfigMap ${where} holds a snapshot of schema ${parsed.data.apiVersion}, which this control plane cannot read (it reads ${SNAPSHOT_API_VERSION}); set spec.aicrVersion to an AICR version whose snapshots it reads` };
+    return {
+      ok: false,
+      problem: `ConfigMap ${where} holds a snapshot of schema ${parsed.data.apiVersion}, which this control plane cannot read (it reads ${SNAPSHOT_API_VERSION}); set spec.aicrVersion to an AICR version whose snapshots it reads`,
+    };
   }
   const m = parsed.data.measurements;
   const digest = `sha256:${createHash('sha256').update(text).digest('hex')}`;
-  return { ok: true, output: { configMap, digest, text, serverVersion: reading(m, 'K8s', 'server', 'version'), gpuModel: reading(m, 'GPU', 'smi', 'gpu.model') } };
+  return {
+    ok: true,
+    output: {
+      configMap,
+      digest,
+      text,
+      serverVersion: reading(m, 'K8s', 'server', 'version'),
+      gpuModel: reading(m, 'GPU', 'smi', 'gpu.model'),
+    },
+  };
 }
 
 /** Reads the snapshot ConfigMap `name` in aicr-system. */
@@ -77,19 +98,32 @@ export interface SnapshotInputs {
   readonly resnapshot: string;
 }
 
-const labelsFor = (hash: string): Record<string, string> => ({ [LABEL.stage]: STAGE.snapshot, [LABEL.input]: hash, [LABEL.managedBy]: MANAGED_BY_VALUE });
+const labelsFor = (hash: string): Record<string, string> => ({
+  [LABEL.stage]: STAGE.snapshot,
+  [LABEL.input]: hash,
+  [LABEL.managedBy]: MANAGED_BY_VALUE,
+});
 
 /** Publishes a checked snapshot in aicr-system, replacing whatever holds that name (a corrupted copy, say). */
 async function publish(kube: KubePort, hash: string, text: string, runtimeUID: string): Promise<void> {
   const name = snapshotOutputName(hash);
   // The runtime's UID lets the forwarder wake discovery when someone edits or deletes it.
-  const metadata = { name, namespace: NAMESPACES.system, labels: labelsFor(hash), annotations: { [ANNOTATION.runtimeUID]: runtimeUID } };
+  const metadata = {
+    name,
+    namespace: NAMESPACES.system,
+    labels: labelsFor(hash),
+    annotations: { [ANNOTATION.runtimeUID]: runtimeUID },
+  };
   const body = { apiVersion: 'v1', kind: 'ConfigMap', metadata, data: { [CM_OUTPUT_KEY]: text } };
   await kube.delete(KIND.configMap, name, NAMESPACES.system);
   await kube.create(KIND.configMap, body);
 }
 
-export function snapshotStage(inputs: SnapshotInputs, kube: KubePort, job: StageSpec<Snapshot>['job']): StageSpec<Snapshot> {
+export function snapshotStage(
+  inputs: SnapshotInputs,
+  kube: KubePort,
+  job: StageSpec<Snapshot>['job'],
+): StageSpec<Snapshot> {
   const namespace = STAGE_NAMESPACE.snapshot;
   return {
     stage: STAGE.snapshot,

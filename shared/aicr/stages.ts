@@ -2,11 +2,23 @@
 import { createHash } from 'node:crypto';
 import { NAMESPACES } from '../api/constants.ts';
 
-export const STAGE = { snapshot: 'snapshot', recipe: 'recipe', render: 'render', assessment: 'assessment', validation: 'validation' } as const;
+export const STAGE = {
+  snapshot: 'snapshot',
+  recipe: 'recipe',
+  render: 'render',
+  assessment: 'assessment',
+  validation: 'validation',
+} as const;
 export type Stage = (typeof STAGE)[keyof typeof STAGE];
 
 /** The aicr command each stage runs, as its failures name it. */
-export const STAGE_COMMAND: Readonly<Record<Stage, string>> = { snapshot: 'snapshot', recipe: 'recipe', render: 'bundle', assessment: 'upgrade-check', validation: 'validate' };
+export const STAGE_COMMAND: Readonly<Record<Stage, string>> = {
+  snapshot: 'snapshot',
+  recipe: 'recipe',
+  render: 'bundle',
+  assessment: 'upgrade-check',
+  validation: 'validate',
+};
 
 export const STAGE_NAMESPACE: Readonly<Record<Stage, string>> = {
   snapshot: NAMESPACES.discovery,
@@ -32,7 +44,10 @@ function canonical(value: unknown): unknown {
 
 /** A stage's inputs as a short hash: the Job label and part of its name. */
 export function inputHash(inputs: unknown): string {
-  return createHash('sha256').update(JSON.stringify(canonical(inputs))).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(inputs)))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 /** `aicr-<stage>-<input hash>-<run number>`: a duplicate message computes the same name, so it cannot start a second run. */

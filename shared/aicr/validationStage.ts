@@ -33,12 +33,25 @@ export interface ValidationRun {
   readonly reportConfigMap: string;
 }
 
-const labelsFor = (hash: string): Record<string, string> => ({ [LABEL.stage]: STAGE.validation, [LABEL.input]: hash, [LABEL.managedBy]: MANAGED_BY_VALUE });
+const labelsFor = (hash: string): Record<string, string> => ({
+  [LABEL.stage]: STAGE.validation,
+  [LABEL.input]: hash,
+  [LABEL.managedBy]: MANAGED_BY_VALUE,
+});
 
 async function place(kube: KubePort, hash: string, what: 'recipe' | 'snapshot', text: string): Promise<void> {
-  const metadata = { name: validationObjectName(hash, what), namespace: STAGE_NAMESPACE.validation, labels: labelsFor(hash) };
+  const metadata = {
+    name: validationObjectName(hash, what),
+    namespace: STAGE_NAMESPACE.validation,
+    labels: labelsFor(hash),
+  };
   try {
-    await kube.create(KIND.configMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata, data: { [CM_OUTPUT_KEY]: text } });
+    await kube.create(KIND.configMap, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata,
+      data: { [CM_OUTPUT_KEY]: text },
+    });
   } catch (err) {
     // Placed already (an earlier run of the same inputs, or a duplicate message): the same text.
     if (!(err instanceof ConflictError)) throw err;
@@ -50,7 +63,12 @@ function reportText(cm: ConfigMapObject | undefined): string | undefined {
   return Object.values(cm?.data ?? {}).find((v) => v.trimStart().startsWith('{'));
 }
 
-export function validationStage(inputs: ValidationInputs, kube: KubePort, job: StageSpec<ValidationRun>['job'], texts: { readonly recipe: string; readonly snapshot: string }): StageSpec<ValidationRun> {
+export function validationStage(
+  inputs: ValidationInputs,
+  kube: KubePort,
+  job: StageSpec<ValidationRun>['job'],
+  texts: { readonly recipe: string; readonly snapshot: string },
+): StageSpec<ValidationRun> {
   const namespace = STAGE_NAMESPACE.validation;
   const read = async (hash: string): Promise<Collected<ValidationRun>> => {
     const name = validationObjectName(hash, 'report');
@@ -59,7 +77,8 @@ export function validationStage(inputs: ValidationInputs, kube: KubePort, job: S
     const r = parseReport(reportText(cm));
     if (!r.ok) return r;
     // AICR writes the report unlabelled; labelled, it goes with the run's other objects when the inputs change.
-    if (cm.metadata.labels?.[LABEL.input] !== hash) await kube.patch(KIND.configMap, name, namespace, { metadata: { labels: labelsFor(hash) } });
+    if (cm.metadata.labels?.[LABEL.input] !== hash)
+      await kube.patch(KIND.configMap, name, namespace, { metadata: { labels: labelsFor(hash) } });
     return { ok: true, output: { report: r.output, reportConfigMap: name } };
   };
   return {
@@ -81,6 +100,19 @@ export function validationStage(inputs: ValidationInputs, kube: KubePort, job: S
 
 /** Only the deployment phase, only in aicr-validation (VAL-5). */
 export function validationArgs(hash: string): string[] {
-  const cm = (what: 'recipe' | 'snapshot' | 'report'): string => `cm://${STAGE_NAMESPACE.validation}/${validationObjectName(hash, what)}`;
-  return ['validate', '--phase', 'deployment', '-n', STAGE_NAMESPACE.validation, '-r', cm('recipe'), '-s', cm('snapshot'), '-o', cm('report')];
+  const cm = (what: 'recipe' | 'snapshot' | 'report'): string =>
+    `cm://${STAGE_NAMESPACE.validation}/${validationObjectName(hash, what)}`;
+  return [
+    'validate',
+    '--phase',
+    'deployment',
+    '-n',
+    STAGE_NAMESPACE.validation,
+    '-r',
+    cm('recipe'),
+    '-s',
+    cm('snapshot'),
+    '-o',
+    cm('report'),
+  ];
 }

@@ -32,14 +32,22 @@ const COMMAND_FAILED = /command failed: error=(.*?)(?: exitCode=[0-9]+)?$/;
  * annotation: AICR's own error line when it printed one, else the last lines.
  */
 export function errorTail(output: string): string {
-  const lines = output.replace(ANSI, '').split('\n').map((l) => l.trimEnd()).filter((l) => l.trim() !== '');
-  const failed = lines.map((l) => COMMAND_FAILED.exec(l)?.[1]).filter((l) => l !== undefined).at(-1);
+  const lines = output
+    .replace(ANSI, '')
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .filter((l) => l.trim() !== '');
+  const failed = lines
+    .map((l) => COMMAND_FAILED.exec(l)?.[1])
+    .filter((l) => l !== undefined)
+    .at(-1);
   const tail = failed ?? lines.slice(-TAIL_LINES).join('\n');
   return tail.length > TAIL_BYTES ? `…${tail.slice(-TAIL_BYTES)}` : tail;
 }
 
 /** A push the registry refused (401/403), which AICR wraps like an outage. */
-const REGISTRY_REFUSAL = /failed to push artifact to registry[\s\S]*(\b401\b|\b403\b|unauthorized|denied|forbidden|credential not found)/i;
+const REGISTRY_REFUSAL =
+  /failed to push artifact to registry[\s\S]*(\b401\b|\b403\b|unauthorized|denied|forbidden|credential not found)/i;
 /** An outage AICR reports inside another code: v0.11.1's `bundle` wraps a failed push as INTERNAL (exit 8); newer releases exit 6. */
 const NESTED_UNAVAILABLE = /\[SERVICE_UNAVAILABLE\]/;
 /** AICR's own code for bad input, which `recipe` re-wraps as INTERNAL (exit 8). */

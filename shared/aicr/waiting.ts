@@ -40,14 +40,20 @@ const HELD_BACK = new Set([
 function withoutPod(job: JobObject, now: Date, podGraceMs: number): Waiting {
   const name = job.metadata.name;
   const created = Date.parse(job.metadata.creationTimestamp ?? '') || now.getTime();
-  if (now.getTime() - created < podGraceMs) return { message: runningMessage(job.metadata.labels?.[LABEL.stage] ?? '', name), recheck: true };
-  return { message: `Job ${name} has no pod (a quota or Pod Security refusal; kubectl describe job ${name} -n ${job.metadata.namespace ?? ''} shows it)`, recheck: false, pending: true };
+  if (now.getTime() - created < podGraceMs)
+    return { message: runningMessage(job.metadata.labels?.[LABEL.stage] ?? '', name), recheck: true };
+  return {
+    message: `Job ${name} has no pod (a quota or Pod Security refusal; kubectl describe job ${name} -n ${job.metadata.namespace ?? ''} shows it)`,
+    recheck: false,
+    pending: true,
+  };
 }
 
 function heldBack(pod: PodObject): string | undefined {
   for (const c of pod.status?.containerStatuses ?? []) {
     const waiting = c.state?.waiting;
-    if (waiting?.reason && HELD_BACK.has(waiting.reason)) return `${waiting.reason}: ${waiting.message ?? ''}`.trimEnd();
+    if (waiting?.reason && HELD_BACK.has(waiting.reason))
+      return `${waiting.reason}: ${waiting.message ?? ''}`.trimEnd();
   }
   return undefined;
 }
@@ -57,7 +63,12 @@ export function describeWaiting(job: JobObject, pods: readonly PodObject[], now:
   const pod = pods.find((p) => !p.metadata.deletionTimestamp) ?? pods[0];
   if (!pod) return withoutPod(job, now, podGraceMs);
   const unscheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False');
-  if (unscheduled) return { message: `Job ${name} is not scheduled: ${unscheduled.message ?? unscheduled.reason ?? 'no reason given'}`, recheck: false, pending: true };
+  if (unscheduled)
+    return {
+      message: `Job ${name} is not scheduled: ${unscheduled.message ?? unscheduled.reason ?? 'no reason given'}`,
+      recheck: false,
+      pending: true,
+    };
   const held = heldBack(pod);
   if (held) return { message: `Job ${name}: ${held}`, recheck: false, pending: true };
   return { message: runningMessage(job.metadata.labels?.[LABEL.stage] ?? '', name), recheck: false };

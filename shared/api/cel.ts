@@ -18,7 +18,12 @@ export interface CelCheck<T> extends CelRule {
 /** Only the keys the API server knows: the predicate must not reach the CRD. */
 function ruleOnly(check: CelRule): CelRule {
   const { rule, message, fieldPath, reason } = check;
-  return { rule, message, ...(fieldPath === undefined ? {} : { fieldPath }), ...(reason === undefined ? {} : { reason }) };
+  return {
+    rule,
+    message,
+    ...(fieldPath === undefined ? {} : { fieldPath }),
+    ...(reason === undefined ? {} : { reason }),
+  };
 }
 
 export function celMeta(...rules: CelRule[]): { 'x-kubernetes-validations': CelRule[] } {
@@ -37,7 +42,8 @@ export function celPath(rule: CelRule): string[] {
 export function withCel<S extends z.ZodType>(schema: S, ...checks: CelCheck<z.output<S>>[]): S {
   return schema
     .superRefine((value, ctx) => {
-      for (const c of checks) if (!c.holds(value)) ctx.addIssue({ code: 'custom', message: c.message, path: celPath(c) });
+      for (const c of checks)
+        if (!c.holds(value)) ctx.addIssue({ code: 'custom', message: c.message, path: celPath(c) });
     })
     .meta(celMeta(...checks));
 }

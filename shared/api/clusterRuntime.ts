@@ -12,18 +12,34 @@ import { WorkloadsSchema } from './workloads.ts';
 
 export const CriteriaSchema = apiObject(
   z.object({
-    service: described(z.enum(['eks', 'gke', 'aks', 'oke', 'ocp', 'kind', 'lke', 'bcm', 'metal3', 'rke2', 'generic', 'k0s']), 'Kubernetes service or distribution the cluster runs on.').optional(),
-    accelerator: described(z.enum(['h100', 'h200', 'gb200', 'gb300', 'b200', 'a100', 'l40', 'l40s', 'rtx-pro-6000', 'vr200']), 'GPU model of the worker nodes.').optional(),
+    service: described(
+      z.enum(['eks', 'gke', 'aks', 'oke', 'ocp', 'kind', 'lke', 'bcm', 'metal3', 'rke2', 'generic', 'k0s']),
+      'Kubernetes service or distribution the cluster runs on.',
+    ).optional(),
+    accelerator: described(
+      z.enum(['h100', 'h200', 'gb200', 'gb300', 'b200', 'a100', 'l40', 'l40s', 'rtx-pro-6000', 'vr200']),
+      'GPU model of the worker nodes.',
+    ).optional(),
     intent: described(z.enum(['training', 'inference']), 'What the cluster is for.').optional(),
-    os: described(z.enum(['ubuntu', 'rhel', 'cos', 'amazonlinux', 'ol', 'talos']), 'Operating system of the GPU nodes.').optional(),
-    platform: described(z.enum(['dynamo', 'kubeflow', 'nim', 'runai', 'slurm']), 'Workload platform to install on top of the GPU stack.').optional(),
+    os: described(
+      z.enum(['ubuntu', 'rhel', 'cos', 'amazonlinux', 'ol', 'talos']),
+      'Operating system of the GPU nodes.',
+    ).optional(),
+    platform: described(
+      z.enum(['dynamo', 'kubeflow', 'nim', 'runai', 'slurm']),
+      'Workload platform to install on top of the GPU stack.',
+    ).optional(),
   }),
-).meta({ description: 'What the AICR recipe is chosen for. A criterion left out is filled from discovery of the cluster.' });
+).meta({
+  description: 'What the AICR recipe is chosen for. A criterion left out is filled from discovery of the cluster.',
+});
 
 export const ComponentOverrideSchema = apiObject(
   z.object({
     enabled: described(z.boolean(), 'Whether the component is installed; false removes it from the plan.').optional(),
-    version: boundedString(128, "Chart version to use instead of the recipe's.").min(1, { error: 'must not be empty' }).optional(),
+    version: boundedString(128, "Chart version to use instead of the recipe's.")
+      .min(1, { error: 'must not be empty' })
+      .optional(),
     /** Helm values merged over the recipe's; free-form, so stored as given. */
     values: described(z.looseObject({}), "Helm values merged over the recipe's values for this component.").optional(),
   }),
@@ -47,7 +63,10 @@ const automaticForbidsPlan: CelCheck<{ mode: string; plan?: string | undefined }
 export const SelectionSchema = apiObject(
   withCel(
     z.object({
-      mode: described(z.enum(['Automatic', 'Pinned']), 'Automatic follows the newest approved plan; Pinned stays on the named plan.').default('Automatic'),
+      mode: described(
+        z.enum(['Automatic', 'Pinned']),
+        'Automatic follows the newest approved plan; Pinned stays on the named plan.',
+      ).default('Automatic'),
       plan: patternString(PLAN_NAME, 'The plan to stay on; only with mode Pinned.').optional(),
     }),
     pinnedNeedsPlan,
@@ -56,26 +75,60 @@ export const SelectionSchema = apiObject(
 ).meta({ description: 'How the plan the cluster should run is chosen.' });
 
 const ValidationSchema = apiObject(
-  z.object({ deployment: described(z.enum(['Required', 'Disabled']), 'Required runs the deployment validation after each rollout; Disabled skips it.').default('Required') }),
+  z.object({
+    deployment: described(
+      z.enum(['Required', 'Disabled']),
+      'Required runs the deployment validation after each rollout; Disabled skips it.',
+    ).default('Required'),
+  }),
 ).meta({ description: 'Checks run against the cluster after a rollout.' });
 
 const AdoptionSchema = apiObject(
-  z.object({ runtimeUID: patternString(uidRule('the earlier ClusterRuntime'), 'UID of the earlier ClusterRuntime whose releases this one takes over.') }),
-).meta({ description: 'Takes over the releases of an earlier ClusterRuntime that was deleted with deletionPolicy Orphan.' });
+  z.object({
+    runtimeUID: patternString(
+      uidRule('the earlier ClusterRuntime'),
+      'UID of the earlier ClusterRuntime whose releases this one takes over.',
+    ),
+  }),
+).meta({
+  description: 'Takes over the releases of an earlier ClusterRuntime that was deleted with deletionPolicy Orphan.',
+});
 
 export const ClusterRuntimeSpecSchema = apiObject(
   z.object({
-    aicrVersion: patternString(AICR_VERSION, 'AICR release whose recipes and CLI the control plane uses, such as v1.1.0.'),
+    aicrVersion: patternString(
+      AICR_VERSION,
+      'AICR release whose recipes and CLI the control plane uses, such as v1.1.0.',
+    ),
     criteria: CriteriaSchema.prefault({}),
-    components: keyedMap(ComponentOverrideSchema, { key: COMPONENT_NAME, maxProperties: MAX_COMPONENTS }, `Overrides per component, keyed by component name; at most ${MAX_COMPONENTS}.`).optional(),
+    components: keyedMap(
+      ComponentOverrideSchema,
+      { key: COMPONENT_NAME, maxProperties: MAX_COMPONENTS },
+      `Overrides per component, keyed by component name; at most ${MAX_COMPONENTS}.`,
+    ).optional(),
     selection: SelectionSchema.prefault({ mode: 'Automatic' }),
     validation: ValidationSchema.prefault({ deployment: 'Required' }),
-    paused: described(z.boolean(), 'While true, no rollout starts or moves on; the control plane still observes and reports.').default(false),
-    suspendEngine: described(z.boolean(), 'While true, the GitOps engine stops applying releases to the cluster.').default(false),
-    deletionPolicy: described(z.enum(['Orphan', 'Delete']), 'What happens to installed releases when the runtime is deleted: Orphan keeps them, Delete removes them.').default('Orphan'),
+    paused: described(
+      z.boolean(),
+      'While true, no rollout starts or moves on; the control plane still observes and reports.',
+    ).default(false),
+    suspendEngine: described(
+      z.boolean(),
+      'While true, the GitOps engine stops applying releases to the cluster.',
+    ).default(false),
+    deletionPolicy: described(
+      z.enum(['Orphan', 'Delete']),
+      'What happens to installed releases when the runtime is deleted: Orphan keeps them, Delete removes them.',
+    ).default('Orphan'),
     adoption: AdoptionSchema.optional(),
-    actionTimeout: durationString({ min: '10s', max: '168h', maxInWords: '7 days' }, 'Longest one action (a Job, a sync) may run before it counts as failed; 10s to 168h.').default('30m'),
-    approvalTimeout: durationString({ min: '30s', max: '720h', maxInWords: '30 days' }, 'Longest a plan waits for approval before it expires; 30s to 720h.').default('72h'),
+    actionTimeout: durationString(
+      { min: '10s', max: '168h', maxInWords: '7 days' },
+      'Longest one action (a Job, a sync) may run before it counts as failed; 10s to 168h.',
+    ).default('30m'),
+    approvalTimeout: durationString(
+      { min: '30s', max: '720h', maxInWords: '30 days' },
+      'Longest a plan waits for approval before it expires; 30s to 720h.',
+    ).default('72h'),
     maintenance: MaintenanceSchema.optional(),
     workloads: WorkloadsSchema.optional(),
   }),
@@ -84,11 +137,14 @@ export type ClusterRuntimeSpec = z.output<typeof ClusterRuntimeSpecSchema>;
 
 const NodeGroupSchema = z
   .object({
-    name: boundedString(253, 'The node group, from its nodes\' node-group label (or their instance type).'),
+    name: boundedString(253, "The node group, from its nodes' node-group label (or their instance type)."),
     instanceType: boundedString(128, 'The instance type of its nodes.').optional(),
     nodes: described(z.int().min(0), 'How many Nodes it has now.'),
     gpu: z
-      .object({ product: boundedString(128, 'GPU product, from the feature discovery label.'), count: described(z.int().min(0), 'GPUs per node, from the Node capacity.') })
+      .object({
+        product: boundedString(128, 'GPU product, from the feature discovery label.'),
+        count: described(z.int().min(0), 'GPUs per node, from the Node capacity.'),
+      })
       .meta({ description: 'The GPUs of each of its nodes; absent for a group without GPUs.' })
       .optional(),
     taints: described(z.array(boundedString(512, 'A taint as key=value:effect.')).max(32), 'Taints its nodes carry.'),
@@ -100,24 +156,43 @@ const planRef = (description: string): z.ZodString => boundedString(253, descrip
 export const ClusterRuntimeStatusSchema = z
   .object({
     observedGeneration: described(z.int().min(0), 'The spec generation this status describes.').optional(),
-    conditions: described(z.array(ConditionSchema).max(32), 'Ready, Reconciling, Stalled and the domain conditions, one per type.')
+    conditions: described(
+      z.array(ConditionSchema).max(32),
+      'Ready, Reconciling, Stalled and the domain conditions, one per type.',
+    )
       .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] })
       .optional(),
     activePlan: planRef('The plan the cluster runs now.').optional(),
-    candidatePlan: planRef('The plan resolved from the current inputs (criteria, snapshot, overrides, AICR version).').optional(),
-    targetPlan: planRef('The plan the cluster is moving to: the candidate, or the plan spec.selection pins.').optional(),
+    candidatePlan: planRef(
+      'The plan resolved from the current inputs (criteria, snapshot, overrides, AICR version).',
+    ).optional(),
+    targetPlan: planRef(
+      'The plan the cluster is moving to: the candidate, or the plan spec.selection pins.',
+    ).optional(),
     discovery: z
       .object({
-        nodeGroups: described(z.array(NodeGroupSchema).max(64), 'The node groups read from the Node objects, GPU groups first.').optional(),
+        nodeGroups: described(
+          z.array(NodeGroupSchema).max(64),
+          'The node groups read from the Node objects, GPU groups first.',
+        ).optional(),
         snapshot: z
           .object({
-            configMap: boundedString(253, 'ConfigMap in aicr-system holding the latest snapshot of the cluster.').optional(),
+            configMap: boundedString(
+              253,
+              'ConfigMap in aicr-system holding the latest snapshot of the cluster.',
+            ).optional(),
             digest: boundedString(128, 'sha256 digest of the snapshot document that ConfigMap holds.').optional(),
-            resnapshot: boundedString(253, 'The operator.aicr.run/resnapshot value the latest snapshot was taken for.').optional(),
+            resnapshot: boundedString(
+              253,
+              'The operator.aicr.run/resnapshot value the latest snapshot was taken for.',
+            ).optional(),
             waiting: boundedString(2048, 'What a snapshot under way is waiting for.').optional(),
             failure: z
               .object({
-                reason: boundedString(64, 'Why discovery could not give a usable snapshot, as a reason Resolved carries.'),
+                reason: boundedString(
+                  64,
+                  'Why discovery could not give a usable snapshot, as a reason Resolved carries.',
+                ),
                 message: boundedString(4096, 'The cause and the fix.'),
               })
               .meta({ description: 'Why the latest discovery failed; absent once it succeeds.' })
@@ -131,9 +206,15 @@ export const ClusterRuntimeStatusSchema = z
     notifications: z
       .object({
         sent: described(z.int().min(0), 'How many notifications were sent for this runtime.'),
-        rollout: boundedString(512, 'The rollout state last told (awaiting approval, ended, or a wait that started); empty when none is worth telling.'),
+        rollout: boundedString(
+          512,
+          'The rollout state last told (awaiting approval, ended, or a wait that started); empty when none is worth telling.',
+        ),
         released: boundedString(512, 'The released plan last told; empty while the runtime is not Released.'),
-        stalled: boundedString(512, 'The stall last told, as its reason and transition time; empty while the runtime is not Stalled.'),
+        stalled: boundedString(
+          512,
+          'The stall last told, as its reason and transition time; empty while the runtime is not Stalled.',
+        ),
       })
       .meta({ description: 'What the notify step last told (EventBridge notifications), so a state is told once.' })
       .optional(),

@@ -11,8 +11,18 @@ export const RUNTIME_NAME = 'cluster';
 export const ROLLOUT_NAME_PREFIX = { Upgrade: 'aicr-rollout-', Adopt: 'aicr-adopt-', Remove: 'aicr-removal-' } as const;
 
 export const KINDS = {
-  clusterRuntime: { kind: 'ClusterRuntime', plural: 'clusterruntimes', singular: 'clusterruntime', shortNames: ['cr', 'aicr'] },
-  runtimeRollout: { kind: 'RuntimeRollout', plural: 'runtimerollouts', singular: 'runtimerollout', shortNames: ['rro'] },
+  clusterRuntime: {
+    kind: 'ClusterRuntime',
+    plural: 'clusterruntimes',
+    singular: 'clusterruntime',
+    shortNames: ['cr', 'aicr'],
+  },
+  runtimeRollout: {
+    kind: 'RuntimeRollout',
+    plural: 'runtimerollouts',
+    singular: 'runtimerollout',
+    shortNames: ['rro'],
+  },
 } as const;
 
 export const NAMESPACES = {
@@ -49,7 +59,12 @@ export const SUMMARY_CONDITIONS = [CONDITION.ready, CONDITION.reconciling, CONDI
 export type SummaryConditionType = (typeof SUMMARY_CONDITIONS)[number];
 export type DomainConditionType = Exclude<ConditionType, SummaryConditionType>;
 /** Domain conditions in the order a summary looks at them: the earliest one explains the runtime. */
-export const DOMAIN_CONDITIONS = [CONDITION.resolved, CONDITION.engineAvailable, CONDITION.inventoryConsistent, CONDITION.released] as const satisfies readonly DomainConditionType[];
+export const DOMAIN_CONDITIONS = [
+  CONDITION.resolved,
+  CONDITION.engineAvailable,
+  CONDITION.inventoryConsistent,
+  CONDITION.released,
+] as const satisfies readonly DomainConditionType[];
 
 /** The first AICR release this control plane runs `aicr upgrade-check` with; earlier ones have no such command, and their moves are assessed `unknown` (docs/adr/0009). */
 export const AICR_UPGRADE_CHECK_SINCE = 'v0.17.0';
@@ -194,7 +209,9 @@ export const stepFieldManager = <S extends string>(step: S): `aicr-${S}` => `aic
 
 type StepFieldManagers = { readonly [K in StepKey]: `aicr-${(typeof STEP)[K]}` };
 // Object.fromEntries forgets the keys; the mapped type puts back what the map above guarantees.
-const STEP_FIELD_MANAGERS = Object.fromEntries(Object.entries(STEP).map(([key, name]) => [key, stepFieldManager(name)])) as StepFieldManagers;
+const STEP_FIELD_MANAGERS = Object.fromEntries(
+  Object.entries(STEP).map(([key, name]) => [key, stepFieldManager(name)]),
+) as StepFieldManagers;
 
 /** The field managers code names directly: each step's, by the rule, and the summary's. */
 export const FIELD_MANAGER = {
@@ -318,10 +335,18 @@ export const ROLLOUT_CONDITION = {
 } as const;
 
 /** Where the forwarder records the resourceVersion it has forwarded up to. */
-export const FORWARDER_CHECKPOINT = { namespace: NAMESPACES.system, name: 'aicr-forwarder-checkpoint', key: 'resourceVersion' } as const;
+export const FORWARDER_CHECKPOINT = {
+  namespace: NAMESPACES.system,
+  name: 'aicr-forwarder-checkpoint',
+  key: 'resourceVersion',
+} as const;
 
 /** The cluster-side Helm chart (infra/chart/) and the release name the docs, tests and local mode install it as. */
-export const CHART = { name: 'aicr-control-plane', release: 'aicr-control-plane', namespace: NAMESPACES.system } as const;
+export const CHART = {
+  name: 'aicr-control-plane',
+  release: 'aicr-control-plane',
+  namespace: NAMESPACES.system,
+} as const;
 
 /** Helm's annotation for what `helm uninstall` (and an upgrade to a chart without it) leaves in place. */
 export const KEEP_ON_UNINSTALL = { 'helm.sh/resource-policy': 'keep' } as const;

@@ -38,7 +38,9 @@ export function toStructural(node: Json): Json {
 }
 
 function openapi(schema: z.ZodType): JsonObject {
-  return toStructural(z.toJSONSchema(schema, { io: 'input', target: 'openapi-3.0', unrepresentable: 'throw' }) as Json) as JsonObject;
+  return toStructural(
+    z.toJSONSchema(schema, { io: 'input', target: 'openapi-3.0', unrepresentable: 'throw' }) as Json,
+  ) as JsonObject;
 }
 
 interface KindNames {

@@ -48,7 +48,11 @@ export interface PatternRule {
 
 /** The CEL rule and zod predicate for one pattern (ASCII classes only, so JS and RE2 agree). */
 export function matchCheck(rule: PatternRule): CelCheck<string> {
-  return { rule: `self.matches(${celString(rule.pattern.source)})`, message: rule.message, holds: (s) => rule.pattern.test(s) };
+  return {
+    rule: `self.matches(${celString(rule.pattern.source)})`,
+    message: rule.message,
+    holds: (s) => rule.pattern.test(s),
+  };
 }
 
 export function patternString(rule: PatternRule, description: string): z.ZodString {

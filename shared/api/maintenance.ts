@@ -61,10 +61,22 @@ const MAX_WINDOWS = 16;
 
 const MaintenanceWindowSchema = apiObject(
   z.object({
-    kind: described(z.enum(['Allow', 'Deny']), 'Allow: steps may start inside the window. Deny: no step starts inside it, whatever the allow windows say.').default('Allow'),
-    schedule: patternString({ pattern: SCHEDULE_PATTERN, maxLength: SCHEDULE_MAX_LENGTH, message: SCHEDULE_MESSAGE }, 'When the window opens: a cron schedule (minute hour day-of-month month day-of-week), read in timeZone.'),
-    duration: durationString({ min: '1m', max: '168h', maxInWords: '7 days' }, 'How long the window stays open from each start; 1m to 168h.'),
-    timeZone: withCel(boundedString(64, 'The IANA time zone the schedule is read in, such as Europe/Berlin.'), timeZoneCheck).default('UTC'),
+    kind: described(
+      z.enum(['Allow', 'Deny']),
+      'Allow: steps may start inside the window. Deny: no step starts inside it, whatever the allow windows say.',
+    ).default('Allow'),
+    schedule: patternString(
+      { pattern: SCHEDULE_PATTERN, maxLength: SCHEDULE_MAX_LENGTH, message: SCHEDULE_MESSAGE },
+      'When the window opens: a cron schedule (minute hour day-of-month month day-of-week), read in timeZone.',
+    ),
+    duration: durationString(
+      { min: '1m', max: '168h', maxInWords: '7 days' },
+      'How long the window stays open from each start; 1m to 168h.',
+    ),
+    timeZone: withCel(
+      boundedString(64, 'The IANA time zone the schedule is read in, such as Europe/Berlin.'),
+      timeZoneCheck,
+    ).default('UTC'),
   }),
 ).meta({ description: 'One maintenance window.' });
 
@@ -75,5 +87,8 @@ export const MaintenanceSchema = apiObject(
       `When rollout steps may start, at most ${MAX_WINDOWS}. None: at any time. With any Allow window, only inside one; never inside a Deny window.`,
     ).optional(),
   }),
-).meta({ description: 'When the control plane may change the cluster. Creating and approving a rollout is possible at any time; its steps wait for a window.' });
+).meta({
+  description:
+    'When the control plane may change the cluster. Creating and approving a rollout is possible at any time; its steps wait for a window.',
+});
 export type Maintenance = z.output<typeof MaintenanceSchema>;

@@ -7,7 +7,8 @@ import type { PatternRule } from './fields.ts';
 export const COMPONENT_NAME: PatternRule = {
   pattern: /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/,
   maxLength: 63,
-  message: "must be a component name: at most 63 lowercase letters, digits or '-', starting and ending with a letter or digit",
+  message:
+    "must be a component name: at most 63 lowercase letters, digits or '-', starting and ending with a letter or digit",
 };
 
 /** An EKS cluster's name, as a fleet lists it (ADR 0019) and as queue messages carry it. */

@@ -88,7 +88,12 @@ export const REASONS = {
 export type Reason = keyof typeof REASONS;
 
 /** The reasons discovery fails with; the snapshot step records them in status.discovery. */
-export const DISCOVERY_REASONS = ['DiscoveryFailed', 'NoGPUNodes', 'NodeGroupMismatch', 'SnapshotUnreadable'] as const satisfies readonly Reason[];
+export const DISCOVERY_REASONS = [
+  'DiscoveryFailed',
+  'NoGPUNodes',
+  'NodeGroupMismatch',
+  'SnapshotUnreadable',
+] as const satisfies readonly Reason[];
 export type DiscoveryReason = (typeof DISCOVERY_REASONS)[number];
 
 export function isDiscoveryReason(value: string): value is DiscoveryReason {

@@ -15,8 +15,10 @@ export function renderCrds(): Record<string, string> {
   for (const [plural, build] of Object.entries(ALL_CRDS)) {
     const crd = build();
     const metadata = crd['metadata'];
-    if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) throw new Error(`the ${plural} CRD has no metadata`);
-    out[`${plural}.yaml`] = HEADER + stringify({ ...crd, metadata: { ...metadata, annotations: KEEP_ON_UNINSTALL } }, { lineWidth: 0 });
+    if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata))
+      throw new Error(`the ${plural} CRD has no metadata`);
+    out[`${plural}.yaml`] =
+      HEADER + stringify({ ...crd, metadata: { ...metadata, annotations: KEEP_ON_UNINSTALL } }, { lineWidth: 0 });
   }
   return out;
 }

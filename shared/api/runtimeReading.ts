@@ -9,7 +9,12 @@
 // - the status is read part by part, conditions one by one: it has several writers (each step,
 //   older and newer control planes), so one part out of bounds must not take the others with it.
 import type * as z from 'zod';
-import { type ClusterRuntimeSpec, type ClusterRuntimeStatus, ClusterRuntimeSpecSchema, ClusterRuntimeStatusSchema } from './clusterRuntime.ts';
+import {
+  type ClusterRuntimeSpec,
+  type ClusterRuntimeStatus,
+  ClusterRuntimeSpecSchema,
+  ClusterRuntimeStatusSchema,
+} from './clusterRuntime.ts';
 import { type Condition, ConditionSchema } from './condition.ts';
 import { type Maintenance, MaintenanceSchema } from './maintenance.ts';
 import { type Workloads, WorkloadsSchema } from './workloads.ts';
@@ -57,7 +62,9 @@ const STATUS = ClusterRuntimeStatusSchema.shape;
 
 export function readStatus(raw: unknown): StatusReading {
   const listed = fieldOf(raw, 'conditions');
-  const conditions = Array.isArray(listed) ? listed.flatMap((c: unknown) => valueOrNone(partOf(ConditionSchema, c))) : [];
+  const conditions = Array.isArray(listed)
+    ? listed.flatMap((c: unknown) => valueOrNone(partOf(ConditionSchema, c)))
+    : [];
   const part = <T>(schema: z.ZodType<T>, key: string): T | undefined => {
     const read = partOf(schema, fieldOf(raw, key));
     return read.ok ? read.value : undefined;

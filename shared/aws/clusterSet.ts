@@ -25,11 +25,14 @@ export function clustersFromConfig(config: Config, env: NodeJS.ProcessEnv = proc
   // One credential chain for every further cluster: it caches the role's credentials.
   const credentials = defaultProvider();
   const connect = (name: string): Promise<KubePort> => {
-    if (config.AICR_EKS_CLUSTER_NAME === undefined && config.AICR_KUBECONFIG) return Promise.resolve(kubeFromKubeconfig(config.AICR_KUBECONFIG, name));
+    if (config.AICR_EKS_CLUSTER_NAME === undefined && config.AICR_KUBECONFIG)
+      return Promise.resolve(kubeFromKubeconfig(config.AICR_KUBECONFIG, name));
     const apiUrl = env['AWS_ENDPOINT_URL_EKS'] ?? env['AWS_ENDPOINT_URL'];
-    return describeEksCluster(name, { region: config.AWS_REGION, credentials: () => credentials(), ...(apiUrl ? { apiUrl } : {}) }).then((info) =>
-      eksKube({ clusterName: name, region: config.AWS_REGION, ...info }, () => credentials()),
-    );
+    return describeEksCluster(name, {
+      region: config.AWS_REGION,
+      credentials: () => credentials(),
+      ...(apiUrl ? { apiUrl } : {}),
+    }).then((info) => eksKube({ clusterName: name, region: config.AWS_REGION, ...info }, () => credentials()));
   };
   return {
     primary,

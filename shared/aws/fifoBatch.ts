@@ -3,7 +3,10 @@
 // redelivers them in order. Other groups go on, in parallel.
 import type { SQSBatchItemFailure, SQSBatchResponse, SQSRecord } from 'aws-lambda';
 
-export async function processFifoBatch(records: readonly SQSRecord[], handle: (r: SQSRecord) => Promise<void>): Promise<SQSBatchResponse> {
+export async function processFifoBatch(
+  records: readonly SQSRecord[],
+  handle: (r: SQSRecord) => Promise<void>,
+): Promise<SQSBatchResponse> {
   const groups = new Map<string, SQSRecord[]>();
   for (const r of records) {
     const g = r.attributes.MessageGroupId ?? r.messageId;
@@ -12,7 +15,9 @@ export async function processFifoBatch(records: readonly SQSRecord[], handle: (r
   const failed = await Promise.all([...groups.values()].map((list) => processGroup(list, handle)));
   const ids = new Set(failed.flat());
   // Reported in the batch's own order, which is the order SQS delivered.
-  const batchItemFailures: SQSBatchItemFailure[] = records.filter((r) => ids.has(r.messageId)).map((r) => ({ itemIdentifier: r.messageId }));
+  const batchItemFailures: SQSBatchItemFailure[] = records
+    .filter((r) => ids.has(r.messageId))
+    .map((r) => ({ itemIdentifier: r.messageId }));
   return { batchItemFailures };
 }
 

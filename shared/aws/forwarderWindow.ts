@@ -38,7 +38,11 @@ export interface ForwarderWindowDeps {
 /** Time kept back from the function's deadline to flush the checkpoint. */
 export const DEADLINE_MARGIN_MS = 15_000;
 
-export type WindowResult = ForwarderStats & { readonly windowMs: number; readonly timersRemoved: number; readonly watchedMs: number };
+export type WindowResult = ForwarderStats & {
+  readonly windowMs: number;
+  readonly timersRemoved: number;
+  readonly watchedMs: number;
+};
 
 /** The sweeper looks at most this often, however often windows start. */
 export const SWEEP_EVERY_MS = 5 * 60_000;
@@ -49,41 +53,41 @@ function sumStats(all: readonly ForwarderStats[]): ForwarderStats {
   return total;
 }
 
-export function createForwarderHandler(deps: () => ForwarderWindowDeps): (event: unknown, context: Context) => Promise<WindowResult> {
+export function createForwarderHandler(
+  deps: () => ForwarderWindowDeps,
+): (event: unknown, context: Context) => Promise<WindowResult> {
   // Kept while the function stays warm: what each kind's objects looked like, and the last sweep.
   const seen = new Map<string, Map<string, string>>();
   let sweptAt = -Infinity;
   let stalls: StallReporter | undefined;
-  return async (_event, context) => withDeadline(context.getRemainingTimeInMillis(), async () => {
-    const d = deps();
-    const started = Date.now();
-    const windowMs = Math.max(1000, Math.min(d.windowMs, context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS));
-    const { clusters, complete } = await clustersToWatch(d.kube, d.fleet, d.log);
-    const pass = passOf(d, windowMs);
-    const watches = clusters.flatMap((c) => windowForwarders(d, pass, seen, c));
-    const timer = setTimeout(() => {
-      for (const w of watches) w.forwarder.stop();
-    }, windowMs);
-    try {
-      await Promise.all(watches.map((w) => w.forwarder.run()));
-    } finally {
-      clearTimeout(timer);
-      await Promise.all(watches.map((w) => w.checkpoint.flush()));
-    }
-    const watchedMs = Date.now() - started;
-    const stats = sumStats(watches.map((w) => w.forwarder.stats));
-    const sweepDue = Date.now() - sweptAt >= SWEEP_EVERY_MS;
-    const settings = d.sweep ?? { staleAfterMs: DEFAULT_TIMINGS.sweepStaleAfterMs, graceMs: DEFAULT_TIMINGS.sweepGraceMs };
-    const timersRemoved = sweepDue ? await sweepClusters({ log: d.log, settings, ...(d.timers ? { timers: d.timers } : {}) }, clusters, complete) : 0;
-    if (sweepDue) sweptAt = Date.now();
-    // The stall alarms' counts, from every runtime, every window.
-    stalls ??= new StallReporter(d.log);
-    await countStalls(clusters, stalls, d.log);
-    d.log.info('forwarder window ended', { windowMs, watchedMs, timersRemoved, ...stats });
-    // The heartbeat the forwarder-not-running alarm watches.
-    d.log.metric({ metric: METRIC.forwarderWindows, value: 1 });
-    return { ...stats, windowMs, timersRemoved, watchedMs };
-  });
+  return async (_event, context) =>
+    withDeadline(context.getRemainingTimeInMillis(), async () => {
+      const d = deps();
+      const started = Date.now();
+      const windowMs = Math.max(1000, Math.min(d.windowMs, context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS));
+      const { clusters, complete } = await clustersToWatch(d.kube, d.fleet, d.log);
+      const pass = passOf(d, windowMs);
+      const watches = clusters.flatMap((c) => windowForwarders(d, pass, seen, c));
+      await watchUntilWindowEnds(watches, windowMs);
+      const watchedMs = Date.now() - started;
+      const stats = sumStats(watches.map((w) => w.forwarder.stats));
+      const sweepDue = Date.now() - sweptAt >= SWEEP_EVERY_MS;
+      const settings = d.sweep ?? {
+        staleAfterMs: DEFAULT_TIMINGS.sweepStaleAfterMs,
+        graceMs: DEFAULT_TIMINGS.sweepGraceMs,
+      };
+      const timersRemoved = sweepDue
+        ? await sweepClusters({ log: d.log, settings, ...(d.timers ? { timers: d.timers } : {}) }, clusters, complete)
+        : 0;
+      if (sweepDue) sweptAt = Date.now();
+      // The stall alarms' counts, from every runtime, every window.
+      stalls ??= new StallReporter(d.log);
+      await countStalls(clusters, stalls, d.log);
+      d.log.info('forwarder window ended', { windowMs, watchedMs, timersRemoved, ...stats });
+      // The heartbeat the forwarder-not-running alarm watches.
+      d.log.metric({ metric: METRIC.forwarderWindows, value: 1 });
+      return { ...stats, windowMs, timersRemoved, watchedMs };
+    });
 }
 
 interface Pass {
@@ -100,7 +104,29 @@ function passOf(d: ForwarderWindowDeps, windowMs: number): Pass {
   return { seconds, ...(quietMs > 0 ? { quiet: { activity: new WindowActivity(Date.now()), afterMs: quietMs } } : {}) };
 }
 
-function windowForwarders(d: ForwarderWindowDeps, pass: Pass, seen: Map<string, Map<string, string>>, target: WatchedCluster) {
+interface WindowWatch {
+  readonly checkpoint: ConfigMapCheckpoint;
+  readonly forwarder: Forwarder;
+}
+
+async function watchUntilWindowEnds(watches: readonly WindowWatch[], windowMs: number): Promise<void> {
+  const timer = setTimeout(() => {
+    for (const w of watches) w.forwarder.stop();
+  }, windowMs);
+  try {
+    await Promise.all(watches.map((w) => w.forwarder.run()));
+  } finally {
+    clearTimeout(timer);
+    await Promise.all(watches.map((w) => w.checkpoint.flush()));
+  }
+}
+
+function windowForwarders(
+  d: ForwarderWindowDeps,
+  pass: Pass,
+  seen: Map<string, Map<string, string>>,
+  target: WatchedCluster,
+): WindowWatch[] {
   return watchedBy().map((w) => {
     const name = checkpointName(w);
     const log = target.cluster ? d.log.child({ cluster: target.cluster }) : d.log;
@@ -108,7 +134,17 @@ function windowForwarders(d: ForwarderWindowDeps, pass: Pass, seen: Map<string, 
     const key = `${target.cluster ?? ''}/${name}`;
     const known = seen.get(key) ?? new Map<string, string>();
     seen.set(key, known);
-    const opts = { kube: target.kube, producer: d.producer, log, checkpoint, ...(target.cluster ? { cluster: target.cluster } : {}), watchTimeoutSeconds: pass.seconds, coalesceMs: COALESCE_MS, seen: known, ...(pass.quiet ? { quiet: pass.quiet } : {}) };
+    const opts = {
+      kube: target.kube,
+      producer: d.producer,
+      log,
+      checkpoint,
+      ...(target.cluster ? { cluster: target.cluster } : {}),
+      watchTimeoutSeconds: pass.seconds,
+      coalesceMs: COALESCE_MS,
+      seen: known,
+      ...(pass.quiet ? { quiet: pass.quiet } : {}),
+    };
     return { checkpoint, forwarder: new Forwarder(opts, w) };
   });
 }

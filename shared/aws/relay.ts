@@ -23,7 +23,13 @@ export function createRelayHandler(deps: () => RelayDeps): (event: SQSEvent) => 
         const env = decodeEnvelope(record.body);
         const remaining = env.notBefore - now();
         if (remaining <= 0) log.metric({ metric: METRIC.relayLateness, value: -remaining / 1000 });
-        await producer.send({ step: env.step, group: env.group, dedupId: env.dedupId, body: env.body, ...(remaining > 0 ? { delayMs: remaining } : {}) });
+        await producer.send({
+          step: env.step,
+          group: env.group,
+          dedupId: env.dedupId,
+          body: env.body,
+          ...(remaining > 0 ? { delayMs: remaining } : {}),
+        });
       } catch (err) {
         log.error('relay failed', { messageId: record.messageId, ...errorFields(err) });
         batchItemFailures.push({ itemIdentifier: record.messageId });

@@ -58,7 +58,11 @@ export function awsClientOptions(): AwsClientOptions {
   return {
     maxAttempts: AWS_MAX_ATTEMPTS,
     // Without throwOnRequestTimeout the SDK only logs a warning when requestTimeout passes.
-    requestHandler: { connectionTimeout: AWS_CONNECT_TIMEOUT_MS, requestTimeout: AWS_REQUEST_TIMEOUT_MS, throwOnRequestTimeout: true },
+    requestHandler: {
+      connectionTimeout: AWS_CONNECT_TIMEOUT_MS,
+      requestTimeout: AWS_REQUEST_TIMEOUT_MS,
+      throwOnRequestTimeout: true,
+    },
     extensions: [deadlineBound],
   };
 }

@@ -13,7 +13,11 @@ const setting = (config: Config, key: string): string | undefined => {
 };
 
 /** Each step queue's value of one per-queue setting, or `fallback`'s where the setting is absent. */
-function byQueue(config: Config, pick: (s: QueueSettings) => string, fallback: (queue: string) => string | undefined = () => undefined): Record<string, string> {
+function byQueue(
+  config: Config,
+  pick: (s: QueueSettings) => string,
+  fallback: (queue: string) => string | undefined = () => undefined,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const q of QUEUE_NAMES) {
     const value = setting(config, pick(queueSettings(q))) ?? fallback(q);
@@ -29,20 +33,34 @@ function byQueue(config: Config, pick: (s: QueueSettings) => string, fallback: (
  */
 function fifoQueueUrls(config: Config): Record<string, string> {
   const base = setting(config, QUEUE_URL_BASE_SETTING);
-  return byQueue(config, (s) => s.url, (q) => (base === undefined ? undefined : `${base}${stepQueueName(q)}`));
+  return byQueue(
+    config,
+    (s) => s.url,
+    (q) => (base === undefined ? undefined : `${base}${stepQueueName(q)}`),
+  );
 }
 
 /** Where each queue's messages, delayed ones and dead letters go, from the function's configuration. */
 export function sqsRoutes(config: Config): SqsRoutes {
-  return { fifoQueueUrl: fifoQueueUrls(config), delayQueueUrl: config.AICR_DELAY_QUEUE_URL ?? '', dlqUrl: byQueue(config, (s) => s.dlqUrl) };
+  return {
+    fifoQueueUrl: fifoQueueUrls(config),
+    delayQueueUrl: config.AICR_DELAY_QUEUE_URL ?? '',
+    dlqUrl: byQueue(config, (s) => s.dlqUrl),
+  };
 }
 
 /** Fails start-up unless the queues this function sends to are configured, by their own settings or the URL base. */
-export function requireQueues(config: Config, queues: readonly string[], opts: { readonly delays: boolean } = { delays: true }): void {
+export function requireQueues(
+  config: Config,
+  queues: readonly string[],
+  opts: { readonly delays: boolean } = { delays: true },
+): void {
   const urls = fifoQueueUrls(config);
   const missing = queues.filter((q) => urls[q] === undefined);
   if (missing.length > 0) {
-    throw new ConfigError(`this function sends to queue ${missing.join(', ')}: setting ${QUEUE_URL_BASE_SETTING} or ${missing.map((q) => queueSettings(q).url).join(', ')} is required`);
+    throw new ConfigError(
+      `this function sends to queue ${missing.join(', ')}: setting ${QUEUE_URL_BASE_SETTING} or ${missing.map((q) => queueSettings(q).url).join(', ')} is required`,
+    );
   }
   if (opts.delays) required(config, 'AICR_DELAY_QUEUE_URL');
 }
@@ -53,13 +71,22 @@ export function requireQueues(config: Config, queues: readonly string[], opts: {
  */
 export function timersFromConfig(config: Config, queues: readonly string[] = QUEUE_NAMES): SchedulerTimers | undefined {
   const { AICR_TIMER_GROUP: groupName, AICR_TIMER_ROLE_ARN: roleArn, AICR_TIMER_DLQ_ARN: deadLetterArn } = config;
-  const queueArn = Object.fromEntries(Object.entries(byQueue(config, (s) => s.arn)).filter(([q]) => queues.includes(q)));
+  const queueArn = Object.fromEntries(
+    Object.entries(byQueue(config, (s) => s.arn)).filter(([q]) => queues.includes(q)),
+  );
   const arnKeys = queues.map((q) => queueSettings(q).arn);
   if (!groupName && !roleArn && Object.keys(queueArn).length === 0) return undefined;
   if (!groupName || !roleArn || Object.keys(queueArn).length !== queues.length) {
-    throw new ConfigError(`settings AICR_TIMER_GROUP, AICR_TIMER_ROLE_ARN and ${arnKeys.join(', ')} go together: set all of them`);
+    throw new ConfigError(
+      `settings AICR_TIMER_GROUP, AICR_TIMER_ROLE_ARN and ${arnKeys.join(', ')} go together: set all of them`,
+    );
   }
-  return new SchedulerTimers(schedulerClient, { groupName, roleArn, queueArn, ...(deadLetterArn ? { deadLetterArn } : {}) });
+  return new SchedulerTimers(schedulerClient, {
+    groupName,
+    roleArn,
+    queueArn,
+    ...(deadLetterArn ? { deadLetterArn } : {}),
+  });
 }
 
 /** The forwarder arms no timer; it only sweeps the group's, which needs the group alone. */

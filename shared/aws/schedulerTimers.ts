@@ -48,7 +48,11 @@ export class SchedulerTimers {
   private readonly now: () => number;
   private client: SchedulerClient | undefined;
 
-  constructor(makeClient: () => SchedulerClient | Promise<SchedulerClient>, targets: TimerTargets, now: () => number = Date.now) {
+  constructor(
+    makeClient: () => SchedulerClient | Promise<SchedulerClient>,
+    targets: TimerTargets,
+    now: () => number = Date.now,
+  ) {
     this.makeClient = makeClient;
     this.targets = targets;
     this.now = now;
@@ -113,7 +117,9 @@ export class SchedulerTimers {
     const names: string[] = [];
     let token: string | undefined;
     do {
-      const page = await scheduler.send(new ListSchedulesCommand({ GroupName: this.targets.groupName, ...(token ? { NextToken: token } : {}) }));
+      const page = await scheduler.send(
+        new ListSchedulesCommand({ GroupName: this.targets.groupName, ...(token ? { NextToken: token } : {}) }),
+      );
       for (const s of page.Schedules ?? []) if (s.Name) names.push(s.Name);
       token = page.NextToken;
     } while (token);

@@ -50,11 +50,18 @@ export class SqsProducer implements QueueProducer {
       return { deduplicated: false };
     }
     if (delayMs > 0) {
-      if (!this.routes.delayQueueUrl) throw new Error(`no delay queue configured (AICR_DELAY_QUEUE_URL) for a delayed send to step ${msg.step}`);
+      if (!this.routes.delayQueueUrl)
+        throw new Error(`no delay queue configured (AICR_DELAY_QUEUE_URL) for a delayed send to step ${msg.step}`);
       await this.sqs.send(
         new SendMessageCommand({
           QueueUrl: this.routes.delayQueueUrl,
-          MessageBody: encodeEnvelope({ step: msg.step, group: msg.group, dedupId: msg.dedupId, body: msg.body, notBefore: this.now() + delayMs }),
+          MessageBody: encodeEnvelope({
+            step: msg.step,
+            group: msg.group,
+            dedupId: msg.dedupId,
+            body: msg.body,
+            notBefore: this.now() + delayMs,
+          }),
           DelaySeconds: Math.min(MAX_DELAY_SECONDS, Math.ceil(delayMs / 1000)),
         }),
       );
@@ -74,9 +81,17 @@ export class SqsProducer implements QueueProducer {
 
   async deadLetter(msg: DeadLetter): Promise<void> {
     const url = this.routes.dlqUrl?.[queueOf(msg.step)];
-    if (!url) throw new Error(`no dead-letter queue configured for step ${msg.step}; the queue's redrive policy takes the message`);
+    if (!url)
+      throw new Error(
+        `no dead-letter queue configured for step ${msg.step}; the queue's redrive policy takes the message`,
+      );
     await this.sqs.send(
-      new SendMessageCommand({ QueueUrl: url, MessageBody: msg.body, MessageGroupId: msg.group, MessageDeduplicationId: sqsDedupId(`dead/${msg.dedupId}`) }),
+      new SendMessageCommand({
+        QueueUrl: url,
+        MessageBody: msg.body,
+        MessageGroupId: msg.group,
+        MessageDeduplicationId: sqsDedupId(`dead/${msg.dedupId}`),
+      }),
     );
   }
 

@@ -8,7 +8,10 @@ import type { StepRunner } from '../steps/types.ts';
 import { processFifoBatch } from './fifoBatch.ts';
 import { toReceivedMessage } from './records.ts';
 
-export function createStepHandler(runners: Readonly<Record<string, StepRunner>>, deps: () => DispatchDeps): (event: SQSEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>) => Promise<SQSBatchResponse> {
+export function createStepHandler(
+  runners: Readonly<Record<string, StepRunner>>,
+  deps: () => DispatchDeps,
+): (event: SQSEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>) => Promise<SQSBatchResponse> {
   const dispatch = createDispatcher(runners);
   return async (event, context) => {
     // Built outside the batch loop: a configuration error fails the invocation loudly instead

@@ -23,7 +23,11 @@ export interface Fleet {
 }
 
 /** The clusters to watch now; `complete` is false when a further cluster could not be reached. */
-export async function clustersToWatch(own: KubePort, fleet: Fleet | undefined, log: Logger): Promise<{ clusters: WatchedCluster[]; complete: boolean }> {
+export async function clustersToWatch(
+  own: KubePort,
+  fleet: Fleet | undefined,
+  log: Logger,
+): Promise<{ clusters: WatchedCluster[]; complete: boolean }> {
   const clusters: WatchedCluster[] = [{ kube: own }];
   let complete = true;
   for (const name of fleet?.names ?? []) {
@@ -32,7 +36,10 @@ export async function clustersToWatch(own: KubePort, fleet: Fleet | undefined, l
       if (kube) clusters.push({ cluster: name, kube });
     } catch (err) {
       complete = false;
-      log.error('a cluster of the fleet cannot be reached; its changes wait for a later window', { cluster: name, ...errorFields(err) });
+      log.error('a cluster of the fleet cannot be reached; its changes wait for a later window', {
+        cluster: name,
+        ...errorFields(err),
+      });
     }
   }
   return { clusters, complete };
@@ -55,12 +62,19 @@ export interface ClusterSweep {
 }
 
 /** Sweeps every watched cluster; returns how many Jobs and timers were removed. */
-export async function sweepClusters(s: ClusterSweep, clusters: readonly WatchedCluster[], complete: boolean): Promise<number> {
+export async function sweepClusters(
+  s: ClusterSweep,
+  clusters: readonly WatchedCluster[],
+  complete: boolean,
+): Promise<number> {
   let removed = 0;
   let pastGrace = complete;
   const live = new Set<string>();
   for (const c of clusters) {
-    const result = await sweepLeftovers({ kube: c.kube, log: s.log, now: () => new Date(), startedAt: await forwarderStart(c.kube) }, s.settings);
+    const result = await sweepLeftovers(
+      { kube: c.kube, log: s.log, now: () => new Date(), startedAt: await forwarderStart(c.kube) },
+      s.settings,
+    );
     if ('jobs' in result) {
       removed += result.jobs.length;
       for (const uid of result.live) live.add(uid);
@@ -76,14 +90,26 @@ export async function sweepClusters(s: ClusterSweep, clusters: readonly WatchedC
  * Counts the stalled runtimes of every watched cluster, once a window. A cluster that cannot be
  * listed skips the count: a partial one could look like a cleared stall.
  */
-export async function countStalls(clusters: readonly WatchedCluster[], reporter: StallReporter, log: Logger): Promise<void> {
+export async function countStalls(
+  clusters: readonly WatchedCluster[],
+  reporter: StallReporter,
+  log: Logger,
+): Promise<void> {
   const runtimes = [];
   for (const c of clusters) {
     try {
       const { items } = await c.kube.list(KIND.clusterRuntime);
-      runtimes.push(...items.map((runtime) => ({ name: c.cluster ? `${c.cluster}/${runtime.metadata.name}` : runtime.metadata.name, runtime })));
+      runtimes.push(
+        ...items.map((runtime) => ({
+          name: c.cluster ? `${c.cluster}/${runtime.metadata.name}` : runtime.metadata.name,
+          runtime,
+        })),
+      );
     } catch (err) {
-      log.warn('stall counts skipped this window: a cluster could not be listed', { ...(c.cluster ? { cluster: c.cluster } : {}), ...errorFields(err) });
+      log.warn('stall counts skipped this window: a cluster could not be listed', {
+        ...(c.cluster ? { cluster: c.cluster } : {}),
+        ...errorFields(err),
+      });
       return;
     }
   }

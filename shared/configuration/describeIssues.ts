@@ -20,7 +20,10 @@ function knownKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] 
 }
 
 function joinPath(path: readonly PropertyKey[]): string {
-  return path.reduce<string>((out, p) => (typeof p === 'number' ? `${out}[${p}]` : out ? `${out}.${String(p)}` : String(p)), '');
+  return path.reduce<string>(
+    (out, p) => (typeof p === 'number' ? `${out}[${p}]` : out ? `${out}.${String(p)}` : String(p)),
+    '',
+  );
 }
 
 export function describeIssues(schema: z.ZodType, error: z.ZodError): string[] {
@@ -30,7 +33,9 @@ export function describeIssues(schema: z.ZodType, error: z.ZodError): string[] {
       return issue.keys.map((key) => {
         const near = closestKey(key, known);
         const where = joinPath([...issue.path, key]);
-        return near ? `${where}: unknown key; did you mean ${joinPath([...issue.path, near])}?` : `${where}: unknown key; known keys here are ${known.join(', ')}`;
+        return near
+          ? `${where}: unknown key; did you mean ${joinPath([...issue.path, near])}?`
+          : `${where}: unknown key; known keys here are ${known.join(', ')}`;
       });
     }
     return [`${joinPath(issue.path) || '(top level)'}: ${issue.message}`];

@@ -50,7 +50,8 @@ export async function readConfiguration(kube: KubePort): Promise<Configuration> 
   const cm = await configMap(kube);
   if (!cm) throw refused('not found; install or upgrade the chart, which renders it from its values');
   const text = cm.data?.[CONFIGURATION.key];
-  if (text === undefined) throw refused(`has no key ${CONFIGURATION.key}; install or upgrade the chart, which renders it from its values`);
+  if (text === undefined)
+    throw refused(`has no key ${CONFIGURATION.key}; install or upgrade the chart, which renders it from its values`);
   const configuration = parseConfiguration(text);
   const off = admissionDisagreements(configuration, cm.data ?? {});
   if (off.length > 0) {

@@ -17,7 +17,9 @@ const imageReference = z
   .string()
   .min(1)
   .max(512)
-  .regex(/^[a-z0-9][a-z0-9.:_/-]*(?::[A-Za-z0-9_.-]+)?(?:@sha256:[a-f0-9]{64})?$/, { error: 'must be an image reference such as ghcr.io/nvidia/aicr@sha256:<digest>' });
+  .regex(/^[a-z0-9][a-z0-9.:_/-]*(?::[A-Za-z0-9_.-]+)?(?:@sha256:[a-f0-9]{64})?$/, {
+    error: 'must be an image reference such as ghcr.io/nvidia/aicr@sha256:<digest>',
+  });
 
 /** An image reference that names its bytes; the digest is its first group. */
 export const DIGEST_PINNED = /@(sha256:[a-f0-9]{64})$/;
@@ -37,11 +39,17 @@ const MAX_SYNC_WINDOWS = 16;
 const SyncWindowValueSchema = z.strictObject({
   kind: z.enum(['allow', 'deny']),
   schedule: z.string().regex(SCHEDULE_PATTERN, { error: `schedule ${SCHEDULE_MESSAGE}` }),
-  duration: z.string().regex(GO_DURATION_PATTERN, { error: 'duration must be whole hours, minutes and seconds such as 1h30m' }),
+  duration: z
+    .string()
+    .regex(GO_DURATION_PATTERN, { error: 'duration must be whole hours, minutes and seconds such as 1h30m' }),
   applications: z.array(z.string().min(1).max(253)).max(64).optional(),
   namespaces: z.array(z.string().min(1).max(253)).max(64).optional(),
   clusters: z.array(z.string().min(1).max(512)).max(64).optional(),
-  timeZone: z.string().max(64).refine(isTimeZone, { error: 'timeZone must be an IANA time zone such as UTC or Europe/Berlin' }).optional(),
+  timeZone: z
+    .string()
+    .max(64)
+    .refine(isTimeZone, { error: 'timeZone must be an IANA time zone such as UTC or Europe/Berlin' })
+    .optional(),
   manualSync: z.boolean().optional(),
   andOperator: z.boolean().optional(),
   description: z.string().max(255).optional(),
@@ -69,9 +77,17 @@ export const ConfigurationSchema = z.strictObject({
     })
     .superRefine((aicr, ctx) => {
       if (aicr.digests !== 'Required') return;
-      const pinned = [...Object.entries(aicr.versions).map(([k, v]) => ['versions', k, v] as const), ...Object.entries(aicr.validatorImages).map(([k, v]) => ['validatorImages', k, v] as const)];
+      const pinned = [
+        ...Object.entries(aicr.versions).map(([k, v]) => ['versions', k, v] as const),
+        ...Object.entries(aicr.validatorImages).map(([k, v]) => ['validatorImages', k, v] as const),
+      ];
       for (const [field, key, image] of pinned) {
-        if (!DIGEST_PINNED.test(image)) ctx.addIssue({ code: 'custom', path: [field, key], message: `${image} carries no digest; pin it as <image>@sha256:<digest> (aicr.digests is Required outside local mode and the tests)` });
+        if (!DIGEST_PINNED.test(image))
+          ctx.addIssue({
+            code: 'custom',
+            path: [field, key],
+            message: `${image} carries no digest; pin it as <image>@sha256:<digest> (aicr.digests is Required outside local mode and the tests)`,
+          });
       }
     })
     .prefault({}),
@@ -81,7 +97,10 @@ export const ConfigurationSchema = z.strictObject({
       repository: z
         .string()
         .max(255)
-        .regex(/^$|^[a-z0-9.-]+(:[0-9]+)?(\/[a-z0-9._-]+)*$/, { error: 'must be <host>[:port]/<prefix> without a scheme, such as 123456789012.dkr.ecr.us-east-1.amazonaws.com/aicr' })
+        .regex(/^$|^[a-z0-9.-]+(:[0-9]+)?(\/[a-z0-9._-]+)*$/, {
+          error:
+            'must be <host>[:port]/<prefix> without a scheme, such as 123456789012.dkr.ecr.us-east-1.amazonaws.com/aicr',
+        })
         .default(''),
       /** Talk plain HTTP to the registry (a registry on loopback or inside the cluster). */
       plainHTTP: z.boolean().default(false),
@@ -130,7 +149,9 @@ export const ConfigurationSchema = z.strictObject({
       /** How often the drift check looks between the changes that wake it (docs/drift.md). */
       checkInterval: z
         .string()
-        .refine((text) => (parseDuration(text) ?? 0) >= 1_000, { error: 'must be a duration of at least 1s, such as 30s, 5m or 1h' })
+        .refine((text) => (parseDuration(text) ?? 0) >= 1_000, {
+          error: 'must be a duration of at least 1s, such as 30s, 5m or 1h',
+        })
         .default(DEFAULT_DRIFT_CHECK_INTERVAL),
     })
     .prefault({}),

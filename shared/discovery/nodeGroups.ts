@@ -9,7 +9,9 @@ export type NodeGroup = NonNullable<NonNullable<ClusterRuntimeStatus['discovery'
 /** The parts of a Node discovery reads. */
 export interface NodeFacts {
   readonly metadata: { readonly name: string; readonly labels?: Readonly<Record<string, string>> | undefined };
-  readonly spec?: { readonly taints?: readonly { readonly key?: string; readonly value?: string; readonly effect?: string }[] };
+  readonly spec?: {
+    readonly taints?: readonly { readonly key?: string; readonly value?: string; readonly effect?: string }[];
+  };
   readonly status?: { readonly capacity?: Readonly<Record<string, string>> };
 }
 
@@ -29,14 +31,20 @@ const HEALTH_TAINT = /^node\.(cloudprovider\.)?kubernetes\.io\//;
 function taintsOf(node: NodeFacts): string[] {
   return (node.spec?.taints ?? [])
     .filter((t) => !HEALTH_TAINT.test(t.key ?? ''))
-    .map((t) => `${t.key ?? ''}${t.value ? `=${t.value}` : ''}:${t.effect ?? ''}`).sort();
+    .map((t) => `${t.key ?? ''}${t.value ? `=${t.value}` : ''}:${t.effect ?? ''}`)
+    .sort();
 }
 
 function groupOf(node: NodeFacts, capacity: number): Omit<NodeGroup, 'nodes'> {
   const labels = node.metadata.labels ?? {};
   const product = labels[NODE_LABEL.gpuProduct];
   const instanceType = labels[NODE_LABEL.instanceType];
-  return { name: groupName(labels), ...(instanceType ? { instanceType } : {}), ...(capacity > 0 && product ? { gpu: { product, count: capacity } } : {}), taints: taintsOf(node) };
+  return {
+    name: groupName(labels),
+    ...(instanceType ? { instanceType } : {}),
+    ...(capacity > 0 && product ? { gpu: { product, count: capacity } } : {}),
+    taints: taintsOf(node),
+  };
 }
 
 /** What about a Node's GPU labels does not add up with its capacity, if anything. */
@@ -44,11 +52,13 @@ function gpuProblem(node: NodeFacts, group: string, capacity: number): string | 
   const labels = node.metadata.labels ?? {};
   const labelled = labels[NODE_LABEL.gpuCount];
   const where = `Node ${node.metadata.name} (node group ${group})`;
-  if (capacity > 0 && !labels[NODE_LABEL.gpuProduct]) return `${where} has ${capacity} ${GPU_RESOURCE} but no ${NODE_LABEL.gpuProduct} label; check that GPU feature discovery runs on it`;
+  if (capacity > 0 && !labels[NODE_LABEL.gpuProduct])
+    return `${where} has ${capacity} ${GPU_RESOURCE} but no ${NODE_LABEL.gpuProduct} label; check that GPU feature discovery runs on it`;
   if (labelled !== undefined && Number(labelled) !== capacity) {
     return `${where} is labelled ${NODE_LABEL.gpuCount}=${labelled} but its capacity has ${capacity} ${GPU_RESOURCE}; check its device plugin and GPU feature discovery`;
   }
-  if (labels[NODE_LABEL.gpuPresent] === 'true' && capacity === 0) return `${where} is labelled ${NODE_LABEL.gpuPresent}=true but its capacity has no ${GPU_RESOURCE}; check its device plugin`;
+  if (labels[NODE_LABEL.gpuPresent] === 'true' && capacity === 0)
+    return `${where} is labelled ${NODE_LABEL.gpuPresent}=true but its capacity has no ${GPU_RESOURCE}; check its device plugin`;
   return undefined;
 }
 

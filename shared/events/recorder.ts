@@ -34,7 +34,10 @@ export interface EventNote {
 const MESSAGE_LIMIT = 1024;
 
 function eventName(subject: { readonly name: string; readonly uid: string }, note: EventNote): string {
-  const hash = createHash('sha256').update(`${subject.uid}\n${note.type}\n${note.reason}\n${note.message}`).digest('hex').slice(0, 16);
+  const hash = createHash('sha256')
+    .update(`${subject.uid}\n${note.type}\n${note.reason}\n${note.message}`)
+    .digest('hex')
+    .slice(0, 16);
   return `${subject.name}.${hash}`;
 }
 
@@ -54,7 +57,10 @@ export interface EventTarget {
   readonly about?: { readonly kind: string; readonly name: string; readonly uid: string };
 }
 
-export async function recordEvent({ kube, runtime, reporter, now, about }: EventTarget, note: EventNote): Promise<void> {
+export async function recordEvent(
+  { kube, runtime, reporter, now, about }: EventTarget,
+  note: EventNote,
+): Promise<void> {
   const subject = about ?? { kind: KINDS.clusterRuntime.kind, name: runtime.metadata.name, uid: runtime.metadata.uid };
   const name = eventName(subject, note);
   const at = now.toISOString();
@@ -79,6 +85,10 @@ export async function recordEvent({ kube, runtime, reporter, now, about }: Event
     if (!(err instanceof ConflictError)) throw err;
     const existing = (await kube.get(KIND.event, name, NAMESPACES.events)) as CountedEvent | undefined;
     if (!existing) return;
-    await kube.patch(KIND.event, name, NAMESPACES.events, { metadata: { resourceVersion: existing.metadata.resourceVersion }, count: (existing.count ?? 1) + 1, lastTimestamp: at });
+    await kube.patch(KIND.event, name, NAMESPACES.events, {
+      metadata: { resourceVersion: existing.metadata.resourceVersion },
+      count: (existing.count ?? 1) + 1,
+      lastTimestamp: at,
+    });
   }
 }

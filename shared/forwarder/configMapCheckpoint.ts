@@ -84,9 +84,16 @@ export class ConfigMapCheckpoint implements Checkpoint {
   private async write(rv: string): Promise<void> {
     const resourceVersion = this.stored?.metadata.resourceVersion;
     const cm = {
-      metadata: { name: this.name, namespace, ...(resourceVersion ? { resourceVersion } : {}), labels: { 'app.kubernetes.io/managed-by': 'aicr-control-plane' } },
+      metadata: {
+        name: this.name,
+        namespace,
+        ...(resourceVersion ? { resourceVersion } : {}),
+        labels: { 'app.kubernetes.io/managed-by': 'aicr-control-plane' },
+      },
       data: { [key]: rv },
     };
-    this.stored = resourceVersion ? await this.kube.update(KIND.configMap, cm) : await this.kube.create(KIND.configMap, cm);
+    this.stored = resourceVersion
+      ? await this.kube.update(KIND.configMap, cm)
+      : await this.kube.create(KIND.configMap, cm);
   }
 }

@@ -6,7 +6,6 @@
 // and a failed send forces a relist.
 import { GoneError, KubeRequestError, ThrottledError } from '../errors.ts';
 import { errorFields } from '../classify.ts';
-import { changeDedupId } from '../queue/dedup.ts';
 import { STEP_TABLE, type StepRow } from '../steps/table.ts';
 import { DEFAULT_TIMINGS, backoffDelay } from '../timings.ts';
 import type { KubePort, WatchEvent } from '../kube/port.ts';
@@ -15,10 +14,11 @@ import type { Logger } from '../observability/log.ts';
 import { METRIC } from '../observability/metrics.ts';
 import { reportIfUnreachable } from '../observability/unreachable.ts';
 import type { QueueProducer } from '../queue/port.ts';
-import { encodeWorkItem, runtimeGroup } from '../queue/workItem.ts';
 import type { Checkpoint } from './checkpoint.ts';
 import type { WindowActivity } from './windowActivity.ts';
-import { RUNTIME_WATCH, type RuntimeRef, type Watchable, type WatchedKind } from './watched.ts';
+import { type Pending, PendingChanges, changeMessage } from './pendingChanges.ts';
+import { RUNTIME_WATCH } from './watched.ts';
+import type { RuntimeRef, Watchable, WatchedKind } from './watchedKind.ts';
 
 export interface ForwarderStats {
   relists: number;
@@ -55,24 +55,13 @@ export interface ForwarderOptions {
  */
 export const COALESCE_MS = 250;
 
-interface Pending {
-  readonly runtime: RuntimeRef;
-  readonly cause: string;
-  readonly resourceVersion: string;
-  /** When it may be sent: at once, or one interval after the runtime's previous message. */
-  readonly due: number;
-  /** When the first change it stands for reached the forwarder. */
-  readonly received: number;
-}
-
 /** Watches one kind of watched.ts; today that is ClusterRuntime, the only kind a step wakes on. */
 export class Forwarder {
   private readonly opts: ForwarderOptions;
   private readonly watched: WatchedKind<Watchable>;
   readonly stats: ForwarderStats = { relists: 0, enqueued: 0, skipped: 0, coalesced: 0, watches: 0 };
   private readonly seen: Map<string, string>;
-  private readonly pending = new Map<string, Pending>();
-  private readonly lastSent = new Map<string, number>();
+  private readonly pending = new PendingChanges(() => this.now());
   private flushTimer: NodeJS.Timeout | undefined;
   private chain: Promise<void> = Promise.resolve();
   /** The newest resourceVersion handled while changes still wait to be sent. */
@@ -88,7 +77,9 @@ export class Forwarder {
     this.opts = opts;
     this.watched = watched;
     this.seen = opts.seen ?? new Map<string, string>();
-    this.steps = (opts.table ?? STEP_TABLE).filter((r) => (r.wakesOn as readonly string[]).includes(watched.wake)).map((r) => r.name);
+    this.steps = (opts.table ?? STEP_TABLE)
+      .filter((r) => (r.wakesOn as readonly string[]).includes(watched.wake))
+      .map((r) => r.name);
   }
 
   /** The kind this forwarder watches. */
@@ -207,7 +198,10 @@ export class Forwarder {
     const print = this.watched.fingerprint(obj);
     if (type !== 'DELETED' && this.seen.get(uid) === print) {
       this.stats.skipped++;
-      this.opts.log.debug('event skipped: nothing a step acts on changed', { objectUID: uid, resourceVersion: obj.metadata.resourceVersion });
+      this.opts.log.debug('event skipped: nothing a step acts on changed', {
+        objectUID: uid,
+        resourceVersion: obj.metadata.resourceVersion,
+      });
       return;
     }
     const before = this.seen.get(uid);
@@ -237,10 +231,9 @@ export class Forwarder {
       this.stats.skipped++;
       return;
     }
-    const earlier = this.pending.get(runtime.uid);
-    if (earlier) this.stats.coalesced++;
-    const due = earlier?.due ?? Math.max(this.now(), (this.lastSent.get(runtime.uid) ?? -Infinity) + (this.watched.coalesceMs ?? this.opts.coalesceMs ?? 0));
-    this.pending.set(runtime.uid, { runtime, cause, resourceVersion: obj.metadata.resourceVersion, due, received: earlier?.received ?? this.now() });
+    const intervalMs = this.watched.coalesceMs ?? this.opts.coalesceMs ?? 0;
+    const folded = this.pending.add({ runtime, cause, resourceVersion: obj.metadata.resourceVersion }, intervalMs);
+    if (folded) this.stats.coalesced++;
   }
 
   /** Sends the waiting changes that are due (all of them when `all`), then lets the checkpoint catch up. */
@@ -249,14 +242,14 @@ export class Forwarder {
     this.flushTimer = undefined;
     if (this.pending.size === 0 || this.sendFailed) return;
     const now = this.now();
-    for (const p of [...this.pending.values()].filter((x) => all || x.due <= now)) {
-      this.pending.delete(p.runtime.uid);
+    for (const p of this.pending.dueAt(now, all)) {
+      this.pending.remove(p.runtime.uid);
       await this.enqueue(p);
       if (this.sendFailed) return;
-      this.lastSent.set(p.runtime.uid, now);
+      this.pending.markSent(p.runtime.uid, now);
     }
     if (this.pending.size > 0) {
-      const next = Math.min(...[...this.pending.values()].map((x) => x.due));
+      const next = this.pending.nextDue();
       this.flushTimer = setTimeout(() => this.then(() => this.flush()), Math.max(0, next - this.now()));
       return;
     }
@@ -274,18 +267,10 @@ export class Forwarder {
   }
 
   private async enqueue(p: Pending): Promise<void> {
-    const { name } = p.runtime;
     try {
       const uid = await this.uidOf(p.runtime);
       if (uid === undefined) return;
-      for (const step of this.steps) {
-        await this.opts.producer.send({
-          step,
-          group: runtimeGroup(uid),
-          dedupId: changeDedupId(uid, step, p.resourceVersion),
-          body: encodeWorkItem({ v: 1, step, runtime: { name, uid }, cause: p.cause, ...(this.opts.cluster ? { cluster: this.opts.cluster } : {}) }),
-        });
-      }
+      for (const step of this.steps) await this.opts.producer.send(changeMessage(p, step, uid, this.opts.cluster));
       this.stats.enqueued++;
       this.opts.quiet?.activity.note(this.now());
       this.opts.log.metric({ metric: METRIC.forwarderLag, value: Math.max(0, this.now() - p.received) });

@@ -1,54 +1,46 @@
 // The kinds the forwarder watches, and for each: which runtime an object concerns (from its
 // labels or annotations, never its body) and what about it makes work. Steps name these in the
 // step table's `wakesOn`; a kind no step names is not watched.
-import { ANNOTATION, ARGOCD_REGISTRY_SECRET, CONDITION, FIELD_MANAGER, FORWARDER_CHECKPOINT, LABEL, MANAGED_BY_VALUE, NAMESPACES, ROLE, RUNTIME_NAME } from '../api/constants.ts';
+import {
+  ARGOCD_REGISTRY_SECRET,
+  CONDITION,
+  FIELD_MANAGER,
+  FORWARDER_CHECKPOINT,
+  LABEL,
+  MANAGED_BY_VALUE,
+  NAMESPACES,
+  ROLE,
+  RUNTIME_NAME,
+} from '../api/constants.ts';
 import { createHash } from 'node:crypto';
 import { STAGE } from '../aicr/stages.ts';
-import { type ConfigMapObject, type GenericObject, KIND, type JobObject, type Kind, type ObjectMeta, type PodObject, type RuntimeObject } from '../kube/kinds.ts';
-import type { Selection } from '../kube/port.ts';
-import { STEP_TABLE, type StepRow, WAKE, type Wake } from '../steps/table.ts';
+import { type ConfigMapObject, type GenericObject, KIND, type RuntimeObject } from '../kube/kinds.ts';
+import { STEP_TABLE, type StepRow, WAKE } from '../steps/table.ts';
 import { type NodeFacts, nodeFingerprint } from '../discovery/nodeGroups.ts';
 import { discoveryOf } from '../discovery/status.ts';
 import { fieldAt } from '../kube/fieldPath.ts';
 import { type ReportStage, reportStage } from '../rollouts/gate.ts';
-
-export interface RuntimeRef {
-  readonly name: string;
-  readonly uid: string;
-}
-
-export interface WatchedKind<T extends { readonly metadata: ObjectMeta }> {
-  readonly wake: Wake;
-  readonly kind: Kind<T>;
-  /** Narrows the watch to the control plane's own objects where a label can say so. */
-  readonly selection?: Selection;
-  runtimeOf(obj: T): RuntimeRef | undefined;
-  /**
-   * Overrides the forwarder's coalescing window for this kind: AICR's Jobs and Pods change a
-   * few times per run, and each change is the control plane's cue to act, so none is held back.
-   */
-  readonly coalesceMs?: number;
-  /** Whether this object's deletion is work; by default every deletion is. */
-  deletionIsNews?(obj: T): boolean;
-  /** Whether an object first seen in this state is work; by default it is. Objects the control plane just created are not. */
-  arrivalIsNews?(obj: T): boolean;
-  /** Two events with the same fingerprint for one object are one change. */
-  fingerprint(obj: T): string;
-  /** Whether a move from one fingerprint to another is work; by default every move is. */
-  changeIsNews?(before: string, after: string): boolean;
-  /** Tells apart two watches of one kind (in different namespaces), for their checkpoints. */
-  readonly id?: string;
-}
-
-/** Any object the forwarder can watch. */
-export type Watchable = { readonly metadata: ObjectMeta };
+import {
+  AICR_JOB_WATCH,
+  AICR_POD_WATCH,
+  ASSESSMENT_JOB_WATCH,
+  ASSESSMENT_POD_WATCH,
+  SNAPSHOT_JOB_WATCH,
+  SNAPSHOT_POD_WATCH,
+} from './runWatches.ts';
+import { type Watchable, type WatchedKind, runtimeFromAnnotation } from './watchedKind.ts';
 
 export const RUNTIME_WATCH: WatchedKind<RuntimeObject> = {
   wake: WAKE.runtimeChange,
   kind: KIND.clusterRuntime,
   runtimeOf: (obj) => ({ name: obj.metadata.name, uid: obj.metadata.uid }),
   // Its spec (generation), annotations and deletion; status writes, the control plane's own, are not work.
-  fingerprint: (obj) => JSON.stringify([obj.metadata.generation ?? 0, obj.metadata.annotations ?? {}, obj.metadata.deletionTimestamp ?? null]),
+  fingerprint: (obj) =>
+    JSON.stringify([
+      obj.metadata.generation ?? 0,
+      obj.metadata.annotations ?? {},
+      obj.metadata.deletionTimestamp ?? null,
+    ]),
 };
 
 /**
@@ -80,7 +72,10 @@ export const RUNTIME_TARGET_WATCH: WatchedKind<RuntimeObject> = {
   runtimeOf: (obj) => ({ name: obj.metadata.name, uid: obj.metadata.uid }),
   arrivalIsNews: () => false,
   fingerprint: (obj) => {
-    const status = (obj.status ?? {}) as { targetPlan?: unknown; conditions?: readonly { type: string; status: string; reason: string }[] };
+    const status = (obj.status ?? {}) as {
+      targetPlan?: unknown;
+      conditions?: readonly { type: string; status: string; reason: string }[];
+    };
     const resolved = status.conditions?.find((c) => c.type === CONDITION.resolved);
     return JSON.stringify([status.targetPlan ?? '', resolved?.status ?? '', resolved?.reason ?? '']);
   },
@@ -112,8 +107,12 @@ export const ROLLOUT_WATCH: WatchedKind<GenericObject> = {
  */
 const OWNED_APPLICATIONS = { labelSelector: `${LABEL.managedBy}=${MANAGED_BY_VALUE}` };
 
-const digestOf = (values: readonly unknown[]): string => createHash('sha256').update(JSON.stringify(values)).digest('hex');
-const fingerprintOf = (paths: readonly string[]) => (obj: GenericObject): string => digestOf(paths.map((p) => fieldAt(obj, p) ?? null));
+const digestOf = (values: readonly unknown[]): string =>
+  createHash('sha256').update(JSON.stringify(values)).digest('hex');
+const fingerprintOf =
+  (paths: readonly string[]) =>
+  (obj: GenericObject): string =>
+    digestOf(paths.map((p) => fieldAt(obj, p) ?? null));
 
 interface ApplicationPrint {
   readonly spec: string;
@@ -127,7 +126,9 @@ interface ApplicationPrint {
 function specEditedByOthers(app: GenericObject): boolean {
   const entries = fieldAt(app, 'metadata.managedFields');
   if (!Array.isArray(entries)) return true;
-  return entries.some((e) => fieldAt(e, 'manager') !== FIELD_MANAGER.rollout && fieldAt(e, 'fieldsV1.f:spec') !== undefined);
+  return entries.some(
+    (e) => fieldAt(e, 'manager') !== FIELD_MANAGER.rollout && fieldAt(e, 'fieldsV1.f:spec') !== undefined,
+  );
 }
 
 const applicationPrint = (app: GenericObject): ApplicationPrint => ({
@@ -168,76 +169,6 @@ export const APPLICATION_SPEC_WATCH: WatchedKind<GenericObject> = {
   fingerprint: fingerprintOf(['spec', 'metadata.deletionTimestamp', 'metadata.finalizers']),
 };
 
-/** AICR's Jobs and their Pods name their runtime in an annotation the control plane set. */
-function runtimeFromAnnotation(obj: Watchable): RuntimeRef | undefined {
-  const uid = obj.metadata.annotations?.[ANNOTATION.runtimeUID];
-  return uid ? { name: RUNTIME_NAME, uid } : undefined;
-}
-
-// Resolution's runs and the rollout's assessment share a namespace; a selector on the stage
-// keeps each step from waking on the other's Jobs.
-const AICR_RUNS = { namespace: NAMESPACES.jobs, labelSelector: `${LABEL.stage} in (${STAGE.recipe},${STAGE.render})` };
-const ASSESSMENT_RUNS = { namespace: NAMESPACES.jobs, labelSelector: `${LABEL.stage}=${STAGE.assessment}` };
-const SNAPSHOT_RUNS = { namespace: NAMESPACES.discovery, labelSelector: LABEL.stage };
-
-/** The fingerprint of a Pod that nothing holds up. */
-const QUIET_POD = JSON.stringify([[], []]);
-
-// Only what a wait message is made of: a refusal to schedule or a failed pull. How a run ended
-// is the Job's to say.
-const podProgress = (pod: PodObject): string =>
-  JSON.stringify([
-    (pod.status?.conditions ?? []).filter((c) => c.type === 'PodScheduled' && c.status === 'False').map((c) => c.message ?? ''),
-    (pod.status?.containerStatuses ?? []).map((c) => (c.state?.waiting?.reason === 'ContainerCreating' ? '' : (c.state?.waiting?.reason ?? ''))),
-  ]);
-
-/**
- * An AICR run's Job, in the namespace of its stage. A Job just created, or a successful one the
- * step deleted after reading it, is no news; a failed one deleted by a person lets its stage
- * run again (JOB-6). AICR's Jobs change a few times per run and each change is the control
- * plane's cue to act, so none is held back by coalescing.
- */
-function runJobWatch(wake: Wake, selection: Selection, id?: string): WatchedKind<JobObject> {
-  return {
-    ...(id ? { id } : {}),
-    wake,
-    kind: KIND.job,
-    selection,
-    runtimeOf: runtimeFromAnnotation,
-    coalesceMs: 0,
-    arrivalIsNews: (job) => (job.status?.conditions ?? []).length > 0,
-    deletionIsNews: (job) => !(job.status?.conditions ?? []).some((c) => c.type === 'Complete' && c.status === 'True'),
-    // Whether the run ended; the control plane's own annotations and TTL changes are not news.
-    fingerprint: (job) => JSON.stringify([(job.status?.conditions ?? []).map((c) => `${c.type}=${c.status}`), job.metadata.deletionTimestamp ?? null]),
-  };
-}
-
-/** An AICR run's Pod: news only when it is held up; it goes with its Job, which is watched itself. */
-function runPodWatch(wake: Wake, selection: Selection, id?: string): WatchedKind<PodObject> {
-  return {
-    ...(id ? { id } : {}),
-    wake,
-    kind: KIND.pod,
-    selection,
-    runtimeOf: runtimeFromAnnotation,
-    coalesceMs: 0,
-    deletionIsNews: () => false,
-    arrivalIsNews: (pod) => podProgress(pod) !== QUIET_POD,
-    fingerprint: podProgress,
-  };
-}
-
-export const AICR_JOB_WATCH = runJobWatch(WAKE.aicrRun, AICR_RUNS);
-export const AICR_POD_WATCH = runPodWatch(WAKE.aicrRun, AICR_RUNS);
-
-/** The upgrade assessment's Jobs and Pods, in aicr-jobs too: they wake the rollout step. */
-export const ASSESSMENT_JOB_WATCH = runJobWatch(WAKE.assessmentRun, ASSESSMENT_RUNS, 'assessment-jobs');
-export const ASSESSMENT_POD_WATCH = runPodWatch(WAKE.assessmentRun, ASSESSMENT_RUNS, 'assessment-pods');
-
-/** The snapshot agent's Jobs and Pods, in aicr-discovery: they wake the snapshot step. */
-export const SNAPSHOT_JOB_WATCH = runJobWatch(WAKE.snapshotRun, SNAPSHOT_RUNS, 'snapshot-jobs');
-export const SNAPSHOT_POD_WATCH = runPodWatch(WAKE.snapshotRun, SNAPSHOT_RUNS, 'snapshot-pods');
-
 /** Published snapshots in aicr-system: one edited or deleted by hand wakes discovery to replace it. */
 export const SNAPSHOT_CONFIGMAP_WATCH: WatchedKind<ConfigMapObject> = {
   id: 'snapshots',
@@ -245,7 +176,10 @@ export const SNAPSHOT_CONFIGMAP_WATCH: WatchedKind<ConfigMapObject> = {
   kind: KIND.configMap,
   selection: { namespace: NAMESPACES.system, labelSelector: `${LABEL.stage}=${STAGE.snapshot}` },
   runtimeOf: runtimeFromAnnotation,
-  fingerprint: (cm) => createHash('sha256').update(JSON.stringify([cm.data ?? {}, cm.metadata.labels ?? {}])).digest('hex'),
+  fingerprint: (cm) =>
+    createHash('sha256')
+      .update(JSON.stringify([cm.data ?? {}, cm.metadata.labels ?? {}]))
+      .digest('hex'),
 };
 
 /**
@@ -260,7 +194,12 @@ export const PLAN_WATCH: WatchedKind<ConfigMapObject> = {
   selection: { namespace: NAMESPACES.system, labelSelector: `${LABEL.role}=${ROLE.plan}` },
   runtimeOf: () => ({ name: RUNTIME_NAME, uid: '' }),
   arrivalIsNews: () => false,
-  fingerprint: (cm) => createHash('sha256').update(JSON.stringify([cm.data ?? {}, cm.binaryData ?? {}, cm.metadata.labels ?? {}, cm.metadata.annotations ?? {}])).digest('hex'),
+  fingerprint: (cm) =>
+    createHash('sha256')
+      .update(
+        JSON.stringify([cm.data ?? {}, cm.binaryData ?? {}, cm.metadata.labels ?? {}, cm.metadata.annotations ?? {}]),
+      )
+      .digest('hex'),
 };
 
 /**
@@ -284,9 +223,22 @@ export const REGISTRY_SECRET_WATCH: WatchedKind<GenericObject> = {
   id: 'registry-secret',
   wake: WAKE.registryCredentialsChange,
   kind: KIND.secret,
-  selection: { namespace: ARGOCD_REGISTRY_SECRET.namespace, fieldSelector: `metadata.name=${ARGOCD_REGISTRY_SECRET.name}` },
+  selection: {
+    namespace: ARGOCD_REGISTRY_SECRET.namespace,
+    fieldSelector: `metadata.name=${ARGOCD_REGISTRY_SECRET.name}`,
+  },
   runtimeOf: () => ({ name: RUNTIME_NAME, uid: '' }),
-  fingerprint: (s) => createHash('sha256').update(JSON.stringify([(s as { data?: unknown }).data ?? {}, s.metadata.labels ?? {}, s.metadata.annotations ?? {}, s.metadata.deletionTimestamp ?? null])).digest('hex'),
+  fingerprint: (s) =>
+    createHash('sha256')
+      .update(
+        JSON.stringify([
+          (s as { data?: unknown }).data ?? {},
+          s.metadata.labels ?? {},
+          s.metadata.annotations ?? {},
+          s.metadata.deletionTimestamp ?? null,
+        ]),
+      )
+      .digest('hex'),
 };
 
 /**
@@ -300,16 +252,43 @@ export const RUNTIME_NOTICE_WATCH: WatchedKind<RuntimeObject> = {
   kind: KIND.clusterRuntime,
   runtimeOf: (obj) => ({ name: obj.metadata.name, uid: obj.metadata.uid }),
   fingerprint: (obj) => {
-    const status = (obj.status ?? {}) as { activePlan?: unknown; targetPlan?: unknown; conditions?: readonly { type: string; status: string; reason: string; lastTransitionTime?: string }[] };
+    const status = (obj.status ?? {}) as {
+      activePlan?: unknown;
+      targetPlan?: unknown;
+      conditions?: readonly { type: string; status: string; reason: string; lastTransitionTime?: string }[];
+    };
     const shown = (type: string): unknown[] => {
       const c = status.conditions?.find((x) => x.type === type);
       return [c?.status ?? '', c?.reason ?? '', c?.lastTransitionTime ?? ''];
     };
-    return JSON.stringify([status.activePlan ?? '', status.targetPlan ?? '', shown(CONDITION.released), shown(CONDITION.stalled)]);
+    return JSON.stringify([
+      status.activePlan ?? '',
+      status.targetPlan ?? '',
+      shown(CONDITION.released),
+      shown(CONDITION.stalled),
+    ]);
   },
 };
 
-export const WATCHED: readonly WatchedKind<Watchable>[] = [RUNTIME_WATCH, RUNTIME_DISCOVERY_WATCH, AICR_JOB_WATCH, AICR_POD_WATCH, ASSESSMENT_JOB_WATCH, ASSESSMENT_POD_WATCH, SNAPSHOT_JOB_WATCH, SNAPSHOT_POD_WATCH, SNAPSHOT_CONFIGMAP_WATCH, PLAN_WATCH, NODE_WATCH, RUNTIME_TARGET_WATCH, RUNTIME_NOTICE_WATCH, ROLLOUT_WATCH, APPLICATION_WATCH, APPLICATION_SPEC_WATCH, REGISTRY_SECRET_WATCH];
+export const WATCHED: readonly WatchedKind<Watchable>[] = [
+  RUNTIME_WATCH,
+  RUNTIME_DISCOVERY_WATCH,
+  AICR_JOB_WATCH,
+  AICR_POD_WATCH,
+  ASSESSMENT_JOB_WATCH,
+  ASSESSMENT_POD_WATCH,
+  SNAPSHOT_JOB_WATCH,
+  SNAPSHOT_POD_WATCH,
+  SNAPSHOT_CONFIGMAP_WATCH,
+  PLAN_WATCH,
+  NODE_WATCH,
+  RUNTIME_TARGET_WATCH,
+  RUNTIME_NOTICE_WATCH,
+  ROLLOUT_WATCH,
+  APPLICATION_WATCH,
+  APPLICATION_SPEC_WATCH,
+  REGISTRY_SECRET_WATCH,
+];
 
 /** The kinds some step of the table wakes on: what the forwarder watches. */
 export function watchedBy(table: readonly StepRow[] = STEP_TABLE): WatchedKind<Watchable>[] {
@@ -319,5 +298,7 @@ export function watchedBy(table: readonly StepRow[] = STEP_TABLE): WatchedKind<W
 
 /** Each watched kind keeps its own checkpoint ConfigMap, so one kind's progress never moves another's. */
 export function checkpointName(w: WatchedKind<Watchable>): string {
-  return w.kind === KIND.clusterRuntime && !w.id ? FORWARDER_CHECKPOINT.name : `${FORWARDER_CHECKPOINT.name}-${w.id ?? w.kind.plural}`;
+  return w.kind === KIND.clusterRuntime && !w.id
+    ? FORWARDER_CHECKPOINT.name
+    : `${FORWARDER_CHECKPOINT.name}-${w.id ?? w.kind.plural}`;
 }

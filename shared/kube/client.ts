@@ -3,7 +3,16 @@
 import { GoneError } from '../errors.ts';
 import { fromKubeError, isNotFound } from './errors.ts';
 import { type Kind, collectionPath, objectPath } from './kinds.ts';
-import type { ApplyOptions, KubePort, ObjectList, Selection, WatchEventType, WatchHandle, WatchOptions, WritableObject } from './port.ts';
+import type {
+  ApplyOptions,
+  KubePort,
+  ObjectList,
+  Selection,
+  WatchEventType,
+  WatchHandle,
+  WatchOptions,
+  WritableObject,
+} from './port.ts';
 import type { RequestOptions, RestClient } from './rest.ts';
 
 const WATCH_TYPES = new Set<string>(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK']);
@@ -52,22 +61,36 @@ export class KubeClient implements KubePort {
 
   async list<T>(kind: Kind<T>, selection: Selection = {}): Promise<ObjectList<T>> {
     try {
-      const raw = (await this.rest.send('GET', collectionPath(kind, selection.namespace), { query: { labelSelector: selection.labelSelector, fieldSelector: selection.fieldSelector } })) as {
+      const raw = (await this.rest.send('GET', collectionPath(kind, selection.namespace), {
+        query: { labelSelector: selection.labelSelector, fieldSelector: selection.fieldSelector },
+      })) as {
         items?: unknown[];
         metadata?: { resourceVersion?: string };
       };
-      return { items: (raw.items ?? []).map((i) => kind.schema.parse(i)), resourceVersion: raw.metadata?.resourceVersion ?? '' };
+      return {
+        items: (raw.items ?? []).map((i) => kind.schema.parse(i)),
+        resourceVersion: raw.metadata?.resourceVersion ?? '',
+      };
     } catch (err) {
       throw await this.mapped(err);
     }
   }
 
   create<T>(kind: Kind<T>, obj: WritableObject): Promise<T> {
-    return this.call(() => this.rest.send('POST', collectionPath(kind, obj.metadata.namespace), { body: this.body(kind, obj) }), kind);
+    return this.call(
+      () => this.rest.send('POST', collectionPath(kind, obj.metadata.namespace), { body: this.body(kind, obj) }),
+      kind,
+    );
   }
 
   update<T>(kind: Kind<T>, obj: WritableObject): Promise<T> {
-    return this.call(() => this.rest.send('PUT', objectPath(kind, obj.metadata.name, obj.metadata.namespace), { body: this.body(kind, obj) }), kind);
+    return this.call(
+      () =>
+        this.rest.send('PUT', objectPath(kind, obj.metadata.name, obj.metadata.namespace), {
+          body: this.body(kind, obj),
+        }),
+      kind,
+    );
   }
 
   private applyAt<T>(kind: Kind<T>, path: string, obj: WritableObject, opts: ApplyOptions): Promise<T> {
@@ -89,12 +112,22 @@ export class KubeClient implements KubePort {
   }
 
   patch<T>(kind: Kind<T>, name: string, namespace: string | undefined, patch: Record<string, unknown>): Promise<T> {
-    return this.call(() => this.rest.send('PATCH', objectPath(kind, name, namespace), { body: patch, contentType: MERGE }), kind);
+    return this.call(
+      () => this.rest.send('PATCH', objectPath(kind, name, namespace), { body: patch, contentType: MERGE }),
+      kind,
+    );
   }
 
-  async delete(kind: Kind<unknown>, name: string, namespace?: string, opts: { readonly propagationPolicy?: 'Background' | 'Foreground' | 'Orphan' } = {}): Promise<boolean> {
+  async delete(
+    kind: Kind<unknown>,
+    name: string,
+    namespace?: string,
+    opts: { readonly propagationPolicy?: 'Background' | 'Foreground' | 'Orphan' } = {},
+  ): Promise<boolean> {
     try {
-      await this.rest.send('DELETE', objectPath(kind, name, namespace), { body: { apiVersion: 'v1', kind: 'DeleteOptions', ...opts } });
+      await this.rest.send('DELETE', objectPath(kind, name, namespace), {
+        body: { apiVersion: 'v1', kind: 'DeleteOptions', ...opts },
+      });
       return true;
     } catch (err) {
       if (isNotFound(err)) return false;
@@ -109,7 +142,8 @@ export class KubeClient implements KubePort {
       const ev = line as RawWatchEvent;
       if (ev.type === 'ERROR') {
         const code = ev.object?.code;
-        failure = code === 410 ? new GoneError('watch resource version expired') : fromKubeError({ code, body: ev.object });
+        failure =
+          code === 410 ? new GoneError('watch resource version expired') : fromKubeError({ code, body: ev.object });
         controller.abort();
         return;
       }

@@ -18,7 +18,11 @@ export interface EksClusterAccess {
 /** Tokens are reused for 10 minutes, leaving 5 of their 15 for requests already under way. */
 export const TOKEN_REFRESH_MS = 10 * 60_000;
 
-export function eksConnection(access: EksClusterAccess, credentials: () => Promise<AwsCredentials>, now: () => number = Date.now): Connection {
+export function eksConnection(
+  access: EksClusterAccess,
+  credentials: () => Promise<AwsCredentials>,
+  now: () => number = Date.now,
+): Connection {
   let token: string | undefined;
   let issuedAt = 0;
   let arn: string | undefined;
@@ -29,7 +33,12 @@ export function eksConnection(access: EksClusterAccess, credentials: () => Promi
     token: async (refresh) => {
       if (!token || refresh || now() - issuedAt >= TOKEN_REFRESH_MS) {
         issuedAt = now();
-        token = await eksToken({ clusterName: access.clusterName, region: access.region, credentials: await credentials(), now: new Date(issuedAt) });
+        token = await eksToken({
+          clusterName: access.clusterName,
+          region: access.region,
+          credentials: await credentials(),
+          now: new Date(issuedAt),
+        });
       }
       return token;
     },
@@ -45,6 +54,10 @@ export function eksConnection(access: EksClusterAccess, credentials: () => Promi
   };
 }
 
-export function eksKube(access: EksClusterAccess, credentials: () => Promise<AwsCredentials>, now: () => number = Date.now): KubePort {
+export function eksKube(
+  access: EksClusterAccess,
+  credentials: () => Promise<AwsCredentials>,
+  now: () => number = Date.now,
+): KubePort {
   return new KubeClient(new RestClient(eksConnection(access, credentials, now)));
 }

@@ -47,28 +47,66 @@ function networkFailure(err: unknown): string {
 }
 
 /** The signed GET, its body read whole; a network failure names the endpoint and what went wrong. */
-async function describe(clusterName: string, url: URL, headers: Record<string, string>): Promise<{ status: number; ok: boolean; text: string }> {
+async function describe(
+  clusterName: string,
+  url: URL,
+  headers: Record<string, string>,
+): Promise<{ status: number; ok: boolean; text: string }> {
   const signal = requestSignal(AWS_REQUEST_TIMEOUT_MS, 'an eks:DescribeCluster request');
   try {
     const res = await eksFetch(url.toString(), { headers, signal });
     return { status: res.status, ok: res.ok, text: await res.text() };
   } catch (err) {
-    throw new ClusterDescribeError(clusterName, `eks:DescribeCluster at ${url.host} did not answer (${networkFailure(err)}); check the functions' route to the EKS API (NAT or an eks VPC endpoint)`);
+    throw new ClusterDescribeError(
+      clusterName,
+      `eks:DescribeCluster at ${url.host} did not answer (${networkFailure(err)}); check the functions' route to the EKS API (NAT or an eks VPC endpoint)`,
+    );
   }
 }
 
-export async function describeEksCluster(clusterName: string, d: DescribeClusterDeps): Promise<ClusterConnectionInfo> {
-  const url = new URL(`/clusters/${encodeURIComponent(clusterName)}`, d.apiUrl ?? `https://eks.${d.region}.amazonaws.com`);
-  const signer = new SignatureV4({ service: 'eks', region: d.region, credentials: await d.credentials(), sha256: Sha256 });
+async function signedGetHeaders(url: URL, d: DescribeClusterDeps): Promise<Record<string, string>> {
+  const signer = new SignatureV4({
+    service: 'eks',
+    region: d.region,
+    credentials: await d.credentials(),
+    sha256: Sha256,
+  });
   const port = url.port ? Number(url.port) : undefined;
   const host = url.host;
-  const request = new HttpRequest({ method: 'GET', protocol: url.protocol, hostname: url.hostname, ...(port ? { port } : {}), path: url.pathname, headers: { host, accept: 'application/json' } });
+  const request = new HttpRequest({
+    method: 'GET',
+    protocol: url.protocol,
+    hostname: url.hostname,
+    ...(port ? { port } : {}),
+    path: url.pathname,
+    headers: { host, accept: 'application/json' },
+  });
   const signed = await signer.sign(request);
-  const res = await describe(clusterName, url, signed.headers);
-  if (res.status === 404) throw new ClusterDescribeError(clusterName, 'no such EKS cluster in this account and region; check the fleetClusters parameter');
-  if (res.status === 403) throw new ClusterDescribeError(clusterName, 'eks:DescribeCluster was refused; the function role needs it for every cluster of the fleet');
+  return signed.headers;
+}
+
+export async function describeEksCluster(clusterName: string, d: DescribeClusterDeps): Promise<ClusterConnectionInfo> {
+  const url = new URL(
+    `/clusters/${encodeURIComponent(clusterName)}`,
+    d.apiUrl ?? `https://eks.${d.region}.amazonaws.com`,
+  );
+  const res = await describe(clusterName, url, await signedGetHeaders(url, d));
+  if (res.status === 404)
+    throw new ClusterDescribeError(
+      clusterName,
+      'no such EKS cluster in this account and region; check the fleetClusters parameter',
+    );
+  if (res.status === 403)
+    throw new ClusterDescribeError(
+      clusterName,
+      'eks:DescribeCluster was refused; the function role needs it for every cluster of the fleet',
+    );
   if (!res.ok) throw new ClusterDescribeError(clusterName, `eks:DescribeCluster answered ${res.status}`);
   const parsed = DescribeClusterResponse.safeParse(JSON.parse(res.text));
-  if (!parsed.success) throw new ClusterDescribeError(clusterName, 'eks:DescribeCluster gave no endpoint or certificate authority (is the cluster still being created?)');
+  if (!parsed.success)
+    throw new ClusterDescribeError(
+      clusterName,
+      'eks:DescribeCluster gave no endpoint or certificate authority (is the cluster still being created?)',
+    );
   return { endpoint: parsed.data.cluster.endpoint, caData: parsed.data.cluster.certificateAuthority.data };
 }

@@ -1,7 +1,14 @@
 // Turns client-node failures into the control plane's error taxonomy. Only the HTTP status,
 // the machine-readable reason and the names of failed fields survive: a server's message can
 // echo the values it refused, so it never reaches a log or a condition.
-import { ConflictError, ControlPlaneError, GoneError, KubeRequestError, ThrottledError, TransientError } from '../errors.ts';
+import {
+  ConflictError,
+  ControlPlaneError,
+  GoneError,
+  KubeRequestError,
+  ThrottledError,
+  TransientError,
+} from '../errors.ts';
 
 interface StatusBody {
   readonly reason?: string;
@@ -28,7 +35,10 @@ function httpCode(err: unknown): number | undefined {
 
 function throttled(status: StatusBody, reason: string): ThrottledError {
   const seconds = status.details?.retryAfterSeconds;
-  return new ThrottledError(`kubernetes api asked to retry later (http 429 ${reason})`, (typeof seconds === 'number' && seconds > 0 ? seconds : 1) * 1000);
+  return new ThrottledError(
+    `kubernetes api asked to retry later (http 429 ${reason})`,
+    (typeof seconds === 'number' && seconds > 0 ? seconds : 1) * 1000,
+  );
 }
 
 export function fromKubeError(err: unknown, identity?: string): Error {

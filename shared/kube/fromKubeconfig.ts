@@ -20,6 +20,11 @@ export function kubeAsIdentity(file: string, context: string, identity: string):
   const user = isForwarder ? IDENTITY_USER.forwarder : IDENTITY_USER.step(identity);
   const group = isForwarder ? IDENTITY_GROUP.forwarder : IDENTITY_GROUP.step(identity);
   return new KubeClient(
-    new RestClient({ ...base, name: user, identity: () => Promise.resolve(user), impersonate: { user, groups: [group, 'system:authenticated'] } }),
+    new RestClient({
+      ...base,
+      name: user,
+      identity: () => Promise.resolve(user),
+      impersonate: { user, groups: [group, 'system:authenticated'] },
+    }),
   );
 }

@@ -18,7 +18,13 @@ export const ObjectMetaSchema = z.looseObject({
 });
 export type ObjectMeta = z.output<typeof ObjectMetaSchema>;
 
-const object = <S extends z.ZodRawShape>(shape: S) => z.looseObject({ apiVersion: z.string().optional(), kind: z.string().optional(), metadata: ObjectMetaSchema, ...shape });
+const object = <S extends z.ZodRawShape>(shape: S) =>
+  z.looseObject({
+    apiVersion: z.string().optional(),
+    kind: z.string().optional(),
+    metadata: ObjectMetaSchema,
+    ...shape,
+  });
 
 export const RuntimeObjectSchema = object({
   spec: z.unknown().optional(),
@@ -31,7 +37,10 @@ export const RuntimeObjectSchema = object({
 });
 export type RuntimeObject = z.output<typeof RuntimeObjectSchema>;
 
-export const ConfigMapSchema = object({ data: z.record(z.string(), z.string()).optional(), binaryData: z.record(z.string(), z.string()).optional() });
+export const ConfigMapSchema = object({
+  data: z.record(z.string(), z.string()).optional(),
+  binaryData: z.record(z.string(), z.string()).optional(),
+});
 export type ConfigMapObject = z.output<typeof ConfigMapSchema>;
 
 const JobConditionSchema = z.looseObject({
@@ -60,7 +69,14 @@ export type JobObject = z.output<typeof JobSchema>;
 const ContainerStateSchema = z.looseObject({
   waiting: z.looseObject({ reason: z.string().optional(), message: z.string().optional() }).optional(),
   running: z.looseObject({ startedAt: z.string().optional() }).optional(),
-  terminated: z.looseObject({ exitCode: z.int(), reason: z.string().optional(), message: z.string().optional(), finishedAt: z.string().optional() }).optional(),
+  terminated: z
+    .looseObject({
+      exitCode: z.int(),
+      reason: z.string().optional(),
+      message: z.string().optional(),
+      finishedAt: z.string().optional(),
+    })
+    .optional(),
 });
 
 export const PodSchema = object({
@@ -70,7 +86,9 @@ export const PodSchema = object({
       reason: z.string().optional(),
       message: z.string().optional(),
       conditions: z.array(JobConditionSchema).optional(),
-      containerStatuses: z.array(z.looseObject({ name: z.string(), state: ContainerStateSchema.optional() })).optional(),
+      containerStatuses: z
+        .array(z.looseObject({ name: z.string(), state: ContainerStateSchema.optional() }))
+        .optional(),
     })
     .optional(),
 });
@@ -89,7 +107,13 @@ export interface Kind<T> {
 }
 
 type Where = readonly [apiVersion: string, kind: string, plural: string, scope: 'Namespaced' | 'Cluster'];
-const kind = <T>([apiVersion, name, plural, scope]: Where, schema: z.ZodType<T>): Kind<T> => ({ apiVersion, kind: name, plural, namespaced: scope === 'Namespaced', schema });
+const kind = <T>([apiVersion, name, plural, scope]: Where, schema: z.ZodType<T>): Kind<T> => ({
+  apiVersion,
+  kind: name,
+  plural,
+  namespaced: scope === 'Namespaced',
+  schema,
+});
 const GV = `${API_GROUP}/${API_VERSION}`;
 
 export const KIND = {

@@ -43,7 +43,12 @@ export interface ApplyOptions {
 
 /** An object to write: metadata.name always; metadata.resourceVersion makes the write conditional. */
 export interface WritableObject {
-  readonly metadata: { readonly name: string; readonly namespace?: string; readonly resourceVersion?: string; readonly [k: string]: unknown };
+  readonly metadata: {
+    readonly name: string;
+    readonly namespace?: string;
+    readonly resourceVersion?: string;
+    readonly [k: string]: unknown;
+  };
   readonly [k: string]: unknown;
 }
 
@@ -61,5 +66,10 @@ export interface KubePort {
   /** JSON merge patch. */
   patch<T>(kind: Kind<T>, name: string, namespace: string | undefined, patch: Record<string, unknown>): Promise<T>;
   /** False when the object was already gone. */
-  delete(kind: Kind<unknown>, name: string, namespace?: string, opts?: { readonly propagationPolicy?: 'Background' | 'Foreground' | 'Orphan' }): Promise<boolean>;
+  delete(
+    kind: Kind<unknown>,
+    name: string,
+    namespace?: string,
+    opts?: { readonly propagationPolicy?: 'Background' | 'Foreground' | 'Orphan' },
+  ): Promise<boolean>;
 }

@@ -45,7 +45,10 @@ function failureOf(err: unknown): string {
 function limitConnect(req: ClientRequest): void {
   req.once('socket', (socket: Socket) => {
     if (!socket.connecting) return;
-    const timer = setTimeout(() => req.destroy(new NetworkTimeout(`connect timed out after ${CONNECT_TIMEOUT_MS / 1000} s`)), CONNECT_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => req.destroy(new NetworkTimeout(`connect timed out after ${CONNECT_TIMEOUT_MS / 1000} s`)),
+      CONNECT_TIMEOUT_MS,
+    );
     socket.once('secureConnect', () => clearTimeout(timer));
     socket.once('close', () => clearTimeout(timer));
   });
@@ -116,7 +119,13 @@ export class RestClient {
   constructor(conn: Connection) {
     this.conn = conn;
     const { ca, cert, key, insecure } = conn.tls;
-    this.agent = new Agent({ keepAlive: true, ...(ca ? { ca } : {}), ...(cert ? { cert } : {}), ...(key ? { key } : {}), rejectUnauthorized: !insecure });
+    this.agent = new Agent({
+      keepAlive: true,
+      ...(ca ? { ca } : {}),
+      ...(cert ? { cert } : {}),
+      ...(key ? { key } : {}),
+      rejectUnauthorized: !insecure,
+    });
   }
 
   get name(): string {
@@ -133,7 +142,12 @@ export class RestClient {
     return url;
   }
 
-  private async open(method: string, path: string, opts: RequestOptions, how: { readonly refresh: boolean; readonly limit: RequestLimit }): Promise<IncomingMessage> {
+  private async open(
+    method: string,
+    path: string,
+    opts: RequestOptions,
+    how: { readonly refresh: boolean; readonly limit: RequestLimit },
+  ): Promise<IncomingMessage> {
     const { refresh, limit } = how;
     const headers: Record<string, string | string[]> = { Accept: 'application/json' };
     if (this.conn.impersonate) {
@@ -149,10 +163,16 @@ export class RestClient {
       headers['Content-Length'] = String(Buffer.byteLength(payload));
     }
     return await new Promise<IncomingMessage>((resolve, reject) => {
-      const req = request(this.url(path, opts.query), { method, headers, agent: this.agent, ...(opts.signal ? { signal: opts.signal } : {}) }, resolve);
+      const req = request(
+        this.url(path, opts.query),
+        { method, headers, agent: this.agent, ...(opts.signal ? { signal: opts.signal } : {}) },
+        resolve,
+      );
       limitConnect(req);
       limit.attach(req);
-      req.on('error', (err) => reject(opts.signal?.aborted ? err : new KubeUnreachableError(this.host, failureOf(err))));
+      req.on('error', (err) =>
+        reject(opts.signal?.aborted ? err : new KubeUnreachableError(this.host, failureOf(err))),
+      );
       req.end(payload);
     });
   }
@@ -164,12 +184,18 @@ export class RestClient {
   /** The time a request may take, or a DeadlineError when the invocation has too little left to start it. */
   private limit(wholeExchange: boolean): RequestLimit {
     const ms = requestBudgetMs(REQUEST_TIMEOUT_MS);
-    if (ms <= 0) throw new DeadlineError('too little time left in this invocation for a kubernetes request; handed to a retry');
+    if (ms <= 0)
+      throw new DeadlineError('too little time left in this invocation for a kubernetes request; handed to a retry');
     return new RequestLimit(ms, wholeExchange);
   }
 
   /** Opens a request, asking for a fresh token once when the server answers 401. */
-  private async openWithRetry(method: string, path: string, opts: RequestOptions, limit: RequestLimit): Promise<IncomingMessage> {
+  private async openWithRetry(
+    method: string,
+    path: string,
+    opts: RequestOptions,
+    limit: RequestLimit,
+  ): Promise<IncomingMessage> {
     const res = await this.open(method, path, opts, { refresh: false, limit });
     if (res.statusCode !== 401 || !this.conn.token) return res;
     res.resume();

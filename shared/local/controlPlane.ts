@@ -72,7 +72,9 @@ export function senderOf(queue: QueueProducer, holdBackMs: LocalOptions['holdBac
 function startStallCounter(kube: LocalOptions['kube'], log: LocalOptions['log'], everyMs: number): NodeJS.Timeout {
   const reporter = new StallReporter(log);
   const timer = setInterval(() => {
-    countStalls([{ kube }], reporter, log).catch((err: unknown) => log.warn('stall count failed; the next one retries', errorFields(err)));
+    countStalls([{ kube }], reporter, log).catch((err: unknown) =>
+      log.warn('stall count failed; the next one retries', errorFields(err)),
+    );
   }, everyMs);
   timer.unref();
   return timer;
@@ -81,18 +83,39 @@ function startStallCounter(kube: LocalOptions['kube'], log: LocalOptions['log'],
 /** Local mode sweeps on a timer, as often as the stale period allows something to become stale. */
 function startSweeper(deps: SweepDeps, timings: Timings): NodeJS.Timeout {
   const settings = { staleAfterMs: timings.sweepStaleAfterMs, graceMs: timings.sweepGraceMs };
-  const timer = setInterval(() => {
-    sweepLeftovers(deps, settings).catch((err: unknown) => deps.log.warn('sweep failed; the next one retries', errorFields(err)));
-  }, Math.max(1_000, Math.min(timings.sweepStaleAfterMs, timings.sweepGraceMs) / 2));
+  const timer = setInterval(
+    () => {
+      sweepLeftovers(deps, settings).catch((err: unknown) =>
+        deps.log.warn('sweep failed; the next one retries', errorFields(err)),
+      );
+    },
+    Math.max(1_000, Math.min(timings.sweepStaleAfterMs, timings.sweepGraceMs) / 2),
+  );
   timer.unref();
   return timer;
 }
 
 /** The steps consume the queue, each message handled by the step it names. */
-function consumeSteps(queue: EmbeddedQueue, opts: LocalOptions, run: { readonly table: readonly StepRow[]; readonly now: () => Date; readonly timings: Timings; readonly producer: QueueProducer }): void {
+function consumeSteps(
+  queue: EmbeddedQueue,
+  opts: LocalOptions,
+  run: {
+    readonly table: readonly StepRow[];
+    readonly now: () => Date;
+    readonly timings: Timings;
+    readonly producer: QueueProducer;
+  },
+): void {
   const { table, now, timings, producer } = run;
   const dispatch = createDispatcher(opts.runners ?? RUNNERS, table);
-  const deps = { kube: opts.kube, log: opts.log, now, timings, producer, ...(opts.kubeFor ? { kubeFor: opts.kubeFor } : {}) };
+  const deps = {
+    kube: opts.kube,
+    log: opts.log,
+    now,
+    timings,
+    producer,
+    ...(opts.kubeFor ? { kubeFor: opts.kubeFor } : {}),
+  };
   queue.consume(async (msg) => {
     await dispatch(msg, deps);
     if (opts.handleAgain?.()) await dispatch(msg, deps);
@@ -120,15 +143,24 @@ function forwardersOf(opts: LocalOptions, table: readonly StepRow[], producer: Q
 
 export function startLocalControlPlane(opts: LocalOptions): LocalControlPlane {
   const table = opts.table ?? STEP_TABLE;
-  const queue = new EmbeddedQueue({ queueOf: (step) => table.find((r) => r.name === step)?.queue ?? step, ...opts.queue });
+  const queue = new EmbeddedQueue({
+    queueOf: (step) => table.find((r) => r.name === step)?.queue ?? step,
+    ...opts.queue,
+  });
   const now = opts.now ?? ((): Date => new Date());
   const timings = opts.timings ?? DEFAULT_TIMINGS;
   const producer = senderOf(queue, opts.holdBackMs);
   consumeSteps(queue, opts, { table, now, timings, producer });
   const forwarders = forwardersOf(opts, table, producer);
   const forwarder = forwarders.find((f) => f.watches === RUNTIME_WATCH) ?? (forwarders[0] as Forwarder);
-  const sweeper = startSweeper({ kube: opts.kube, log: opts.log.child({ step: 'sweeper' }), now, startedAt: now() }, timings);
-  const timers = [sweeper, startStallCounter(opts.kube, opts.log.child({ step: 'forwarder' }), opts.stallCountEveryMs ?? 60_000)];
+  const sweeper = startSweeper(
+    { kube: opts.kube, log: opts.log.child({ step: 'sweeper' }), now, startedAt: now() },
+    timings,
+  );
+  const timers = [
+    sweeper,
+    startStallCounter(opts.kube, opts.log.child({ step: 'forwarder' }), opts.stallCountEveryMs ?? 60_000),
+  ];
   const running = Promise.all(forwarders.map((f) => f.run())).then(async () => {
     timers.forEach((t) => clearInterval(t));
     await queue.settled();

@@ -24,7 +24,9 @@ function main(): void {
     options: { kubeconfig: { type: 'string' }, context: { type: 'string' } },
   });
   if (!values.kubeconfig || !values.context) {
-    console.error('usage: main.ts --kubeconfig <file> --context <name>  (both are required, so a real cluster is never reached by accident)');
+    console.error(
+      'usage: main.ts --kubeconfig <file> --context <name>  (both are required, so a real cluster is never reached by accident)',
+    );
     process.exit(2);
   }
   const log = createLogger();

@@ -60,7 +60,12 @@ export interface NoticeDetail {
   readonly runtime: { readonly name: string; readonly uid: string };
   readonly at: string;
   /** The runtime condition that tells it, as it stood. */
-  readonly condition?: { readonly type: string; readonly status: string; readonly reason: string; readonly message: string };
+  readonly condition?: {
+    readonly type: string;
+    readonly status: string;
+    readonly reason: string;
+    readonly message: string;
+  };
   readonly rollout?: {
     readonly name: string;
     readonly type: string;
@@ -73,7 +78,12 @@ export interface NoticeDetail {
     readonly approveCommand?: string;
   };
   /** For a stall: its reason, and the cause and fix from the reason guide. */
-  readonly stalled?: { readonly reason: string; readonly message: string; readonly cause?: string; readonly fix?: string };
+  readonly stalled?: {
+    readonly reason: string;
+    readonly message: string;
+    readonly cause?: string;
+    readonly fix?: string;
+  };
 }
 
 export interface Notice {
@@ -90,8 +100,16 @@ interface Reading {
 
 const QUIET: Reading = { signature: '' };
 
-const ENDED_KIND: Readonly<Record<string, NoticeKind>> = { Failed: 'rolloutFailed', Expired: 'rolloutExpired', Revoked: 'rolloutRevoked' };
-const WAITING_KIND: Readonly<Record<string, NoticeKind>> = { AwaitingApproval: 'awaitingApproval', OutsideMaintenanceWindow: 'windowWait', WaitingForWorkloads: 'workloadWait' };
+const ENDED_KIND: Readonly<Record<string, NoticeKind>> = {
+  Failed: 'rolloutFailed',
+  Expired: 'rolloutExpired',
+  Revoked: 'rolloutRevoked',
+};
+const WAITING_KIND: Readonly<Record<string, NoticeKind>> = {
+  AwaitingApproval: 'awaitingApproval',
+  OutsideMaintenanceWindow: 'windowWait',
+  WaitingForWorkloads: 'workloadWait',
+};
 /** Stalled reasons the rollout channel already tells. */
 const TOLD_BY_ROLLOUT = new Set(['AwaitingApproval', 'RolloutFailed', 'RolloutExpired', 'RolloutRevoked']);
 
@@ -108,12 +126,17 @@ function rolloutReading(r: RolloutObject | undefined): Reading {
   const kind = WAITING_KIND[reason];
   if (!kind) return QUIET;
   // A wait is one per step: the next step waiting again is news again.
-  return { signature: kind === 'awaitingApproval' ? `${reason}/${name}` : `${reason}/${name}/${r.status?.currentStep ?? 0}`, kind };
+  return {
+    signature: kind === 'awaitingApproval' ? `${reason}/${name}` : `${reason}/${name}/${r.status?.currentStep ?? 0}`,
+    kind,
+  };
 }
 
 function releasedReading(input: NoticeInput): Reading {
   const released = findCondition(input.runtime.conditions, CONDITION.released);
-  return released?.status === 'True' ? { signature: `Released/${input.runtime.activePlan ?? ''}`, kind: 'released' } : QUIET;
+  return released?.status === 'True'
+    ? { signature: `Released/${input.runtime.activePlan ?? ''}`, kind: 'released' }
+    : QUIET;
 }
 
 function stalledReading(input: NoticeInput): Reading {
@@ -124,20 +147,28 @@ function stalledReading(input: NoticeInput): Reading {
 }
 
 function readings(input: NoticeInput): Readonly<Record<Channel, Reading>> {
-  return { rollout: rolloutReading(input.rollouts.at(-1)), released: releasedReading(input), stalled: stalledReading(input) };
+  return {
+    rollout: rolloutReading(input.rollouts.at(-1)),
+    released: releasedReading(input),
+    stalled: stalledReading(input),
+  };
 }
 
 /** The record to start from: nothing told for a new runtime; for one that predates notifications, what it shows now, told silently. */
 function startingRecord(input: NoticeInput, now: Readonly<Record<Channel, Reading>>): NoticeRecord {
   if (input.record) return input.record;
   const created = Date.parse(input.runtime.creationTimestamp ?? '');
-  if (Number.isFinite(created) && input.now.getTime() - created < FRESH_RUNTIME_MS) return { sent: 0, rollout: '', released: '', stalled: '' };
+  if (Number.isFinite(created) && input.now.getTime() - created < FRESH_RUNTIME_MS)
+    return { sent: 0, rollout: '', released: '', stalled: '' };
   return { sent: 0, rollout: now.rollout.signature, released: now.released.signature, stalled: now.stalled.signature };
 }
 
 /** Stable for one notification (one channel moving into one state as the n-th send), so a resend after a failure keeps it. */
 function keyOf(uid: string, channel: Channel, signature: string, sequence: number): string {
-  return createHash('sha256').update(JSON.stringify([uid, channel, signature, sequence])).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update(JSON.stringify([uid, channel, signature, sequence]))
+    .digest('hex')
+    .slice(0, 32);
 }
 
 function rolloutPart(r: RolloutObject, kind: NoticeKind): NonNullable<NoticeDetail['rollout']> {
@@ -162,7 +193,10 @@ function rolloutPart(r: RolloutObject, kind: NoticeKind): NonNullable<NoticeDeta
 }
 
 function detailOf(input: NoticeInput, kind: NoticeKind, key: string): NoticeDetail {
-  const shown = kind === 'stalled' ? findCondition(input.runtime.conditions, CONDITION.stalled) : findCondition(input.runtime.conditions, CONDITION.released);
+  const shown =
+    kind === 'stalled'
+      ? findCondition(input.runtime.conditions, CONDITION.stalled)
+      : findCondition(input.runtime.conditions, CONDITION.released);
   const r = input.rollouts.at(-1);
   const guide = shown ? guideOf(shown.reason) : undefined;
   return {
@@ -173,9 +207,19 @@ function detailOf(input: NoticeInput, kind: NoticeKind, key: string): NoticeDeta
     cluster: input.cluster,
     runtime: { name: input.runtime.name, uid: input.runtime.uid },
     at: input.now.toISOString(),
-    ...(shown ? { condition: { type: shown.type, status: shown.status, reason: shown.reason, message: shown.message } } : {}),
+    ...(shown
+      ? { condition: { type: shown.type, status: shown.status, reason: shown.reason, message: shown.message } }
+      : {}),
     ...(r && kind !== 'stalled' && kind !== 'released' ? { rollout: rolloutPart(r, kind) } : {}),
-    ...(kind === 'stalled' && shown ? { stalled: { reason: shown.reason, message: shown.message, ...(guide ? { cause: guide.cause, fix: guide.fix } : {}) } } : {}),
+    ...(kind === 'stalled' && shown
+      ? {
+          stalled: {
+            reason: shown.reason,
+            message: shown.message,
+            ...(guide ? { cause: guide.cause, fix: guide.fix } : {}),
+          },
+        }
+      : {}),
   };
 }
 
@@ -188,9 +232,18 @@ export function dueNotices(input: NoticeInput): { readonly notices: readonly Not
     const reading = now[channel];
     if (reading.signature === before[channel] || !reading.kind) continue;
     const key = keyOf(input.runtime.uid, channel, reading.signature, before.sent + notices.length);
-    notices.push({ kind: reading.kind, detailType: NOTICE_KIND[reading.kind].detailType, detail: detailOf(input, reading.kind, key) });
+    notices.push({
+      kind: reading.kind,
+      detailType: NOTICE_KIND[reading.kind].detailType,
+      detail: detailOf(input, reading.kind, key),
+    });
   }
-  const record = { sent: before.sent + notices.length, rollout: now.rollout.signature, released: now.released.signature, stalled: now.stalled.signature };
+  const record = {
+    sent: before.sent + notices.length,
+    rollout: now.rollout.signature,
+    released: now.released.signature,
+    stalled: now.stalled.signature,
+  };
   return { notices, record };
 }
 

@@ -21,11 +21,21 @@ export function eventBridgeSink(bus: string): NotificationSink {
       client ??= new Client(awsClientOptions());
       try {
         for (let i = 0; i < notices.length; i += BATCH) {
-          const entries = notices.slice(i, i + BATCH).map((n: Notice) => ({ EventBusName: bus, Source: NOTICE_SOURCE, DetailType: n.detailType, Detail: JSON.stringify(n.detail), Time: new Date(n.detail.at) }));
+          const entries = notices.slice(i, i + BATCH).map((n: Notice) => ({
+            EventBusName: bus,
+            Source: NOTICE_SOURCE,
+            DetailType: n.detailType,
+            Detail: JSON.stringify(n.detail),
+            Time: new Date(n.detail.at),
+          }));
           const out = await client.send(new PutEventsCommand({ Entries: entries }));
           const failed = out.FailedEntryCount ?? 0;
           // Some entries taken, some not: all are sent again with their keys, so receivers drop the repeats.
-          if (failed > 0) return { ok: false, cause: `EventBridge refused ${failed} of ${entries.length} entries (${out.Entries?.find((e) => e.ErrorCode)?.ErrorCode ?? 'no code'})` };
+          if (failed > 0)
+            return {
+              ok: false,
+              cause: `EventBridge refused ${failed} of ${entries.length} entries (${out.Entries?.find((e) => e.ErrorCode)?.ErrorCode ?? 'no code'})`,
+            };
         }
         return { ok: true };
       } catch (err) {

@@ -18,7 +18,14 @@ export function logSink(log: Logger): NotificationSink {
   return {
     called: 'the log',
     put: (notices) => {
-      for (const n of notices) log.info('notification', { source: NOTICE_SOURCE, detailType: n.detailType, kind: n.kind, key: n.detail.key, detail: JSON.stringify(n.detail) });
+      for (const n of notices)
+        log.info('notification', {
+          source: NOTICE_SOURCE,
+          detailType: n.detailType,
+          kind: n.kind,
+          key: n.detail.key,
+          detail: JSON.stringify(n.detail),
+        });
       return Promise.resolve({ ok: true });
     },
   };

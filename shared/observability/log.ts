@@ -55,7 +55,9 @@ const stdoutSink: LogSink = (line) => process.stdout.write(`${line}\n`);
 
 /** Applied to every key of every line, nested ones too, as the line is serialised. */
 function redact(key: string, value: unknown): unknown {
-  return value !== undefined && SENSITIVE_KEY.test(key) && !(METRIC_NAMES.has(key) && typeof value === 'number') ? REDACTED : value;
+  return value !== undefined && SENSITIVE_KEY.test(key) && !(METRIC_NAMES.has(key) && typeof value === 'number')
+    ? REDACTED
+    : value;
 }
 
 /**
@@ -85,8 +87,10 @@ function lineBuilder(): LineBuilder {
   return builder;
 }
 
-export function createLogger(opts: { level?: LogLevel; sink?: LogSink; context?: LogContext; service?: string } = {}): Logger {
-  const level = opts.level ?? ((process.env['LOG_LEVEL'] as LogLevel | undefined) ?? 'info');
+export function createLogger(
+  opts: { level?: LogLevel; sink?: LogSink; context?: LogContext; service?: string } = {},
+): Logger {
+  const level = opts.level ?? (process.env['LOG_LEVEL'] as LogLevel | undefined) ?? 'info';
   const sink = opts.sink ?? stdoutSink;
   const context = opts.context ?? {};
   // On AWS each deployment names itself, so the metrics of several clusters in one account stay apart.

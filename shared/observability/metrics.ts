@@ -101,7 +101,9 @@ export interface MetricPoint {
 
 /** A point's numbers and dimensions as plain log fields: searchable in the log, no metric series. */
 export function plainFields(point: MetricPoint): Record<string, number | string> {
-  const numbers = [{ metric: point.metric, value: point.value }, ...(point.more ?? [])].map((m) => [m.metric.name, m.value] as const);
+  const numbers = [{ metric: point.metric, value: point.value }, ...(point.more ?? [])].map(
+    (m) => [m.metric.name, m.value] as const,
+  );
   return { ...point.dimensions, ...Object.fromEntries(numbers) };
 }
 
@@ -113,9 +115,12 @@ export function emfFields(point: MetricPoint, service: string): Record<string, u
     if (set.length === 0) continue;
     metrics.addDimensions(Object.fromEntries(set.map((d) => [d, dims[d] ?? 'unknown'])));
   }
-  for (const m of [{ metric: point.metric, value: point.value }, ...(point.more ?? [])]) metrics.addMetric(m.metric.name, m.metric.unit, m.value);
+  for (const m of [{ metric: point.metric, value: point.value }, ...(point.more ?? [])])
+    metrics.addMetric(m.metric.name, m.metric.unit, m.value);
   for (const [k, v] of Object.entries(point.metadata ?? {})) metrics.addMetadata(k, v);
-  const out = metrics.serializeMetrics() as Record<string, unknown> & { _aws: { CloudWatchMetrics: { Dimensions: string[][] }[] } };
+  const out = metrics.serializeMetrics() as Record<string, unknown> & {
+    _aws: { CloudWatchMetrics: { Dimensions: string[][] }[] };
+  };
   // Powertools leaves `service` alone out once another set is added; a set of [] asks for it.
   if (point.metric.sets.some((s) => s.length === 0) && point.metric.sets.length > 1) {
     for (const cw of out._aws.CloudWatchMetrics) cw.Dimensions.unshift(['service']);

@@ -34,9 +34,19 @@ function stalledBy(runtimes: readonly CountedRuntime[]): Map<string, string[]> {
 /** One line: every class's count, and the runtimes behind each non-zero count. */
 export function stallCounts(runtimes: readonly CountedRuntime[]): MetricPoint {
   const by = stalledBy(runtimes);
-  const [first, ...rest] = STALL_GAUGES.map((g) => ({ metric: g.metric as MetricDef, value: by.get(g.metric.name)?.length ?? 0 }));
-  const named = [...by.entries()].filter(([, names]) => names.length > 0).map(([gauge, names]) => `${gauge}: ${names.join(', ')}`);
-  return { metric: first?.metric ?? STALL_GAUGES[0].metric, value: first?.value ?? 0, more: rest, ...(named.length > 0 ? { metadata: { runtimes: named.join('; ') } } : {}) };
+  const [first, ...rest] = STALL_GAUGES.map((g) => ({
+    metric: g.metric as MetricDef,
+    value: by.get(g.metric.name)?.length ?? 0,
+  }));
+  const named = [...by.entries()]
+    .filter(([, names]) => names.length > 0)
+    .map(([gauge, names]) => `${gauge}: ${names.join(', ')}`);
+  return {
+    metric: first?.metric ?? STALL_GAUGES[0].metric,
+    value: first?.value ?? 0,
+    more: rest,
+    ...(named.length > 0 ? { metadata: { runtimes: named.join('; ') } } : {}),
+  };
 }
 
 function anyStalled(p: MetricPoint): boolean {

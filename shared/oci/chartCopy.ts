@@ -12,7 +12,13 @@ import { type HttpFetch, requestSignal, timeoutFailure } from '../httpFetch.ts';
 import { HELM_CHART_LAYER, HELM_CONFIG } from '../plans/manifestsChartPackage.ts';
 import { OCI_MANIFEST, type PushOptions, type PushResult, pushArtifact, sessionFor, sha256 } from './push.ts';
 import { formatReference } from './reference.ts';
-import { REGISTRY_REQUEST_TIMEOUT_MS, type RegistrySession, readLimited, registryFetch, registryRequest } from './registryHttp.ts';
+import {
+  REGISTRY_REQUEST_TIMEOUT_MS,
+  type RegistrySession,
+  readLimited,
+  registryFetch,
+  registryRequest,
+} from './registryHttp.ts';
 import { readTar } from './tar.ts';
 
 const MIB = 1024 * 1024;
@@ -36,7 +42,9 @@ interface IndexEntry {
 /** A chart repository that could not be reached, with the timeout that ended the request when one did. */
 function silent(url: string, what: string, err: unknown): TransientError {
   const failure = timeoutFailure(err);
-  return new TransientError(`chart repository ${new URL(url).host} did not answer (${what}${failure === undefined ? '' : `: ${failure}`}); retrying`);
+  return new TransientError(
+    `chart repository ${new URL(url).host} did not answer (${what}${failure === undefined ? '' : `: ${failure}`}); retrying`,
+  );
 }
 
 async function get(url: string, what: string, limit: number, doFetch: HttpFetch): Promise<Uint8Array> {
@@ -48,7 +56,8 @@ async function get(url: string, what: string, limit: number, doFetch: HttpFetch)
   } catch (err) {
     throw silent(url, what, err);
   }
-  if (res.status >= 500 || res.status === 429) throw new TransientError(`chart repository ${new URL(url).host} answered http ${res.status} (${what}); retrying`);
+  if (res.status >= 500 || res.status === 429)
+    throw new TransientError(`chart repository ${new URL(url).host} answered http ${res.status} (${what}); retrying`);
   if (!res.ok) throw new ChartSourceError(`chart repository answered http ${res.status} to ${url} (${what})`);
   let bytes: Uint8Array;
   try {
@@ -56,23 +65,34 @@ async function get(url: string, what: string, limit: number, doFetch: HttpFetch)
   } catch (err) {
     throw silent(url, what, err);
   }
-  if (bytes.length > limit) throw new ChartSourceError(`${url} (${what}) is larger than the ${limit / MIB} MiB the control plane reads`);
+  if (bytes.length > limit)
+    throw new ChartSourceError(`${url} (${what}) is larger than the ${limit / MIB} MiB the control plane reads`);
   return bytes;
 }
 
 async function indexEntry(up: UpstreamChart, doFetch: HttpFetch): Promise<IndexEntry> {
   const base = up.source.endsWith('/') ? up.source : `${up.source}/`;
-  const index = parse(new TextDecoder().decode(await get(new URL('index.yaml', base).toString(), 'index', INDEX_LIMIT, doFetch))) as { entries?: Record<string, { version?: string; urls?: string[]; digest?: string }[]> } | null;
+  const index = parse(
+    new TextDecoder().decode(await get(new URL('index.yaml', base).toString(), 'index', INDEX_LIMIT, doFetch)),
+  ) as { entries?: Record<string, { version?: string; urls?: string[]; digest?: string }[]> } | null;
   const entry = index?.entries?.[up.chart]?.find((e) => e.version === up.version);
   const url = entry?.urls?.[0];
-  if (!entry || !url) throw new ChartSourceError(`chart repository ${up.source} has no chart ${up.chart} at version ${up.version}`);
+  if (!entry || !url)
+    throw new ChartSourceError(`chart repository ${up.source} has no chart ${up.chart} at version ${up.version}`);
   return { url: new URL(url, base).toString(), ...(entry.digest ? { digest: `sha256:${entry.digest}` } : {}) };
 }
 
 /** The manifest the tag holds now and its layer's digest, if any. */
-async function atTag(target: string, options: PushOptions): Promise<{ manifest: string; layer: string | undefined } | undefined> {
+async function atTag(
+  target: string,
+  options: PushOptions,
+): Promise<{ manifest: string; layer: string | undefined } | undefined> {
   const session = sessionFor(target, options);
-  const res = await registryRequest(session, { method: 'GET', path: `manifests/${session.ref.tag ?? ''}`, accept: OCI_MANIFEST, expected: [404] }, 'manifest check');
+  const res = await registryRequest(
+    session,
+    { method: 'GET', path: `manifests/${session.ref.tag ?? ''}`, accept: OCI_MANIFEST, expected: [404] },
+    'manifest check',
+  );
   if (res.status === 404) return undefined;
   const bytes = await readLimited(session, res, 'manifest', MIB);
   const manifest = JSON.parse(new TextDecoder().decode(bytes)) as { layers?: { digest?: string }[] };
@@ -83,8 +103,13 @@ async function atTag(target: string, options: PushOptions): Promise<{ manifest: 
 function chartConfig(up: UpstreamChart, tgz: Uint8Array): Uint8Array {
   const files = readTar(gunzipSync(tgz, { maxOutputLength: 8 * CHART_LIMIT }));
   const chartYaml = [...files.entries()].find(([path]) => /^[^/]+\/Chart\.yaml$/.test(path))?.[1];
-  const meta = chartYaml ? (parse(new TextDecoder().decode(chartYaml)) as { name?: unknown; version?: unknown } | null) : null;
-  if (meta?.name !== up.chart || meta.version !== up.version) throw new ChartSourceError(`the archive served for ${up.chart} ${up.version} holds no Chart.yaml of that name and version`);
+  const meta = chartYaml
+    ? (parse(new TextDecoder().decode(chartYaml)) as { name?: unknown; version?: unknown } | null)
+    : null;
+  if (meta?.name !== up.chart || meta.version !== up.version)
+    throw new ChartSourceError(
+      `the archive served for ${up.chart} ${up.version} holds no Chart.yaml of that name and version`,
+    );
   return new TextEncoder().encode(JSON.stringify(meta));
 }
 
@@ -95,28 +120,54 @@ interface OciChart {
 
 /** The Helm chart an OCI source holds at the version: its config and its one chart layer. */
 async function ociChart(session: RegistrySession, up: UpstreamChart): Promise<OciChart> {
-  const res = await registryRequest(session, { method: 'GET', path: `manifests/${up.version}`, accept: OCI_MANIFEST, expected: [404] }, 'chart manifest');
+  const res = await registryRequest(
+    session,
+    { method: 'GET', path: `manifests/${up.version}`, accept: OCI_MANIFEST, expected: [404] },
+    'chart manifest',
+  );
   if (res.status === 404) throw new ChartSourceError(`${up.source}/${up.chart} has no version ${up.version}`);
-  const manifest = JSON.parse(new TextDecoder().decode(await readLimited(session, res, 'chart manifest', MIB))) as Partial<OciChart> & { layers?: { mediaType: string; digest: string }[] };
+  const manifest = JSON.parse(
+    new TextDecoder().decode(await readLimited(session, res, 'chart manifest', MIB)),
+  ) as Partial<OciChart> & { layers?: { mediaType: string; digest: string }[] };
   const layer = manifest.layers?.find((l) => l.mediaType === HELM_CHART_LAYER);
-  if (!manifest.config || !layer) throw new ChartSourceError(`${up.source}/${up.chart}:${up.version} is not a Helm chart (no chart layer)`);
+  if (!manifest.config || !layer)
+    throw new ChartSourceError(`${up.source}/${up.chart}:${up.version} is not a Helm chart (no chart layer)`);
   return { config: manifest.config, layer };
 }
 
 async function blob(session: RegistrySession, digest: string, limit: number): Promise<Uint8Array> {
-  const bytes = await readLimited(session, await registryRequest(session, { method: 'GET', path: `blobs/${digest}` }, 'chart blob'), 'chart blob', limit);
-  if (sha256(bytes) !== digest) throw new ChartSourceError(`a blob of ${formatReference(session.ref)} does not hash to its digest`);
+  const bytes = await readLimited(
+    session,
+    await registryRequest(session, { method: 'GET', path: `blobs/${digest}` }, 'chart blob'),
+    'chart blob',
+    limit,
+  );
+  if (sha256(bytes) !== digest)
+    throw new ChartSourceError(`a blob of ${formatReference(session.ref)} does not hash to its digest`);
   return bytes;
 }
 
 /** Copies a chart from an OCI registry (`oci://host/path` + chart): read its manifest, then its blobs only when the target lacks the same layer. */
 async function copyOciChart(up: UpstreamChart, target: string, options: PushOptions): Promise<PushResult> {
-  const source = sessionFor(`${up.source.slice('oci://'.length).replace(/\/$/, '')}/${up.chart}:${up.version}`, options);
+  const source = sessionFor(
+    `${up.source.slice('oci://'.length).replace(/\/$/, '')}/${up.chart}:${up.version}`,
+    options,
+  );
   const chart = await ociChart(source, up);
   const present = await atTag(target, options);
   if (present !== undefined && present.layer === chart.layer.digest) return { digest: present.manifest, pushed: false };
-  const [config, layer] = [await blob(source, chart.config.digest, MIB), await blob(source, chart.layer.digest, CHART_LIMIT)];
-  return await pushArtifact(target, { config: { mediaType: chart.config.mediaType, bytes: config }, layers: [{ mediaType: chart.layer.mediaType, bytes: layer }] }, options);
+  const [config, layer] = [
+    await blob(source, chart.config.digest, MIB),
+    await blob(source, chart.layer.digest, CHART_LIMIT),
+  ];
+  return await pushArtifact(
+    target,
+    {
+      config: { mediaType: chart.config.mediaType, bytes: config },
+      layers: [{ mediaType: chart.layer.mediaType, bytes: layer }],
+    },
+    options,
+  );
 }
 
 /** Copies `up` to `target` (host/repository:version) unless the tag already holds the same archive. */
@@ -127,6 +178,16 @@ export async function copyChart(up: UpstreamChart, target: string, options: Push
   const present = entry.digest === undefined ? undefined : await atTag(target, options);
   if (present !== undefined && present.layer === entry.digest) return { digest: present.manifest, pushed: false };
   const tgz = await get(entry.url, 'chart', CHART_LIMIT, doFetch);
-  if (entry.digest !== undefined && sha256(tgz) !== entry.digest) throw new ChartSourceError(`the archive served for ${up.chart} ${up.version} does not match the digest its index gives`);
-  return await pushArtifact(target, { config: { mediaType: HELM_CONFIG, bytes: chartConfig(up, tgz) }, layers: [{ mediaType: HELM_CHART_LAYER, bytes: tgz }] }, options);
+  if (entry.digest !== undefined && sha256(tgz) !== entry.digest)
+    throw new ChartSourceError(
+      `the archive served for ${up.chart} ${up.version} does not match the digest its index gives`,
+    );
+  return await pushArtifact(
+    target,
+    {
+      config: { mediaType: HELM_CONFIG, bytes: chartConfig(up, tgz) },
+      layers: [{ mediaType: HELM_CHART_LAYER, bytes: tgz }],
+    },
+    options,
+  );
 }

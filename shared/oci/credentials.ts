@@ -19,7 +19,12 @@ type AuthEntry = z.output<typeof AuthEntrySchema>;
 
 /** `auths` keys may carry a scheme or a path (`https://host/v1/`); only host[:port] identifies a registry. */
 function hostOfKey(key: string): string {
-  return key.replace(/^[a-z]+:\/\//i, '').split('/')[0]?.toLowerCase() ?? '';
+  return (
+    key
+      .replace(/^[a-z]+:\/\//i, '')
+      .split('/')[0]
+      ?.toLowerCase() ?? ''
+  );
 }
 
 function parseConfig(text: string): z.output<typeof DockerConfigSchema> {
@@ -30,7 +35,8 @@ function parseConfig(text: string): z.output<typeof DockerConfigSchema> {
     throw new RegistryCredentialsInvalidError('it is not JSON');
   }
   const parsed = DockerConfigSchema.safeParse(json);
-  if (!parsed.success) throw new RegistryCredentialsInvalidError('"auths" must map registry hosts to objects of string fields');
+  if (!parsed.success)
+    throw new RegistryCredentialsInvalidError('"auths" must map registry hosts to objects of string fields');
   return parsed.data;
 }
 
@@ -38,10 +44,12 @@ function fromEntry(entry: AuthEntry, registry: string): BasicCredentials | undef
   if (entry.auth) {
     const pair = Buffer.from(entry.auth, 'base64').toString('utf8');
     const colon = pair.indexOf(':');
-    if (colon < 0) throw new RegistryCredentialsInvalidError(`the "auth" of ${registry} is not base64 of user:password`);
+    if (colon < 0)
+      throw new RegistryCredentialsInvalidError(`the "auth" of ${registry} is not base64 of user:password`);
     return { username: pair.slice(0, colon), password: pair.slice(colon + 1) };
   }
-  if (entry.username !== undefined && entry.password !== undefined) return { username: entry.username, password: entry.password };
+  if (entry.username !== undefined && entry.password !== undefined)
+    return { username: entry.username, password: entry.password };
   return undefined;
 }
 

@@ -7,7 +7,15 @@ import * as z from 'zod';
 import { BundleUnreadableError } from '../errors.ts';
 import { credentialsFor } from './credentials.ts';
 import { type OciReference, SHA256_DIGEST, formatReference, parseReference } from './reference.ts';
-import { REGISTRY_REQUEST_TIMEOUT_MS, type RegistrySession, openSession, readLimited, registryFetch, registryGet, sizeText } from './registryHttp.ts';
+import {
+  REGISTRY_REQUEST_TIMEOUT_MS,
+  type RegistrySession,
+  openSession,
+  readLimited,
+  registryFetch,
+  registryGet,
+  sizeText,
+} from './registryHttp.ts';
 import { TarError, readTar } from './tar.ts';
 
 const MIB = 1024 * 1024;
@@ -34,7 +42,10 @@ export interface PullOptions {
 
 const OCI_MANIFEST = 'application/vnd.oci.image.manifest.v1+json';
 const DOCKER_MANIFEST = 'application/vnd.docker.distribution.manifest.v2+json';
-const GZIP_LAYERS = new Set(['application/vnd.oci.image.layer.v1.tar+gzip', 'application/vnd.docker.image.rootfs.diff.tar.gzip']);
+const GZIP_LAYERS = new Set([
+  'application/vnd.oci.image.layer.v1.tar+gzip',
+  'application/vnd.docker.image.rootfs.diff.tar.gzip',
+]);
 
 const DescriptorSchema = z.object({ mediaType: z.string(), digest: z.string(), size: z.number().int().nonnegative() });
 const ManifestSchema = z.object({ mediaType: z.string().optional(), layers: z.array(DescriptorSchema) });
@@ -48,9 +59,15 @@ function unreadable(ref: OciReference, problem: string): BundleUnreadableError {
 
 async function fetchManifest(session: RegistrySession, limits: PullLimits): Promise<Uint8Array> {
   const { ref } = session;
-  const res = await registryGet(session, `manifests/${ref.digest ?? ref.tag ?? ''}`, 'manifest', `${OCI_MANIFEST}, ${DOCKER_MANIFEST}`);
+  const res = await registryGet(
+    session,
+    `manifests/${ref.digest ?? ref.tag ?? ''}`,
+    'manifest',
+    `${OCI_MANIFEST}, ${DOCKER_MANIFEST}`,
+  );
   const bytes = await readLimited(session, res, 'manifest', limits.manifestBytes);
-  if (ref.digest !== undefined && sha256(bytes) !== ref.digest) throw unreadable(ref, `the manifest the registry returned hashes to ${sha256(bytes)}, not to the digest asked for`);
+  if (ref.digest !== undefined && sha256(bytes) !== ref.digest)
+    throw unreadable(ref, `the manifest the registry returned hashes to ${sha256(bytes)}, not to the digest asked for`);
   return bytes;
 }
 
@@ -63,10 +80,14 @@ function bundleLayer(ref: OciReference, bytes: Uint8Array): Descriptor {
     throw unreadable(ref, 'the manifest is not JSON');
   }
   const parsed = ManifestSchema.safeParse(json);
-  if (!parsed.success) throw unreadable(ref, 'the manifest is not an OCI image manifest with layers (an image index is not a bundle)');
+  if (!parsed.success)
+    throw unreadable(ref, 'the manifest is not an OCI image manifest with layers (an image index is not a bundle)');
   const layers = parsed.data.layers.filter((l) => GZIP_LAYERS.has(l.mediaType));
   if (layers.length !== 1 || parsed.data.layers.length !== 1) {
-    throw unreadable(ref, `the manifest has ${parsed.data.layers.length} layers, ${layers.length} of them gzip tar; a bundle has exactly one`);
+    throw unreadable(
+      ref,
+      `the manifest has ${parsed.data.layers.length} layers, ${layers.length} of them gzip tar; a bundle has exactly one`,
+    );
   }
   const [layer] = layers as [Descriptor];
   if (!SHA256_DIGEST.test(layer.digest)) throw unreadable(ref, 'the layer digest is not a sha256 digest');
@@ -75,10 +96,18 @@ function bundleLayer(ref: OciReference, bytes: Uint8Array): Descriptor {
 
 async function fetchLayer(session: RegistrySession, layer: Descriptor, limits: PullLimits): Promise<Uint8Array> {
   const { ref } = session;
-  if (layer.size > limits.layerBytes) throw unreadable(ref, `the layer is ${layer.size} bytes, over the ${sizeText(limits.layerBytes)} the control plane reads`);
+  if (layer.size > limits.layerBytes)
+    throw unreadable(
+      ref,
+      `the layer is ${layer.size} bytes, over the ${sizeText(limits.layerBytes)} the control plane reads`,
+    );
   const res = await registryGet(session, `blobs/${layer.digest}`, 'layer');
   const bytes = await readLimited(session, res, 'layer', limits.layerBytes);
-  if (sha256(bytes) !== layer.digest) throw unreadable(ref, `the layer the registry returned hashes to ${sha256(bytes)}, not to ${layer.digest} as the manifest says`);
+  if (sha256(bytes) !== layer.digest)
+    throw unreadable(
+      ref,
+      `the layer the registry returned hashes to ${sha256(bytes)}, not to ${layer.digest} as the manifest says`,
+    );
   return bytes;
 }
 
@@ -87,8 +116,14 @@ function unpack(ref: OciReference, gzipped: Uint8Array, limits: PullLimits): Map
   try {
     archive = gunzipSync(gzipped, { maxOutputLength: limits.unpackedBytes });
   } catch (err) {
-    const tooLarge = err instanceof RangeError || (err instanceof Error && 'code' in err && err.code === 'ERR_BUFFER_TOO_LARGE');
-    throw unreadable(ref, tooLarge ? `the layer unpacks to more than the ${sizeText(limits.unpackedBytes)} the control plane reads` : 'the layer is not valid gzip');
+    const tooLarge =
+      err instanceof RangeError || (err instanceof Error && 'code' in err && err.code === 'ERR_BUFFER_TOO_LARGE');
+    throw unreadable(
+      ref,
+      tooLarge
+        ? `the layer unpacks to more than the ${sizeText(limits.unpackedBytes)} the control plane reads`
+        : 'the layer is not valid gzip',
+    );
   }
   try {
     return readTar(archive);

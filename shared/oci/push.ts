@@ -6,7 +6,13 @@
 import { createHash } from 'node:crypto';
 import { credentialsFor } from './credentials.ts';
 import { parseReference } from './reference.ts';
-import { REGISTRY_REQUEST_TIMEOUT_MS, type RegistrySession, openSession, registryFetch, registryRequest } from './registryHttp.ts';
+import {
+  REGISTRY_REQUEST_TIMEOUT_MS,
+  type RegistrySession,
+  openSession,
+  registryFetch,
+  registryRequest,
+} from './registryHttp.ts';
 
 export const OCI_MANIFEST = 'application/vnd.oci.image.manifest.v1+json';
 
@@ -36,7 +42,11 @@ export interface PushResult {
 
 export const sha256 = (bytes: Uint8Array): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 
-const descriptor = (b: Blob): { mediaType: string; digest: string; size: number } => ({ mediaType: b.mediaType, digest: sha256(b.bytes), size: b.bytes.length });
+const descriptor = (b: Blob): { mediaType: string; digest: string; size: number } => ({
+  mediaType: b.mediaType,
+  digest: sha256(b.bytes),
+  size: b.bytes.length,
+});
 
 /** The manifest's exact bytes: its digest is what the tag is compared against. */
 export function manifestBytes(artifact: Artifact): Uint8Array {
@@ -52,7 +62,11 @@ export function manifestBytes(artifact: Artifact): Uint8Array {
 
 async function pushBlob(session: RegistrySession, blob: Blob): Promise<void> {
   const digest = sha256(blob.bytes);
-  const head = await registryRequest(session, { method: 'HEAD', path: `blobs/${digest}`, expected: [404] }, 'blob check');
+  const head = await registryRequest(
+    session,
+    { method: 'HEAD', path: `blobs/${digest}`, expected: [404] },
+    'blob check',
+  );
   if (head.status === 200) return;
   const start = await registryRequest(session, { method: 'POST', path: 'blobs/uploads/' }, 'blob upload');
   await start.body?.cancel();
@@ -60,7 +74,11 @@ async function pushBlob(session: RegistrySession, blob: Blob): Promise<void> {
   const url = new URL(location, `http://placeholder/v2/${session.ref.repository}/`);
   url.searchParams.set('digest', digest);
   const path = location.startsWith('http') ? url.toString() : `${url.pathname}${url.search}`;
-  const put = await registryRequest(session, { method: 'PUT', path, contentType: 'application/octet-stream', body: blob.bytes }, 'blob upload');
+  const put = await registryRequest(
+    session,
+    { method: 'PUT', path, contentType: 'application/octet-stream', body: blob.bytes },
+    'blob upload',
+  );
   await put.body?.cancel();
 }
 
@@ -68,7 +86,12 @@ async function pushBlob(session: RegistrySession, blob: Blob): Promise<void> {
 export function sessionFor(reference: string, options: PushOptions): RegistrySession {
   const ref = parseReference(reference);
   const credentials = credentialsFor(options.dockerConfig, ref.registry);
-  return openSession(ref, { plainHTTP: options.plainHTTP, fetch: options.fetch ?? registryFetch, timeoutMs: options.timeoutMs ?? REGISTRY_REQUEST_TIMEOUT_MS, ...(credentials ? { credentials } : {}) });
+  return openSession(ref, {
+    plainHTTP: options.plainHTTP,
+    fetch: options.fetch ?? registryFetch,
+    timeoutMs: options.timeoutMs ?? REGISTRY_REQUEST_TIMEOUT_MS,
+    ...(credentials ? { credentials } : {}),
+  });
 }
 
 /** Pushes `artifact` under `reference` (host/repository:tag) unless the tag already names it. */
@@ -78,10 +101,19 @@ export async function pushArtifact(reference: string, artifact: Artifact, option
   const manifest = manifestBytes(artifact);
   const digest = sha256(manifest);
   const tag = ref.tag ?? digest;
-  const present = await registryRequest(session, { method: 'HEAD', path: `manifests/${tag}`, accept: OCI_MANIFEST, expected: [404] }, 'manifest check');
-  if (present.status === 200 && present.headers.get('docker-content-digest') === digest) return { digest, pushed: false };
+  const present = await registryRequest(
+    session,
+    { method: 'HEAD', path: `manifests/${tag}`, accept: OCI_MANIFEST, expected: [404] },
+    'manifest check',
+  );
+  if (present.status === 200 && present.headers.get('docker-content-digest') === digest)
+    return { digest, pushed: false };
   for (const blob of [artifact.config, ...artifact.layers]) await pushBlob(session, blob);
-  const put = await registryRequest(session, { method: 'PUT', path: `manifests/${tag}`, contentType: OCI_MANIFEST, body: manifest }, 'manifest');
+  const put = await registryRequest(
+    session,
+    { method: 'PUT', path: `manifests/${tag}`, contentType: OCI_MANIFEST, body: manifest },
+    'manifest',
+  );
   await put.body?.cancel();
   return { digest, pushed: true };
 }

@@ -11,7 +11,8 @@ export interface OciReference {
   readonly digest?: string;
 }
 
-const HOST = /^(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*(?::[0-9]{1,5})?$/;
+const HOST =
+  /^(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*(?::[0-9]{1,5})?$/;
 const PATH_COMPONENT = '[a-z0-9]+(?:(?:\\.|_|__|-+)[a-z0-9]+)*';
 const REPOSITORY = new RegExp(`^${PATH_COMPONENT}(?:/${PATH_COMPONENT})*$`);
 const TAG = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
@@ -31,12 +32,19 @@ function splitTag(nameAndTag: string): { name: string; tag?: string } {
 }
 
 /** What is wrong with the parts of a reference; undefined when nothing is. */
-function problemWith(parts: { registry: string; repository: string; tag: string | undefined; digest: string | undefined }): string | undefined {
+function problemWith(parts: {
+  registry: string;
+  repository: string;
+  tag: string | undefined;
+  digest: string | undefined;
+}): string | undefined {
   const { registry, repository, tag, digest } = parts;
   if (!HOST.test(registry)) return `registry host "${registry}" is not a host name with an optional port`;
-  if (!REPOSITORY.test(repository)) return `repository "${repository}" must be lowercase path components separated by "/"`;
+  if (!REPOSITORY.test(repository))
+    return `repository "${repository}" must be lowercase path components separated by "/"`;
   if (tag !== undefined && !TAG.test(tag)) return `tag "${tag}" is not a valid tag`;
-  if (digest !== undefined && !SHA256_DIGEST.test(digest)) return 'the digest must be sha256: followed by 64 lowercase hex digits';
+  if (digest !== undefined && !SHA256_DIGEST.test(digest))
+    return 'the digest must be sha256: followed by 64 lowercase hex digits';
   if (tag === undefined && digest === undefined) return 'it has neither a tag nor a digest';
   return undefined;
 }
@@ -52,7 +60,12 @@ export function parseReference(text: string): OciReference {
   const parts = { registry: name.slice(0, slash), repository: name.slice(slash + 1), tag, digest };
   const problem = problemWith(parts);
   if (problem !== undefined) throw invalid(text, problem);
-  return { registry: parts.registry, repository: parts.repository, ...(tag === undefined ? {} : { tag }), ...(digest === undefined ? {} : { digest }) };
+  return {
+    registry: parts.registry,
+    repository: parts.repository,
+    ...(tag === undefined ? {} : { tag }),
+    ...(digest === undefined ? {} : { digest }),
+  };
 }
 
 export function formatReference(ref: OciReference): string {

@@ -42,7 +42,9 @@ export function openSession(ref: OciReference, options: RegistrySessionOptions):
 }
 
 function unavailable(session: RegistrySession, what: string, detail: string): RegistryUnavailableError {
-  return new RegistryUnavailableError(`registry ${session.ref.registry} ${detail} (${what} of ${formatReference(session.ref)}); retrying`);
+  return new RegistryUnavailableError(
+    `registry ${session.ref.registry} ${detail} (${what} of ${formatReference(session.ref)}); retrying`,
+  );
 }
 
 /** Which timeout ended the request, or the system's error code (ECONNREFUSED, ENOTFOUND…) or the error's name; never a message a server wrote. */
@@ -51,7 +53,8 @@ function failureCode(err: unknown): string {
   if (timeout !== undefined) return timeout;
   const cause = err instanceof Error ? err.cause : undefined;
   if (cause instanceof Error && 'code' in cause && typeof cause.code === 'string') return cause.code;
-  if (err instanceof Error && 'code' in err && typeof err.code === 'string' && /^[A-Z0-9_]{3,40}$/.test(err.code)) return err.code;
+  if (err instanceof Error && 'code' in err && typeof err.code === 'string' && /^[A-Z0-9_]{3,40}$/.test(err.code))
+    return err.code;
   return err instanceof Error ? err.name : 'unknown failure';
 }
 
@@ -66,7 +69,12 @@ export interface RegistryRequest {
   readonly expected?: readonly number[];
 }
 
-async function send(session: RegistrySession, url: string, req: Omit<RegistryRequest, 'path'>, what: string): Promise<Response> {
+async function send(
+  session: RegistrySession,
+  url: string,
+  req: Omit<RegistryRequest, 'path'>,
+  what: string,
+): Promise<Response> {
   const headers: Record<string, string> = {};
   if (req.accept !== undefined) headers['accept'] = req.accept;
   if (req.contentType !== undefined) headers['content-type'] = req.contentType;
@@ -88,11 +96,20 @@ function statusError(session: RegistrySession, status: number, what: string): Er
   if (status === 401 || status === 403) return new RegistryRefusedError(status, ref.registry, ref.repository);
   if (status === 429) return unavailable(session, what, 'is throttling requests (http 429)');
   if (status >= 500) return unavailable(session, what, `failed (http ${status})`);
-  if (status === 404) return new BundleUnreadableError(formatReference(ref), `the registry has no such ${what} (http 404): check that AICR pushed it and that it was not deleted`);
+  if (status === 404)
+    return new BundleUnreadableError(
+      formatReference(ref),
+      `the registry has no such ${what} (http 404): check that AICR pushed it and that it was not deleted`,
+    );
   return new BundleUnreadableError(formatReference(ref), `the registry answered http ${status} to the ${what} request`);
 }
 
-async function fail(session: RegistrySession, res: Response, what: string, expected: readonly number[] = []): Promise<Response> {
+async function fail(
+  session: RegistrySession,
+  res: Response,
+  what: string,
+  expected: readonly number[] = [],
+): Promise<Response> {
   const err = expected.includes(res.status) ? undefined : statusError(session, res.status, what);
   if (err === undefined) return res;
   await res.body?.cancel();
@@ -110,11 +127,20 @@ function tokenURL(session: RegistrySession, challenge: BearerChallenge): string 
 async function bearerToken(session: RegistrySession, challenge: BearerChallenge): Promise<string> {
   const { credentials } = session.options;
   const basic = credentials ? basicAuthorization(credentials) : undefined;
-  const tokenSession: RegistrySession = { ref: session.ref, options: session.options, ...(basic === undefined ? {} : { authorization: basic }) };
-  const res = await fail(session, await send(tokenSession, tokenURL(session, challenge), { method: 'GET', accept: 'application/json' }, 'token'), 'token');
+  const tokenSession: RegistrySession = {
+    ref: session.ref,
+    options: session.options,
+    ...(basic === undefined ? {} : { authorization: basic }),
+  };
+  const res = await fail(
+    session,
+    await send(tokenSession, tokenURL(session, challenge), { method: 'GET', accept: 'application/json' }, 'token'),
+    'token',
+  );
   const body = (await res.json().catch(() => undefined)) as { token?: unknown; access_token?: unknown } | undefined;
   const token = body?.token ?? body?.access_token;
-  if (typeof token !== 'string' || token === '') throw unavailable(session, 'token', 'answered the token request without a token');
+  if (typeof token !== 'string' || token === '')
+    throw unavailable(session, 'token', 'answered the token request without a token');
   return token;
 }
 
@@ -129,7 +155,8 @@ export async function registryRequest(session: RegistrySession, req: RegistryReq
   const url = /^https?:\/\//.test(req.path) ? req.path : new URL(req.path, base).toString();
   const first = await send(session, url, req, what);
   const challenge = first.status === 401 ? bearerChallenge(first.headers.get('www-authenticate')) : undefined;
-  if (challenge === undefined || session.authorization?.startsWith('Bearer ')) return fail(session, first, what, req.expected);
+  if (challenge === undefined || session.authorization?.startsWith('Bearer '))
+    return fail(session, first, what, req.expected);
   await first.body?.cancel();
   session.authorization = `Bearer ${await bearerToken(session, challenge)}`;
   return fail(session, await send(session, url, req, what), what, req.expected);
@@ -147,11 +174,19 @@ export function sizeText(bytes: number): string {
 }
 
 function overLimit(session: RegistrySession, what: string, limit: number): BundleUnreadableError {
-  return new BundleUnreadableError(formatReference(session.ref), `the ${what} is larger than the ${sizeText(limit)} the control plane reads`);
+  return new BundleUnreadableError(
+    formatReference(session.ref),
+    `the ${what} is larger than the ${sizeText(limit)} the control plane reads`,
+  );
 }
 
 /** Reads a body whole, but never more than `limit` bytes: a registry cannot make the Lambda hold more. */
-export async function readLimited(session: RegistrySession, res: Response, what: string, limit: number): Promise<Uint8Array> {
+export async function readLimited(
+  session: RegistrySession,
+  res: Response,
+  what: string,
+  limit: number,
+): Promise<Uint8Array> {
   if (Number(res.headers.get('content-length') ?? 0) > limit) {
     await res.body?.cancel();
     throw overLimit(session, what, limit);

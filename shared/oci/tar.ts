@@ -46,7 +46,8 @@ function paxRecords(data: Uint8Array): Map<string, string> {
   while (at < data.length) {
     const space = data.indexOf(0x20, at);
     const length = space < 0 ? NaN : Number(decoder.decode(data.subarray(at, space)));
-    if (!Number.isInteger(length) || length <= space - at || at + length > data.length) throw new TarError('a pax header record is malformed');
+    if (!Number.isInteger(length) || length <= space - at || at + length > data.length)
+      throw new TarError('a pax header record is malformed');
     const record = decoder.decode(data.subarray(space + 1, at + length - 1));
     const eq = record.indexOf('=');
     if (eq > 0) records.set(record.slice(0, eq), record.slice(eq + 1));
@@ -84,7 +85,8 @@ interface Header {
 }
 
 function readHeader(block: Uint8Array, pending: Pending): Header {
-  if (!checksumHolds(block)) throw new TarError('a header checksum does not match: the archive is corrupt or not a tar');
+  if (!checksumHolds(block))
+    throw new TarError('a header checksum does not match: the archive is corrupt or not a tar');
   const ustar = text(block, 257, 6) === 'ustar';
   const prefix = ustar ? text(block, 345, 155) : '';
   const name = text(block, 0, 100);
@@ -110,12 +112,13 @@ function nextPending(header: Header, data: Uint8Array): Pending {
 export function readTar(archive: Uint8Array): Map<string, Uint8Array> {
   const files = new Map<string, Uint8Array>();
   let pending: Pending = {};
-  for (let at = 0; at + BLOCK <= archive.length; ) {
+  for (let at = 0; at + BLOCK <= archive.length;) {
     const block = archive.subarray(at, at + BLOCK);
     if (isZeroBlock(block)) return files;
     const header = readHeader(block, pending);
     const start = at + BLOCK;
-    if (start + header.size > archive.length) throw new TarError(`entry ${JSON.stringify(header.path.slice(0, 200))} is cut short: the archive is truncated`);
+    if (start + header.size > archive.length)
+      throw new TarError(`entry ${JSON.stringify(header.path.slice(0, 200))} is cut short: the archive is truncated`);
     // A plain view, not a Buffer: callers compare and hash bytes whatever gunzip returned.
     const data = new Uint8Array(archive.buffer, archive.byteOffset + start, header.size);
     if (REGULAR.has(header.type)) addFile(files, header, data);

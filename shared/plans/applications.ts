@@ -56,7 +56,10 @@ export interface ApplicationOptions {
 // Argo CD creates a release's namespace, and applies server-side so large CRDs (GPU operator,
 // Prometheus) fit. Not part of the release set: the digest neither covers it nor reads it back.
 /** Every owned Application's sync policy, as the plan writes it (and an emergency stop restores it). */
-export const SYNC_POLICY = { automated: { prune: true, selfHeal: true }, syncOptions: ['CreateNamespace=true', 'ServerSideApply=true'] } as const;
+export const SYNC_POLICY = {
+  automated: { prune: true, selfHeal: true },
+  syncOptions: ['CreateNamespace=true', 'ServerSideApply=true'],
+} as const;
 
 function hasEmptyMap(value: JsonValue): boolean {
   if (Array.isArray(value)) return value.some(hasEmptyMap);
@@ -92,7 +95,8 @@ function sourcesOf(release: Release): [HelmOciSource, ...HelmOciSource[]] {
   const withValues = { ...bare, ...helmValuesFields(release.values) };
   const sources: HelmOciSource[] = [];
   if (release.chart) sources.push(source(ARGOCD.sourceName.chart, release.chart, withValues));
-  if (release.manifests) sources.push(source(ARGOCD.sourceName.manifests, release.manifests, release.chart ? bare : withValues));
+  if (release.manifests)
+    sources.push(source(ARGOCD.sourceName.manifests, release.manifests, release.chart ? bare : withValues));
   const [first, ...rest] = sources;
   if (!first) throw new Error(`release ${release.name} has neither a chart nor manifests: the plan is malformed`);
   return [first, ...rest];
@@ -135,8 +139,18 @@ function applicationOf(release: Release, owner: PlanOwner, options: ApplicationO
 }
 
 /** One Application per release, in deployment order. Pure: writing them is the caller's job. */
-export function planToApplications(releases: ReleaseSet, owner: PlanOwner, options: ApplicationOptions = {}): PlanApplication[] {
+export function planToApplications(
+  releases: ReleaseSet,
+  owner: PlanOwner,
+  options: ApplicationOptions = {},
+): PlanApplication[] {
   return sortReleases(releases).map((release) => applicationOf(release, owner, options));
 }
 
-export { applicationToRelease, applicationsDigest, applicationsToReleases, type Rebuilt, type RebuiltDigest } from './applicationsRead.ts';
+export {
+  applicationToRelease,
+  applicationsDigest,
+  applicationsToReleases,
+  type Rebuilt,
+  type RebuiltDigest,
+} from './applicationsRead.ts';

@@ -21,10 +21,17 @@ const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 // change what gets deployed without changing the release, so it is a problem.
 const SourceSchema = z.strictObject({
   name: z.enum([ARGOCD.sourceName.chart, ARGOCD.sourceName.manifests]),
-  repoURL: z.string().min(1).refine((url) => !SCHEME.test(url), 'repoURL must have no scheme'),
+  repoURL: z
+    .string()
+    .min(1)
+    .refine((url) => !SCHEME.test(url), 'repoURL must have no scheme'),
   chart: z.string().min(1),
   targetRevision: z.string().min(1),
-  helm: z.strictObject({ releaseName: z.string(), valuesObject: ValuesSchema.optional(), values: z.string().optional() }),
+  helm: z.strictObject({
+    releaseName: z.string(),
+    valuesObject: ValuesSchema.optional(),
+    values: z.string().optional(),
+  }),
 });
 type Source = z.output<typeof SourceSchema>;
 
@@ -36,7 +43,10 @@ const ApplicationSchema = z.looseObject({
   }),
   spec: z.looseObject({
     // Where the release runs is configuration (argocd.destination), not part of the release: only the namespace is read back.
-    destination: z.union([z.strictObject({ server: z.string().min(1), namespace: z.string().min(1) }), z.strictObject({ name: z.string().min(1), namespace: z.string().min(1) })]),
+    destination: z.union([
+      z.strictObject({ server: z.string().min(1), namespace: z.string().min(1) }),
+      z.strictObject({ name: z.string().min(1), namespace: z.string().min(1) }),
+    ]),
     source: SourceSchema.optional(),
     sources: z.array(SourceSchema).optional(),
   }),
@@ -95,7 +105,12 @@ function readValues(helm: Source['helm'], say: Say): Values | undefined {
   return helm.values !== undefined ? readValuesText(helm.values, say) : (helm.valuesObject ?? {});
 }
 
-const chartOf = (s: Source, digest: string | undefined): ChartSource => ({ repoURL: s.repoURL, chart: s.chart, version: s.targetRevision, ...(digest ? { digest } : {}) });
+const chartOf = (s: Source, digest: string | undefined): ChartSource => ({
+  repoURL: s.repoURL,
+  chart: s.chart,
+  version: s.targetRevision,
+  ...(digest ? { digest } : {}),
+});
 const hasValues = (s: Source): boolean => s.helm.values !== undefined || s.helm.valuesObject !== undefined;
 
 /** The listed sources, each named once, each rendered under the Application's name. */
@@ -107,7 +122,8 @@ function namedSources(app: Application, say: Say): Map<string, Source> {
   const named = new Map<string, Source>();
   for (const s of listed) {
     if (named.has(s.name)) say(`has two sources named "${s.name}"`);
-    if (s.helm.releaseName !== app.metadata.name) say(`source "${s.name}" renders as Helm release "${s.helm.releaseName}", not "${app.metadata.name}"`);
+    if (s.helm.releaseName !== app.metadata.name)
+      say(`source "${s.name}" renders as Helm release "${s.helm.releaseName}", not "${app.metadata.name}"`);
     named.set(s.name, s);
   }
   return named;
@@ -116,13 +132,15 @@ function namedSources(app: Application, say: Say): Map<string, Source> {
 type ReleaseCharts = Pick<Release, 'chart' | 'manifests'> & { values?: Values | undefined };
 
 /** A source's recorded digest (SEC-5); one beside a source the Application lacks pins nothing Argo CD fetches, so it is not read. */
-const digestOf = (app: Application, key: string, source: Source | undefined): string | undefined => (source ? app.metadata.annotations?.[key] || undefined : undefined);
+const digestOf = (app: Application, key: string, source: Source | undefined): string | undefined =>
+  source ? app.metadata.annotations?.[key] || undefined : undefined;
 
 function readSources(app: Application, say: Say): ReleaseCharts {
   const named = namedSources(app, say);
   const chart = named.get(ARGOCD.sourceName.chart);
   const manifests = named.get(ARGOCD.sourceName.manifests);
-  if (chart && manifests && hasValues(manifests)) say('the manifests source carries values; they belong on the chart source');
+  if (chart && manifests && hasValues(manifests))
+    say('the manifests source carries values; they belong on the chart source');
   const carrier = chart ?? manifests;
   const chartDigest = digestOf(app, ANNOTATION.chartDigest, chart);
   const manifestsDigest = digestOf(app, ANNOTATION.manifestsDigest, manifests);
@@ -134,12 +152,16 @@ function readSources(app: Application, say: Say): ReleaseCharts {
 }
 
 /** The annotations a release needs; owner annotations must be there though the release does not hold them. */
-function readAnnotations(app: Application, say: Say): Pick<Release, 'dependsOn' | 'manual' | 'steps'> & { order: number | undefined } {
+function readAnnotations(
+  app: Application,
+  say: Say,
+): Pick<Release, 'dependsOn' | 'manual' | 'steps'> & { order: number | undefined } {
   const annotations = app.metadata.annotations ?? {};
   for (const key of [ANNOTATION.runtimeUID, ANNOTATION.planDigest, ANNOTATION.releaseOrder]) {
     if (!annotations[key]) say(`missing annotation ${key}`);
   }
-  if (app.metadata.labels?.[LABEL.managedBy] !== MANAGED_BY_VALUE) say(`missing label ${LABEL.managedBy}=${MANAGED_BY_VALUE}`);
+  if (app.metadata.labels?.[LABEL.managedBy] !== MANAGED_BY_VALUE)
+    say(`missing label ${LABEL.managedBy}=${MANAGED_BY_VALUE}`);
   const dependsOn = annotations[ANNOTATION.dependsOn];
   return {
     order: readOrder(annotations[ANNOTATION.releaseOrder] || undefined, say),
@@ -159,7 +181,13 @@ function readApplication(raw: unknown, problems: string[]): Release | undefined 
     return undefined;
   }
   const { values, ...charts } = readSources(parsed.data, say);
-  const fields = { name, namespace: parsed.data.spec.destination.namespace, ...readAnnotations(parsed.data, say), ...charts, values };
+  const fields = {
+    name,
+    namespace: parsed.data.spec.destination.namespace,
+    ...readAnnotations(parsed.data, say),
+    ...charts,
+    values,
+  };
   if (problems.length > before) return undefined;
   // Last, what only the release model knows (a name Argo CD allows but a release does not).
   const release = ReleaseSchema.safeParse(fields);
@@ -176,7 +204,8 @@ function crossCheck(apps: readonly unknown[], releases: readonly Release[], prob
     if (name !== undefined) names.add(name);
   }
   for (const r of releases) {
-    for (const dep of r.dependsOn.filter((d) => !names.has(d))) problems.push(`Application ${r.name}: depends on "${dep}", which is not among the Applications`);
+    for (const dep of r.dependsOn.filter((d) => !names.has(d)))
+      problems.push(`Application ${r.name}: depends on "${dep}", which is not among the Applications`);
   }
 }
 

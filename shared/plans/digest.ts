@@ -24,7 +24,9 @@ export function canonicalJson(value: unknown): string {
 
 /** `sha256:<hex>` of the canonical release set. */
 export function planDigest(releases: ReleaseSet): string {
-  return `sha256:${createHash('sha256').update(canonicalJson(sortReleases(releases))).digest('hex')}`;
+  return `sha256:${createHash('sha256')
+    .update(canonicalJson(sortReleases(releases)))
+    .digest('hex')}`;
 }
 
 /** How many hex digits of the digest a plan's name carries. */

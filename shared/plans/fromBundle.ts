@@ -34,7 +34,8 @@ function isMapping(value: unknown): value is { [key: string]: JsonValue } {
 function valuesOf(files: ReadonlyMap<string, Uint8Array>, name: string): { [key: string]: JsonValue } {
   const path = `${name}/values.yaml`;
   const bytes = files.get(path);
-  if (bytes === undefined) throw new BundleProblem(`${path} is missing: the bundle is incomplete; render it again with aicr bundle`);
+  if (bytes === undefined)
+    throw new BundleProblem(`${path} is missing: the bundle is incomplete; render it again with aicr bundle`);
   let doc: unknown;
   try {
     doc = parse(utf8.decode(bytes));
@@ -42,18 +43,26 @@ function valuesOf(files: ReadonlyMap<string, Uint8Array>, name: string): { [key:
     throw new BundleProblem(`${path} does not parse: ${yamlErrorText(err)}`);
   }
   if (doc === null || doc === undefined) return {};
-  if (!isMapping(doc)) throw new BundleProblem(`${path} is not a mapping of Helm values (it holds ${Array.isArray(doc) ? 'a list' : `a ${typeof doc}`})`);
+  if (!isMapping(doc))
+    throw new BundleProblem(
+      `${path} is not a mapping of Helm values (it holds ${Array.isArray(doc) ? 'a list' : `a ${typeof doc}`})`,
+    );
   return doc;
 }
 
 /** The upstream chart, as the registry mirrors it; undefined for a component of raw manifests only. */
 function chartOf(ref: ComponentRef, registry: ChartRegistry): ChartSource | undefined {
   if (!ref.chart || !ref.source) return undefined;
-  if (!ref.version) throw new BundleProblem(`${RECIPE_FILE}: component ${ref.name} names chart ${ref.chart} without a version`);
+  if (!ref.version)
+    throw new BundleProblem(`${RECIPE_FILE}: component ${ref.name} names chart ${ref.chart} without a version`);
   return { repoURL: registry.repoURL, chart: ref.chart, version: ref.version };
 }
 
-function manifestsOf(files: ReadonlyMap<string, Uint8Array>, name: string, registry: ChartRegistry): ChartSource | undefined {
+function manifestsOf(
+  files: ReadonlyMap<string, Uint8Array>,
+  name: string,
+  registry: ChartRegistry,
+): ChartSource | undefined {
   const manifests = manifestFilesOf(files, name);
   if (manifests.size === 0) return undefined;
   return { repoURL: registry.repoURL, chart: manifestsChartName(name), version: manifestsChartVersion(manifests) };
@@ -62,15 +71,28 @@ function manifestsOf(files: ReadonlyMap<string, Uint8Array>, name: string, regis
 /** Why zod refused a release, as `<field>: <message>`. */
 function refusal(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
   const first = issues[0];
-  return first ? `${first.path.map(String).join('.') || 'the release'}: ${first.message}` : 'it does not match the release schema';
+  return first
+    ? `${first.path.map(String).join('.') || 'the release'}: ${first.message}`
+    : 'it does not match the release schema';
 }
 
-function releaseOf(ref: ComponentRef, order: number, files: ReadonlyMap<string, Uint8Array>, registry: ChartRegistry): Release {
-  if (ref.type !== undefined && ref.type !== 'Helm') throw new BundleProblem(`${RECIPE_FILE}: component ${ref.name} is of type ${ref.type}; plans carry Helm components only`);
+function releaseOf(
+  ref: ComponentRef,
+  order: number,
+  files: ReadonlyMap<string, Uint8Array>,
+  registry: ChartRegistry,
+): Release {
+  if (ref.type !== undefined && ref.type !== 'Helm')
+    throw new BundleProblem(
+      `${RECIPE_FILE}: component ${ref.name} is of type ${ref.type}; plans carry Helm components only`,
+    );
   if (!ref.namespace) throw new BundleProblem(`${RECIPE_FILE}: component ${ref.name} has no namespace`);
   const chart = chartOf(ref, registry);
   const manifests = manifestsOf(files, ref.name, registry);
-  if (!chart && !manifests) throw new BundleProblem(`component ${ref.name} has neither a chart (chart and source in ${RECIPE_FILE}) nor files in ${ref.name}/manifests/`);
+  if (!chart && !manifests)
+    throw new BundleProblem(
+      `component ${ref.name} has neither a chart (chart and source in ${RECIPE_FILE}) nor files in ${ref.name}/manifests/`,
+    );
   const candidate = {
     name: ref.name,
     namespace: ref.namespace,
@@ -83,20 +105,27 @@ function releaseOf(ref: ComponentRef, order: number, files: ReadonlyMap<string, 
     steps: [],
   };
   const checked = ReleaseSchema.safeParse(candidate);
-  if (!checked.success) throw new BundleProblem(`component ${ref.name} does not make a valid release: ${refusal(checked.error.issues)}`);
+  if (!checked.success)
+    throw new BundleProblem(`component ${ref.name} does not make a valid release: ${refusal(checked.error.issues)}`);
   return checked.data;
 }
 
 /** The bundle's releases in deploymentOrder, or the first problem found, naming the file and the fix. */
 export function releasesFromBundle(files: ReadonlyMap<string, Uint8Array>, registry: ChartRegistry): BundleReleases {
   const bytes = files.get(RECIPE_FILE);
-  if (bytes === undefined) return { ok: false, problem: `${RECIPE_FILE} is missing at the bundle's root: is this a bundle made by aicr bundle?` };
+  if (bytes === undefined)
+    return {
+      ok: false,
+      problem: `${RECIPE_FILE} is missing at the bundle's root: is this a bundle made by aicr bundle?`,
+    };
   const recipeText = utf8.decode(bytes);
   const read = readRecipe(recipeText);
   if (!read.ok) return read;
   const byName = new Map(read.recipe.componentRefs.map((c) => [c.name, c]));
   try {
-    const releases = read.recipe.deploymentOrder.map((name, order) => releaseOf(byName.get(name) as ComponentRef, order, files, registry));
+    const releases = read.recipe.deploymentOrder.map((name, order) =>
+      releaseOf(byName.get(name) as ComponentRef, order, files, registry),
+    );
     return { ok: true, releases, recipeText };
   } catch (err) {
     if (err instanceof BundleProblem) return { ok: false, problem: err.message };

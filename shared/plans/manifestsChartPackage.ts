@@ -11,7 +11,13 @@ export const HELM_CONFIG = 'application/vnd.cncf.helm.config.v1+json';
 export const HELM_CHART_LAYER = 'application/vnd.cncf.helm.chart.content.v1.tar+gzip';
 
 /** Each file under files/ as one YAML document, in path order (Go templates range over sorted keys). */
-const TEMPLATE = ['{{- range $path, $_ := .Files.Glob "files/**" }}', '---', '{{ $.Files.Get $path }}', '{{- end }}', ''].join('\n');
+const TEMPLATE = [
+  '{{- range $path, $_ := .Files.Glob "files/**" }}',
+  '---',
+  '{{ $.Files.Get $path }}',
+  '{{- end }}',
+  '',
+].join('\n');
 
 export interface PackagedChart {
   readonly name: string;
@@ -22,8 +28,17 @@ export interface PackagedChart {
 export function packageManifestsChart(component: string, files: ReadonlyMap<string, Uint8Array>): PackagedChart {
   const name = manifestsChartName(component);
   const version = manifestsChartVersion(files);
-  const meta = { apiVersion: 'v2', name, version, description: `Raw manifests of the ${component} component, as AICR rendered them`, type: 'application' };
-  const chartYaml = Object.entries(meta).map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join('\n') + '\n';
+  const meta = {
+    apiVersion: 'v2',
+    name,
+    version,
+    description: `Raw manifests of the ${component} component, as AICR rendered them`,
+    type: 'application',
+  };
+  const chartYaml =
+    Object.entries(meta)
+      .map(([k, v]) => `${k}: ${JSON.stringify(v)}`)
+      .join('\n') + '\n';
   const enc = new TextEncoder();
   const entries = new Map<string, Uint8Array>([
     [`${name}/Chart.yaml`, enc.encode(chartYaml)],
@@ -34,6 +49,9 @@ export function packageManifestsChart(component: string, files: ReadonlyMap<stri
   return {
     name,
     version,
-    artifact: { config: { mediaType: HELM_CONFIG, bytes: enc.encode(JSON.stringify(meta)) }, layers: [{ mediaType: HELM_CHART_LAYER, bytes: layer }] },
+    artifact: {
+      config: { mediaType: HELM_CONFIG, bytes: enc.encode(JSON.stringify(meta)) },
+      layers: [{ mediaType: HELM_CHART_LAYER, bytes: layer }],
+    },
   };
 }

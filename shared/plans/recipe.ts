@@ -23,13 +23,17 @@ const RecipeSchema = z.looseObject({
 });
 export type Recipe = z.output<typeof RecipeSchema>;
 
-export type RecipeRead = { readonly ok: true; readonly recipe: Recipe } | { readonly ok: false; readonly problem: string };
+export type RecipeRead =
+  { readonly ok: true; readonly recipe: Recipe } | { readonly ok: false; readonly problem: string };
 
 /** `componentRefs[3].name: …` from zod's first issue. */
 function issueText(error: z.ZodError): string {
   const issue = error.issues[0];
   if (!issue) return 'it does not match the RecipeResult shape';
-  const path = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+  const path = issue.path
+    .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+    .join('')
+    .replace(/^\./, '');
   return `${path === '' ? 'the document' : path}: ${issue.message}`;
 }
 
@@ -49,11 +53,14 @@ function inconsistency(recipe: Recipe): string | undefined {
   const known = new Set(names);
   const ordered = new Set(recipe.deploymentOrder);
   const twice = firstDuplicate(names) ?? firstDuplicate(recipe.deploymentOrder);
-  if (twice !== undefined) return `component ${twice} is listed twice; each component is listed once in componentRefs and once in deploymentOrder`;
+  if (twice !== undefined)
+    return `component ${twice} is listed twice; each component is listed once in componentRefs and once in deploymentOrder`;
   const unknown = recipe.deploymentOrder.find((n) => !known.has(n));
-  if (unknown !== undefined) return `deploymentOrder names ${unknown}, but no componentRef has that name: regenerate the recipe with aicr`;
+  if (unknown !== undefined)
+    return `deploymentOrder names ${unknown}, but no componentRef has that name: regenerate the recipe with aicr`;
   const unordered = names.find((n) => !ordered.has(n));
-  if (unordered !== undefined) return `component ${unordered} is missing from deploymentOrder, so it has no place in the rollout: regenerate the recipe with aicr`;
+  if (unordered !== undefined)
+    return `component ${unordered} is missing from deploymentOrder, so it has no place in the rollout: regenerate the recipe with aicr`;
   for (const c of recipe.componentRefs) {
     const missing = c.dependencyRefs?.find((d) => !known.has(d));
     if (missing !== undefined) return `component ${c.name} depends on ${missing}, which the recipe does not list`;
@@ -70,7 +77,8 @@ export function readRecipe(text: string): RecipeRead {
     return { ok: false, problem: `recipe.yaml does not parse: ${yamlErrorText(err)}` };
   }
   const parsed = RecipeSchema.safeParse(doc);
-  if (!parsed.success) return { ok: false, problem: `recipe.yaml is not an AICR RecipeResult: ${issueText(parsed.error)}` };
+  if (!parsed.success)
+    return { ok: false, problem: `recipe.yaml is not an AICR RecipeResult: ${issueText(parsed.error)}` };
   const problem = inconsistency(parsed.data);
   return problem === undefined ? { ok: true, recipe: parsed.data } : { ok: false, problem: `recipe.yaml: ${problem}` };
 }
@@ -83,5 +91,9 @@ export type RecipeOutline =
 export function recipeOutline(text: string): RecipeOutline {
   const read = readRecipe(text);
   if (!read.ok) return read;
-  return { ok: true, deploymentOrder: read.recipe.deploymentOrder, components: read.recipe.componentRefs.map((c) => c.name) };
+  return {
+    ok: true,
+    deploymentOrder: read.recipe.deploymentOrder,
+    components: read.recipe.componentRefs.map((c) => c.name),
+  };
 }

@@ -4,7 +4,14 @@
 import * as z from 'zod';
 
 const JsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
-  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(JsonValueSchema), z.record(z.string(), JsonValueSchema)]),
+  z.union([
+    z.string(),
+    z.number(),
+    z.boolean(),
+    z.null(),
+    z.array(JsonValueSchema),
+    z.record(z.string(), JsonValueSchema),
+  ]),
 );
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
@@ -19,13 +26,19 @@ export const ChartSourceSchema = z.strictObject({
    * The manifest digest the registry held at that version when the plan was made (SEC-5).
    * Absent only in plans made before digests were recorded; then nothing is checked.
    */
-  digest: z.string().regex(/^sha256:[0-9a-f]{64}$/, { error: 'must be sha256: followed by 64 lowercase hex digits' }).optional(),
+  digest: z
+    .string()
+    .regex(/^sha256:[0-9a-f]{64}$/, { error: 'must be sha256: followed by 64 lowercase hex digits' })
+    .optional(),
 });
 export type ChartSource = z.output<typeof ChartSourceSchema>;
 
 export const ReleaseSchema = z.strictObject({
   /** The component's name: also the Application's name. */
-  name: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/).max(63),
+  name: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/)
+    .max(63),
   /** Where the release's resources go (the Application's destination namespace). */
   namespace: z.string().min(1),
   /** 0-based position in AICR's deploymentOrder. */

@@ -6,6 +6,10 @@ import type { ConfigMapObject } from '../kube/kinds.ts';
 export function plansToRetire(plans: readonly ConfigMapObject[], inUse: ReadonlySet<string>, keep: number): string[] {
   const others = plans
     .filter((p) => !inUse.has(p.metadata.name))
-    .sort((a, b) => (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? '') || a.metadata.name.localeCompare(b.metadata.name));
+    .sort(
+      (a, b) =>
+        (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? '') ||
+        a.metadata.name.localeCompare(b.metadata.name),
+    );
   return others.slice(keep).map((p) => p.metadata.name);
 }

@@ -10,20 +10,43 @@ import { readPlanConfigMap } from './store.ts';
 
 export type Selection =
   | { readonly ok: true; readonly target: string; readonly pinned: boolean }
-  | { readonly ok: false; readonly reason: Extract<Reason, 'NotFound' | 'PlanUnreadable' | 'PlanOfAnotherRuntime'>; readonly message: string };
+  | {
+      readonly ok: false;
+      readonly reason: Extract<Reason, 'NotFound' | 'PlanUnreadable' | 'PlanOfAnotherRuntime'>;
+      readonly message: string;
+    };
 
 const LIST_PLANS = `kubectl get configmaps -n ${NAMESPACES.system} -l ${LABEL.role}=plan -L ${LABEL.schemaVersion}`;
 
-export async function selectTarget(kube: KubePort, spec: ClusterRuntimeSpec, runtimeUID: string, candidate: string): Promise<Selection> {
+export async function selectTarget(
+  kube: KubePort,
+  spec: ClusterRuntimeSpec,
+  runtimeUID: string,
+  candidate: string,
+): Promise<Selection> {
   const pin = spec.selection.mode === 'Pinned' ? spec.selection.plan : undefined;
   if (!pin) return { ok: true, target: candidate, pinned: false };
   const cm = await kube.get(KIND.configMap, pin, NAMESPACES.system);
   const fix = `pin a plan that exists (${LIST_PLANS}) or set spec.selection.mode: Automatic`;
-  if (!cm) return { ok: false, reason: 'NotFound', message: `plan ${pin} is missing: spec.selection.plan pins it, but no such ConfigMap is in ${NAMESPACES.system} (retention may have removed it before the pin); ${fix}` };
+  if (!cm)
+    return {
+      ok: false,
+      reason: 'NotFound',
+      message: `plan ${pin} is missing: spec.selection.plan pins it, but no such ConfigMap is in ${NAMESPACES.system} (retention may have removed it before the pin); ${fix}`,
+    };
   const read = readPlanConfigMap(cm);
   if (!read.ok) {
-    if (cm.metadata.labels?.[LABEL.role] === undefined) return { ok: false, reason: 'NotFound', message: `plan ${pin} is missing: ${NAMESPACES.system}/${pin} is a ConfigMap but not a plan; ${fix}` };
-    return { ok: false, reason: 'PlanUnreadable', message: `${read.problem}. spec.selection pins it; after a downgrade, upgrade the control plane again, or delete the ConfigMap and ${fix}` };
+    if (cm.metadata.labels?.[LABEL.role] === undefined)
+      return {
+        ok: false,
+        reason: 'NotFound',
+        message: `plan ${pin} is missing: ${NAMESPACES.system}/${pin} is a ConfigMap but not a plan; ${fix}`,
+      };
+    return {
+      ok: false,
+      reason: 'PlanUnreadable',
+      message: `${read.problem}. spec.selection pins it; after a downgrade, upgrade the control plane again, or delete the ConfigMap and ${fix}`,
+    };
   }
   const owner = cm.metadata.annotations?.[ANNOTATION.runtimeUID] ?? '';
   if (owner !== runtimeUID) {

@@ -20,7 +20,12 @@ export class PlanTooLargeError extends Error {}
 export interface PlanConfigMap {
   readonly apiVersion: 'v1';
   readonly kind: 'ConfigMap';
-  readonly metadata: { readonly name: string; readonly namespace: string; readonly labels: Record<string, string>; readonly annotations: Record<string, string> };
+  readonly metadata: {
+    readonly name: string;
+    readonly namespace: string;
+    readonly labels: Record<string, string>;
+    readonly annotations: Record<string, string>;
+  };
   readonly data?: Record<string, string>;
   readonly binaryData?: Record<string, string>;
   readonly [key: string]: unknown;
@@ -33,12 +38,16 @@ function payloadOf(plan: Plan): Record<string, string> {
   return out;
 }
 
-const bytes = (m: Record<string, string>): number => Object.entries(m).reduce((n, [k, v]) => n + k.length + Buffer.byteLength(v), 0);
+const bytes = (m: Record<string, string>): number =>
+  Object.entries(m).reduce((n, [k, v]) => n + k.length + Buffer.byteLength(v), 0);
 
-function packed(payload: Record<string, string>): { data: Record<string, string> } | { binaryData: Record<string, string> } {
+function packed(
+  payload: Record<string, string>,
+): { data: Record<string, string> } | { binaryData: Record<string, string> } {
   if (bytes(payload) <= INLINE_LIMIT) return { data: payload };
   const binaryData: Record<string, string> = {};
-  for (const [key, text] of Object.entries(payload)) binaryData[key + GZ] = gzipSync(text, { level: 9 }).toString('base64');
+  for (const [key, text] of Object.entries(payload))
+    binaryData[key + GZ] = gzipSync(text, { level: 9 }).toString('base64');
   return { binaryData };
 }
 
@@ -47,7 +56,9 @@ export function planConfigMap(plan: Plan): PlanConfigMap {
   const body = packed(payloadOf(plan));
   const size = bytes('data' in body ? body.data : body.binaryData);
   if (size > SIZE_LIMIT) {
-    const largest = [...plan.releases].sort((a, b) => JSON.stringify(b.values).length - JSON.stringify(a.values).length)[0];
+    const largest = [...plan.releases].sort(
+      (a, b) => JSON.stringify(b.values).length - JSON.stringify(a.values).length,
+    )[0];
     throw new PlanTooLargeError(
       `plan ${planName(plan.digest)} would take ${Math.ceil(size / 1024)} KiB gzipped, over the ${SIZE_LIMIT / 1024} KiB a plan may hold; the largest Helm values are ${largest?.name ?? 'none'}'s (${Math.ceil(JSON.stringify(largest?.values ?? {}).length / 1024)} KiB). Reduce the values the overrides add, or disable components you do not need`,
     );
@@ -58,8 +69,16 @@ export function planConfigMap(plan: Plan): PlanConfigMap {
     metadata: {
       name: planName(plan.digest),
       namespace: NAMESPACES.system,
-      labels: { [LABEL.role]: ROLE.plan, [LABEL.schemaVersion]: PLAN_SCHEMA_VERSION, [LABEL.managedBy]: MANAGED_BY_VALUE },
-      annotations: { [ANNOTATION.planDigest]: plan.digest, [ANNOTATION.runtimeUID]: plan.runtimeUID, ...(plan.rebuilt ? { [ANNOTATION.planOrigin]: REBUILT_ORIGIN } : {}) },
+      labels: {
+        [LABEL.role]: ROLE.plan,
+        [LABEL.schemaVersion]: PLAN_SCHEMA_VERSION,
+        [LABEL.managedBy]: MANAGED_BY_VALUE,
+      },
+      annotations: {
+        [ANNOTATION.planDigest]: plan.digest,
+        [ANNOTATION.runtimeUID]: plan.runtimeUID,
+        ...(plan.rebuilt ? { [ANNOTATION.planOrigin]: REBUILT_ORIGIN } : {}),
+      },
     },
     ...body,
   };
@@ -85,9 +104,11 @@ function parseJson(text: string | undefined, what: string): { value: unknown } |
 }
 
 function labelProblem(cm: ConfigMapObject): string | undefined {
-  if (cm.metadata.labels?.[LABEL.role] !== ROLE.plan) return `is not a plan (it lacks the label ${LABEL.role}=${ROLE.plan})`;
+  if (cm.metadata.labels?.[LABEL.role] !== ROLE.plan)
+    return `is not a plan (it lacks the label ${LABEL.role}=${ROLE.plan})`;
   const schema = cm.metadata.labels[LABEL.schemaVersion];
-  if (schema !== PLAN_SCHEMA_VERSION) return `unsupported plan schema version label ${JSON.stringify(schema ?? '')}; this control plane reads version "${PLAN_SCHEMA_VERSION}"`;
+  if (schema !== PLAN_SCHEMA_VERSION)
+    return `unsupported plan schema version label ${JSON.stringify(schema ?? '')}; this control plane reads version "${PLAN_SCHEMA_VERSION}"`;
   return undefined;
 }
 
@@ -95,7 +116,10 @@ function releasesOf(payload: Record<string, string>): { releases: ReleaseSet } |
   const json = parseJson(payload[PAYLOAD.releases], PAYLOAD.releases);
   if ('problem' in json) return json;
   const releases = ReleaseSetSchema.safeParse(json.value);
-  if (!releases.success) return { problem: `${PAYLOAD.releases} is not a release set (${releases.error.issues[0]?.path.join('.') ?? ''}: ${releases.error.issues[0]?.message ?? ''})` };
+  if (!releases.success)
+    return {
+      problem: `${PAYLOAD.releases} is not a release set (${releases.error.issues[0]?.path.join('.') ?? ''}: ${releases.error.issues[0]?.message ?? ''})`,
+    };
   return { releases: releases.data };
 }
 
@@ -120,10 +144,22 @@ export function readPlanConfigMap(cm: ConfigMapObject): ReadPlan {
   if ('problem' in read) return bad(read.problem);
   const digest = planDigest(read.releases);
   const recorded = cm.metadata.annotations?.[ANNOTATION.planDigest];
-  if (recorded !== digest) return bad(`its ${ANNOTATION.planDigest} annotation ${JSON.stringify(recorded ?? '')} does not match the digest of its releases, ${digest}`);
+  if (recorded !== digest)
+    return bad(
+      `its ${ANNOTATION.planDigest} annotation ${JSON.stringify(recorded ?? '')} does not match the digest of its releases, ${digest}`,
+    );
   if (planName(digest) !== name) return bad(`its name does not match its digest ${digest}`);
   const rebuilt = cm.metadata.annotations?.[ANNOTATION.planOrigin] === REBUILT_ORIGIN;
-  return withExtras(payload, { digest, releases: read.releases, runtimeUID: cm.metadata.annotations?.[ANNOTATION.runtimeUID] ?? '', ...(rebuilt ? { rebuilt } : {}) }, bad);
+  return withExtras(
+    payload,
+    {
+      digest,
+      releases: read.releases,
+      runtimeUID: cm.metadata.annotations?.[ANNOTATION.runtimeUID] ?? '',
+      ...(rebuilt ? { rebuilt } : {}),
+    },
+    bad,
+  );
 }
 
 function withExtras(payload: Record<string, string>, plan: Plan, bad: (p: string) => ReadPlan): ReadPlan {
@@ -134,6 +170,7 @@ function withExtras(payload: Record<string, string>, plan: Plan, bad: (p: string
   const json = parseJson(inputsText, PAYLOAD.inputs);
   if ('problem' in json) return bad(json.problem);
   const inputs = PlanInputsSchema.safeParse(json.value);
-  if (!inputs.success) return bad(`${PAYLOAD.inputs} does not hold the plan's inputs (${inputs.error.issues[0]?.message ?? ''})`);
+  if (!inputs.success)
+    return bad(`${PAYLOAD.inputs} does not hold the plan's inputs (${inputs.error.issues[0]?.message ?? ''})`);
   return { ok: true, plan: { ...plan, inputs: inputs.data, ...(recipe === undefined ? {} : { recipe }) } };
 }

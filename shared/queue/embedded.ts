@@ -3,7 +3,14 @@
 // delivery, redelivery after a failure, and a dead-letter list after maxReceives failures. A
 // failing group never blocks another group.
 import { MAX_RECEIVES } from './deliveryPolicy.ts';
-import type { DeadLetter, MessageHandler, OutgoingMessage, QueueProducer, ReceivedMessage, SendResult } from './port.ts';
+import type {
+  DeadLetter,
+  MessageHandler,
+  OutgoingMessage,
+  QueueProducer,
+  ReceivedMessage,
+  SendResult,
+} from './port.ts';
 
 export interface EmbeddedQueueOptions {
   readonly maxReceives?: number;
@@ -52,7 +59,14 @@ export class EmbeddedQueue implements QueueProducer {
     for (const [id, expiry] of this.seen) if (expiry <= now) this.seen.delete(id);
     if (this.seen.has(out.dedupId)) return Promise.resolve({ deduplicated: true });
     this.seen.set(out.dedupId, now + this.opts.dedupWindowMs);
-    const msg: ReceivedMessage = { id: `m-${++this.seq}`, group: out.group, dedupId: out.dedupId, body: out.body, receiveCount: 0, sentAt: now };
+    const msg: ReceivedMessage = {
+      id: `m-${++this.seq}`,
+      group: out.group,
+      dedupId: out.dedupId,
+      body: out.body,
+      receiveCount: 0,
+      sentAt: now,
+    };
     // A group is exclusive within its queue, as an SQS FIFO message group is.
     const lane = `${this.opts.queueOf(out.step)}/${out.group}`;
     this.later(out.delayMs ?? 0, () => this.enqueue(lane, msg));
@@ -60,7 +74,14 @@ export class EmbeddedQueue implements QueueProducer {
   }
 
   deadLetter(msg: DeadLetter): Promise<void> {
-    this.deadLetters.push({ id: `m-${++this.seq}`, group: msg.group, dedupId: msg.dedupId, body: msg.body, receiveCount: 0, sentAt: this.opts.now() });
+    this.deadLetters.push({
+      id: `m-${++this.seq}`,
+      group: msg.group,
+      dedupId: msg.dedupId,
+      body: msg.body,
+      receiveCount: 0,
+      sentAt: this.opts.now(),
+    });
     return Promise.resolve();
   }
 

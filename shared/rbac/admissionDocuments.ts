@@ -22,7 +22,10 @@ export interface PolicySpec {
  * the ConfigMaps frozen at the uninstall: aicr-config missing, every request allowed. Kept, the
  * watch never stops; without the chart its RBAC is gone, so the kept policies constrain nothing.
  */
-const parameterisedMetadata = (name: string): Record<string, unknown> => ({ name, annotations: { ...KEEP_ON_UNINSTALL } });
+const parameterisedMetadata = (name: string): Record<string, unknown> => ({
+  name,
+  annotations: { ...KEEP_ON_UNINSTALL },
+});
 
 /** A policy that fails closed and answers Forbidden (403), as for any refusal of who is asking. */
 export function admissionPolicy(name: string, spec: PolicySpec): Record<string, unknown> {
@@ -46,12 +49,19 @@ export function admissionPolicy(name: string, spec: PolicySpec): Record<string, 
  * server looks the parameter up before it reads matchConditions, so Deny would refuse everyone,
  * Argo CD's own status writes included. What must hold without it lives in a policy without one.
  */
-export function admissionBinding(name: string, paramRef?: { readonly name: string; readonly namespace?: string }): Record<string, unknown> {
+export function admissionBinding(
+  name: string,
+  paramRef?: { readonly name: string; readonly namespace?: string },
+): Record<string, unknown> {
   return {
     apiVersion: ADMISSION_VERSION,
     kind: 'ValidatingAdmissionPolicyBinding',
     metadata: paramRef ? parameterisedMetadata(name) : { name },
-    spec: { policyName: name, validationActions: ['Deny'], ...(paramRef ? { paramRef: { ...paramRef, parameterNotFoundAction: 'Allow' } } : {}) },
+    spec: {
+      policyName: name,
+      validationActions: ['Deny'],
+      ...(paramRef ? { paramRef: { ...paramRef, parameterNotFoundAction: 'Allow' } } : {}),
+    },
   };
 }
 

@@ -14,7 +14,18 @@
 // the control plane to Applications carrying a runtime's UID, and the resources finalizer to
 // Remove steps. No control-plane identity may delete the runtime or the configuration.
 // `npm run gen:rbac` writes it beside the RBAC; a unit test fails when the committed file is stale.
-import { ADMISSION_KEYS, ANNOTATION, CONFIGURATION, GROUP_VERSION, KINDS, LABEL, MANAGED_BY_VALUE, NAMESPACES, RUNTIME_NAME, SECURITY_ADMISSION } from '../api/constants.ts';
+import {
+  ADMISSION_KEYS,
+  ANNOTATION,
+  CONFIGURATION,
+  GROUP_VERSION,
+  KINDS,
+  LABEL,
+  MANAGED_BY_VALUE,
+  NAMESPACES,
+  RUNTIME_NAME,
+  SECURITY_ADMISSION,
+} from '../api/constants.ts';
 import { celString } from '../api/cel.ts';
 import { admissionBinding, admissionPolicy, renderAdmissionFile } from './admissionDocuments.ts';
 import { fromTheControlPlane, managedByTheControlPlane, runtimeUidOf } from './applicationAdmission.ts';
@@ -29,10 +40,24 @@ export const OWNED_AFTER = `request.operation == 'DELETE' || (${runtimeUidOf('ob
 const CONFIGURED_PROJECT = `params.?data[?${q(ADMISSION_KEYS.argocdProject)}].orValue('')`;
 export const IN_THE_PROJECT = `object.spec.project == ${CONFIGURED_PROJECT} || (oldObject != null && object.spec.project == oldObject.spec.project)`;
 
-function policy(name: string, paramKind: { apiVersion: string; kind: string }, operations: readonly string[], validations: readonly Record<string, string>[]): Record<string, unknown> {
+function policy(
+  name: string,
+  paramKind: { apiVersion: string; kind: string },
+  operations: readonly string[],
+  validations: readonly Record<string, string>[],
+): Record<string, unknown> {
   return admissionPolicy(name, {
     paramKind,
-    matchConstraints: { resourceRules: [{ apiGroups: ['argoproj.io'], apiVersions: ['v1alpha1'], resources: ['applications'], operations: [...operations] }] },
+    matchConstraints: {
+      resourceRules: [
+        {
+          apiGroups: ['argoproj.io'],
+          apiVersions: ['v1alpha1'],
+          resources: ['applications'],
+          operations: [...operations],
+        },
+      ],
+    },
     matchConditions: [{ name: 'from-the-control-plane', expression: fromTheControlPlane() }],
     validations,
   });
@@ -40,25 +65,35 @@ function policy(name: string, paramKind: { apiVersion: string; kind: string }, o
 
 export function applicationOwnershipPolicy(): Record<string, unknown> {
   const app = `'Application ' + request.namespace + '/' + request.name`;
-  return policy(SECURITY_ADMISSION.applicationOwnership, { apiVersion: GROUP_VERSION, kind: KINDS.clusterRuntime.kind }, ['CREATE', 'UPDATE', 'DELETE'], [
-    {
-      expression: OWNED_BEFORE,
-      messageExpression: `${app} + ${q(` belongs to no runtime of this control plane (annotation ${ANNOTATION.runtimeUID} is not ClusterRuntime ${RUNTIME_NAME}'s UID, nor the one its spec.adoption names): the control plane changes and deletes only its own Applications`)}`,
-    },
-    {
-      expression: OWNED_AFTER,
-      messageExpression: `${app} + ${q(` must carry ClusterRuntime ${RUNTIME_NAME}'s UID in annotation ${ANNOTATION.runtimeUID} and label ${LABEL.managedBy}=${MANAGED_BY_VALUE}: the control plane writes only Applications of its own runtime`)}`,
-    },
-  ]);
+  return policy(
+    SECURITY_ADMISSION.applicationOwnership,
+    { apiVersion: GROUP_VERSION, kind: KINDS.clusterRuntime.kind },
+    ['CREATE', 'UPDATE', 'DELETE'],
+    [
+      {
+        expression: OWNED_BEFORE,
+        messageExpression: `${app} + ${q(` belongs to no runtime of this control plane (annotation ${ANNOTATION.runtimeUID} is not ClusterRuntime ${RUNTIME_NAME}'s UID, nor the one its spec.adoption names): the control plane changes and deletes only its own Applications`)}`,
+      },
+      {
+        expression: OWNED_AFTER,
+        messageExpression: `${app} + ${q(` must carry ClusterRuntime ${RUNTIME_NAME}'s UID in annotation ${ANNOTATION.runtimeUID} and label ${LABEL.managedBy}=${MANAGED_BY_VALUE}: the control plane writes only Applications of its own runtime`)}`,
+      },
+    ],
+  );
 }
 
 export function applicationProjectPolicy(): Record<string, unknown> {
-  return policy(SECURITY_ADMISSION.applicationProject, { apiVersion: 'v1', kind: 'ConfigMap' }, ['CREATE', 'UPDATE'], [
-    {
-      expression: IN_THE_PROJECT,
-      messageExpression: `'Application ' + request.namespace + '/' + request.name + ' names AppProject ' + object.spec.project + ', not ' + ${CONFIGURED_PROJECT} + ${q(` (argocd.project in ConfigMap ${CONFIGURATION.namespace}/${CONFIGURATION.name}): the control plane writes Applications only into the configured AppProject`)}`,
-    },
-  ]);
+  return policy(
+    SECURITY_ADMISSION.applicationProject,
+    { apiVersion: 'v1', kind: 'ConfigMap' },
+    ['CREATE', 'UPDATE'],
+    [
+      {
+        expression: IN_THE_PROJECT,
+        messageExpression: `'Application ' + request.namespace + '/' + request.name + ' names AppProject ' + object.spec.project + ', not ' + ${CONFIGURED_PROJECT} + ${q(` (argocd.project in ConfigMap ${CONFIGURATION.namespace}/${CONFIGURATION.name}): the control plane writes Applications only into the configured AppProject`)}`,
+      },
+    ],
+  );
 }
 
 export function renderApplicationOwnership(): string {
@@ -72,7 +107,10 @@ export function renderApplicationOwnership(): string {
       applicationOwnershipPolicy(),
       admissionBinding(SECURITY_ADMISSION.applicationOwnership, { name: RUNTIME_NAME }),
       applicationProjectPolicy(),
-      admissionBinding(SECURITY_ADMISSION.applicationProject, { name: CONFIGURATION.name, namespace: CONFIGURATION.namespace }),
+      admissionBinding(SECURITY_ADMISSION.applicationProject, {
+        name: CONFIGURATION.name,
+        namespace: CONFIGURATION.namespace,
+      }),
     ],
   );
 }

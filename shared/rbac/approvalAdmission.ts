@@ -12,7 +12,12 @@ import { API_GROUP, API_VERSION, APPROVAL, IDENTITY_GROUP, KINDS } from '../api/
 import { celString } from '../api/cel.ts';
 import { ADMISSION_VERSION, admissionBinding } from './admissionDocuments.ts';
 import { RuntimeRolloutSpecSchema } from '../api/runtimeRollout.ts';
-import { disruptionValidations, requestVariables, retryValidations, revocationValidations } from './requestAdmission.ts';
+import {
+  disruptionValidations,
+  requestVariables,
+  retryValidations,
+  revocationValidations,
+} from './requestAdmission.ts';
 
 const RBAC_VERSION = 'rbac.authorization.k8s.io/v1';
 const PLURAL = KINDS.runtimeRollout.plural;
@@ -22,8 +27,11 @@ const ROLLOUT_GROUP = celString(IDENTITY_GROUP.step('rollout'));
 export const PERSON_FIELDS = ['approval', 'acknowledgements', 'revocation', 'retry', 'disruption'] as const;
 
 function controlPlaneFields(): string[] {
-  const shape = (RuntimeRolloutSpecSchema as unknown as { def: { out: { shape: Record<string, unknown> } } }).def.out.shape;
-  return Object.keys(shape).filter((k) => !(PERSON_FIELDS as readonly string[]).includes(k)).sort();
+  const shape = (RuntimeRolloutSpecSchema as unknown as { def: { out: { shape: Record<string, unknown> } } }).def.out
+    .shape;
+  return Object.keys(shape)
+    .filter((k) => !(PERSON_FIELDS as readonly string[]).includes(k))
+    .sort();
 }
 
 const variables = [
@@ -55,7 +63,8 @@ export function acknowledgementValidations(): Record<string, unknown>[] {
     },
     {
       expression: "!variables.acksChange || variables.outcome == ''",
-      messageExpression: "'rollout ' + object.metadata.name + ' has ended ' + variables.outcome + '; there is nothing to acknowledge'",
+      messageExpression:
+        "'rollout ' + object.metadata.name + ' has ended ' + variables.outcome + '; there is nothing to acknowledge'",
       reason: 'Forbidden',
     },
     {
@@ -64,7 +73,8 @@ export function acknowledgementValidations(): Record<string, unknown>[] {
       reason: 'Forbidden',
     },
     {
-      expression: '!variables.acksChange || variables.newAcks.all(n, variables.oldAcks.exists(o, o == n) || n.acknowledgedBy == request.userInfo.username)',
+      expression:
+        '!variables.acksChange || variables.newAcks.all(n, variables.oldAcks.exists(o, o == n) || n.acknowledgedBy == request.userInfo.username)',
       messageExpression: `'${ack}[].acknowledgedBy must be your own identity as the API server sees it (' + request.userInfo.username + ')'`,
       reason: 'Forbidden',
     },
@@ -72,13 +82,39 @@ export function acknowledgementValidations(): Record<string, unknown>[] {
 }
 
 function validations(): Record<string, unknown>[] {
-  const sameSpec = controlPlaneFields().map((k) => `object.spec.?${k} == oldObject.spec.?${k}`).join(' && ');
+  const sameSpec = controlPlaneFields()
+    .map((k) => `object.spec.?${k} == oldObject.spec.?${k}`)
+    .join(' && ');
   return [
-    { expression: `oldObject == null || (${sameSpec})`, message: "only the control plane writes a rollout's spec; a person changes spec.approval, adds to spec.acknowledgements and sets spec.revocation, spec.retry or spec.disruption once, nothing else (kubectl aicr approve, acknowledge, revoke, retry, approve --disrupt)", reason: 'Forbidden' },
-    { expression: "!variables.changes || variables.outcome == ''", messageExpression: "'rollout ' + object.metadata.name + ' has ended ' + variables.outcome + '; there is nothing to approve'", reason: 'Forbidden' },
-    { expression: "!variables.changes || variables.oldBy == ''", messageExpression: "'rollout ' + object.metadata.name + ' is already approved by ' + variables.oldBy + ' at ' + variables.oldAt", reason: 'Forbidden' },
-    { expression: `!variables.changes || ${AUTHORIZED}`, messageExpression: `request.userInfo.username + ' is not allowed to approve rollouts: RBAC grants no ${APPROVAL.verb} verb on ${PLURAL}; ${APPROVER_HINT}'`, reason: 'Forbidden' },
-    { expression: '!variables.changes || variables.newBy == request.userInfo.username', messageExpression: "'spec.approval.approvedBy must be your own identity as the API server sees it (' + request.userInfo.username + ')'", reason: 'Forbidden' },
+    {
+      expression: `oldObject == null || (${sameSpec})`,
+      message:
+        "only the control plane writes a rollout's spec; a person changes spec.approval, adds to spec.acknowledgements and sets spec.revocation, spec.retry or spec.disruption once, nothing else (kubectl aicr approve, acknowledge, revoke, retry, approve --disrupt)",
+      reason: 'Forbidden',
+    },
+    {
+      expression: "!variables.changes || variables.outcome == ''",
+      messageExpression:
+        "'rollout ' + object.metadata.name + ' has ended ' + variables.outcome + '; there is nothing to approve'",
+      reason: 'Forbidden',
+    },
+    {
+      expression: "!variables.changes || variables.oldBy == ''",
+      messageExpression:
+        "'rollout ' + object.metadata.name + ' is already approved by ' + variables.oldBy + ' at ' + variables.oldAt",
+      reason: 'Forbidden',
+    },
+    {
+      expression: `!variables.changes || ${AUTHORIZED}`,
+      messageExpression: `request.userInfo.username + ' is not allowed to approve rollouts: RBAC grants no ${APPROVAL.verb} verb on ${PLURAL}; ${APPROVER_HINT}'`,
+      reason: 'Forbidden',
+    },
+    {
+      expression: '!variables.changes || variables.newBy == request.userInfo.username',
+      messageExpression:
+        "'spec.approval.approvedBy must be your own identity as the API server sees it (' + request.userInfo.username + ')'",
+      reason: 'Forbidden',
+    },
     ...acknowledgementValidations(),
     ...revocationValidations(),
     ...retryValidations(),
@@ -94,9 +130,18 @@ export function approvalAdmissionPolicy(): Record<string, unknown> {
     spec: {
       // A broken policy must refuse, never let an approval through unchecked.
       failurePolicy: 'Fail',
-      matchConstraints: { resourceRules: [{ apiGroups: [API_GROUP], apiVersions: [API_VERSION], operations: ['CREATE', 'UPDATE'], resources: [PLURAL] }] },
+      matchConstraints: {
+        resourceRules: [
+          { apiGroups: [API_GROUP], apiVersions: [API_VERSION], operations: ['CREATE', 'UPDATE'], resources: [PLURAL] },
+        ],
+      },
       // The rollout step writes rollouts (and clears an approval it refused); everyone else is checked.
-      matchConditions: [{ name: 'not-the-rollout-step', expression: `!request.userInfo.?groups.orValue([]).exists(g, g == ${ROLLOUT_GROUP})` }],
+      matchConditions: [
+        {
+          name: 'not-the-rollout-step',
+          expression: `!request.userInfo.?groups.orValue([]).exists(g, g == ${ROLLOUT_GROUP})`,
+        },
+      ],
       variables,
       validations: validations(),
     },

@@ -20,24 +20,33 @@ export function forwarderRules(table: readonly StepRow[] = STEP_TABLE): KubeRule
     const key = `${w.kind.plural}/${w.selection?.namespace ?? ''}/${w.selection?.fieldSelector ?? ''}`;
     return seen.has(key) ? false : (seen.add(key), true);
   });
-  const watched = distinct.map(
-    (w): KubeRule => ({
-      apiGroups: [apiGroupOf(w.kind)],
-      resources: [w.kind.plural],
-      verbs: ['get', 'list', 'watch'],
-      ...(w.selection?.namespace ? { namespace: w.selection.namespace } : {}),
-      ...namedBy(w.selection?.fieldSelector),
-      why: `watches ${w.kind.plural} for the steps they wake`,
-    }),
-  );
+  const watched = distinct.map((w): KubeRule => ({
+    apiGroups: [apiGroupOf(w.kind)],
+    resources: [w.kind.plural],
+    verbs: ['get', 'list', 'watch'],
+    ...(w.selection?.namespace ? { namespace: w.selection.namespace } : {}),
+    ...namedBy(w.selection?.fieldSelector),
+    why: `watches ${w.kind.plural} for the steps they wake`,
+  }));
   const { namespace } = FORWARDER_CHECKPOINT;
   return [
     ...watched,
     // Create cannot be limited to a name, so it is granted in the checkpoint's namespace only.
     { apiGroups: [''], resources: ['configmaps'], verbs: ['create'], namespace, why: 'creates its checkpoint' },
-    { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'update'], namespace, resourceNames: kinds.map(checkpointName), why: 'reads and moves its checkpoints, one per watched kind' },
-    ...[...new Set(Object.values(STAGE_NAMESPACE))].map(
-      (ns): KubeRule => ({ apiGroups: ['batch'], resources: ['jobs'], verbs: ['list', 'delete'], namespace: ns, why: 'sweeps AICR Jobs of runtimes that no longer exist, once stale (KROP-3)' }),
-    ),
+    {
+      apiGroups: [''],
+      resources: ['configmaps'],
+      verbs: ['get', 'update'],
+      namespace,
+      resourceNames: kinds.map(checkpointName),
+      why: 'reads and moves its checkpoints, one per watched kind',
+    },
+    ...[...new Set(Object.values(STAGE_NAMESPACE))].map((ns): KubeRule => ({
+      apiGroups: ['batch'],
+      resources: ['jobs'],
+      verbs: ['list', 'delete'],
+      namespace: ns,
+      why: 'sweeps AICR Jobs of runtimes that no longer exist, once stale (KROP-3)',
+    })),
   ];
 }

@@ -4,10 +4,16 @@
 // the label, on the object as sent and as stored, so it covers relabelling too.
 // `npm run gen:rbac` writes it beside the RBAC; a unit test fails when the committed file is stale.
 import { stringify } from 'yaml';
-import { LABEL, NAMESPACES, PLAN_ADMISSION, PLAN_REBUILDER_GROUPS, PLAN_WRITER_GROUPS, ROLE } from '../api/constants.ts';
+import {
+  LABEL,
+  NAMESPACES,
+  PLAN_ADMISSION,
+  PLAN_REBUILDER_GROUPS,
+  PLAN_WRITER_GROUPS,
+  ROLE,
+} from '../api/constants.ts';
 import { celString } from '../api/cel.ts';
 import { ADMISSION_VERSION, NAMESPACE_NAME_LABEL, admissionBinding } from './admissionDocuments.ts';
-
 
 /** The role label of `obj` (`object` or `oldObject`), or '' when it has none. */
 const roleOf = (obj: string): string => `${obj}.metadata.?labels[?${celString(LABEL.role)}].orValue('')`;
@@ -29,7 +35,8 @@ export const NOT_FINISHING_A_DELETION = [
   'object.metadata.?annotations != oldObject.metadata.?annotations',
 ].join(' || ');
 
-const fromGroups = (groups: readonly string[]): string => `request.userInfo.?groups.orValue([]).exists(g, g in [${groups.map(celString).join(', ')}])`;
+const fromGroups = (groups: readonly string[]): string =>
+  `request.userInfo.?groups.orValue([]).exists(g, g in [${groups.map(celString).join(', ')}])`;
 
 /** The request comes from one of the plan writers' groups. */
 export const FROM_A_PLAN_WRITER = fromGroups(PLAN_WRITER_GROUPS);
@@ -48,14 +55,22 @@ export function planAdmissionPolicy(): Record<string, unknown> {
       matchConstraints: {
         namespaceSelector: { matchLabels: { [NAMESPACE_NAME_LABEL]: NAMESPACES.system } },
         // DELETE is not matched: anyone RBAC lets delete a plan may, to have it resolved again.
-        resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['configmaps'] }],
+        resourceRules: [
+          { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['configmaps'] },
+        ],
       },
       matchConditions: [
         { name: 'is-or-was-a-plan', expression: IS_OR_WAS_A_PLAN },
         { name: 'not-finishing-a-deletion', expression: NOT_FINISHING_A_DELETION },
       ],
       // Forbidden, so the API server answers 403 as for any other refusal of who is asking (the default is 422 Invalid).
-      validations: [{ expression: `${FROM_A_PLAN_WRITER} || (${A_REBUILT_PLAN})`, message: PLAN_ADMISSION.message, reason: 'Forbidden' }],
+      validations: [
+        {
+          expression: `${FROM_A_PLAN_WRITER} || (${A_REBUILT_PLAN})`,
+          message: PLAN_ADMISSION.message,
+          reason: 'Forbidden',
+        },
+      ],
     },
   };
 }

@@ -62,12 +62,14 @@ export function revocationValidations(): Validation[] {
   return [
     {
       expression: '!variables.revocationChanges || !variables.oldRevocation.hasValue()',
-      messageExpression: "'spec.revocation is set once: rollout ' + object.metadata.name + ' was revoked by ' + variables.oldRevocation.value().revokedBy + ' at ' + variables.oldRevocation.value().revokedAt + '; it is neither changed nor taken back. Retry it with kubectl aicr retry ' + object.metadata.name",
+      messageExpression:
+        "'spec.revocation is set once: rollout ' + object.metadata.name + ' was revoked by ' + variables.oldRevocation.value().revokedBy + ' at ' + variables.oldRevocation.value().revokedAt + '; it is neither changed nor taken back. Retry it with kubectl aicr retry ' + object.metadata.name",
       reason: 'Forbidden',
     },
     {
       expression: "!variables.revocationChanges || object.?status.?outcome.orValue('') == ''",
-      messageExpression: "'spec.revocation: rollout ' + object.metadata.name + ' has ended ' + object.status.outcome + '; there is nothing to revoke'",
+      messageExpression:
+        "'spec.revocation: rollout ' + object.metadata.name + ' has ended ' + object.status.outcome + '; there is nothing to revoke'",
       reason: 'Forbidden',
     },
     ...common({ stem: 'Revocation', field: 'revocation', by: 'revokedBy', doing: 'revoke rollouts' }),
@@ -80,7 +82,8 @@ export function retryValidations(): Validation[] {
   return [
     {
       expression: '!variables.retryChanges || !variables.oldRetry.hasValue()',
-      messageExpression: "'spec.retry is set once: a retry of rollout ' + object.metadata.name + ' was already requested by ' + variables.oldRetry.value().requestedBy + ' at ' + variables.oldRetry.value().requestedAt + '; kubectl aicr describe names the new rollout'",
+      messageExpression:
+        "'spec.retry is set once: a retry of rollout ' + object.metadata.name + ' was already requested by ' + variables.oldRetry.value().requestedBy + ' at ' + variables.oldRetry.value().requestedAt + '; kubectl aicr describe names the new rollout'",
       reason: 'Forbidden',
     },
     {
@@ -97,14 +100,21 @@ export function disruptionValidations(): Validation[] {
   return [
     {
       expression: '!variables.disruptionChanges || !variables.oldDisruption.hasValue()',
-      messageExpression: "'spec.disruption is set once: ' + variables.oldDisruption.value().approvedBy + ' let rollout ' + object.metadata.name + ' disrupt running GPU work at ' + variables.oldDisruption.value().approvedAt + '; it is neither changed nor taken back. Revoke the rollout to stop it'",
+      messageExpression:
+        "'spec.disruption is set once: ' + variables.oldDisruption.value().approvedBy + ' let rollout ' + object.metadata.name + ' disrupt running GPU work at ' + variables.oldDisruption.value().approvedAt + '; it is neither changed nor taken back. Revoke the rollout to stop it'",
       reason: 'Forbidden',
     },
     {
       expression: "!variables.disruptionChanges || object.?status.?outcome.orValue('') == ''",
-      messageExpression: "'spec.disruption: rollout ' + object.metadata.name + ' has ended ' + object.status.outcome + '; there is nothing left to disrupt'",
+      messageExpression:
+        "'spec.disruption: rollout ' + object.metadata.name + ' has ended ' + object.status.outcome + '; there is nothing left to disrupt'",
       reason: 'Forbidden',
     },
-    ...common({ stem: 'Disruption', field: 'disruption', by: 'approvedBy', doing: 'let rollouts disrupt running GPU work' }),
+    ...common({
+      stem: 'Disruption',
+      field: 'disruption',
+      by: 'approvedBy',
+      doing: 'let rollouts disrupt running GPU work',
+    }),
   ];
 }

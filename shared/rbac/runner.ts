@@ -1,6 +1,12 @@
 // The identities AICR's own Jobs run as. In aicr-jobs: `aicr recipe -o cm://…` writes its output
 // with a server-side apply and `aicr bundle -r cm://…` reads it back; nothing else is allowed.
-import { AICR_RUNNER_SERVICE_ACCOUNT, AICR_SNAPSHOT_SERVICE_ACCOUNT, AICR_VALIDATE_SERVICE_ACCOUNT, AICR_VALIDATOR_IDENTITY, NAMESPACES } from '../api/constants.ts';
+import {
+  AICR_RUNNER_SERVICE_ACCOUNT,
+  AICR_SNAPSHOT_SERVICE_ACCOUNT,
+  AICR_VALIDATE_SERVICE_ACCOUNT,
+  AICR_VALIDATOR_IDENTITY,
+  NAMESPACES,
+} from '../api/constants.ts';
 import type { Identity } from './identity.ts';
 
 export const AICR_RUNNER_IDENTITY: Identity = {
@@ -23,9 +29,25 @@ export const AICR_SNAPSHOT_IDENTITY: Identity = {
   name: AICR_SNAPSHOT_SERVICE_ACCOUNT,
   serviceAccount: { namespace: NAMESPACES.discovery, name: AICR_SNAPSHOT_SERVICE_ACCOUNT },
   rules: [
-    { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'create', 'update', 'patch'], namespace: NAMESPACES.discovery, why: 'the agent writes its snapshot to a ConfigMap in aicr-discovery' },
-    { apiGroups: [''], resources: ['nodes', 'pods'], verbs: ['get', 'list'], why: 'the agent reads the Nodes and the Pods running on them' },
-    { apiGroups: ['nvidia.com'], resources: ['clusterpolicies'], verbs: ['get', 'list'], why: "the agent reads the GPU operator's ClusterPolicy, if there is one" },
+    {
+      apiGroups: [''],
+      resources: ['configmaps'],
+      verbs: ['get', 'create', 'update', 'patch'],
+      namespace: NAMESPACES.discovery,
+      why: 'the agent writes its snapshot to a ConfigMap in aicr-discovery',
+    },
+    {
+      apiGroups: [''],
+      resources: ['nodes', 'pods'],
+      verbs: ['get', 'list'],
+      why: 'the agent reads the Nodes and the Pods running on them',
+    },
+    {
+      apiGroups: ['nvidia.com'],
+      resources: ['clusterpolicies'],
+      verbs: ['get', 'list'],
+      why: "the agent reads the GPU operator's ClusterPolicy, if there is one",
+    },
   ],
 };
 
@@ -39,15 +61,68 @@ export const AICR_VALIDATE_IDENTITY: Identity = {
   name: AICR_VALIDATE_SERVICE_ACCOUNT,
   serviceAccount: { namespace: NAMESPACES.validation, name: AICR_VALIDATE_SERVICE_ACCOUNT },
   rules: [
-    { apiGroups: [''], resources: ['namespaces'], verbs: ['create'], why: 'AICR creates aicr-validation if it is missing (it is not: the chart made it)' },
-    { apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], verbs: ['bind'], resourceNames: ['cluster-admin'], why: "AICR binds cluster-admin to its validators' ServiceAccount; bind on that one role, not its permissions" },
-    { apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterrolebindings'], verbs: ['get', 'patch', 'delete'], resourceNames: [AICR_VALIDATOR_IDENTITY], why: 'AICR applies the binding for its validators and deletes it when the run ends' },
+    {
+      apiGroups: [''],
+      resources: ['namespaces'],
+      verbs: ['create'],
+      why: 'AICR creates aicr-validation if it is missing (it is not: the chart made it)',
+    },
+    {
+      apiGroups: ['rbac.authorization.k8s.io'],
+      resources: ['clusterroles'],
+      verbs: ['bind'],
+      resourceNames: ['cluster-admin'],
+      why: "AICR binds cluster-admin to its validators' ServiceAccount; bind on that one role, not its permissions",
+    },
+    {
+      apiGroups: ['rbac.authorization.k8s.io'],
+      resources: ['clusterrolebindings'],
+      verbs: ['get', 'patch', 'delete'],
+      resourceNames: [AICR_VALIDATOR_IDENTITY],
+      why: 'AICR applies the binding for its validators and deletes it when the run ends',
+    },
     // An apply that creates is authorized as create, which RBAC cannot hold to a name; the chart's admission policy does.
-    { apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterrolebindings'], verbs: ['create'], why: 'AICR’s apply creates that binding when it is missing (the admission policy holds it to that one binding of cluster-admin)' },
-    { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['get', 'patch', 'delete'], namespace: NAMESPACES.validation, resourceNames: [AICR_VALIDATOR_IDENTITY], why: "AICR applies its validators' ServiceAccount and deletes it when the run ends" },
-    { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['create'], namespace: NAMESPACES.validation, why: "AICR's apply creates that ServiceAccount when it is missing (in aicr-validation only)" },
-    { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'create', 'update', 'patch', 'delete'], namespace: NAMESPACES.validation, why: 'AICR reads the recipe and snapshot, writes its validators’ data ConfigMaps and its CTRF report' },
-    { apiGroups: ['batch'], resources: ['jobs'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'], namespace: NAMESPACES.validation, why: 'AICR runs each check as a validator Job and removes it' },
-    { apiGroups: [''], resources: ['pods', 'pods/log'], verbs: ['get', 'list', 'watch'], namespace: NAMESPACES.validation, why: "AICR follows its validator Pods and reads their output and termination messages" },
+    {
+      apiGroups: ['rbac.authorization.k8s.io'],
+      resources: ['clusterrolebindings'],
+      verbs: ['create'],
+      why: 'AICR’s apply creates that binding when it is missing (the admission policy holds it to that one binding of cluster-admin)',
+    },
+    {
+      apiGroups: [''],
+      resources: ['serviceaccounts'],
+      verbs: ['get', 'patch', 'delete'],
+      namespace: NAMESPACES.validation,
+      resourceNames: [AICR_VALIDATOR_IDENTITY],
+      why: "AICR applies its validators' ServiceAccount and deletes it when the run ends",
+    },
+    {
+      apiGroups: [''],
+      resources: ['serviceaccounts'],
+      verbs: ['create'],
+      namespace: NAMESPACES.validation,
+      why: "AICR's apply creates that ServiceAccount when it is missing (in aicr-validation only)",
+    },
+    {
+      apiGroups: [''],
+      resources: ['configmaps'],
+      verbs: ['get', 'list', 'create', 'update', 'patch', 'delete'],
+      namespace: NAMESPACES.validation,
+      why: 'AICR reads the recipe and snapshot, writes its validators’ data ConfigMaps and its CTRF report',
+    },
+    {
+      apiGroups: ['batch'],
+      resources: ['jobs'],
+      verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
+      namespace: NAMESPACES.validation,
+      why: 'AICR runs each check as a validator Job and removes it',
+    },
+    {
+      apiGroups: [''],
+      resources: ['pods', 'pods/log'],
+      verbs: ['get', 'list', 'watch'],
+      namespace: NAMESPACES.validation,
+      why: 'AICR follows its validator Pods and reads their output and termination messages',
+    },
   ],
 };

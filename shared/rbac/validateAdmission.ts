@@ -40,8 +40,18 @@ export function validateAdmissionPolicy(): Record<string, unknown> {
       failurePolicy: 'Fail',
       matchConstraints: {
         resourceRules: [
-          { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['namespaces', 'serviceaccounts'] },
-          { apiGroups: ['rbac.authorization.k8s.io'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['clusterrolebindings'] },
+          {
+            apiGroups: [''],
+            apiVersions: ['v1'],
+            operations: ['CREATE', 'UPDATE'],
+            resources: ['namespaces', 'serviceaccounts'],
+          },
+          {
+            apiGroups: ['rbac.authorization.k8s.io'],
+            apiVersions: ['v1'],
+            operations: ['CREATE', 'UPDATE'],
+            resources: ['clusterrolebindings'],
+          },
         ],
       },
       matchConditions: [{ name: 'from-aicr-validate', expression: `request.userInfo.username == ${q(VALIDATE_USER)}` }],

@@ -42,7 +42,7 @@ const VARIABLES = [
   { name: 'fromValidate', expression: `request.userInfo.username == ${q(VALIDATE_USER)}` },
   { name: 'aicrImages', expression: pinned(ADMISSION_KEYS.aicrImages) },
   { name: 'validatorImages', expression: pinned(ADMISSION_KEYS.validatorImages) },
-  { name: 'hostVolumes', expression: "variables.pod.?volumes.orValue([]).filter(v, has(v.hostPath)).map(v, v.name)" },
+  { name: 'hostVolumes', expression: 'variables.pod.?volumes.orValue([]).filter(v, has(v.hostPath)).map(v, v.name)' },
   { name: 'serviceAccount', expression: "variables.pod.?serviceAccountName.orValue('default')" },
   {
     name: 'runAs',
@@ -53,13 +53,14 @@ const VARIABLES = [
   },
 ] as const;
 
-const NO_HOST_NAMESPACES = "!variables.pod.?hostNetwork.orValue(false) && !variables.pod.?hostIPC.orValue(false)";
+const NO_HOST_NAMESPACES = '!variables.pod.?hostNetwork.orValue(false) && !variables.pod.?hostIPC.orValue(false)';
 const NOT_PRIVILEGED =
   'variables.containers.all(c, !c.?securityContext.?privileged.orValue(false) && c.?securityContext.?capabilities.?add.orValue([]).size() == 0)';
 
 export const WORKLOAD_RULES = [
   {
-    expression: 'variables.containers.all(c, variables.fromValidate ? c.image in variables.validatorImages : c.image in variables.aicrImages)',
+    expression:
+      'variables.containers.all(c, variables.fromValidate ? c.image in variables.validatorImages : c.image in variables.aicrImages)',
     messageExpression:
       `'image ' + variables.containers.map(c, c.image).filter(i, !((variables.fromValidate ? variables.validatorImages : variables.aicrImages).exists(p, p == i))).join(', ') + ` +
       `' is not pinned by the configuration (ConfigMap ${CONFIGURATION.namespace}/${CONFIGURATION.name}: ' + (variables.fromValidate ? 'aicr.validatorImages' : 'aicr.versions') + '); pin it there through the chart\\'s values'`,
@@ -92,13 +93,20 @@ export function workloadAdmissionPolicy(): Record<string, unknown> {
   return admissionPolicy(SECURITY_ADMISSION.workloads, {
     paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
     matchConstraints: {
-      namespaceSelector: { matchExpressions: [{ key: NAMESPACE_NAME_LABEL, operator: 'In', values: [...RUN_NAMESPACES] }] },
+      namespaceSelector: {
+        matchExpressions: [{ key: NAMESPACE_NAME_LABEL, operator: 'In', values: [...RUN_NAMESPACES] }],
+      },
       resourceRules: [
         { apiGroups: ['batch'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['jobs'] },
         { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] },
       ],
     },
-    matchConditions: [{ name: 'from-the-control-plane-or-aicr-validate', expression: `${fromTheControlPlane()} || request.userInfo.username == ${q(VALIDATE_USER)}` }],
+    matchConditions: [
+      {
+        name: 'from-the-control-plane-or-aicr-validate',
+        expression: `${fromTheControlPlane()} || request.userInfo.username == ${q(VALIDATE_USER)}`,
+      },
+    ],
     variables: VARIABLES,
     validations: WORKLOAD_RULES,
   });
@@ -111,6 +119,9 @@ export function renderWorkloadAdmission(): string {
       "do not edit. The control plane's Jobs run only pinned images, as their namespace's ServiceAccount,",
       "with host access only in the snapshot agent's shape (SEC-1, docs/security.md).",
     ],
-    [workloadAdmissionPolicy(), admissionBinding(SECURITY_ADMISSION.workloads, { name: CONFIGURATION.name, namespace: CONFIGURATION.namespace })],
+    [
+      workloadAdmissionPolicy(),
+      admissionBinding(SECURITY_ADMISSION.workloads, { name: CONFIGURATION.name, namespace: CONFIGURATION.namespace }),
+    ],
   );
 }

@@ -4,7 +4,15 @@
 // validation namespaces (the Jobs mount or pull with theirs). aws: the control plane mints an
 // ECR token with its own identity and writes it as a docker-config Secret in aicr-jobs, reusing
 // it while it is fresh. Whatever is missing is named in one message, so a person fixes it at once.
-import { ANNOTATION, DOCKER_CONFIG_KEY, FIELD_MANAGER, LABEL, MANAGED_BY_VALUE, NAMESPACES, REGISTRY_JOB_SECRET } from '../api/constants.ts';
+import {
+  ANNOTATION,
+  DOCKER_CONFIG_KEY,
+  FIELD_MANAGER,
+  LABEL,
+  MANAGED_BY_VALUE,
+  NAMESPACES,
+  REGISTRY_JOB_SECRET,
+} from '../api/constants.ts';
 import type { Configuration } from '../configuration/schema.ts';
 import { RegistryCredentialsInvalidError } from '../errors.ts';
 import { KIND } from '../kube/kinds.ts';
@@ -12,7 +20,8 @@ import type { KubePort, WritableObject } from '../kube/port.ts';
 import { credentialsFor } from '../oci/credentials.ts';
 import { type TokenMinter, mintEcrToken } from './ecrToken.ts';
 
-export type RegistryCredentials = { readonly ok: true; readonly dockerConfig: string } | { readonly ok: false; readonly message: string };
+export type RegistryCredentials =
+  { readonly ok: true; readonly dockerConfig: string } | { readonly ok: false; readonly message: string };
 
 export interface CredentialDeps {
   readonly kube: KubePort;
@@ -34,14 +43,18 @@ async function readDockerConfig(kube: KubePort, name: string, namespace: string,
   const secret = await kube.get(KIND.secret, name, namespace);
   if (!secret) return { absent: true };
   const encoded = dataOf(secret)?.[DOCKER_CONFIG_KEY];
-  if (!encoded) return { problem: `Secret ${namespace}/${name} has no ${DOCKER_CONFIG_KEY} key; recreate it as type kubernetes.io/dockerconfigjson` };
+  if (!encoded)
+    return {
+      problem: `Secret ${namespace}/${name} has no ${DOCKER_CONFIG_KEY} key; recreate it as type kubernetes.io/dockerconfigjson`,
+    };
   const text = Buffer.from(encoded, 'base64').toString('utf8');
   try {
     // Only its form is checked: a config without an entry for the host pulls anonymously, and a
     // registry that refuses that says so itself (Unauthorized).
     credentialsFor(text, host);
   } catch (err) {
-    if (err instanceof RegistryCredentialsInvalidError) return { problem: `Secret ${namespace}/${name}: ${err.message}` };
+    if (err instanceof RegistryCredentialsInvalidError)
+      return { problem: `Secret ${namespace}/${name}: ${err.message}` };
     throw err;
   }
   return { text };
@@ -59,16 +72,29 @@ function listed(items: readonly string[]): string {
 }
 
 /** The control plane's copy in aicr-system, once `besides` (the namespaces of the Jobs that use it) have theirs too. */
-async function staticCredentials(kube: KubePort, name: string, host: string, besides: readonly string[]): Promise<RegistryCredentials> {
+async function staticCredentials(
+  kube: KubePort,
+  name: string,
+  host: string,
+  besides: readonly string[],
+): Promise<RegistryCredentials> {
   const mode = 'registry.auth.mode static';
-  if (!name) return { ok: false, message: `${mode}: registry.auth.staticSecretRef is empty; name a docker-config Secret in ${listed([NAMESPACES.system, ...besides])}` };
+  if (!name)
+    return {
+      ok: false,
+      message: `${mode}: registry.auth.staticSecretRef is empty; name a docker-config Secret in ${listed([NAMESPACES.system, ...besides])}`,
+    };
   const own = await readDockerConfig(kube, name, NAMESPACES.system, host);
   const others = await lackingIn(kube, name, besides);
   // Resolution needs the control plane's copy and the render Jobs'; validation's is named as a courtesy.
   if ('text' in own && !others.includes(NAMESPACES.jobs)) return { ok: true, dockerConfig: own.text };
   const lacking = [...('absent' in own ? [NAMESPACES.system] : []), ...others];
   const parts = [
-    ...(lacking.length > 0 ? [`the docker-config Secret ${name} (registry.auth.staticSecretRef) is missing in ${lacking.join(', ')}; create it there (type kubernetes.io/dockerconfigjson)`] : []),
+    ...(lacking.length > 0
+      ? [
+          `the docker-config Secret ${name} (registry.auth.staticSecretRef) is missing in ${lacking.join(', ')}; create it there (type kubernetes.io/dockerconfigjson)`,
+        ]
+      : []),
     ...('problem' in own ? [own.problem] : []),
   ];
   return { ok: false, message: `${mode}: ${parts.join('; ')}` };
@@ -98,21 +124,35 @@ async function freshJobSecret(deps: CredentialDeps, host: string): Promise<strin
   return 'text' in read ? read.text : undefined;
 }
 
-type MintedConfig = { readonly ok: true; readonly dockerConfig: string; readonly expiresAt: Date } | { readonly ok: false; readonly message: string };
+type MintedConfig =
+  | { readonly ok: true; readonly dockerConfig: string; readonly expiresAt: Date }
+  | { readonly ok: false; readonly message: string };
 
 /** A docker config for `host` holding an ECR token minted with the caller's own identity. */
 async function mintDockerConfig(mint: TokenMinter | undefined, host: string, fix: string): Promise<MintedConfig> {
   const minted = await (mint ?? mintEcrToken)();
-  if (!minted.ok) return { ok: false, message: `registry.auth.mode aws: minting an ECR token failed (${minted.cause}); ${fix}` };
-  return { ok: true, dockerConfig: JSON.stringify({ auths: { [host]: { auth: minted.token.auth } } }), expiresAt: minted.token.expiresAt };
+  if (!minted.ok)
+    return { ok: false, message: `registry.auth.mode aws: minting an ECR token failed (${minted.cause}); ${fix}` };
+  return {
+    ok: true,
+    dockerConfig: JSON.stringify({ auths: { [host]: { auth: minted.token.auth } } }),
+    expiresAt: minted.token.expiresAt,
+  };
 }
 
 async function awsCredentials(deps: CredentialDeps, host: string): Promise<RegistryCredentials> {
   const reused = await freshJobSecret(deps, host);
   if (reused !== undefined) return { ok: true, dockerConfig: reused };
-  const minted = await mintDockerConfig(deps.mint, host, "check the control plane's AWS identity (its role, or in local mode the EKS Pod Identity association or IRSA annotation) and that its policy allows ecr:GetAuthorizationToken");
+  const minted = await mintDockerConfig(
+    deps.mint,
+    host,
+    "check the control plane's AWS identity (its role, or in local mode the EKS Pod Identity association or IRSA annotation) and that its policy allows ecr:GetAuthorizationToken",
+  );
   if (!minted.ok) return minted;
-  await deps.kube.apply(KIND.secret, jobSecret(minted.dockerConfig, minted.expiresAt), { fieldManager: FIELD_MANAGER.resolve, force: true });
+  await deps.kube.apply(KIND.secret, jobSecret(minted.dockerConfig, minted.expiresAt), {
+    fieldManager: FIELD_MANAGER.resolve,
+    force: true,
+  });
   return { ok: true, dockerConfig: minted.dockerConfig };
 }
 
@@ -120,10 +160,16 @@ async function awsCredentials(deps: CredentialDeps, host: string): Promise<Regis
  * The docker config the control plane pulls and pushes with, once the Jobs have theirs too; or
  * why there is none (RegistryCredentialsUnavailable: a person should look, and it is retried).
  */
-export async function registryCredentials(deps: CredentialDeps, registry: Configuration['registry']): Promise<RegistryCredentials> {
+export async function registryCredentials(
+  deps: CredentialDeps,
+  registry: Configuration['registry'],
+): Promise<RegistryCredentials> {
   const host = registry.repository.split('/')[0] ?? '';
   if (registry.auth.mode === 'aws') return await awsCredentials(deps, host);
-  return await staticCredentials(deps.kube, registry.auth.staticSecretRef, host, [NAMESPACES.jobs, NAMESPACES.validation]);
+  return await staticCredentials(deps.kube, registry.auth.staticSecretRef, host, [
+    NAMESPACES.jobs,
+    NAMESPACES.validation,
+  ]);
 }
 
 /**
@@ -131,9 +177,13 @@ export async function registryCredentials(deps: CredentialDeps, registry: Config
  * plane's copy in aicr-system, in aws mode a token minted with the step's own role. Nothing is
  * written, so a step without rights to the Jobs' Secrets can check what the registry holds.
  */
-export async function pullCredentials(deps: Pick<CredentialDeps, 'kube' | 'mint'>, registry: Configuration['registry']): Promise<RegistryCredentials> {
+export async function pullCredentials(
+  deps: Pick<CredentialDeps, 'kube' | 'mint'>,
+  registry: Configuration['registry'],
+): Promise<RegistryCredentials> {
   const host = registry.repository.split('/')[0] ?? '';
-  if (registry.auth.mode === 'static') return await staticCredentials(deps.kube, registry.auth.staticSecretRef, host, []);
+  if (registry.auth.mode === 'static')
+    return await staticCredentials(deps.kube, registry.auth.staticSecretRef, host, []);
   const minted = await mintDockerConfig(deps.mint, host, "check that the step's role allows ecr:GetAuthorizationToken");
   return minted.ok ? { ok: true, dockerConfig: minted.dockerConfig } : minted;
 }

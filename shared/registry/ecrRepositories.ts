@@ -45,7 +45,8 @@ export const createEcrRepository: RepositoryCreator = async (repository) => {
     const name = err instanceof Error ? err.name : '';
     const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
     if (name === 'AccessDeniedException' || status === 403) throw new RepositoryCreationRefusedError(repository);
-    if (name !== 'RepositoryAlreadyExistsException') throw new RegistryUnavailableError(`creating ecr repository ${repository} failed (${name || 'unknown failure'})`);
+    if (name !== 'RepositoryAlreadyExistsException')
+      throw new RegistryUnavailableError(`creating ecr repository ${repository} failed (${name || 'unknown failure'})`);
   }
   known.add(repository);
 };

@@ -12,7 +12,8 @@ export interface MintedToken {
   readonly expiresAt: Date;
 }
 
-export type MintResult = { readonly ok: true; readonly token: MintedToken } | { readonly ok: false; readonly cause: string };
+export type MintResult =
+  { readonly ok: true; readonly token: MintedToken } | { readonly ok: false; readonly cause: string };
 
 export type TokenMinter = () => Promise<MintResult>;
 

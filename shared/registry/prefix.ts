@@ -22,7 +22,9 @@ export function deploymentPrefix(env: NodeJS.ProcessEnv = process.env): string |
 /** `<host>[:port]/<path>` as the configuration schema has it: the first component is always the host. */
 function split(repository: string): { readonly host: string; readonly path: string } {
   const slash = repository.indexOf('/');
-  return slash < 0 ? { host: repository, path: '' } : { host: repository.slice(0, slash), path: repository.slice(slash + 1) };
+  return slash < 0
+    ? { host: repository, path: '' }
+    : { host: repository.slice(0, slash), path: repository.slice(slash + 1) };
 }
 
 /**

@@ -20,7 +20,9 @@ export async function writeApplication(kube: KubePort, app: PlanApplication): Pr
  * Argo CD removes is never the rollout's field to own.
  */
 export async function requestRefresh(kube: KubePort, name: string): Promise<void> {
-  await kube.patch(KIND.application, name, NAMESPACES.argocd, { metadata: { annotations: { [ARGOCD.refreshAnnotation]: 'normal' } } });
+  await kube.patch(KIND.application, name, NAMESPACES.argocd, {
+    metadata: { annotations: { [ARGOCD.refreshAnnotation]: 'normal' } },
+  });
 }
 
 export function readApplication(kube: KubePort, name: string): Promise<GenericObject | undefined> {
@@ -33,7 +35,8 @@ export async function removeApplication(kube: KubePort, name: string, rollout: s
   if (!app) return 'gone';
   if (app.metadata.deletionTimestamp) return 'deleting';
   const finalizers = app.metadata.finalizers ?? [];
-  const marked = finalizers.includes(ARGOCD.resourcesFinalizer) && app.metadata.annotations?.[ANNOTATION.deleteRollout] === rollout;
+  const marked =
+    finalizers.includes(ARGOCD.resourcesFinalizer) && app.metadata.annotations?.[ANNOTATION.deleteRollout] === rollout;
   if (!marked) {
     // The version read makes the patch fail rather than drop a finalizer someone added meanwhile.
     const metadata = {
@@ -59,7 +62,10 @@ export async function removeApplication(kube: KubePort, name: string, rollout: s
 export async function adoptApplication(kube: KubePort, name: string, runtimeUID: string): Promise<'adopted' | 'gone'> {
   const app = await readApplication(kube, name);
   if (!app) return 'gone';
-  const metadata = { resourceVersion: app.metadata.resourceVersion, annotations: { [ANNOTATION.runtimeUID]: runtimeUID, [ANNOTATION.orphanedFrom]: null } };
+  const metadata = {
+    resourceVersion: app.metadata.resourceVersion,
+    annotations: { [ANNOTATION.runtimeUID]: runtimeUID, [ANNOTATION.orphanedFrom]: null },
+  };
   await kube.patch(KIND.application, name, NAMESPACES.argocd, { metadata });
   return 'adopted';
 }

@@ -18,7 +18,14 @@ export interface ApprovalFacts {
 export type Judgement =
   | { readonly state: 'none' }
   | { readonly state: 'Accepted'; readonly approvedBy: string; readonly approvedAt: string; readonly message: string }
-  | { readonly state: 'Refused'; readonly approvedBy: string; readonly approvedAt: string; readonly reason: string; readonly message: string; readonly supersede: boolean };
+  | {
+      readonly state: 'Refused';
+      readonly approvedBy: string;
+      readonly approvedAt: string;
+      readonly reason: string;
+      readonly message: string;
+      readonly supersede: boolean;
+    };
 
 export const REFUSAL = {
   expired: 'ApprovalAfterDeadline',
@@ -31,14 +38,22 @@ function refusal(f: ApprovalFacts): { reason: string; message: string; supersede
   const { spec, metadata } = f.rollout;
   const at = spec.approval?.approvedAt ?? '';
   if (spec.deadline && Date.parse(at) > Date.parse(spec.deadline)) {
-    return { reason: REFUSAL.expired, message: `the approval at ${at} came after the rollout's deadline, ${spec.deadline}`, supersede: false };
+    return {
+      reason: REFUSAL.expired,
+      message: `the approval at ${at} came after the rollout's deadline, ${spec.deadline}`,
+      supersede: false,
+    };
   }
   if (spec.inventory && spec.inventory !== f.inventory) {
     const message = `the owned Argo CD Applications changed since rollout ${metadata.name} was created (drift since creation), so what was approved is not what would run; it is superseded by a new rollout from the current state, which needs a fresh approval`;
     return { reason: REFUSAL.drift, message, supersede: true };
   }
   if (f.staleCredentials) {
-    return { reason: REFUSAL.staleCredentials, message: `the registry credentials Argo CD pulls charts with are stale (${f.staleCredentials}); approve again once they are refreshed`, supersede: false };
+    return {
+      reason: REFUSAL.staleCredentials,
+      message: `the registry credentials Argo CD pulls charts with are stale (${f.staleCredentials}); approve again once they are refreshed`,
+      supersede: false,
+    };
   }
   if (f.suspensionRefused) {
     const message = `no new rollout starts while the engine suspension is refused (${f.suspensionRefused}); approve again once automated sync is in the state spec.suspendEngine declares`;

@@ -16,7 +16,8 @@ export interface Blocked {
   readonly why: string;
 }
 
-export type Assessment = { readonly ok: true; readonly steps: RolloutStep[] } | { readonly ok: false; readonly blocked: Blocked[] };
+export type Assessment =
+  { readonly ok: true; readonly steps: RolloutStep[] } | { readonly ok: false; readonly blocked: Blocked[] };
 
 export interface Judgement {
   readonly verdict: Verdict;
@@ -75,7 +76,10 @@ function changeStep(name: string, from: Release | undefined, to: Release | undef
 }
 
 function regated(judged: Judgement): Judgement {
-  return { verdict: judged.verdict, why: `its Application already carries the target release, but its step in the last rollout to this plan never finished, so Argo CD's report is awaited again; ${judged.why}` };
+  return {
+    verdict: judged.verdict,
+    why: `its Application already carries the target release, but its step in the last rollout to this plan never finished, so Argo CD's report is awaited again; ${judged.why}`,
+  };
 }
 
 /** A release whose Application reads back as exactly the target release needs no step. */
@@ -84,7 +88,12 @@ function unchanged(from: Release | undefined, to: Release): boolean {
 }
 
 /** The step that moves one release to its target, why it is blocked, or nothing when it is there already. */
-function judgeMove(from: Release | undefined, to: Release, assessor: Assessor, again: boolean): Blocked | { step: RolloutStep } | undefined {
+function judgeMove(
+  from: Release | undefined,
+  to: Release,
+  assessor: Assessor,
+  again: boolean,
+): Blocked | { step: RolloutStep } | undefined {
   const same = unchanged(from, to);
   if (same && !again) return undefined;
   const why = from && migration(from, to);
@@ -100,7 +109,12 @@ function judgeMove(from: Release | undefined, to: Release, assessor: Assessor, a
  * but whose step in an earlier rollout to the same target never finished: Argo CD never reported
  * them done, so they are steps again rather than taken as moved.
  */
-export function assess(inventory: Inventory, target: ReleaseSet, assessor: Assessor, unfinished: ReadonlySet<string> = new Set()): Assessment {
+export function assess(
+  inventory: Inventory,
+  target: ReleaseSet,
+  assessor: Assessor,
+  unfinished: ReadonlySet<string> = new Set(),
+): Assessment {
   const blocked: Blocked[] = [];
   const steps: RolloutStep[] = [];
   for (const to of sortReleases(target)) {

@@ -11,8 +11,15 @@ export function holdsCleanup(runtime: RuntimeObject): boolean {
   return (runtime.metadata.finalizers ?? []).includes(FINALIZER.cleanup);
 }
 
-function writeFinalizers(kube: KubePort, runtime: RuntimeObject, finalizers: readonly string[]): Promise<RuntimeObject> {
-  const metadata = { resourceVersion: runtime.metadata.resourceVersion, finalizers: finalizers.length > 0 ? finalizers : null };
+function writeFinalizers(
+  kube: KubePort,
+  runtime: RuntimeObject,
+  finalizers: readonly string[],
+): Promise<RuntimeObject> {
+  const metadata = {
+    resourceVersion: runtime.metadata.resourceVersion,
+    finalizers: finalizers.length > 0 ? finalizers : null,
+  };
   return kube.patch(KIND.clusterRuntime, runtime.metadata.name, undefined, { metadata });
 }
 
@@ -29,5 +36,9 @@ export async function ensureCleanup(kube: KubePort, runtime: RuntimeObject): Pro
 /** Takes the finalizer off once the deletionPolicy is carried out; the API server then removes the runtime. */
 export async function releaseCleanup(kube: KubePort, runtime: RuntimeObject): Promise<void> {
   if (!holdsCleanup(runtime)) return;
-  await writeFinalizers(kube, runtime, (runtime.metadata.finalizers ?? []).filter((f) => f !== FINALIZER.cleanup));
+  await writeFinalizers(
+    kube,
+    runtime,
+    (runtime.metadata.finalizers ?? []).filter((f) => f !== FINALIZER.cleanup),
+  );
 }

@@ -14,13 +14,22 @@ import { canonicalJson, planName } from '../plans/digest.ts';
 import { STEP_WRITING, type StepState } from './progress.ts';
 
 interface AppLike {
-  readonly metadata: { readonly name: string; readonly uid?: string; readonly annotations?: Readonly<Record<string, string>> | undefined };
+  readonly metadata: {
+    readonly name: string;
+    readonly uid?: string;
+    readonly annotations?: Readonly<Record<string, string>> | undefined;
+  };
 }
 
 /** The release an Application carries as a digest: what the canonical release set reads from it, and its sources and destination as they stand. */
 export function releaseDigest(app: AppLike): string {
   const spec = fieldAt(app, 'spec');
-  const facts = { release: applicationToRelease(app) ?? null, source: fieldAt(spec, 'source') ?? null, sources: fieldAt(spec, 'sources') ?? null, destination: fieldAt(spec, 'destination') ?? null };
+  const facts = {
+    release: applicationToRelease(app) ?? null,
+    source: fieldAt(spec, 'source') ?? null,
+    sources: fieldAt(spec, 'sources') ?? null,
+    destination: fieldAt(spec, 'destination') ?? null,
+  };
   return `sha256:${createHash('sha256').update(canonicalJson(facts)).digest('hex')}`;
 }
 
@@ -32,7 +41,13 @@ function projectOf(app: AppLike): string | undefined {
 
 export function inventoryEntry(app: GenericObject): InventoryEntry {
   const project = projectOf(app);
-  return { name: app.metadata.name, uid: app.metadata.uid, plan: app.metadata.annotations?.[ANNOTATION.planDigest] ?? '', release: releaseDigest(app), ...(project === undefined ? {} : { project }) };
+  return {
+    name: app.metadata.name,
+    uid: app.metadata.uid,
+    plan: app.metadata.annotations?.[ANNOTATION.planDigest] ?? '',
+    release: releaseDigest(app),
+    ...(project === undefined ? {} : { project }),
+  };
 }
 
 /** What the rollout was approved against, sorted by name. */
@@ -55,7 +70,15 @@ export interface DriftFacts {
  * `release` undefined: its edits are not compared here (the release in flight). `project`
  * undefined: not compared (a rollout an older control plane recorded has none).
  */
-type Want = { readonly uid?: string | undefined; readonly plan: string; readonly release?: string; readonly project?: string | undefined } | 'absent' | 'skip';
+type Want =
+  | {
+      readonly uid?: string | undefined;
+      readonly plan: string;
+      readonly release?: string;
+      readonly project?: string | undefined;
+    }
+  | 'absent'
+  | 'skip';
 /** A step recorded just before its write: its Application is as before the write, or as written. */
 type Expected = Want | { readonly either: readonly [Want, Want] };
 
@@ -68,7 +91,8 @@ function expected(f: DriftFacts, name: string): Expected {
   const app = f.intended.get(name);
   if (step.action === 'Remove' || !app) return 'skip';
   // Recorded just before its write: the write may not have happened (a crash), and the next look makes it.
-  if (state.state === 'InProgress' && state.reason === STEP_WRITING) return { either: [recorded, { plan: f.targetDigest }] };
+  if (state.state === 'InProgress' && state.reason === STEP_WRITING)
+    return { either: [recorded, { plan: f.targetDigest }] };
   if (state.state === 'InProgress') return { uid: state.applicationUID, plan: f.targetDigest };
   return { uid: state.applicationUID, plan: f.targetDigest, release: releaseDigest(app), project: app.spec.project };
 }
@@ -95,21 +119,27 @@ function changeFrom(want: Want, name: string, live: GenericObject | undefined): 
 }
 
 function editOf(name: string, now: InventoryEntry, want: Exclude<Want, 'absent' | 'skip'>): string | undefined {
-  if (want.project !== undefined && now.project !== want.project) return `Application ${name} moved to Argo CD project ${now.project ?? '(none)'}, not ${want.project}`;
-  return want.release === undefined || now.release === want.release ? undefined : `Application ${name} was edited (its source, Helm values or destination)`;
+  if (want.project !== undefined && now.project !== want.project)
+    return `Application ${name} moved to Argo CD project ${now.project ?? '(none)'}, not ${want.project}`;
+  return want.release === undefined || now.release === want.release
+    ? undefined
+    : `Application ${name} was edited (its source, Helm values or destination)`;
 }
 
 /** Each change since the rollout was approved, one phrase per Application, in name order; none for a rollout that recorded no inventory. */
 export function inventoryChanges(f: DriftFacts): string[] {
   if (!f.recorded) return [];
   const byName = new Map(f.live.filter((a) => !a.metadata.deletionTimestamp).map((a) => [a.metadata.name, a]));
-  const names = [...new Set([...f.recorded.map((e) => e.name), ...byName.keys(), ...f.steps.map((s) => s.release)])].sort();
+  const names = [
+    ...new Set([...f.recorded.map((e) => e.name), ...byName.keys(), ...f.steps.map((s) => s.release)]),
+  ].sort();
   return names.map((n) => changeOf(f, n, byName.get(n))).filter((c): c is string => c !== undefined);
 }
 
 /** Whether every field of `want` is in `have` with the same value (arrays compared whole). */
 function contains(have: unknown, want: unknown): boolean {
-  if (want === null || typeof want !== 'object' || Array.isArray(want)) return canonicalJson(have ?? null) === canonicalJson(want);
+  if (want === null || typeof want !== 'object' || Array.isArray(want))
+    return canonicalJson(have ?? null) === canonicalJson(want);
   if (have === null || typeof have !== 'object' || Array.isArray(have)) return false;
   return Object.entries(want).every(([k, v]) => contains((have as Record<string, unknown>)[k], v));
 }
@@ -121,5 +151,9 @@ function contains(have: unknown, want: unknown): boolean {
  */
 export function writtenAsIntended(live: GenericObject, app: PlanApplication): boolean {
   const { labels, annotations } = app.metadata;
-  return contains(live.metadata.labels ?? {}, labels ?? {}) && contains(live.metadata.annotations ?? {}, annotations ?? {}) && contains(fieldAt(live, 'spec'), app.spec);
+  return (
+    contains(live.metadata.labels ?? {}, labels ?? {}) &&
+    contains(live.metadata.annotations ?? {}, annotations ?? {}) &&
+    contains(fieldAt(live, 'spec'), app.spec)
+  );
 }

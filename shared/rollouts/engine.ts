@@ -15,7 +15,12 @@ export type Engine =
    * `stale`: Argo CD is up but its registry token is stale (RegistryCredentialsStale, REG-4).
    * `suspension`: the emergency stop holds it (spec.suspendEngine, ENG-2), or could not be switched.
    */
-  | { readonly available: false; readonly message: string; readonly stale?: true; readonly suspension?: 'EngineSuspended' | 'EngineSuspensionRefused' };
+  | {
+      readonly available: false;
+      readonly message: string;
+      readonly stale?: true;
+      readonly suspension?: 'EngineSuspended' | 'EngineSuspensionRefused';
+    };
 
 const APPLICATION_API = `${KIND.application.plural}.${KIND.application.apiVersion.split('/')[0] ?? ''}/${KIND.application.apiVersion.split('/')[1] ?? ''}`;
 
@@ -73,27 +78,49 @@ async function controllerUp(kube: KubePort): Promise<Engine> {
   }
   const up = workloads.find(isUp);
   if (up) return { available: true, message: `Argo CD's application controller is up (${describeWorkload(up)})` };
-  return { available: false, message: `Argo CD's application controller is down: ${workloads.map(describeWorkload).join('; ')}. Nothing is written to Argo CD until it is back; the control plane looks again by itself` };
+  return {
+    available: false,
+    message: `Argo CD's application controller is down: ${workloads.map(describeWorkload).join('; ')}. Nothing is written to Argo CD until it is back; the control plane looks again by itself`,
+  };
 }
 
 /**
  * Whether Argo CD can take the control plane's writes now, and why not. `served`: whether the
  * Application API answered a list this look already made, which saves asking again.
  */
-export async function engineAvailability(kube: KubePort, configuration: Configuration, served?: boolean): Promise<Engine> {
+export async function engineAvailability(
+  kube: KubePort,
+  configuration: Configuration,
+  served?: boolean,
+): Promise<Engine> {
   if (!(served ?? (await applicationsServed(kube)))) {
-    return { available: false, message: `Argo CD's Application API (${APPLICATION_API}) is not served: install Argo CD, with its CRDs, in namespace ${NAMESPACES.argocd}` };
+    return {
+      available: false,
+      message: `Argo CD's Application API (${APPLICATION_API}) is not served: install Argo CD, with its CRDs, in namespace ${NAMESPACES.argocd}`,
+    };
   }
-  if (configuration.argocd.mode === 'managed') return { available: true, message: "Argo CD's Application API is served (the EKS Argo CD capability: no controller workload to read in the cluster)" };
+  if (configuration.argocd.mode === 'managed')
+    return {
+      available: true,
+      message:
+        "Argo CD's Application API is served (the EKS Argo CD capability: no controller workload to read in the cluster)",
+    };
   return controllerUp(kube);
 }
 
 /** Argo CD's availability, and once it is up, whether the registry token it fetches charts with is fresh. */
-export async function engineState(kube: KubePort, configuration: Configuration, freshness: Freshness & { readonly served?: boolean }): Promise<Engine> {
+export async function engineState(
+  kube: KubePort,
+  configuration: Configuration,
+  freshness: Freshness & { readonly served?: boolean },
+): Promise<Engine> {
   const engine = await engineAvailability(kube, configuration, freshness.served);
   if (!engine.available) return engine;
   if (configuration.argocd.mode === 'managed' && configuration.registry.auth.mode === 'aws') {
-    return { available: true, message: `${engine.message}; its registry credentials are handled by AWS (the capability pulls from ECR with its own role), so the control plane writes none` };
+    return {
+      available: true,
+      message: `${engine.message}; its registry credentials are handled by AWS (the capability pulls from ECR with its own role), so the control plane writes none`,
+    };
   }
   const stale = await staleCredentials(kube, configuration, freshness);
   return stale === undefined ? engine : { available: false, message: stale, stale: true };

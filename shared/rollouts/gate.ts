@@ -11,22 +11,32 @@ import type { GenericObject } from '../kube/kinds.ts';
 import type { PlanApplication } from '../plans/applications.ts';
 import { canonicalJson } from '../plans/digest.ts';
 
-export type GateVerdict = { readonly held: true } | { readonly held: false; readonly reason: GateReason; readonly message: string };
+export type GateVerdict =
+  { readonly held: true } | { readonly held: false; readonly reason: GateReason; readonly message: string };
 /** Why a step waits, as its status says (RuntimeRollout status.steps[].reason). */
-export type GateReason = 'ApplicationMissing' | 'SpecDrifted' | 'ComparisonError' | 'SpecRefused' | 'SyncFailed' | 'Degraded' | 'GateNotMet';
+export type GateReason =
+  'ApplicationMissing' | 'SpecDrifted' | 'ComparisonError' | 'SpecRefused' | 'SyncFailed' | 'Degraded' | 'GateNotMet';
 
 const waiting = (reason: GateReason, message: string): GateVerdict => ({ held: false, reason, message });
 
 /** A source whose every field is empty stands for none. */
 function emptySource(source: unknown): boolean {
-  return source !== null && typeof source === 'object' && Object.values(source).every((v) => v === '' || v === undefined || v === null);
+  return (
+    source !== null &&
+    typeof source === 'object' &&
+    Object.values(source).every((v) => v === '' || v === undefined || v === null)
+  );
 }
 
 /** The value with every null-valued object key left out, at any depth. */
 function withoutNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutNulls);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null).map(([k, v]) => [k, withoutNulls(v)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, v]) => v !== null)
+      .map(([k, v]) => [k, withoutNulls(v)]),
+  );
 }
 
 /**
@@ -37,12 +47,18 @@ function withoutNulls(value: unknown): unknown {
  */
 function targets(spec: unknown): string {
   const source = fieldAt(spec, 'source');
-  const picked = { source: source === undefined || emptySource(source) ? undefined : source, sources: fieldAt(spec, 'sources'), destination: fieldAt(spec, 'destination') };
+  const picked = {
+    source: source === undefined || emptySource(source) ? undefined : source,
+    sources: fieldAt(spec, 'sources'),
+    destination: fieldAt(spec, 'destination'),
+  };
   return canonicalJson(withoutNulls(picked));
 }
 
 function wantedRevisions(intended: PlanApplication): string[] {
-  return intended.spec.source ? [intended.spec.source.targetRevision] : (intended.spec.sources ?? []).map((s) => s.targetRevision);
+  return intended.spec.source
+    ? [intended.spec.source.targetRevision]
+    : (intended.spec.sources ?? []).map((s) => s.targetRevision);
 }
 
 /** A single source's `revision`, or a multi-source `revisions` list, as one list. */
@@ -65,23 +81,37 @@ function conditionMessage(app: unknown, type: string): string | undefined {
 function reportProblem(name: string, app: unknown, writtenAt: Date): GateVerdict | undefined {
   // InvalidSpecError: the AppProject (or the spec itself) refuses the Application, so Argo CD neither compares nor syncs it.
   const refused = conditionMessage(app, 'InvalidSpecError');
-  if (refused) return waiting('SpecRefused', `Argo CD refuses Application ${name}: ${refused}. Allow it in the AppProject (argocd.project), or fix the plan's source or destination; the step fails at actionTimeout otherwise`);
+  if (refused)
+    return waiting(
+      'SpecRefused',
+      `Argo CD refuses Application ${name}: ${refused}. Allow it in the AppProject (argocd.project), or fix the plan's source or destination; the step fails at actionTimeout otherwise`,
+    );
   const error = conditionMessage(app, 'ComparisonError');
   if (error) return waiting('ComparisonError', `Argo CD cannot compare Application ${name}: ${error}`);
-  if (targets(fieldAt(app, 'status.sync.comparedTo')) !== targets(fieldAt(app, 'spec'))) return waiting('GateNotMet', `Argo CD has not yet compared the spec written to Application ${name}`);
+  if (targets(fieldAt(app, 'status.sync.comparedTo')) !== targets(fieldAt(app, 'spec')))
+    return waiting('GateNotMet', `Argo CD has not yet compared the spec written to Application ${name}`);
   const at = stringAt(app, 'status.reconciledAt');
   // Argo CD reports to the second; a report in the second of the write may be the one after it.
   if (!(Date.parse(at ?? '') >= Math.floor(writtenAt.getTime() / 1000) * 1000)) {
-    return waiting('GateNotMet', `Argo CD's last report on Application ${name} (${at ?? 'none'}) is older than the write at ${writtenAt.toISOString()}`);
+    return waiting(
+      'GateNotMet',
+      `Argo CD's last report on Application ${name} (${at ?? 'none'}) is older than the write at ${writtenAt.toISOString()}`,
+    );
   }
   return undefined;
 }
 
 function operationProblem(name: string, app: unknown): GateVerdict | undefined {
   const phase = stringAt(app, 'status.operationState.phase');
-  if (phase === 'Failed' || phase === 'Error') return waiting('SyncFailed', `Argo CD's sync of Application ${name} ended ${phase}: ${stringAt(app, 'status.operationState.message') ?? 'no message'}`);
-  if (fieldAt(app, 'operation')) return waiting('GateNotMet', `Argo CD is syncing Application ${name} (operation requested)`);
-  if (phase !== undefined && phase !== 'Succeeded') return waiting('GateNotMet', `Argo CD is syncing Application ${name} (operation ${phase})`);
+  if (phase === 'Failed' || phase === 'Error')
+    return waiting(
+      'SyncFailed',
+      `Argo CD's sync of Application ${name} ended ${phase}: ${stringAt(app, 'status.operationState.message') ?? 'no message'}`,
+    );
+  if (fieldAt(app, 'operation'))
+    return waiting('GateNotMet', `Argo CD is syncing Application ${name} (operation requested)`);
+  if (phase !== undefined && phase !== 'Succeeded')
+    return waiting('GateNotMet', `Argo CD is syncing Application ${name} (operation ${phase})`);
   const sync = stringAt(app, 'status.sync.status');
   if (sync !== 'Synced') return waiting('GateNotMet', `Argo CD reports Application ${name} ${sync ?? 'not compared'}`);
   return undefined;
@@ -90,14 +120,20 @@ function operationProblem(name: string, app: unknown): GateVerdict | undefined {
 function revisionProblem(name: string, app: unknown, wanted: readonly string[]): GateVerdict | undefined {
   const [synced, result] = [revisionsAt(app, 'status.sync'), revisionsAt(app, 'status.operationState.syncResult')];
   if (canonicalJson(synced) === canonicalJson(wanted)) return undefined;
-  return waiting('GateNotMet', `Argo CD reports Application ${name} synced at ${synced.join(', ') || 'no revision'} (last sync ${result.join(', ') || 'none'}), not at ${wanted.join(', ')}`);
+  return waiting(
+    'GateNotMet',
+    `Argo CD reports Application ${name} synced at ${synced.join(', ') || 'no revision'} (last sync ${result.join(', ') || 'none'}), not at ${wanted.join(', ')}`,
+  );
 }
 
 function healthProblem(name: string, app: unknown): GateVerdict | undefined {
   const health = stringAt(app, 'status.health.status');
   if (health === 'Healthy') return undefined;
   const message = stringAt(app, 'status.health.message');
-  return waiting(health === 'Degraded' ? 'Degraded' : 'GateNotMet', `Argo CD reports Application ${name} ${health ?? 'without health'}${message ? `: ${message}` : ''}`);
+  return waiting(
+    health === 'Degraded' ? 'Degraded' : 'GateNotMet',
+    `Argo CD reports Application ${name} ${health ?? 'without health'}${message ? `: ${message}` : ''}`,
+  );
 }
 
 /** Where Argo CD's report on an Application stands, in the terms a step's verdict turns on. */
@@ -118,16 +154,34 @@ export function reportStage(app: GenericObject): ReportStage {
   const health = stringAt(app, 'status.health.status');
   if (health === 'Degraded') return 'degraded';
   const compared = targets(fieldAt(app, 'status.sync.comparedTo')) === targets(fieldAt(app, 'spec'));
-  const synced = !fieldAt(app, 'operation') && (phase === undefined || phase === 'Succeeded') && stringAt(app, 'status.sync.status') === 'Synced';
+  const synced =
+    !fieldAt(app, 'operation') &&
+    (phase === undefined || phase === 'Succeeded') &&
+    stringAt(app, 'status.sync.status') === 'Synced';
   return compared && synced && health === 'Healthy' ? 'settled' : 'waiting';
 }
 
 /** The gate on an Install or Upgrade step's Application, written at `writtenAt`. */
 export function gate(live: GenericObject | undefined, intended: PlanApplication, writtenAt: Date): GateVerdict {
   const name = intended.metadata.name;
-  if (!live) return waiting('ApplicationMissing', `Application ${name} is gone since the step wrote it; it is not written again mid-step`);
-  if (targets(fieldAt(live, 'spec')) !== targets(intended.spec) || stringAt(live, 'spec.project') !== intended.spec.project) {
-    return waiting('SpecDrifted', `Application ${name} was edited since the step wrote it (its source, values, destination or project differ); the control plane does not write over the edit: undo it, or the step fails at actionTimeout`);
+  if (!live)
+    return waiting(
+      'ApplicationMissing',
+      `Application ${name} is gone since the step wrote it; it is not written again mid-step`,
+    );
+  if (
+    targets(fieldAt(live, 'spec')) !== targets(intended.spec) ||
+    stringAt(live, 'spec.project') !== intended.spec.project
+  ) {
+    return waiting(
+      'SpecDrifted',
+      `Application ${name} was edited since the step wrote it (its source, values, destination or project differ); the control plane does not write over the edit: undo it, or the step fails at actionTimeout`,
+    );
   }
-  return reportProblem(name, live, writtenAt) ?? operationProblem(name, live) ?? revisionProblem(name, live, wantedRevisions(intended)) ?? healthProblem(name, live) ?? { held: true };
+  return (
+    reportProblem(name, live, writtenAt) ??
+    operationProblem(name, live) ??
+    revisionProblem(name, live, wantedRevisions(intended)) ??
+    healthProblem(name, live) ?? { held: true }
+  );
 }

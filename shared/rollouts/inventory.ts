@@ -13,7 +13,10 @@ import type { Inventory } from './assess.ts';
 /** Every Application the control plane marks as its own, of any runtime; undefined while Argo CD's Application API is not served. */
 export async function listManagedApplications(kube: KubePort): Promise<GenericObject[] | undefined> {
   try {
-    const { items } = await kube.list(KIND.application, { namespace: NAMESPACES.argocd, labelSelector: `${LABEL.managedBy}=${MANAGED_BY_VALUE}` });
+    const { items } = await kube.list(KIND.application, {
+      namespace: NAMESPACES.argocd,
+      labelSelector: `${LABEL.managedBy}=${MANAGED_BY_VALUE}`,
+    });
     return items;
   } catch (err) {
     if (err instanceof KubeRequestError && err.status === 404) return undefined;
@@ -23,7 +26,9 @@ export async function listManagedApplications(kube: KubePort): Promise<GenericOb
 
 /** The runtime's own Applications in Argo CD's namespace; undefined while Argo CD's Application API is not served. */
 export async function listOwnedApplications(kube: KubePort, runtimeUID: string): Promise<GenericObject[] | undefined> {
-  return (await listManagedApplications(kube))?.filter((a) => a.metadata.annotations?.[ANNOTATION.runtimeUID] === runtimeUID);
+  return (await listManagedApplications(kube))?.filter(
+    (a) => a.metadata.annotations?.[ANNOTATION.runtimeUID] === runtimeUID,
+  );
 }
 
 /** The runtime's own Applications in Argo CD's namespace; none while Argo CD's API is not installed. */
@@ -50,7 +55,14 @@ export function inventoryOf(apps: readonly GenericObject[]): Inventory {
 /** What of an Application counts as drift: its identity, plan, source, values and destination, not its sync policy or status. */
 function driftFacts(app: GenericObject): unknown {
   const spec = (app as { spec?: Record<string, unknown> }).spec ?? {};
-  return [app.metadata.name, app.metadata.uid, app.metadata.annotations?.[ANNOTATION.planDigest] ?? '', spec['source'] ?? null, spec['sources'] ?? null, spec['destination'] ?? null];
+  return [
+    app.metadata.name,
+    app.metadata.uid,
+    app.metadata.annotations?.[ANNOTATION.planDigest] ?? '',
+    spec['source'] ?? null,
+    spec['sources'] ?? null,
+    spec['destination'] ?? null,
+  ];
 }
 
 export function inventoryDigest(apps: readonly GenericObject[]): string {

@@ -19,7 +19,12 @@ export type WindowNow =
 export function readWindows(spec: unknown): RuntimeWindows {
   const maintenance = readMaintenance(spec);
   if (maintenance === UNREADABLE) return UNREADABLE;
-  return (maintenance?.windows ?? []).map((w) => ({ kind: w.kind, schedule: w.schedule, durationMs: parseDuration(w.duration) ?? 0, timeZone: w.timeZone }));
+  return (maintenance?.windows ?? []).map((w) => ({
+    kind: w.kind,
+    schedule: w.schedule,
+    durationMs: parseDuration(w.duration) ?? 0,
+    timeZone: w.timeZone,
+  }));
 }
 
 /** Where a set of windows comes from, for messages: what they are called and what a person changes. */
@@ -33,14 +38,28 @@ export const RUNTIME_WINDOWS: WindowSource = { called: 'the maintenance windows'
 /** Whether the cluster may be changed now, and if not why and when to look again. */
 export function windowNow(windows: RuntimeWindows, now: Date, source: WindowSource = RUNTIME_WINDOWS): WindowNow {
   if (windows === UNREADABLE) {
-    return { open: false, why: "spec.maintenance does not validate, so the windows are not known and nothing starts; the runtime's Resolved condition names the field to fix", recheckAfterMs: NO_WINDOW_RECHECK_MS };
+    return {
+      open: false,
+      why: "spec.maintenance does not validate, so the windows are not known and nothing starts; the runtime's Resolved condition names the field to fix",
+      recheckAfterMs: NO_WINDOW_RECHECK_MS,
+    };
   }
   if (windows.length === 0) return { open: true };
   const judged = judgeWindows(windows, now);
   if (judged.open) return { open: true };
-  if (!judged.opensAt) return { open: false, why: `outside ${source.called} (${judged.why}), so change ${source.field}`, recheckAfterMs: NO_WINDOW_RECHECK_MS };
+  if (!judged.opensAt)
+    return {
+      open: false,
+      why: `outside ${source.called} (${judged.why}), so change ${source.field}`,
+      recheckAfterMs: NO_WINDOW_RECHECK_MS,
+    };
   const at = judged.opensAt.toISOString();
   // A second past the opening, so the look that wakes is inside the window.
   const recheckAfterMs = Math.max(0, judged.opensAt.getTime() - now.getTime()) + 1_000;
-  return { open: false, why: `outside ${source.called} (${judged.why}); it starts by itself when the next window opens at ${at}`, recheckAfterMs, recheckKey: `window-${at}` };
+  return {
+    open: false,
+    why: `outside ${source.called} (${judged.why}); it starts by itself when the next window opens at ${at}`,
+    recheckAfterMs,
+    recheckKey: `window-${at}`,
+  };
 }

@@ -2,23 +2,13 @@
 // 5-field cron schedule in an IANA time zone plus a duration; any active Deny window closes,
 // and when Allow windows exist it is open only while one of them is active. Pure and
 // dependency-free: wall-clock fields come from Intl, so DST follows the platform's tz data.
+import { type Schedule, parseSchedule } from './cronSchedule.ts';
 
 export interface MaintenanceWindow {
   readonly kind: 'Allow' | 'Deny';
   readonly schedule: string;
   readonly durationMs: number;
   readonly timeZone: string;
-}
-
-/** A parsed schedule; each field is a membership table indexed by value. */
-export interface Schedule {
-  readonly minute: readonly boolean[];
-  readonly hour: readonly boolean[];
-  readonly dayOfMonth: readonly boolean[];
-  readonly month: readonly boolean[];
-  readonly dayOfWeek: readonly boolean[];
-  /** Both day fields are restricted, so a day matches when either does (standard cron). */
-  readonly eitherDay: boolean;
 }
 
 export interface WindowJudgement {
@@ -28,99 +18,10 @@ export interface WindowJudgement {
   readonly why: string;
 }
 
-export type ScheduleParse = { readonly ok: true; readonly schedule: Schedule } | { readonly ok: false; readonly problem: string };
-
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const HORIZON_DAYS = 366;
 const HORIZON_MS = HORIZON_DAYS * 24 * HOUR;
-
-/** `names` spell min, min+1, …: JAN is 1, SUN is 0. */
-type FieldSpec = { readonly position: number; readonly name: string; readonly min: number; readonly max: number; readonly names?: readonly string[] };
-
-const FIELDS = {
-  minute: { position: 1, name: 'minute', min: 0, max: 59 },
-  hour: { position: 2, name: 'hour', min: 0, max: 23 },
-  dayOfMonth: { position: 3, name: 'day-of-month', min: 1, max: 31 },
-  month: { position: 4, name: 'month', min: 1, max: 12, names: ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'] },
-  dayOfWeek: { position: 5, name: 'day-of-week', min: 0, max: 7, names: ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'] },
-} as const satisfies Record<string, FieldSpec>;
-
-class FieldProblem extends Error {}
-
-function fail(spec: FieldSpec, why: string): never {
-  throw new FieldProblem(`field ${spec.position} (${spec.name}) ${why}`);
-}
-
-function valueOf(text: string, spec: FieldSpec): number {
-  const named = spec.names?.indexOf(text.toUpperCase()) ?? -1;
-  if (named >= 0) return named + spec.min;
-  if (!/^\d+$/.test(text)) fail(spec, `"${text}" is not a number${spec.names ? ' or a name' : ''}`);
-  const value = Number(text);
-  if (value < spec.min || value > spec.max) fail(spec, `"${text}" is outside ${spec.min}-${spec.max}`);
-  return value;
-}
-
-function stepOf(text: string | undefined, item: string, spec: FieldSpec): number {
-  if (text === undefined) return 1;
-  if (!/^\d+$/.test(text) || Number(text) === 0) fail(spec, `"${item}" has a step that is not a whole number above 0`);
-  return Number(text);
-}
-
-/** One list item as first, last and step: "*", "a", "a-b", each optionally "/n". */
-function itemRange(item: string, spec: FieldSpec): readonly [number, number, number] {
-  if (item === '') fail(spec, 'has an empty list item');
-  const [range = '', stepText, extra] = item.split('/');
-  if (extra !== undefined) fail(spec, `"${item}" has more than one step`);
-  const step = stepOf(stepText, item, spec);
-  if (range === '*') return [spec.min, spec.max, step];
-  const [firstText = '', lastText, more] = range.split('-');
-  if (more !== undefined) fail(spec, `"${item}" is not a single range`);
-  const first = valueOf(firstText, spec);
-  // "a/n" means "a-max/n", as Argo CD's cron parser (robfig/cron) reads it.
-  const last = lastText !== undefined ? valueOf(lastText, spec) : stepText !== undefined ? spec.max : first;
-  return [first, last, step];
-}
-
-// A range written high to low wraps past the field's end (hours 22-2 are 22, 23, 0, 1, 2): the
-// API's schedule pattern cannot tell the two orders apart, so both must mean something.
-function parseField(text: string, spec: FieldSpec): boolean[] {
-  const marks = new Array<boolean>(spec.max + 1).fill(false);
-  const span = spec.max - spec.min + 1;
-  for (const item of text.split(',')) {
-    const [first, last, step] = itemRange(item, spec);
-    const count = last >= first ? last - first : last - first + span;
-    for (let k = 0; k <= count; k += step) marks[spec.min + ((first - spec.min + k) % span)] = true;
-  }
-  return marks;
-}
-
-function scheduleOf([minute = '', hour = '', dayOfMonth = '', month = '', dayOfWeek = '']: readonly string[]): Schedule {
-  const schedule = {
-    minute: parseField(minute, FIELDS.minute),
-    hour: parseField(hour, FIELDS.hour),
-    dayOfMonth: parseField(dayOfMonth, FIELDS.dayOfMonth),
-    month: parseField(month, FIELDS.month),
-    dayOfWeek: parseField(dayOfWeek, FIELDS.dayOfWeek),
-    eitherDay: dayOfMonth !== '*' && dayOfWeek !== '*',
-  };
-  schedule.dayOfWeek[0] ||= schedule.dayOfWeek[7] ?? false; // 7 is Sunday too
-  return schedule;
-}
-
-export function parseSchedule(text: string): ScheduleParse {
-  const fields = text.trim().split(/\s+/).filter((f) => f !== '');
-  if (fields.length !== 5) {
-    const counted = `${fields.length} field${fields.length === 1 ? '' : 's'}`;
-    return { ok: false, problem: `it has ${counted}; a schedule has 5: minute hour day-of-month month day-of-week` };
-  }
-  try {
-    return { ok: true, schedule: scheduleOf(fields) };
-  } catch (e) {
-    if (e instanceof FieldProblem) return { ok: false, problem: e.message };
-    throw e;
-  }
-}
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
@@ -140,7 +41,13 @@ type Wall = Readonly<Record<'month' | 'day' | 'weekday' | 'hour' | 'minute' | 'm
 function wall(timeZone: string, t: number): Wall {
   const parts = formatter(timeZone).formatToParts(t);
   const read = (type: Intl.DateTimeFormatPartTypes): number => Number(parts.find((p) => p.type === type)?.value);
-  const [year, month, day, hour, minute] = [read('year'), read('month'), read('day'), read('hour'), read('minute')] as const;
+  const [year, month, day, hour, minute] = [
+    read('year'),
+    read('month'),
+    read('day'),
+    read('hour'),
+    read('minute'),
+  ] as const;
   const weekday = new Date(Date.UTC(year, month - 1, day)).getUTCDay();
   return { month, day, weekday, hour, minute, ms: Date.UTC(year, month - 1, day, hour, minute) };
 }
@@ -173,7 +80,7 @@ function isRepeat(timeZone: string, t: number, w: Wall): boolean {
 
 /** The earliest occurrence in [from, until], in ms; whole days and hours are skipped at one formatter call each. */
 function search(s: Schedule, timeZone: string, from: number, until: number): number | undefined {
-  for (let t = Math.ceil(from / MINUTE) * MINUTE; t <= until; ) {
+  for (let t = Math.ceil(from / MINUTE) * MINUTE; t <= until;) {
     const w = wall(timeZone, t);
     const skip = minutesToSkip(s, w);
     if (skip === 0 && !isRepeat(timeZone, t, w)) return t;
@@ -192,11 +99,15 @@ type Judged = { readonly window: MaintenanceWindow; readonly schedule: Schedule 
 function prepare(window: MaintenanceWindow): Judged {
   const parsed = parseSchedule(window.schedule);
   if (!parsed.ok) throw new Error(`maintenance window schedule "${window.schedule}" does not parse: ${parsed.problem}`);
-  if (!(window.durationMs > 0)) throw new Error(`maintenance window "${window.schedule}" has a duration of ${window.durationMs}ms; it must be above 0`);
+  if (!(window.durationMs > 0))
+    throw new Error(
+      `maintenance window "${window.schedule}" has a duration of ${window.durationMs}ms; it must be above 0`,
+    );
   return { window, schedule: parsed.schedule };
 }
 
-const startsIn = (j: Judged, from: number, until: number): number | undefined => search(j.schedule, j.window.timeZone, from, until);
+const startsIn = (j: Judged, from: number, until: number): number | undefined =>
+  search(j.schedule, j.window.timeZone, from, until);
 const activeAt = (j: Judged, t: number): boolean => startsIn(j, t - j.window.durationMs + 1, t) !== undefined;
 
 /** A late occurrence s with t - duration < s <= t. Looking back 0, 1, 2, 4… minutes crosses a chain of
@@ -234,7 +145,12 @@ function unionEnd(windows: readonly Judged[], t: number, horizon: number): numbe
   return end;
 }
 
-function closesAt(allows: readonly Judged[], denies: readonly Judged[], now: number, horizon: number): number | undefined {
+function closesAt(
+  allows: readonly Judged[],
+  denies: readonly Judged[],
+  now: number,
+  horizon: number,
+): number | undefined {
   const ends = denies.map((j) => startsIn(j, now + 1, horizon));
   if (allows.length > 0) ends.push(unionEnd(allows, now, horizon));
   const within = ends.filter((e): e is number => e !== undefined && e <= horizon);
@@ -242,7 +158,12 @@ function closesAt(allows: readonly Judged[], denies: readonly Judged[], now: num
 }
 
 /** Candidates are the ends of deny runs and the starts of allow occurrences; each is judged as `now` is. */
-function opensAt(allows: readonly Judged[], denies: readonly Judged[], now: number, horizon: number): number | undefined {
+function opensAt(
+  allows: readonly Judged[],
+  denies: readonly Judged[],
+  now: number,
+  horizon: number,
+): number | undefined {
   let t = now;
   while (t <= horizon) {
     if (denies.some((j) => activeAt(j, t))) {
@@ -260,7 +181,12 @@ function opensAt(allows: readonly Judged[], denies: readonly Judged[], now: numb
 function spell(ms: number): string {
   let rest = ms;
   let out = '';
-  for (const [unit, size] of [['h', HOUR], ['m', MINUTE], ['s', 1000], ['ms', 1]] as const) {
+  for (const [unit, size] of [
+    ['h', HOUR],
+    ['m', MINUTE],
+    ['s', 1000],
+    ['ms', 1],
+  ] as const) {
     const n = Math.floor(rest / size);
     if (n > 0) out += `${n}${unit}`;
     rest -= n * size;
@@ -290,7 +216,8 @@ export function judgeWindows(windows: readonly MaintenanceWindow[], now: Date): 
   const deny = denies.find((j) => activeAt(j, t));
   if (deny) return closed(`inside deny window ${named(deny)}`, opensAt(allows, denies, t, horizon), ' until ');
   const allow = allows.find((j) => activeAt(j, t));
-  if (allows.length > 0 && !allow) return closed('outside every allow window', opensAt(allows, denies, t, horizon), '; the next opens at ');
+  if (allows.length > 0 && !allow)
+    return closed('outside every allow window', opensAt(allows, denies, t, horizon), '; the next opens at ');
   if (judged.length === 0) return { open: true, why: 'no maintenance windows are set' };
   const ends = closesAt(allows, denies, t, horizon);
   if (allow) return opened(`inside allow window ${named(allow)}`, ends, ' until ');

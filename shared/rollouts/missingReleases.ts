@@ -23,7 +23,11 @@ export interface MissingReleases {
 }
 
 /** Releases the last rollout started and did not see through: moved (or on their way) to its target. */
-function touchedByLast(rollouts: readonly RolloutObject[]): { rollout?: RolloutObject; moved: ReadonlySet<string>; removed: ReadonlySet<string> } {
+function touchedByLast(rollouts: readonly RolloutObject[]): {
+  rollout?: RolloutObject;
+  moved: ReadonlySet<string>;
+  removed: ReadonlySet<string>;
+} {
   const last = rollouts.at(-1);
   const outcome = last?.status?.outcome;
   if (!last || outcome === undefined || outcome === 'Succeeded') return { moved: new Set(), removed: new Set() };
@@ -41,13 +45,21 @@ export function rolloutInProgress(rollouts: readonly RolloutObject[]): RolloutOb
   return rollouts.find((r) => r.status?.outcome === undefined);
 }
 
-export function missingReleases(apps: readonly GenericObject[], active: readonly Release[], rollouts: readonly RolloutObject[]): MissingReleases {
+export function missingReleases(
+  apps: readonly GenericObject[],
+  active: readonly Release[],
+  rollouts: readonly RolloutObject[],
+): MissingReleases {
   const present = new Set(apps.map((a) => a.metadata.name));
   const touched = touchedByLast(rollouts);
   const gone = active.filter((r) => !present.has(r.name) && !touched.removed.has(r.name));
   const last = touched.rollout;
   return {
     recreate: gone.filter((r) => !touched.moved.has(r.name)),
-    moved: last ? gone.filter((r) => touched.moved.has(r.name)).map((r) => ({ release: r.name, rollout: last.metadata.name, plan: last.spec.toPlan })) : [],
+    moved: last
+      ? gone
+          .filter((r) => touched.moved.has(r.name))
+          .map((r) => ({ release: r.name, rollout: last.metadata.name, plan: last.spec.toPlan }))
+      : [],
   };
 }

@@ -3,8 +3,20 @@
 // step's writer (steps/rollout/record.ts) is the one place they are created and their status written.
 import * as z from 'zod';
 import type { ConditionSchema } from '../api/condition.ts';
-import { CONDITION, GROUP_VERSION, KINDS, LABEL, ROLLOUT_CONDITION, ROLLOUT_NAME_PREFIX, ROLLOUT_SCHEMA_VERSION } from '../api/constants.ts';
-import { type RuntimeRolloutSpec, RuntimeRolloutSpecSchema, RuntimeRolloutStatusSchema } from '../api/runtimeRollout.ts';
+import {
+  CONDITION,
+  GROUP_VERSION,
+  KINDS,
+  LABEL,
+  ROLLOUT_CONDITION,
+  ROLLOUT_NAME_PREFIX,
+  ROLLOUT_SCHEMA_VERSION,
+} from '../api/constants.ts';
+import {
+  type RuntimeRolloutSpec,
+  RuntimeRolloutSpecSchema,
+  RuntimeRolloutStatusSchema,
+} from '../api/runtimeRollout.ts';
 import { type GenericObject, KIND, ObjectMetaSchema } from '../kube/kinds.ts';
 import type { KubePort } from '../kube/port.ts';
 import { buildConditions } from '../status/conditions.ts';
@@ -29,7 +41,10 @@ export async function listRollouts(kube: KubePort, runtimeUID: string): Promise<
 }
 
 /** The runtime's rollouts, oldest first, and every rollout object as listed (for what the schema cannot say, such as a newer version). */
-export async function listRolloutsRead(kube: KubePort, runtimeUID: string): Promise<{ rollouts: RolloutObject[]; listed: GenericObject[] }> {
+export async function listRolloutsRead(
+  kube: KubePort,
+  runtimeUID: string,
+): Promise<{ rollouts: RolloutObject[]; listed: GenericObject[] }> {
   const { items } = await kube.list(KIND.runtimeRollout);
   return { rollouts: ownRollouts(items, runtimeUID), listed: items };
 }
@@ -38,7 +53,11 @@ function ownRollouts(items: readonly GenericObject[], runtimeUID: string): Rollo
   return items
     .map(parseRollout)
     .filter((r): r is RolloutObject => r !== undefined && r.spec.runtimeUID === runtimeUID)
-    .sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') || a.metadata.name.localeCompare(b.metadata.name));
+    .sort(
+      (a, b) =>
+        (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') ||
+        a.metadata.name.localeCompare(b.metadata.name),
+    );
 }
 
 /** aicr-rollout-<the target's digest digits>-<creation second, base 36>: sorted by target, unique per second. An adoption's starts aicr-adopt-. */
@@ -51,9 +70,26 @@ export function rolloutName(toPlan: string, now: Date, prefix: string = ROLLOUT_
  * runtime is gone; labelled with the schema it is written in, so an older control plane knows
  * it for a newer one's (PLAN-2).
  */
-export function rolloutManifest(name: string, spec: RuntimeRolloutSpec, runtime: { readonly name: string; readonly uid: string }): Record<string, unknown> & { metadata: { name: string; labels: Record<string, string>; ownerReferences: unknown[] } } {
-  const owner = { apiVersion: GROUP_VERSION, kind: KINDS.clusterRuntime.kind, name: runtime.name, uid: runtime.uid, controller: true };
-  return { apiVersion: GROUP_VERSION, kind: KINDS.runtimeRollout.kind, metadata: { name, labels: { [LABEL.schemaVersion]: ROLLOUT_SCHEMA_VERSION }, ownerReferences: [owner] }, spec };
+export function rolloutManifest(
+  name: string,
+  spec: RuntimeRolloutSpec,
+  runtime: { readonly name: string; readonly uid: string },
+): Record<string, unknown> & {
+  metadata: { name: string; labels: Record<string, string>; ownerReferences: unknown[] };
+} {
+  const owner = {
+    apiVersion: GROUP_VERSION,
+    kind: KINDS.clusterRuntime.kind,
+    name: runtime.name,
+    uid: runtime.uid,
+    controller: true,
+  };
+  return {
+    apiVersion: GROUP_VERSION,
+    kind: KINDS.runtimeRollout.kind,
+    metadata: { name, labels: { [LABEL.schemaVersion]: ROLLOUT_SCHEMA_VERSION }, ownerReferences: [owner] },
+    spec,
+  };
 }
 
 export interface WantedCondition {
@@ -69,7 +105,12 @@ export function rolloutConditions(r: RolloutObject, wanted: readonly WantedCondi
 }
 
 /** The kstatus three and Approved for a rollout in one state. */
-export function rolloutState(state: 'waiting' | 'stalled' | 'progressing' | 'done', reason: string, message: string, approved?: WantedCondition): WantedCondition[] {
+export function rolloutState(
+  state: 'waiting' | 'stalled' | 'progressing' | 'done',
+  reason: string,
+  message: string,
+  approved?: WantedCondition,
+): WantedCondition[] {
   const is = (yes: boolean): 'True' | 'False' => (yes ? 'True' : 'False');
   return [
     { type: CONDITION.ready, status: is(state === 'done'), reason, message },
@@ -79,4 +120,9 @@ export function rolloutState(state: 'waiting' | 'stalled' | 'progressing' | 'don
   ];
 }
 
-export const approvedCondition = (status: 'True' | 'False', reason: string, message: string): WantedCondition => ({ type: ROLLOUT_CONDITION.approved, status, reason, message });
+export const approvedCondition = (status: 'True' | 'False', reason: string, message: string): WantedCondition => ({
+  type: ROLLOUT_CONDITION.approved,
+  status,
+  reason,
+  message,
+});

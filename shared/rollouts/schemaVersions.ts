@@ -18,7 +18,9 @@ export function isNewerSchema(version: string | undefined, ours: string): boolea
 function newerOf(objects: readonly Labelled[], what: string, ours: string): string[] {
   return objects.flatMap((o) => {
     const version = o.metadata.labels?.[LABEL.schemaVersion];
-    return isNewerSchema(version, ours) ? [`${what} ${o.metadata.name} (schema version "${version ?? ''}", this control plane reads "${ours}")`] : [];
+    return isNewerSchema(version, ours)
+      ? [`${what} ${o.metadata.name} (schema version "${version ?? ''}", this control plane reads "${ours}")`]
+      : [];
   });
 }
 

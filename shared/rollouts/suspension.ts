@@ -32,7 +32,8 @@ const isLoose = (v: unknown): v is Loose => typeof v === 'object' && v !== null 
 function turnOf(app: GenericObject, suspend: boolean): Turn | undefined {
   if (app.metadata.deletionTimestamp) return undefined;
   const marked = app.metadata.annotations?.[ANNOTATION.engineSuspended] !== undefined;
-  const on = fieldAt(app, 'spec.syncPolicy.automated') !== undefined && fieldAt(app, 'spec.syncPolicy.automated') !== null;
+  const on =
+    fieldAt(app, 'spec.syncPolicy.automated') !== undefined && fieldAt(app, 'spec.syncPolicy.automated') !== null;
   if (suspend) return on || !marked ? 'off' : undefined;
   return marked ? 'on' : undefined;
 }
@@ -53,7 +54,11 @@ function pick(value: unknown, fields: Loose): unknown {
 
 function ownedByRollout(app: GenericObject): Loose {
   const entries = (app.metadata as { managedFields?: unknown }).managedFields;
-  const mine = Array.isArray(entries) ? entries.find((e: unknown) => fieldAt(e, 'manager') === FIELD_MANAGER.rollout && fieldAt(e, 'operation') === 'Apply') : undefined;
+  const mine = Array.isArray(entries)
+    ? entries.find(
+        (e: unknown) => fieldAt(e, 'manager') === FIELD_MANAGER.rollout && fieldAt(e, 'operation') === 'Apply',
+      )
+    : undefined;
   const fields = fieldAt(mine, 'fieldsV1');
   return isLoose(fields) ? fields : {};
 }
@@ -63,8 +68,12 @@ export function switchBody(app: GenericObject, turn: Turn): WritableObject {
   const picked = pick(app, ownedByRollout(app));
   const body = isLoose(picked) ? picked : {};
   const metadata = isLoose(body['metadata']) ? body['metadata'] : {};
-  const owned = Object.entries(isLoose(metadata['annotations']) ? metadata['annotations'] : {}).filter(([k]) => k !== ANNOTATION.engineSuspended);
-  const annotations: Loose = Object.fromEntries(turn === 'off' ? [...owned, [ANNOTATION.engineSuspended, 'true']] : owned);
+  const owned = Object.entries(isLoose(metadata['annotations']) ? metadata['annotations'] : {}).filter(
+    ([k]) => k !== ANNOTATION.engineSuspended,
+  );
+  const annotations: Loose = Object.fromEntries(
+    turn === 'off' ? [...owned, [ANNOTATION.engineSuspended, 'true']] : owned,
+  );
   const spec = isLoose(body['spec']) ? body['spec'] : {};
   const syncPolicy: Loose = { ...(isLoose(spec['syncPolicy']) ? spec['syncPolicy'] : {}) };
   delete syncPolicy['automated'];
@@ -79,7 +88,10 @@ export function switchBody(app: GenericObject, turn: Turn): WritableObject {
 
 async function switchOne(kube: KubePort, app: GenericObject, turn: Turn): Promise<void> {
   const name = app.metadata.name;
-  const written = await kube.apply(KIND.application, switchBody(app, turn), { fieldManager: FIELD_MANAGER.rollout, force: true });
+  const written = await kube.apply(KIND.application, switchBody(app, turn), {
+    fieldManager: FIELD_MANAGER.rollout,
+    force: true,
+  });
   // Another manager still holding part of `automated` keeps it through the apply: take it off outright.
   if (turn === 'off' && fieldAt(written, 'spec.syncPolicy.automated') !== undefined) {
     await kube.patch(KIND.application, name, NAMESPACES.argocd, { spec: { syncPolicy: { automated: null } } });
@@ -87,7 +99,11 @@ async function switchOne(kube: KubePort, app: GenericObject, turn: Turn): Promis
 }
 
 /** Brings every owned Application to what spec.suspendEngine asks; refusals are collected, not thrown. */
-export async function settleSuspension(kube: KubePort, apps: readonly GenericObject[], suspend: boolean): Promise<Suspension> {
+export async function settleSuspension(
+  kube: KubePort,
+  apps: readonly GenericObject[],
+  suspend: boolean,
+): Promise<Suspension> {
   const refused: { app: string; message: string }[] = [];
   let off = 0;
   for (const app of apps) {
@@ -97,7 +113,10 @@ export async function settleSuspension(kube: KubePort, apps: readonly GenericObj
       if (suspend && !app.metadata.deletionTimestamp) off += 1;
     } catch (err) {
       if (!(err instanceof KubeRequestError) || passing(err.status)) throw err;
-      refused.push({ app: app.metadata.name, message: `turning automated sync ${turn ?? ''} on Application ${NAMESPACES.argocd}/${app.metadata.name}: ${err.message}` });
+      refused.push({
+        app: app.metadata.name,
+        message: `turning automated sync ${turn ?? ''} on Application ${NAMESPACES.argocd}/${app.metadata.name}: ${err.message}`,
+      });
     }
   }
   return { suspend, off, refused };

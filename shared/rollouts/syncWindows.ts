@@ -8,7 +8,8 @@
 // a cluster; the judging itself is maintenanceWindows.ts, the same as the runtime's own windows.
 import { isTimeZone } from '../api/maintenance.ts';
 import { parseDuration } from '../api/duration.ts';
-import { type MaintenanceWindow, parseSchedule } from './maintenanceWindows.ts';
+import { parseSchedule } from './cronSchedule.ts';
+import type { MaintenanceWindow } from './maintenanceWindows.ts';
 
 /** What the windows are matched against: the Application's name and destination. */
 export interface SyncTarget {
@@ -28,9 +29,12 @@ interface SyncWindow {
   readonly andOperator?: unknown;
 }
 
-export type ProjectWindows = { readonly ok: true; readonly windows: readonly MaintenanceWindow[] } | { readonly ok: false; readonly problem: string };
+export type ProjectWindows =
+  | { readonly ok: true; readonly windows: readonly MaintenanceWindow[] }
+  | { readonly ok: false; readonly problem: string };
 
-const strings = (v: unknown): readonly string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+const strings = (v: unknown): readonly string[] =>
+  Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 
 /** A class `[a-z]` or `[!a-z]` starting at i, as a RegExp class and where it ends; undefined when it never closes. */
 function classAt(pattern: string, i: number): { readonly out: string; readonly end: number } | undefined {
@@ -95,13 +99,17 @@ function globMatch(pattern: string, value: string): boolean {
   }
 }
 
-const anyMatch = (patterns: readonly string[], value: string | undefined): boolean => value !== undefined && value !== '' && patterns.some((p) => globMatch(p, value));
+const anyMatch = (patterns: readonly string[], value: string | undefined): boolean =>
+  value !== undefined && value !== '' && patterns.some((p) => globMatch(p, value));
 
 /** Whether the window applies to the target, in Argo CD's order and with its OR and AND rules. */
 export function applies(w: SyncWindow, target: SyncTarget): boolean {
   const lists = [
     { set: strings(w.applications), hit: (ps: readonly string[]) => anyMatch(ps, target.name) },
-    { set: strings(w.clusters), hit: (ps: readonly string[]) => anyMatch(ps, target.destination.name) || anyMatch(ps, target.destination.server) },
+    {
+      set: strings(w.clusters),
+      hit: (ps: readonly string[]) => anyMatch(ps, target.destination.name) || anyMatch(ps, target.destination.server),
+    },
     { set: strings(w.namespaces), hit: (ps: readonly string[]) => anyMatch(ps, target.destination.namespace) },
   ].filter((l) => l.set.length > 0);
   if (lists.length === 0) return false;
@@ -114,12 +122,14 @@ function label(w: SyncWindow): string {
 
 /** One window as the evaluator takes it, or why Argo CD could not judge it either. */
 function windowOf(w: SyncWindow): MaintenanceWindow | string {
-  if (w.kind !== 'allow' && w.kind !== 'deny') return `window ${label(w)} has kind ${JSON.stringify(w.kind)}; Argo CD knows only allow and deny`;
+  if (w.kind !== 'allow' && w.kind !== 'deny')
+    return `window ${label(w)} has kind ${JSON.stringify(w.kind)}; Argo CD knows only allow and deny`;
   const schedule = typeof w.schedule === 'string' ? w.schedule : '';
   const parsed = parseSchedule(schedule);
   if (!parsed.ok) return `window ${label(w)} has a schedule that does not parse: ${parsed.problem}`;
   const durationMs = typeof w.duration === 'string' ? parseDuration(w.duration) : undefined;
-  if (!durationMs) return `window ${label(w)} has a duration the control plane does not read: write it in whole h, m and s, such as 1h30m`;
+  if (!durationMs)
+    return `window ${label(w)} has a duration the control plane does not read: write it in whole h, m and s, such as 1h30m`;
   // Argo CD falls back to UTC for a zone it does not know, and so does this.
   const zone = typeof w.timeZone === 'string' && w.timeZone !== '' && isTimeZone(w.timeZone) ? w.timeZone : 'UTC';
   return { kind: w.kind === 'allow' ? 'Allow' : 'Deny', schedule, durationMs, timeZone: zone };
@@ -130,7 +140,9 @@ function windowOf(w: SyncWindow): MaintenanceWindow | string {
  * makes the whole set a problem, as Argo CD then refuses every automated sync of the Application.
  */
 export function projectWindowsFor(syncWindows: unknown, target: SyncTarget): ProjectWindows {
-  const all = Array.isArray(syncWindows) ? syncWindows.filter((w): w is SyncWindow => typeof w === 'object' && w !== null) : [];
+  const all = Array.isArray(syncWindows)
+    ? syncWindows.filter((w): w is SyncWindow => typeof w === 'object' && w !== null)
+    : [];
   const windows: MaintenanceWindow[] = [];
   for (const w of all.filter((x) => applies(x, target))) {
     const read = windowOf(w);

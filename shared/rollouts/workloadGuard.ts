@@ -59,10 +59,21 @@ export async function runningWork(kube: KubePort, guard: WorkloadGuard): Promise
   // With priority classes a Pod may count without matching the selector, so the API cannot filter by it.
   const bySelector = guard.selector && guard.priorityClasses.length === 0 ? { labelSelector: guard.selector } : {};
   const pods = await kube.list(KIND.pod, { fieldSelector: 'status.phase=Running', ...bySelector });
-  const matched = new Set(guard.priorityClasses.length > 0 && guard.selector ? (await kube.list(KIND.pod, { fieldSelector: 'status.phase=Running', labelSelector: guard.selector })).items.map(key) : []);
+  const matched = new Set(
+    guard.priorityClasses.length > 0 && guard.selector
+      ? (await kube.list(KIND.pod, { fieldSelector: 'status.phase=Running', labelSelector: guard.selector })).items.map(
+          key,
+        )
+      : [],
+  );
   const found = (pods.items as unknown as PodFacts[])
     .filter((p) => p.status?.phase === 'Running' && gpuNodes.has(p.spec?.nodeName ?? ''))
-    .filter((p) => guard.priorityClasses.length === 0 || guard.priorityClasses.includes(p.spec?.priorityClassName ?? '') || matched.has(key(p)))
+    .filter(
+      (p) =>
+        guard.priorityClasses.length === 0 ||
+        guard.priorityClasses.includes(p.spec?.priorityClassName ?? '') ||
+        matched.has(key(p)),
+    )
     .map(key)
     .sort();
   return { shown: found.slice(0, SHOWN), count: found.length, gpuNodes: gpuNodes.size };

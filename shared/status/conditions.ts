@@ -40,7 +40,11 @@ function same(a: Condition, b: Condition): boolean {
 }
 
 /** True when `current`, restricted to `types`, says exactly what `want` says (order aside). */
-export function sameConditionsOf(current: readonly Condition[] | undefined, want: readonly Condition[], types: readonly string[]): boolean {
+export function sameConditionsOf(
+  current: readonly Condition[] | undefined,
+  want: readonly Condition[],
+  types: readonly string[],
+): boolean {
   const mine = (current ?? []).filter((c) => types.includes(c.type));
   if (mine.length !== want.length) return false;
   return want.every((w) => {

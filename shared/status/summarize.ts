@@ -37,7 +37,10 @@ function stallOf(c: Condition): 'waiting' | 'retrying' | undefined {
 function progressOf(c: Condition | undefined, type: DomainConditionType, generation: number): Cause | undefined {
   if (!c) return { reason: SUMMARY_REASON.noStatusYet, message: `waiting for the first ${type} report` };
   if ((c.observedGeneration ?? 0) < generation) {
-    return { reason: SUMMARY_REASON.newGeneration, message: `${type} describes generation ${c.observedGeneration ?? 0}; generation ${generation} is being processed` };
+    return {
+      reason: SUMMARY_REASON.newGeneration,
+      message: `${type} describes generation ${c.observedGeneration ?? 0}; generation ${generation} is being processed`,
+    };
   }
   return c.status === 'True' ? undefined : { reason: c.reason, message: c.message };
 }
@@ -47,27 +50,61 @@ export function summarize(input: SummaryInput): DesiredCondition[] {
   const present = ordered.flatMap((t) => input.conditions.filter((c) => c.type === t));
   for (const c of present) {
     const stall = stallOf(c);
-    if (!stall) continue;
-    return [
-      { type: CONDITION.stalled, status: 'True', reason: c.reason, message: c.message },
-      { type: CONDITION.ready, status: 'False', reason: c.reason, message: c.message },
-      stall === 'retrying'
-        ? { type: CONDITION.reconciling, status: 'True', reason: c.reason, message: `retrying by itself until the cause is fixed: ${c.message}` }
-        : { type: CONDITION.reconciling, status: 'False', reason: c.reason, message: 'waiting for a person; see Stalled' },
-    ];
+    if (stall) return stalledSummary(c, stall);
   }
   for (const type of ordered) {
-    const cause = progressOf(input.conditions.find((c) => c.type === type), type, input.generation);
-    if (!cause) continue;
-    return [
-      { type: CONDITION.stalled, status: 'False', reason: SUMMARY_REASON.notStalled, message: 'no person needs to act' },
-      { type: CONDITION.ready, status: 'False', reason: cause.reason, message: cause.message },
-      { type: CONDITION.reconciling, status: 'True', reason: cause.reason, message: cause.message },
-    ];
+    const cause = progressOf(
+      input.conditions.find((c) => c.type === type),
+      type,
+      input.generation,
+    );
+    if (cause) return reconcilingSummary(cause);
   }
+  return readySummary(ordered);
+}
+
+function stalledSummary(c: Condition, stall: 'waiting' | 'retrying'): DesiredCondition[] {
+  return [
+    { type: CONDITION.stalled, status: 'True', reason: c.reason, message: c.message },
+    { type: CONDITION.ready, status: 'False', reason: c.reason, message: c.message },
+    stall === 'retrying'
+      ? {
+          type: CONDITION.reconciling,
+          status: 'True',
+          reason: c.reason,
+          message: `retrying by itself until the cause is fixed: ${c.message}`,
+        }
+      : {
+          type: CONDITION.reconciling,
+          status: 'False',
+          reason: c.reason,
+          message: 'waiting for a person; see Stalled',
+        },
+  ];
+}
+
+function reconcilingSummary(cause: Cause): DesiredCondition[] {
+  return [
+    {
+      type: CONDITION.stalled,
+      status: 'False',
+      reason: SUMMARY_REASON.notStalled,
+      message: 'no person needs to act',
+    },
+    { type: CONDITION.ready, status: 'False', reason: cause.reason, message: cause.message },
+    { type: CONDITION.reconciling, status: 'True', reason: cause.reason, message: cause.message },
+  ];
+}
+
+function readySummary(ordered: readonly DomainConditionType[]): DesiredCondition[] {
   return [
     { type: CONDITION.stalled, status: 'False', reason: SUMMARY_REASON.notStalled, message: 'no person needs to act' },
-    { type: CONDITION.ready, status: 'True', reason: SUMMARY_REASON.ready, message: `${ordered.join(', ')} ${ordered.length === 1 ? 'is' : 'are'} True` },
+    {
+      type: CONDITION.ready,
+      status: 'True',
+      reason: SUMMARY_REASON.ready,
+      message: `${ordered.join(', ')} ${ordered.length === 1 ? 'is' : 'are'} True`,
+    },
     { type: CONDITION.reconciling, status: 'False', reason: SUMMARY_REASON.idle, message: 'nothing to do' },
   ];
 }

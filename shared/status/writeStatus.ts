@@ -47,22 +47,36 @@ export interface StatusWrite {
   readonly onEventError?: (err: unknown) => void;
 }
 
-function checkContract(row: StatusWriter, desired: readonly DesiredCondition[], fields: Readonly<Record<string, unknown>> | undefined): void {
+function checkContract(
+  row: StatusWriter,
+  desired: readonly DesiredCondition[],
+  fields: Readonly<Record<string, unknown>> | undefined,
+): void {
   for (const key of Object.keys(fields ?? {})) {
-    if (!row.ownsFields?.includes(key)) throw new StatusContractError(`step ${row.name} wrote status.${key}, which it does not own`);
+    if (!row.ownsFields?.includes(key))
+      throw new StatusContractError(`step ${row.name} wrote status.${key}, which it does not own`);
   }
   for (const d of desired) {
     if (!(row.owns as readonly string[]).includes(d.type)) {
       throw new StatusContractError(`step ${row.name} wrote condition ${d.type}, which it does not own`);
     }
     const allowed = reasonRow(d.reason)?.on as readonly string[] | undefined;
-    if (!allowed?.includes(d.type)) throw new StatusContractError(`reason ${d.reason} is not one condition ${d.type} can carry`);
+    if (!allowed?.includes(d.type))
+      throw new StatusContractError(`reason ${d.reason} is not one condition ${d.type} can carry`);
   }
 }
 
-async function apply(kube: KubePort, runtime: RuntimeObject, fieldManager: string, status: Record<string, unknown>): Promise<RuntimeObject> {
+async function apply(
+  kube: KubePort,
+  runtime: RuntimeObject,
+  fieldManager: string,
+  status: Record<string, unknown>,
+): Promise<RuntimeObject> {
   try {
-    const obj = { metadata: { name: runtime.metadata.name, resourceVersion: runtime.metadata.resourceVersion }, status };
+    const obj = {
+      metadata: { name: runtime.metadata.name, resourceVersion: runtime.metadata.resourceVersion },
+      status,
+    };
     // Forced: each manager is the only legitimate writer of its fields (ADR 0003).
     return await kube.applyStatus(KIND.clusterRuntime, obj, { fieldManager, force: true });
   } catch (err) {
@@ -104,8 +118,16 @@ export async function writeStepStatus(w: StatusWrite): Promise<number> {
     runtime = await apply(w.kube, runtime, w.row.fieldManager, { conditions: owned, ...fields });
     writes++;
   }
-  const summary = buildConditions(conditionsOf(runtime), summarize({ conditions: conditionsOf(runtime), generation, expected: w.expected }), generation, w.now);
-  if (!sameConditionsOf(conditionsOf(runtime), summary, SUMMARY_CONDITIONS) || runtime.status?.observedGeneration !== generation) {
+  const summary = buildConditions(
+    conditionsOf(runtime),
+    summarize({ conditions: conditionsOf(runtime), generation, expected: w.expected }),
+    generation,
+    w.now,
+  );
+  if (
+    !sameConditionsOf(conditionsOf(runtime), summary, SUMMARY_CONDITIONS) ||
+    runtime.status?.observedGeneration !== generation
+  ) {
     await apply(w.kube, runtime, FIELD_MANAGER.summary, { observedGeneration: generation, conditions: summary });
     writes++;
   }
@@ -115,7 +137,12 @@ export async function writeStepStatus(w: StatusWrite): Promise<number> {
 }
 
 /** An Event for each owned condition whose status or reason changed (COND-4). */
-async function recordTransitions(w: StatusWrite, runtime: RuntimeObject, before: readonly Condition[], after: readonly Condition[]): Promise<void> {
+async function recordTransitions(
+  w: StatusWrite,
+  runtime: RuntimeObject,
+  before: readonly Condition[],
+  after: readonly Condition[],
+): Promise<void> {
   for (const now of after) {
     if (!(w.row.owns as readonly string[]).includes(now.type)) continue;
     const was = before.find((c) => c.type === now.type);
@@ -123,7 +150,10 @@ async function recordTransitions(w: StatusWrite, runtime: RuntimeObject, before:
     const row = reasonRow(now.reason);
     const type = row && isStalledClass(row.class) ? 'Warning' : 'Normal';
     try {
-      await recordEvent({ kube: w.kube, runtime, reporter: w.reporter ?? w.row.name, now: w.now }, { type, reason: now.reason, message: `${now.type}=${now.status}: ${now.message}` });
+      await recordEvent(
+        { kube: w.kube, runtime, reporter: w.reporter ?? w.row.name, now: w.now },
+        { type, reason: now.reason, message: `${now.type}=${now.status}: ${now.message}` },
+      );
     } catch (err) {
       w.onEventError?.(err);
     }
@@ -131,7 +161,11 @@ async function recordTransitions(w: StatusWrite, runtime: RuntimeObject, before:
 }
 
 /** The step's owned conditions as they stand, with one of them replaced: how a stall is written. */
-export function replacingOwned(runtime: RuntimeObject, row: StatusWriter, replacement: DesiredCondition): DesiredCondition[] {
+export function replacingOwned(
+  runtime: RuntimeObject,
+  row: StatusWriter,
+  replacement: DesiredCondition,
+): DesiredCondition[] {
   const kept = conditionsOf(runtime)
     .filter((c) => (row.owns as readonly string[]).includes(c.type) && c.type !== replacement.type)
     .map((c) => ({ type: c.type as DomainConditionType, status: c.status, reason: c.reason, message: c.message }));

@@ -59,20 +59,22 @@ function decode(msg: ReceivedMessage, log: Logger): WorkItem {
 }
 
 /** A dispatcher for the steps one function runs; a message for any other step is refused loudly. */
-export function createDispatcher(runners: Readonly<Record<string, StepRunner>>, table: readonly StepRow[] = STEP_TABLE): MessageDispatcher {
+export function createDispatcher(
+  runners: Readonly<Record<string, StepRunner>>,
+  table: readonly StepRow[] = STEP_TABLE,
+): MessageDispatcher {
   const runs = Object.keys(runners);
   return async (msg, deps) => {
     const log = deps.log.child({ messageId: msg.id, group: msg.group });
     const item = decode(msg, log);
     const runner = runners[item.step];
     const row = stepRow(item.step, table);
-    if (!runner || !row) {
-      const err = new StepNotRoutedError(item.step, runs);
-      log.error('message for a step this function does not run', { step: item.step, ...errorFields(err) });
-      countLastDelivery(msg, log, item.step);
-      throw err;
-    }
-    const stepLog = log.child({ runtimeUID: item.runtime.uid, step: item.step, ...(item.cluster ? { cluster: item.cluster } : {}) });
+    if (!runner || !row) refuseUnrouted(item.step, runs, msg, log);
+    const stepLog = log.child({
+      runtimeUID: item.runtime.uid,
+      step: item.step,
+      ...(item.cluster ? { cluster: item.cluster } : {}),
+    });
     const kube = await kubeOf(item, deps);
     if (!kube) {
       // Its cluster left the fleet: nothing there can be acted on, so the message is dropped.
@@ -91,12 +93,27 @@ export function createDispatcher(runners: Readonly<Record<string, StepRunner>>, 
     } catch (err) {
       return await onFailure(err, { item, row, msg, deps: stepDeps, log: stepLog, table });
     } finally {
-      const age = msg.sentAt > 0 ? [{ metric: METRIC.messageAge, value: Math.max(0, (started - msg.sentAt) / 1000) }] : [];
-      const timing: MetricPoint = { metric: METRIC.reconcileDuration, value: deps.now().getTime() - started, more: age, dimensions: { Step: item.step } };
-      if (sendsStepTimingMetrics()) stepLog.metric(timing);
-      else stepLog.info('step run', plainFields(timing));
+      reportTiming(stepLog, stepTiming(item.step, msg, started, deps.now().getTime()));
     }
   };
+}
+
+function refuseUnrouted(step: string, runs: readonly string[], msg: ReceivedMessage, log: Logger): never {
+  const err = new StepNotRoutedError(step, runs);
+  log.error('message for a step this function does not run', { step, ...errorFields(err) });
+  countLastDelivery(msg, log, step);
+  throw err;
+}
+
+/** How long the step ran and, when the queue says when the message was sent, how long it waited first. */
+function stepTiming(step: string, msg: ReceivedMessage, started: number, finished: number): MetricPoint {
+  const age = msg.sentAt > 0 ? [{ metric: METRIC.messageAge, value: Math.max(0, (started - msg.sentAt) / 1000) }] : [];
+  return { metric: METRIC.reconcileDuration, value: finished - started, more: age, dimensions: { Step: step } };
+}
+
+function reportTiming(log: Logger, timing: MetricPoint): void {
+  if (sendsStepTimingMetrics()) log.metric(timing);
+  else log.info('step run', plainFields(timing));
 }
 
 /** A failed delivery that is the message's last: the queue dead-letters it now, which the dead-letter alarm reports. */
@@ -108,8 +125,16 @@ function countLastDelivery(msg: ReceivedMessage, log: Logger, step: string): voi
 
 /** Too little time left in this invocation to start the step: the work goes on, unchanged, in a message due now. */
 async function handOn(item: WorkItem, msg: ReceivedMessage, deps: DispatchDeps, left: number): Promise<undefined> {
-  deps.log.info('too little time left to start the step; handed to a retry', { remainingMs: left, reserveMs: DEADLINE_RESERVE_MS });
-  await deps.producer.send({ step: item.step, group: runtimeGroup(item.runtime.uid), dedupId: retryDedupId(item.runtime.uid, item.step, msg.id), body: msg.body });
+  deps.log.info('too little time left to start the step; handed to a retry', {
+    remainingMs: left,
+    reserveMs: DEADLINE_RESERVE_MS,
+  });
+  await deps.producer.send({
+    step: item.step,
+    group: runtimeGroup(item.runtime.uid),
+    dedupId: retryDedupId(item.runtime.uid, item.step, msg.id),
+    body: msg.body,
+  });
   return undefined;
 }
 
@@ -144,7 +169,10 @@ async function recheck(item: WorkItem, msg: ReceivedMessage, result: StepResult,
   await deps.producer.send({
     step: item.step,
     group: runtimeGroup(item.runtime.uid),
-    dedupId: key === undefined ? recheckDedupId(item.runtime.uid, item.step, msg.id) : timerDedupId(item.runtime.uid, item.step, key),
+    dedupId:
+      key === undefined
+        ? recheckDedupId(item.runtime.uid, item.step, msg.id)
+        : timerDedupId(item.runtime.uid, item.step, key),
     body: encodeWorkItem({ ...item, cause: 'recheck', attempt: 1 }),
     delayMs: Math.max(0, Math.round(delayMs)),
   });
@@ -153,7 +181,12 @@ async function recheck(item: WorkItem, msg: ReceivedMessage, result: StepResult,
 
 async function onFailure(err: unknown, f: Failure): Promise<StepResult | undefined> {
   const outcome = classify(err);
-  f.log.warn('step failed', { outcome: outcome.kind, attempt: f.item.attempt, receiveCount: f.msg.receiveCount, ...errorFields(err) });
+  f.log.warn('step failed', {
+    outcome: outcome.kind,
+    attempt: f.item.attempt,
+    receiveCount: f.msg.receiveCount,
+    ...errorFields(err),
+  });
   reportIfUnreachable(err, f.log);
   switch (outcome.kind) {
     case OUTCOME.retryNow:
@@ -180,7 +213,10 @@ async function stall(outcome: Extract<Outcome, { reason: Reason }>, f: Failure):
       return undefined;
     }
     const next = classify(writeErr);
-    if ((next.kind === OUTCOME.stalledWaiting || next.kind === OUTCOME.stalledRetrying) && next.reason !== 'StatusWriteRefused') {
+    if (
+      (next.kind === OUTCOME.stalledWaiting || next.kind === OUTCOME.stalledRetrying) &&
+      next.reason !== 'StatusWriteRefused'
+    ) {
       // Refused again (no access entry, no RBAC): going round would spin on the same refusal.
       // A write refused for its content (StatusWriteRefused) still gets its fixed report below.
       reportUnwritableStall(outcome.reason, writeErr, f.log);

@@ -9,7 +9,9 @@ export const OWNER_TABLE_HEADER = '| condition | written by | field manager |';
 export function ownerTable(table: readonly StepRow[] = STEP_TABLE): string {
   const rows = DOMAIN_CONDITIONS.map((type) => {
     const owner = table.find((r) => (r.owns as readonly string[]).includes(type));
-    return owner ? `| \`${type}\` | ${owner.name} step | \`${owner.fieldManager}\` |` : `| \`${type}\` | no step yet | |`;
+    return owner
+      ? `| \`${type}\` | ${owner.name} step | \`${owner.fieldManager}\` |`
+      : `| \`${type}\` | no step yet | |`;
   });
   const summary = `| ${SUMMARY_CONDITIONS.map((t) => `\`${t}\``).join(', ')} | summary | \`${FIELD_MANAGER.summary}\` |`;
   return [OWNER_TABLE_HEADER, '|---|---|---|', ...rows, summary].join('\n');

@@ -26,7 +26,11 @@ export interface StepCall {
   readonly table?: readonly StepRow[];
 }
 
-export async function runStep(item: WorkItem, { row, runner, table = STEP_TABLE }: StepCall, deps: StepDeps): Promise<StepResult> {
+export async function runStep(
+  item: WorkItem,
+  { row, runner, table = STEP_TABLE }: StepCall,
+  deps: StepDeps,
+): Promise<StepResult> {
   const observed = await observeRuntime(item, deps);
   if (!observed) {
     deps.log.debug('runtime gone or replaced; nothing to do');

@@ -84,7 +84,8 @@ const ROWS = [
   },
   {
     name: STEP.snapshot,
-    description: 'Snapshot step - reads the node groups and keeps an AICR snapshot of the cluster; writes status.discovery',
+    description:
+      'Snapshot step - reads the node groups and keeps an AICR snapshot of the cluster; writes status.discovery',
     queue: 'snapshot',
     owns: [],
     timeoutSeconds: 30,
@@ -94,19 +95,28 @@ const ROWS = [
   },
   {
     name: STEP.rollout,
-    description: 'Rollout step - moves the runtime from its active plan to its target plan through RuntimeRollouts, writing Argo CD Applications release by release; owns Released and EngineAvailable',
+    description:
+      'Rollout step - moves the runtime from its active plan to its target plan through RuntimeRollouts, writing Argo CD Applications release by release; owns Released and EngineAvailable',
     queue: 'rollout',
     owns: [CONDITION.engineAvailable, CONDITION.released],
     ownsFields: ['activePlan'],
     timeoutSeconds: 30,
     // Argo CD's registry Secret too: a refreshed token ends RegistryCredentialsStale at once, not at the next recheck.
-    wakesOn: [WAKE.runtimeChange, WAKE.targetChange, WAKE.rolloutChange, WAKE.assessmentRun, WAKE.applicationChange, WAKE.registryCredentialsChange],
+    wakesOn: [
+      WAKE.runtimeChange,
+      WAKE.targetChange,
+      WAKE.rolloutChange,
+      WAKE.assessmentRun,
+      WAKE.applicationChange,
+      WAKE.registryCredentialsChange,
+    ],
     kube: ROLLOUT_RBAC,
     aws: ROLLOUT_AWS,
   },
   {
     name: STEP.tokenRefresh,
-    description: "Token-refresh step - in aws registry mode keeps Argo CD's registry credentials (Secret argocd/aicr-registry) holding a fresh ECR token",
+    description:
+      "Token-refresh step - in aws registry mode keeps Argo CD's registry credentials (Secret argocd/aicr-registry) holding a fresh ECR token",
     queue: 'token-refresh',
     owns: [],
     timeoutSeconds: 30,
@@ -116,7 +126,8 @@ const ROWS = [
   },
   {
     name: STEP.driftCheck,
-    description: 'Drift-check step - between rollouts compares the owned Applications with the active and target plans: writes a deleted Application again from the active plan, rebuilds a lost active plan from the Applications, and refuses objects of a newer control plane; owns InventoryConsistent',
+    description:
+      'Drift-check step - between rollouts compares the owned Applications with the active and target plans: writes a deleted Application again from the active plan, rebuilds a lost active plan from the Applications, and refuses objects of a newer control plane; owns InventoryConsistent',
     queue: 'drift-check',
     owns: [CONDITION.inventoryConsistent],
     timeoutSeconds: 30,
@@ -126,7 +137,8 @@ const ROWS = [
   },
   {
     name: STEP.notify,
-    description: 'Notify step - puts a notification on EventBridge (or the log) when a rollout awaits approval, ends failed, expired or revoked, or starts a window or workload wait, and when the runtime is Released or newly Stalled; writes status.notifications',
+    description:
+      'Notify step - puts a notification on EventBridge (or the log) when a rollout awaits approval, ends failed, expired or revoked, or starts a window or workload wait, and when the runtime is Released or newly Stalled; writes status.notifications',
     queue: 'notify',
     owns: [],
     timeoutSeconds: 30,
@@ -136,7 +148,10 @@ const ROWS = [
   },
 ] as const satisfies readonly (Omit<StepRow, 'fieldManager'> & { readonly name: ApiStepName })[];
 
-export const STEP_TABLE = ROWS.map((r) => ({ ...r, fieldManager: stepFieldManager(r.name) })) satisfies readonly StepRow[];
+export const STEP_TABLE = ROWS.map((r) => ({
+  ...r,
+  fieldManager: stepFieldManager(r.name),
+})) satisfies readonly StepRow[];
 
 export type StepName = (typeof STEP_TABLE)[number]['name'];
 export type QueueName = (typeof STEP_TABLE)[number]['queue'];
@@ -144,7 +159,9 @@ export const STEP_NAMES: readonly StepName[] = STEP_TABLE.map((r) => r.name);
 export const QUEUE_NAMES: readonly QueueName[] = [...new Set(STEP_TABLE.map((r) => r.queue))];
 
 /** The one owner of each domain condition, as the rows say; a condition no row owns is nobody's until its step is built. */
-export const CONDITION_OWNER: Readonly<Partial<Record<DomainConditionType, StepName>>> = Object.fromEntries(STEP_TABLE.flatMap((r) => r.owns.map((type) => [type, r.name])));
+export const CONDITION_OWNER: Readonly<Partial<Record<DomainConditionType, StepName>>> = Object.fromEntries(
+  STEP_TABLE.flatMap((r) => r.owns.map((type) => [type, r.name])),
+);
 
 export function stepRow(name: string, table: readonly StepRow[] = STEP_TABLE): StepRow | undefined {
   return table.find((r) => r.name === name);

@@ -29,7 +29,9 @@ export interface SweepDeps {
   readonly timers?: { sweep(live: ReadonlySet<string>): Promise<string[]> };
 }
 
-export type SweepResult = { readonly skipped: 'grace' } | { readonly jobs: readonly string[]; readonly timers: readonly string[]; readonly live: ReadonlySet<string> };
+export type SweepResult =
+  | { readonly skipped: 'grace' }
+  | { readonly jobs: readonly string[]; readonly timers: readonly string[]; readonly live: ReadonlySet<string> };
 
 /** The namespaces the control plane runs AICR Jobs in. */
 const JOB_NAMESPACES = [...new Set(Object.values(STAGE_NAMESPACE))];
@@ -38,7 +40,10 @@ async function sweepJobs(d: SweepDeps, live: ReadonlySet<string>, staleAfterMs: 
   const removed: string[] = [];
   const now = d.now().getTime();
   for (const namespace of JOB_NAMESPACES) {
-    const { items } = await d.kube.list(KIND.job, { namespace, labelSelector: `${LABEL.managedBy}=${MANAGED_BY_VALUE}` });
+    const { items } = await d.kube.list(KIND.job, {
+      namespace,
+      labelSelector: `${LABEL.managedBy}=${MANAGED_BY_VALUE}`,
+    });
     for (const job of items) {
       const uid = job.metadata.annotations?.[ANNOTATION.runtimeUID];
       const age = now - Date.parse(job.metadata.creationTimestamp ?? '');
@@ -56,6 +61,7 @@ export async function sweepLeftovers(d: SweepDeps, s: SweepSettings): Promise<Sw
   const live = new Set((await d.kube.list(KIND.clusterRuntime)).items.map((r) => r.metadata.uid));
   const jobs = await sweepJobs(d, live, s.staleAfterMs);
   const timers = d.timers ? await d.timers.sweep(live) : [];
-  if (jobs.length + timers.length > 0) d.log.info('removed work of runtimes that no longer exist', { jobs, timers: timers.length });
+  if (jobs.length + timers.length > 0)
+    d.log.info('removed work of runtimes that no longer exist', { jobs, timers: timers.length });
   return { jobs, timers, live };
 }

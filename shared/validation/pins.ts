@@ -19,8 +19,10 @@ export function deploymentValidatorImage(version: string): string {
 /** Why `image` (as AICR names it) is not pinned by digest, or undefined when it is. */
 export function unpinned(image: string, pins: Readonly<Record<string, string>>): string | undefined {
   const pin = pins[image];
-  if (pin === undefined) return `validator image ${image} is not pinned in aicr.validatorImages at the tag AICR names; pin it by digest there`;
-  if (!DIGEST_PINNED.test(pin)) return `validator image ${image} is pinned in aicr.validatorImages as ${pin}, without a digest; pin it as <image>@sha256:<digest>`;
+  if (pin === undefined)
+    return `validator image ${image} is not pinned in aicr.validatorImages at the tag AICR names; pin it by digest there`;
+  if (!DIGEST_PINNED.test(pin))
+    return `validator image ${image} is pinned in aicr.validatorImages as ${pin}, without a digest; pin it as <image>@sha256:<digest>`;
   return undefined;
 }
 
@@ -35,7 +37,9 @@ function namedImage(pod: PodWithSpec): string {
 
 /** The digests the Pod's containers report running (imageID, once started). */
 function runningDigests(pod: PodObject): string[] {
-  return (pod.status?.containerStatuses ?? []).map((c) => /sha256:[a-f0-9]{64}$/.exec(text(c['imageID']))?.[0]).filter((d) => d !== undefined);
+  return (pod.status?.containerStatuses ?? [])
+    .map((c) => /sha256:[a-f0-9]{64}$/.exec(text(c['imageID']))?.[0])
+    .filter((d) => d !== undefined);
 }
 
 function podBreach(pod: PodWithSpec, pins: Readonly<Record<string, string>>): string | undefined {
@@ -45,7 +49,9 @@ function podBreach(pod: PodWithSpec, pins: Readonly<Record<string, string>>): st
   if (why) return `${why} (Pod ${pod.metadata.name})`;
   const want = DIGEST_PINNED.exec(pins[image] ?? '')?.[1] ?? '';
   const other = runningDigests(pod).find((got) => got !== want);
-  return other ? `validator image ${image} runs ${other} in Pod ${pod.metadata.name}, not ${want} as aicr.validatorImages pins it` : undefined;
+  return other
+    ? `validator image ${image} runs ${other} in Pod ${pod.metadata.name}, not ${want} as aicr.validatorImages pins it`
+    : undefined;
 }
 
 /** The first breach of the pins among the Pods: an image not pinned, or one running another digest. */
@@ -64,13 +70,16 @@ export async function validatorPods(kube: KubePort): Promise<PodObject[]> {
 
 /** Deletes AICR's validator Jobs in aicr-validation, so a breaching validator stops; AICR's own run then ends and cleans up its binding. */
 export async function stopValidators(kube: KubePort): Promise<string[]> {
-  const jobs = (await kube.list(KIND.job, { namespace: NAMESPACES.validation, labelSelector: VALIDATOR_JOB_SELECTOR })).items;
-  for (const job of jobs) await kube.delete(KIND.job, job.metadata.name, NAMESPACES.validation, { propagationPolicy: 'Background' });
+  const jobs = (await kube.list(KIND.job, { namespace: NAMESPACES.validation, labelSelector: VALIDATOR_JOB_SELECTOR }))
+    .items;
+  for (const job of jobs)
+    await kube.delete(KIND.job, job.metadata.name, NAMESPACES.validation, { propagationPolicy: 'Background' });
   return jobs.map((j) => j.metadata.name);
 }
 
 /** The run ID AICR gave its validator Jobs in aicr-validation, when one is there. */
 export async function currentRunID(kube: KubePort): Promise<string | undefined> {
-  const jobs = (await kube.list(KIND.job, { namespace: NAMESPACES.validation, labelSelector: VALIDATOR_JOB_SELECTOR })).items;
+  const jobs = (await kube.list(KIND.job, { namespace: NAMESPACES.validation, labelSelector: VALIDATOR_JOB_SELECTOR }))
+    .items;
   return jobs.map((j) => j.metadata.labels?.[AICR_RUN_ID_LABEL]).find((id) => id !== undefined);
 }

@@ -99,7 +99,11 @@ export function readChartRepoKnobs(paths: KnobPaths): Promise<ChartRepoKnob[]> {
  * after the delay), and the rest the text printed on stderr. The wrapper (node/aicr-knob)
  * claims a file by renaming it, so each is used by exactly one run.
  */
-export function aicrRunFile(command: string, delayMs: number, exit: { code: number; stderr: string } | undefined): string {
+export function aicrRunFile(
+  command: string,
+  delayMs: number,
+  exit: { code: number; stderr: string } | undefined,
+): string {
   return [(delayMs / 1000).toFixed(3), exit ? String(exit.code) : '', exit?.stderr ?? ''].join('\n');
 }
 

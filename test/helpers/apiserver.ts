@@ -33,7 +33,9 @@ async function waitReady(port: number, proc: ChildProcess, log: string): Promise
   while (Date.now() < deadline) {
     if (proc.exitCode !== null) throw new Error(`extra kube-apiserver exited; see ${log}`);
     const ok = await new Promise<boolean>((resolve) => {
-      const req = request({ host: '127.0.0.1', port, path: '/readyz', agent }, (res) => resolve(res.statusCode === 200));
+      const req = request({ host: '127.0.0.1', port, path: '/readyz', agent }, (res) =>
+        resolve(res.statusCode === 200),
+      );
       req.on('error', () => resolve(false));
       req.end();
     });
@@ -75,7 +77,13 @@ export async function startExtraApiServer(name: string, flags: string[]): Promis
   );
   await waitReady(port, proc, log);
   const kubeconfig = join(env.TESTENV_STATE, `${name}.kubeconfig`);
-  writeFileSync(kubeconfig, readFileSync(env.KUBECONFIG, 'utf8').replace(/server: https:\/\/127\.0\.0\.1:\d+/, `server: https://127.0.0.1:${port}`));
+  writeFileSync(
+    kubeconfig,
+    readFileSync(env.KUBECONFIG, 'utf8').replace(
+      /server: https:\/\/127\.0\.0\.1:\d+/,
+      `server: https://127.0.0.1:${port}`,
+    ),
+  );
   return {
     kubeconfig,
     url: `https://127.0.0.1:${port}`,
@@ -92,9 +100,15 @@ export async function startExtraApiServer(name: string, flags: string[]): Promis
 /** etcd's current revision, and a compaction up to it, through etcd's own HTTP gateway. */
 export async function compactEtcd(): Promise<number> {
   const url = testEnv().TESTENV_ETCD_URL;
-  const range = await fetch(`${url}/v3/kv/range`, { method: 'POST', body: JSON.stringify({ key: Buffer.from('/').toString('base64') }) });
+  const range = await fetch(`${url}/v3/kv/range`, {
+    method: 'POST',
+    body: JSON.stringify({ key: Buffer.from('/').toString('base64') }),
+  });
   const revision = Number(((await range.json()) as { header: { revision: string } }).header.revision);
-  const res = await fetch(`${url}/v3/kv/compaction`, { method: 'POST', body: JSON.stringify({ revision: String(revision), physical: true }) });
+  const res = await fetch(`${url}/v3/kv/compaction`, {
+    method: 'POST',
+    body: JSON.stringify({ revision: String(revision), physical: true }),
+  });
   if (!res.ok) throw new Error(`etcd compaction failed: HTTP ${res.status}`);
   return revision;
 }

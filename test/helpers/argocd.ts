@@ -2,7 +2,15 @@
 // controller and repo-server (test/env/argocd/install.ts): fixture charts pushed to the test
 // registry, repository Secrets, Applications written and read as the admin, and watch-based
 // waits on them.
-import { AppsV1Api, CustomObjectsApi, type KubernetesObject, PatchStrategy, type V1Secret, type V1StatefulSet, setHeaderOptions } from '@kubernetes/client-node';
+import {
+  AppsV1Api,
+  CustomObjectsApi,
+  type KubernetesObject,
+  PatchStrategy,
+  type V1Secret,
+  type V1StatefulSet,
+  setHeaderOptions,
+} from '@kubernetes/client-node';
 import { argoCdCredentialSecret } from './configuration.ts';
 import { core, readOrUndefined, waitFor } from './cluster.ts';
 import { adminKubeConfig } from './env.ts';
@@ -17,13 +25,29 @@ const target = { group: 'argoproj.io', version: 'v1alpha1', namespace: ARGOCD_NS
 const custom = (): CustomObjectsApi => adminKubeConfig().makeApiClient(CustomObjectsApi);
 
 /** Creates an Argo CD credential Secret in argocd (see argoCdCredentialSecret); returns a remover. */
-export async function repositorySecret(name: string, url: string, type: 'repository' | 'repo-creds' = 'repository'): Promise<() => Promise<void>> {
-  await core().createNamespacedSecret({ namespace: ARGOCD_NS, body: argoCdCredentialSecret(name, url, type) as V1Secret });
+export async function repositorySecret(
+  name: string,
+  url: string,
+  type: 'repository' | 'repo-creds' = 'repository',
+): Promise<() => Promise<void>> {
+  await core().createNamespacedSecret({
+    namespace: ARGOCD_NS,
+    body: argoCdCredentialSecret(name, url, type) as V1Secret,
+  });
   return async () => void (await readOrUndefined(() => core().deleteNamespacedSecret({ name, namespace: ARGOCD_NS })));
 }
 
-export async function createApp(name: string, spec: Record<string, unknown>, metadata: Record<string, unknown> = {}): Promise<Application> {
-  const body = { apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: { ...metadata, name, namespace: ARGOCD_NS }, spec };
+export async function createApp(
+  name: string,
+  spec: Record<string, unknown>,
+  metadata: Record<string, unknown> = {},
+): Promise<Application> {
+  const body = {
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'Application',
+    metadata: { ...metadata, name, namespace: ARGOCD_NS },
+    spec,
+  };
   return (await custom().createNamespacedCustomObject({ ...target, body, fieldManager: TEST_MANAGER })) as Application;
 }
 
@@ -33,7 +57,10 @@ export async function readApp(name: string): Promise<Application | undefined> {
 
 export async function patchApp(name: string, patch: Record<string, unknown>): Promise<Application> {
   const options = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
-  return (await custom().patchNamespacedCustomObject({ ...target, name, body: patch, fieldManager: TEST_MANAGER }, options)) as Application;
+  return (await custom().patchNamespacedCustomObject(
+    { ...target, name, body: patch, fieldManager: TEST_MANAGER },
+    options,
+  )) as Application;
 }
 
 export async function deleteApp(name: string): Promise<void> {
@@ -41,7 +68,12 @@ export async function deleteApp(name: string): Promise<void> {
 }
 
 /** Waits, by watching, until the Application satisfies `until` (undefined: it is gone). */
-export async function appReaches(name: string, what: string, until: (app: Application | undefined) => boolean, timeoutMs = 15_000): Promise<Application | undefined> {
+export async function appReaches(
+  name: string,
+  what: string,
+  until: (app: Application | undefined) => boolean,
+  timeoutMs = 15_000,
+): Promise<Application | undefined> {
   // Applications are read as plain JSON (timestamps stay strings), which the watch helper's object type does not describe.
   const last = await waitFor<KubernetesObject>({
     path: `/apis/argoproj.io/v1alpha1/namespaces/${ARGOCD_NS}/applications`,
@@ -55,7 +87,9 @@ export async function appReaches(name: string, what: string, until: (app: Applic
 }
 
 export function readStatefulSet(): Promise<V1StatefulSet | undefined> {
-  return readOrUndefined(() => adminKubeConfig().makeApiClient(AppsV1Api).readNamespacedStatefulSet({ name: CONTROLLER, namespace: ARGOCD_NS }));
+  return readOrUndefined(() =>
+    adminKubeConfig().makeApiClient(AppsV1Api).readNamespacedStatefulSet({ name: CONTROLLER, namespace: ARGOCD_NS }),
+  );
 }
 
 /** Waits until Argo CD's application controller StatefulSet reports its one replica ready. */

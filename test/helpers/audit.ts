@@ -47,7 +47,10 @@ export function auditMark(file = testEnv().TESTENV_AUDIT_LOG): number {
 /** The complete events written after the mark. */
 export function auditSince(mark: number, file = testEnv().TESTENV_AUDIT_LOG): AuditEvent[] {
   const size = statSync(file).size;
-  if (size < mark) throw new Error(`the audit log ${file} is shorter than the mark (${size} < ${mark} bytes): it was rotated, so requests since the mark cannot be counted`);
+  if (size < mark)
+    throw new Error(
+      `the audit log ${file} is shorter than the mark (${size} < ${mark} bytes): it was rotated, so requests since the mark cannot be counted`,
+    );
   return linesAfter(mark, file).events;
 }
 

@@ -17,17 +17,33 @@ export interface AwsFunctions {
 }
 
 /** Settings are the functions' environment besides the queues (cluster access, forwarder window). */
-export async function forwarderAndResolve(sqs: SQSClient, settings: Readonly<Record<string, string>>): Promise<AwsFunctions> {
+export async function forwarderAndResolve(
+  sqs: SQSClient,
+  settings: Readonly<Record<string, string>>,
+): Promise<AwsFunctions> {
   await resetMoto();
   const delay = await createQueue(sqs, 'aicr-delay');
-  const steps = await createStepQueues(async (base) => (await createFifoWithDlq(sqs, base, { visibilitySeconds: 1, maxReceiveCount: 3 })).queue);
+  const steps = await createStepQueues(
+    async (base) => (await createFifoWithDlq(sqs, base, { visibilitySeconds: 1, maxReceiveCount: 3 })).queue,
+  );
   Object.assign(process.env, { ...steps.settings, AICR_DELAY_QUEUE_URL: delay.url, LOG_LEVEL: 'silent', ...settings });
-  const { handler: forwarder } = (await import('../../functions/forwarder.ts')) as { handler: AwsFunctions['forwarder'] };
+  const { handler: forwarder } = (await import('../../functions/forwarder.ts')) as {
+    handler: AwsFunctions['forwarder'];
+  };
   const { handler: resolve } = (await import('../../functions/resolve.ts')) as { handler: SqsHandler };
   return { queue: steps.byQueue['resolve'] as TestQueue, forwarder, resolve };
 }
 
 /** Removes every watched kind's checkpoint, so the next forwarder window starts by listing; `kubectlIn` picks the cluster. */
-export async function clearForwarderCheckpoints(kubectlIn: (...args: string[]) => Promise<string> = kubectl): Promise<void> {
-  await kubectlIn('delete', 'configmap', '-n', FORWARDER_CHECKPOINT.namespace, ...watchedBy().map(checkpointName), '--ignore-not-found');
+export async function clearForwarderCheckpoints(
+  kubectlIn: (...args: string[]) => Promise<string> = kubectl,
+): Promise<void> {
+  await kubectlIn(
+    'delete',
+    'configmap',
+    '-n',
+    FORWARDER_CHECKPOINT.namespace,
+    ...watchedBy().map(checkpointName),
+    '--ignore-not-found',
+  );
 }

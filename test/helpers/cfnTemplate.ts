@@ -77,7 +77,8 @@ export class ResolvedStack {
   private truth(expr: Json): boolean {
     if (!isObject(expr)) throw new Error(`not a condition: ${JSON.stringify(expr)}`);
     const [fn, args] = Object.entries(expr)[0] ?? [];
-    if (fn === 'Fn::Equals' && Array.isArray(args)) return JSON.stringify(this.value(args[0] ?? null)) === JSON.stringify(this.value(args[1] ?? null));
+    if (fn === 'Fn::Equals' && Array.isArray(args))
+      return JSON.stringify(this.value(args[0] ?? null)) === JSON.stringify(this.value(args[1] ?? null));
     if (fn === 'Fn::Not' && Array.isArray(args)) return !this.truth(args[0] ?? null);
     if (fn === 'Condition' && typeof args === 'string') return this.condition(args);
     throw new Error(`condition function ${String(fn)} is not read here`);
@@ -85,7 +86,12 @@ export class ResolvedStack {
 
   /** A resource's physical name, as its Ref gives it for the types the roles name. */
   private ref(logical: string): string {
-    const pseudo: Record<string, string> = { 'AWS::AccountId': this.stack.account, 'AWS::Region': this.stack.region, 'AWS::Partition': 'aws', 'AWS::URLSuffix': 'amazonaws.com' };
+    const pseudo: Record<string, string> = {
+      'AWS::AccountId': this.stack.account,
+      'AWS::Region': this.stack.region,
+      'AWS::Partition': 'aws',
+      'AWS::URLSuffix': 'amazonaws.com',
+    };
     if (pseudo[logical] !== undefined) return pseudo[logical];
     if (this.template.Parameters[logical]) {
       const v = this.parameter(logical);
@@ -124,7 +130,9 @@ export class ResolvedStack {
   }
 
   private sub(text: string): string {
-    return text.replace(/\$\{([^}]+)\}/g, (_, name: string) => (name.endsWith('.Arn') ? this.arn(name.slice(0, -4)) : this.ref(name)));
+    return text.replace(/\$\{([^}]+)\}/g, (_, name: string) =>
+      name.endsWith('.Arn') ? this.arn(name.slice(0, -4)) : this.ref(name),
+    );
   }
 
   /** Everything under `node` resolved; a Fn::If branch that is AWS::NoValue drops its key or list item. */
@@ -140,7 +148,8 @@ export class ResolvedStack {
     if (!isObject(node)) return node;
     const keys = Object.keys(node);
     const [fn] = keys;
-    if (keys.length === 1 && fn !== undefined && (fn === 'Ref' || fn.startsWith('Fn::'))) return this.intrinsic(fn, node[fn] ?? null);
+    if (keys.length === 1 && fn !== undefined && (fn === 'Ref' || fn.startsWith('Fn::')))
+      return this.intrinsic(fn, node[fn] ?? null);
     const out: Record<string, Json> = {};
     for (const k of keys) {
       const v = this.resolve(node[k] ?? null);
@@ -180,7 +189,9 @@ export class ResolvedStack {
 
   /** Resources of a type that the stack creates (their own condition holds). */
   ofType(type: string): [string, TemplateResource][] {
-    return Object.entries(this.template.Resources).filter(([, r]) => r.Type === type && (r.Condition === undefined || this.condition(r.Condition)));
+    return Object.entries(this.template.Resources).filter(
+      ([, r]) => r.Type === type && (r.Condition === undefined || this.condition(r.Condition)),
+    );
   }
 }
 

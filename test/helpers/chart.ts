@@ -48,13 +48,25 @@ export async function helm(...args: string[]): Promise<string> {
  * deployment validation as an operator's values would.
  */
 export function chartValueArgs(): string[] {
-  return ['-f', CHART_VALUES, '--set', `registry.repository=${testEnv().TESTENV_REGISTRY}/aicr`, '--set-json', `aicr.validatorImages=${JSON.stringify(validatorPins())}`];
+  return [
+    '-f',
+    CHART_VALUES,
+    '--set',
+    `registry.repository=${testEnv().TESTENV_REGISTRY}/aicr`,
+    '--set-json',
+    `aicr.validatorImages=${JSON.stringify(validatorPins())}`,
+  ];
 }
 
 export interface RenderedObject {
   readonly apiVersion: string;
   readonly kind: string;
-  readonly metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  readonly metadata: {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   readonly [field: string]: unknown;
 }
 
@@ -65,11 +77,15 @@ function isRenderedObject(doc: unknown): doc is RenderedObject {
 }
 
 /** The objects `helm template` renders from the chart with the given value flags; no cluster involved. */
-export async function renderChart(valueArgs: readonly string[] = [], namespace: string = CHART.namespace): Promise<RenderedObject[]> {
+export async function renderChart(
+  valueArgs: readonly string[] = [],
+  namespace: string = CHART.namespace,
+): Promise<RenderedObject[]> {
   const text = await helm('template', CHART.release, CHART_DIR, '-n', namespace, ...valueArgs);
   const docs = parseAllDocuments(text).map((d) => d.toJS() as unknown);
   const objects = docs.filter(isRenderedObject);
-  if (objects.length !== docs.filter((d) => d !== null).length) throw new Error('helm template rendered a document that is not a Kubernetes object');
+  if (objects.length !== docs.filter((d) => d !== null).length)
+    throw new Error('helm template rendered a document that is not a Kubernetes object');
   return objects;
 }
 
@@ -83,7 +99,11 @@ function filesUnder(dir: string): string[] {
 /** What an install is made of: every chart file, the values, and the Helm that applies them. */
 function installInput(valueArgs: readonly string[]): string {
   const hash = createHash('sha256');
-  for (const file of [...filesUnder(CHART_DIR), CHART_VALUES]) hash.update(`${relative(CHART_DIR, file)}\0`).update(readFileSync(file)).update('\0');
+  for (const file of [...filesUnder(CHART_DIR), CHART_VALUES])
+    hash
+      .update(`${relative(CHART_DIR, file)}\0`)
+      .update(readFileSync(file))
+      .update('\0');
   hash.update(valueArgs.join('\0')).update(helmBin());
   return hash.digest('hex').slice(0, 40);
 }
@@ -96,26 +116,42 @@ function installInput(valueArgs: readonly string[]): string {
 export async function installChart({ forceConflicts = true } = {}): Promise<string> {
   const values = chartValueArgs();
   return helm(
-    'upgrade', '--install', CHART.release, CHART_DIR,
-    '-n', CHART.namespace, '--create-namespace',
-    '--server-side=true', ...(forceConflicts ? ['--force-conflicts'] : []),
-    '--wait', '--timeout', '2m',
-    '--kubeconfig', testEnv().KUBECONFIG,
-    '--labels', `${INPUT_LABEL}=${installInput(values)}`,
+    'upgrade',
+    '--install',
+    CHART.release,
+    CHART_DIR,
+    '-n',
+    CHART.namespace,
+    '--create-namespace',
+    '--server-side=true',
+    ...(forceConflicts ? ['--force-conflicts'] : []),
+    '--wait',
+    '--timeout',
+    '2m',
+    '--kubeconfig',
+    testEnv().KUBECONFIG,
+    '--labels',
+    `${INPUT_LABEL}=${installInput(values)}`,
     ...values,
   );
 }
 
 async function releaseIsCurrent(): Promise<boolean> {
   const selector = `owner=helm,name=${CHART.release},status=deployed,${INPUT_LABEL}=${installInput(chartValueArgs())}`;
-  const { items } = await adminKubeConfig().makeApiClient(CoreV1Api).listNamespacedSecret({ namespace: CHART.namespace, labelSelector: selector });
+  const { items } = await adminKubeConfig()
+    .makeApiClient(CoreV1Api)
+    .listNamespacedSecret({ namespace: CHART.namespace, labelSelector: selector });
   return items.length > 0;
 }
 
 /** A test may delete a CRD to watch the control plane start against a fresh one. */
 async function crdsServed(): Promise<boolean> {
   const { items } = await adminKubeConfig().makeApiClient(ApiextensionsV1Api).listCustomResourceDefinition();
-  const established = new Set(items.filter((crd) => crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')).map((crd) => crd.metadata?.name));
+  const established = new Set(
+    items
+      .filter((crd) => crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True'))
+      .map((crd) => crd.metadata?.name),
+  );
   return CHART_CRDS.every((name) => established.has(name));
 }
 

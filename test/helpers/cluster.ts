@@ -1,7 +1,16 @@
 // Helpers for tests against the test cluster's controllers, scheduler and process node:
 // a watch-based wait (no polling sleeps), namespaces with a ServiceAccount of given rights,
 // Jobs, and EKS-shaped node groups.
-import { BatchV1Api, CoreV1Api, RbacAuthorizationV1Api, Watch, type KubernetesObject, type V1Job, type V1PodSpec, type V1PolicyRule } from '@kubernetes/client-node';
+import {
+  BatchV1Api,
+  CoreV1Api,
+  RbacAuthorizationV1Api,
+  Watch,
+  type KubernetesObject,
+  type V1Job,
+  type V1PodSpec,
+  type V1PolicyRule,
+} from '@kubernetes/client-node';
 import { adminKubeConfig, testEnv } from './env.ts';
 import { type NodeGroupShape, nodesOf } from '../env/node/nodeShapes.ts';
 import { deleteNodeGroup, registerNodeGroup } from '../env/node/registerNodes.ts';
@@ -46,7 +55,10 @@ export async function waitFor<T extends KubernetesObject>(spec: WaitSpec<T>): Pr
     check(await spec.read());
     const result = await done;
     // `met`, not until(result): a wait for absence must not pass because the timeout settles with undefined.
-    if (!met) throw new Error(`timed out after ${timeoutMs} ms waiting for ${spec.what}; last seen: ${JSON.stringify(last?.['status' as keyof T] ?? last ?? 'absent')}`);
+    if (!met)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${spec.what}; last seen: ${JSON.stringify(last?.['status' as keyof T] ?? last ?? 'absent')}`,
+      );
     return result ?? last;
   } finally {
     clearTimeout(timer);
@@ -76,7 +88,11 @@ export async function serviceAccountWith(namespace: string, name: string, rules:
   await ignoreConflict(
     rbac.createNamespacedRoleBinding({
       namespace,
-      body: { metadata: { name }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name }, subjects: [{ kind: 'ServiceAccount', name, namespace }] },
+      body: {
+        metadata: { name },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+        subjects: [{ kind: 'ServiceAccount', name, namespace }],
+      },
     }),
   );
 }
@@ -99,12 +115,20 @@ export function oneShotJob(name: string, pod: V1PodSpec, extra: Partial<NonNulla
   };
 }
 
-export function jobCondition(job: V1Job | undefined, type: string): { status: string; reason?: string; message?: string } | undefined {
+export function jobCondition(
+  job: V1Job | undefined,
+  type: string,
+): { status: string; reason?: string; message?: string } | undefined {
   return job?.status?.conditions?.find((c) => c.type === type);
 }
 
 /** Waits until a Job has the condition `type` True. */
-export function jobReaches(namespace: string, name: string, type: string, timeoutMs = 60_000): Promise<V1Job | undefined> {
+export function jobReaches(
+  namespace: string,
+  name: string,
+  type: string,
+  timeoutMs = 60_000,
+): Promise<V1Job | undefined> {
   return waitFor<V1Job>({
     path: `/apis/batch/v1/namespaces/${namespace}/jobs`,
     name,
@@ -116,13 +140,19 @@ export function jobReaches(namespace: string, name: string, type: string, timeou
 }
 
 /** The Pods a Job created. */
-export async function jobPods(namespace: string, job: string): Promise<NonNullable<Awaited<ReturnType<CoreV1Api['listNamespacedPod']>>['items']>> {
+export async function jobPods(
+  namespace: string,
+  job: string,
+): Promise<NonNullable<Awaited<ReturnType<CoreV1Api['listNamespacedPod']>>['items']>> {
   return (await core().listNamespacedPod({ namespace, labelSelector: `job-name=${job}` })).items;
 }
 
 /** Registers an EKS-shaped node group served by the process node; returns a remover. */
 export async function addNodeGroup(group: NodeGroupShape): Promise<{ names: string[]; remove(): Promise<void> }> {
-  const names = await registerNodeGroup(core(), group, { k8sVersion: testEnv().TESTENV_K8S_VERSION, kubeletPort: Number(process.env['TESTENV_KUBELET_PORT']) });
+  const names = await registerNodeGroup(core(), group, {
+    k8sVersion: testEnv().TESTENV_K8S_VERSION,
+    kubeletPort: Number(process.env['TESTENV_KUBELET_PORT']),
+  });
   return { names, remove: () => deleteNodeGroup(core(), group) };
 }
 

@@ -17,8 +17,17 @@ export const UPGRADE_CHECK_AICR_VERSION = UPGRADE_CHECK_STAND_IN_VERSION;
 
 export function testConfiguration(): Record<string, unknown> {
   return {
-    aicr: { versions: { [TEST_AICR_VERSION]: TEST_AICR_IMAGE, [UPGRADE_CHECK_AICR_VERSION]: UPGRADE_CHECK_STAND_IN_IMAGE }, jobs: { nodeSelector: {}, tolerations: [] }, validatorImages: {}, digests: 'Optional' },
-    registry: { repository: `${testEnv().TESTENV_REGISTRY}/aicr`, plainHTTP: true, auth: { mode: 'static', staticSecretRef: REGISTRY_SECRET } },
+    aicr: {
+      versions: { [TEST_AICR_VERSION]: TEST_AICR_IMAGE, [UPGRADE_CHECK_AICR_VERSION]: UPGRADE_CHECK_STAND_IN_IMAGE },
+      jobs: { nodeSelector: {}, tolerations: [] },
+      validatorImages: {},
+      digests: 'Optional',
+    },
+    registry: {
+      repository: `${testEnv().TESTENV_REGISTRY}/aicr`,
+      plainHTTP: true,
+      auth: { mode: 'static', staticSecretRef: REGISTRY_SECRET },
+    },
   };
 }
 
@@ -31,8 +40,15 @@ export function dockerConfig(): string {
 }
 
 /** Applies the configuration ConfigMap as given: a document, or raw text for tests of bad input. */
-export async function applyConfiguration(config: Record<string, unknown> | string = testConfiguration()): Promise<void> {
-  await kubectlApply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: CONFIGURATION.name, namespace: CONFIGURATION.namespace }, data: configurationData(config) });
+export async function applyConfiguration(
+  config: Record<string, unknown> | string = testConfiguration(),
+): Promise<void> {
+  await kubectlApply({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: CONFIGURATION.name, namespace: CONFIGURATION.namespace },
+    data: configurationData(config),
+  });
 }
 
 /** The docker-config Secret the configuration names, where the control plane and its Jobs read it. */
@@ -47,7 +63,6 @@ export async function ensureRegistrySecrets(): Promise<void> {
   await kubectlApply(secret(NAMESPACES.system), secret(NAMESPACES.jobs), secret(NAMESPACES.validation));
 }
 
-
 /** Where the rollout tests' own charts live (test/helpers/rolloutStage.ts), beside registry.repository. */
 export const ROLLOUT_CHARTS_PREFIX = 'aicr/rollout-charts';
 
@@ -59,18 +74,33 @@ export const ROLLOUT_CHARTS_PREFIX = 'aicr/rollout-charts';
  */
 export async function ensureArgoCdRepoCreds(): Promise<void> {
   const url = (path: string): string => `${testEnv().TESTENV_REGISTRY}/${path}`;
-  await kubectlApply(argoCdCredentialSecret('aicr-registry', url('aicr')), argoCdCredentialSecret('aicr-test-rollout-charts', url(ROLLOUT_CHARTS_PREFIX)));
+  await kubectlApply(
+    argoCdCredentialSecret('aicr-registry', url('aicr')),
+    argoCdCredentialSecret('aicr-test-rollout-charts', url(ROLLOUT_CHARTS_PREFIX)),
+  );
 }
 
 /**
  * An Argo CD credential Secret for the test registry at `url`, plain HTTP: `repository` (matched
  * by exact URL) unless told `repo-creds` (a URL-prefix template).
  */
-export function argoCdCredentialSecret(name: string, url: string, type: 'repository' | 'repo-creds' = ARGOCD.repositorySecretType, password = testEnv().TESTENV_REGISTRY_PASSWORD): Record<string, unknown> {
+export function argoCdCredentialSecret(
+  name: string,
+  url: string,
+  type: 'repository' | 'repo-creds' = ARGOCD.repositorySecretType,
+  password = testEnv().TESTENV_REGISTRY_PASSWORD,
+): Record<string, unknown> {
   return {
     apiVersion: 'v1',
     kind: 'Secret',
     metadata: { name, namespace: NAMESPACES.argocd, labels: { [ARGOCD.secretTypeLabel]: type } },
-    stringData: { url, type: 'helm', enableOCI: 'true', insecureOCIForceHttp: 'true', username: testEnv().TESTENV_REGISTRY_USER, password },
+    stringData: {
+      url,
+      type: 'helm',
+      enableOCI: 'true',
+      insecureOCIForceHttp: 'true',
+      username: testEnv().TESTENV_REGISTRY_USER,
+      password,
+    },
   };
 }

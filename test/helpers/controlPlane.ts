@@ -20,7 +20,9 @@ export function forwarderKube(kubeconfig = testEnv().KUBECONFIG): KubePort {
 }
 
 /** Local mode, as `npm start` runs it, with logs captured for the test to read. */
-export function startCapturedControlPlane(overrides: Partial<LocalOptions> = {}): LocalControlPlane & ReturnType<typeof captureLogger> {
+export function startCapturedControlPlane(
+  overrides: Partial<LocalOptions> = {},
+): LocalControlPlane & ReturnType<typeof captureLogger> {
   const captured = captureLogger();
   const cp = startLocalControlPlane({
     kube: forwarderKube(),

@@ -25,7 +25,13 @@ export function dryRunner(): DryRunner {
     async verdict(kind, name, spec) {
       const body = { apiVersion: GROUP_VERSION, kind: KINDS[kind].kind, metadata: { name }, spec };
       try {
-        const created = (await co.createClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: KINDS[kind].plural, body, dryRun: 'All' })) as { spec?: unknown };
+        const created = (await co.createClusterCustomObject({
+          group: API_GROUP,
+          version: API_VERSION,
+          plural: KINDS[kind].plural,
+          body,
+          dryRun: 'All',
+        })) as { spec?: unknown };
         return { accepted: true, message: '', stored: created.spec };
       } catch (err) {
         const { code, body: text } = err as { code?: number; body?: string };

@@ -20,7 +20,17 @@ export interface Review {
   readonly error?: string;
 }
 
-const ALLOWED_PARAMS = new Set(['Action', 'Version', 'X-Amz-Algorithm', 'X-Amz-Credential', 'X-Amz-Date', 'X-Amz-Expires', 'X-Amz-Security-Token', 'X-Amz-Signature', 'X-Amz-SignedHeaders']);
+const ALLOWED_PARAMS = new Set([
+  'Action',
+  'Version',
+  'X-Amz-Algorithm',
+  'X-Amz-Credential',
+  'X-Amz-Date',
+  'X-Amz-Expires',
+  'X-Amz-Security-Token',
+  'X-Amz-Signature',
+  'X-Amz-SignedHeaders',
+]);
 
 function signedAt(url: URL): number {
   const d = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(url.searchParams.get('X-Amz-Date') ?? '');
@@ -29,10 +39,12 @@ function signedAt(url: URL): number {
 }
 
 function checkShape(url: URL, region: string): void {
-  if (url.protocol !== 'https:' || url.host !== `sts.${region}.amazonaws.com` || url.pathname !== '/') throw new Error(`unexpected STS endpoint ${url.host}`);
+  if (url.protocol !== 'https:' || url.host !== `sts.${region}.amazonaws.com` || url.pathname !== '/')
+    throw new Error(`unexpected STS endpoint ${url.host}`);
   for (const k of url.searchParams.keys()) if (!ALLOWED_PARAMS.has(k)) throw new Error(`unexpected parameter ${k}`);
   if (url.searchParams.get('Action') !== 'GetCallerIdentity') throw new Error('not GetCallerIdentity');
-  if (!(url.searchParams.get('X-Amz-SignedHeaders') ?? '').split(';').includes('x-k8s-aws-id')) throw new Error('x-k8s-aws-id is not signed');
+  if (!(url.searchParams.get('X-Amz-SignedHeaders') ?? '').split(';').includes('x-k8s-aws-id'))
+    throw new Error('x-k8s-aws-id is not signed');
 }
 
 function parseToken(token: string, region: string, nowMs: number): URL {
@@ -59,8 +71,20 @@ async function callerArn(url: URL): Promise<string> {
   return arn;
 }
 
-function review(authenticated: boolean, user?: { username: string; groups: readonly string[] }, error?: string): string {
-  return JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', status: { authenticated, ...(user ? { user: { username: user.username, groups: [...user.groups] } } : {}), ...(error ? { error } : {}) } });
+function review(
+  authenticated: boolean,
+  user?: { username: string; groups: readonly string[] },
+  error?: string,
+): string {
+  return JSON.stringify({
+    apiVersion: 'authentication.k8s.io/v1',
+    kind: 'TokenReview',
+    status: {
+      authenticated,
+      ...(user ? { user: { username: user.username, groups: [...user.groups] } } : {}),
+      ...(error ? { error } : {}),
+    },
+  });
 }
 
 export interface EksAuthWebhook {
@@ -69,29 +93,35 @@ export interface EksAuthWebhook {
   stop(): Promise<void>;
 }
 
-export async function startEksAuthWebhook(opts: { region: string; entries: readonly AccessEntry[] }): Promise<EksAuthWebhook> {
+export async function startEksAuthWebhook(opts: {
+  region: string;
+  entries: readonly AccessEntry[];
+}): Promise<EksAuthWebhook> {
   const pki = join(testEnv().TESTENV_STATE, 'pki');
   const reviews: Review[] = [];
-  const server = createServer({ cert: readFileSync(join(pki, 'serving.crt')), key: readFileSync(join(pki, 'serving.key')) }, (req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      void (async () => {
-        const token = (JSON.parse(body) as { spec: { token: string } }).spec.token;
-        try {
-          const arn = await callerArn(parseToken(token, opts.region, Date.now()));
-          const m = /^arn:aws:sts::(\d{12}):assumed-role\/([^/]+)\/(.+)$/.exec(arn);
-          const entry = m && opts.entries.find((e) => e.roleArn === `arn:aws:iam::${m[1]}:role/${m[2]}`);
-          if (!entry) throw new Error(`no access entry for ${arn}`);
-          reviews.push({ authenticated: true, username: arn });
-          res.end(review(true, { username: arn, groups: entry.groups }));
-        } catch (err) {
-          reviews.push({ authenticated: false, error: (err as Error).message });
-          res.end(review(false, undefined, (err as Error).message));
-        }
-      })();
-    });
-  });
+  const server = createServer(
+    { cert: readFileSync(join(pki, 'serving.crt')), key: readFileSync(join(pki, 'serving.key')) },
+    (req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        void (async () => {
+          const token = (JSON.parse(body) as { spec: { token: string } }).spec.token;
+          try {
+            const arn = await callerArn(parseToken(token, opts.region, Date.now()));
+            const m = /^arn:aws:sts::(\d{12}):assumed-role\/([^/]+)\/(.+)$/.exec(arn);
+            const entry = m && opts.entries.find((e) => e.roleArn === `arn:aws:iam::${m[1]}:role/${m[2]}`);
+            if (!entry) throw new Error(`no access entry for ${arn}`);
+            reviews.push({ authenticated: true, username: arn });
+            res.end(review(true, { username: arn, groups: entry.groups }));
+          } catch (err) {
+            reviews.push({ authenticated: false, error: (err as Error).message });
+            res.end(review(false, undefined, (err as Error).message));
+          }
+        })();
+      });
+    },
+  );
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
   const configFile = join(testEnv().TESTENV_STATE, `eks-webhook-${port}.kubeconfig`);
@@ -100,7 +130,12 @@ export async function startEksAuthWebhook(opts: { region: string; entries: reado
     JSON.stringify({
       apiVersion: 'v1',
       kind: 'Config',
-      clusters: [{ name: 'eks-auth', cluster: { server: `https://127.0.0.1:${port}/authenticate`, 'certificate-authority': join(pki, 'ca.crt') } }],
+      clusters: [
+        {
+          name: 'eks-auth',
+          cluster: { server: `https://127.0.0.1:${port}/authenticate`, 'certificate-authority': join(pki, 'ca.crt') },
+        },
+      ],
       users: [{ name: 'kube-apiserver', user: {} }],
       contexts: [{ name: 'webhook', context: { cluster: 'eks-auth', user: 'kube-apiserver' } }],
       'current-context': 'webhook',

@@ -38,7 +38,8 @@ let cached: TestEnv | undefined;
 // A single test file run by hand still reaches moto: SDK clients built by the code under test
 // read AWS_* from the process environment, as they do in Lambda.
 for (const [k, v] of Object.entries(stateFileVars())) {
-  if (process.env[k] === undefined && (k.startsWith('AWS_') || k.startsWith('TESTENV_') || k === 'KUBECONFIG')) process.env[k] = v;
+  if (process.env[k] === undefined && (k.startsWith('AWS_') || k.startsWith('TESTENV_') || k === 'KUBECONFIG'))
+    process.env[k] = v;
 }
 
 /** The running test environment; throws with the fix when it is not up. */
@@ -85,7 +86,11 @@ export function nobodyKubeConfig(): KubeConfig {
 }
 
 /** AWS SDK client options pointing at the moto server. */
-export function awsClientConfig(): { endpoint: string; region: string; credentials: { accessKeyId: string; secretAccessKey: string } } {
+export function awsClientConfig(): {
+  endpoint: string;
+  region: string;
+  credentials: { accessKeyId: string; secretAccessKey: string };
+} {
   return {
     endpoint: testEnv().AWS_ENDPOINT_URL,
     region: process.env['AWS_REGION'] ?? 'us-east-1',

@@ -16,14 +16,18 @@ function take(links: readonly string[]): string {
   for (;;) {
     for (const link of links) if (tryLock(join(link, 'in-use'))) return link;
     // The runner starts a file only when another has ended, so a slot frees at once; waiting is rare.
-    if (Date.now() > until) throw new Error(`no free test environment among ${links.join(', ')} after ${WAIT_MS / 1000} s: is --test-concurrency above their number?`);
+    if (Date.now() > until)
+      throw new Error(
+        `no free test environment among ${links.join(', ')} after ${WAIT_MS / 1000} s: is --test-concurrency above their number?`,
+      );
     Atomics.wait(pause, 0, 0, 100);
   }
 }
 
 /** The variables up.sh wrote for the environment, with `$PATH` taken from this process. */
 function load(link: string): void {
-  for (const [name, value] of Object.entries(readEnvFile(join(link, 'env')))) process.env[name] = value.replaceAll('$PATH', process.env['PATH'] ?? '');
+  for (const [name, value] of Object.entries(readEnvFile(join(link, 'env'))))
+    process.env[name] = value.replaceAll('$PATH', process.env['PATH'] ?? '');
 }
 
 if (process.env['NODE_TEST_CONTEXT'] && LINKS.length > 0) {

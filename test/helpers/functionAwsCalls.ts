@@ -6,7 +6,13 @@
 // Usage: functionAwsCalls.ts <function> <results file>; IAM_PROBE_* variables name what the test
 // set up for it. Results are written as JSON, one entry per call, never thrown.
 import { writeFileSync } from 'node:fs';
-import { ChangeMessageVisibilityCommand, DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityCommand,
+  DeleteMessageCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { encodeEnvelope } from '../../shared/aws/envelope.ts';
 import { forwarderDeps } from '../../shared/aws/forwarderDeps.ts';
 import { createRelayHandler, type RelayDeps } from '../../shared/aws/relay.ts';
@@ -44,10 +50,18 @@ async function call(name: string, actions: readonly string[], run: () => Promise
 /** Immediate, delayed and long sends of one step's message, as its retries and rechecks make them. */
 async function sends(producer: QueueProducer, step: string, what: string): Promise<void> {
   const msg = { step, group: GROUP, body: JSON.stringify({ probe: what }) };
-  await call(`${what}: a message to the ${step} queue`, ACTIONS.send, () => producer.send({ ...msg, dedupId: `${fn}-${step}-now` }));
-  await call(`${what}: a retry for ${step} on the delay queue`, ACTIONS.send, () => producer.send({ ...msg, dedupId: `${fn}-${step}-soon`, delayMs: 30_000 }));
-  await call(`${what}: a long timer for ${step}`, ACTIONS.armTimer, () => producer.send({ ...msg, dedupId: `${fn}-${step}-later`, delayMs: 2 * HOUR_MS }));
-  await call(`${what}: the same timer for ${step} moved`, ACTIONS.moveTimer, () => producer.send({ ...msg, dedupId: `${fn}-${step}-later`, delayMs: 3 * HOUR_MS }));
+  await call(`${what}: a message to the ${step} queue`, ACTIONS.send, () =>
+    producer.send({ ...msg, dedupId: `${fn}-${step}-now` }),
+  );
+  await call(`${what}: a retry for ${step} on the delay queue`, ACTIONS.send, () =>
+    producer.send({ ...msg, dedupId: `${fn}-${step}-soon`, delayMs: 30_000 }),
+  );
+  await call(`${what}: a long timer for ${step}`, ACTIONS.armTimer, () =>
+    producer.send({ ...msg, dedupId: `${fn}-${step}-later`, delayMs: 2 * HOUR_MS }),
+  );
+  await call(`${what}: the same timer for ${step} moved`, ACTIONS.moveTimer, () =>
+    producer.send({ ...msg, dedupId: `${fn}-${step}-later`, delayMs: 3 * HOUR_MS }),
+  );
 }
 
 async function fleet(kube: (name: string) => Promise<unknown>): Promise<void> {
@@ -63,12 +77,23 @@ async function stepFunction(queue: string): Promise<void> {
   await sends(deps.producer, queue, 'retry');
   if (deps.clusterKube) await fleet(deps.clusterKube);
   if (queue === 'resolve') {
-    await call('a missing repository under the prefix created', ACTIONS.createRepository, () => createEcrRepository(env('IAM_PROBE_REPOSITORY')));
+    await call('a missing repository under the prefix created', ACTIONS.createRepository, () =>
+      createEcrRepository(env('IAM_PROBE_REPOSITORY')),
+    );
   }
   if (queue === 'notify') {
     await call('a notification put on the bus', ACTIONS.putEvents, async () => {
-      const detail = { version: 1, key: 'probe', kind: 'released' as const, cluster: 'probe', runtime: { name: 'cluster', uid: GROUP }, at: new Date().toISOString() };
-      const sent = await eventBridgeSink(env('AICR_EVENT_BUS')).put([{ kind: 'released', detailType: 'Runtime Released', detail }]);
+      const detail = {
+        version: 1,
+        key: 'probe',
+        kind: 'released' as const,
+        cluster: 'probe',
+        runtime: { name: 'cluster', uid: GROUP },
+        at: new Date().toISOString(),
+      };
+      const sent = await eventBridgeSink(env('AICR_EVENT_BUS')).put([
+        { kind: 'released', detailType: 'Runtime Released', detail },
+      ]);
       if (!sent.ok) throw new Error(sent.cause);
     });
   }
@@ -108,7 +133,13 @@ async function relay(): Promise<void> {
   for (const queue of QUEUE_NAMES) {
     for (const [what, inMs, id, actions] of cases) {
       await call(`${what} (${queue})`, actions, async () => {
-        const body = encodeEnvelope({ step: queue, group: GROUP, dedupId: `relay-${queue}-${id}`, body: JSON.stringify({ probe: id }), notBefore: now + inMs });
+        const body = encodeEnvelope({
+          step: queue,
+          group: GROUP,
+          dedupId: `relay-${queue}-${id}`,
+          body: JSON.stringify({ probe: id }),
+          notBefore: now + inMs,
+        });
         const record = { messageId: `${queue}-${id}`, body } as Parameters<typeof handler>[0]['Records'][number];
         lastError = undefined;
         const { batchItemFailures } = await handler({ Records: [record] });
@@ -121,7 +152,9 @@ async function relay(): Promise<void> {
 async function forwarder(): Promise<void> {
   const deps = forwarderDeps();
   for (const queue of QUEUE_NAMES) {
-    await call(`a wake-up sent to the ${queue} queue`, ACTIONS.send, () => deps.producer.send({ step: queue, group: GROUP, dedupId: `forwarder-${queue}`, body: '{}' }));
+    await call(`a wake-up sent to the ${queue} queue`, ACTIONS.send, () =>
+      deps.producer.send({ step: queue, group: GROUP, dedupId: `forwarder-${queue}`, body: '{}' }),
+    );
   }
   await call("a gone runtime's timer swept", ACTIONS.sweepTimers, async () => {
     const swept = await deps.timers?.sweep(new Set());
@@ -137,16 +170,24 @@ async function platform(): Promise<void> {
     await call('its queue polled, a message held and deleted', ACTIONS.poll, async () => {
       const sqs = new SQSClient({});
       await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['VisibilityTimeout'] }));
-      const { Messages } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 1 }));
+      const { Messages } = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 1 }),
+      );
       const handle = Messages?.[0]?.ReceiptHandle;
       if (!handle) throw new Error('no message to receive');
-      await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: handle, VisibilityTimeout: 0 }));
+      await sqs.send(
+        new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: handle, VisibilityTimeout: 0 }),
+      );
       await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: handle }));
     });
   }
   const group = env('IAM_PROBE_LOG_GROUP');
   await call('its log group written', ACTIONS.logs, async () => {
-    const credentials = { accessKeyId: env('AWS_ACCESS_KEY_ID'), secretAccessKey: env('AWS_SECRET_ACCESS_KEY'), sessionToken: env('AWS_SESSION_TOKEN') };
+    const credentials = {
+      accessKeyId: env('AWS_ACCESS_KEY_ID'),
+      secretAccessKey: env('AWS_SECRET_ACCESS_KEY'),
+      sessionToken: env('AWS_SESSION_TOKEN'),
+    };
     const logs = async (target: string, body: object): Promise<void> => {
       const answer = await signedRequest(env('AWS_ENDPOINT_URL'), credentials, {
         service: 'logs',
@@ -161,7 +202,11 @@ async function platform(): Promise<void> {
     // A stream per container, as Lambda makes them.
     const stream = `probe-${process.pid}`;
     await logs('CreateLogStream', { logGroupName: group, logStreamName: stream });
-    await logs('PutLogEvents', { logGroupName: group, logStreamName: stream, logEvents: [{ timestamp: Date.now(), message: 'probe' }] });
+    await logs('PutLogEvents', {
+      logGroupName: group,
+      logStreamName: stream,
+      logEvents: [{ timestamp: Date.now(), message: 'probe' }],
+    });
   });
 }
 

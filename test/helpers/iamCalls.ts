@@ -29,8 +29,19 @@ export const ACTIONS = {
  * XML even to JSON-protocol clients, whose SDK then fails to parse it: its status still says 403.
  */
 export function refusedByIam(err: unknown): boolean {
-  const e = err as { name?: unknown; message?: unknown; $metadata?: { httpStatusCode?: number }; $response?: { statusCode?: number } } | undefined;
-  return /AccessDenied|not authorized/.test(`${String(e?.name)} ${String(e?.message)}`) || e?.$metadata?.httpStatusCode === 403 || e?.$response?.statusCode === 403;
+  const e = err as
+    | {
+        name?: unknown;
+        message?: unknown;
+        $metadata?: { httpStatusCode?: number };
+        $response?: { statusCode?: number };
+      }
+    | undefined;
+  return (
+    /AccessDenied|not authorized/.test(`${String(e?.name)} ${String(e?.message)}`) ||
+    e?.$metadata?.httpStatusCode === 403 ||
+    e?.$response?.statusCode === 403
+  );
 }
 
 /** One line for a failed call: its error, and whether it was an IAM refusal. */

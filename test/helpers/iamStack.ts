@@ -38,7 +38,12 @@ export interface StackFunction {
 export const list = (v: string | string[]): string[] => (Array.isArray(v) ? v : [v]);
 
 export function stackOn(moto: IamMoto, packaged: string, parameters: Record<string, string>): ResolvedStack {
-  return new ResolvedStack(readPackagedTemplate(packaged), { account: moto.account, region: moto.region, queueOrigin: moto.endpoint, parameters });
+  return new ResolvedStack(readPackagedTemplate(packaged), {
+    account: moto.account,
+    region: moto.region,
+    queueOrigin: moto.endpoint,
+    parameters,
+  });
 }
 
 export function queueUrl(stack: ResolvedStack, logical: string): string {
@@ -49,12 +54,21 @@ export function queueUrl(stack: ResolvedStack, logical: string): string {
 export function policiesOf(s: ResolvedStack, role: string): { name: string; document: PolicyDocument }[] {
   const resource = s.template.Resources[role];
   assert.ok(resource, `no role ${role}`);
-  const own = (s.value(resource.Properties['Policies'] ?? []) as { PolicyName: string; PolicyDocument: PolicyDocument }[]).map((p) => ({ name: p.PolicyName, document: p.PolicyDocument }));
+  const own = (
+    s.value(resource.Properties['Policies'] ?? []) as { PolicyName: string; PolicyDocument: PolicyDocument }[]
+  ).map((p) => ({ name: p.PolicyName, document: p.PolicyDocument }));
   const managed = s
     .ofType('AWS::IAM::ManagedPolicy')
     .filter(([, p]) => JSON.stringify(p.Properties['Roles']).includes(`"${role}"`))
-    .map(([id, p]) => ({ name: id, document: s.value(p.Properties['PolicyDocument'] ?? null) as unknown as PolicyDocument }));
-  assert.deepEqual(s.value(resource.Properties['ManagedPolicyArns'] ?? [], []), [], `${role}: no AWS managed policy, whose rights no test here sees`);
+    .map(([id, p]) => ({
+      name: id,
+      document: s.value(p.Properties['PolicyDocument'] ?? null) as unknown as PolicyDocument,
+    }));
+  assert.deepEqual(
+    s.value(resource.Properties['ManagedPolicyArns'] ?? [], []),
+    [],
+    `${role}: no AWS managed policy, whose rights no test here sees`,
+  );
   return [...own, ...managed];
 }
 
@@ -74,17 +88,34 @@ function forEmulator(st: Statement): Statement {
 
 /** The role in the emulator: the template's policies, trusted by the test's administrator in Lambda's stead. */
 export async function makeRole(moto: IamMoto, s: ResolvedStack, role: string, name: string): Promise<Credentials> {
-  const trust = { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { AWS: moto.adminArn }, Action: 'sts:AssumeRole' }] };
-  await queryAction(moto, moto.admin, 'iam', { Action: 'CreateRole', RoleName: name, AssumeRolePolicyDocument: JSON.stringify(trust) });
+  const trust = {
+    Version: '2012-10-17',
+    Statement: [{ Effect: 'Allow', Principal: { AWS: moto.adminArn }, Action: 'sts:AssumeRole' }],
+  };
+  await queryAction(moto, moto.admin, 'iam', {
+    Action: 'CreateRole',
+    RoleName: name,
+    AssumeRolePolicyDocument: JSON.stringify(trust),
+  });
   for (const p of policiesOf(s, role)) {
     const document = { ...p.document, Statement: p.document.Statement.map(forEmulator) };
-    await queryAction(moto, moto.admin, 'iam', { Action: 'PutRolePolicy', RoleName: name, PolicyName: p.name, PolicyDocument: JSON.stringify(document) });
+    await queryAction(moto, moto.admin, 'iam', {
+      Action: 'PutRolePolicy',
+      RoleName: name,
+      PolicyName: p.name,
+      PolicyDocument: JSON.stringify(document),
+    });
   }
   return assumeRole(moto, `arn:aws:iam::${moto.account}:role/${name}`);
 }
 
 /** Runs the function's calls (functionAwsCalls.ts) in a process of its own, with its environment and its role's credentials. */
-export async function runCalls(moto: IamMoto, fn: StackFunction, credentials: Credentials, probe: { repository: string }): Promise<CallResult[]> {
+export async function runCalls(
+  moto: IamMoto,
+  fn: StackFunction,
+  credentials: Credentials,
+  probe: { repository: string },
+): Promise<CallResult[]> {
   const out = join(mkdtempSync(join(tmpdir(), 'aicr-iam-')), `${fn.name}.json`);
   const env: NodeJS.ProcessEnv = {
     PATH: process.env['PATH'],
@@ -102,9 +133,11 @@ export async function runCalls(moto: IamMoto, fn: StackFunction, credentials: Cr
   };
   const node = join(ROOT, 'node_modules/.bin/node');
   const script = join(ROOT, 'test/helpers/functionAwsCalls.ts');
-  const child = await run(node, ['--import', 'tsx', script, fn.name, out], { cwd: ROOT, env, timeout: 120_000 }).catch((err: unknown) => {
-    throw new Error(`${fn.name}'s calls did not run: ${String(err)}`);
-  });
+  const child = await run(node, ['--import', 'tsx', script, fn.name, out], { cwd: ROOT, env, timeout: 120_000 }).catch(
+    (err: unknown) => {
+      throw new Error(`${fn.name}'s calls did not run: ${String(err)}`);
+    },
+  );
   const results = JSON.parse(readFileSync(out, 'utf8')) as CallResult[];
   assert.ok(results.length > 0, `${fn.name} made no call (output: ${child.stdout}${child.stderr})`);
   return results;
@@ -124,11 +157,18 @@ async function logs(moto: IamMoto, target: string, body: object): Promise<void> 
 
 /** The template's functions, each with what its role, environment and event source name. */
 export function functionsOf(stack: ResolvedStack): StackFunction[] {
-  const mappings = stack.ofType('AWS::Lambda::EventSourceMapping').map(([, m]) => stack.value(m.Properties as Json) as { FunctionName: string; EventSourceArn: string });
+  const mappings = stack
+    .ofType('AWS::Lambda::EventSourceMapping')
+    .map(([, m]) => stack.value(m.Properties as Json) as { FunctionName: string; EventSourceArn: string });
   return stack.ofType('AWS::Lambda::Function').map(([logical, f]) => {
-    const props = stack.value(f.Properties as Json) as { FunctionName: string; Environment: { Variables: Record<string, string> } };
+    const props = stack.value(f.Properties as Json) as {
+      FunctionName: string;
+      Environment: { Variables: Record<string, string> };
+    };
     const mapping = mappings.find((m) => m.FunctionName === stack.arn(logical));
-    const consumed = mapping ? stack.ofType('AWS::SQS::Queue').find(([id]) => stack.arn(id) === mapping.EventSourceArn)?.[0] : undefined;
+    const consumed = mapping
+      ? stack.ofType('AWS::SQS::Queue').find(([id]) => stack.arn(id) === mapping.EventSourceArn)?.[0]
+      : undefined;
     return {
       name: props.FunctionName.replace(/^aicr-control-plane-ci-/, ''),
       logical,
@@ -145,12 +185,21 @@ export function functionsOf(stack: ResolvedStack): StackFunction[] {
  * waiting on each one a function consumes), its timer group with a gone runtime's timer, its log
  * groups, a further cluster of the fleet and one repository under the prefix.
  */
-export async function createStackResources(moto: IamMoto, stack: ResolvedStack, opts: { fleetCluster: string; existingRepository: string }): Promise<void> {
+export async function createStackResources(
+  moto: IamMoto,
+  stack: ResolvedStack,
+  opts: { fleetCluster: string; existingRepository: string },
+): Promise<void> {
   const aws = { endpoint: moto.endpoint, region: moto.region, credentials: moto.admin };
   const sqs = new SQSClient(aws);
   for (const [id] of stack.ofType('AWS::SQS::Queue')) {
     const name = stack.physicalName(id);
-    await sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: name.endsWith('.fifo') ? { FifoQueue: 'true', ContentBasedDeduplication: 'true' } : {} }));
+    await sqs.send(
+      new CreateQueueCommand({
+        QueueName: name,
+        Attributes: name.endsWith('.fifo') ? { FifoQueue: 'true', ContentBasedDeduplication: 'true' } : {},
+      }),
+    );
   }
   const scheduler = new SchedulerClient(aws);
   const [[groupId] = []] = stack.ofType('AWS::Scheduler::ScheduleGroup');
@@ -172,14 +221,20 @@ export async function createStackResources(moto: IamMoto, stack: ResolvedStack, 
     method: 'POST',
     path: '/clusters',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ name: opts.fleetCluster, roleArn: `arn:aws:iam::${moto.account}:role/eks`, resourcesVpcConfig: { subnetIds: [] } }),
+    body: JSON.stringify({
+      name: opts.fleetCluster,
+      roleArn: `arn:aws:iam::${moto.account}:role/eks`,
+      resourcesVpcConfig: { subnetIds: [] },
+    }),
   });
   assert.equal(eks.status, 200, eks.text);
   await new ECRClient(aws).send(new CreateRepositoryCommand({ repositoryName: opts.existingRepository }));
   for (const fn of functionsOf(stack)) {
     await logs(moto, 'CreateLogGroup', { logGroupName: fn.logGroup });
     if (fn.consumedQueue) {
-      const fifo = fn.consumedQueue.endsWith('.fifo') ? { MessageGroupId: 'seed', MessageDeduplicationId: `seed-${fn.name}` } : {};
+      const fifo = fn.consumedQueue.endsWith('.fifo')
+        ? { MessageGroupId: 'seed', MessageDeduplicationId: `seed-${fn.name}` }
+        : {};
       await sqs.send(new SendMessageCommand({ QueueUrl: fn.consumedQueue, MessageBody: '{}', ...fifo }));
     }
   }

@@ -9,7 +9,15 @@
 import { randomUUID } from 'node:crypto';
 import { access, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { AICR_RUN_SUFFIX, type ChartRepoKnob, type DenialScope, type NodeKnob, type UpgradeCheckKnob, aicrRunFile, knobPaths } from '../env/knobFiles.ts';
+import {
+  AICR_RUN_SUFFIX,
+  type ChartRepoKnob,
+  type DenialScope,
+  type NodeKnob,
+  type UpgradeCheckKnob,
+  aicrRunFile,
+  knobPaths,
+} from '../env/knobFiles.ts';
 import { testEnv } from './env.ts';
 import { core } from './cluster.ts';
 import { kubectl } from './runtime.ts';
@@ -54,7 +62,9 @@ async function placeFile(file: string, content: string): Promise<string> {
  * turned a probe Pod away. Undo uncordons exactly the Nodes it cordoned.
  */
 export async function holdPodsPending(): Promise<Knob> {
-  const nodes = (await core().listNode()).items.filter((n) => n.spec?.unschedulable !== true).map((n) => n.metadata?.name ?? '');
+  const nodes = (await core().listNode()).items
+    .filter((n) => n.spec?.unschedulable !== true)
+    .map((n) => n.metadata?.name ?? '');
   const knob = once(async () => void (nodes.length > 0 && (await kubectl('uncordon', ...nodes))));
   if (nodes.length === 0) return knob;
   try {
@@ -89,7 +99,8 @@ export function slowPulls(delayMs: number, image?: string): Promise<Knob> {
 }
 
 /** The aicr CLI's commands, as the first word after `aicr` (and its global flags). */
-export type AicrCommand = 'snapshot' | 'recipe' | 'query' | 'bundle' | 'verify' | 'validate' | 'trust' | 'upgrade-check';
+export type AicrCommand =
+  'snapshot' | 'recipe' | 'query' | 'bundle' | 'verify' | 'validate' | 'trust' | 'upgrade-check';
 
 export interface AicrRunKnob extends Knob {
   /** How many of the forced runs no aicr run has used yet. */
@@ -108,7 +119,9 @@ let sequence = 0;
 async function aicrRuns(command: AicrCommand, content: string, times: number): Promise<AicrRunKnob> {
   const dir = paths().aicrRuns;
   const stem = `${command}.${String(Date.now()).padStart(15, '0')}-${String(sequence++).padStart(6, '0')}`;
-  const files = await Promise.all(Array.from({ length: times }, (_, i) => placeFile(join(dir, `${stem}-${i}${AICR_RUN_SUFFIX}`), content)));
+  const files = await Promise.all(
+    Array.from({ length: times }, (_, i) => placeFile(join(dir, `${stem}-${i}${AICR_RUN_SUFFIX}`), content)),
+  );
   const pending = async (): Promise<number> => {
     const names = new Set(await readdir(dir).catch(() => [] as string[]));
     return files.filter((f) => names.has(f.slice(dir.length + 1))).length;
@@ -121,12 +134,21 @@ async function aicrRuns(command: AicrCommand, content: string, times: number): P
  * from now on, in any Job, prints `stderr` and exits with `exitCode` instead of running. For
  * "the next aicr recipe exits 6 with this stderr": forceAicrExit('recipe', 6, 'error: …\n').
  */
-export function forceAicrExit(command: AicrCommand, exitCode: number, stderr: string, opts: AicrRunOptions = {}): Promise<AicrRunKnob> {
+export function forceAicrExit(
+  command: AicrCommand,
+  exitCode: number,
+  stderr: string,
+  opts: AicrRunOptions = {},
+): Promise<AicrRunKnob> {
   return aicrRuns(command, aicrRunFile(command, opts.delayMs ?? 0, { code: exitCode, stderr }), opts.times ?? 1);
 }
 
 /** The next `aicr <command>` run (or the next `times`) waits `delayMs`, then runs the real aicr. */
-export function slowAicr(command: AicrCommand, delayMs: number, opts: Pick<AicrRunOptions, 'times'> = {}): Promise<AicrRunKnob> {
+export function slowAicr(
+  command: AicrCommand,
+  delayMs: number,
+  opts: Pick<AicrRunOptions, 'times'> = {},
+): Promise<AicrRunKnob> {
   return aicrRuns(command, aicrRunFile(command, delayMs, undefined), opts.times ?? 1);
 }
 
@@ -150,9 +172,15 @@ export const DEFAULT_DENIAL = 'requested access to the resource is denied by pol
  */
 export async function denyRegistry(opts: { scope?: DenialScope; message?: string } = {}): Promise<Knob> {
   const { registryDenial } = paths();
-  const inForce = await access(registryDenial).then(() => true, () => false);
+  const inForce = await access(registryDenial).then(
+    () => true,
+    () => false,
+  );
   if (inForce) throw new Error(`a registry denial is already in force (${registryDenial})`);
-  await placeFile(registryDenial, JSON.stringify({ scope: opts.scope ?? 'all', message: opts.message ?? DEFAULT_DENIAL }));
+  await placeFile(
+    registryDenial,
+    JSON.stringify({ scope: opts.scope ?? 'all', message: opts.message ?? DEFAULT_DENIAL }),
+  );
   return once(() => rm(registryDenial, { force: true }));
 }
 
@@ -182,7 +210,8 @@ export async function holdReleasePods(namespaces: readonly string[]): Promise<Kn
  * and waits until it is ready.
  */
 export async function stopArgoCd(): Promise<Knob> {
-  const scale = (n: number): Promise<string> => kubectl('-n', 'argocd', 'scale', 'statefulset/argocd-application-controller', `--replicas=${n}`);
+  const scale = (n: number): Promise<string> =>
+    kubectl('-n', 'argocd', 'scale', 'statefulset/argocd-application-controller', `--replicas=${n}`);
   const knob = once(async () => {
     await scale(1);
     await argoCdReady();

@@ -10,7 +10,9 @@ import { installChart } from './chart.ts';
 import { createRuntime, getRuntime, kubectl, waitFor } from './runtime.ts';
 
 export async function storeWithLooseSchema(spec: Record<string, unknown>): Promise<RuntimeObject> {
-  const loose = structuredClone(clusterRuntimeCrd()) as { spec: { versions: { schema: { openAPIV3Schema: Record<string, unknown> } }[] } };
+  const loose = structuredClone(clusterRuntimeCrd()) as {
+    spec: { versions: { schema: { openAPIV3Schema: Record<string, unknown> } }[] };
+  };
   const v = loose.spec.versions[0];
   assert.ok(v);
   const root = v.schema.openAPIV3Schema as { properties: Record<string, unknown> };

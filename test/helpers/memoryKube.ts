@@ -4,7 +4,9 @@
 import type { Kind } from '../../shared/kube/kinds.ts';
 import type { KubePort, ObjectList, Selection, WritableObject } from '../../shared/kube/port.ts';
 
-type Obj = WritableObject & { metadata: WritableObject['metadata'] & { labels?: Record<string, string>; resourceVersion?: string } };
+type Obj = WritableObject & {
+  metadata: WritableObject['metadata'] & { labels?: Record<string, string>; resourceVersion?: string };
+};
 
 export interface MemoryKube extends KubePort {
   readonly store: Map<string, Obj>;
@@ -16,12 +18,15 @@ export interface MemoryKube extends KubePort {
 }
 
 function matches(o: Obj, selector = ''): boolean {
-  return selector.split(',').filter(Boolean).every((term) => {
-    const [k = '', v] = term.split(/!?=/);
-    const actual = o.metadata.labels?.[k];
-    if (v === undefined) return actual !== undefined;
-    return term.includes('!=') ? actual !== v : actual === v;
-  });
+  return selector
+    .split(',')
+    .filter(Boolean)
+    .every((term) => {
+      const [k = '', v] = term.split(/!?=/);
+      const actual = o.metadata.labels?.[k];
+      if (v === undefined) return actual !== undefined;
+      return term.includes('!=') ? actual !== v : actual === v;
+    });
 }
 
 export function memoryKube(): MemoryKube {
@@ -47,7 +52,10 @@ export function memoryKube(): MemoryKube {
   return {
     store,
     requests,
-    count: (verb, k, name) => [...requests.entries()].filter(([at]) => at.startsWith(`${verb} ${k.plural}/`) && (name === undefined || at.endsWith(`/${name}`))).reduce((n, [, c]) => n + c, 0),
+    count: (verb, k, name) =>
+      [...requests.entries()]
+        .filter(([at]) => at.startsWith(`${verb} ${k.plural}/`) && (name === undefined || at.endsWith(`/${name}`)))
+        .reduce((n, [, c]) => n + c, 0),
     put: (k, obj) => void save(k, obj as Obj),
     get: <T>(k: Kind<T>, name: string, ns?: string) => {
       note('get', k, ns, name);
@@ -57,17 +65,37 @@ export function memoryKube(): MemoryKube {
       note('list', k, sel?.namespace, '');
       const prefix = sel?.namespace === undefined ? `${k.plural}/` : `${k.plural}/${sel.namespace}/`;
       const items = [...store.entries()].filter(([kk, o]) => kk.startsWith(prefix) && matches(o, sel?.labelSelector));
-      return Promise.resolve({ items: items.map(([, o]) => structuredClone(o) as T), resourceVersion: String(version) } satisfies ObjectList<T>);
+      return Promise.resolve({
+        items: items.map(([, o]) => structuredClone(o) as T),
+        resourceVersion: String(version),
+      } satisfies ObjectList<T>);
     },
     create: <T>(k: Kind<T>, obj: WritableObject) => {
       note('create', k, obj.metadata.namespace, obj.metadata.name);
-      return Promise.resolve(save(k, { ...(obj as Obj), metadata: { ...obj.metadata, uid: `uid-${obj.metadata.name}`, creationTimestamp: '2026-12-02T10:00:00Z', generation: 1 } }) as T);
+      return Promise.resolve(
+        save(k, {
+          ...(obj as Obj),
+          metadata: {
+            ...obj.metadata,
+            uid: `uid-${obj.metadata.name}`,
+            creationTimestamp: '2026-12-02T10:00:00Z',
+            generation: 1,
+          },
+        }) as T,
+      );
     },
     patch: <T>(k: Kind<T>, name: string, ns: string | undefined, p: Record<string, unknown>) => {
       note('patch', k, ns, name);
       const o = existing(k, ns, name);
       const meta = (p.metadata ?? {}) as Record<string, unknown>;
-      return Promise.resolve(save(k, { ...o, ...p, metadata: { ...o.metadata, ...meta } as Obj['metadata'], ...(p.spec ? { spec: { ...(o.spec as object), ...(p.spec as object) } } : {}) }) as T);
+      return Promise.resolve(
+        save(k, {
+          ...o,
+          ...p,
+          metadata: { ...o.metadata, ...meta } as Obj['metadata'],
+          ...(p.spec ? { spec: { ...(o.spec as object), ...(p.spec as object) } } : {}),
+        }) as T,
+      );
     },
     applyStatus: <T>(k: Kind<T>, obj: WritableObject) => {
       note('applyStatus', k, obj.metadata.namespace, obj.metadata.name);

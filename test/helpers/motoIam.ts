@@ -35,7 +35,14 @@ export interface AwsAnswer {
 export async function signedRequest(
   endpoint: string,
   credentials: Credentials,
-  req: { service: string; region: string; method: string; path: string; headers?: Record<string, string>; body?: string },
+  req: {
+    service: string;
+    region: string;
+    method: string;
+    path: string;
+    headers?: Record<string, string>;
+    body?: string;
+  },
 ): Promise<AwsAnswer> {
   const url = new URL(req.path, endpoint);
   const query = Object.fromEntries(url.searchParams);
@@ -51,12 +58,22 @@ export async function signedRequest(
   });
   const signer = new SignatureV4({ service: req.service, region: req.region, credentials, sha256: Sha256 });
   const signed = await signer.sign(request);
-  const res = await fetch(url, { method: req.method, headers: signed.headers, ...(req.body === undefined ? {} : { body: req.body }), signal: AbortSignal.timeout(10_000) });
+  const res = await fetch(url, {
+    method: req.method,
+    headers: signed.headers,
+    ...(req.body === undefined ? {} : { body: req.body }),
+    signal: AbortSignal.timeout(10_000),
+  });
   return { status: res.status, text: await res.text() };
 }
 
 /** An IAM or STS query-protocol action; throws with the answer unless it succeeds. */
-export async function queryAction(moto: Pick<IamMoto, 'endpoint' | 'region'>, credentials: Credentials, service: 'iam' | 'sts', params: Record<string, string>): Promise<string> {
+export async function queryAction(
+  moto: Pick<IamMoto, 'endpoint' | 'region'>,
+  credentials: Credentials,
+  service: 'iam' | 'sts',
+  params: Record<string, string>,
+): Promise<string> {
   const version = service === 'iam' ? '2010-05-08' : '2011-06-15';
   const body = new URLSearchParams({ Version: version, ...params }).toString();
   const answer = await signedRequest(moto.endpoint, credentials, {
@@ -67,7 +84,8 @@ export async function queryAction(moto: Pick<IamMoto, 'endpoint' | 'region'>, cr
     headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
     body,
   });
-  if (answer.status !== 200) throw new Error(`${service} ${params['Action'] ?? ''} answered ${answer.status}: ${answer.text}`);
+  if (answer.status !== 200)
+    throw new Error(`${service} ${params['Action'] ?? ''} answered ${answer.status}: ${answer.text}`);
   return answer.text;
 }
 
@@ -83,7 +101,10 @@ async function waitUp(endpoint: string, proc: ChildProcess, log: string): Promis
   while (Date.now() < deadline) {
     if (proc.exitCode !== null) throw new Error(`the enforcing moto exited; see ${log}`);
     // The emulator's own API does not count towards the unauthenticated requests.
-    const up = await fetch(`${endpoint}/moto-api/`).then((r) => r.ok, () => false);
+    const up = await fetch(`${endpoint}/moto-api/`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (up) return;
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -92,7 +113,8 @@ async function waitUp(endpoint: string, proc: ChildProcess, log: string): Promis
 
 /** The emulator test/env/bootstrap.sh installs; only it is needed, not the rest of the environment. */
 function motoServer(): string {
-  const cache = process.env['TESTENV_CACHE'] ?? join(process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'aicr-testenv');
+  const cache =
+    process.env['TESTENV_CACHE'] ?? join(process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'aicr-testenv');
   const bin = join(process.env['TESTENV_VENV'] ?? join(cache, 'venv'), 'bin/moto_server');
   if (!existsSync(bin)) throw new Error(`${bin} is missing: run test/env/bootstrap.sh first`);
   return bin;
@@ -124,14 +146,27 @@ export async function startIamMoto(): Promise<IamMoto> {
       Action: 'PutUserPolicy',
       UserName: 'aicr-test-admin',
       PolicyName: 'everything',
-      PolicyDocument: JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: '*', Resource: '*' }] }),
+      PolicyDocument: JSON.stringify({
+        Version: '2012-10-17',
+        Statement: [{ Effect: 'Allow', Action: '*', Resource: '*' }],
+      }),
     });
     const key = await queryAction(at, bootstrap, 'iam', { Action: 'CreateAccessKey', UserName: 'aicr-test-admin' });
     const admin = { accessKeyId: xmlField(key, 'AccessKeyId'), secretAccessKey: xmlField(key, 'SecretAccessKey') };
     const account = adminArn.split(':')[4] ?? '';
     // Enforcement is on from here: an unknown key must now be refused, or nothing below proves anything.
-    const probe = await signedRequest(endpoint, bootstrap, { service: 'sts', region, method: 'POST', path: '/', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'Action=GetCallerIdentity&Version=2011-06-15' });
-    if (probe.status !== 403) throw new Error(`the emulator accepted an unknown key after bootstrap (HTTP ${probe.status}): IAM enforcement is off`);
+    const probe = await signedRequest(endpoint, bootstrap, {
+      service: 'sts',
+      region,
+      method: 'POST',
+      path: '/',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'Action=GetCallerIdentity&Version=2011-06-15',
+    });
+    if (probe.status !== 403)
+      throw new Error(
+        `the emulator accepted an unknown key after bootstrap (HTTP ${probe.status}): IAM enforcement is off`,
+      );
     return { endpoint, region, account, admin, adminArn, stop };
   } catch (err) {
     await stop();
@@ -141,6 +176,14 @@ export async function startIamMoto(): Promise<IamMoto> {
 
 /** Credentials of a role, through sts:AssumeRole as the administrator (the test's stand-in for Lambda's own assumption). */
 export async function assumeRole(moto: IamMoto, roleArn: string): Promise<Credentials> {
-  const xml = await queryAction(moto, moto.admin, 'sts', { Action: 'AssumeRole', RoleArn: roleArn, RoleSessionName: 'function' });
-  return { accessKeyId: xmlField(xml, 'AccessKeyId'), secretAccessKey: xmlField(xml, 'SecretAccessKey'), sessionToken: xmlField(xml, 'SessionToken') };
+  const xml = await queryAction(moto, moto.admin, 'sts', {
+    Action: 'AssumeRole',
+    RoleArn: roleArn,
+    RoleSessionName: 'function',
+  });
+  return {
+    accessKeyId: xmlField(xml, 'AccessKeyId'),
+    secretAccessKey: xmlField(xml, 'SecretAccessKey'),
+    sessionToken: xmlField(xml, 'SessionToken'),
+  };
 }

@@ -21,7 +21,11 @@ export async function pushBlob(base: string, repo: string, bytes: Uint8Array): P
   assert.equal(start.status, 202, await start.text());
   const location = new URL(start.headers.get('location') ?? '', base);
   location.searchParams.set('digest', digest);
-  const put = await fetch(location, { method: 'PUT', headers: { ...basicAuth(), 'content-type': 'application/octet-stream' }, body: bytes });
+  const put = await fetch(location, {
+    method: 'PUT',
+    headers: { ...basicAuth(), 'content-type': 'application/octet-stream' },
+    body: bytes,
+  });
   assert.equal(put.status, 201, await put.text());
   assert.equal(put.headers.get('docker-content-digest'), digest);
   return digest;
@@ -49,7 +53,11 @@ export async function pushManifest(
       layers: [{ mediaType: layerMediaType, ...layer }],
     }),
   );
-  const put = await fetch(`${base}/v2/${repo}/manifests/${tag}`, { method: 'PUT', headers: { ...basicAuth(), 'content-type': OCI_MANIFEST }, body: bytes });
+  const put = await fetch(`${base}/v2/${repo}/manifests/${tag}`, {
+    method: 'PUT',
+    headers: { ...basicAuth(), 'content-type': OCI_MANIFEST },
+    body: bytes,
+  });
   assert.equal(put.status, 201, await put.text());
   assert.equal(put.headers.get('docker-content-digest'), digestOf(bytes));
   return { bytes, digest: digestOf(bytes) };
@@ -62,7 +70,14 @@ export async function bundleJob(ns: string, name: string, ref: string, withCrede
     'aicr recipe --service eks --accelerator h100 --intent training --os ubuntu -o recipe.yaml',
     `aicr bundle -r recipe.yaml --deployer argocd -o oci://${ref} --plain-http`,
   ].join(' && ');
-  const docker = withCredentials ? [{ name: 'docker', secret: { secretName: 'registry-push', items: [{ key: '.dockerconfigjson', path: 'config.json' }] } }] : [];
+  const docker = withCredentials
+    ? [
+        {
+          name: 'docker',
+          secret: { secretName: 'registry-push', items: [{ key: '.dockerconfigjson', path: 'config.json' }] },
+        },
+      ]
+    : [];
   await batch().createNamespacedJob({
     namespace: ns,
     body: oneShotJob(name, {
@@ -72,7 +87,10 @@ export async function bundleJob(ns: string, name: string, ref: string, withCrede
           name: 'aicr',
           image: AICR_IMAGE,
           command: ['/bin/sh', '-c', script],
-          volumeMounts: [{ name: 'work', mountPath: '/work' }, ...(withCredentials ? [{ name: 'docker', mountPath: '/root/.docker', readOnly: true }] : [])],
+          volumeMounts: [
+            { name: 'work', mountPath: '/work' },
+            ...(withCredentials ? [{ name: 'docker', mountPath: '/root/.docker', readOnly: true }] : []),
+          ],
         },
       ],
     }),

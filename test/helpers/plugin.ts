@@ -15,14 +15,22 @@ export interface PluginRun {
 /** A person's shell environment: the test kubectl, and the plugin beside it on PATH. */
 export function personEnv(): NodeJS.ProcessEnv {
   const env = testEnv();
-  return { ...process.env, PATH: `${BIN}:${env.TESTENV_BIN}:${process.env['PATH'] ?? ''}`, KUBECTL: `${env.TESTENV_BIN}/kubectl` };
+  return {
+    ...process.env,
+    PATH: `${BIN}:${env.TESTENV_BIN}:${process.env['PATH'] ?? ''}`,
+    KUBECTL: `${env.TESTENV_BIN}/kubectl`,
+  };
 }
 
 /** Runs a program to its end; never rejects on a non-zero exit. */
 export function runCaptured(file: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<PluginRun> {
   return new Promise((resolve) => {
     execFile(file, args, { env, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
+      const code = err
+        ? typeof (err as { code?: unknown }).code === 'number'
+          ? (err as { code: number }).code
+          : 1
+        : 0;
       resolve({ code, stdout, stderr });
     });
   });

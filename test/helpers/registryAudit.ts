@@ -10,7 +10,10 @@ const auditFile = (): string => join(testEnv().TESTENV_STATE, 'registry-proxy-wr
 
 export async function proxyWrites(): Promise<ProxyWrite[]> {
   const text = await readFile(auditFile(), 'utf8').catch(() => '');
-  return text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as ProxyWrite);
+  return text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as ProxyWrite);
 }
 
 /** A mark to count from: the number of writes recorded so far. */

@@ -42,16 +42,25 @@ export async function stopRegistryProcess(): Promise<void> {
   const pid = Number((await readFile(pidFile(), 'utf8')).trim());
   if (!(await alive(pid))) throw new Error(`the registry (PID ${pid}) is not running`);
   process.kill(pid, 'SIGTERM');
-  await until('the registry to exit', STOP_GRACE_MS, async () => !(await alive(pid))).catch(() => process.kill(pid, 'SIGKILL'));
+  await until('the registry to exit', STOP_GRACE_MS, async () => !(await alive(pid))).catch(() =>
+    process.kill(pid, 'SIGKILL'),
+  );
   await until('the registry to exit', STOP_GRACE_MS, async () => !(await alive(pid)));
-  await until('the registry address to refuse connections', STOP_GRACE_MS, async () => (await registryAnswers()) === undefined);
+  await until(
+    'the registry address to refuse connections',
+    STOP_GRACE_MS,
+    async () => (await registryAnswers()) === undefined,
+  );
 }
 
 export async function startRegistry(): Promise<void> {
   const { TESTENV_STATE: state, TESTENV_REGISTRY_BIN: bin } = testEnv();
   const log = openSync(join(state, 'registry.log'), 'a');
   try {
-    const child = spawn(bin, ['serve', join(state, 'registry', 'config.yml')], { detached: true, stdio: ['ignore', log, log] });
+    const child = spawn(bin, ['serve', join(state, 'registry', 'config.yml')], {
+      detached: true,
+      stdio: ['ignore', log, log],
+    });
     await once(child, 'spawn');
     await writeFile(pidFile(), `${child.pid}\n`);
     child.unref();

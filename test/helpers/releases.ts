@@ -17,16 +17,26 @@ export function manifestsOf(component: string, version: string): ChartSource {
 }
 
 /** A manifest digest as resolution records it when it mirrors a chart (SEC-5). */
-export const pinned = (source: ChartSource, seed: string): ChartSource => ({ ...source, digest: `sha256:${seed.repeat(64).slice(0, 64)}` });
+export const pinned = (source: ChartSource, seed: string): ChartSource => ({
+  ...source,
+  digest: `sha256:${seed.repeat(64).slice(0, 64)}`,
+});
 
 const base = (): Pick<Release, 'dependsOn' | 'manual' | 'steps'> => ({ dependsOn: [], manual: false, steps: [] });
 
 /** Values with nulls but no empty map: they ride as `valuesObject`. */
 const gpuOperatorValues: Release['values'] = {
-  driver: { enabled: true, version: '580.82.07', upgradePolicy: { maxParallelUpgrades: 1, drain: { timeoutSeconds: 300 } } },
+  driver: {
+    enabled: true,
+    version: '580.82.07',
+    upgradePolicy: { maxParallelUpgrades: 1, drain: { timeoutSeconds: 300 } },
+  },
   toolkit: { enabled: 'true' },
   dcgmExporter: { serviceMonitor: { enabled: true, interval: '15s', honorLabels: false } },
-  daemonsets: { tolerations: [{ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }], priorityClassName: null },
+  daemonsets: {
+    tolerations: [{ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }],
+    priorityClassName: null,
+  },
   node: { selector: { 'nvidia.com/gpu.present': 'true', 'node.kubernetes.io/instance-type': 'p5.48xlarge' } },
   migManager: { config: { name: null, default: 'all-disabled' } },
   validator: { plugin: { env: [{ name: 'WITH_WORKLOAD', value: 'false' }] } },
@@ -47,7 +57,10 @@ const gpuOperatorValues: Release['values'] = {
 const prometheusValues: Release['values'] = {
   prometheus: {
     prometheusSpec: {
-      storageSpec: { emptyDir: null, volumeClaimTemplate: { spec: { storageClassName: 'gp3', resources: { requests: { storage: '200Gi' } } } } },
+      storageSpec: {
+        emptyDir: null,
+        volumeClaimTemplate: { spec: { storageClassName: 'gp3', resources: { requests: { storage: '200Gi' } } } },
+      },
       retentionSize: '180GB',
       scrapeInterval: '30s',
       ruleSelectorNilUsesHelmValues: false,
@@ -58,15 +71,33 @@ const prometheusValues: Release['values'] = {
     },
   },
   alertmanager: { enabled: false, config: null },
-  grafana: { enabled: true, 'grafana.ini': { 'auth.anonymous': { enabled: 'true', org_role: 'Viewer' } }, sidecar: { dashboards: {} } },
+  grafana: {
+    enabled: true,
+    'grafana.ini': { 'auth.anonymous': { enabled: 'true', org_role: 'Viewer' } },
+    sidecar: { dashboards: {} },
+  },
   'kube-state-metrics': { metricLabelsAllowlist: ['nodes=[nvidia.com/gpu.product]'] },
   nodeExporter: { enabled: 'false' },
   defaultRules: { rules: {} },
 };
 
 const SAMPLE: Release[] = [
-  { ...base(), name: 'cert-manager', namespace: 'cert-manager', order: 0, chart: pinned(mirrored('cert-manager', 'v1.17.2'), 'c0ffee'), values: { crds: { enabled: true }, replicaCount: 1 } },
-  { ...base(), name: 'kgateway-crds', namespace: 'kgateway-system', order: 1, manifests: manifestsOf('kgateway-crds', '0.11.1'), values: {} },
+  {
+    ...base(),
+    name: 'cert-manager',
+    namespace: 'cert-manager',
+    order: 0,
+    chart: pinned(mirrored('cert-manager', 'v1.17.2'), 'c0ffee'),
+    values: { crds: { enabled: true }, replicaCount: 1 },
+  },
+  {
+    ...base(),
+    name: 'kgateway-crds',
+    namespace: 'kgateway-system',
+    order: 1,
+    manifests: manifestsOf('kgateway-crds', '0.11.1'),
+    values: {},
+  },
   {
     ...base(),
     name: 'gpu-operator',
@@ -77,7 +108,14 @@ const SAMPLE: Release[] = [
     values: gpuOperatorValues,
     dependsOn: ['cert-manager'],
   },
-  { ...base(), name: 'kube-prometheus-stack', namespace: 'monitoring', order: 3, chart: mirrored('kube-prometheus-stack', '75.15.1'), values: prometheusValues },
+  {
+    ...base(),
+    name: 'kube-prometheus-stack',
+    namespace: 'monitoring',
+    order: 3,
+    chart: mirrored('kube-prometheus-stack', '75.15.1'),
+    values: prometheusValues,
+  },
   {
     ...base(),
     name: 'nvsentinel',
@@ -96,7 +134,10 @@ const SAMPLE: Release[] = [
     values: { tuning: { hugepages: 2048 } },
     dependsOn: ['gpu-operator'],
     manual: true,
-    steps: ['Cordon the GPU nodes, then apply the tuning: kubectl apply -f tuning.yaml', 'Reboot each node, one at a time, and "uncordon" it'],
+    steps: [
+      'Cordon the GPU nodes, then apply the tuning: kubectl apply -f tuning.yaml',
+      'Reboot each node, one at a time, and "uncordon" it',
+    ],
   },
 ];
 

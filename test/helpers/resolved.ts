@@ -12,14 +12,22 @@ export interface ResolvedCondition {
 }
 
 /** Waits until Resolved satisfies `ok`; on a timeout the error shows the last Resolved seen. */
-export async function resolvedWith(what: string, ok: (c: ResolvedCondition) => boolean, timeoutMs: number): Promise<ResolvedCondition> {
+export async function resolvedWith(
+  what: string,
+  ok: (c: ResolvedCondition) => boolean,
+  timeoutMs: number,
+): Promise<ResolvedCondition> {
   let last: unknown;
   try {
-    return await waitFor(what, async () => {
-      const c = condition(await getRuntime(), 'Resolved');
-      last = c;
-      return c && ok(c) ? c : undefined;
-    }, timeoutMs);
+    return await waitFor(
+      what,
+      async () => {
+        const c = condition(await getRuntime(), 'Resolved');
+        last = c;
+        return c && ok(c) ? c : undefined;
+      },
+      timeoutMs,
+    );
   } catch (err) {
     throw new Error(`${(err as Error).message}; Resolved was ${JSON.stringify(last)}`, { cause: err });
   }

@@ -13,7 +13,16 @@ import { configurationData } from './configurationData.ts';
 
 export const UID = '11111111-1111-4111-8111-111111111111';
 const REPO = 'registry.example:5000/aicr';
-const releaseOf = (name: string): Release => ({ name, namespace: name, order: 0, chart: { repoURL: REPO, chart: name, version: '1.0.0' }, values: {}, dependsOn: [], manual: false, steps: [] });
+const releaseOf = (name: string): Release => ({
+  name,
+  namespace: name,
+  order: 0,
+  chart: { repoURL: REPO, chart: name, version: '1.0.0' },
+  values: {},
+  dependsOn: [],
+  manual: false,
+  steps: [],
+});
 const planOf = (name: string) => {
   const release = releaseOf(name);
   return { digest: planDigest([release]), releases: [release], runtimeUID: UID, recipe: 'kind: RecipeResult\n' };
@@ -24,12 +33,22 @@ export const TARGET = targetOf();
 
 export function cluster(releaseName = 'gpu-operator'): ReturnType<typeof memoryKube> {
   const kube = memoryKube();
-  const configuration = { aicr: { digests: 'Optional', versions: { 'v0.11.1': 'ghcr.io/nvidia/aicr:v0.11.1' } }, registry: { repository: REPO, auth: { mode: 'static', staticSecretRef: 'aicr-registry-auth' } } };
-  kube.put(KIND.configMap, { metadata: { name: CONFIGURATION.name, namespace: CONFIGURATION.namespace }, data: configurationData(configuration) });
+  const configuration = {
+    aicr: { digests: 'Optional', versions: { 'v0.11.1': 'ghcr.io/nvidia/aicr:v0.11.1' } },
+    registry: { repository: REPO, auth: { mode: 'static', staticSecretRef: 'aicr-registry-auth' } },
+  };
+  kube.put(KIND.configMap, {
+    metadata: { name: CONFIGURATION.name, namespace: CONFIGURATION.namespace },
+    data: configurationData(configuration),
+  });
   kube.put(KIND.configMap, planConfigMap(planOf(releaseName)) as unknown as Record<string, unknown>);
   const [k, v] = ARGOCD.controllerSelector.split(',').map((t) => t.split('=')) as [string[], string[]];
   const labels = Object.fromEntries([k, v].map(([a = '', b = '']) => [a, b]));
-  kube.put(KIND.statefulSet, { metadata: { name: 'argocd-application-controller', namespace: NAMESPACES.argocd, labels, generation: 1 }, spec: { replicas: 1 }, status: { readyReplicas: 1, observedGeneration: 1 } });
+  kube.put(KIND.statefulSet, {
+    metadata: { name: 'argocd-application-controller', namespace: NAMESPACES.argocd, labels, generation: 1 },
+    spec: { replicas: 1 },
+    status: { readyReplicas: 1, observedGeneration: 1 },
+  });
   return kube;
 }
 
@@ -39,7 +58,18 @@ export function runtime(spec: Record<string, unknown> = {}, target = TARGET): Ru
     kind: 'ClusterRuntime',
     metadata: { name: 'gpu', uid: UID, finalizers: [FINALIZER.cleanup], generation: 1, resourceVersion: '1' },
     spec: { aicrVersion: 'v0.11.1', ...spec },
-    status: { targetPlan: target, conditions: [{ type: CONDITION.resolved, status: 'True', reason: 'Resolved', message: 'resolved', lastTransitionTime: '2026-12-02T09:00:00Z' }] },
+    status: {
+      targetPlan: target,
+      conditions: [
+        {
+          type: CONDITION.resolved,
+          status: 'True',
+          reason: 'Resolved',
+          message: 'resolved',
+          lastTransitionTime: '2026-12-02T09:00:00Z',
+        },
+      ],
+    },
   } as RuntimeObject;
 }
 
@@ -51,4 +81,3 @@ export const ctxOf = (kube: ReturnType<typeof memoryKube>, rt: RuntimeObject, at
   item: { v: 1 as const, step: 'rollout', runtime: { name: 'gpu', uid: UID }, cause: 'MODIFIED', attempt: 1 },
   runtime: rt,
 });
-

@@ -24,25 +24,54 @@ export const CHART_PREFIX = ROLLOUT_CHARTS_PREFIX;
  * and deploys for real (test/env/charts/fixtureCharts.ts). `versionInManifests: false` makes
  * versions that render the same manifests. Returns the manifest digest, as resolution records it.
  */
-export async function pushChart(chart: string, version: string, content: FixtureContent = {}, repository = CHART_PREFIX): Promise<string> {
+export async function pushChart(
+  chart: string,
+  version: string,
+  content: FixtureContent = {},
+  repository = CHART_PREFIX,
+): Promise<string> {
   const tgz = packageFixture({ chart, version }, content);
   const config = new TextEncoder().encode(JSON.stringify({ apiVersion: 'v2', name: chart, version }));
   const target = `${testEnv().TESTENV_REGISTRY}/${repository}/${chart}:${version}`;
-  const { digest } = await pushArtifact(target, { config: { mediaType: HELM_CONFIG, bytes: config }, layers: [{ mediaType: HELM_CHART_LAYER, bytes: tgz }] }, { plainHTTP: true, dockerConfig: dockerConfig() });
+  const { digest } = await pushArtifact(
+    target,
+    { config: { mediaType: HELM_CONFIG, bytes: config }, layers: [{ mediaType: HELM_CHART_LAYER, bytes: tgz }] },
+    { plainHTTP: true, dockerConfig: dockerConfig() },
+  );
   return digest;
 }
 
 /** A release of one chart from the test registry. */
 export function chartRelease(name: string, order: number, version: string, extra: Partial<Release> = {}): Release {
-  return { name, namespace: `ns-${name}`, order, chart: { repoURL: `${testEnv().TESTENV_REGISTRY}/${CHART_PREFIX}`, chart: name, version }, values: {}, dependsOn: [], manual: false, steps: [], ...extra };
+  return {
+    name,
+    namespace: `ns-${name}`,
+    order,
+    chart: { repoURL: `${testEnv().TESTENV_REGISTRY}/${CHART_PREFIX}`, chart: name, version },
+    values: {},
+    dependsOn: [],
+    manual: false,
+    steps: [],
+    ...extra,
+  };
 }
 
 /** Writes the plan as resolution would (its own identity), with the recipe it records if given, and returns its name. */
-export async function storePlan(runtimeUID: string, releases: Release[], recipe?: string): Promise<{ name: string; plan: Plan }> {
-  const plan: Plan = { digest: planDigest(releases), releases, runtimeUID, ...(recipe === undefined ? {} : { recipe }) };
+export async function storePlan(
+  runtimeUID: string,
+  releases: Release[],
+  recipe?: string,
+): Promise<{ name: string; plan: Plan }> {
+  const plan: Plan = {
+    digest: planDigest(releases),
+    releases,
+    runtimeUID,
+    ...(recipe === undefined ? {} : { recipe }),
+  };
   const name = planName(plan.digest);
   const asResolve = stepKube('resolve');
-  if (!(await asResolve.get(KIND.configMap, name, NAMESPACES.system))) await asResolve.create(KIND.configMap, planConfigMap(plan));
+  if (!(await asResolve.get(KIND.configMap, name, NAMESPACES.system)))
+    await asResolve.create(KIND.configMap, planConfigMap(plan));
   return { name, plan };
 }
 
@@ -50,6 +79,17 @@ export async function storePlan(runtimeUID: string, releases: Release[], recipe?
 export async function target(plan: string): Promise<void> {
   const rt = await getRuntime();
   if (!rt) throw new Error('no runtime');
-  const resolved = { type: CONDITION.resolved, status: 'True', reason: 'Resolved', message: `plan ${plan} (test stage); it is the target`, lastTransitionTime: kubeTime(new Date()), observedGeneration: rt.metadata.generation ?? 0 };
-  await stepKube('resolve').applyStatus(KIND.clusterRuntime, { metadata: { name: rt.metadata.name }, status: { conditions: [resolved], targetPlan: plan, candidatePlan: plan } }, { fieldManager: FIELD_MANAGER.resolve, force: true });
+  const resolved = {
+    type: CONDITION.resolved,
+    status: 'True',
+    reason: 'Resolved',
+    message: `plan ${plan} (test stage); it is the target`,
+    lastTransitionTime: kubeTime(new Date()),
+    observedGeneration: rt.metadata.generation ?? 0,
+  };
+  await stepKube('resolve').applyStatus(
+    KIND.clusterRuntime,
+    { metadata: { name: rt.metadata.name }, status: { conditions: [resolved], targetPlan: plan, candidatePlan: plan } },
+    { fieldManager: FIELD_MANAGER.resolve, force: true },
+  );
 }

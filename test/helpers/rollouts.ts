@@ -20,14 +20,22 @@ import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubect
 const asResolve = stepKube('resolve');
 const asRollout = stepKube('rollout');
 
-export async function released(what: string, ok: (reason: string, message: string) => boolean, timeoutMs = 60_000): Promise<{ reason: string; message: string }> {
+export async function released(
+  what: string,
+  ok: (reason: string, message: string) => boolean,
+  timeoutMs = 60_000,
+): Promise<{ reason: string; message: string }> {
   let last: unknown;
   try {
-    return await waitFor(what, async () => {
-      const c = condition(await getRuntime(), 'Released');
-      last = c;
-      return c && ok(c.reason, c.message) ? c : undefined;
-    }, timeoutMs);
+    return await waitFor(
+      what,
+      async () => {
+        const c = condition(await getRuntime(), 'Released');
+        last = c;
+        return c && ok(c.reason, c.message) ? c : undefined;
+      },
+      timeoutMs,
+    );
   } catch (err) {
     throw new Error(`${(err as Error).message}; Released was ${JSON.stringify(last)}`, { cause: err });
   }
@@ -52,7 +60,15 @@ export const FAILING_SOON = '15s';
 
 /** Sets the runtime's actionTimeout, as a person would with kubectl. */
 export function setActionTimeout(value: string): Promise<string> {
-  return kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', JSON.stringify({ spec: { actionTimeout: value } }));
+  return kubectl(
+    'patch',
+    'clusterruntime',
+    'cluster',
+    '--type',
+    'merge',
+    '-p',
+    JSON.stringify({ spec: { actionTimeout: value } }),
+  );
 }
 
 /**
@@ -62,11 +78,15 @@ export function setActionTimeout(value: string): Promise<string> {
 export async function stalledOn(reason: string, timeoutMs = 20_000): Promise<void> {
   let last: string | undefined;
   try {
-    await waitFor(`Stalled=True with ${reason}`, async () => {
-      const c = condition(await getRuntime(), 'Stalled');
-      last = `${c?.status ?? 'none'}/${c?.reason ?? 'none'}`;
-      return c?.status === 'True' && c.reason === reason ? true : undefined;
-    }, timeoutMs);
+    await waitFor(
+      `Stalled=True with ${reason}`,
+      async () => {
+        const c = condition(await getRuntime(), 'Stalled');
+        last = `${c?.status ?? 'none'}/${c?.reason ?? 'none'}`;
+        return c?.status === 'True' && c.reason === reason ? true : undefined;
+      },
+      timeoutMs,
+    );
   } catch (err) {
     throw new Error(`${(err as Error).message}; Stalled was ${last ?? 'never read'}`, { cause: err });
   }
@@ -77,7 +97,11 @@ export async function rolloutsOf(runtimeUID: string): Promise<RolloutObject[]> {
   return (await asRollout.list(KIND.runtimeRollout)).items
     .map(parseRollout)
     .filter((r): r is RolloutObject => r !== undefined && r.spec.runtimeUID === runtimeUID)
-    .sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') || a.metadata.name.localeCompare(b.metadata.name));
+    .sort(
+      (a, b) =>
+        (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') ||
+        a.metadata.name.localeCompare(b.metadata.name),
+    );
 }
 
 export async function rollout(name: string): Promise<RolloutObject> {
@@ -90,17 +114,30 @@ export async function rollout(name: string): Promise<RolloutObject> {
 export async function assertNoApplicationWrite(since: number): Promise<void> {
   await settleAudit();
   // The test itself writes Applications as its admin, standing in for what Argo CD holds.
-  const ours = (e: AuditEvent): boolean => e.user.username === CONTROL_PLANE_USER || (e.impersonatedUser?.username ?? '').startsWith('aicr-');
-  const writes = auditSince(since).filter((e) => ours(e) && e.objectRef?.resource === 'applications' && ['create', 'update', 'patch', 'delete', 'deletecollection'].includes(e.verb));
-  assert.deepEqual(writes.map((e) => `${e.verb} ${e.objectRef?.name ?? ''} by ${e.impersonatedUser?.username ?? e.user.username}`), []);
+  const ours = (e: AuditEvent): boolean =>
+    e.user.username === CONTROL_PLANE_USER || (e.impersonatedUser?.username ?? '').startsWith('aicr-');
+  const writes = auditSince(since).filter(
+    (e) =>
+      ours(e) &&
+      e.objectRef?.resource === 'applications' &&
+      ['create', 'update', 'patch', 'delete', 'deletecollection'].includes(e.verb),
+  );
+  assert.deepEqual(
+    writes.map((e) => `${e.verb} ${e.objectRef?.name ?? ''} by ${e.impersonatedUser?.username ?? e.user.username}`),
+    [],
+  );
 }
 
 /** Writes a plan of other releases, as resolution would have, and returns its name. */
-export async function writePlan(base: Plan, change: (r: Release, i: number) => Release): Promise<{ name: string; plan: Plan }> {
+export async function writePlan(
+  base: Plan,
+  change: (r: Release, i: number) => Release,
+): Promise<{ name: string; plan: Plan }> {
   const releases = base.releases.map(change);
   const plan = { ...base, releases, digest: planDigest(releases) };
   const name = planName(plan.digest);
-  if (!(await asResolve.get(KIND.configMap, name, NAMESPACES.system))) await asResolve.create(KIND.configMap, planConfigMap(plan));
+  if (!(await asResolve.get(KIND.configMap, name, NAMESPACES.system)))
+    await asResolve.create(KIND.configMap, planConfigMap(plan));
   return { name, plan };
 }
 
@@ -109,22 +146,54 @@ export async function select(selection: Record<string, unknown>): Promise<void> 
 }
 
 export async function clearApplications(): Promise<void> {
-  await kubectl('delete', 'applications.argoproj.io', '-n', NAMESPACES.argocd, '-l', `${LABEL.managedBy}=aicr-operator`, '--ignore-not-found');
+  await kubectl(
+    'delete',
+    'applications.argoproj.io',
+    '-n',
+    NAMESPACES.argocd,
+    '-l',
+    `${LABEL.managedBy}=aicr-operator`,
+    '--ignore-not-found',
+  );
 }
 
 export async function grantUsers(): Promise<void> {
-  await kubectl('create', 'clusterrolebinding', 'test-approver-alice', `--clusterrole=${APPROVAL.approverRole}`, '--user=alice').catch(() => undefined);
-  await kubectlApply({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'test-rollout-editor' }, rules: [{ apiGroups: ['operator.aicr.run'], resources: ['runtimerollouts', 'clusterruntimes'], verbs: ['get', 'list', 'patch'] }] });
-  await kubectl('create', 'clusterrolebinding', 'test-rollout-editor-bob', '--clusterrole=test-rollout-editor', '--user=bob').catch(() => undefined);
+  await kubectl(
+    'create',
+    'clusterrolebinding',
+    'test-approver-alice',
+    `--clusterrole=${APPROVAL.approverRole}`,
+    '--user=alice',
+  ).catch(() => undefined);
+  await kubectlApply({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name: 'test-rollout-editor' },
+    rules: [
+      {
+        apiGroups: ['operator.aicr.run'],
+        resources: ['runtimerollouts', 'clusterruntimes'],
+        verbs: ['get', 'list', 'patch'],
+      },
+    ],
+  });
+  await kubectl(
+    'create',
+    'clusterrolebinding',
+    'test-rollout-editor-bob',
+    '--clusterrole=test-rollout-editor',
+    '--user=bob',
+  ).catch(() => undefined);
 }
-
 
 /**
  * A clean stage for a rollout test: no runtime, rollouts or owned Applications, the test
  * configuration (or `configuration`), the approvers, and Argo CD's repository Secret for the
  * test registry unless the test writes its own.
  */
-export async function clearRolloutStage(opts: { readonly configuration?: Record<string, unknown>; readonly repoCreds?: boolean } = {}): Promise<void> {
+export async function clearRolloutStage(
+  opts: { readonly configuration?: Record<string, unknown>; readonly repoCreds?: boolean } = {},
+): Promise<void> {
   await ensureCrds();
   await deleteRuntime();
   await applyConfiguration(opts.configuration);
@@ -136,7 +205,10 @@ export async function clearRolloutStage(opts: { readonly configuration?: Record<
 
 /** The rollout to `plan` once the runtime says it waits for approval. */
 export async function awaitingRollout(plan: string): Promise<RolloutObject> {
-  const c = await released(`AwaitingApproval for ${plan}`, (reason, message) => reason === 'AwaitingApproval' && message.includes(plan));
+  const c = await released(
+    `AwaitingApproval for ${plan}`,
+    (reason, message) => reason === 'AwaitingApproval' && message.includes(plan),
+  );
   return rollout(/rollout (aicr-rollout-[0-9a-z-]+)/.exec(c.message)?.[1] ?? '');
 }
 
@@ -147,7 +219,10 @@ export async function approve(name: string): Promise<void> {
 }
 
 /** Creates the runtime, settles resolution on a plan of `releases`, approves its rollout and waits until the plan is active. */
-export async function installedRuntime(spec: Record<string, unknown>, releases: Release[]): Promise<{ uid: string; plan: string }> {
+export async function installedRuntime(
+  spec: Record<string, unknown>,
+  releases: Release[],
+): Promise<{ uid: string; plan: string }> {
   const uid = (await createRuntime(spec)).metadata.uid;
   const { name } = await storePlan(uid, releases);
   await target(name);

@@ -14,7 +14,9 @@ const RUNTIME = { group: API_GROUP, version: API_VERSION, plural: KINDS.clusterR
 
 export async function kubectl(...args: string[]): Promise<string> {
   // A whole suite's Events or objects as JSON outgrow the 1 MB default.
-  const { stdout } = await run('kubectl', ['--kubeconfig', testEnv().KUBECONFIG, ...args], { maxBuffer: 256 * 1024 * 1024 });
+  const { stdout } = await run('kubectl', ['--kubeconfig', testEnv().KUBECONFIG, ...args], {
+    maxBuffer: 256 * 1024 * 1024,
+  });
   return stdout;
 }
 
@@ -32,7 +34,10 @@ export function runtimeManifest(spec: Record<string, unknown>, name = RUNTIME_NA
   return { apiVersion: GROUP_VERSION, kind: KINDS.clusterRuntime.kind, metadata: { name }, spec };
 }
 
-export async function createRuntime(spec: Record<string, unknown>, kc: KubeConfig = adminKubeConfig()): Promise<RuntimeObject> {
+export async function createRuntime(
+  spec: Record<string, unknown>,
+  kc: KubeConfig = adminKubeConfig(),
+): Promise<RuntimeObject> {
   const co = kc.makeApiClient(CustomObjectsApi);
   return (await co.createClusterCustomObject({ ...RUNTIME, body: runtimeManifest(spec) })) as RuntimeObject;
 }
@@ -56,7 +61,9 @@ export async function deleteRuntime(): Promise<void> {
   const name = RUNTIME_NAME;
   if (!(await kubectl('get', 'clusterruntime', name, '--ignore-not-found', '-o', 'name'))) return;
   await kubectl('delete', 'clusterruntime', name, '--ignore-not-found', '--wait=false');
-  await kubectl('patch', 'clusterruntime', name, '--type', 'merge', '-p', '{"metadata":{"finalizers":null}}').catch(() => '');
+  await kubectl('patch', 'clusterruntime', name, '--type', 'merge', '-p', '{"metadata":{"finalizers":null}}').catch(
+    () => '',
+  );
   await kubectl('wait', '--for=delete', `clusterruntime/${name}`, '--timeout=60s').catch(() => '');
 }
 
@@ -75,10 +82,14 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
  * the step's own condition, so a test that has just seen that condition must wait for it too.
  */
 export function stalledBecomes(status: 'True' | 'False', reason?: string, timeoutMs = 20_000): Promise<Condition> {
-  return waitFor(`Stalled=${status}${reason ? ` for ${reason}` : ''}`, async () => {
-    const s = condition(await getRuntime(), 'Stalled');
-    return s?.status === status && (reason === undefined || s.reason === reason) ? s : undefined;
-  }, timeoutMs);
+  return waitFor(
+    `Stalled=${status}${reason ? ` for ${reason}` : ''}`,
+    async () => {
+      const s = condition(await getRuntime(), 'Stalled');
+      return s?.status === status && (reason === undefined || s.reason === reason) ? s : undefined;
+    },
+    timeoutMs,
+  );
 }
 
 export function condition(obj: RuntimeObject | undefined, type: string): Condition | undefined {

@@ -20,7 +20,10 @@ async function probeOnce(): Promise<Verdict | undefined> {
   const name = uniqueName('testenv-scheduler-probe');
   await core().createNamespacedPod({
     namespace: NAMESPACE,
-    body: { metadata: { name, labels: { 'testenv.aicr.local/probe': 'true' } }, spec: { restartPolicy: 'Never', containers: [{ name: 'probe', image: 'testenv.aicr.local/pause:1' }] } },
+    body: {
+      metadata: { name, labels: { 'testenv.aicr.local/probe': 'true' } },
+      spec: { restartPolicy: 'Never', containers: [{ name: 'probe', image: 'testenv.aicr.local/pause:1' }] },
+    },
   });
   try {
     const pod = await waitFor<V1Pod>({
@@ -32,7 +35,9 @@ async function probeOnce(): Promise<Verdict | undefined> {
     });
     return verdictOf(pod);
   } finally {
-    await core().deleteNamespacedPod({ name, namespace: NAMESPACE, gracePeriodSeconds: 0 }).catch(() => undefined);
+    await core()
+      .deleteNamespacedPod({ name, namespace: NAMESPACE, gracePeriodSeconds: 0 })
+      .catch(() => undefined);
   }
 }
 

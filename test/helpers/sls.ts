@@ -15,9 +15,19 @@ export const EXAMPLE_PARAMS = {
 } as const;
 
 export async function slsPackage(dir: string, stage = 'ci'): Promise<void> {
-  const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'], HOME: process.env['HOME'], SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off' };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env['PATH'],
+    HOME: process.env['HOME'],
+    SLS_TELEMETRY_DISABLED: '1',
+    SLS_NOTIFICATIONS_MODE: 'off',
+  };
   const params = Object.entries(EXAMPLE_PARAMS).map(([k, v]) => `--param=${k}=${v}`);
   // serverless-esbuild builds in the repository's own .esbuild folder: two packagings at once
   // (test files run side by side) would overwrite each other's bundles.
-  await withLock(join(ROOT, 'node_modules/.aicr-sls-package.lock'), () => run(join(ROOT, 'node_modules/.bin/sls'), ['package', '--stage', stage, '--package', dir, ...params], { cwd: ROOT, env }));
+  await withLock(join(ROOT, 'node_modules/.aicr-sls-package.lock'), () =>
+    run(join(ROOT, 'node_modules/.bin/sls'), ['package', '--stage', stage, '--package', dir, ...params], {
+      cwd: ROOT,
+      env,
+    }),
+  );
 }

@@ -29,9 +29,15 @@ export interface TestQueue {
   readonly arn: string;
 }
 
-export async function createQueue(sqs: SQSClient, name: string, attributes: Record<string, string> = {}): Promise<TestQueue> {
+export async function createQueue(
+  sqs: SQSClient,
+  name: string,
+  attributes: Record<string, string> = {},
+): Promise<TestQueue> {
   const fifo = name.endsWith('.fifo') ? { FifoQueue: 'true' } : {};
-  const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: { ...fifo, ...attributes } }));
+  const { QueueUrl } = await sqs.send(
+    new CreateQueueCommand({ QueueName: name, Attributes: { ...fifo, ...attributes } }),
+  );
   if (!QueueUrl) throw new Error(`queue ${name} was not created`);
   const attrs = await sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }));
   const arn = attrs.Attributes?.['QueueArn'];
@@ -40,7 +46,11 @@ export async function createQueue(sqs: SQSClient, name: string, attributes: Reco
 }
 
 /** A FIFO queue with its dead-letter queue, as serverless.yml declares them (shorter timeouts). */
-export async function createFifoWithDlq(sqs: SQSClient, base: string, opts: { visibilitySeconds: number; maxReceiveCount: number }): Promise<{ queue: TestQueue; dlq: TestQueue }> {
+export async function createFifoWithDlq(
+  sqs: SQSClient,
+  base: string,
+  opts: { visibilitySeconds: number; maxReceiveCount: number },
+): Promise<{ queue: TestQueue; dlq: TestQueue }> {
   const dlq = await createQueue(sqs, `${base}-dlq.fifo`);
   const queue = await createQueue(sqs, `${base}.fifo`, {
     VisibilityTimeout: String(opts.visibilitySeconds),
@@ -54,7 +64,9 @@ export async function createFifoWithDlq(sqs: SQSClient, base: string, opts: { vi
  * and the settings that name them: a function needing every step's queue is configured from the
  * table, so a step added to it cannot be left out of a test.
  */
-export async function createStepQueues(make: (base: string) => Promise<TestQueue>): Promise<{ byQueue: Record<string, TestQueue>; settings: Record<string, string> }> {
+export async function createStepQueues(
+  make: (base: string) => Promise<TestQueue>,
+): Promise<{ byQueue: Record<string, TestQueue>; settings: Record<string, string> }> {
   const made = await Promise.all(QUEUE_NAMES.map(async (q) => [q, await make(`aicr-${q}`)] as const));
   return {
     byQueue: Object.fromEntries(made),
@@ -88,7 +100,11 @@ function toRecord(m: Message, queue: TestQueue): SQSRecord {
   };
 }
 
-const context = { functionName: 'test', awsRequestId: 'test', getRemainingTimeInMillis: () => 30_000 } as unknown as Context;
+const context = {
+  functionName: 'test',
+  awsRequestId: 'test',
+  getRemainingTimeInMillis: () => 30_000,
+} as unknown as Context;
 
 export class SqsLambdaDriver {
   private readonly sqs: SQSClient;
@@ -108,7 +124,12 @@ export class SqsLambdaDriver {
   /** One receive, one invocation; returns how many records were handled. */
   async pollOnce(waitSeconds = 1): Promise<number> {
     const got = await this.sqs.send(
-      new ReceiveMessageCommand({ QueueUrl: this.queue.url, MaxNumberOfMessages: this.batchSize, WaitTimeSeconds: waitSeconds, MessageSystemAttributeNames: ['All'] }),
+      new ReceiveMessageCommand({
+        QueueUrl: this.queue.url,
+        MaxNumberOfMessages: this.batchSize,
+        WaitTimeSeconds: waitSeconds,
+        MessageSystemAttributeNames: ['All'],
+      }),
     );
     const messages = got.Messages ?? [];
     if (messages.length === 0) return 0;
@@ -117,11 +138,23 @@ export class SqsLambdaDriver {
     const failed = new Set(result.batchItemFailures.map((f) => f.itemIdentifier));
     const batch = ++this.batches;
     for (const r of records) {
-      this.deliveries.push({ messageId: r.messageId, body: r.body, group: r.attributes.MessageGroupId ?? '', receiveCount: Number(r.attributes.ApproximateReceiveCount), failed: failed.has(r.messageId), batch });
+      this.deliveries.push({
+        messageId: r.messageId,
+        body: r.body,
+        group: r.attributes.MessageGroupId ?? '',
+        receiveCount: Number(r.attributes.ApproximateReceiveCount),
+        failed: failed.has(r.messageId),
+        batch,
+      });
     }
     const done = records.filter((r) => !failed.has(r.messageId));
     if (done.length > 0) {
-      await this.sqs.send(new DeleteMessageBatchCommand({ QueueUrl: this.queue.url, Entries: done.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle })) }));
+      await this.sqs.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: this.queue.url,
+          Entries: done.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle })),
+        }),
+      );
     }
     return records.length;
   }
@@ -140,7 +173,11 @@ export async function queueDepth(sqs: SQSClient, queue: TestQueue): Promise<numb
   const attrs = await sqs.send(
     new GetQueueAttributesCommand({
       QueueUrl: queue.url,
-      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
+      AttributeNames: [
+        'ApproximateNumberOfMessages',
+        'ApproximateNumberOfMessagesNotVisible',
+        'ApproximateNumberOfMessagesDelayed',
+      ],
     }),
   );
   return Object.values(attrs.Attributes ?? {}).reduce((n, v) => n + Number(v), 0);

@@ -16,12 +16,17 @@ const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecolle
 export async function controlPlaneRequests(mark: number): Promise<WriteCount> {
   const mine = await controlPlaneEventsSince(mark);
   const statusWrites = mine.filter(
-    (e) => WRITE_VERBS.has(e.verb) && e.objectRef?.resource === KINDS.clusterRuntime.plural && e.objectRef.subresource === 'status',
+    (e) =>
+      WRITE_VERBS.has(e.verb) &&
+      e.objectRef?.resource === KINDS.clusterRuntime.plural &&
+      e.objectRef.subresource === 'status',
   );
   const code = (e: AuditEvent): number => e.responseStatus?.code ?? 0;
   return {
     ok: statusWrites.filter((e) => code(e) >= 200 && code(e) < 300).length,
-    okManagers: statusWrites.filter((e) => code(e) >= 200 && code(e) < 300).map((e) => new URL(e.requestURI, 'https://x').searchParams.get('fieldManager') ?? ''),
+    okManagers: statusWrites
+      .filter((e) => code(e) >= 200 && code(e) < 300)
+      .map((e) => new URL(e.requestURI, 'https://x').searchParams.get('fieldManager') ?? ''),
     conflicts: statusWrites.filter((e) => code(e) === 409).length,
     otherWrites: mine.filter((e) => WRITE_VERBS.has(e.verb) && !statusWrites.includes(e)),
     reads: mine.filter((e) => e.verb === 'get' || e.verb === 'list').length,

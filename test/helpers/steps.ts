@@ -26,15 +26,27 @@ export function resolveItem(uid: string, cause = 'ADDED'): WorkItem {
 }
 
 /** One run of the resolve step: read, decide, write; errors propagate as the dispatcher sees them. */
-export function runResolveOnce(item: WorkItem, deps: { kube: KubePort; log: Logger; now?: () => Date }): Promise<StepResult> {
+export function runResolveOnce(
+  item: WorkItem,
+  deps: { kube: KubePort; log: Logger; now?: () => Date },
+): Promise<StepResult> {
   const row = stepRow('resolve');
   if (!row) throw new Error('resolve is not in the step table');
-  return runStep(item, { row, runner: runResolve }, { kube: deps.kube, log: deps.log, now: deps.now ?? (() => new Date()), timings: DEFAULT_TIMINGS });
+  return runStep(
+    item,
+    { row, runner: runResolve },
+    { kube: deps.kube, log: deps.log, now: deps.now ?? (() => new Date()), timings: DEFAULT_TIMINGS },
+  );
 }
 
 /** Every step's dispatcher, as local mode builds it. */
 export const dispatchAll = createDispatcher(RUNNERS);
 
-export function dispatchDeps(kube: KubePort, log: Logger, producer: QueueProducer, timings: Timings = DEFAULT_TIMINGS): DispatchDeps {
+export function dispatchDeps(
+  kube: KubePort,
+  log: Logger,
+  producer: QueueProducer,
+  timings: Timings = DEFAULT_TIMINGS,
+): DispatchDeps {
   return { kube, log, producer, now: () => new Date(), timings, random: () => 0 };
 }

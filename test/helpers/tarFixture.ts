@@ -38,7 +38,8 @@ function header(spec: EntrySpec, size: number): Uint8Array {
   return block;
 }
 
-const bytesOf = (data: Uint8Array | string | undefined): Uint8Array => (typeof data === 'string' ? new TextEncoder().encode(data) : (data ?? new Uint8Array()));
+const bytesOf = (data: Uint8Array | string | undefined): Uint8Array =>
+  typeof data === 'string' ? new TextEncoder().encode(data) : (data ?? new Uint8Array());
 
 /** One entry: its header and its data padded to whole blocks. */
 export function entry(spec: EntrySpec): Uint8Array {

@@ -7,7 +7,11 @@ export const TROUBLESHOOTING = readFileSync(new URL('../../docs/troubleshooting.
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to dashes. */
 export function anchor(heading: string): string {
-  return heading.trim().toLowerCase().replace(/[^a-z0-9 -]/g, '').replace(/ /g, '-');
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9 -]/g, '')
+    .replace(/ /g, '-');
 }
 
 /** Each `###` entry's text, heading included (it is often where the reason is named), by its anchor. */
@@ -41,5 +45,11 @@ export function stallEntries(doc = TROUBLESHOOTING): StallEntry[] {
 /** The commands of an entry's code blocks, a line continued with `\` joined to the next. */
 export function codeCommands(entry: string): string[] {
   const blocks = [...entry.matchAll(/```(?:sh|bash|console)?\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
-  return blocks.flatMap((b) => b.replace(/\\\n\s*/g, '').split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#')));
+  return blocks.flatMap((b) =>
+    b
+      .replace(/\\\n\s*/g, '')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l !== '' && !l.startsWith('#')),
+  );
 }

@@ -40,7 +40,26 @@ export function deploymentAssert(name: string, namespace: string, timeout = '20s
     apiVersion: 'chainsaw.kyverno.io/v1alpha1',
     kind: 'Test',
     metadata: { name: `${name}-health` },
-    spec: { timeouts: { assert: timeout }, steps: [{ name: 'available', try: [{ assert: { resource: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace }, status: { '(availableReplicas > `0`)': true } } } }] }] },
+    spec: {
+      timeouts: { assert: timeout },
+      steps: [
+        {
+          name: 'available',
+          try: [
+            {
+              assert: {
+                resource: {
+                  apiVersion: 'apps/v1',
+                  kind: 'Deployment',
+                  metadata: { name, namespace },
+                  status: { '(availableReplicas > `0`)': true },
+                },
+              },
+            },
+          ],
+        },
+      ],
+    },
   };
   return stringify(test);
 }
@@ -61,10 +80,21 @@ async function overlayDir(choice: RecipeChoice): Promise<string> {
   const file = join(dir, LEAF_OVERLAY);
   // The environment's overlay holds only the files it changed; the rest are AICR's own, as up.sh unpacked them.
   const source = existsSync(file) ? file : join(testEnv().TESTENV_STATE, 'aicr-recipes', LEAF_OVERLAY);
-  const doc = parse(await readFile(source, 'utf8')) as { spec: Record<string, unknown> & { validation: { deployment: Record<string, unknown> }; constraints?: { name: string; value: string }[] } };
+  const doc = parse(await readFile(source, 'utf8')) as {
+    spec: Record<string, unknown> & {
+      validation: { deployment: Record<string, unknown> };
+      constraints?: { name: string; value: string }[];
+    };
+  };
   doc.spec.validation.deployment['checks'] = [...choice.checks];
-  doc.spec['componentRefs'] = Object.entries(choice.asserts ?? {}).map(([name, healthCheckAsserts]) => ({ name, healthCheckAsserts }));
-  doc.spec.constraints = [...(doc.spec.constraints ?? []), ...Object.entries(choice.constraints ?? {}).map(([name, value]) => ({ name, value }))];
+  doc.spec['componentRefs'] = Object.entries(choice.asserts ?? {}).map(([name, healthCheckAsserts]) => ({
+    name,
+    healthCheckAsserts,
+  }));
+  doc.spec.constraints = [
+    ...(doc.spec.constraints ?? []),
+    ...Object.entries(choice.constraints ?? {}).map(([name, value]) => ({ name, value })),
+  ];
   await writeFile(file, stringify(doc));
   return dir;
 }
@@ -78,7 +108,18 @@ export async function validationRecipe(choice: RecipeChoice): Promise<string> {
   await run(aicrBin(), ['recipe', ...CRITERIA, '--data', dir, '-o', recipe]);
   if (!choice.disabled?.length) return readFile(recipe, 'utf8');
   const sets = choice.disabled.flatMap((c) => ['--set', `${c}:enabled=false`]);
-  await run(aicrBin(), ['bundle', '--recipe', recipe, '--deployer', 'helm', '--data', dir, ...sets, '--output', join(out, 'bundle')]);
+  await run(aicrBin(), [
+    'bundle',
+    '--recipe',
+    recipe,
+    '--deployer',
+    'helm',
+    '--data',
+    dir,
+    ...sets,
+    '--output',
+    join(out, 'bundle'),
+  ]);
   return readFile(join(out, 'bundle', 'recipe.yaml'), 'utf8');
 }
 
@@ -97,18 +138,44 @@ export async function runGpuOperator(): Promise<void> {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name, namespace, labels },
-      spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { tolerations: [{ operator: 'Exists' }], containers: [{ name: 'operator', image: `${STAND_IN_REGISTRY}/pause:1` }] } } },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: labels },
+        template: {
+          metadata: { labels },
+          spec: {
+            tolerations: [{ operator: 'Exists' }],
+            containers: [{ name: 'operator', image: `${STAND_IN_REGISTRY}/pause:1` }],
+          },
+        },
+      },
     },
   );
-  await waitFor('the GPU operator Deployment available', async () => {
-    const out = await kubectl('get', 'deployment', name, '-n', namespace, '-o', 'jsonpath={.status.availableReplicas}');
-    return Number(out) > 0 ? true : undefined;
-  }, 60_000);
+  await waitFor(
+    'the GPU operator Deployment available',
+    async () => {
+      const out = await kubectl(
+        'get',
+        'deployment',
+        name,
+        '-n',
+        namespace,
+        '-o',
+        'jsonpath={.status.availableReplicas}',
+      );
+      return Number(out) > 0 ? true : undefined;
+    },
+    60_000,
+  );
 }
 
 /** No GPU operator: its Deployment and Pods gone. */
 export async function removeGpuOperator(): Promise<void> {
   const { namespace } = GPU_OPERATOR;
   await kubectl('delete', 'deployment', '--all', '-n', namespace, '--ignore-not-found', '--wait=true');
-  await waitFor('no GPU operator Pods', async () => ((await kubectl('get', 'pods', '-n', namespace, '-o', 'name')).trim() === '' ? true : undefined), 60_000);
+  await waitFor(
+    'no GPU operator Pods',
+    async () => ((await kubectl('get', 'pods', '-n', namespace, '-o', 'name')).trim() === '' ? true : undefined),
+    60_000,
+  );
 }

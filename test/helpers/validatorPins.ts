@@ -13,7 +13,9 @@ export function validatorDigest(): string {
   const bin = process.env['TESTENV_AICR_BIN'];
   if (!bin) throw new Error('TESTENV_AICR_BIN is not set: source test/env/.state/env');
   // Memoized: most test files check the chart's install input, and the program is tens of MB.
-  digest ??= `sha256:${createHash('sha256').update(readFileSync(join(dirname(bin), 'validators', 'deployment'))).digest('hex')}`;
+  digest ??= `sha256:${createHash('sha256')
+    .update(readFileSync(join(dirname(bin), 'validators', 'deployment')))
+    .digest('hex')}`;
   return digest;
 }
 

@@ -14,7 +14,16 @@ import { type ResolvedCondition, SCALED_TIMINGS, resolvedWith as waitResolved } 
 import { applyConfiguration, testConfiguration } from '../helpers/configuration.ts';
 import { testEnv } from '../helpers/env.ts';
 import { denyRegistry, forceAicrExit, withKnob } from '../helpers/knobs.ts';
-import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, stalledBecomes, waitFor } from '../helpers/runtime.ts';
+import {
+  condition,
+  createRuntime,
+  deleteRuntime,
+  ensureCrds,
+  getRuntime,
+  kubectl,
+  stalledBecomes,
+  waitFor,
+} from '../helpers/runtime.ts';
 import { aicrDataArgs } from '../helpers/aicrData.ts';
 import { runbookOk } from '../helpers/runbook.ts';
 
@@ -32,9 +41,14 @@ async function stop(): Promise<void> {
   cp = undefined;
 }
 
-async function jobs(): Promise<{ name: string; stage: string; input: string; ttl: number; verdict: string | undefined }[]> {
+async function jobs(): Promise<
+  { name: string; stage: string; input: string; ttl: number; verdict: string | undefined }[]
+> {
   const out = JSON.parse(await kubectl('get', 'jobs', '-n', NAMESPACES.jobs, '-o', 'json')) as {
-    items: { metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> }; spec: { ttlSecondsAfterFinished?: number } }[];
+    items: {
+      metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+      spec: { ttlSecondsAfterFinished?: number };
+    }[];
   };
   return out.items.map((j) => ({
     name: j.metadata.name,
@@ -50,9 +64,14 @@ async function jobs(): Promise<{ name: string; stage: string; input: string; ttl
  * is idle, or for three of the scaled backoff's longest delays, within which any retry would
  * start again. Rechecks on timers keep the queue from being idle for long.
  */
-const triggersHandled = (): Promise<unknown> => Promise.race([cp?.queue.idle(), new Promise((r) => setTimeout(r, 3 * SCALED_TIMINGS.backoffCapMs))]);
+const triggersHandled = (): Promise<unknown> =>
+  Promise.race([cp?.queue.idle(), new Promise((r) => setTimeout(r, 3 * SCALED_TIMINGS.backoffCapMs))]);
 
-const resolvedWith = (what: string, ok: (c: ResolvedCondition) => boolean, timeoutMs = 90_000): Promise<ResolvedCondition> => waitResolved(what, ok, timeoutMs);
+const resolvedWith = (
+  what: string,
+  ok: (c: ResolvedCondition) => boolean,
+  timeoutMs = 90_000,
+): Promise<ResolvedCondition> => waitResolved(what, ok, timeoutMs);
 
 before(async () => {
   await ensureCrds();
@@ -73,15 +92,23 @@ test('JOB-1 JOB-7 recipe and render run as labelled Jobs in aicr-jobs; the pushe
   start();
   await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING });
   const seen = new Set<string>();
-  const done = await waitFor('Resolved=True', async () => {
-    for (const j of await jobs()) {
-      assert.match(j.input, /^[0-9a-f]{16}$/, 'the input label is the hash');
-      assert.equal(j.name.startsWith(`aicr-${j.stage}-${j.input}-`), true, `${j.name} is named from stage, input and run`);
-      seen.add(j.stage);
-    }
-    const c = condition(await getRuntime(), 'Resolved');
-    return c?.status === 'True' ? c : undefined;
-  }, 120_000);
+  const done = await waitFor(
+    'Resolved=True',
+    async () => {
+      for (const j of await jobs()) {
+        assert.match(j.input, /^[0-9a-f]{16}$/, 'the input label is the hash');
+        assert.equal(
+          j.name.startsWith(`aicr-${j.stage}-${j.input}-`),
+          true,
+          `${j.name} is named from stage, input and run`,
+        );
+        seen.add(j.stage);
+      }
+      const c = condition(await getRuntime(), 'Resolved');
+      return c?.status === 'True' ? c : undefined;
+    },
+    120_000,
+  );
   assert.deepEqual([...seen].sort(), ['recipe', 'render']);
   assert.equal(done.reason, 'Resolved');
   const ref = /resolved by aicr v0\.11\.1 from bundle (\S+);/.exec(done.message)?.[1] ?? '';
@@ -89,13 +116,37 @@ test('JOB-1 JOB-7 recipe and render run as labelled Jobs in aicr-jobs; the pushe
   const [repoTag, digest] = ref.split('@') as [string, string];
   const repo = repoTag.slice(testEnv().TESTENV_REGISTRY.length + 1).replace(/:[^:]+$/, '');
   const auth = `Basic ${Buffer.from(`${testEnv().TESTENV_REGISTRY_USER}:${testEnv().TESTENV_REGISTRY_PASSWORD}`).toString('base64')}`;
-  const manifest = await fetch(`http://${testEnv().TESTENV_REGISTRY}/v2/${repo}/manifests/${digest}`, { headers: { authorization: auth, accept: 'application/vnd.oci.image.manifest.v1+json' } });
+  const manifest = await fetch(`http://${testEnv().TESTENV_REGISTRY}/v2/${repo}/manifests/${digest}`, {
+    headers: { authorization: auth, accept: 'application/vnd.oci.image.manifest.v1+json' },
+  });
   assert.equal(manifest.status, 200, 'the bundle pulls back by the digest Resolved names');
   assert.deepEqual(await jobs(), [], 'successful Jobs are deleted once their output is read');
   // The recipe the Job wrote is the one the binary prints for the same criteria.
-  const recipes = JSON.parse(await kubectl('get', 'configmaps', '-n', NAMESPACES.jobs, '-l', `${LABEL.stage}=recipe,${LABEL.role}!=${RECIPE_SNAPSHOT_ROLE}`, '-o', 'json')) as { items: { data: Record<string, string> }[] };
+  const recipes = JSON.parse(
+    await kubectl(
+      'get',
+      'configmaps',
+      '-n',
+      NAMESPACES.jobs,
+      '-l',
+      `${LABEL.stage}=recipe,${LABEL.role}!=${RECIPE_SNAPSHOT_ROLE}`,
+      '-o',
+      'json',
+    ),
+  ) as { items: { data: Record<string, string> }[] };
   assert.equal(recipes.items.length, 1, 'one recipe output, for the current inputs');
-  const direct = await run(process.env['TESTENV_AICR_BIN'] ?? 'aicr', ['recipe', '--service', 'eks', '--accelerator', 'h100', '--intent', 'training', '--os', 'ubuntu', ...aicrDataArgs()]);
+  const direct = await run(process.env['TESTENV_AICR_BIN'] ?? 'aicr', [
+    'recipe',
+    '--service',
+    'eks',
+    '--accelerator',
+    'h100',
+    '--intent',
+    'training',
+    '--os',
+    'ubuntu',
+    ...aicrDataArgs(),
+  ]);
   // The same document; the ConfigMap writer indents YAML differently from the file writer.
   assert.deepEqual(parseYaml(recipes.items[0]?.data['snapshot.yaml'] ?? ''), parseYaml(direct.stdout));
 });
@@ -124,21 +175,26 @@ test('a misspelt configuration key is InvalidConfiguration naming the key and th
   await resolvedWith('resolution resumes', (x) => x.reason !== 'InvalidConfiguration', 20_000);
 });
 
-test('JOB-2 JOB-5 COND-5 criteria AICR refuses stop after one run: InvalidSpec with exit code and stderr, an AICRRunFailed Event, no second Job after many triggers; the runbook\'s Job listing and log commands show it', async () => {
+test("JOB-2 JOB-5 COND-5 criteria AICR refuses stop after one run: InvalidSpec with exit code and stderr, an AICRRunFailed Event, no second Job after many triggers; the runbook's Job listing and log commands show it", async () => {
   start();
   await createRuntime({ aicrVersion: 'v0.11.1', criteria: { ...TRAINING, os: 'talos' } });
   const c = await resolvedWith('InvalidSpec', (x) => x.reason === 'InvalidSpec', 60_000);
   assert.match(c.message, /aicr recipe exited 8/);
   assert.match(c.message, /invalid os type: talos/);
-  for (let i = 0; i < 10; i++) await kubectl('annotate', 'clusterruntime', 'cluster', `operator.aicr.run/reconcile-request=${i}`, '--overwrite');
-  await waitFor('the triggers reach the step', async () => ((await getRuntime())?.metadata.annotations?.['operator.aicr.run/reconcile-request'] === '9' ? true : undefined));
+  for (let i = 0; i < 10; i++)
+    await kubectl('annotate', 'clusterruntime', 'cluster', `operator.aicr.run/reconcile-request=${i}`, '--overwrite');
+  await waitFor('the triggers reach the step', async () =>
+    (await getRuntime())?.metadata.annotations?.['operator.aicr.run/reconcile-request'] === '9' ? true : undefined,
+  );
   await triggersHandled();
   const all = await jobs();
   assert.equal(all.length, 1, 'one run, however many triggers');
   assert.equal(all[0]?.verdict, 'refused');
   assert.equal(all[0]?.ttl, 7 * 24 * 3600, 'a stalled stage keeps its failed Jobs for 7 days');
   // The runbook's Job commands, as written: the failed run with its stage and input, and its log.
-  const listed = (await runbookOk('kubectl get jobs -n aicr-jobs -L operator.aicr.run/stage,operator.aicr.run/input')).split('\n');
+  const listed = (
+    await runbookOk('kubectl get jobs -n aicr-jobs -L operator.aicr.run/stage,operator.aicr.run/input')
+  ).split('\n');
   assert.match(listed[0] ?? '', /^NAME\s+STATUS\s+COMPLETIONS\s+DURATION\s+AGE\s+STAGE\s+INPUT$/);
   const row = listed.find((l) => l.startsWith(`${all[0]?.name ?? '?'} `)) ?? '';
   assert.match(row, /\sFailed\s.*\srecipe\s+[0-9a-f]{8,}\s*$/, row);
@@ -156,7 +212,9 @@ test('JOB-3 JOB-4 a node selector from the configuration that no node matches: t
   const c = await resolvedWith('not scheduled', (x) => /is not scheduled/.test(x.message), 30_000);
   assert.equal(c.reason, 'Resolving');
   assert.match(c.message, /^Job aicr-recipe-[0-9a-f]{16}-1 is not scheduled: 0\/\d+ nodes are available/);
-  const spec = JSON.parse(await kubectl('get', 'jobs', '-n', NAMESPACES.jobs, '-o', 'jsonpath={.items[0].spec.template.spec}')) as { nodeSelector?: Record<string, string>; tolerations?: unknown };
+  const spec = JSON.parse(
+    await kubectl('get', 'jobs', '-n', NAMESPACES.jobs, '-o', 'jsonpath={.items[0].spec.template.spec}'),
+  ) as { nodeSelector?: Record<string, string>; tolerations?: unknown };
   assert.deepEqual(spec.nodeSelector, { 'aicr.test/pool': 'nowhere' });
   assert.equal(spec.tolerations, undefined, 'no tolerations unless configured');
   // The runbook's command shows the run with both columns filled.
@@ -173,19 +231,30 @@ test('JOB-3 an AICR image that cannot be pulled: the message names the Job and t
   await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING });
   const c = await resolvedWith('ImagePullBackOff', (x) => /ImagePullBackOff|ErrImagePull/.test(x.message), 30_000);
   // The first AICR run of a resolution is discovery's snapshot agent.
-  assert.match(c.message, /^discovering the cluster: Job aicr-snapshot-[0-9a-f]{16}-1: (ImagePullBackOff|ErrImagePull): /);
+  assert.match(
+    c.message,
+    /^discovering the cluster: Job aicr-snapshot-[0-9a-f]{16}-1: (ImagePullBackOff|ErrImagePull): /,
+  );
 });
 
-test('JOB-9 a registry that cannot be reached: the push fails with AICR\'s SERVICE_UNAVAILABLE (v0.11.1 exits 8 around it); retried with backoff as transient, not counted', async () => {
+test("JOB-9 a registry that cannot be reached: the push fails with AICR's SERVICE_UNAVAILABLE (v0.11.1 exits 8 around it); retried with backoff as transient, not counted", async () => {
   const cfg = testConfiguration() as { registry: Record<string, unknown> };
   cfg.registry = { ...cfg.registry, repository: '127.0.0.1:9/aicr' };
   await applyConfiguration(cfg);
   start();
   await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING });
-  const c = await resolvedWith('transient', (x) => /^retrying after a transient failure: aicr render exited [68]: .*\[SERVICE_UNAVAILABLE\]/.test(x.message), 90_000);
+  const c = await resolvedWith(
+    'transient',
+    (x) => /^retrying after a transient failure: aicr render exited [68]: .*\[SERVICE_UNAVAILABLE\]/.test(x.message),
+    90_000,
+  );
   assert.equal(c.status, 'False');
   assert.equal(c.reason, 'Resolving');
-  await waitFor('a second run after the backoff', async () => ((await jobs()).filter((j) => j.stage === 'render').length >= 2 ? true : undefined), 30_000);
+  await waitFor(
+    'a second run after the backoff',
+    async () => ((await jobs()).filter((j) => j.stage === 'render').length >= 2 ? true : undefined),
+    30_000,
+  );
   const render = (await jobs()).filter((j) => j.stage === 'render' && j.verdict);
   assert.ok(render.every((j) => j.verdict === 'transient'));
   assert.notEqual(condition(await getRuntime(), 'Resolved')?.reason, 'AICRStageStalled');
@@ -199,15 +268,39 @@ test('JOB-6 JOB-2 three failed runs for the same inputs stall the stage: no four
     await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING });
     const c = await resolvedWith('AICRStageStalled', (x) => x.reason === 'AICRStageStalled', 90_000);
     assert.match(c.message, /^aicr recipe failed 3 times for the same inputs/);
-    assert.match(c.message, /aicr recipe exited 8 \(an internal error\): \[INTERNAL\] recipe store unreadable \(test knob\)/);
-    for (let i = 0; i < 50; i++) await kubectl('annotate', 'clusterruntime', 'cluster', `operator.aicr.run/reconcile-request=t${i}`, '--overwrite');
-    await waitFor('the triggers reach the step', async () => ((await getRuntime())?.metadata.annotations?.['operator.aicr.run/reconcile-request'] === 't49' ? true : undefined));
+    assert.match(
+      c.message,
+      /aicr recipe exited 8 \(an internal error\): \[INTERNAL\] recipe store unreadable \(test knob\)/,
+    );
+    for (let i = 0; i < 50; i++)
+      await kubectl(
+        'annotate',
+        'clusterruntime',
+        'cluster',
+        `operator.aicr.run/reconcile-request=t${i}`,
+        '--overwrite',
+      );
+    await waitFor('the triggers reach the step', async () =>
+      (await getRuntime())?.metadata.annotations?.['operator.aicr.run/reconcile-request'] === 't49' ? true : undefined,
+    );
     await triggersHandled();
     const failed = await jobs();
     assert.equal(failed.length, 3, 'no fourth run for the same inputs');
-    assert.ok(failed.every((j) => j.verdict === 'counted' && j.ttl === 7 * 24 * 3600), 'each failed run counted and kept for 7 days');
+    assert.ok(
+      failed.every((j) => j.verdict === 'counted' && j.ttl === 7 * 24 * 3600),
+      'each failed run counted and kept for 7 days',
+    );
     const uid = (await getRuntime())?.metadata.uid ?? '';
-    const events = await kubectl('get', 'events', '-n', 'default', '--field-selector', `reason=AICRRunFailed,involvedObject.uid=${uid}`, '-o', 'jsonpath={range .items[*]}{.count}{"\\n"}{end}');
+    const events = await kubectl(
+      'get',
+      'events',
+      '-n',
+      'default',
+      '--field-selector',
+      `reason=AICRRunFailed,involvedObject.uid=${uid}`,
+      '-o',
+      'jsonpath={range .items[*]}{.count}{"\\n"}{end}',
+    );
     assert.equal(events.trim().split('\n').filter(Boolean).length, 3, 'one AICRRunFailed Event per failed run');
     await kubectl('delete', 'jobs', '-n', NAMESPACES.jobs, '-l', `${LABEL.stage}=recipe`, '--wait=true');
     await kubectl('annotate', 'clusterruntime', 'cluster', 'operator.aicr.run/reconcile-request=again', '--overwrite');
@@ -231,13 +324,16 @@ test('REG-2 the registry refuses the push (403 through the proxy): Unauthorized,
   });
 });
 
-test('JOB-3 COND-5 a quota that refuses the run\'s pod: after a short grace the message says the Job has no pod, and the describe command it gives shows the refusal', async () => {
+test("JOB-3 COND-5 a quota that refuses the run's pod: after a short grace the message says the Job has no pod, and the describe command it gives shows the refusal", async () => {
   await kubectl('create', 'quota', 'no-pods', '-n', NAMESPACES.jobs, '--hard=pods=0');
   try {
     start();
     await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING });
     const c = await resolvedWith('has no pod', (x) => /has no pod/.test(x.message), 30_000);
-    assert.match(c.message, /^Job aicr-recipe-[0-9a-f]{16}-1 has no pod \(a quota or Pod Security refusal; kubectl describe job aicr-recipe-[0-9a-f]{16}-1 -n aicr-jobs shows it\)$/);
+    assert.match(
+      c.message,
+      /^Job aicr-recipe-[0-9a-f]{16}-1 has no pod \(a quota or Pod Security refusal; kubectl describe job aicr-recipe-[0-9a-f]{16}-1 -n aicr-jobs shows it\)$/,
+    );
     // The command the message and the runbook give, as written: it shows the quota's refusal.
     const command = /kubectl describe job \S+ -n aicr-jobs/.exec(c.message)?.[0] ?? '';
     assert.match(await runbookOk(command), /FailedCreate[\s\S]*exceeded quota: no-pods/);
@@ -254,28 +350,64 @@ test('JOB-9 while only a non-spec input changed, Resolved stays True with the ea
   cfg.registry = { ...cfg.registry, repository: '127.0.0.1:9/aicr' };
   await applyConfiguration(cfg);
   // The configuration is not watched; a snapshot request (or the next retry) wakes the step.
-  await kubectl('annotate', 'clusterruntime', 'cluster', 'operator.aicr.run/reconcile-request=registry-moved', '--overwrite');
-  const held = await resolvedWith('retrying, still True', (x) => x.message.startsWith('retrying after a transient failure'), 90_000);
+  await kubectl(
+    'annotate',
+    'clusterruntime',
+    'cluster',
+    'operator.aicr.run/reconcile-request=registry-moved',
+    '--overwrite',
+  );
+  const held = await resolvedWith(
+    'retrying, still True',
+    (x) => x.message.startsWith('retrying after a transient failure'),
+    90_000,
+  );
   assert.equal(held.status, 'True', 'the earlier result still holds');
   assert.equal(held.reason, 'Resolved');
   assert.notEqual(held.message, first.message);
-  await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"criteria":{"intent":"inference"}}}');
+  await kubectl(
+    'patch',
+    'clusterruntime',
+    'cluster',
+    '--type',
+    'merge',
+    '-p',
+    '{"spec":{"criteria":{"intent":"inference"}}}',
+  );
   const after = await resolvedWith('Resolving after the spec change', (x) => x.status === 'False', 60_000);
   assert.equal(after.reason, 'Resolving');
 });
 
-test('an override naming a component the recipe does not have is InvalidSpec naming it and the recipe\'s components; nothing is rendered', async () => {
+test("an override naming a component the recipe does not have is InvalidSpec naming it and the recipe's components; nothing is rendered", async () => {
   start();
-  await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING, components: { 'no-such-component': { enabled: false } } });
+  await createRuntime({
+    aicrVersion: 'v0.11.1',
+    criteria: TRAINING,
+    components: { 'no-such-component': { enabled: false } },
+  });
   const c = await resolvedWith('InvalidSpec', (x) => x.reason === 'InvalidSpec', 60_000);
-  assert.match(c.message, /^spec\.components\.no-such-component: the recipe for these criteria has no such component; its components are .*gpu-operator/);
-  assert.deepEqual((await jobs()).filter((j) => j.stage === 'render'), [], 'no render run');
+  assert.match(
+    c.message,
+    /^spec\.components\.no-such-component: the recipe for these criteria has no such component; its components are .*gpu-operator/,
+  );
+  assert.deepEqual(
+    (await jobs()).filter((j) => j.stage === 'render'),
+    [],
+    'no render run',
+  );
 });
 
 test('an override AICR cannot carry (a list) is InvalidSpec naming its path before any run', async () => {
   start();
-  await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING, components: { 'gpu-operator': { values: { driver: { args: ['--a', '--b'] } } } } });
+  await createRuntime({
+    aicrVersion: 'v0.11.1',
+    criteria: TRAINING,
+    components: { 'gpu-operator': { values: { driver: { args: ['--a', '--b'] } } } },
+  });
   const c = await resolvedWith('InvalidSpec', (x) => x.reason === 'InvalidSpec', 20_000);
-  assert.match(c.message, /^spec\.components\.gpu-operator\.values\.driver\.args: a list cannot be set by AICR v0\.11\.1/);
+  assert.match(
+    c.message,
+    /^spec\.components\.gpu-operator\.values\.driver\.args: a list cannot be set by AICR v0\.11\.1/,
+  );
   assert.deepEqual(await jobs(), [], 'nothing runs');
 });

@@ -5,7 +5,16 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ARGOCD } from '../../shared/api/constants.ts';
-import { ARGOCD_NS, type Application, appReaches, createApp, deleteApp, patchApp, readApp, repositorySecret } from '../helpers/argocd.ts';
+import {
+  ARGOCD_NS,
+  type Application,
+  appReaches,
+  createApp,
+  deleteApp,
+  patchApp,
+  readApp,
+  repositorySecret,
+} from '../helpers/argocd.ts';
 import { testEnv, uniqueName } from '../helpers/env.ts';
 import { CHART_PREFIX, pushChart } from '../helpers/rolloutStage.ts';
 import { kubectlApply } from '../helpers/kubectlApply.ts';
@@ -20,7 +29,8 @@ const apps: string[] = [];
  * scheme-less host:port source as a URL, which an IP host does not parse as, so only a named
  * host is told apart from registry.repository (docs/deploy.md#argo-cd-appproject).
  */
-const elsewhere = (): string => `${testEnv().TESTENV_REGISTRY.replace(/^127\.0\.0\.1:/, 'localhost:')}/aicr/rollout-charts`;
+const elsewhere = (): string =>
+  `${testEnv().TESTENV_REGISTRY.replace(/^127\.0\.0\.1:/, 'localhost:')}/aicr/rollout-charts`;
 
 before(async () => {
   await ensureCrds();
@@ -34,11 +44,18 @@ after(async () => {
   for (const undo of cleanups) await undo();
 });
 
-const invalidSpec = (a: Application | undefined): string | undefined => a?.status?.conditions?.find((c) => c.type === 'InvalidSpecError')?.message;
+const invalidSpec = (a: Application | undefined): string | undefined =>
+  a?.status?.conditions?.find((c) => c.type === 'InvalidSpecError')?.message;
 
-test('SEC-4 Argo CD enforces the chart\'s AppProject: an Application in it whose source is outside registry.repository is refused with InvalidSpecError naming the project, and nothing is synced', async () => {
-  const project = JSON.parse(await kubectl('get', 'appproject', ARGOCD.project, '-n', ARGOCD_NS, '-o', 'json')) as { spec: { sourceRepos: string[] } };
-  assert.deepEqual(project.spec.sourceRepos, [`${testEnv().TESTENV_REGISTRY}/aicr`], 'the chart ships the project with registry.repository as its one source');
+test("SEC-4 Argo CD enforces the chart's AppProject: an Application in it whose source is outside registry.repository is refused with InvalidSpecError naming the project, and nothing is synced", async () => {
+  const project = JSON.parse(await kubectl('get', 'appproject', ARGOCD.project, '-n', ARGOCD_NS, '-o', 'json')) as {
+    spec: { sourceRepos: string[] };
+  };
+  assert.deepEqual(
+    project.spec.sourceRepos,
+    [`${testEnv().TESTENV_REGISTRY}/aicr`],
+    'the chart ships the project with registry.repository as its one source',
+  );
   const name = uniqueName('outside');
   const ns = `${name}-ns`;
   apps.push(name);
@@ -56,7 +73,11 @@ test('SEC-4 Argo CD enforces the chart\'s AppProject: an Application in it whose
   const later = await readApp(name);
   assert.ok(invalidSpec(later));
   assert.equal(later?.status?.operationState, undefined, 'no sync was started');
-  assert.equal((await kubectl('get', 'namespace', ns, '--ignore-not-found', '-o', 'name')).trim(), '', 'nothing was deployed');
+  assert.equal(
+    (await kubectl('get', 'namespace', ns, '--ignore-not-found', '-o', 'name')).trim(),
+    '',
+    'nothing was deployed',
+  );
 });
 
 test("SEC-4 the chart's AppProject deploys only to the configured cluster: an Application in it aimed at another cluster is refused by Argo CD", async () => {
@@ -67,17 +88,28 @@ test("SEC-4 the chart's AppProject deploys only to the configured cluster: an Ap
   await kubectlApply({
     apiVersion: 'v1',
     kind: 'Secret',
-    metadata: { name: `${prefix}-elsewhere`, namespace: ARGOCD_NS, labels: { 'argocd.argoproj.io/secret-type': 'cluster' } },
+    metadata: {
+      name: `${prefix}-elsewhere`,
+      namespace: ARGOCD_NS,
+      labels: { 'argocd.argoproj.io/secret-type': 'cluster' },
+    },
     stringData: { name: 'elsewhere', server, config: JSON.stringify({ tlsClientConfig: { insecure: true } }) },
   });
-  cleanups.push(async () => void (await kubectl('delete', 'secret', `${prefix}-elsewhere`, '-n', ARGOCD_NS, '--ignore-not-found')));
+  cleanups.push(
+    async () => void (await kubectl('delete', 'secret', `${prefix}-elsewhere`, '-n', ARGOCD_NS, '--ignore-not-found')),
+  );
   await createApp(name, {
     project: ARGOCD.project,
     destination: { server, namespace: `${name}-ns` },
     source: { repoURL: `${testEnv().TESTENV_REGISTRY}/aicr`, chart: `${prefix}-demo`, targetRevision: '1.0.0' },
   });
   const refused = await appReaches(name, 'refused by its project', (a) => invalidSpec(a) !== undefined, 60_000);
-  assert.match(invalidSpec(refused) ?? '', new RegExp(`${server.replace(/\./g, '\\.')}.*do(es)? not match any of the allowed destinations in project '${ARGOCD.project}'`));
+  assert.match(
+    invalidSpec(refused) ?? '',
+    new RegExp(
+      `${server.replace(/\./g, '\\.')}.*do(es)? not match any of the allowed destinations in project '${ARGOCD.project}'`,
+    ),
+  );
   assert.equal((await readApp(name))?.status?.operationState, undefined, 'no sync was started');
 });
 
@@ -88,9 +120,15 @@ test('SEC-4 a resource its project no longer permits is left in place when the A
     apiVersion: 'argoproj.io/v1alpha1',
     kind: 'AppProject',
     metadata: { name: project, namespace: ARGOCD_NS },
-    spec: { sourceRepos: ['*'], destinations: [{ server: ARGOCD.inClusterServer, namespace: '*' }], clusterResourceWhitelist: [{ group: '*', kind: '*' }] },
+    spec: {
+      sourceRepos: ['*'],
+      destinations: [{ server: ARGOCD.inClusterServer, namespace: '*' }],
+      clusterResourceWhitelist: [{ group: '*', kind: '*' }],
+    },
   });
-  cleanups.push(async () => void (await kubectl('delete', 'appproject', project, '-n', ARGOCD_NS, '--ignore-not-found')));
+  cleanups.push(
+    async () => void (await kubectl('delete', 'appproject', project, '-n', ARGOCD_NS, '--ignore-not-found')),
+  );
   const name = uniqueName('narrowed');
   const ns = `${name}-ns`;
   apps.push(name);
@@ -100,21 +138,50 @@ test('SEC-4 a resource its project no longer permits is left in place when the A
     {
       project,
       destination: { server: ARGOCD.inClusterServer, namespace: ns },
-      source: { repoURL: `${testEnv().TESTENV_REGISTRY}/${CHART_PREFIX}`, chart: `${prefix}-demo`, targetRevision: '1.0.0', helm: { releaseName: 'left' } },
-      syncPolicy: { automated: { prune: true, selfHeal: true }, syncOptions: ['CreateNamespace=true', 'ServerSideApply=true'] },
+      source: {
+        repoURL: `${testEnv().TESTENV_REGISTRY}/${CHART_PREFIX}`,
+        chart: `${prefix}-demo`,
+        targetRevision: '1.0.0',
+        helm: { releaseName: 'left' },
+      },
+      syncPolicy: {
+        automated: { prune: true, selfHeal: true },
+        syncOptions: ['CreateNamespace=true', 'ServerSideApply=true'],
+      },
     },
     { finalizers: ['resources-finalizer.argocd.argoproj.io'] },
   );
-  await appReaches(name, 'to be synced and healthy', (a) => a?.status?.sync?.status === 'Synced' && a.status.health?.status === 'Healthy', 90_000);
-  const present = async (kind: string, object: string): Promise<boolean> => (await kubectl('get', kind, object, '-n', ns, '--ignore-not-found', '-o', 'name')).trim() !== '';
+  await appReaches(
+    name,
+    'to be synced and healthy',
+    (a) => a?.status?.sync?.status === 'Synced' && a.status.health?.status === 'Healthy',
+    90_000,
+  );
+  const present = async (kind: string, object: string): Promise<boolean> =>
+    (await kubectl('get', kind, object, '-n', ns, '--ignore-not-found', '-o', 'name')).trim() !== '';
   assert.ok(await present('configmap', 'left-fixture'), 'the release deployed its ConfigMap');
   // With automated sync on, the narrowed project makes self-heal start a sync that fails and is
   // retried (5 times, backing off), and the deletion waits for that operation: minutes. Off, as
   // for an Application whose sync a person paused, the deletion alone is seen.
   await patchApp(name, { spec: { syncPolicy: null } });
-  await kubectl('patch', 'appproject', project, '-n', ARGOCD_NS, '--type', 'merge', '-p', JSON.stringify({ spec: { namespaceResourceBlacklist: [{ group: '', kind: 'ConfigMap' }] } }));
+  await kubectl(
+    'patch',
+    'appproject',
+    project,
+    '-n',
+    ARGOCD_NS,
+    '--type',
+    'merge',
+    '-p',
+    JSON.stringify({ spec: { namespaceResourceBlacklist: [{ group: '', kind: 'ConfigMap' }] } }),
+  );
   // The controller reads projects from its informer: let it see the narrowed one before the delete.
-  await appReaches(name, 'to report its ConfigMap as not permitted', (a) => JSON.stringify(a?.status?.conditions ?? []).includes('ConfigMap') || a?.status?.sync?.status !== 'Synced', 60_000);
+  await appReaches(
+    name,
+    'to report its ConfigMap as not permitted',
+    (a) => JSON.stringify(a?.status?.conditions ?? []).includes('ConfigMap') || a?.status?.sync?.status !== 'Synced',
+    60_000,
+  );
   await deleteApp(name);
   await appReaches(name, 'to be gone once the resources it may delete are deleted', (a) => a === undefined, 90_000);
   assert.equal(await present('deployment', 'left-workload'), false, 'the permitted workload is deleted');

@@ -29,13 +29,21 @@ async function rollTo(releases: Release[]): Promise<string> {
   return name;
 }
 
-const activeIs = (name: string, timeoutMs: number) => released(`Released=True on ${name}`, (reason, message) => reason === 'Released' && message.includes(name), timeoutMs);
+const activeIs = (name: string, timeoutMs: number) =>
+  released(`Released=True on ${name}`, (reason, message) => reason === 'Released' && message.includes(name), timeoutMs);
 
 before(async () => {
   await clearRolloutStage();
   for (const name of ['kilo', 'lima']) for (const version of ['1.0.0', '1.1.0']) await pushChart(name, version);
   cp = startCapturedControlPlane({ timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 }, table: ROLLOUT_ONLY });
-  runtimeUID = (await createRuntime({ aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' }, actionTimeout: '5m', validation: { deployment: 'Disabled' } })).metadata.uid;
+  runtimeUID = (
+    await createRuntime({
+      aicrVersion: 'v0.11.1',
+      criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' },
+      actionTimeout: '5m',
+      validation: { deployment: 'Disabled' },
+    })
+  ).metadata.uid;
   await activeIs(await rollTo(plan('1.0.0')), 180_000);
 });
 
@@ -43,7 +51,7 @@ after(async () => {
   await stopAndClear(cp);
 });
 
-test('ADR-0009 ENG-1 Argo CD\'s repo-server and Redis restarted as an approved rollout starts: it finishes by itself once they are back, every release at its target', async () => {
+test("ADR-0009 ENG-1 Argo CD's repo-server and Redis restarted as an approved rollout starts: it finishes by itself once they are back, every release at its target", async () => {
   const name = await rollTo(plan('1.1.0'));
   // Both at once, each back only in a new Pod that is ready.
   await Promise.all(PARTS.map(restart));

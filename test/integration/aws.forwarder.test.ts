@@ -26,7 +26,11 @@ before(async () => {
   await deleteRuntime();
   await clearForwarderCheckpoints();
   server = await startExtraApiServer('apiserver-forwarder', ['--watch-cache=false']);
-  ({ queue, forwarder, resolve } = await forwarderAndResolve(sqs, { AICR_KUBECONFIG: server.kubeconfig, AICR_KUBE_CONTEXT: CONTROL_PLANE_USER, AICR_FORWARDER_WINDOW_SECONDS: '2' }));
+  ({ queue, forwarder, resolve } = await forwarderAndResolve(sqs, {
+    AICR_KUBECONFIG: server.kubeconfig,
+    AICR_KUBE_CONTEXT: CONTROL_PLANE_USER,
+    AICR_FORWARDER_WINDOW_SECONDS: '2',
+  }));
 });
 after(async () => {
   await server.stop();
@@ -34,15 +38,29 @@ after(async () => {
 });
 
 async function checkpoint(): Promise<number> {
-  return Number(await kubectl('get', 'configmap', '-n', FORWARDER_CHECKPOINT.namespace, FORWARDER_CHECKPOINT.name, '-o', `jsonpath={.data.${FORWARDER_CHECKPOINT.key}}`));
+  return Number(
+    await kubectl(
+      'get',
+      'configmap',
+      '-n',
+      FORWARDER_CHECKPOINT.namespace,
+      FORWARDER_CHECKPOINT.name,
+      '-o',
+      `jsonpath={.data.${FORWARDER_CHECKPOINT.key}}`,
+    ),
+  );
 }
 
 async function statusFor(generation: number): Promise<void> {
   const driver = new SqsLambdaDriver(sqs, queue, resolve);
-  await driver.runUntil(`status for generation ${generation}`, async () => {
-    const rt = await getRuntime();
-    return rt?.status?.observedGeneration === generation && condition(rt, 'Reconciling') !== undefined;
-  }, 20_000);
+  await driver.runUntil(
+    `status for generation ${generation}`,
+    async () => {
+      const rt = await getRuntime();
+      return rt?.status?.observedGeneration === generation && condition(rt, 'Reconciling') !== undefined;
+    },
+    20_000,
+  );
 }
 
 test('a change made between two forwarder windows is forwarded by the next one', async () => {

@@ -13,7 +13,18 @@ import { sqsRoutes } from '../../shared/aws/routes.ts';
 import { loadConfig } from '../../shared/environment.ts';
 import type { Json, ResolvedStack } from '../helpers/cfnTemplate.ts';
 import { ACTIONS, refusedByIam, type CallResult } from '../helpers/iamCalls.ts';
-import { createStackResources, functionsOf, grantedActions, list, makeRole, policiesOf, queueUrl, runCalls, stackOn, type StackFunction } from '../helpers/iamStack.ts';
+import {
+  createStackResources,
+  functionsOf,
+  grantedActions,
+  list,
+  makeRole,
+  policiesOf,
+  queueUrl,
+  runCalls,
+  stackOn,
+  type StackFunction,
+} from '../helpers/iamStack.ts';
 import { startIamMoto, type IamMoto } from '../helpers/motoIam.ts';
 import { slsPackage } from '../helpers/sls.ts';
 
@@ -29,7 +40,15 @@ const PROBE = { repository: `${PREFIX}/gpu-operator` };
  * pushes charts, and the token written for Argo CD pulls them.
  */
 const REGISTRY_PROTOCOL: Readonly<Record<string, readonly string[]>> = {
-  resolve: ['ecr:BatchCheckLayerAvailability', 'ecr:BatchGetImage', 'ecr:CompleteLayerUpload', 'ecr:GetDownloadUrlForLayer', 'ecr:InitiateLayerUpload', 'ecr:PutImage', 'ecr:UploadLayerPart'],
+  resolve: [
+    'ecr:BatchCheckLayerAvailability',
+    'ecr:BatchGetImage',
+    'ecr:CompleteLayerUpload',
+    'ecr:GetDownloadUrlForLayer',
+    'ecr:InitiateLayerUpload',
+    'ecr:PutImage',
+    'ecr:UploadLayerPart',
+  ],
   'token-refresh': ['ecr:BatchCheckLayerAvailability', 'ecr:BatchGetImage', 'ecr:GetDownloadUrlForLayer'],
   rollout: ['ecr:BatchGetImage'],
 };
@@ -55,7 +74,10 @@ before(async () => {
   moto = await startIamMoto();
   // A fleet, so the describe right a fleet brings is granted and used.
   stack = stackOn(moto, packaged, { FleetClusters: FLEET_CLUSTER });
-  await createStackResources(moto, stack, { fleetCluster: FLEET_CLUSTER, existingRepository: `${PREFIX}/gpu-operator-manifests` });
+  await createStackResources(moto, stack, {
+    fleetCluster: FLEET_CLUSTER,
+    existingRepository: `${PREFIX}/gpu-operator-manifests`,
+  });
   fns = functionsOf(stack);
 });
 
@@ -64,7 +86,16 @@ after(async () => {
 });
 
 /** Every function of the template, so a new one is not left out. */
-const FUNCTIONS = ['forwarder', 'resolve', 'snapshot', 'rollout', 'token-refresh', 'drift-check', 'notify', 'relay'] as const;
+const FUNCTIONS = [
+  'forwarder',
+  'resolve',
+  'snapshot',
+  'rollout',
+  'token-refresh',
+  'drift-check',
+  'notify',
+  'relay',
+] as const;
 
 test('the template has exactly the functions these tests run, each consuming the queue its mapping names', () => {
   assert.deepEqual(fns.map((f) => f.name).sort(), [...FUNCTIONS].sort());
@@ -80,26 +111,42 @@ async function checkFunction(name: (typeof FUNCTIONS)[number]): Promise<void> {
   assert.deepEqual(grantedActions(stack, role), used, `${role} grants exactly what ${name} uses`);
 }
 
-test("the forwarder's wake-ups, timer sweep and fleet lookups succeed with its role, which grants nothing more", () => checkFunction('forwarder'));
-test('REG-2 the resolve function creates a repository under the prefix, mints its token and arms its timers with its role, which grants nothing more', () => checkFunction('resolve'));
-test("the snapshot function's retries, timers and fleet lookups succeed with its role, which grants nothing more", () => checkFunction('snapshot'));
-test("SEC-5 the rollout function's retries, timers, fleet lookups and the ECR token it checks chart digests with succeed with its role, which grants nothing more", () => checkFunction('rollout'));
-test('REG-4 the token-refresh function mints the ECR token and arms its 6-hourly timer with its role, which grants nothing more than that and the pulls the token carries', () => checkFunction('token-refresh'));
-test("the drift-check function's retries, periodic looks and fleet lookups succeed with its role, which grants nothing more", () => checkFunction('drift-check'));
-test("NTF-1 the notify function puts its notifications on the deployment's bus with its role, which grants nothing more", () => checkFunction('notify'));
-test('the relay forwards due messages, re-delays early ones and arms and moves long timers for every queue with its role, which grants nothing more', () => checkFunction('relay'));
+test("the forwarder's wake-ups, timer sweep and fleet lookups succeed with its role, which grants nothing more", () =>
+  checkFunction('forwarder'));
+test('REG-2 the resolve function creates a repository under the prefix, mints its token and arms its timers with its role, which grants nothing more', () =>
+  checkFunction('resolve'));
+test("the snapshot function's retries, timers and fleet lookups succeed with its role, which grants nothing more", () =>
+  checkFunction('snapshot'));
+test("SEC-5 the rollout function's retries, timers, fleet lookups and the ECR token it checks chart digests with succeed with its role, which grants nothing more", () =>
+  checkFunction('rollout'));
+test('REG-4 the token-refresh function mints the ECR token and arms its 6-hourly timer with its role, which grants nothing more than that and the pulls the token carries', () =>
+  checkFunction('token-refresh'));
+test("the drift-check function's retries, periodic looks and fleet lookups succeed with its role, which grants nothing more", () =>
+  checkFunction('drift-check'));
+test("NTF-1 the notify function puts its notifications on the deployment's bus with its role, which grants nothing more", () =>
+  checkFunction('notify'));
+test('the relay forwards due messages, re-delays early ones and arms and moves long timers for every queue with its role, which grants nothing more', () =>
+  checkFunction('relay'));
 
 test('REG-2 with createRepositories=false the resolve role cannot create a repository, and the refusal names both fixes', async () => {
   const without = stackOn(moto, packaged, { FleetClusters: FLEET_CLUSTER, CreateRepositories: 'false' });
   assert.ok(!grantedActions(without, 'ResolveRole').includes('ecr:CreateRepository'));
-  const results = await runCalls(moto, fn('resolve'), await makeRole(moto, without, 'ResolveRole', 'ResolveRole-no-create'), PROBE);
+  const results = await runCalls(
+    moto,
+    fn('resolve'),
+    await makeRole(moto, without, 'ResolveRole', 'ResolveRole-no-create'),
+    PROBE,
+  );
   const refused = results.filter((r) => !r.ok);
   assert.deepEqual(
     refused.map((r) => r.actions),
     [ACTIONS.createRepository],
     `only the creation is refused: ${refusals(results).join('; ')}`,
   );
-  assert.match(refused[0]?.error ?? '', /RepositoryCreationRefused.*aicr\/gpu-operator.*createRepositories=true.*create it yourself/);
+  assert.match(
+    refused[0]?.error ?? '',
+    /RepositoryCreationRefused.*aicr\/gpu-operator.*createRepositories=true.*create it yourself/,
+  );
 });
 
 test("a function's role cannot send to another function's queue: the emulator compares the template's queue ARNs", async () => {
@@ -107,7 +154,15 @@ test("a function's role cannot send to another function's queue: the emulator co
   assert.ok(snapshot.consumedQueue && rollout.consumedQueue);
   const credentials = await makeRole(moto, stack, snapshot.role, 'SnapshotRole-cross');
   const sqs = new SQSClient({ endpoint: moto.endpoint, region: moto.region, credentials });
-  const send = (url: string) => sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: '{}', MessageGroupId: 'g', MessageDeduplicationId: `cross-${url.length}-${Date.now()}` }));
+  const send = (url: string) =>
+    sqs.send(
+      new SendMessageCommand({
+        QueueUrl: url,
+        MessageBody: '{}',
+        MessageGroupId: 'g',
+        MessageDeduplicationId: `cross-${url.length}-${Date.now()}`,
+      }),
+    );
   await send(snapshot.consumedQueue);
   await assert.rejects(send(rollout.consumedQueue), refusedByIam);
 });
@@ -123,27 +178,35 @@ function allowedResources(f: StackFunction): Record<string, (arn: string, action
   return {
     logs: (arn) => arn === `arn:aws:logs:${region}:${account}:log-group:${f.logGroup}:*`,
     sqs: (arn) => queues.has(arn),
-    scheduler: (arn, actions) => arn === `arn:aws:scheduler:${region}:${account}:schedule/${group}/*` || (arn === '*' && actions.join() === 'scheduler:ListSchedules'),
+    scheduler: (arn, actions) =>
+      arn === `arn:aws:scheduler:${region}:${account}:schedule/${group}/*` ||
+      (arn === '*' && actions.join() === 'scheduler:ListSchedules'),
     iam: (arn) => arn === stack.arn('TimerTargetRole'),
-    ecr: (arn, actions) => arn === `arn:aws:ecr:${region}:${account}:repository/${PREFIX}/*` || (arn === '*' && actions.join() === 'ecr:GetAuthorizationToken'),
+    ecr: (arn, actions) =>
+      arn === `arn:aws:ecr:${region}:${account}:repository/${PREFIX}/*` ||
+      (arn === '*' && actions.join() === 'ecr:GetAuthorizationToken'),
     // The fleet's clusters by name; partition and account are wildcards (EKS describes only the caller's own), the region a condition (checked below).
     eks: (arn) => arn === `arn:*:eks:*:*:cluster/${FLEET_CLUSTER}`,
     // The one bus eventBusName names (default here).
-    events: (arn, actions) => arn === `arn:aws:events:${region}:${account}:event-bus/default` && actions.join() === 'events:PutEvents',
+    events: (arn, actions) =>
+      arn === `arn:aws:events:${region}:${account}:event-bus/default` && actions.join() === 'events:PutEvents',
   };
 }
 
 test('every statement names exact resources of this stack: its own log group and queues, the timer group, the timer role, repositories under the prefix, the notification bus; "*" only for the two calls that take no resource', () => {
   for (const f of fns) {
     const allowed = allowedResources(f);
-    const statements = policiesOf(stack, f.role).flatMap((p) => p.document.Statement.map((st) => ({ policy: p.name, st })));
+    const statements = policiesOf(stack, f.role).flatMap((p) =>
+      p.document.Statement.map((st) => ({ policy: p.name, st })),
+    );
     for (const { policy, st } of statements) {
       assert.equal(st.Effect, 'Allow');
       const actions = list(st.Action).sort();
       const service = actions[0]?.split(':')[0] ?? '';
       const check = allowed[service];
       assert.ok(check, `${f.role}: no ${service} right is expected`);
-      for (const arn of list(st.Resource)) assert.ok(check(arn, actions), `${f.role}/${policy}: ${actions.join(',')} on ${arn}`);
+      for (const arn of list(st.Resource))
+        assert.ok(check(arn, actions), `${f.role}/${policy}: ${actions.join(',')} on ${arn}`);
     }
   }
 });
@@ -152,11 +215,21 @@ test("each function's queue rights are exactly the queues its settings route to 
   const urlToArn = (url: string): string => `arn:aws:sqs:${moto.region}:${moto.account}:${url.split('/').pop() ?? ''}`;
   for (const f of fns) {
     const statements = policiesOf(stack, f.role).flatMap((p) => p.document.Statement);
-    const on = (action: string): string[] => statements.filter((st) => list(st.Action).includes(action)).flatMap((st) => list(st.Resource)).sort();
+    const on = (action: string): string[] =>
+      statements
+        .filter((st) => list(st.Action).includes(action))
+        .flatMap((st) => list(st.Resource))
+        .sort();
     const routes = sqsRoutes(loadConfig(f.env));
-    const named = [...Object.values(routes.fifoQueueUrl), ...(routes.delayQueueUrl ? [routes.delayQueueUrl] : [])].map(urlToArn).sort();
+    const named = [...Object.values(routes.fifoQueueUrl), ...(routes.delayQueueUrl ? [routes.delayQueueUrl] : [])]
+      .map(urlToArn)
+      .sort();
     assert.deepEqual(on('sqs:SendMessage'), named, `${f.name} sends to the queues its settings name`);
-    assert.deepEqual(on('sqs:ReceiveMessage'), f.consumedQueue ? [urlToArn(f.consumedQueue)] : [], `${f.name} consumes only its own queue`);
+    assert.deepEqual(
+      on('sqs:ReceiveMessage'),
+      f.consumedQueue ? [urlToArn(f.consumedQueue)] : [],
+      `${f.name} consumes only its own queue`,
+    );
   }
 });
 
@@ -172,21 +245,44 @@ test('the two conditioned rights: passing the timer role, to EventBridge Schedul
     } else assert.equal(st.Condition, undefined, `${JSON.stringify(st.Action)} carries no condition`);
   }
   for (const role of ['ForwarderScheduleRole', 'TimerTargetRole']) {
-    const trust = stack.value(stack.template.Resources[role]?.Properties['AssumeRolePolicyDocument'] ?? null) as { Statement: { Condition?: Json }[] };
-    assert.deepEqual(trust.Statement.map((st) => st.Condition), [{ StringEquals: { 'aws:SourceAccount': moto.account } }], `Scheduler assumes ${role} for this account's schedules only`);
+    const trust = stack.value(stack.template.Resources[role]?.Properties['AssumeRolePolicyDocument'] ?? null) as {
+      Statement: { Condition?: Json }[];
+    };
+    assert.deepEqual(
+      trust.Statement.map((st) => st.Condition),
+      [{ StringEquals: { 'aws:SourceAccount': moto.account } }],
+      `Scheduler assumes ${role} for this account's schedules only`,
+    );
   }
 });
 
 test("a timer's delivery: the role Scheduler assumes sends to every queue a function arms timers for and to the dead-letter queue their timers name, and to nothing else", async () => {
-  const armed = fns.flatMap((f) => Object.entries(f.env).filter(([k]) => /^AICR_.*_QUEUE_ARN$/.test(k) || k === 'AICR_TIMER_DLQ_ARN').map(([, v]) => v));
+  const armed = fns.flatMap((f) =>
+    Object.entries(f.env)
+      .filter(([k]) => /^AICR_.*_QUEUE_ARN$/.test(k) || k === 'AICR_TIMER_DLQ_ARN')
+      .map(([, v]) => v),
+  );
   assert.ok(armed.includes(stack.arn('DelayDlq')), 'timers dead-letter to the delayed-work dead-letter queue');
   const targets = [...new Set(armed)].sort();
   const granted = policiesOf(stack, 'TimerTargetRole').flatMap((p) => p.document.Statement);
-  assert.deepEqual(granted.map((st) => list(st.Action)), [['sqs:SendMessage']]);
-  assert.deepEqual(granted.flatMap((st) => list(st.Resource)).sort(), targets, 'exactly the queues timers are armed for');
-  const sqs = new SQSClient({ endpoint: moto.endpoint, region: moto.region, credentials: await makeRole(moto, stack, 'TimerTargetRole', 'TimerTargetRole-probe') });
+  assert.deepEqual(
+    granted.map((st) => list(st.Action)),
+    [['sqs:SendMessage']],
+  );
+  assert.deepEqual(
+    granted.flatMap((st) => list(st.Resource)).sort(),
+    targets,
+    'exactly the queues timers are armed for',
+  );
+  const sqs = new SQSClient({
+    endpoint: moto.endpoint,
+    region: moto.region,
+    credentials: await makeRole(moto, stack, 'TimerTargetRole', 'TimerTargetRole-probe'),
+  });
   for (const [id] of stack.ofType('AWS::SQS::Queue')) {
-    const fifo = stack.physicalName(id).endsWith('.fifo') ? { MessageGroupId: 'timer', MessageDeduplicationId: `timer-${id}` } : {};
+    const fifo = stack.physicalName(id).endsWith('.fifo')
+      ? { MessageGroupId: 'timer', MessageDeduplicationId: `timer-${id}` }
+      : {};
     const send = sqs.send(new SendMessageCommand({ QueueUrl: queueUrl(stack, id), MessageBody: '{}', ...fifo }));
     if (targets.includes(stack.arn(id))) await send;
     else await assert.rejects(send, refusedByIam, `${id} is no timer's target`);
@@ -195,8 +291,11 @@ test("a timer's delivery: the role Scheduler assumes sends to every queue a func
 
 test('Scheduler may start the forwarder, and only the forwarder, and dead-letter a start it could not make', () => {
   const granted = policiesOf(stack, 'ForwarderScheduleRole').flatMap((p) => p.document.Statement);
-  assert.deepEqual(granted.map((st) => [list(st.Action), list(st.Resource)]), [
-    [['lambda:InvokeFunction'], [stack.arn('ForwarderLambdaFunction')]],
-    [['sqs:SendMessage'], [stack.arn('DelayDlq')]],
-  ]);
+  assert.deepEqual(
+    granted.map((st) => [list(st.Action), list(st.Resource)]),
+    [
+      [['lambda:InvokeFunction'], [stack.arn('ForwarderLambdaFunction')]],
+      [['sqs:SendMessage'], [stack.arn('DelayDlq')]],
+    ],
+  );
 });

@@ -8,7 +8,14 @@ import { SqsProducer } from '../../shared/aws/sqsProducer.ts';
 import { encodeEnvelope } from '../../shared/aws/envelope.ts';
 import type { Context, SQSRecord } from 'aws-lambda';
 import { awsClientConfig, resetMoto } from '../helpers/env.ts';
-import { createQueue, createStepQueues, queueDepth, SqsLambdaDriver, type SqsHandler, type TestQueue } from '../helpers/sqsDriver.ts';
+import {
+  createQueue,
+  createStepQueues,
+  queueDepth,
+  SqsLambdaDriver,
+  type SqsHandler,
+  type TestQueue,
+} from '../helpers/sqsDriver.ts';
 
 const sqs = new SQSClient(awsClientConfig());
 let fifo: TestQueue;
@@ -27,7 +34,13 @@ before(async () => {
 test('a delayed message waits on the delay queue, then reaches its FIFO queue with its group', async () => {
   const producer = new SqsProducer(sqs, { fifoQueueUrl: { resolve: fifo.url }, delayQueueUrl: delay.url });
   const sent = Date.now();
-  await producer.send({ step: 'resolve', group: 'runtime-u1', dedupId: 'u1/resolve/retry/1', body: '{"k":1}', delayMs: 1500 });
+  await producer.send({
+    step: 'resolve',
+    group: 'runtime-u1',
+    dedupId: 'u1/resolve/retry/1',
+    body: '{"k":1}',
+    delayMs: 1500,
+  });
   const early = await sqs.send(new ReceiveMessageCommand({ QueueUrl: delay.url, WaitTimeSeconds: 0 }));
   assert.equal(early.Messages?.length ?? 0, 0, 'not visible before its delay');
   const relay = new SqsLambdaDriver(sqs, delay, handler);
@@ -41,8 +54,23 @@ test('a delayed message waits on the delay queue, then reaches its FIFO queue wi
 });
 
 function envelopeRecord(body: string): SQSRecord {
-  const attributes = { ApproximateReceiveCount: '1', SentTimestamp: '0', SenderId: 's', ApproximateFirstReceiveTimestamp: '0' };
-  return { messageId: 'm', receiptHandle: 'r', body, attributes, messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: delay.arn, awsRegion: 'us-east-1' };
+  const attributes = {
+    ApproximateReceiveCount: '1',
+    SentTimestamp: '0',
+    SenderId: 's',
+    ApproximateFirstReceiveTimestamp: '0',
+  };
+  return {
+    messageId: 'm',
+    receiptHandle: 'r',
+    body,
+    attributes,
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: delay.arn,
+    awsRegion: 'us-east-1',
+  };
 }
 
 test('a message due after the 15-minute SQS limit goes back on the delay queue for the rest', async () => {
@@ -53,7 +81,13 @@ test('a message due after the 15-minute SQS limit goes back on the delay queue f
   await producer.send({ step: 'resolve', group: 'g', dedupId: 'd', body: 'b', delayMs: 3_600_000 });
   assert.equal(await queueDepth(sqs, delay), 1, 'the first leg waits (at most 900 s) on the delay queue');
   // The relay receives it 900 s later with most of the hour still to go.
-  const pending = encodeEnvelope({ step: 'resolve', group: 'g', dedupId: 'd', body: 'b', notBefore: Date.now() + 2_700_000 });
+  const pending = encodeEnvelope({
+    step: 'resolve',
+    group: 'g',
+    dedupId: 'd',
+    body: 'b',
+    notBefore: Date.now() + 2_700_000,
+  });
   const out = await handler({ Records: [envelopeRecord(pending)] }, {} as Context);
   assert.deepEqual(out.batchItemFailures, []);
   assert.equal(await queueDepth(sqs, delay), 2, 'the not-yet-due message went back on the delay queue');

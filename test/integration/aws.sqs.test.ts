@@ -15,7 +15,14 @@ import { encodeWorkItem, runtimeGroup } from '../../shared/queue/workItem.ts';
 import { controlPlaneKube } from '../helpers/controlPlane.ts';
 import { CONTROL_PLANE_USER, awsClientConfig, resetMoto, testEnv } from '../helpers/env.ts';
 import { captureLogger } from '../helpers/logs.ts';
-import { createFifoWithDlq, createQueue, queueDepth, SqsLambdaDriver, type SqsHandler, type TestQueue } from '../helpers/sqsDriver.ts';
+import {
+  createFifoWithDlq,
+  createQueue,
+  queueDepth,
+  SqsLambdaDriver,
+  type SqsHandler,
+  type TestQueue,
+} from '../helpers/sqsDriver.ts';
 import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl } from '../helpers/runtime.ts';
 
 const sqs = new SQSClient(awsClientConfig());
@@ -43,7 +50,8 @@ before(async () => {
 });
 after(deleteRuntime);
 
-const itemFor = (uid: string, cause: string): string => encodeWorkItem({ v: 1, step: 'resolve', runtime: { name: 'cluster', uid }, cause });
+const itemFor = (uid: string, cause: string): string =>
+  encodeWorkItem({ v: 1, step: 'resolve', runtime: { name: 'cluster', uid }, cause });
 const observed = (generation: number) => async (): Promise<boolean> => {
   const rt = await getRuntime();
   return rt?.status?.observedGeneration === generation && condition(rt, 'Reconciling') !== undefined;
@@ -64,7 +72,11 @@ test('a runtime change travels forwarder -> SQS FIFO -> Lambda handler -> status
     await driver.runUntil('status for generation 1', observed(1));
     const delivered = driver.deliveries.filter((d) => !d.failed);
     assert.ok(delivered.length >= 1);
-    assert.equal(delivered[0]?.group, runtimeGroup((await getRuntime())?.metadata.uid ?? ''), 'one message group per runtime');
+    assert.equal(
+      delivered[0]?.group,
+      runtimeGroup((await getRuntime())?.metadata.uid ?? ''),
+      'one message group per runtime',
+    );
   } finally {
     forwarder.stop();
     await running;
@@ -76,31 +88,62 @@ test('a poison message lands in the DLQ and holds only its own group', async () 
   assert.ok(rt);
   await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"paused":true}}');
   const send = (group: string, id: string, body: string) =>
-    sqs.send(new SendMessageCommand({ QueueUrl: queue.url, MessageGroupId: group, MessageDeduplicationId: id, MessageBody: body }));
+    sqs.send(
+      new SendMessageCommand({
+        QueueUrl: queue.url,
+        MessageGroupId: group,
+        MessageDeduplicationId: id,
+        MessageBody: body,
+      }),
+    );
   const poison = '{"v":1,"step":"resolve","runtime":{"name":"cluster"}}';
   await send('blocked', 'poison', poison);
   await send('blocked', 'behind', itemFor(rt.metadata.uid, 'behind-poison'));
   await send(runtimeGroup(rt.metadata.uid), 'healthy', itemFor(rt.metadata.uid, 'healthy'));
 
   const driver = new SqsLambdaDriver(sqs, queue, handler);
-  await driver.runUntil('the poison message in the DLQ and the queue drained', async () => (await queueDepth(sqs, dlq)) === 1 && (await queueDepth(sqs, queue)) === 0, 45_000);
+  await driver.runUntil(
+    'the poison message in the DLQ and the queue drained',
+    async () => (await queueDepth(sqs, dlq)) === 1 && (await queueDepth(sqs, queue)) === 0,
+    45_000,
+  );
   assert.ok(await observed(2)(), 'the healthy group reached status for generation 2');
 
   const tries = driver.deliveries.filter((d) => d.body === poison);
-  assert.deepEqual(tries.map((d) => [d.receiveCount, d.failed]), [[1, true], [2, true], [3, true]]);
+  assert.deepEqual(
+    tries.map((d) => [d.receiveCount, d.failed]),
+    [
+      [1, true],
+      [2, true],
+      [3, true],
+    ],
+  );
   const healthy = driver.deliveries.find((d) => d.body.includes('"healthy"'));
-  assert.ok(healthy && !healthy.failed && healthy.batch <= (tries[0]?.batch ?? 0) + 1, 'the healthy group did not wait for the poisoned one');
+  assert.ok(
+    healthy && !healthy.failed && healthy.batch <= (tries[0]?.batch ?? 0) + 1,
+    'the healthy group did not wait for the poisoned one',
+  );
   // Within a batch, a record behind a failed one of its group is reported failed too, so SQS
   // redelivers the group in order. (moto, unlike SQS, may redeliver that later record before
   // the failed head once both are visible again; the handler's part is what is checked here.)
   for (const b of new Set(driver.deliveries.map((d) => d.batch))) {
     const inBatch = driver.deliveries.filter((d) => d.batch === b && d.group === 'blocked');
     const firstFailure = inBatch.findIndex((d) => d.failed);
-    if (firstFailure >= 0) assert.ok(inBatch.slice(firstFailure).every((d) => d.failed), `batch ${b}: everything after the first failure of the group failed`);
+    if (firstFailure >= 0)
+      assert.ok(
+        inBatch.slice(firstFailure).every((d) => d.failed),
+        `batch ${b}: everything after the first failure of the group failed`,
+      );
   }
   const behind = driver.deliveries.filter((d) => d.body.includes('behind-poison'));
-  assert.ok(behind.some((d) => d.failed && d.batch === tries[0]?.batch), 'the record behind the poison was held in the batch they shared');
-  assert.ok(behind.some((d) => !d.failed), 'the blocked group resumes');
+  assert.ok(
+    behind.some((d) => d.failed && d.batch === tries[0]?.batch),
+    'the record behind the poison was held in the batch they shared',
+  );
+  assert.ok(
+    behind.some((d) => !d.failed),
+    'the blocked group resumes',
+  );
 });
 
 /** The port as the step sees it, except that its first status apply loses a real race: the runtime changes just before it. */
@@ -139,10 +182,24 @@ test('FLT-2 a 409 on the SQS path is re-run in the same invocation, in well unde
     timings: DEFAULT_TIMINGS,
   };
   const raced = createStepHandler({ resolve: runResolve }, () => deps);
-  await sqs.send(new SendMessageCommand({ QueueUrl: slow.queue.url, MessageGroupId: runtimeGroup(rt.metadata.uid), MessageDeduplicationId: 'race', MessageBody: itemFor(rt.metadata.uid, 'ADDED') }));
+  await sqs.send(
+    new SendMessageCommand({
+      QueueUrl: slow.queue.url,
+      MessageGroupId: runtimeGroup(rt.metadata.uid),
+      MessageDeduplicationId: 'race',
+      MessageBody: itemFor(rt.metadata.uid, 'ADDED'),
+    }),
+  );
   const driver = new SqsLambdaDriver(sqs, slow.queue, raced);
   await driver.runUntil('status for generation 1', observed(1), 20_000);
-  assert.ok(at.conflict !== undefined && at.written !== undefined, 'the API server answered 409 once, then the write went through');
+  assert.ok(
+    at.conflict !== undefined && at.written !== undefined,
+    'the API server answered 409 once, then the write went through',
+  );
   assert.ok(at.written - at.conflict < 1000, `retried in ${at.written - at.conflict} ms`);
-  assert.deepEqual(driver.deliveries.map((d) => d.failed), [false], 'one delivery, acknowledged: no redelivery was needed');
+  assert.deepEqual(
+    driver.deliveries.map((d) => d.failed),
+    [false],
+    'one delivery, acknowledged: no redelivery was needed',
+  );
 });

@@ -10,7 +10,14 @@ import { SchedulerTimers, timerName, timerRuntime } from '../../shared/aws/sched
 import { SqsProducer } from '../../shared/aws/sqsProducer.ts';
 import { encodeWorkItem, runtimeGroup } from '../../shared/queue/workItem.ts';
 import { CONTROL_PLANE_USER, awsClientConfig, resetMoto, testEnv } from '../helpers/env.ts';
-import { createFifoWithDlq, createQueue, queueDepth, SqsLambdaDriver, type SqsHandler, type TestQueue } from '../helpers/sqsDriver.ts';
+import {
+  createFifoWithDlq,
+  createQueue,
+  queueDepth,
+  SqsLambdaDriver,
+  type SqsHandler,
+  type TestQueue,
+} from '../helpers/sqsDriver.ts';
 import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime } from '../helpers/runtime.ts';
 
 const GROUP = 'aicr-control-plane-test';
@@ -32,17 +39,33 @@ before(async () => {
   ({ queue } = await createFifoWithDlq(sqs, 'aicr-resolve', { visibilitySeconds: 1, maxReceiveCount: 3 }));
   delay = await createQueue(sqs, 'aicr-delay');
   snapshotQueue = (await createFifoWithDlq(sqs, 'aicr-snapshot', { visibilitySeconds: 1, maxReceiveCount: 3 })).queue;
-  timers = new SchedulerTimers(() => scheduler, { groupName: GROUP, roleArn: ROLE, queueArn: { resolve: queue.arn } }, () => clock);
-  producer = new SqsProducer(sqs, { fifoQueueUrl: { resolve: queue.url }, delayQueueUrl: delay.url }, () => clock, timers);
+  timers = new SchedulerTimers(
+    () => scheduler,
+    { groupName: GROUP, roleArn: ROLE, queueArn: { resolve: queue.arn } },
+    () => clock,
+  );
+  producer = new SqsProducer(
+    sqs,
+    { fifoQueueUrl: { resolve: queue.url }, delayQueueUrl: delay.url },
+    () => clock,
+    timers,
+  );
 });
 after(deleteRuntime);
 
-const get = (group: string, dedupId: string) => scheduler.send(new GetScheduleCommand({ GroupName: GROUP, Name: timerName(group, dedupId) }));
+const get = (group: string, dedupId: string) =>
+  scheduler.send(new GetScheduleCommand({ GroupName: GROUP, Name: timerName(group, dedupId) }));
 
 test('a delay beyond 15 minutes arms a one-time schedule aimed at the step queue', async () => {
   const uid = '0b9c3a52-1111-4222-8333-944445555666';
   const body = encodeWorkItem({ v: 1, step: 'resolve', runtime: { name: 'cluster', uid }, cause: 'deadline' });
-  await producer.send({ step: 'resolve', group: runtimeGroup(uid), dedupId: `${uid}/resolve/deadline`, body, delayMs: 2 * 3_600_000 });
+  await producer.send({
+    step: 'resolve',
+    group: runtimeGroup(uid),
+    dedupId: `${uid}/resolve/deadline`,
+    body,
+    delayMs: 2 * 3_600_000,
+  });
   const s = await get(runtimeGroup(uid), `${uid}/resolve/deadline`);
   assert.equal(s.ScheduleExpression, 'at(2026-12-01T10:00:00)');
   assert.equal(s.ActionAfterCompletion, 'DELETE');
@@ -72,21 +95,51 @@ test('the message a timer delivers is handled by the step', async () => {
   const rt = await createRuntime({ aicrVersion: 'v0.11.1' });
   const group = runtimeGroup(rt.metadata.uid);
   const dedupId = `${rt.metadata.uid}/resolve/deadline`;
-  await producer.send({ step: 'resolve', group, dedupId, body: encodeWorkItem({ v: 1, step: 'resolve', runtime: { name: 'cluster', uid: rt.metadata.uid }, cause: 'timer' }), delayMs: 3_600_000 });
+  await producer.send({
+    step: 'resolve',
+    group,
+    dedupId,
+    body: encodeWorkItem({ v: 1, step: 'resolve', runtime: { name: 'cluster', uid: rt.metadata.uid }, cause: 'timer' }),
+    delayMs: 3_600_000,
+  });
   const target = (await get(group, dedupId)).Target;
   // What Scheduler does at the schedule's time: send Input to the queue with the message group
   // (content-based deduplication supplies the ID).
-  await sqs.send(new SendMessageCommand({ QueueUrl: queue.url, MessageBody: target?.Input ?? '', MessageGroupId: target?.SqsParameters?.MessageGroupId ?? '', MessageDeduplicationId: 'scheduler-fired' }));
-  Object.assign(process.env, { AICR_RESOLVE_QUEUE_URL: queue.url, AICR_SNAPSHOT_QUEUE_URL: snapshotQueue.url, AICR_DELAY_QUEUE_URL: delay.url, AICR_KUBECONFIG: testEnv().KUBECONFIG, AICR_KUBE_CONTEXT: CONTROL_PLANE_USER, LOG_LEVEL: 'silent' });
+  await sqs.send(
+    new SendMessageCommand({
+      QueueUrl: queue.url,
+      MessageBody: target?.Input ?? '',
+      MessageGroupId: target?.SqsParameters?.MessageGroupId ?? '',
+      MessageDeduplicationId: 'scheduler-fired',
+    }),
+  );
+  Object.assign(process.env, {
+    AICR_RESOLVE_QUEUE_URL: queue.url,
+    AICR_SNAPSHOT_QUEUE_URL: snapshotQueue.url,
+    AICR_DELAY_QUEUE_URL: delay.url,
+    AICR_KUBECONFIG: testEnv().KUBECONFIG,
+    AICR_KUBE_CONTEXT: CONTROL_PLANE_USER,
+    LOG_LEVEL: 'silent',
+  });
   const { handler } = (await import('../../functions/resolve.ts')) as { handler: SqsHandler };
-  await new SqsLambdaDriver(sqs, queue, handler).runUntil('status from the timer message', async () => condition(await getRuntime(), 'Resolved') !== undefined, 15_000);
+  await new SqsLambdaDriver(sqs, queue, handler).runUntil(
+    'status from the timer message',
+    async () => condition(await getRuntime(), 'Resolved') !== undefined,
+    15_000,
+  );
 });
 
 test('timers of runtimes that no longer exist are swept; live ones stay', async () => {
   const live = (await getRuntime())?.metadata.uid;
   assert.ok(live);
   const gone = '0b9c3a52-1111-4222-8333-944445555888';
-  await producer.send({ step: 'resolve', group: runtimeGroup(gone), dedupId: `${gone}/resolve/deadline`, body: '{}', delayMs: 3_600_000 });
+  await producer.send({
+    step: 'resolve',
+    group: runtimeGroup(gone),
+    dedupId: `${gone}/resolve/deadline`,
+    body: '{}',
+    delayMs: 3_600_000,
+  });
   const removed = await timers.sweep(new Set([live]));
   assert.ok(removed.some((n) => timerRuntime(n) === gone));
   const left = (await timers.list()).map(timerRuntime);

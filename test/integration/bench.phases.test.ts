@@ -34,10 +34,26 @@ const PRINTED: readonly [string, RegExp][] = [
   ['lean', /idle cost, prices of/],
 ];
 
-test('the bench runs every phase at a tiny size and prints each one\'s figures; no phase fails', { timeout: 540_000 }, () => {
-  const run = spawnSync('node_modules/.bin/node', ['--import', 'tsx', 'bench/run.ts'], { env: { ...process.env, ...TINY }, encoding: 'utf8', timeout: 520_000, maxBuffer: 16 * 1024 * 1024 });
-  const out = `${run.stdout}\n${run.stderr}`;
-  assert.doesNotMatch(out, /phase .* failed/, out.split('\n').filter((l) => l.includes('failed')).join('\n'));
-  for (const [name, line] of PRINTED) assert.match(run.stdout, line, `phase ${name} printed its figures`);
-  assert.match(run.stdout, /written to bench\/results\/phases\.json/);
-});
+test(
+  "the bench runs every phase at a tiny size and prints each one's figures; no phase fails",
+  { timeout: 540_000 },
+  () => {
+    const run = spawnSync('node_modules/.bin/node', ['--import', 'tsx', 'bench/run.ts'], {
+      env: { ...process.env, ...TINY },
+      encoding: 'utf8',
+      timeout: 520_000,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    const out = `${run.stdout}\n${run.stderr}`;
+    assert.doesNotMatch(
+      out,
+      /phase .* failed/,
+      out
+        .split('\n')
+        .filter((l) => l.includes('failed'))
+        .join('\n'),
+    );
+    for (const [name, line] of PRINTED) assert.match(run.stdout, line, `phase ${name} printed its figures`);
+    assert.match(run.stdout, /written to bench\/results\/phases\.json/);
+  },
+);

@@ -31,7 +31,9 @@ function previousChart(): string {
 }
 
 function exampleThen(): Record<string, unknown> {
-  return parse(execFileSync('git', ['-C', REPO, 'show', `${PREVIOUS_CHART}:examples/clusterruntime.yaml`], { encoding: 'utf8' })) as Record<string, unknown>;
+  return parse(
+    execFileSync('git', ['-C', REPO, 'show', `${PREVIOUS_CHART}:examples/clusterruntime.yaml`], { encoding: 'utf8' }),
+  ) as Record<string, unknown>;
 }
 
 async function getJson(kind: string, name: string): Promise<Record<string, unknown>> {
@@ -51,17 +53,55 @@ after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-test('the chart upgrades in place from the previous version, and a runtime, its status and a rollout stored under it read back with this version\'s schemas', async () => {
-  await helm('upgrade', '--install', CHART.release, previousChart(), '-n', CHART.namespace, '--server-side=true', '--force-conflicts',
-    '--wait', '--timeout', '2m', '--kubeconfig', testEnv().KUBECONFIG, ...chartValueArgs());
+test("the chart upgrades in place from the previous version, and a runtime, its status and a rollout stored under it read back with this version's schemas", async () => {
+  await helm(
+    'upgrade',
+    '--install',
+    CHART.release,
+    previousChart(),
+    '-n',
+    CHART.namespace,
+    '--server-side=true',
+    '--force-conflicts',
+    '--wait',
+    '--timeout',
+    '2m',
+    '--kubeconfig',
+    testEnv().KUBECONFIG,
+    ...chartValueArgs(),
+  );
   await kubectlApply(exampleThen());
-  const condition = { type: 'Resolved', status: 'False', reason: 'Resolving', message: 'written before the upgrade', lastTransitionTime: '2026-12-01T00:00:00Z', observedGeneration: 1 };
-  await kubectl('patch', 'clusterruntime', 'cluster', '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { observedGeneration: 1, conditions: [condition] } }));
+  const condition = {
+    type: 'Resolved',
+    status: 'False',
+    reason: 'Resolving',
+    message: 'written before the upgrade',
+    lastTransitionTime: '2026-12-01T00:00:00Z',
+    observedGeneration: 1,
+  };
+  await kubectl(
+    'patch',
+    'clusterruntime',
+    'cluster',
+    '--subresource=status',
+    '--type=merge',
+    '-p',
+    JSON.stringify({ status: { observedGeneration: 1, conditions: [condition] } }),
+  );
   const uid = ((await getJson('clusterruntime', 'cluster'))['metadata'] as { uid: string }).uid;
   await kubectlApply({
-    apiVersion: 'operator.aicr.run/v1alpha1', kind: 'RuntimeRollout', metadata: { name: ROLLOUT },
-    spec: { runtimeUID: uid, type: 'Upgrade', fromPlan: 'aicr-plan-aaaaaaaaaaaaaaaa', toPlan: 'aicr-plan-0123456789abcdef',
-      steps: [{ release: 'cert-manager', action: 'Upgrade', verdict: 'safe', fromVersion: 'v1.16.0', toVersion: 'v1.17.0' }] },
+    apiVersion: 'operator.aicr.run/v1alpha1',
+    kind: 'RuntimeRollout',
+    metadata: { name: ROLLOUT },
+    spec: {
+      runtimeUID: uid,
+      type: 'Upgrade',
+      fromPlan: 'aicr-plan-aaaaaaaaaaaaaaaa',
+      toPlan: 'aicr-plan-0123456789abcdef',
+      steps: [
+        { release: 'cert-manager', action: 'Upgrade', verdict: 'safe', fromVersion: 'v1.16.0', toVersion: 'v1.17.0' },
+      ],
+    },
   });
 
   await installChart();
@@ -70,11 +110,24 @@ test('the chart upgrades in place from the previous version, and a runtime, its 
   const runtime = ClusterRuntimeSchema.safeParse(stored);
   assert.ok(runtime.success, runtime.success ? '' : runtime.error.message);
   const status = ClusterRuntimeStatusSchema.parse(stored['status']);
-  assert.deepEqual(status.conditions?.map((c) => [c.type, c.reason, c.message]), [['Resolved', 'Resolving', 'written before the upgrade']]);
+  assert.deepEqual(
+    status.conditions?.map((c) => [c.type, c.reason, c.message]),
+    [['Resolved', 'Resolving', 'written before the upgrade']],
+  );
   const rollout = parseRollout(await getJson('runtimerollout', ROLLOUT));
-  assert.ok(rollout, 'the rollout parses with this version\'s schema');
+  assert.ok(rollout, "the rollout parses with this version's schema");
   assert.equal(rollout.spec.steps[0]?.release, 'cert-manager');
   // And this version's CRDs are the ones served now: status.validation, which only they know, is kept.
-  await kubectl('patch', 'runtimerollout', ROLLOUT, '--subresource=status', '--type=merge', '-p', '{"status":{"validation":{"state":"Disabled"}}}');
-  assert.deepEqual(((await getJson('runtimerollout', ROLLOUT))['status'] as { validation?: unknown }).validation, { state: 'Disabled' });
+  await kubectl(
+    'patch',
+    'runtimerollout',
+    ROLLOUT,
+    '--subresource=status',
+    '--type=merge',
+    '-p',
+    '{"status":{"validation":{"state":"Disabled"}}}',
+  );
+  assert.deepEqual(((await getJson('runtimerollout', ROLLOUT))['status'] as { validation?: unknown }).validation, {
+    state: 'Disabled',
+  });
 });

@@ -50,13 +50,22 @@ before(async () => {
 });
 
 test('a Job running aicr recipe completes through the Job controller and writes the same recipe the binary prints', async () => {
-  await serviceAccountWith(NAMESPACE, 'aicr-recipe', [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'create', 'update', 'patch'] }]);
+  await serviceAccountWith(NAMESPACE, 'aicr-recipe', [
+    { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'create', 'update', 'patch'] },
+  ]);
   const name = uniqueName('recipe');
   await batch().createNamespacedJob({
     namespace: NAMESPACE,
     body: oneShotJob(name, {
       serviceAccountName: 'aicr-recipe',
-      containers: [{ name: 'aicr', image: IMAGE, args: [...RECIPE_ARGS, '-o', `cm://${NAMESPACE}/${name}`], terminationMessagePolicy: 'FallbackToLogsOnError' }],
+      containers: [
+        {
+          name: 'aicr',
+          image: IMAGE,
+          args: [...RECIPE_ARGS, '-o', `cm://${NAMESPACE}/${name}`],
+          terminationMessagePolicy: 'FallbackToLogsOnError',
+        },
+      ],
     }),
   });
   const job = await jobReaches(NAMESPACE, name, 'Complete', 120_000);

@@ -7,7 +7,17 @@ import assert from 'node:assert/strict';
 import { parse } from 'yaml';
 import { VersionApi, type V1Pod } from '@kubernetes/client-node';
 import { NAMESPACES } from '../../shared/api/constants.ts';
-import { addNodeGroup, batch, core, jobPods, jobReaches, oneShotJob, readOrUndefined, serviceAccountWith, waitFor } from '../helpers/cluster.ts';
+import {
+  addNodeGroup,
+  batch,
+  core,
+  jobPods,
+  jobReaches,
+  oneShotJob,
+  readOrUndefined,
+  serviceAccountWith,
+  waitFor,
+} from '../helpers/cluster.ts';
 import { adminKubeConfig, uniqueName } from '../helpers/env.ts';
 import { ensureCrds, kubectl } from '../helpers/runtime.ts';
 
@@ -17,7 +27,13 @@ const CUDA = 'nvcr.io/nvidia/cuda:13.0.0-base-ubuntu22.04';
 const SHELL = 'testenv.aicr.local/shell:1';
 
 function waitForPod(ns: string, name: string, until: (p: V1Pod | undefined) => boolean): Promise<V1Pod | undefined> {
-  return waitFor<V1Pod>({ path: `/api/v1/namespaces/${ns}/pods`, name, what: `pod ${name} to finish`, read: () => readOrUndefined(() => core().readNamespacedPod({ name, namespace: ns })), until });
+  return waitFor<V1Pod>({
+    path: `/api/v1/namespaces/${ns}/pods`,
+    name,
+    what: `pod ${name} to finish`,
+    read: () => readOrUndefined(() => core().readNamespacedPod({ name, namespace: ns })),
+    until,
+  });
 }
 
 const finished = (p: V1Pod | undefined): boolean => p?.status?.phase === 'Succeeded' || p?.status?.phase === 'Failed';
@@ -38,12 +54,27 @@ before(async () => {
   await ensureCrds();
 });
 
-test('a Pod on a GPU Node finds a simulated nvidia-smi that prints the Node\'s GPUs; a CPU Node has none', async () => {
+test("a Pod on a GPU Node finds a simulated nvidia-smi that prints the Node's GPUs; a CPU Node has none", async () => {
   const ns = uniqueName('smi');
   await serviceAccountWith(ns, 'default', []);
   const run = (name: string, image: string, script: string, nodeSelector?: Record<string, string>): Promise<unknown> =>
-    core().createNamespacedPod({ namespace: ns, body: { metadata: { name }, spec: { restartPolicy: 'Never', ...(nodeSelector ? { nodeSelector } : {}), containers: [{ name: 'main', image, command: ['/bin/sh', '-c', script] }] } } });
-  await run('gpu', CUDA, 'nvidia-smi && nvidia-smi -L && nvidia-smi --query-gpu=name,memory.total --format=csv,noheader', GPU_NODE);
+    core().createNamespacedPod({
+      namespace: ns,
+      body: {
+        metadata: { name },
+        spec: {
+          restartPolicy: 'Never',
+          ...(nodeSelector ? { nodeSelector } : {}),
+          containers: [{ name: 'main', image, command: ['/bin/sh', '-c', script] }],
+        },
+      },
+    });
+  await run(
+    'gpu',
+    CUDA,
+    'nvidia-smi && nvidia-smi -L && nvidia-smi --query-gpu=name,memory.total --format=csv,noheader',
+    GPU_NODE,
+  );
   await run('cpu', SHELL, 'command -v nvidia-smi || echo none', { 'eks.amazonaws.com/nodegroup': 'system' });
   const gpu = await waitForPod(ns, 'gpu', finished);
   assert.equal(gpu?.status?.phase, 'Succeeded');
@@ -59,14 +90,35 @@ test('a Pod on a GPU Node finds a simulated nvidia-smi that prints the Node\'s G
 
 test('the GPUs a Node is given are the ones its simulated nvidia-smi reports', async () => {
   const suffix = uniqueName('l40s');
-  const group = await addNodeGroup({ name: suffix, instanceType: 'g6e.12xlarge', count: 1, cpu: '48', memory: '384Gi', gpu: { product: 'NVIDIA-L40S', count: 4, memoryMiB: 46068, driverVersion: '570.172.08', cudaVersion: '12.8' }, labels: { 'testenv.aicr.local/group': suffix } });
+  const group = await addNodeGroup({
+    name: suffix,
+    instanceType: 'g6e.12xlarge',
+    count: 1,
+    cpu: '48',
+    memory: '384Gi',
+    gpu: { product: 'NVIDIA-L40S', count: 4, memoryMiB: 46068, driverVersion: '570.172.08', cudaVersion: '12.8' },
+    labels: { 'testenv.aicr.local/group': suffix },
+  });
   try {
     const ns = uniqueName('smi');
     await serviceAccountWith(ns, 'default', []);
-    await core().createNamespacedPod({ namespace: ns, body: { metadata: { name: 'q' }, spec: { restartPolicy: 'Never', nodeSelector: { 'testenv.aicr.local/group': suffix }, containers: [{ name: 'main', image: CUDA, command: ['nvidia-smi', '-q', '-x'] }] } } });
+    await core().createNamespacedPod({
+      namespace: ns,
+      body: {
+        metadata: { name: 'q' },
+        spec: {
+          restartPolicy: 'Never',
+          nodeSelector: { 'testenv.aicr.local/group': suffix },
+          containers: [{ name: 'main', image: CUDA, command: ['nvidia-smi', '-q', '-x'] }],
+        },
+      },
+    });
     assert.equal((await waitForPod(ns, 'q', finished))?.status?.phase, 'Succeeded');
     const xml = await kubectl('logs', '-n', ns, 'q');
-    assert.match(xml, /<driver_version>570\.172\.08<\/driver_version>\s*<cuda_version>12\.8<\/cuda_version>\s*<attached_gpus>4<\/attached_gpus>/);
+    assert.match(
+      xml,
+      /<driver_version>570\.172\.08<\/driver_version>\s*<cuda_version>12\.8<\/cuda_version>\s*<attached_gpus>4<\/attached_gpus>/,
+    );
     assert.equal(xml.match(/<product_name>NVIDIA L40S<\/product_name>/g)?.length, 4);
     assert.match(xml, /<product_architecture>Ada Lovelace<\/product_architecture>/);
   } finally {
@@ -75,7 +127,9 @@ test('the GPUs a Node is given are the ones its simulated nvidia-smi reports', a
 });
 
 test('aicr snapshot in agent mode on a GPU Node reports the simulated GPU and the API server version', async () => {
-  await serviceAccountWith(NAMESPACE, 'aicr-snapshot', [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'create', 'update', 'patch'] }]);
+  await serviceAccountWith(NAMESPACE, 'aicr-snapshot', [
+    { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'create', 'update', 'patch'] },
+  ]);
   const name = uniqueName('snapshot');
   await batch().createNamespacedJob({
     namespace: NAMESPACE,
@@ -104,7 +158,11 @@ test('aicr snapshot in agent mode on a GPU Node reports the simulated GPU and th
   const data = (await core().readNamespacedConfigMap({ name, namespace: NAMESPACE })).data ?? {};
   const key = Object.keys(data).find((k) => k.startsWith('snapshot.'));
   assert.ok(key, `the ConfigMap holds the snapshot (keys: ${Object.keys(data).join(', ')})`);
-  const snap = parse(data[key] ?? '') as { kind?: string; metadata?: Record<string, unknown>; measurements?: Measurement[] };
+  const snap = parse(data[key] ?? '') as {
+    kind?: string;
+    metadata?: Record<string, unknown>;
+    measurements?: Measurement[];
+  };
   assert.equal(snap.kind, 'Snapshot');
   assert.equal(snap.metadata?.['source-node'], pod?.spec?.nodeName);
   const measurements = snap.measurements ?? [];

@@ -5,7 +5,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { ApiextensionsV1Api, type V1Job, type V1Node, type V1Pod } from '@kubernetes/client-node';
-import { batch, core, jobPods, jobReaches, oneShotJob, readOrUndefined, serviceAccountWith, waitFor } from '../helpers/cluster.ts';
+import {
+  batch,
+  core,
+  jobPods,
+  jobReaches,
+  oneShotJob,
+  readOrUndefined,
+  serviceAccountWith,
+  waitFor,
+} from '../helpers/cluster.ts';
 import { adminKubeConfig, uniqueName } from '../helpers/env.ts';
 import { auditMark, auditSince, settleAudit } from '../helpers/audit.ts';
 
@@ -15,7 +24,14 @@ test('ttlSecondsAfterFinished deletes a finished Job and its Pod', async () => {
   const ns = uniqueName('ttl');
   await serviceAccountWith(ns, 'default', []);
   const name = 'short';
-  await batch().createNamespacedJob({ namespace: ns, body: oneShotJob(name, { containers: [{ name: 'main', image: SHELL, command: ['true'] }] }, { ttlSecondsAfterFinished: 1 }) });
+  await batch().createNamespacedJob({
+    namespace: ns,
+    body: oneShotJob(
+      name,
+      { containers: [{ name: 'main', image: SHELL, command: ['true'] }] },
+      { ttlSecondsAfterFinished: 1 },
+    ),
+  });
   await jobReaches(ns, name, 'Complete');
   const [pod] = await jobPods(ns, name);
   assert.ok(pod?.metadata?.name, 'the Job had a Pod');
@@ -48,19 +64,35 @@ test('a Pod whose ServiceAccount lacks a right is refused with 403 by the API se
       spec: {
         restartPolicy: 'Never',
         serviceAccountName: 'reader',
-        containers: [{ name: 'main', image: SHELL, command: ['/bin/sh', '-c', 'kubectl get configmaps -o name >/dev/null && kubectl get secrets'], terminationMessagePolicy: 'FallbackToLogsOnError' }],
+        containers: [
+          {
+            name: 'main',
+            image: SHELL,
+            command: ['/bin/sh', '-c', 'kubectl get configmaps -o name >/dev/null && kubectl get secrets'],
+            terminationMessagePolicy: 'FallbackToLogsOnError',
+          },
+        ],
       },
     },
   });
   const pod = await finishedPod(ns, name);
   const terminated = pod?.status?.containerStatuses?.[0]?.state?.terminated;
   assert.equal(terminated?.exitCode, 1);
-  assert.match(terminated?.message ?? '', /secrets is forbidden: User "system:serviceaccount:[^:]+:reader" cannot list resource "secrets"/);
+  assert.match(
+    terminated?.message ?? '',
+    /secrets is forbidden: User "system:serviceaccount:[^:]+:reader" cannot list resource "secrets"/,
+  );
   await settleAudit();
   const user = `system:serviceaccount:${ns}:reader`;
   const mine = auditSince(mark).filter((e) => e.user.username === user && e.stage === 'ResponseComplete');
-  assert.ok(mine.some((e) => e.objectRef?.resource === 'configmaps' && e.responseStatus?.code === 200), 'the granted list succeeded as the ServiceAccount');
-  assert.ok(mine.some((e) => e.objectRef?.resource === 'secrets' && e.responseStatus?.code === 403), 'the API server answered 403 to the ServiceAccount');
+  assert.ok(
+    mine.some((e) => e.objectRef?.resource === 'configmaps' && e.responseStatus?.code === 200),
+    'the granted list succeeded as the ServiceAccount',
+  );
+  assert.ok(
+    mine.some((e) => e.objectRef?.resource === 'secrets' && e.responseStatus?.code === 403),
+    'the API server answered 403 to the ServiceAccount',
+  );
 });
 
 async function finishedPod(ns: string, name: string): Promise<V1Pod | undefined> {
@@ -87,11 +119,18 @@ test('the default Nodes look like an EKS system group and an H100 × 8 GPU group
   assert.equal(capacity(gpu)['nvidia.com/gpu'], '8');
   assert.equal(capacity(system)['nvidia.com/gpu'], undefined);
   const status = gpu.status ?? {};
-  assert.deepEqual((status.addresses ?? []).map((a) => ({ type: a.type, address: a.address })), [{ type: 'InternalIP', address: '127.0.0.1' }]);
-  assert.deepEqual((gpu.spec?.taints ?? []).map((t) => t.key), [], 'no not-ready taint is left');
+  assert.deepEqual(
+    (status.addresses ?? []).map((a) => ({ type: a.type, address: a.address })),
+    [{ type: 'InternalIP', address: '127.0.0.1' }],
+  );
+  assert.deepEqual(
+    (gpu.spec?.taints ?? []).map((t) => t.key),
+    [],
+    'no not-ready taint is left',
+  );
 });
 
-test('a Pod on a GPU Node reads the Node\'s os-release, and its mount points never reach the machine', async () => {
+test("a Pod on a GPU Node reads the Node's os-release, and its mount points never reach the machine", async () => {
   const ns = uniqueName('osrel');
   await serviceAccountWith(ns, 'default', []);
   const name = 'os';
@@ -103,7 +142,14 @@ test('a Pod on a GPU Node reads the Node\'s os-release, and its mount points nev
         restartPolicy: 'Never',
         nodeSelector: { 'nvidia.com/gpu.present': 'true' },
         volumes: [{ name: 'os', hostPath: { path: '/etc/os-release', type: 'File' } }],
-        containers: [{ name: 'main', image: SHELL, command: ['/bin/sh', '-c', 'cat /host/etc/os-release > /dev/termination-log'], volumeMounts: [{ name: 'os', mountPath: '/host/etc/os-release' }] }],
+        containers: [
+          {
+            name: 'main',
+            image: SHELL,
+            command: ['/bin/sh', '-c', 'cat /host/etc/os-release > /dev/termination-log'],
+            volumeMounts: [{ name: 'os', mountPath: '/host/etc/os-release' }],
+          },
+        ],
       },
     },
   });
@@ -117,7 +163,7 @@ test('a Pod on a GPU Node reads the Node\'s os-release, and its mount points nev
   assert.equal(existsSync('/dev/termination-log'), false, 'the termination log was made inside the container only');
 });
 
-test('Argo CD\'s Application and AppProject CRDs are installed and established', async () => {
+test("Argo CD's Application and AppProject CRDs are installed and established", async () => {
   const ext = adminKubeConfig().makeApiClient(ApiextensionsV1Api);
   for (const name of ['applications.argoproj.io', 'appprojects.argoproj.io']) {
     const crd = await ext.readCustomResourceDefinition({ name });

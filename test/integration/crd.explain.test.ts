@@ -42,14 +42,22 @@ const KINDS_BY_PLURAL = { clusterruntimes: KINDS.clusterRuntime, runtimerollouts
 for (const plural of Object.keys(ALL_CRDS) as (keyof typeof ALL_CRDS)[]) {
   const singular = KINDS_BY_PLURAL[plural].singular;
   test(`kubectl explain ${singular}.spec and .status show a description for every field`, async () => {
-    const objects = [...objectFields(schemaOf(plural, 'spec'), `${singular}.spec`), ...objectFields(schemaOf(plural, 'status'), `${singular}.status`)];
+    const objects = [
+      ...objectFields(schemaOf(plural, 'spec'), `${singular}.spec`),
+      ...objectFields(schemaOf(plural, 'status'), `${singular}.status`),
+    ];
     assert.ok(objects.length >= 3, 'found the object fields to explain');
     for (const { path, children } of objects) {
       const out = await kubectl('explain', path);
       assert.doesNotMatch(out, /<no description>/, `${path}:\n${out}`);
       assert.match(out, /DESCRIPTION:\n\s+\S/, `${path} has its own description`);
       // A field line, its enum values if any, then its description, indented by four.
-      for (const child of children) assert.match(out, new RegExp(`^  ${child}\\t<.*\\n(  enum: .*\\n)? {4}\\S`, 'm'), `${path}.${child} is described:\n${out}`);
+      for (const child of children)
+        assert.match(
+          out,
+          new RegExp(`^  ${child}\\t<.*\\n(  enum: .*\\n)? {4}\\S`, 'm'),
+          `${path}.${child} is described:\n${out}`,
+        );
     }
   });
 }

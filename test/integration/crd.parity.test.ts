@@ -31,17 +31,30 @@ interface ZodVerdict {
 
 function zodVerdict(kind: Kind, name: string, spec: unknown): ZodVerdict {
   const parsed =
-    kind === 'clusterRuntime' ? ClusterRuntimeSchema.safeParse({ metadata: { name }, spec }) : RuntimeRolloutSchema.safeParse({ spec });
-  return parsed.success ? { issues: [], spec: parsed.data.spec } : { issues: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`) };
+    kind === 'clusterRuntime'
+      ? ClusterRuntimeSchema.safeParse({ metadata: { name }, spec })
+      : RuntimeRolloutSchema.safeParse({ spec });
+  return parsed.success
+    ? { issues: [], spec: parsed.data.spec }
+    : { issues: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`) };
 }
 
 /** Counts verdicts, so the test also proves it saw both acceptances and refusals. */
 const tally = (): { accepted: number; refused: number } => ({ accepted: 0, refused: 0 });
 
-async function assertSameVerdict(seen: { accepted: number; refused: number }, kind: Kind, name: string, spec: unknown): Promise<void> {
+async function assertSameVerdict(
+  seen: { accepted: number; refused: number },
+  kind: Kind,
+  name: string,
+  spec: unknown,
+): Promise<void> {
   const server = await api.verdict(kind, name, spec);
   const { issues, spec: read } = zodVerdict(kind, name, spec);
-  const detail = JSON.stringify({ spec, apiServer: server.message || 'accepted', zod: issues.length ? issues : 'accepted' });
+  const detail = JSON.stringify({
+    spec,
+    apiServer: server.message || 'accepted',
+    zod: issues.length ? issues : 'accepted',
+  });
   assert.equal(server.accepted, issues.length === 0, `API server and zod disagree: ${detail}`);
   // Both also read an accepted spec alike: the API server's defaults and pruning are zod's.
   if (server.accepted) assert.deepEqual(server.stored, read, `API server stores what zod does not read: ${detail}`);
@@ -52,7 +65,9 @@ async function assertSameVerdict(seen: { accepted: number; refused: number }, ki
 test('CRD/zod parity: no generated ClusterRuntime is accepted by the API server and refused by zod, or the other way round', async () => {
   const seen = tally();
   await fc.assert(
-    fc.asyncProperty(runtimeName, clusterRuntimeSpec, (name, spec) => assertSameVerdict(seen, 'clusterRuntime', name, spec)),
+    fc.asyncProperty(runtimeName, clusterRuntimeSpec, (name, spec) =>
+      assertSameVerdict(seen, 'clusterRuntime', name, spec),
+    ),
     { numRuns: 300 },
   );
   assert.ok(seen.accepted >= 30 && seen.refused >= 30, `too one-sided to prove parity: ${JSON.stringify(seen)}`);

@@ -20,7 +20,18 @@ import { holdReleasePods, withKnob } from '../helpers/knobs.ts';
 import { kubectlAicr } from '../helpers/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
 import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
-import { approve, assertNoApplicationWrite, awaitingRollout, clearRolloutStage, failingSoon, released, rollout, rolloutsOf, stalledOn, stopAndClear } from '../helpers/rollouts.ts';
+import {
+  approve,
+  assertNoApplicationWrite,
+  awaitingRollout,
+  clearRolloutStage,
+  failingSoon,
+  released,
+  rollout,
+  rolloutsOf,
+  stalledOn,
+  stopAndClear,
+} from '../helpers/rollouts.ts';
 import { condition, createRuntime, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
 
 const STEPS = STEP_TABLE.filter((r) => r.name === 'rollout' || r.name === 'drift-check');
@@ -28,24 +39,43 @@ let cp: ReturnType<typeof startCapturedControlPlane>;
 let runtimeUID = '';
 let planA = '';
 
-const at = (version: string, extra: Partial<Release> = {}): Release[] => ['alpha', 'bravo', 'charlie'].map((name, i) => chartRelease(name, i, version, extra));
-const activeIs = (plan: string) => released(`Released=True on ${plan}`, (reason, message) => reason === 'Released' && message.includes(plan), 60_000);
+const at = (version: string, extra: Partial<Release> = {}): Release[] =>
+  ['alpha', 'bravo', 'charlie'].map((name, i) => chartRelease(name, i, version, extra));
+const activeIs = (plan: string) =>
+  released(`Released=True on ${plan}`, (reason, message) => reason === 'Released' && message.includes(plan), 60_000);
 
-async function inventory(what: string, ok: (status: string, reason: string, message: string) => boolean, timeoutMs = 30_000): Promise<string> {
+async function inventory(
+  what: string,
+  ok: (status: string, reason: string, message: string) => boolean,
+  timeoutMs = 30_000,
+): Promise<string> {
   let last: unknown;
   try {
-    return await waitFor(what, async () => {
-      const c = condition(await getRuntime(), 'InventoryConsistent');
-      last = c;
-      return c && ok(c.status, c.reason, c.message) ? c.message : undefined;
-    }, timeoutMs);
+    return await waitFor(
+      what,
+      async () => {
+        const c = condition(await getRuntime(), 'InventoryConsistent');
+        last = c;
+        return c && ok(c.status, c.reason, c.message) ? c.message : undefined;
+      },
+      timeoutMs,
+    );
   } catch (err) {
     throw new Error(`${(err as Error).message}; InventoryConsistent was ${JSON.stringify(last)}`, { cause: err });
   }
 }
 
 async function runtimeEvents(reason: string): Promise<string> {
-  return kubectl('get', 'events', '-n', NAMESPACES.events, '--field-selector', `involvedObject.name=cluster,reason=${reason}`, '-o', 'jsonpath={.items[*].message}');
+  return kubectl(
+    'get',
+    'events',
+    '-n',
+    NAMESPACES.events,
+    '--field-selector',
+    `involvedObject.name=cluster,reason=${reason}`,
+    '-o',
+    'jsonpath={.items[*].message}',
+  );
 }
 
 async function chartVersion(release: string): Promise<string | undefined> {
@@ -57,7 +87,12 @@ async function chartVersion(release: string): Promise<string | undefined> {
 async function driftWrites(mark: number): Promise<string[]> {
   await settleAudit();
   return auditSince(mark)
-    .filter((e) => e.impersonatedUser?.username === 'aicr-step-drift-check' && ['create', 'update', 'patch', 'delete'].includes(e.verb) && (e.responseStatus?.code ?? 0) < 300)
+    .filter(
+      (e) =>
+        e.impersonatedUser?.username === 'aicr-step-drift-check' &&
+        ['create', 'update', 'patch', 'delete'].includes(e.verb) &&
+        (e.responseStatus?.code ?? 0) < 300,
+    )
     .filter((e) => e.objectRef?.resource !== 'events' && e.objectRef?.subresource !== 'status')
     .map((e) => `${e.verb} ${e.objectRef?.resource ?? ''}/${e.objectRef?.name ?? ''}`);
 }
@@ -72,9 +107,17 @@ const someLooks = (): Promise<void> => new Promise((r) => setTimeout(r, 3_000));
 
 before(async () => {
   await clearRolloutStage({ configuration: { ...testConfiguration(), drift: { checkInterval: '2s' } } });
-  for (const name of ['alpha', 'bravo', 'charlie']) for (const version of ['1.0.0', '1.1.0']) await pushChart(name, version);
+  for (const name of ['alpha', 'bravo', 'charlie'])
+    for (const version of ['1.0.0', '1.1.0']) await pushChart(name, version);
   cp = startCapturedControlPlane({ timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 }, table: STEPS });
-  runtimeUID = (await createRuntime({ aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' }, actionTimeout: '60s', validation: { deployment: 'Disabled' } })).metadata.uid;
+  runtimeUID = (
+    await createRuntime({
+      aicrVersion: 'v0.11.1',
+      criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' },
+      actionTimeout: '60s',
+      validation: { deployment: 'Disabled' },
+    })
+  ).metadata.uid;
   planA = await freshPlan(at('1.0.0'));
   await target(planA);
   await approve((await awaitingRollout(planA)).metadata.name);
@@ -82,7 +125,8 @@ before(async () => {
 });
 
 after(async () => {
-  if (process.env['DEBUG_DRIFT']) for (const r of cp.records()) if (r['level'] !== 'DEBUG') console.error(JSON.stringify(r).slice(0, 600));
+  if (process.env['DEBUG_DRIFT'])
+    for (const r of cp.records()) if (r['level'] !== 'DEBUG') console.error(JSON.stringify(r).slice(0, 600));
   await stopAndClear(cp);
   await kubectl('delete', 'configmap', '-n', NAMESPACES.system, planA, planB, '--ignore-not-found');
 });
@@ -92,14 +136,30 @@ test('ROL-8 an owned Application deleted outside a rollout is written again from
   const rollouts = (await rolloutsOf(runtimeUID)).length;
   const mark = auditMark();
   await deleteApp('bravo');
-  const back = await appReaches('bravo', 'is written again', (app) => app !== undefined && !app.metadata.deletionTimestamp, 20_000);
+  const back = await appReaches(
+    'bravo',
+    'is written again',
+    (app) => app !== undefined && !app.metadata.deletionTimestamp,
+    20_000,
+  );
   assert.equal(back?.metadata.annotations?.[ANNOTATION.runtimeUID], runtimeUID);
   assert.equal(await chartVersion('bravo'), '1.0.0', 'at the active plan');
   const digest = back?.metadata.annotations?.[ANNOTATION.planDigest] ?? '';
   assert.ok(planA.endsWith(digest.replace(/^sha256:/, '').slice(0, 16)), `annotated with the active plan ${planA}`);
-  assert.match(await runtimeEvents('ApplicationRecreated'), new RegExp(`Application argocd/bravo was deleted outside a rollout .*written again from the active plan ${planA}`));
-  assert.deepEqual((await driftWrites(mark)).filter((w) => w.startsWith('patch applications') || w.startsWith('create applications')).length > 0, true, 'the drift check wrote it');
-  await inventory('InventoryConsistent=True again', (status, reason, message) => status === 'True' && reason === 'InventoryConsistent' && message.includes(planA));
+  assert.match(
+    await runtimeEvents('ApplicationRecreated'),
+    new RegExp(`Application argocd/bravo was deleted outside a rollout .*written again from the active plan ${planA}`),
+  );
+  assert.deepEqual(
+    (await driftWrites(mark)).filter((w) => w.startsWith('patch applications') || w.startsWith('create applications'))
+      .length > 0,
+    true,
+    'the drift check wrote it',
+  );
+  await inventory(
+    'InventoryConsistent=True again',
+    (status, reason, message) => status === 'True' && reason === 'InventoryConsistent' && message.includes(planA),
+  );
   assert.equal((await rolloutsOf(runtimeUID)).length, rollouts, 'no rollout was created for it');
   assert.equal(condition(await getRuntime(), 'Released')?.status, 'True');
 });
@@ -107,13 +167,24 @@ test('ROL-8 an owned Application deleted outside a rollout is written again from
 test('PLAN-4 the active plan deleted is rebuilt from the Applications to the same digest and written back with a PlanRebuilt Event, without a recipe', async () => {
   const mark = auditMark();
   await kubectl('delete', 'configmap', '-n', NAMESPACES.system, planA);
-  const cm = await waitFor('the active plan written back', () => stepKube('rollout').get(KIND.configMap, planA, NAMESPACES.system), 20_000);
+  const cm = await waitFor(
+    'the active plan written back',
+    () => stepKube('rollout').get(KIND.configMap, planA, NAMESPACES.system),
+    20_000,
+  );
   const read = readPlanConfigMap(cm);
   assert.ok(read.ok, 'the rebuilt plan reads back');
   assert.equal(read.plan.recipe, undefined, 'a rebuilt plan has no recipe');
   assert.equal(read.plan.runtimeUID, runtimeUID);
-  assert.deepEqual(await driftWrites(mark), [`create configmaps/${planA}`], 'one create, by the drift check: the admission policy lets it create plans');
-  assert.match(await runtimeEvents('PlanRebuilt'), new RegExp(`the active plan ${planA} was missing; rebuilt from the owned Argo CD Applications to the same digest`));
+  assert.deepEqual(
+    await driftWrites(mark),
+    [`create configmaps/${planA}`],
+    'one create, by the drift check: the admission policy lets it create plans',
+  );
+  assert.match(
+    await runtimeEvents('PlanRebuilt'),
+    new RegExp(`the active plan ${planA} was missing; rebuilt from the owned Argo CD Applications to the same digest`),
+  );
   await inventory('InventoryConsistent=True', (status) => status === 'True');
   await assertNoApplicationWrite(mark);
 });
@@ -122,34 +193,71 @@ test('PLAN-4 the drift check cannot change a plan: the admission policy lets its
   const cm = await stepKube('drift-check').get(KIND.configMap, planA, NAMESPACES.system);
   assert.ok(cm);
   await assert.rejects(
-    stepKube('drift-check').patch(KIND.configMap, planA, NAMESPACES.system, { metadata: { labels: { [LABEL.schemaVersion]: '1', extra: 'x' } } }),
+    stepKube('drift-check').patch(KIND.configMap, planA, NAMESPACES.system, {
+      metadata: { labels: { [LABEL.schemaVersion]: '1', extra: 'x' } },
+    }),
     (err: Error) => /forbidden|denied/i.test(err.message),
   );
 });
 
 test('PLAN-6 a rollout to a rebuilt plan while validation is Required: PlanWithoutRecipe with the three fixes and nothing written; with validation Disabled it is created and needs approval', async () => {
   const rollouts = (await rolloutsOf(runtimeUID)).length;
-  await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"validation":{"deployment":"Required"}}}');
+  await kubectl(
+    'patch',
+    'clusterruntime',
+    'cluster',
+    '--type',
+    'merge',
+    '-p',
+    '{"spec":{"validation":{"deployment":"Required"}}}',
+  );
   const mark = auditMark();
   // An edit by hand: the active plan no longer matches the Applications, so the rollout step wants a rollout back to it.
   await patchApp('charlie', { spec: { source: { targetRevision: '1.1.0' } } });
   const c = await released('PlanWithoutRecipe', (reason) => reason === 'PlanWithoutRecipe');
-  assert.match(c.message, new RegExp(`the target plan ${planA} was rebuilt from the Argo CD Applications, so it has no recipe, and spec.validation.deployment is Required`));
-  assert.match(c.message, /Change the inputs so that resolution reproduces the plan .*; pin another plan \(spec.selection\); or set spec.validation.deployment: Disabled for this rollout/);
+  assert.match(
+    c.message,
+    new RegExp(
+      `the target plan ${planA} was rebuilt from the Argo CD Applications, so it has no recipe, and spec.validation.deployment is Required`,
+    ),
+  );
+  assert.match(
+    c.message,
+    /Change the inputs so that resolution reproduces the plan .*; pin another plan \(spec.selection\); or set spec.validation.deployment: Disabled for this rollout/,
+  );
   await stalledOn('PlanWithoutRecipe');
   await someLooks();
   await assertNoApplicationWrite(mark);
   assert.equal((await rolloutsOf(runtimeUID)).length, rollouts, 'no rollout is created');
-  await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"validation":{"deployment":"Disabled"}}}');
+  await kubectl(
+    'patch',
+    'clusterruntime',
+    'cluster',
+    '--type',
+    'merge',
+    '-p',
+    '{"spec":{"validation":{"deployment":"Disabled"}}}',
+  );
   try {
     const back = await awaitingRollout(planA);
-    assert.deepEqual(back.spec.steps.map((s) => s.release), ['charlie']);
+    assert.deepEqual(
+      back.spec.steps.map((s) => s.release),
+      ['charlie'],
+    );
     await assertNoApplicationWrite(mark);
     await approve(back.metadata.name);
     await activeIs(planA);
     assert.equal(await chartVersion('charlie'), '1.0.0', 'charlie is back at the rebuilt plan');
   } finally {
-    await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"validation":{"deployment":"Disabled"}}}');
+    await kubectl(
+      'patch',
+      'clusterruntime',
+      'cluster',
+      '--type',
+      'merge',
+      '-p',
+      '{"spec":{"validation":{"deployment":"Disabled"}}}',
+    );
   }
 });
 
@@ -169,8 +277,16 @@ test('ROL-5 a release a failed rollout moved loses its Application: MovedRelease
   assert.equal(await chartVersion('alpha'), '1.1.0', 'alpha was moved to the target plan');
   const mark = auditMark();
   await deleteApp('alpha');
-  const message = await inventory('MovedReleaseMissing', (status, reason) => status === 'False' && reason === 'MovedReleaseMissing');
-  assert.match(message, new RegExp(`alpha \\(moved to plan ${planB} by rollout ${failed}\\).*not written again from the active plan ${planA}.*kubectl aicr retry ${failed}`));
+  const message = await inventory(
+    'MovedReleaseMissing',
+    (status, reason) => status === 'False' && reason === 'MovedReleaseMissing',
+  );
+  assert.match(
+    message,
+    new RegExp(
+      `alpha \\(moved to plan ${planB} by rollout ${failed}\\).*not written again from the active plan ${planA}.*kubectl aicr retry ${failed}`,
+    ),
+  );
   await stalledOn('MovedReleaseMissing');
   await someLooks();
   await assertNoApplicationWrite(mark);
@@ -179,7 +295,10 @@ test('ROL-5 a release a failed rollout moved loses its Application: MovedRelease
   const run = await kubectlAicr(['retry', failed, '--timeout', '30s'], 'alice');
   assert.equal(run.code, 0, run.stderr);
   const fresh = await awaitingRollout(planB);
-  assert.ok(fresh.spec.steps.some((s) => s.action === 'Install' && s.release === 'alpha'), 'the new rollout installs alpha');
+  assert.ok(
+    fresh.spec.steps.some((s) => s.action === 'Install' && s.release === 'alpha'),
+    'the new rollout installs alpha',
+  );
   assert.equal(fresh.spec.approval, undefined, 'it needs a fresh approval');
   await someLooks();
   await assertNoApplicationWrite(mark);
@@ -202,12 +321,18 @@ test('ROL-5 reverting the target after a failed rollout moved a now-missing rele
   );
   const mark = auditMark();
   await deleteApp('alpha');
-  await inventory('MovedReleaseMissing', (status, reason, message) => status === 'False' && reason === 'MovedReleaseMissing' && message.includes(planC));
+  await inventory(
+    'MovedReleaseMissing',
+    (status, reason, message) => status === 'False' && reason === 'MovedReleaseMissing' && message.includes(planC),
+  );
   // The runtime change behind planC reverted: the target is the active plan again.
   await target(planB);
   const back = await awaitingRollout(planB);
   assert.equal(back.spec.fromPlan, planC);
-  assert.ok(back.spec.steps.some((s) => s.action === 'Install' && s.release === 'alpha'), 'the rollout back installs alpha');
+  assert.ok(
+    back.spec.steps.some((s) => s.action === 'Install' && s.release === 'alpha'),
+    'the rollout back installs alpha',
+  );
   await someLooks();
   await assertNoApplicationWrite(mark);
   await approve(back.metadata.name);
@@ -219,19 +344,37 @@ test('ROL-5 reverting the target after a failed rollout moved a now-missing rele
 
 test('PLAN-2 a rollout written in a newer schema stops the drift check and the rollout step with PlanUnreadable; nothing is written to Argo CD and the rollout is never rewritten', async () => {
   const last = await rollout((await rolloutsOf(runtimeUID)).at(-1)?.metadata.name ?? '');
-  const newer = { apiVersion: 'operator.aicr.run/v1alpha1', kind: 'RuntimeRollout', metadata: { name: 'aicr-rollout-newer-schema', labels: { [LABEL.schemaVersion]: '2' } }, spec: { ...last.spec, approval: undefined, retry: undefined } };
-  await stepKube('rollout').create(KIND.runtimeRollout, JSON.parse(JSON.stringify(newer)) as { metadata: { name: string } });
+  const newer = {
+    apiVersion: 'operator.aicr.run/v1alpha1',
+    kind: 'RuntimeRollout',
+    metadata: { name: 'aicr-rollout-newer-schema', labels: { [LABEL.schemaVersion]: '2' } },
+    spec: { ...last.spec, approval: undefined, retry: undefined },
+  };
+  await stepKube('rollout').create(
+    KIND.runtimeRollout,
+    JSON.parse(JSON.stringify(newer)) as { metadata: { name: string } },
+  );
   try {
     const written = (await stepKube('rollout').get(KIND.runtimeRollout, newer.metadata.name))?.metadata.resourceVersion;
-    const message = await inventory('PlanUnreadable', (status, reason) => status === 'False' && reason === 'PlanUnreadable');
-    assert.match(message, /rollout aicr-rollout-newer-schema \(schema version "2", this control plane reads "1"\); upgrade the control plane/);
+    const message = await inventory(
+      'PlanUnreadable',
+      (status, reason) => status === 'False' && reason === 'PlanUnreadable',
+    );
+    assert.match(
+      message,
+      /rollout aicr-rollout-newer-schema \(schema version "2", this control plane reads "1"\); upgrade the control plane/,
+    );
     await released('PlanUnreadable on Released', (reason) => reason === 'PlanUnreadable');
     const mark = auditMark();
     await deleteApp('charlie');
     await someLooks();
     await assertNoApplicationWrite(mark);
     assert.equal(await chartVersion('charlie'), undefined, 'charlie is not written again while a newer rollout exists');
-    assert.equal((await stepKube('rollout').get(KIND.runtimeRollout, newer.metadata.name))?.metadata.resourceVersion, written, 'the newer rollout is never rewritten');
+    assert.equal(
+      (await stepKube('rollout').get(KIND.runtimeRollout, newer.metadata.name))?.metadata.resourceVersion,
+      written,
+      'the newer rollout is never rewritten',
+    );
   } finally {
     await kubectl('delete', 'runtimerollout', newer.metadata.name, '--ignore-not-found');
   }
@@ -244,7 +387,12 @@ test('PLAN-4 the active plan deleted after an Application was edited outside the
   const mark = auditMark();
   await kubectl('delete', 'configmap', '-n', NAMESPACES.system, planB);
   const message = await inventory('PlanMissing', (status, reason) => status === 'False' && reason === 'PlanMissing');
-  assert.match(message, new RegExp(`the active plan ${planB} is missing from aicr-system and cannot be written back: the owned Applications rebuild to plan aicr-plan-[0-9a-f]{16} \\(digest sha256:[0-9a-f]{64}\\), not ${planB}, so one was edited outside the control plane. The next rollout assesses every upgrade unknown and needs approval`));
+  assert.match(
+    message,
+    new RegExp(
+      `the active plan ${planB} is missing from aicr-system and cannot be written back: the owned Applications rebuild to plan aicr-plan-[0-9a-f]{16} \\(digest sha256:[0-9a-f]{64}\\), not ${planB}, so one was edited outside the control plane. The next rollout assesses every upgrade unknown and needs approval`,
+    ),
+  );
   await stalledOn('PlanMissing');
   await someLooks();
   assert.deepEqual(await driftWrites(mark), [], 'no plan and no Application is written');
@@ -252,7 +400,15 @@ test('PLAN-4 the active plan deleted after an Application was edited outside the
   assert.equal(await stepKube('rollout').get(KIND.configMap, planB, NAMESPACES.system), undefined);
   // The next rollout, to a new target, is assessed unknown throughout and waits for approval,
   // even under an AICR with upgrade-check: there is no active plan to assess from.
-  await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', JSON.stringify({ spec: { aicrVersion: UPGRADE_CHECK_AICR_VERSION } }));
+  await kubectl(
+    'patch',
+    'clusterruntime',
+    'cluster',
+    '--type',
+    'merge',
+    '-p',
+    JSON.stringify({ spec: { aicrVersion: UPGRADE_CHECK_AICR_VERSION } }),
+  );
   const next = await freshPlan(at('1.1.0', { values: { plan4: true } }));
   await target(next);
   const r = await awaitingRollout(next);
@@ -264,7 +420,11 @@ test('PLAN-4 the active plan deleted after an Application was edited outside the
   }
   assert.equal(r.spec.approval, undefined, 'it waits for approval');
   await someLooks();
-  assert.equal((await rollout(r.metadata.name)).status?.steps?.some((s) => s.startedAt !== undefined) ?? false, false, 'no step starts without approval');
+  assert.equal(
+    (await rollout(r.metadata.name)).status?.steps?.some((s) => s.startedAt !== undefined) ?? false,
+    false,
+    'no step starts without approval',
+  );
   await assertNoApplicationWrite(mark);
   await kubectl('delete', 'configmap', '-n', NAMESPACES.system, next, '--ignore-not-found');
 });

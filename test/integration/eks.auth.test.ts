@@ -40,9 +40,14 @@ before(async () => {
     '--authentication-token-webhook-version=v1',
   ]);
   const sts = new STSClient(awsClientConfig());
-  const assumed = (await sts.send(new AssumeRoleCommand({ RoleArn: ROLE, RoleSessionName: 'lambda-resolve' }))).Credentials;
+  const assumed = (await sts.send(new AssumeRoleCommand({ RoleArn: ROLE, RoleSessionName: 'lambda-resolve' })))
+    .Credentials;
   assert.ok(assumed?.AccessKeyId && assumed.SecretAccessKey && assumed.SessionToken);
-  creds = { accessKeyId: assumed.AccessKeyId, secretAccessKey: assumed.SecretAccessKey, sessionToken: assumed.SessionToken };
+  creds = {
+    accessKeyId: assumed.AccessKeyId,
+    secretAccessKey: assumed.SecretAccessKey,
+    sessionToken: assumed.SessionToken,
+  };
 });
 after(async () => {
   await server.stop();
@@ -51,7 +56,11 @@ after(async () => {
 });
 
 const eksKube = (now: () => number = Date.now): KubePort =>
-  makeEksKube({ clusterName: CLUSTER, endpoint: server.url, caData: caData(), region: 'us-east-1' }, () => Promise.resolve(creds), now);
+  makeEksKube(
+    { clusterName: CLUSTER, endpoint: server.url, caData: caData(), region: 'us-east-1' },
+    () => Promise.resolve(creds),
+    now,
+  );
 
 test('the Lambda handler reaches the API server with a real EKS token and writes status as its role', async () => {
   const sqs = new SQSClient(awsClientConfig());
@@ -71,13 +80,31 @@ test('the Lambda handler reaches the API server with a real EKS token and writes
   });
   const { handler } = (await import('../../functions/resolve.ts')) as { handler: SqsHandler };
   const rt = await createRuntime({ aicrVersion: 'v0.11.1' });
-  const item = encodeWorkItem({ v: 1, step: 'resolve', runtime: { name: 'cluster', uid: rt.metadata.uid }, cause: 'ADDED' });
-  await sqs.send(new SendMessageCommand({ QueueUrl: queue.url, MessageGroupId: runtimeGroup(rt.metadata.uid), MessageDeduplicationId: 'eks-1', MessageBody: item }));
+  const item = encodeWorkItem({
+    v: 1,
+    step: 'resolve',
+    runtime: { name: 'cluster', uid: rt.metadata.uid },
+    cause: 'ADDED',
+  });
+  await sqs.send(
+    new SendMessageCommand({
+      QueueUrl: queue.url,
+      MessageGroupId: runtimeGroup(rt.metadata.uid),
+      MessageDeduplicationId: 'eks-1',
+      MessageBody: item,
+    }),
+  );
   const driver = new SqsLambdaDriver(sqs, queue, handler);
-  await driver.runUntil('status written through the EKS-authenticated path', async () => condition(await getRuntime(), 'Resolved') !== undefined, 20_000);
+  await driver.runUntil(
+    'status written through the EKS-authenticated path',
+    async () => condition(await getRuntime(), 'Resolved') !== undefined,
+    20_000,
+  );
 
   // The newest: the extra API server's audit log outlives a run of this file.
-  const write = readAudit(server.auditLog).filter((e) => e.objectRef?.subresource === 'status' && e.verb === 'patch').at(-1);
+  const write = readAudit(server.auditLog)
+    .filter((e) => e.objectRef?.subresource === 'status' && e.verb === 'patch')
+    .at(-1);
   assert.ok(write, 'the status write went through the EKS-authenticated API server');
   assert.equal(write.user.username, 'arn:aws:sts::123456789012:assumed-role/aicr-control-plane-resolve/lambda-resolve');
   assert.ok((write.user as { groups?: string[] }).groups?.includes(RESOLVE_GROUP), JSON.stringify(write.user));
@@ -87,20 +114,45 @@ test('the Lambda handler reaches the API server with a real EKS token and writes
 
 test('a request outside the control plane RBAC is denied, naming the IAM identity used', async () => {
   const kube = eksKube();
-  const err = await kube.create(KIND.configMap, { metadata: { name: 'not-ours', namespace: 'default' }, data: {} }).then(() => undefined, (e: unknown) => e);
+  const err = await kube
+    .create(KIND.configMap, { metadata: { name: 'not-ours', namespace: 'default' }, data: {} })
+    .then(
+      () => undefined,
+      (e: unknown) => e,
+    );
   assert.ok(err instanceof KubeRequestError);
   assert.equal(err.status, 403);
   assert.match(err.message, /assumed-role\/aicr-control-plane-resolve\/lambda-resolve on cluster aicr-test/);
-  const yes = await kubectl('auth', 'can-i', 'patch', 'clusterruntimes.operator.aicr.run', '--subresource=status', '--as=probe', `--as-group=${RESOLVE_GROUP}`);
+  const yes = await kubectl(
+    'auth',
+    'can-i',
+    'patch',
+    'clusterruntimes.operator.aicr.run',
+    '--subresource=status',
+    '--as=probe',
+    `--as-group=${RESOLVE_GROUP}`,
+  );
   assert.equal(yes.trim(), 'yes');
-  const no = await kubectl('auth', 'can-i', 'list', 'secrets', '-n', 'kube-system', '--as=probe', `--as-group=${RESOLVE_GROUP}`).catch((e: { stdout?: string }) => e.stdout ?? '');
+  const no = await kubectl(
+    'auth',
+    'can-i',
+    'list',
+    'secrets',
+    '-n',
+    'kube-system',
+    '--as=probe',
+    `--as-group=${RESOLVE_GROUP}`,
+  ).catch((e: { stdout?: string }) => e.stdout ?? '');
   assert.equal(no.trim(), 'no');
 });
 
 test('an expired token is refreshed once, then fails with a clear error instead of retrying forever', async () => {
   const before = webhook.reviews.length;
   const stale = eksKube(() => Date.now() - 20 * 60_000);
-  const err = await stale.get(KIND.clusterRuntime, 'cluster').then(() => undefined, (e: unknown) => e);
+  const err = await stale.get(KIND.clusterRuntime, 'cluster').then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   assert.ok(err instanceof KubeRequestError);
   assert.equal(err.status, 401);
   assert.match(err.message, /aicr-control-plane-resolve\/lambda-resolve on cluster aicr-test: http 401/);

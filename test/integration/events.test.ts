@@ -15,7 +15,9 @@ before(async () => {
 after(deleteRuntime);
 
 async function eventsOf(uid: string): Promise<{ type: string; reason: string; count: number; message: string }[]> {
-  const out = JSON.parse(await kubectl('get', 'events', '-n', 'default', '--field-selector', `involvedObject.uid=${uid}`, '-o', 'json')) as {
+  const out = JSON.parse(
+    await kubectl('get', 'events', '-n', 'default', '--field-selector', `involvedObject.uid=${uid}`, '-o', 'json'),
+  ) as {
     items: { type: string; reason: string; count: number; message: string }[];
   };
   return out.items;
@@ -36,7 +38,11 @@ test('COND-4 a condition transition is an Event on the runtime that kubectl desc
   await runResolveOnce(resolveItem(rt.metadata.uid), deps);
   assert.equal((await eventsOf(rt.metadata.uid)).length, 1);
 
-  const note = { type: 'Warning' as const, reason: 'AICRRunFailed', message: 'Job aicr-recipe-0-1: aicr recipe exited 8' };
+  const note = {
+    type: 'Warning' as const,
+    reason: 'AICRRunFailed',
+    message: 'Job aicr-recipe-0-1: aicr recipe exited 8',
+  };
   const target = { kube: stepKube('resolve'), runtime: rt, reporter: 'resolve', now: new Date() };
   for (let i = 0; i < 3; i++) await recordEvent(target, note);
   const repeated = (await eventsOf(rt.metadata.uid)).filter((e) => e.reason === 'AICRRunFailed');

@@ -45,8 +45,18 @@ after(async () => {
 
 test(`FLT-1 crashes and duplicates: a first install of ${RELEASES} releases whose control plane is killed (SIGKILL) right after seeded writes, over and over, and handles messages twice, writes no Application before approval, writes the releases in order, each after the one before it ended, and ends Released as a run without faults does`, async () => {
   for (const n of names) await pushChart(n, '1.0.0');
-  uid = (await createRuntime({ aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' }, actionTimeout: '5m', validation: { deployment: 'Disabled' } })).metadata.uid;
-  const { name: plan } = await storePlan(uid, names.map((n, i) => chartRelease(n, i, '1.0.0')));
+  uid = (
+    await createRuntime({
+      aicrVersion: 'v0.11.1',
+      criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' },
+      actionTimeout: '5m',
+      validation: { deployment: 'Disabled' },
+    })
+  ).metadata.uid;
+  const { name: plan } = await storePlan(
+    uid,
+    names.map((n, i) => chartRelease(n, i, '1.0.0')),
+  );
   const mark = auditMark();
   const done = await rolloutUnderFaults(uid, plan, rng);
   await settleAudit();
@@ -61,29 +71,61 @@ test('FLT-1 APR-3 crashes and duplicates: an upgrade of the same runtime that up
   for (const n of kept) await pushChart(n, '1.1.0');
   await pushChart('flt-new', '1.0.0');
   const manual = { manual: true, steps: ['drain the GPU nodes one at a time'] };
-  const { name: plan } = await storePlan(uid, [...kept.map((n, i) => chartRelease(n, i, '1.1.0', i === 0 ? manual : {})), chartRelease('flt-new', kept.length, '1.0.0')]);
+  const { name: plan } = await storePlan(uid, [
+    ...kept.map((n, i) => chartRelease(n, i, '1.1.0', i === 0 ? manual : {})),
+    chartRelease('flt-new', kept.length, '1.0.0'),
+  ]);
   const mark = auditMark();
   const acknowledged = async (): Promise<void> => {
-    const waiting = await released('AwaitingAcknowledgement', (reason) => reason === 'AwaitingAcknowledgement', 120_000);
+    const waiting = await released(
+      'AwaitingAcknowledgement',
+      (reason) => reason === 'AwaitingAcknowledgement',
+      120_000,
+    );
     const name = /kubectl aicr acknowledge (aicr-[0-9a-z-]+)/.exec(waiting.message)?.[1] ?? '';
-    const versions = await kubectl('get', 'applications', '-n', 'argocd', '-o', 'jsonpath={range .items[*]}{.metadata.name}={.spec.source.targetRevision} {end}');
-    assert.deepEqual(versions.split(' ').filter((v) => v.startsWith('flt-') && v.endsWith('=1.1.0')), [`${kept[0] ?? ''}=1.1.0`], `nothing further written before the acknowledgement: ${versions}`);
+    const versions = await kubectl(
+      'get',
+      'applications',
+      '-n',
+      'argocd',
+      '-o',
+      'jsonpath={range .items[*]}{.metadata.name}={.spec.source.targetRevision} {end}',
+    );
+    assert.deepEqual(
+      versions.split(' ').filter((v) => v.startsWith('flt-') && v.endsWith('=1.1.0')),
+      [`${kept[0] ?? ''}=1.1.0`],
+      `nothing further written before the acknowledgement: ${versions}`,
+    );
     const ack = await kubectlAicr(['acknowledge', name], 'alice');
     assert.equal(ack.code, 0, ack.stderr);
   };
   const done = await rolloutUnderFaults(uid, plan, rng, { afterApproval: acknowledged });
-  assert.deepEqual(new Set(done.spec.steps.map((st) => `${st.action} ${st.release}`)), new Set([...kept.map((n) => `Upgrade ${n}`), `Remove ${removed}`, 'Install flt-new']));
-  assert.deepEqual(done.spec.acknowledgements?.map((a) => [a.release, a.acknowledgedBy]), [[kept[0], 'alice']]);
+  assert.deepEqual(
+    new Set(done.spec.steps.map((st) => `${st.action} ${st.release}`)),
+    new Set([...kept.map((n) => `Upgrade ${n}`), `Remove ${removed}`, 'Install flt-new']),
+  );
+  assert.deepEqual(
+    done.spec.acknowledgements?.map((a) => [a.release, a.acknowledgedBy]),
+    [[kept[0], 'alice']],
+  );
   await settleAudit();
   assertHistory(auditSince(mark), done);
-  await assertEndState(uid, plan, done, new Map([...kept.map((n): [string, string] => [n, '1.1.0']), [removed, 'gone'], ['flt-new', '1.0.0']]));
+  await assertEndState(
+    uid,
+    plan,
+    done,
+    new Map([...kept.map((n): [string, string] => [n, '1.1.0']), [removed, 'gone'], ['flt-new', '1.0.0']]),
+  );
 });
 
-test('FLT-1 crashes, 409s and 429s, watches ended 410 Gone, messages held back behind later ones, and restarts of kube-apiserver, Argo CD\'s application controller, repo-server and Redis, and the registry, in turn during an upgrade of every release: the same safety, and it ends where a run without faults ends', async () => {
+test("FLT-1 crashes, 409s and 429s, watches ended 410 Gone, messages held back behind later ones, and restarts of kube-apiserver, Argo CD's application controller, repo-server and Redis, and the registry, in turn during an upgrade of every release: the same safety, and it ends where a run without faults ends", async () => {
   assert.ok(uid, 'the runtime the upgrade left');
   const releases = [...names.slice(0, -1), 'flt-new'];
   for (const n of releases) await pushChart(n, '1.2.0');
-  const { name: plan } = await storePlan(uid, releases.map((n, i) => chartRelease(n, i, '1.2.0')));
+  const { name: plan } = await storePlan(
+    uid,
+    releases.map((n, i) => chartRelease(n, i, '1.2.0')),
+  );
   // The last release's new Pods wait until every part has been restarted, so each restart falls
   // inside the rollout: its step cannot end before.
   const last = releases.at(-1) ?? '';
@@ -103,11 +145,18 @@ test('FLT-1 crashes, 409s and 429s, watches ended 410 Gone, messages held back b
   const mark = auditMark();
   const done = await rolloutUnderFaults(uid, plan, rng, { busy: BUSY, afterApproval: restarts });
   console.log(`restarted in turn: ${restarted.map((r) => r.part).join(', ')}`);
-  assert.deepEqual(restarted.map((r) => r.part), [...PARTS], 'every part was restarted');
+  assert.deepEqual(
+    restarted.map((r) => r.part),
+    [...PARTS],
+    'every part was restarted',
+  );
   const lastEnded = done.status?.steps?.at(-1)?.finishedAt;
   // The rollout records whole seconds: a restart that ended in the second the step finished counts as before it.
   const wholeSecond = (ms: number): number => Math.floor(ms / 1_000) * 1_000;
-  assert.ok(restarted.every((r) => wholeSecond(r.at) <= Date.parse(lastEnded ?? '')), `every restart ended before the rollout's last step did (${lastEnded ?? 'never'}): ${restarted.map((r) => `${r.part} ${new Date(r.at).toISOString()}`).join(', ')}`);
+  assert.ok(
+    restarted.every((r) => wholeSecond(r.at) <= Date.parse(lastEnded ?? '')),
+    `every restart ended before the rollout's last step did (${lastEnded ?? 'never'}): ${restarted.map((r) => `${r.part} ${new Date(r.at).toISOString()}`).join(', ')}`,
+  );
   await settleAudit();
   assertHistory(auditSince(mark), done);
   await assertEndState(uid, plan, done, new Map(releases.map((n): [string, string] => [n, '1.2.0'])));
@@ -117,7 +166,10 @@ test('FLT-1 a crash after every write in turn: an upgrade of every release whose
   assert.ok(uid, 'the runtime the upgrades left');
   const releases = [...names.slice(0, -1), 'flt-new'];
   for (const n of releases) await pushChart(n, '1.3.0');
-  const { name: plan } = await storePlan(uid, releases.map((n, i) => chartRelease(n, i, '1.3.0')));
+  const { name: plan } = await storePlan(
+    uid,
+    releases.map((n, i) => chartRelease(n, i, '1.3.0')),
+  );
   const mark = auditMark();
   const done = await rolloutUnderFaults(uid, plan, rng, { everyWrite: true });
   await settleAudit();

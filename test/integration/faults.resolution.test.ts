@@ -19,7 +19,8 @@ const rng = seeded(SEED + 3);
 const starts: Start[] = [];
 
 async function clearRuns(): Promise<void> {
-  for (const ns of [NAMESPACES.jobs, NAMESPACES.discovery]) await kubectl('delete', 'jobs', '-n', ns, '--all', '--wait=true');
+  for (const ns of [NAMESPACES.jobs, NAMESPACES.discovery])
+    await kubectl('delete', 'jobs', '-n', ns, '--all', '--wait=true');
 }
 
 before(async () => {
@@ -30,7 +31,9 @@ before(async () => {
 });
 
 after(async () => {
-  console.log(`seed ${SEED + 3}, resolution: ${starts.length} starts, ${starts.filter((s) => s.crash).length} crashes, ${starts.reduce((n, s) => n + s.duplicates, 0)} messages handled twice; crashes after: ${starts.flatMap((s) => (s.crash ? [s.crash] : [])).join('; ')}`);
+  console.log(
+    `seed ${SEED + 3}, resolution: ${starts.length} starts, ${starts.filter((s) => s.crash).length} crashes, ${starts.reduce((n, s) => n + s.duplicates, 0)} messages handled twice; crashes after: ${starts.flatMap((s) => (s.crash ? [s.crash] : [])).join('; ')}`,
+  );
   await deleteRuntime();
   await clearRuns();
 });
@@ -44,20 +47,44 @@ test('FLT-1 a resolution through real AICR Jobs under crashes: each stage runs o
     const c = condition(await getRuntime(), 'Resolved');
     return c?.status === 'True' && planOf(c.message) !== undefined;
   };
-  await crashUntil('Resolved=True naming a plan', resolved, rng, { starts, busy: CALM, steps: ['snapshot', 'resolve'] });
-  assert.ok(starts.some((s) => s.crash), 'at least one process was killed on the way');
+  await crashUntil('Resolved=True naming a plan', resolved, rng, {
+    starts,
+    busy: CALM,
+    steps: ['snapshot', 'resolve'],
+  });
+  assert.ok(
+    starts.some((s) => s.crash),
+    'at least one process was killed on the way',
+  );
 
   await settleAudit();
   const created = auditSince(mark)
-    .filter((e) => e.user.username === CONTROL_PLANE_USER && e.objectRef?.resource === 'jobs' && e.verb === 'create' && e.responseStatus?.code === 201)
+    .filter(
+      (e) =>
+        e.user.username === CONTROL_PLANE_USER &&
+        e.objectRef?.resource === 'jobs' &&
+        e.verb === 'create' &&
+        e.responseStatus?.code === 201,
+    )
     .map((e) => e.objectRef?.name ?? '');
   // A Job's name is its stage, a hash of its input and the run's number: a second Job for one
   // input would be run 2, and a Job created twice would appear twice.
   const runs = created.map((name) => /^aicr-([a-z]+)-([0-9a-f]{16})-(\d+)$/.exec(name));
-  assert.ok(runs.every((r) => r !== null), `every Job is named by stage, input and run: ${created.join(', ')}`);
-  assert.deepEqual(created.filter((n) => !n.endsWith('-1')), [], 'no stage ran a second Job for its input: none of the first failed');
+  assert.ok(
+    runs.every((r) => r !== null),
+    `every Job is named by stage, input and run: ${created.join(', ')}`,
+  );
+  assert.deepEqual(
+    created.filter((n) => !n.endsWith('-1')),
+    [],
+    'no stage ran a second Job for its input: none of the first failed',
+  );
   assert.equal(new Set(created).size, created.length, `no Job was created twice: ${created.join(', ')}`);
-  assert.deepEqual([...new Set(runs.map((r) => r?.[1]))].sort(), ['recipe', 'render', 'snapshot'], `one Job per stage: ${created.join(', ')}`);
+  assert.deepEqual(
+    [...new Set(runs.map((r) => r?.[1]))].sort(),
+    ['recipe', 'render', 'snapshot'],
+    `one Job per stage: ${created.join(', ')}`,
+  );
 
   const rt = await getRuntime();
   assert.equal(rt?.metadata.uid, uid);

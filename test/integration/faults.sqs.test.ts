@@ -36,7 +36,13 @@ before(async () => {
   });
   const delay = await createQueue(sqs, 'aicr-delay');
   // The harness's processes inherit these, as the functions read them from their environment.
-  Object.assign(process.env, { ...settings, AICR_DELAY_QUEUE_URL: delay.url, AICR_KUBECONFIG: testEnv().KUBECONFIG, AICR_KUBE_CONTEXT: CONTROL_PLANE_USER, LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'warn' });
+  Object.assign(process.env, {
+    ...settings,
+    AICR_DELAY_QUEUE_URL: delay.url,
+    AICR_KUBECONFIG: testEnv().KUBECONFIG,
+    AICR_KUBE_CONTEXT: CONTROL_PLANE_USER,
+    LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'warn',
+  });
 });
 
 after(async () => {
@@ -46,12 +52,23 @@ after(async () => {
   await clearApplications();
 });
 
-const deadLettered = async (): Promise<number> => (await Promise.all(deadLetterQueues.map((q) => queueDepth(sqs, q)))).reduce((a, b) => a + b, 0);
+const deadLettered = async (): Promise<number> =>
+  (await Promise.all(deadLetterQueues.map((q) => queueDepth(sqs, q)))).reduce((a, b) => a + b, 0);
 
 test(`FLT-1 on the AWS path: a first install of ${RELEASES} releases whose forwarder and rollout function are killed (SIGKILL) right after seeded writes, their messages coming back after the visibility timeout, writes no Application before approval, writes the releases in order, and ends Released as a run without faults does, whatever the crashes dead-lettered`, async () => {
   for (const n of names) await pushChart(n, '1.0.0');
-  uid = (await createRuntime({ aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' }, actionTimeout: '5m', validation: { deployment: 'Disabled' } })).metadata.uid;
-  const { name: plan } = await storePlan(uid, names.map((n, i) => chartRelease(n, i, '1.0.0')));
+  uid = (
+    await createRuntime({
+      aicrVersion: 'v0.11.1',
+      criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' },
+      actionTimeout: '5m',
+      validation: { deployment: 'Disabled' },
+    })
+  ).metadata.uid;
+  const { name: plan } = await storePlan(
+    uid,
+    names.map((n, i) => chartRelease(n, i, '1.0.0')),
+  );
   const mark = auditMark();
   const done = await rolloutUnderFaults(uid, plan, rng, { path: 'sqs' });
   await settleAudit();
@@ -63,7 +80,10 @@ test(`FLT-1 on the AWS path: a first install of ${RELEASES} releases whose forwa
 test('FLT-1 on the AWS path: an upgrade of every release under the same crashes ends where a run without faults ends, with the same safety, whatever the crashes dead-lettered', async () => {
   assert.ok(uid, 'the runtime the install left');
   for (const n of names) await pushChart(n, '1.1.0');
-  const { name: plan } = await storePlan(uid, names.map((n, i) => chartRelease(n, i, '1.1.0')));
+  const { name: plan } = await storePlan(
+    uid,
+    names.map((n, i) => chartRelease(n, i, '1.1.0')),
+  );
   const mark = auditMark();
   const done = await rolloutUnderFaults(uid, plan, rng, { path: 'sqs' });
   await settleAudit();

@@ -42,7 +42,10 @@ let resolve: SqsHandler;
 
 /** The test kubeconfig with the further cluster added as a context of the control plane's user. */
 function fleetKubeconfig(url: string): string {
-  const kc = parse(readFileSync(testEnv().KUBECONFIG, 'utf8')) as { clusters: { name: string; cluster: Record<string, string> }[]; contexts: unknown[] };
+  const kc = parse(readFileSync(testEnv().KUBECONFIG, 'utf8')) as {
+    clusters: { name: string; cluster: Record<string, string> }[];
+    contexts: unknown[];
+  };
   const own = kc.clusters[0]?.cluster ?? {};
   kc.clusters.push({ name: FURTHER, cluster: { ...own, server: url } });
   kc.contexts.push({ name: FURTHER, context: { cluster: FURTHER, user: CONTROL_PLANE_USER } });
@@ -63,12 +66,30 @@ before(async () => {
   await inFurther('delete', 'clusterruntime', '--all', '--ignore-not-found').catch(() => '');
   // A fleet cluster runs Argo CD: its namespace and CRDs, copied from the test cluster.
   await inFurther('create', 'namespace', 'argocd').catch(() => '');
-  const crds = JSON.parse(await kubectl('get', 'crd', 'applications.argoproj.io', 'appprojects.argoproj.io', '-o', 'json')) as { items: { metadata: Record<string, unknown> }[] };
+  const crds = JSON.parse(
+    await kubectl('get', 'crd', 'applications.argoproj.io', 'appprojects.argoproj.io', '-o', 'json'),
+  ) as { items: { metadata: Record<string, unknown> }[] };
   const bare = crds.items.map((c) => ({ ...c, metadata: { name: c.metadata['name'] }, status: undefined }));
   const file = join(testEnv().TESTENV_STATE, 'fleet-argocd-crds.json');
   writeFileSync(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: bare }));
   await inFurther('apply', '--server-side', '-f', file);
-  await helm('upgrade', '--install', CHART.release, CHART_DIR, '-n', CHART.namespace, '--create-namespace', '--server-side=true', '--force-conflicts', '--wait', '--timeout', '2m', '--kubeconfig', server.kubeconfig, ...chartValueArgs());
+  await helm(
+    'upgrade',
+    '--install',
+    CHART.release,
+    CHART_DIR,
+    '-n',
+    CHART.namespace,
+    '--create-namespace',
+    '--server-side=true',
+    '--force-conflicts',
+    '--wait',
+    '--timeout',
+    '2m',
+    '--kubeconfig',
+    server.kubeconfig,
+    ...chartValueArgs(),
+  );
   await clearForwarderCheckpoints(inFurther);
   further = new KubeConfig();
   further.loadFromFile(server.kubeconfig);
@@ -91,12 +112,16 @@ async function resolvedBoth(driver: SqsLambdaDriver, generation: { own: number; 
     const rt = await getRuntime(kc);
     return rt?.status?.observedGeneration === gen && condition(rt, 'Reconciling') !== undefined;
   };
-  await driver.runUntil('status in both clusters', async () => (await seen(undefined, generation.own)) && (await seen(further, generation.further)), 30_000);
+  await driver.runUntil(
+    'status in both clusters',
+    async () => (await seen(undefined, generation.own)) && (await seen(further, generation.further)),
+    30_000,
+  );
   // Settled: whatever else was queued has run.
   await driver.runUntil('an empty resolve queue', async () => (await queueDepth(sqs, queue)) === 0, 30_000);
 }
 
-test('one forwarder window watches every cluster of the fleet, and resolve writes each runtime\'s status in its own cluster', async () => {
+test("one forwarder window watches every cluster of the fleet, and resolve writes each runtime's status in its own cluster", async () => {
   // Same name in both clusters: only the UID and the cluster tell them apart.
   await createRuntime({ aicrVersion: 'v1.1.0' });
   await createRuntime({ aicrVersion: 'v1.1.0' }, further);
@@ -106,9 +131,28 @@ test('one forwarder window watches every cluster of the fleet, and resolve write
   await resolvedBoth(driver, { own: 1, further: 1 });
   const bodies = driver.deliveries.map((d) => JSON.parse(d.body) as { cluster?: string; runtime: { uid: string } });
   const furtherUid = (await getRuntime(further))?.metadata.uid;
-  assert.ok(bodies.some((b) => b.cluster === FURTHER && b.runtime.uid === furtherUid), 'the further cluster\'s runtime was woken by a message naming its cluster');
-  assert.ok(bodies.every((b) => (b.cluster === FURTHER) === (b.runtime.uid === furtherUid)), 'only messages for the further cluster name it');
-  assert.ok(Number(await inFurther('get', 'configmap', '-n', FORWARDER_CHECKPOINT.namespace, FORWARDER_CHECKPOINT.name, '-o', `jsonpath={.data.${FORWARDER_CHECKPOINT.key}}`)) > 0, 'the further cluster keeps its own checkpoint');
+  assert.ok(
+    bodies.some((b) => b.cluster === FURTHER && b.runtime.uid === furtherUid),
+    "the further cluster's runtime was woken by a message naming its cluster",
+  );
+  assert.ok(
+    bodies.every((b) => (b.cluster === FURTHER) === (b.runtime.uid === furtherUid)),
+    'only messages for the further cluster name it',
+  );
+  assert.ok(
+    Number(
+      await inFurther(
+        'get',
+        'configmap',
+        '-n',
+        FORWARDER_CHECKPOINT.namespace,
+        FORWARDER_CHECKPOINT.name,
+        '-o',
+        `jsonpath={.data.${FORWARDER_CHECKPOINT.key}}`,
+      ),
+    ) > 0,
+    'the further cluster keeps its own checkpoint',
+  );
 });
 
 test('a change in the further cluster reaches only its runtime', async () => {
@@ -120,39 +164,93 @@ test('a change in the further cluster reaches only its runtime', async () => {
   await resolvedBoth(driver, { own: 1, further: 2 });
   const ownAfter = await getRuntime();
   assert.equal(ownAfter?.metadata.generation, own?.metadata.generation);
-  assert.deepEqual(ownAfter?.status, own?.status, 'the own cluster\'s runtime status was not written');
+  assert.deepEqual(ownAfter?.status, own?.status, "the own cluster's runtime status was not written");
 });
 
-test('work for a further cluster\'s runtime writes its status there and its log lines carry the cluster', async () => {
+test("work for a further cluster's runtime writes its status there and its log lines carry the cluster", async () => {
   await inFurther('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"paused":false}}');
   const rt = await getRuntime(further);
   const { log, records } = captureLogger('info');
   const dispatch = createDispatcher({ resolve: runResolve });
-  const body = JSON.stringify({ v: 1, step: 'resolve', runtime: { name: 'cluster', uid: rt?.metadata.uid }, cause: 'test', cluster: FURTHER });
+  const body = JSON.stringify({
+    v: 1,
+    step: 'resolve',
+    runtime: { name: 'cluster', uid: rt?.metadata.uid },
+    cause: 'test',
+    cluster: FURTHER,
+  });
   const own = kubeFromKubeconfig(testEnv().KUBECONFIG, CONTROL_PLANE_USER);
   const far = kubeFromKubeconfig(process.env['AICR_KUBECONFIG'] ?? '', FURTHER);
   const producer = { send: () => Promise.resolve({ deduplicated: false }), deadLetter: () => Promise.resolve() };
-  await dispatch({ id: 'm2', group: `runtime-${rt?.metadata.uid}`, dedupId: 'd2', body, receiveCount: 1, sentAt: Date.now() }, { kube: own, log, producer, now: () => new Date(), timings: DEFAULT_TIMINGS, clusterKube: (name) => Promise.resolve(name === FURTHER ? far : undefined) });
-  assert.equal((await getRuntime(further))?.status?.observedGeneration, rt?.metadata.generation, 'the status was written in the further cluster');
-  assert.ok(records().filter((r) => r['message'] === 'status written').every((r) => r['cluster'] === FURTHER));
+  await dispatch(
+    { id: 'm2', group: `runtime-${rt?.metadata.uid}`, dedupId: 'd2', body, receiveCount: 1, sentAt: Date.now() },
+    {
+      kube: own,
+      log,
+      producer,
+      now: () => new Date(),
+      timings: DEFAULT_TIMINGS,
+      clusterKube: (name) => Promise.resolve(name === FURTHER ? far : undefined),
+    },
+  );
+  assert.equal(
+    (await getRuntime(further))?.status?.observedGeneration,
+    rt?.metadata.generation,
+    'the status was written in the further cluster',
+  );
+  assert.ok(
+    records()
+      .filter((r) => r['message'] === 'status written')
+      .every((r) => r['cluster'] === FURTHER),
+  );
 });
 
 test('work for a cluster the deployment does not serve is dropped, naming the cluster', async () => {
   const { log, records } = captureLogger('info');
   const dispatch = createDispatcher({ resolve: () => Promise.reject(new Error('must not run')) });
-  const body = JSON.stringify({ v: 1, step: 'resolve', runtime: { name: 'cluster', uid: '00000000-0000-0000-0000-000000000001' }, cause: 'test', cluster: 'left-the-fleet' });
+  const body = JSON.stringify({
+    v: 1,
+    step: 'resolve',
+    runtime: { name: 'cluster', uid: '00000000-0000-0000-0000-000000000001' },
+    cause: 'test',
+    cluster: 'left-the-fleet',
+  });
   const kube = kubeFromKubeconfig(testEnv().KUBECONFIG, CONTROL_PLANE_USER);
-  const producer = { send: () => Promise.reject(new Error('nothing is sent')), deadLetter: () => Promise.reject(new Error('nothing is dead-lettered')) };
-  const result = await dispatch({ id: 'm1', group: 'runtime-x', dedupId: 'd1', body, receiveCount: 1, sentAt: Date.now() }, { kube, log, producer, now: () => new Date(), timings: DEFAULT_TIMINGS, clusterKube: () => Promise.resolve(undefined) });
+  const producer = {
+    send: () => Promise.reject(new Error('nothing is sent')),
+    deadLetter: () => Promise.reject(new Error('nothing is dead-lettered')),
+  };
+  const result = await dispatch(
+    { id: 'm1', group: 'runtime-x', dedupId: 'd1', body, receiveCount: 1, sentAt: Date.now() },
+    {
+      kube,
+      log,
+      producer,
+      now: () => new Date(),
+      timings: DEFAULT_TIMINGS,
+      clusterKube: () => Promise.resolve(undefined),
+    },
+  );
   assert.equal(result, undefined);
-  assert.ok(records().some((r) => r['level'] === 'ERROR' && r['cluster'] === 'left-the-fleet' && String(r['message']).includes('does not serve')), 'an error line names the cluster');
+  assert.ok(
+    records().some(
+      (r) =>
+        r['level'] === 'ERROR' && r['cluster'] === 'left-the-fleet' && String(r['message']).includes('does not serve'),
+    ),
+    'an error line names the cluster',
+  );
 });
 
 test('the sweeper keeps timers of runtimes in every cluster, and sweeps none while a cluster cannot be read', async () => {
   const own = kubeFromKubeconfig(testEnv().KUBECONFIG, CONTROL_PLANE_USER);
   const far = kubeFromKubeconfig(process.env['AICR_KUBECONFIG'] ?? '', FURTHER);
   const asked: ReadonlySet<string>[] = [];
-  const timers = { sweep: (live: ReadonlySet<string>) => { asked.push(live); return Promise.resolve([]); } };
+  const timers = {
+    sweep: (live: ReadonlySet<string>) => {
+      asked.push(live);
+      return Promise.resolve([]);
+    },
+  };
   const settings = { staleAfterMs: DEFAULT_TIMINGS.sweepStaleAfterMs, graceMs: 0 };
   const { log } = captureLogger('info');
   await sweepClusters({ log, settings, timers }, [{ kube: own }, { cluster: FURTHER, kube: far }], true);
@@ -167,12 +265,29 @@ test('a further EKS cluster is found with eks:DescribeCluster, and a missing one
   const aws = awsClientConfig();
   const credentials = () => Promise.resolve(aws.credentials);
   const url = new URL('/clusters', env.AWS_ENDPOINT_URL);
-  const body = JSON.stringify({ name: 'fleet-eks', roleArn: 'arn:aws:iam::123456789012:role/eks', resourcesVpcConfig: { subnetIds: ['subnet-1'] } });
+  const body = JSON.stringify({
+    name: 'fleet-eks',
+    roleArn: 'arn:aws:iam::123456789012:role/eks',
+    resourcesVpcConfig: { subnetIds: ['subnet-1'] },
+  });
   const signer = new SignatureV4({ service: 'eks', region: aws.region, credentials: aws.credentials, sha256: Sha256 });
-  const signed = await signer.sign(new HttpRequest({ method: 'POST', protocol: url.protocol, hostname: url.hostname, port: Number(url.port), path: url.pathname, headers: { host: url.host, 'content-type': 'application/json' }, body }));
+  const signed = await signer.sign(
+    new HttpRequest({
+      method: 'POST',
+      protocol: url.protocol,
+      hostname: url.hostname,
+      port: Number(url.port),
+      path: url.pathname,
+      headers: { host: url.host, 'content-type': 'application/json' },
+      body,
+    }),
+  );
   assert.equal((await fetch(url, { method: 'POST', headers: signed.headers, body })).status, 200);
   const info = await describeEksCluster('fleet-eks', { region: aws.region, credentials, apiUrl: env.AWS_ENDPOINT_URL });
   assert.match(info.endpoint, /^https:\/\//);
   assert.ok(info.caData.length > 100);
-  await assert.rejects(describeEksCluster('not-there', { region: aws.region, credentials, apiUrl: env.AWS_ENDPOINT_URL }), (err: unknown) => err instanceof ClusterDescribeError && /cluster not-there: no such EKS cluster/.test(err.message));
+  await assert.rejects(
+    describeEksCluster('not-there', { region: aws.region, credentials, apiUrl: env.AWS_ENDPOINT_URL }),
+    (err: unknown) => err instanceof ClusterDescribeError && /cluster not-there: no such EKS cluster/.test(err.message),
+  );
 });

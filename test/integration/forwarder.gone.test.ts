@@ -9,7 +9,15 @@ import { MemoryCheckpoint } from '../../shared/forwarder/checkpoint.ts';
 import { compactEtcd, type ExtraApiServer, startExtraApiServer } from '../helpers/apiserver.ts';
 import { startCapturedControlPlane } from '../helpers/controlPlane.ts';
 import { CONTROL_PLANE_USER } from '../helpers/env.ts';
-import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+import {
+  condition,
+  createRuntime,
+  deleteRuntime,
+  ensureCrds,
+  getRuntime,
+  kubectl,
+  waitFor,
+} from '../helpers/runtime.ts';
 
 let server: ExtraApiServer;
 
@@ -72,8 +80,13 @@ test('after a forced 410 the forwarder relists and the runtime still gets its st
   await secondPass(kube, checkpoint, async (second) => {
     // The runtime's other watch (discovery facts) starts with a list of its own, so generation 2
     // can have its status before this watch has even met the 410: wait for the relist itself.
-    await waitFor('the relist after the 410', async () => (Number(await checkpoint.load()) > Number(resumeFrom) ? true : undefined));
-    assert.ok(second.records().some((r) => r['message'] === 'watch history expired; relisting'), 'the 410 was seen');
+    await waitFor('the relist after the 410', async () =>
+      Number(await checkpoint.load()) > Number(resumeFrom) ? true : undefined,
+    );
+    assert.ok(
+      second.records().some((r) => r['message'] === 'watch history expired; relisting'),
+      'the 410 was seen',
+    );
     assert.ok(second.forwarder.stats.relists >= 1);
     assert.ok(second.forwarder.stats.enqueued >= 1);
     t.diagnostic(`resumed from ${resumeFrom}, compacted at ${compactedAt}, relists ${second.forwarder.stats.relists}`);
@@ -96,7 +109,9 @@ test('a watch that resumes from a stored resourceVersion sees changes made while
   await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"suspendEngine":true}}');
   await secondPass(kube, checkpoint, async (second) => {
     // The runtime's own watch, resumed, sends the change; the discovery watch lists afresh anyway.
-    await waitFor('the resumed watch to send the change', async () => (second.forwarder.stats.enqueued >= 1 ? true : undefined));
+    await waitFor('the resumed watch to send the change', async () =>
+      second.forwarder.stats.enqueued >= 1 ? true : undefined,
+    );
     assert.equal(second.forwarder.stats.relists, 0, 'no relist was needed');
     assert.ok(second.forwarder.stats.watches >= 1);
   });

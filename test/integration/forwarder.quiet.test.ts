@@ -29,7 +29,17 @@ const producer: QueueProducer = {
 let window: (event: unknown, context: Context) => Promise<WindowResult>;
 
 async function runtimeCheckpoint(): Promise<bigint> {
-  return BigInt(await kubectl('get', 'configmap', '-n', FORWARDER_CHECKPOINT.namespace, FORWARDER_CHECKPOINT.name, '-o', `jsonpath={.data.${FORWARDER_CHECKPOINT.key}}`));
+  return BigInt(
+    await kubectl(
+      'get',
+      'configmap',
+      '-n',
+      FORWARDER_CHECKPOINT.namespace,
+      FORWARDER_CHECKPOINT.name,
+      '-o',
+      `jsonpath={.data.${FORWARDER_CHECKPOINT.key}}`,
+    ),
+  );
 }
 
 before(async () => {
@@ -39,7 +49,13 @@ before(async () => {
   // An AICR version the configuration does not pin: the runtime settles with no Job, so nothing changes after.
   await createRuntime({ aicrVersion: 'v1.1.0' });
   const kube = controlPlaneKube();
-  window = createForwarderHandler(() => ({ kube, producer, log: captureLogger('info').log, windowMs: WINDOW_MS, quietMs: QUIET_MS }));
+  window = createForwarderHandler(() => ({
+    kube,
+    producer,
+    log: captureLogger('info').log,
+    windowMs: WINDOW_MS,
+    quietMs: QUIET_MS,
+  }));
 });
 after(async () => {
   await deleteRuntime();
@@ -57,7 +73,10 @@ test('a quiet forwarder window leaves after one pass and moves the checkpoint on
       const quiet = await window({}, context);
       assert.equal(quiet.relists, 0, `quiet window ${i + 1} resumed from its checkpoints`);
       assert.equal(quiet.enqueued, 0, `quiet window ${i + 1} sent nothing`);
-      assert.ok(quiet.watchedMs < 2 * QUIET_MS + 1500, `quiet window ${i + 1} watched ${quiet.watchedMs} ms: one pass of ${QUIET_MS} ms, not the ${WINDOW_MS} ms window`);
+      assert.ok(
+        quiet.watchedMs < 2 * QUIET_MS + 1500,
+        `quiet window ${i + 1} watched ${quiet.watchedMs} ms: one pass of ${QUIET_MS} ms, not the ${WINDOW_MS} ms window`,
+      );
     }
   } finally {
     await kubectl('delete', 'configmap', '-n', 'default', 'forwarder-quiet-elsewhere', '--ignore-not-found');
@@ -79,9 +98,18 @@ test('a change made between windows reaches the next window, which stays while c
   const busy = await running;
   assert.equal(busy.relists, 0);
   const woke = sent.slice(from).filter((m) => m.body.includes('"runtime"'));
-  assert.ok(woke.length >= 2, `the change made before the window and the ones during it were sent (${woke.length} messages)`);
-  assert.ok(busy.watchedMs >= lastChangeAfter, `the window stayed while changes flowed (${busy.watchedMs} ms, last change at ${lastChangeAfter} ms)`);
-  assert.ok(busy.watchedMs < lastChangeAfter + 3 * QUIET_MS + 1500, `and left soon after they stopped (${busy.watchedMs} ms)`);
+  assert.ok(
+    woke.length >= 2,
+    `the change made before the window and the ones during it were sent (${woke.length} messages)`,
+  );
+  assert.ok(
+    busy.watchedMs >= lastChangeAfter,
+    `the window stayed while changes flowed (${busy.watchedMs} ms, last change at ${lastChangeAfter} ms)`,
+  );
+  assert.ok(
+    busy.watchedMs < lastChangeAfter + 3 * QUIET_MS + 1500,
+    `and left soon after they stopped (${busy.watchedMs} ms)`,
+  );
   const after = await window({}, context);
   assert.equal(after.enqueued, 0, 'the next window finds nothing left to send');
 });

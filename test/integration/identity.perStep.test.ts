@@ -21,7 +21,10 @@ after(deleteRuntime);
 test('the resolve step runs as its own identity: its reads and writes show under aicr:step:resolve', async () => {
   const rt = await createRuntime({ aicrVersion: 'v0.11.1' });
   const mark = auditMark();
-  const result = await runResolveOnce(resolveItem(rt.metadata.uid), { kube: stepKube('resolve'), log: captureLogger().log });
+  const result = await runResolveOnce(resolveItem(rt.metadata.uid), {
+    kube: stepKube('resolve'),
+    log: captureLogger().log,
+  });
   assert.equal(result.writes, 2);
   const events = await controlPlaneEventsSince(mark);
   assert.ok(events.length >= 3, 'a read and two status writes');
@@ -40,15 +43,25 @@ test("a step cannot do another's writes: resolve cannot start the snapshot step'
   // RBAC answers before the body is validated, so a name is all the Job needs.
   const byResolve = await stepKube('resolve')
     .create(KIND.job, { metadata: { name: 'aicr-identity-probe', namespace: NAMESPACES.discovery } })
-    .then(() => undefined, (e: unknown) => e);
+    .then(
+      () => undefined,
+      (e: unknown) => e,
+    );
   assert.ok(byResolve instanceof KubeRequestError);
   assert.equal(byResolve.status, 403);
   assert.match(byResolve.message, /for aicr-step-resolve: http 403 Forbidden/);
   const rt = await getRuntime();
   assert.ok(rt);
   const byForwarder = await forwarderKube()
-    .applyStatus(KIND.clusterRuntime, { metadata: { name: 'cluster', resourceVersion: rt.metadata.resourceVersion }, status: {} }, { fieldManager: 'aicr-test', force: true })
-    .then(() => undefined, (e: unknown) => e);
+    .applyStatus(
+      KIND.clusterRuntime,
+      { metadata: { name: 'cluster', resourceVersion: rt.metadata.resourceVersion }, status: {} },
+      { fieldManager: 'aicr-test', force: true },
+    )
+    .then(
+      () => undefined,
+      (e: unknown) => e,
+    );
   assert.ok(byForwarder instanceof KubeRequestError);
   assert.equal(byForwarder.status, 403);
 });

@@ -4,10 +4,27 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
-import { batch, core, jobPods, jobReaches, oneShotJob, readOrUndefined, serviceAccountWith, waitFor } from '../helpers/cluster.ts';
+import {
+  batch,
+  core,
+  jobPods,
+  jobReaches,
+  oneShotJob,
+  readOrUndefined,
+  serviceAccountWith,
+  waitFor,
+} from '../helpers/cluster.ts';
 import { testEnv, uniqueName } from '../helpers/env.ts';
 import { kubectl } from '../helpers/runtime.ts';
-import { failPulls, forceAicrExit, holdPodsPending, slowAicr, slowPulls, stopRegistry, withKnob } from '../helpers/knobs.ts';
+import {
+  failPulls,
+  forceAicrExit,
+  holdPodsPending,
+  slowAicr,
+  slowPulls,
+  stopRegistry,
+  withKnob,
+} from '../helpers/knobs.ts';
 import { registryAnswers } from '../helpers/registryProcess.ts';
 import { AICR_IMAGE, basicAuth, digestOf, pushBlob } from '../helpers/oci.ts';
 
@@ -20,7 +37,12 @@ async function namespace(prefix: string): Promise<string> {
   return ns;
 }
 
-function podReaches(namespace: string, name: string, what: string, until: (pod: V1Pod | undefined) => boolean): Promise<V1Pod | undefined> {
+function podReaches(
+  namespace: string,
+  name: string,
+  what: string,
+  until: (pod: V1Pod | undefined) => boolean,
+): Promise<V1Pod | undefined> {
   return waitFor<V1Pod>({
     path: `/api/v1/namespaces/${namespace}/pods`,
     name,
@@ -32,34 +54,57 @@ function podReaches(namespace: string, name: string, what: string, until: (pod: 
 }
 
 async function runPod(namespace: string, name: string, container: Omit<V1Container, 'name'>): Promise<void> {
-  await core().createNamespacedPod({ namespace, body: { metadata: { name }, spec: { restartPolicy: 'Never', containers: [{ name: 'main', ...container }] } } });
+  await core().createNamespacedPod({
+    namespace,
+    body: { metadata: { name }, spec: { restartPolicy: 'Never', containers: [{ name: 'main', ...container }] } },
+  });
 }
 
 const phase = (p: V1Pod | undefined): string | undefined => p?.status?.phase;
-const waiting = (p: V1Pod | undefined): { reason?: string; message?: string } => p?.status?.containerStatuses?.[0]?.state?.waiting ?? {};
+const waiting = (p: V1Pod | undefined): { reason?: string; message?: string } =>
+  p?.status?.containerStatuses?.[0]?.state?.waiting ?? {};
 const waitingReason = (p: V1Pod | undefined): string | undefined => waiting(p).reason;
 
 /** A Job running the AICR image with these arguments, as the control plane runs a stage. */
 async function aicrJob(ns: string, name: string, args: string[]): Promise<void> {
-  await batch().createNamespacedJob({ namespace: ns, body: oneShotJob(name, { containers: [{ name: 'aicr', image: AICR_IMAGE, args, terminationMessagePolicy: 'FallbackToLogsOnError' }] }) });
+  await batch().createNamespacedJob({
+    namespace: ns,
+    body: oneShotJob(name, {
+      containers: [{ name: 'aicr', image: AICR_IMAGE, args, terminationMessagePolicy: 'FallbackToLogsOnError' }],
+    }),
+  });
 }
 
-test('holdPodsPending: new Pods stay Pending, Unschedulable in the scheduler\'s words; undone, the same Pod runs', async () => {
+test("holdPodsPending: new Pods stay Pending, Unschedulable in the scheduler's words; undone, the same Pod runs", async () => {
   const ns = await namespace('hold');
-  const before = (await core().listNode()).items.filter((n) => n.spec?.unschedulable === true).map((n) => n.metadata?.name);
+  const before = (await core().listNode()).items
+    .filter((n) => n.spec?.unschedulable === true)
+    .map((n) => n.metadata?.name);
   const knob = await holdPodsPending();
   try {
     await runPod(ns, 'held', { image: SHELL, command: ['true'] });
-    const pod = await podReaches(ns, 'held', 'the scheduler to turn the Pod away', (p) => p?.status?.conditions?.some((c) => c.reason === 'Unschedulable') === true);
+    const pod = await podReaches(
+      ns,
+      'held',
+      'the scheduler to turn the Pod away',
+      (p) => p?.status?.conditions?.some((c) => c.reason === 'Unschedulable') === true,
+    );
     const scheduled = pod?.status?.conditions?.find((c) => c.type === 'PodScheduled');
     assert.match(scheduled?.message ?? '', /^0\/\d+ nodes are available: .*node\(s\) were unschedulable/);
     assert.equal(phase(pod), 'Pending');
   } finally {
     await knob.undo();
   }
-  const ran = await podReaches(ns, 'held', 'the Pod to run once the Nodes take Pods again', (p) => phase(p) === 'Succeeded');
+  const ran = await podReaches(
+    ns,
+    'held',
+    'the Pod to run once the Nodes take Pods again',
+    (p) => phase(p) === 'Succeeded',
+  );
   assert.ok(ran?.spec?.nodeName);
-  const after = (await core().listNode()).items.filter((n) => n.spec?.unschedulable === true).map((n) => n.metadata?.name);
+  const after = (await core().listNode()).items
+    .filter((n) => n.spec?.unschedulable === true)
+    .map((n) => n.metadata?.name);
   assert.deepEqual(after, before, 'exactly the Nodes it cordoned are uncordoned');
 });
 
@@ -71,7 +116,12 @@ test('failPulls: the image is not found, or its credential refused, as the kubel
       await runPod(ns, 'refused', { image: SHELL, command: ['true'] });
       const gone = await podReaches(ns, 'gone', 'ImagePullBackOff', (p) => waitingReason(p) === 'ImagePullBackOff');
       assert.match(waiting(gone).message ?? '', /ghcr\.io\/nvidia\/aicr:v0\.11\.1: not found$/);
-      const refused = await podReaches(ns, 'refused', 'ImagePullBackOff', (p) => waitingReason(p) === 'ImagePullBackOff');
+      const refused = await podReaches(
+        ns,
+        'refused',
+        'ImagePullBackOff',
+        (p) => waitingReason(p) === 'ImagePullBackOff',
+      );
       assert.match(waiting(refused).message ?? '', /manifests\/1: 401 Unauthorized$/);
     }),
   );
@@ -130,7 +180,7 @@ test('slowAicr: the next aicr recipe runs for the delay longer, then runs the re
     await waitFor<V1Pod>({
       path: `/api/v1/namespaces/${ns}/pods`,
       name: '',
-      what: 'the Job\'s Pod to succeed',
+      what: "the Job's Pod to succeed",
       read: async () => (await jobPods(ns, 'slow'))[0],
       until: (p) => {
         if (phase(p) === 'Running') runningSince ??= Date.now();
@@ -138,7 +188,10 @@ test('slowAicr: the next aicr recipe runs for the delay longer, then runs the re
       },
       timeoutMs: 60_000,
     });
-    assert.ok(runningSince !== undefined && Date.now() - runningSince >= delayMs - 250, 'the container ran for about the delay at least');
+    assert.ok(
+      runningSince !== undefined && Date.now() - runningSince >= delayMs - 250,
+      'the container ran for about the delay at least',
+    );
     assert.match(await kubectl('logs', '-n', ns, 'job/slow'), /^kind: RecipeResult$/m);
   });
 });

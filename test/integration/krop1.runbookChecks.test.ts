@@ -20,7 +20,8 @@ after(deleteRuntime);
 
 test('KROP-1 every kubectl check the troubleshooting entries give for a stall runs as printed and succeeds', async () => {
   const checks = new Set<string>();
-  for (const { entry } of stallEntries()) for (const c of codeCommands(entry ?? '')) if (READS.test(c) && !/<[a-z][^>]*>/.test(c)) checks.add(c);
+  for (const { entry } of stallEntries())
+    for (const c of codeCommands(entry ?? '')) if (READS.test(c) && !/<[a-z][^>]*>/.test(c)) checks.add(c);
   assert.ok(checks.size >= 10, `the entries give concrete checks: ${[...checks].join('\n')}`);
   const failed: string[] = [];
   for (const c of checks) {

@@ -17,7 +17,15 @@ import { captureLogger } from '../helpers/logs.ts';
 import { controlPlaneRequests } from '../helpers/statusWrites.ts';
 import { applyConfiguration } from '../helpers/configuration.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
-import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+import {
+  condition,
+  createRuntime,
+  deleteRuntime,
+  ensureCrds,
+  getRuntime,
+  kubectl,
+  waitFor,
+} from '../helpers/runtime.ts';
 
 let item: WorkItem;
 
@@ -40,14 +48,23 @@ test('KROP-4 a change delivered twice makes exactly one step write and one summa
     await dispatchAll(m, deps);
   });
   // At-least-once delivery: the same change arrives as two messages (distinct IDs get past deduplication).
-  for (const id of ['first', 'second']) await queue.send({ step: 'resolve', group: runtimeGroup(item.runtime.uid), dedupId: id, body: encodeWorkItem(item) });
+  for (const id of ['first', 'second'])
+    await queue.send({
+      step: 'resolve',
+      group: runtimeGroup(item.runtime.uid),
+      dedupId: id,
+      body: encodeWorkItem(item),
+    });
   await queue.idle();
   queue.stop();
   const count = await controlPlaneRequests(mark);
   t.diagnostic(`status writes: ${count.ok} ok, ${count.conflicts} conflicts; reads: ${count.reads}`);
   assert.deepEqual(count.okManagers, ['aicr-resolve', 'aicr-status-summary']);
   // Besides the status, only the one Event of Resolved's transition (COND-4).
-  assert.deepEqual(count.otherWrites.map((e) => `${e.verb} ${e.objectRef?.resource ?? ''}`), ['create events']);
+  assert.deepEqual(
+    count.otherWrites.map((e) => `${e.verb} ${e.objectRef?.resource ?? ''}`),
+    ['create events'],
+  );
 });
 
 /**
@@ -84,7 +101,10 @@ test('KROP-4 two workers racing on one runtime make exactly one step write and o
   const b = captureLogger();
   const [first, second] = racingWorkers(2);
   assert.ok(first && second);
-  const results = await Promise.allSettled([runResolveOnce(item, { kube: first, log: a.log }), runResolveOnce(item, { kube: second, log: b.log })]);
+  const results = await Promise.allSettled([
+    runResolveOnce(item, { kube: first, log: a.log }),
+    runResolveOnce(item, { kube: second, log: b.log }),
+  ]);
   // Both read the same version before either wrote: exactly one loses, with a transient conflict.
   const lost = results.filter((r) => r.status === 'rejected');
   assert.equal(lost.length, 1, `exactly one worker loses the race: ${JSON.stringify(results.map((r) => r.status))}`);
@@ -96,11 +116,15 @@ test('KROP-4 two workers racing on one runtime make exactly one step write and o
   const count = await controlPlaneRequests(mark);
   t.diagnostic(`status writes: ${count.ok} ok, ${count.conflicts} conflicts (409) from the race`);
   assert.deepEqual(count.okManagers, ['aicr-resolve', 'aicr-status-summary']);
-  assert.equal(count.conflicts, 1, 'the API server refused the loser\'s write with 409');
+  assert.equal(count.conflicts, 1, "the API server refused the loser's write with 409");
   const rt = await getRuntime();
   const types = (rt?.status?.conditions ?? []).map((c) => c.type).sort();
   assert.deepEqual(types, ['Ready', 'Reconciling', 'Resolved', 'Stalled'], 'a conflict adds no condition');
-  assert.equal(condition(rt, 'Resolved')?.reason, 'AICRVersionMismatch', 'the one write is the settled answer of the step');
+  assert.equal(
+    condition(rt, 'Resolved')?.reason,
+    'AICRVersionMismatch',
+    'the one write is the settled answer of the step',
+  );
 });
 
 test('KROP-4 a conflict is retried at once in the same delivery, logged, and leaves one write (OBS-2)', async () => {
@@ -125,11 +149,20 @@ test('KROP-4 a conflict is retried at once in the same delivery, logged, and lea
   queue.consume(async (m) => {
     await dispatchAll(m, dispatchDeps(racing, log, queue));
   });
-  await queue.send({ step: 'resolve', group: runtimeGroup(item.runtime.uid), dedupId: 'x', body: encodeWorkItem(item) });
+  await queue.send({
+    step: 'resolve',
+    group: runtimeGroup(item.runtime.uid),
+    dedupId: 'x',
+    body: encodeWorkItem(item),
+  });
   await queue.idle();
   queue.stop();
   const count = await controlPlaneRequests(mark);
-  assert.deepEqual(count.okManagers, ['aicr-resolve', 'aicr-status-summary'], 'the racing run wrote; the retry found nothing to do');
+  assert.deepEqual(
+    count.okManagers,
+    ['aicr-resolve', 'aicr-status-summary'],
+    'the racing run wrote; the retry found nothing to do',
+  );
   assert.equal(count.conflicts, 1);
   // The lost race costs a re-read and a second decision, not a redelivery.
   const rerun = records().find((r) => r['message'] === 'write conflict; running the step again at once');
@@ -176,20 +209,44 @@ test('OBS-2 while an API server error fails the step, the conditions keep their 
   const calls = { n: 0 };
   const queue = new EmbeddedQueue({ redeliveryDelayMs: 20 });
   queue.consume(async (m) => {
-    await dispatchAll(m, dispatchDeps(unavailableConfiguration(() => failing, calls), log, queue, { ...SCALED_TIMINGS, backoffBaseMs: 200, backoffCapMs: 400 }));
+    await dispatchAll(
+      m,
+      dispatchDeps(
+        unavailableConfiguration(() => failing, calls),
+        log,
+        queue,
+        { ...SCALED_TIMINGS, backoffBaseMs: 200, backoffCapMs: 400 },
+      ),
+    );
   });
   await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"aicrVersion":"v0.0.2"}}');
   const mark = auditMark();
-  await queue.send({ step: 'resolve', group: runtimeGroup(item.runtime.uid), dedupId: 'obs2', body: encodeWorkItem(item) });
+  await queue.send({
+    step: 'resolve',
+    group: runtimeGroup(item.runtime.uid),
+    dedupId: 'obs2',
+    body: encodeWorkItem(item),
+  });
   await waitFor('three failed attempts', async () => (calls.n >= 3 ? true : undefined), 20_000);
-  assert.deepEqual((await getRuntime())?.status?.conditions, before, 'every condition as it was, transition times and generations too');
+  assert.deepEqual(
+    (await getRuntime())?.status?.conditions,
+    before,
+    'every condition as it was, transition times and generations too',
+  );
   const during = await controlPlaneRequests(mark);
   assert.equal(during.ok, 0, 'no status write while it fails');
   assert.deepEqual(during.otherWrites, [], 'no Event, nothing else written');
   const failed = records().filter((r) => r['message'] === 'step failed');
-  assert.ok(failed.length >= 3 && failed.every((r) => r['outcome'] === 'retry-after'), `each failure is logged and retried: ${JSON.stringify(failed)}`);
+  assert.ok(
+    failed.length >= 3 && failed.every((r) => r['outcome'] === 'retry-after'),
+    `each failure is logged and retried: ${JSON.stringify(failed)}`,
+  );
   failing = false;
-  await waitFor('the retry succeeds', async () => (/v0\.0\.2/.test(condition(await getRuntime(), 'Resolved')?.message ?? '') ? true : undefined), 20_000);
+  await waitFor(
+    'the retry succeeds',
+    async () => (/v0\.0\.2/.test(condition(await getRuntime(), 'Resolved')?.message ?? '') ? true : undefined),
+    20_000,
+  );
   await queue.idle();
   queue.stop();
   assert.equal(queue.deadLetters.length, 0);

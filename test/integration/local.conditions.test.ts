@@ -6,7 +6,15 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCapturedControlPlane } from '../helpers/controlPlane.ts';
-import { condition, deleteRuntime, ensureCrds, getRuntime, kubectl, runtimeManifest, waitFor } from '../helpers/runtime.ts';
+import {
+  condition,
+  deleteRuntime,
+  ensureCrds,
+  getRuntime,
+  kubectl,
+  runtimeManifest,
+  waitFor,
+} from '../helpers/runtime.ts';
 import { runbookOk } from '../helpers/runbook.ts';
 
 let cp: ReturnType<typeof startCapturedControlPlane>;
@@ -24,7 +32,15 @@ after(async () => {
 
 test('COND-1 a runtime created with kubectl gets Ready, Reconciling, Stalled and Resolved in local mode', async () => {
   const file = join(mkdtempSync(join(tmpdir(), 'aicr-')), 'runtime.json');
-  writeFileSync(file, JSON.stringify(runtimeManifest({ aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 'h100', intent: 'training' } })));
+  writeFileSync(
+    file,
+    JSON.stringify(
+      runtimeManifest({
+        aicrVersion: 'v0.11.1',
+        criteria: { service: 'eks', accelerator: 'h100', intent: 'training' },
+      }),
+    ),
+  );
   await kubectl('apply', '-f', file);
   const rt = await waitFor('conditions', async () => {
     const r = await getRuntime();
@@ -51,16 +67,29 @@ test('COND-5 the runbook conditions jsonpath command, run as written, prints eve
   // Each step writes its own conditions on its first look, in no fixed order: wait for all of them.
   await waitFor('every step to have reported', async () => {
     const r = await getRuntime();
-    return ['EngineAvailable', 'InventoryConsistent', 'Released', 'Resolved', 'Ready'].every((t) => condition(r, t)) ? r : undefined;
+    return ['EngineAvailable', 'InventoryConsistent', 'Released', 'Resolved', 'Ready'].every((t) => condition(r, t))
+      ? r
+      : undefined;
   });
   // As the runbook prints it, continuation line and shell quoting included.
   const out = await runbookOk(`kubectl get clusterruntime cluster \\
   -o jsonpath='{range .status.conditions[*]}{.type}{"\\t"}{.status}{"\\t"}{.reason}{"\\t"}{.message}{"\\n"}{end}'`);
-  const rows = out.trim().split('\n').map((l) => l.split('\t'));
+  const rows = out
+    .trim()
+    .split('\n')
+    .map((l) => l.split('\t'));
   const types = rows.map((r) => r[0]).sort();
   // Released and EngineAvailable come from the rollout step, which waits for a target plan meanwhile;
   // InventoryConsistent from the drift check, which has no active plan to compare yet.
-  assert.deepEqual(types, ['EngineAvailable', 'InventoryConsistent', 'Ready', 'Reconciling', 'Released', 'Resolved', 'Stalled']);
+  assert.deepEqual(types, [
+    'EngineAvailable',
+    'InventoryConsistent',
+    'Ready',
+    'Reconciling',
+    'Released',
+    'Resolved',
+    'Stalled',
+  ]);
   assert.deepEqual(rows.find((r) => r[0] === 'InventoryConsistent')?.slice(1, 3), ['True', 'InventoryConsistent']);
   assert.deepEqual(rows.find((r) => r[0] === 'Released')?.slice(1, 3), ['False', 'AwaitingPlan']);
   for (const r of rows) assert.equal(r.length, 4, `row ${r.join('|')} has type, status, reason, message`);

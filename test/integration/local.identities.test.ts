@@ -35,7 +35,10 @@ function requestsByIdentity(events: readonly AuditEvent[]): Map<string, number> 
   const byUser = new Map<string, number>();
   for (const e of events) {
     const as = e.impersonatedUser?.username ?? '';
-    assert.ok(GROUP_OF.has(as), `${e.verb} ${e.requestURI} is made as a function's identity, not as ${CONTROL_PLANE_USER} itself`);
+    assert.ok(
+      GROUP_OF.has(as),
+      `${e.verb} ${e.requestURI} is made as a function's identity, not as ${CONTROL_PLANE_USER} itself`,
+    );
     assert.ok(e.impersonatedUser?.groups?.includes(GROUP_OF.get(as) ?? ''), `${as} carries its own group`);
     assert.ok(![401, 403].includes(e.responseStatus?.code ?? 0), `${as}: ${e.verb} ${e.requestURI} allowed`);
     byUser.set(as, (byUser.get(as) ?? 0) + 1);
@@ -66,8 +69,20 @@ test('local mode runs the forwarder and each step as its own identity, and resol
   const events = await controlPlaneEventsSince(mark);
   const byUser = requestsByIdentity(events);
   const watches = events.filter((e) => e.verb === 'watch' && e.objectRef?.resource === KINDS.clusterRuntime.plural);
-  assert.ok(watches.length > 0 && watches.every((e) => e.impersonatedUser?.username === IDENTITY_USER.forwarder), 'the forwarder watches the runtime');
-  const statusWrites = events.filter((e) => e.objectRef?.resource === KINDS.clusterRuntime.plural && e.objectRef.subresource === 'status' && e.verb === 'patch');
-  assert.ok(statusWrites.some((e) => e.impersonatedUser?.username === IDENTITY_USER.step('resolve')), `the resolve step writes ${CONDITION.resolved}`);
-  for (const row of STEP_TABLE) assert.ok((byUser.get(IDENTITY_USER.step(row.name)) ?? 0) > 0, `the ${row.name} step made requests as itself`);
+  assert.ok(
+    watches.length > 0 && watches.every((e) => e.impersonatedUser?.username === IDENTITY_USER.forwarder),
+    'the forwarder watches the runtime',
+  );
+  const statusWrites = events.filter(
+    (e) =>
+      e.objectRef?.resource === KINDS.clusterRuntime.plural &&
+      e.objectRef.subresource === 'status' &&
+      e.verb === 'patch',
+  );
+  assert.ok(
+    statusWrites.some((e) => e.impersonatedUser?.username === IDENTITY_USER.step('resolve')),
+    `the resolve step writes ${CONDITION.resolved}`,
+  );
+  for (const row of STEP_TABLE)
+    assert.ok((byUser.get(IDENTITY_USER.step(row.name)) ?? 0) > 0, `the ${row.name} step made requests as itself`);
 });

@@ -5,7 +5,15 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { KINDS, API_GROUP } from '../../shared/api/constants.ts';
 import { startCapturedControlPlane } from '../helpers/controlPlane.ts';
-import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+import {
+  condition,
+  createRuntime,
+  deleteRuntime,
+  ensureCrds,
+  getRuntime,
+  kubectl,
+  waitFor,
+} from '../helpers/runtime.ts';
 
 after(ensureCrds);
 

@@ -4,7 +4,12 @@
 // what a receiver needs, and the notify step handling the same message again sends nothing.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { CreateEventBusCommand, EventBridgeClient, PutRuleCommand, PutTargetsCommand } from '@aws-sdk/client-eventbridge';
+import {
+  CreateEventBusCommand,
+  EventBridgeClient,
+  PutRuleCommand,
+  PutTargetsCommand,
+} from '@aws-sdk/client-eventbridge';
 import { DeleteQueueCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { RUNTIME_NAME } from '../../shared/api/constants.ts';
 import type { NoticeDetail } from '../../shared/notifications/derive.ts';
@@ -40,22 +45,33 @@ const arrived: Arrived[] = [];
 /** Everything the rule delivered so far, added to `arrived`. */
 async function drain(): Promise<void> {
   for (;;) {
-    const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
+    const out = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),
+    );
     if (!out.Messages?.length) return;
     for (const m of out.Messages) {
       const e = JSON.parse(m.Body ?? '{}') as { source: string; 'detail-type': string; detail: NoticeDetail };
       arrived.push({ source: e.source, detailType: e['detail-type'], detail: e.detail });
     }
     const { DeleteMessageBatchCommand } = await import('@aws-sdk/client-sqs');
-    await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: out.Messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle ?? '' })) }));
+    await sqs.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: out.Messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle ?? '' })),
+      }),
+    );
   }
 }
 
 async function arrives(detailType: string): Promise<Arrived> {
-  return waitFor(`a '${detailType}' notification on the bus`, async () => {
-    await drain();
-    return arrived.find((a) => a.detailType === detailType);
-  }, 30_000);
+  return waitFor(
+    `a '${detailType}' notification on the bus`,
+    async () => {
+      await drain();
+      return arrived.find((a) => a.detailType === detailType);
+    },
+    30_000,
+  );
 }
 
 function assertAsked(asked: Arrived, rolloutName: string, plan: string, uid: string): void {
@@ -65,7 +81,10 @@ function assertAsked(asked: Arrived, rolloutName: string, plan: string, uid: str
   assert.equal(r.name, rolloutName);
   assert.equal(r.toPlan, plan);
   assert.equal(r.approveCommand, `kubectl aicr approve ${rolloutName}`);
-  assert.deepEqual(r.releases.map((x) => [x.release, x.action, x.toVersion]), [['ntf-alpha', 'Install', '1.0.0']]);
+  assert.deepEqual(
+    r.releases.map((x) => [x.release, x.action, x.toVersion]),
+    [['ntf-alpha', 'Install', '1.0.0']],
+  );
   assert.ok(r.releases[0]?.verdict, 'the release carries its verdict');
   assert.equal(asked.detail.cluster, 'notices-test');
   assert.deepEqual(asked.detail.runtime, { name: RUNTIME_NAME, uid });
@@ -87,8 +106,16 @@ before(async () => {
   await events.send(new CreateEventBusCommand({ Name: BUS }));
   const queue = await createQueue(sqs, uniqueName('aicr-notices'));
   queueUrl = queue.url;
-  await events.send(new PutRuleCommand({ Name: 'all-notices', EventBusName: BUS, EventPattern: JSON.stringify({ source: [NOTICE_SOURCE] }) }));
-  await events.send(new PutTargetsCommand({ Rule: 'all-notices', EventBusName: BUS, Targets: [{ Id: 'queue', Arn: queue.arn }] }));
+  await events.send(
+    new PutRuleCommand({
+      Name: 'all-notices',
+      EventBusName: BUS,
+      EventPattern: JSON.stringify({ source: [NOTICE_SOURCE] }),
+    }),
+  );
+  await events.send(
+    new PutTargetsCommand({ Rule: 'all-notices', EventBusName: BUS, Targets: [{ Id: 'queue', Arn: queue.arn }] }),
+  );
   process.env['AICR_EVENT_BUS'] = BUS;
   process.env['AICR_EKS_CLUSTER_NAME'] = 'notices-test';
   cp = startCapturedControlPlane({ timings: SCALED_TIMINGS, table: STEPS });
@@ -102,7 +129,14 @@ after(async () => {
 });
 
 test('NTF-1 NTF-2 a rollout awaiting approval, then Released, then a second one revoked: each notification arrives once on EventBridge with what a receiver needs', async () => {
-  const uid = (await createRuntime({ aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' }, actionTimeout: '5m', validation: { deployment: 'Disabled' } })).metadata.uid;
+  const uid = (
+    await createRuntime({
+      aicrVersion: 'v0.11.1',
+      criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' },
+      actionTimeout: '5m',
+      validation: { deployment: 'Disabled' },
+    })
+  ).metadata.uid;
   await pushChart('ntf-alpha', '1.0.0');
   await pushChart('ntf-alpha', '1.1.0');
   const { name: first } = await storePlan(uid, [chartRelease('ntf-alpha', 0, '1.0.0')]);
@@ -146,21 +180,42 @@ test('NTF-2 with EventBridge refusing every send the rollout still goes through;
   const { name: third } = await storePlan(uid, [chartRelease('ntf-alpha', 0, '1.2.0')]);
   await target(third);
   await approve((await awaitingRollout(third)).metadata.name);
-  await released(`Released on ${third} while no notification can be sent`, (reason, message) => reason === 'Released' && message.includes(third));
+  await released(
+    `Released on ${third} while no notification can be sent`,
+    (reason, message) => reason === 'Released' && message.includes(third),
+  );
   const refused = cp?.records().filter((l) => l['message'] === 'notifications not sent; retrying with backoff') ?? [];
   assert.ok(refused.length > 0, 'the refused sends are logged');
-  assert.doesNotMatch(JSON.stringify(refused), /kubectl aicr approve|"detail"/, 'a refusal logs the cause, not the notification');
+  assert.doesNotMatch(
+    JSON.stringify(refused),
+    /kubectl aicr approve|"detail"/,
+    'a refusal logs the cause, not the notification',
+  );
   await drain();
   assert.equal(arrived.length, before, 'nothing arrived while the bus was missing');
 
   process.env['AICR_EVENT_BUS'] = BUS;
-  const told = await waitFor('the Released state told once the bus takes notifications', async () => {
-    await drain();
-    return arrived.slice(before).find((a) => a.detailType === NOTICE_KIND.released.detailType);
-  }, 60_000);
+  const told = await waitFor(
+    'the Released state told once the bus takes notifications',
+    async () => {
+      await drain();
+      return arrived.slice(before).find((a) => a.detailType === NOTICE_KIND.released.detailType);
+    },
+    60_000,
+  );
   assert.equal(told.detail.condition?.status, 'True');
   // Once the record says it was told, no retry is left to send it again.
-  await waitFor('status.notifications to record the Released plan', async () => ((await getRuntime())?.status as { notifications?: { released?: string } } | undefined)?.notifications?.released === `Released/${third}` || undefined, 30_000);
+  await waitFor(
+    'status.notifications to record the Released plan',
+    async () =>
+      ((await getRuntime())?.status as { notifications?: { released?: string } } | undefined)?.notifications
+        ?.released === `Released/${third}` || undefined,
+    30_000,
+  );
   await drain();
-  assert.equal(arrived.slice(before).filter((a) => a.detailType === NOTICE_KIND.released.detailType).length, 1, 'told once, not per retry');
+  assert.equal(
+    arrived.slice(before).filter((a) => a.detailType === NOTICE_KIND.released.detailType).length,
+    1,
+    'told once, not per retry',
+  );
 });

@@ -61,8 +61,15 @@ test('OBS-1 a value the API server echoes in a refusal never reaches the log', a
   const kube = stepKube('resolve');
   const bad = { type: 'Ready', status: SECRET, reason: 'X', message: 'm', lastTransitionTime: '2026-11-30T10:00:00Z' };
   const err = await kube
-    .applyStatus(KIND.clusterRuntime, { metadata: { name: 'cluster', resourceVersion: rt.metadata.resourceVersion }, status: { conditions: [bad] } }, { fieldManager: 'aicr-test', force: true })
-    .then(() => undefined, (e: unknown) => e);
+    .applyStatus(
+      KIND.clusterRuntime,
+      { metadata: { name: 'cluster', resourceVersion: rt.metadata.resourceVersion }, status: { conditions: [bad] } },
+      { fieldManager: 'aicr-test', force: true },
+    )
+    .then(
+      () => undefined,
+      (e: unknown) => e,
+    );
   assert.ok(err instanceof Error, 'the API server refused the write');
   assert.match(err.message, /http 422 Invalid/);
   assert.match(err.message, /status\.conditions\[0\]\.status/, 'the refused field is named');

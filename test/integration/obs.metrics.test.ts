@@ -40,23 +40,64 @@ test('OBS-3 a stall that needs a person and a failed AICR Job: their EMF lines c
   cp = startCapturedControlPlane({ timings: SCALED_TIMINGS });
   const rt = await createRuntime({ aicrVersion: 'v0.11.1', criteria: { ...TRAINING, os: 'talos' } });
   await resolvedWith('InvalidSpec', (c) => c.reason === 'InvalidSpec', 60_000);
-  const job = await waitFor('a failed Job line', async () => metricLines(cp?.records() ?? [], METRIC.aicrJobs).find((l) => l['Result'] === 'Failed'));
+  const job = await waitFor('a failed Job line', async () =>
+    metricLines(cp?.records() ?? [], METRIC.aicrJobs).find((l) => l['Result'] === 'Failed'),
+  );
   assertDeclared(job, METRIC.aicrJobs);
-  assert.deepEqual([job['Stage'], job['Result'], job['ExitCode'], job[METRIC.aicrJobs.name]], ['recipe', 'Failed', '8', 1], 'the recipe stage failed with exit code 8');
+  assert.deepEqual(
+    [job['Stage'], job['Result'], job['ExitCode'], job[METRIC.aicrJobs.name]],
+    ['recipe', 'Failed', '8', 1],
+    'the recipe stage failed with exit code 8',
+  );
   assert.equal(job['runtimeUID'], rt.metadata.uid, 'the runtime is on the line, not in a dimension');
   assert.ok(!JSON.stringify(job.emf.Dimensions).includes('Job'), 'no Job name among the dimensions');
-  const stalled = await waitFor('a stall count of 1', async () => metricLines(cp?.records() ?? [], METRIC.stalledNeedsPerson).find((l) => l[METRIC.stalledNeedsPerson.name] === 1));
-  for (const def of [METRIC.stalledNeedsPerson, METRIC.stalledRetrying, METRIC.awaitingApproval, METRIC.credentialsStale]) assertDeclared(stalled, def);
-  assert.equal(stalled['runtimes'], 'StalledNeedsPerson: cluster (InvalidSpec)', 'the runtime and its reason ride along as a plain field');
-  assert.deepEqual([stalled[METRIC.stalledRetrying.name], stalled[METRIC.awaitingApproval.name], stalled[METRIC.credentialsStale.name]], [0, 0, 0]);
+  const stalled = await waitFor('a stall count of 1', async () =>
+    metricLines(cp?.records() ?? [], METRIC.stalledNeedsPerson).find((l) => l[METRIC.stalledNeedsPerson.name] === 1),
+  );
+  for (const def of [
+    METRIC.stalledNeedsPerson,
+    METRIC.stalledRetrying,
+    METRIC.awaitingApproval,
+    METRIC.credentialsStale,
+  ])
+    assertDeclared(stalled, def);
+  assert.equal(
+    stalled['runtimes'],
+    'StalledNeedsPerson: cluster (InvalidSpec)',
+    'the runtime and its reason ride along as a plain field',
+  );
+  assert.deepEqual(
+    [
+      stalled[METRIC.stalledRetrying.name],
+      stalled[METRIC.awaitingApproval.name],
+      stalled[METRIC.credentialsStale.name],
+    ],
+    [0, 0, 0],
+  );
   // A runtime nobody writes again stays counted: the count is sent again while it stands.
   const before = metricLines(cp.records(), METRIC.stalledNeedsPerson).length;
-  await waitFor('the count sent again', async () => (metricLines(cp?.records() ?? [], METRIC.stalledNeedsPerson).filter((l) => l[METRIC.stalledNeedsPerson.name] === 1).length > before ? true : undefined));
+  await waitFor('the count sent again', async () =>
+    metricLines(cp?.records() ?? [], METRIC.stalledNeedsPerson).filter((l) => l[METRIC.stalledNeedsPerson.name] === 1)
+      .length > before
+      ? true
+      : undefined,
+  );
   // Fixing the input: the next count after the fix is 0, which clears the alarm.
   const seen = cp.records().length;
-  await kubectl('patch', 'clusterruntime', 'cluster', '--type=merge', '-p', JSON.stringify({ spec: { criteria: TRAINING } }));
+  await kubectl(
+    'patch',
+    'clusterruntime',
+    'cluster',
+    '--type=merge',
+    '-p',
+    JSON.stringify({ spec: { criteria: TRAINING } }),
+  );
   await resolvedWith('resolving again', (c) => c.reason !== 'InvalidSpec', 60_000);
-  await waitFor('the stall count back at 0', async () => metricLines(cp?.records().slice(seen) ?? [], METRIC.stalledNeedsPerson).find((l) => l[METRIC.stalledNeedsPerson.name] === 0));
+  await waitFor('the stall count back at 0', async () =>
+    metricLines(cp?.records().slice(seen) ?? [], METRIC.stalledNeedsPerson).find(
+      (l) => l[METRIC.stalledNeedsPerson.name] === 0,
+    ),
+  );
   const timing = metricLines(cp.records(), METRIC.reconcileDuration).find((l) => l['Step'] === 'resolve');
   assert.ok(timing, 'each step run reports its duration');
   assertDeclared(timing, METRIC.reconcileDuration);
@@ -81,10 +122,21 @@ test('OBS-2 FLT-2 an unreachable API server long past the eighth attempt is retr
   const producer = new RecordingProducer();
   const deps = dispatchDeps(kubeFromKubeconfig(unreachableKubeconfig(), CONTROL_PLANE_USER), log, producer);
   const item = { ...resolveItem(rt.metadata.uid), attempt: 40 };
-  const msg = { id: 'm-late', group: runtimeGroup(rt.metadata.uid), dedupId: 'late', body: encodeWorkItem(item), receiveCount: 1, sentAt: Date.now() - 2_000 };
+  const msg = {
+    id: 'm-late',
+    group: runtimeGroup(rt.metadata.uid),
+    dedupId: 'late',
+    body: encodeWorkItem(item),
+    receiveCount: 1,
+    sentAt: Date.now() - 2_000,
+  };
   await dispatchAll(msg, deps);
   assert.equal(producer.dead.length, 0, 'nothing dead-lettered');
-  assert.deepEqual(producer.sent.map((m) => m.delayMs), [DEFAULT_TIMINGS.backoffCapMs], 'one retry, at the cap');
+  assert.deepEqual(
+    producer.sent.map((m) => m.delayMs),
+    [DEFAULT_TIMINGS.backoffCapMs],
+    'one retry, at the cap',
+  );
   assert.equal(metricLines(records(), METRIC.deadLettered).length, 0);
   const age = metricLines(records(), METRIC.messageAge)[0];
   assert.ok(age && Number(age[METRIC.messageAge.name]) >= 2, 'the message age counts from when it was sent');

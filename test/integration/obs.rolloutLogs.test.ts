@@ -17,14 +17,26 @@ let cp: ReturnType<typeof startCapturedControlPlane>;
 before(async () => {
   await clearRolloutStage();
   for (const name of ['alpha', 'bravo']) await pushChart(name, '1.0.0');
-  cp = startCapturedControlPlane({ timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 }, table: STEP_TABLE.filter((r) => r.name === 'rollout') });
+  cp = startCapturedControlPlane({
+    timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 },
+    table: STEP_TABLE.filter((r) => r.name === 'rollout'),
+  });
 });
 
 after(() => stopAndClear(cp));
 
 test('OBS-1 the lines of a real rollout carry the runtime UID, the rollout and, once its target plan is read, the plan digest; never a value', async () => {
-  const uid = (await createRuntime({ aicrVersion: 'v0.11.1', criteria: { service: 'eks' }, validation: { deployment: 'Disabled' } })).metadata.uid;
-  const { name: plan, plan: stored } = await storePlan(uid, [chartRelease('alpha', 0, '1.0.0', { values: { licence: VALUE } }), chartRelease('bravo', 1, '1.0.0')]);
+  const uid = (
+    await createRuntime({
+      aicrVersion: 'v0.11.1',
+      criteria: { service: 'eks' },
+      validation: { deployment: 'Disabled' },
+    })
+  ).metadata.uid;
+  const { name: plan, plan: stored } = await storePlan(uid, [
+    chartRelease('alpha', 0, '1.0.0', { values: { licence: VALUE } }),
+    chartRelease('bravo', 1, '1.0.0'),
+  ]);
   await target(plan);
   const rollout = (await awaitingRollout(plan)).metadata.name;
   await approve(rollout);
@@ -38,6 +50,11 @@ test('OBS-1 the lines of a real rollout carry the runtime UID, the rollout and, 
   assert.ok(writes.length >= 2, `the awaiting and the executing looks: ${JSON.stringify(writes)}`);
   const withPlan = writes.filter((r) => r['planDigest'] === stored.digest);
   assert.ok(withPlan.length >= 1, `a look that read the target plan names its digest: ${JSON.stringify(writes)}`);
-  for (const r of lines.filter((x) => x['planDigest'] !== undefined)) assert.equal(r['rollout'], rollout, `a plan digest is logged only with the rollout it is for: ${JSON.stringify(r)}`);
+  for (const r of lines.filter((x) => x['planDigest'] !== undefined))
+    assert.equal(
+      r['rollout'],
+      rollout,
+      `a plan digest is logged only with the rollout it is for: ${JSON.stringify(r)}`,
+    );
   assert.equal(JSON.stringify(cp.records()).includes(VALUE), false, 'no Helm value is logged');
 });

@@ -9,7 +9,12 @@ import { ConflictError } from '../../shared/errors.ts';
 import { ANNOTATION, FIELD_MANAGER, LABEL, MANAGED_BY_VALUE, NAMESPACES } from '../../shared/api/constants.ts';
 import { KubeRequestError } from '../../shared/errors.ts';
 import { type GenericObject, GenericObjectSchema, KIND, type Kind } from '../../shared/kube/kinds.ts';
-import { type PlanApplication, applicationsDigest, applicationsToReleases, planToApplications } from '../../shared/plans/applications.ts';
+import {
+  type PlanApplication,
+  applicationsDigest,
+  applicationsToReleases,
+  planToApplications,
+} from '../../shared/plans/applications.ts';
 import { planDigest } from '../../shared/plans/digest.ts';
 import { type Release, sortReleases } from '../../shared/plans/release.ts';
 import { core, readOrUndefined, waitFor } from '../helpers/cluster.ts';
@@ -17,18 +22,30 @@ import { controlPlaneKube } from '../helpers/controlPlane.ts';
 import { sampleReleases } from '../helpers/releases.ts';
 
 const kube = controlPlaneKube();
-const NAMESPACE: Kind<GenericObject> = { apiVersion: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false, schema: GenericObjectSchema };
+const NAMESPACE: Kind<GenericObject> = {
+  apiVersion: 'v1',
+  kind: 'Namespace',
+  plural: 'namespaces',
+  namespaced: false,
+  schema: GenericObjectSchema,
+};
 const ns = NAMESPACES.argocd;
 /** This suite's runtime: only its Applications are read and removed. */
 const runtimeUID = '5e1f0c2a-7b3d-4e8f-a1c2-d3e4f5a6b7c8';
 let createdNamespace = false;
 
 type Spec = { source?: HelmSpec; sources?: HelmSpec[]; destination: { namespace: string } };
-type HelmSpec = { targetRevision: string; helm: { valuesObject?: Record<string, unknown>; values?: string; releaseName: string } };
+type HelmSpec = {
+  targetRevision: string;
+  helm: { valuesObject?: Record<string, unknown>; values?: string; releaseName: string };
+};
 const specOf = (app: GenericObject): Spec => app['spec'] as Spec;
 
 async function ours(): Promise<GenericObject[]> {
-  const { items } = await kube.list(KIND.application, { namespace: ns, labelSelector: `${LABEL.managedBy}=${MANAGED_BY_VALUE}` });
+  const { items } = await kube.list(KIND.application, {
+    namespace: ns,
+    labelSelector: `${LABEL.managedBy}=${MANAGED_BY_VALUE}`,
+  });
   return items.filter((app) => app.metadata.annotations?.[ANNOTATION.runtimeUID] === runtimeUID);
 }
 
@@ -70,7 +87,13 @@ async function edit(name: string, change: (app: GenericObject) => void): Promise
 
 /** A namespace being deleted takes new objects no more: wait until it has gone. */
 const namespaceGone = () =>
-  waitFor({ path: '/api/v1/namespaces', name: ns, what: `namespace ${ns} to be gone`, read: () => readOrUndefined(() => core().readNamespace({ name: ns })), until: (n) => n === undefined });
+  waitFor({
+    path: '/api/v1/namespaces',
+    name: ns,
+    what: `namespace ${ns} to be gone`,
+    read: () => readOrUndefined(() => core().readNamespace({ name: ns })),
+    until: (n) => n === undefined,
+  });
 
 before(async () => {
   const existing = await kube.get(NAMESPACE, ns);
@@ -102,8 +125,17 @@ test('PLAN-1 a plan applied server-side as the control plane, listed back by the
   for (const app of readBack) assert.equal(app.metadata.annotations?.[ANNOTATION.planDigest], planDigest(releases));
   const byName = new Map(readBack.map((app) => [app.metadata.name, specOf(app)]));
   assert.equal(byName.get('gpu-operator')?.sources?.length, 2);
-  assert.equal((byName.get('gpu-operator')?.sources?.[0]?.helm.valuesObject?.['daemonsets'] as Record<string, unknown>)['priorityClassName'], null);
-  assert.equal(typeof byName.get('kube-prometheus-stack')?.source?.helm.values, 'string', 'values with an empty map ride as text');
+  assert.equal(
+    (byName.get('gpu-operator')?.sources?.[0]?.helm.valuesObject?.['daemonsets'] as Record<string, unknown>)[
+      'priorityClassName'
+    ],
+    null,
+  );
+  assert.equal(
+    typeof byName.get('kube-prometheus-stack')?.source?.helm.values,
+    'string',
+    'values with an empty map ride as text',
+  );
 });
 
 test('PLAN-1 the same Applications created (not applied) rebuild the same digest', async () => {
@@ -114,7 +146,8 @@ test('PLAN-1 the same Applications created (not applied) rebuild the same digest
 });
 
 const find = (releases: Release[], name: string): Release => releases.find((r) => r.name === name) as Release;
-const appNamed = async (name: string): Promise<Spec> => specOf((await kube.get(KIND.application, name, ns)) as GenericObject);
+const appNamed = async (name: string): Promise<Spec> =>
+  specOf((await kube.get(KIND.application, name, ns)) as GenericObject);
 
 /**
  * The sample plan, then one that empties a map, nulls values and drops values the first one
@@ -158,13 +191,23 @@ test('the API server stores a map emptied by a re-apply as null on spec.source, 
     if (chart) chart.helm = { releaseName: name, valuesObject: values };
     return app;
   };
-  await applyAll([asObject('nvsentinel', find(second, 'nvsentinel').values), asObject('gpu-operator', find(second, 'gpu-operator').values)]);
+  await applyAll([
+    asObject('nvsentinel', find(second, 'nvsentinel').values),
+    asObject('gpu-operator', find(second, 'gpu-operator').values),
+  ]);
   const scheduling = (await appNamed('nvsentinel')).source?.helm.valuesObject?.['scheduling'];
-  assert.deepEqual(scheduling, { nodeSelector: null }, 'if {} now survives on spec.source, the text rule is no longer needed (but still exact)');
+  assert.deepEqual(
+    scheduling,
+    { nodeSelector: null },
+    'if {} now survives on spec.source, the text rule is no longer needed (but still exact)',
+  );
   const mig = (await appNamed('gpu-operator')).sources?.[0]?.helm.valuesObject?.['migManager'];
   assert.deepEqual(mig, { config: {} }, 'spec.sources is one atomic list: it is replaced whole');
   assert.notEqual(await rebuiltDigest(), planDigest(second));
-  await assert.rejects(applyAll([asObject('cert-manager', {})]), (err: unknown) => err instanceof KubeRequestError && err.status === 422);
+  await assert.rejects(
+    applyAll([asObject('cert-manager', {})]),
+    (err: unknown) => err instanceof KubeRequestError && err.status === 422,
+  );
 });
 
 test("PLAN-1 an edit of one Application's values, chart version or destination namespace changes the rebuilt digest; a forced re-apply restores it", async () => {
@@ -172,7 +215,8 @@ test("PLAN-1 an edit of one Application's values, chart version or destination n
   const releases = sampleReleases();
   await applyAll(applicationsOf(releases));
   const chartOf = (app: GenericObject): HelmSpec => (specOf(app).source ?? specOf(app).sources?.[0]) as HelmSpec;
-  const valuesOf = (app: GenericObject): Record<string, unknown> => chartOf(app).helm.valuesObject as Record<string, unknown>;
+  const valuesOf = (app: GenericObject): Record<string, unknown> =>
+    chartOf(app).helm.valuesObject as Record<string, unknown>;
   const edits: [string, string, (app: GenericObject) => void][] = [
     ['gpu-operator', 'values', (app) => (valuesOf(app)['toolkit'] = { enabled: 'false' })],
     ['nvsentinel', 'values', (app) => (valuesOf(app)['global'] = { metrics: { enabled: false } })],
@@ -183,7 +227,11 @@ test("PLAN-1 an edit of one Application's values, chart version or destination n
   ];
   for (const [name, what, change] of edits) {
     await edit(name, change);
-    assert.notEqual(await rebuiltDigest(), planDigest(releases), `an edit of ${name}'s ${what} must show in the digest`);
+    assert.notEqual(
+      await rebuiltDigest(),
+      planDigest(releases),
+      `an edit of ${name}'s ${what} must show in the digest`,
+    );
     await applyAll(applicationsOf(releases), true);
     assert.equal(await rebuiltDigest(), planDigest(releases), `re-applying undoes the edit of ${name}'s ${what}`);
   }
@@ -197,7 +245,9 @@ test('PLAN-1 an Application that lost an annotation, or a dependency that lost i
   await removeOurs();
   const releases = sampleReleases();
   await applyAll(applicationsOf(releases));
-  await kube.patch(KIND.application, 'nvsentinel', ns, { metadata: { annotations: { [ANNOTATION.releaseOrder]: null } } });
+  await kube.patch(KIND.application, 'nvsentinel', ns, {
+    metadata: { annotations: { [ANNOTATION.releaseOrder]: null } },
+  });
   await kube.delete(KIND.application, 'cert-manager', ns);
   const rebuilt = applicationsToReleases(await ours());
   assert.deepEqual(rebuilt.ok ? [] : rebuilt.problems, [

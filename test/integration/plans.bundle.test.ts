@@ -56,7 +56,10 @@ function dockerConfig(hosts: readonly string[], password = testEnv().TESTENV_REG
 }
 
 async function aicr(args: readonly string[]): Promise<string> {
-  const { stdout, stderr } = await run(aicrBin(), [...args], { cwd: work, env: { ...process.env, DOCKER_CONFIG: join(work, 'docker') } });
+  const { stdout, stderr } = await run(aicrBin(), [...args], {
+    cwd: work,
+    env: { ...process.env, DOCKER_CONFIG: join(work, 'docker') },
+  });
   return stdout + stderr;
 }
 
@@ -64,13 +67,18 @@ async function aicr(args: readonly string[]): Promise<string> {
 async function filesUnder(dir: string): Promise<Map<string, Uint8Array>> {
   const out = new Map<string, Uint8Array>();
   for (const e of await readdir(dir, { recursive: true, withFileTypes: true })) {
-    if (e.isFile()) out.set(relative(dir, join(e.parentPath, e.name)), new Uint8Array(await readFile(join(e.parentPath, e.name))));
+    if (e.isFile())
+      out.set(relative(dir, join(e.parentPath, e.name)), new Uint8Array(await readFile(join(e.parentPath, e.name))));
   }
   return out;
 }
 
 const pull = (reference: string, options: Partial<PullOptions> = {}): Promise<Map<string, Uint8Array>> =>
-  pullArtifactFiles(reference, { plainHTTP: true, dockerConfig: dockerConfig([testEnv().TESTENV_REGISTRY, testEnv().TESTENV_REGISTRY_PROXY]), ...options });
+  pullArtifactFiles(reference, {
+    plainHTTP: true,
+    dockerConfig: dockerConfig([testEnv().TESTENV_REGISTRY, testEnv().TESTENV_REGISTRY_PROXY]),
+    ...options,
+  });
 
 before(async () => {
   work = await mkdtemp(join(tmpdir(), 'plans-bundle-'));
@@ -79,7 +87,16 @@ before(async () => {
   repo = `aicr/${uniqueName('plans')}`;
   await aicr([...RECIPE_ARGS, '-o', 'recipe.yaml']);
   recipe = parse(await readFile(join(work, 'recipe.yaml'), 'utf8')) as typeof recipe;
-  const pushed = await aicr(['bundle', '-r', 'recipe.yaml', '--deployer', 'helm', '-o', `oci://${testEnv().TESTENV_REGISTRY}/${repo}:v1`, '--plain-http']);
+  const pushed = await aicr([
+    'bundle',
+    '-r',
+    'recipe.yaml',
+    '--deployer',
+    'helm',
+    '-o',
+    `oci://${testEnv().TESTENV_REGISTRY}/${repo}:v1`,
+    '--plain-http',
+  ]);
   pushedDigest = /OCI artifact pushed successfully: .*digest=(sha256:[0-9a-f]{64})/.exec(pushed)?.[1] ?? '';
   assert.ok(pushedDigest, `aicr reports the digest it pushed:\n${pushed}`);
   await aicr(['bundle', '-r', 'recipe.yaml', '--deployer', 'helm', '-o', 'local']);
@@ -92,7 +109,10 @@ after(async () => {
 
 /** checksums.txt as (path, sha256) pairs, paths made relative to `root` when absolute. */
 function checksumLines(bytes: Uint8Array | undefined, root: string): [string, string][] {
-  const lines = new TextDecoder().decode(bytes).split('\n').filter((l) => l.trim() !== '');
+  const lines = new TextDecoder()
+    .decode(bytes)
+    .split('\n')
+    .filter((l) => l.trim() !== '');
   return lines.map((l) => {
     const [hash = '', path = ''] = l.split(/\s+/);
     return [path.startsWith('/') ? relative(root, path) : path, hash];
@@ -108,7 +128,14 @@ test('the pulled bundle holds every file of the same bundle rendered locally, by
   }
   const listed = checksumLines(pulled.get('checksums.txt'), join(work, 'bundle'));
   assert.deepEqual(listed, checksumLines(local.get('checksums.txt'), join(work, 'local')));
-  for (const [path, hash] of listed) assert.equal(createHash('sha256').update(pulled.get(path) ?? '').digest('hex'), hash, path);
+  for (const [path, hash] of listed)
+    assert.equal(
+      createHash('sha256')
+        .update(pulled.get(path) ?? '')
+        .digest('hex'),
+      hash,
+      path,
+    );
 });
 
 test('releases follow the deploymentOrder of the aicr recipe, with the values and manifests of the local bundle', async () => {
@@ -120,12 +147,20 @@ test('releases follow the deploymentOrder of the aicr recipe, with the values an
   );
   for (const release of out.releases) {
     const dir = join(work, 'local', release.name);
-    assert.deepEqual(release.values, parse(await readFile(join(dir, 'values.yaml'), 'utf8')) ?? {}, `${release.name} values`);
+    assert.deepEqual(
+      release.values,
+      parse(await readFile(join(dir, 'values.yaml'), 'utf8')) ?? {},
+      `${release.name} values`,
+    );
     const ref = recipe.componentRefs.find((c) => c.name === release.name);
-    const chart = ref?.chart && ref.source ? { repoURL: CHARTS.repoURL, chart: ref.chart, version: ref.version } : undefined;
+    const chart =
+      ref?.chart && ref.source ? { repoURL: CHARTS.repoURL, chart: ref.chart, version: ref.version } : undefined;
     assert.deepEqual(release.chart, chart, `${release.name} chart`);
     const manifests = await filesUnder(join(dir, 'manifests')).catch(() => new Map<string, Uint8Array>());
-    const expected = manifests.size > 0 ? { repoURL: CHARTS.repoURL, chart: `${release.name}-manifests`, version: manifestsChartVersion(manifests) } : undefined;
+    const expected =
+      manifests.size > 0
+        ? { repoURL: CHARTS.repoURL, chart: `${release.name}-manifests`, version: manifestsChartVersion(manifests) }
+        : undefined;
     assert.deepEqual(release.manifests, expected, `${release.name} manifests`);
   }
   const customizations = out.releases.find((r) => r.name === 'skyhook-customizations');
@@ -142,12 +177,15 @@ test('the digest aicr reported pulls the same bundle, checked against it', async
 test('a wrong password, or none, is refused with 401; the message names the repository, never the credential', async () => {
   const reference = `${testEnv().TESTENV_REGISTRY}/${repo}:v1`;
   for (const config of [dockerConfig([testEnv().TESTENV_REGISTRY], 'not-the-password'), undefined]) {
-    await assert.rejects(pull(reference, config === undefined ? { dockerConfig: '{}' } : { dockerConfig: config }), (err: unknown) => {
-      assert.ok(err instanceof RegistryRefusedError, String(err));
-      assert.deepEqual([err.status, err.registry, err.repository], [401, testEnv().TESTENV_REGISTRY, repo]);
-      assert.doesNotMatch(err.message, /not-the-password|aicr-puller/);
-      return true;
-    });
+    await assert.rejects(
+      pull(reference, config === undefined ? { dockerConfig: '{}' } : { dockerConfig: config }),
+      (err: unknown) => {
+        assert.ok(err instanceof RegistryRefusedError, String(err));
+        assert.deepEqual([err.status, err.registry, err.repository], [401, testEnv().TESTENV_REGISTRY, repo]);
+        assert.doesNotMatch(err.message, /not-the-password|aicr-puller/);
+        return true;
+      },
+    );
   }
 });
 
@@ -165,10 +203,16 @@ test('a registry that refuses by policy answers 403, which the pull reports as s
 });
 
 test('a tag or a repository that is not there makes the bundle unreadable, naming the reference', async () => {
-  for (const reference of [`${testEnv().TESTENV_REGISTRY}/${repo}:no-such-tag`, `${testEnv().TESTENV_REGISTRY}/aicr/${uniqueName('absent')}:v1`]) {
+  for (const reference of [
+    `${testEnv().TESTENV_REGISTRY}/${repo}:no-such-tag`,
+    `${testEnv().TESTENV_REGISTRY}/aicr/${uniqueName('absent')}:v1`,
+  ]) {
     await assert.rejects(pull(reference), (err: unknown) => {
       assert.ok(err instanceof BundleUnreadableError, String(err));
-      assert.equal(err.message, `bundle ${reference}: the registry has no such manifest (http 404): check that AICR pushed it and that it was not deleted`);
+      assert.equal(
+        err.message,
+        `bundle ${reference}: the registry has no such manifest (http 404): check that AICR pushed it and that it was not deleted`,
+      );
       return true;
     });
   }
@@ -189,21 +233,46 @@ test('a registry that does not answer is transient: the framework retries the wo
 
 test('layers over the size limits, not gzip, or not a tar make the bundle unreadable', async () => {
   const reference = `${testEnv().TESTENV_REGISTRY}/${repo}:v1`;
-  await assert.rejects(pull(reference, { limits: { layerBytes: 1024 } }), /: the layer is \d+ bytes, over the 1024 bytes the control plane reads$/);
-  await assert.rejects(pull(reference, { limits: { unpackedBytes: 4096 } }), /: the layer unpacks to more than the 4096 bytes the control plane reads$/);
-  await assert.rejects(pull(reference, { limits: { manifestBytes: 100 } }), /: the manifest is larger than the 100 bytes the control plane reads$/);
+  await assert.rejects(
+    pull(reference, { limits: { layerBytes: 1024 } }),
+    /: the layer is \d+ bytes, over the 1024 bytes the control plane reads$/,
+  );
+  await assert.rejects(
+    pull(reference, { limits: { unpackedBytes: 4096 } }),
+    /: the layer unpacks to more than the 4096 bytes the control plane reads$/,
+  );
+  await assert.rejects(
+    pull(reference, { limits: { manifestBytes: 100 } }),
+    /: the manifest is larger than the 100 bytes the control plane reads$/,
+  );
 
   const base = `http://${testEnv().TESTENV_REGISTRY}`;
   const config = new TextEncoder().encode('{}');
   const configDescriptor = { digest: await pushBlob(base, repo, config), size: config.length };
   const layers: [string, Uint8Array, RegExp][] = [
     ['not-gzip', new TextEncoder().encode('plain text, not gzip'), /the layer is not valid gzip$/],
-    ['not-tar', gzipSync(new TextEncoder().encode('gzip, but no tar inside '.repeat(40))), /the layer is not a readable tar: a header('s)? checksum/],
-    ['escapes', gzipSync(archive(entry({ name: '../outside.yaml', data: 'x' }))), /the layer is not a readable tar: entry "..\/outside.yaml" climbs out of the archive/],
+    [
+      'not-tar',
+      gzipSync(new TextEncoder().encode('gzip, but no tar inside '.repeat(40))),
+      /the layer is not a readable tar: a header('s)? checksum/,
+    ],
+    [
+      'escapes',
+      gzipSync(archive(entry({ name: '../outside.yaml', data: 'x' }))),
+      /the layer is not a readable tar: entry "..\/outside.yaml" climbs out of the archive/,
+    ],
   ];
   for (const [tag, layer, message] of layers) {
     const layerDescriptor = { digest: await pushBlob(base, repo, layer), size: layer.length };
-    await pushManifest(base, repo, tag, { layer: layerDescriptor, config: configDescriptor, layerMediaType: 'application/vnd.oci.image.layer.v1.tar+gzip' });
-    await assert.rejects(pull(`${testEnv().TESTENV_REGISTRY}/${repo}:${tag}`), (err: unknown) => err instanceof BundleUnreadableError && message.test(err.message), tag);
+    await pushManifest(base, repo, tag, {
+      layer: layerDescriptor,
+      config: configDescriptor,
+      layerMediaType: 'application/vnd.oci.image.layer.v1.tar+gzip',
+    });
+    await assert.rejects(
+      pull(`${testEnv().TESTENV_REGISTRY}/${repo}:${tag}`),
+      (err: unknown) => err instanceof BundleUnreadableError && message.test(err.message),
+      tag,
+    );
   }
 });

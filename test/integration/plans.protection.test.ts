@@ -26,7 +26,10 @@ interface Refusal {
 }
 
 // A type alias, not an interface, so it is also a WritableObject for the control plane's own port.
-type TestConfigMap = { metadata: { name: string; namespace: string; labels: Record<string, string> }; data: Record<string, string> };
+type TestConfigMap = {
+  metadata: { name: string; namespace: string; labels: Record<string, string> };
+  data: Record<string, string>;
+};
 
 function configMap(labels: Record<string, string>, data: Record<string, string> = { payload: 'v1' }): TestConfigMap {
   const name = uniqueName('plan-test');
@@ -59,7 +62,12 @@ async function adminUpdate(name: string, change: (cm: V1ConfigMap) => V1ConfigMa
 }
 
 const read = (name: string): Promise<V1ConfigMap | undefined> =>
-  core().readNamespacedConfigMap({ name, namespace: NS }).then((cm) => cm, (e: unknown) => ((e as { code?: number }).code === 404 ? undefined : Promise.reject(e)));
+  core()
+    .readNamespacedConfigMap({ name, namespace: NS })
+    .then(
+      (cm) => cm,
+      (e: unknown) => ((e as { code?: number }).code === 404 ? undefined : Promise.reject(e)),
+    );
 
 /** A plan written by the resolve step, as resolution will write it. */
 async function planByResolve(): Promise<string> {
@@ -73,15 +81,23 @@ async function planByResolve(): Promise<string> {
  * probe with a dry-run create by the admin until it is refused (dry runs pass admission too).
  */
 async function policyEnforced(): Promise<void> {
-  await waitFor('the plan admission policy to be enforced', async () => {
-    try {
-      await core().createNamespacedConfigMap({ namespace: NS, body: { metadata: { name: 'plan-policy-probe', labels: PLAN_LABELS } }, dryRun: 'All' });
-      return undefined;
-    } catch (err) {
-      if ((err as { code?: number }).code === 403) return true;
-      throw err;
-    }
-  }, 10_000);
+  await waitFor(
+    'the plan admission policy to be enforced',
+    async () => {
+      try {
+        await core().createNamespacedConfigMap({
+          namespace: NS,
+          body: { metadata: { name: 'plan-policy-probe', labels: PLAN_LABELS } },
+          dryRun: 'All',
+        });
+        return undefined;
+      } catch (err) {
+        if ((err as { code?: number }).code === 403) return true;
+        throw err;
+      }
+    },
+    10_000,
+  );
 }
 
 before(async () => {
@@ -89,7 +105,10 @@ before(async () => {
   await policyEnforced();
 });
 after(async () => {
-  for (const name of created) await core().deleteNamespacedConfigMap({ name, namespace: NS }).catch(() => undefined);
+  for (const name of created)
+    await core()
+      .deleteNamespacedConfigMap({ name, namespace: NS })
+      .catch(() => undefined);
 });
 
 test('PLAN-1 a cluster admin creating a plan ConfigMap in aicr-system is refused with 403 and the rule and its fix', async () => {
@@ -97,7 +116,12 @@ test('PLAN-1 a cluster admin creating a plan ConfigMap in aicr-system is refused
   assertPlanRefusal(await refusal(core().createNamespacedConfigMap({ namespace: NS, body: cm })));
   assert.equal(await read(cm.metadata.name), undefined, 'nothing was stored');
   // RBAC lets the forwarder create ConfigMaps in aicr-system (its checkpoints); plans it may not.
-  const byForwarder = await forwarderKube().create(KIND.configMap, configMap(PLAN_LABELS)).then(() => undefined, (e: unknown) => e);
+  const byForwarder = await forwarderKube()
+    .create(KIND.configMap, configMap(PLAN_LABELS))
+    .then(
+      () => undefined,
+      (e: unknown) => e,
+    );
   assert.ok(byForwarder instanceof KubeRequestError);
   assert.equal(byForwarder.status, 403);
 });
@@ -106,7 +130,16 @@ test('PLAN-1 the resolve step creates a plan and changes it by patch and by serv
   const resolve = stepKube('resolve');
   const name = await planByResolve();
   await resolve.patch(KIND.configMap, name, NS, { data: { payload: 'v2' } });
-  await resolve.apply(KIND.configMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: NS, labels: PLAN_LABELS }, data: { payload: 'v3' } }, { fieldManager: FIELD_MANAGER.resolve, force: true });
+  await resolve.apply(
+    KIND.configMap,
+    {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, namespace: NS, labels: PLAN_LABELS },
+      data: { payload: 'v3' },
+    },
+    { fieldManager: FIELD_MANAGER.resolve, force: true },
+  );
   const stored = await read(name);
   assert.deepEqual(stored?.data, { payload: 'v3' });
   assert.equal(stored?.metadata?.labels?.[LABEL.role], ROLE.plan);
@@ -119,15 +152,23 @@ test('PLAN-1 an admin may neither change a plan, nor label an ordinary ConfigMap
   const unlabel = (cm: V1ConfigMap): V1ConfigMap => ({ ...cm, metadata: { ...cm.metadata, labels: {} } });
   assertPlanRefusal(await refusal(adminUpdate(plan, unlabel)));
   // Holding a plan back from deletion with a finalizer of one's own is a change like any other.
-  const hold = (cm: V1ConfigMap): V1ConfigMap => ({ ...cm, metadata: { ...cm.metadata, finalizers: ['example.com/hold'] } });
+  const hold = (cm: V1ConfigMap): V1ConfigMap => ({
+    ...cm,
+    metadata: { ...cm.metadata, finalizers: ['example.com/hold'] },
+  });
   assertPlanRefusal(await refusal(adminUpdate(plan, hold)));
   const stored = await read(plan);
-  assert.deepEqual([stored?.data, stored?.metadata?.labels, stored?.metadata?.finalizers], [{ payload: 'v1' }, PLAN_LABELS, undefined]);
+  assert.deepEqual(
+    [stored?.data, stored?.metadata?.labels, stored?.metadata?.finalizers],
+    [{ payload: 'v1' }, PLAN_LABELS, undefined],
+  );
 
   const ordinary = configMap({});
   await core().createNamespacedConfigMap({ namespace: NS, body: ordinary });
   const { name } = ordinary.metadata;
-  assertPlanRefusal(await refusal(adminUpdate(name, (cm) => ({ ...cm, metadata: { ...cm.metadata, labels: PLAN_LABELS } }))));
+  assertPlanRefusal(
+    await refusal(adminUpdate(name, (cm) => ({ ...cm, metadata: { ...cm.metadata, labels: PLAN_LABELS } }))),
+  );
   assert.deepEqual((await read(name))?.metadata?.labels, undefined);
 });
 
@@ -138,19 +179,31 @@ test('PLAN-1 an admin may delete a plan, also in the foreground, where the garba
   // A foreground delete leaves a finalizer for the garbage collector to take off: an update of the plan it must be let through.
   const foreground = await planByResolve();
   await core().deleteNamespacedConfigMap({ name: foreground, namespace: NS, propagationPolicy: 'Foreground' });
-  await waitFor('the foreground-deleted plan to be gone', async () => ((await read(foreground)) === undefined ? true : undefined), 15_000);
+  await waitFor(
+    'the foreground-deleted plan to be gone',
+    async () => ((await read(foreground)) === undefined ? true : undefined),
+    15_000,
+  );
 });
 
 test('PLAN-1 ConfigMaps that are not plans, and plan-labelled ones outside aicr-system, are left alone', async () => {
   const ordinary = configMap({ [LABEL.role]: 'something-else' });
   const { name } = ordinary.metadata;
   await core().createNamespacedConfigMap({ namespace: NS, body: ordinary });
-  await adminUpdate(name, (cm) => ({ ...cm, data: { payload: 'v2' }, metadata: { ...cm.metadata, labels: { [LABEL.role]: 'another' } } }));
+  await adminUpdate(name, (cm) => ({
+    ...cm,
+    data: { payload: 'v2' },
+    metadata: { ...cm.metadata, labels: { [LABEL.role]: 'another' } },
+  }));
   assert.deepEqual((await read(name))?.data, { payload: 'v2' });
   await core().deleteNamespacedConfigMap({ name, namespace: NS });
 
   const elsewhere = { metadata: { name: uniqueName('plan-test'), labels: PLAN_LABELS }, data: { payload: 'v1' } };
   await core().createNamespacedConfigMap({ namespace: OTHER_NAMESPACE, body: elsewhere });
-  await core().replaceNamespacedConfigMap({ name: elsewhere.metadata.name, namespace: OTHER_NAMESPACE, body: { ...elsewhere, data: { payload: 'v2' } } });
+  await core().replaceNamespacedConfigMap({
+    name: elsewhere.metadata.name,
+    namespace: OTHER_NAMESPACE,
+    body: { ...elsewhere, data: { payload: 'v2' } },
+  });
   await core().deleteNamespacedConfigMap({ name: elsewhere.metadata.name, namespace: OTHER_NAMESPACE });
 });

@@ -36,7 +36,9 @@ function status(rt: Awaited<ReturnType<typeof getRuntime>>, key: string): string
 }
 
 async function plans(): Promise<ConfigMapObject[]> {
-  return (await asResolve.list(KIND.configMap, { namespace: NAMESPACES.system, labelSelector: `${LABEL.role}=${ROLE.plan}` })).items;
+  return (
+    await asResolve.list(KIND.configMap, { namespace: NAMESPACES.system, labelSelector: `${LABEL.role}=${ROLE.plan}` })
+  ).items;
 }
 
 const candidatePlan = (): Promise<Plan> => readPlanNamed(asResolve, candidate);
@@ -50,7 +52,14 @@ function variant(base: Plan, n: number, owner = runtimeUID): Plan {
 async function reconcile(): Promise<void> {
   const before = cp.records().filter((r) => r['message'] === 'step ran' && r['step'] === 'resolve').length;
   await kubectl('annotate', 'clusterruntime', 'cluster', `${ANNOTATION.reconcileRequest}=${Date.now()}`, '--overwrite');
-  await waitFor('the resolve step to run', async () => (cp.records().filter((r) => r['message'] === 'step ran' && r['step'] === 'resolve').length > before ? true : undefined), 30_000);
+  await waitFor(
+    'the resolve step to run',
+    async () =>
+      cp.records().filter((r) => r['message'] === 'step ran' && r['step'] === 'resolve').length > before
+        ? true
+        : undefined,
+    30_000,
+  );
 }
 
 async function select(selection: Record<string, unknown>): Promise<void> {
@@ -65,11 +74,17 @@ before(async () => {
   await kubectl('delete', 'configmaps', '-n', NAMESPACES.system, '-l', `${LABEL.role}=${ROLE.plan}`);
   cp = startCapturedControlPlane({ timings: SCALED_TIMINGS });
   runtimeUID = (await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING })).metadata.uid;
-  const done = await resolvedWith('Resolved=True with a plan', (c) => c.status === 'True' && /^plan aicr-plan-/.test(c.message), 180_000);
+  const done = await resolvedWith(
+    'Resolved=True with a plan',
+    (c) => c.status === 'True' && /^plan aicr-plan-/.test(c.message),
+    180_000,
+  );
   candidate = /^plan (aicr-plan-[0-9a-f]+)/.exec(done.message)?.[1] ?? '';
 });
 after(async () => {
-  if (process.env['DEBUG_PLANS']) for (const r of cp.records()) if (r['level'] !== 'DEBUG' && r['level'] !== 'INFO') console.error(JSON.stringify(r).slice(0, 600));
+  if (process.env['DEBUG_PLANS'])
+    for (const r of cp.records())
+      if (r['level'] !== 'DEBUG' && r['level'] !== 'INFO') console.error(JSON.stringify(r).slice(0, 600));
   cp.stop();
   await cp.running;
   await deleteRuntime();
@@ -80,16 +95,46 @@ test('PLAN-1 a resolution writes its candidate plan: named by digest, listed by 
   const rt = await getRuntime();
   assert.equal(status(rt, 'candidatePlan'), candidate);
   assert.equal(status(rt, 'targetPlan'), candidate);
-  const listed = await kubectl('get', 'configmaps', '-n', 'aicr-system', '-l', 'operator.aicr.run/role=plan', '-L', 'operator.aicr.run/schema-version');
+  const listed = await kubectl(
+    'get',
+    'configmaps',
+    '-n',
+    'aicr-system',
+    '-l',
+    'operator.aicr.run/role=plan',
+    '-L',
+    'operator.aicr.run/schema-version',
+  );
   assert.match(listed, new RegExp(`${candidate}\\s+\\d+\\s+\\S+\\s+1\\n`), listed);
   const plan = await candidatePlan();
   assert.equal(plan.runtimeUID, runtimeUID);
   assert.equal(plan.inputs?.aicrVersion, 'v0.11.1');
   assert.match(plan.inputs?.bundle ?? '', /aicr-bundle:[0-9a-f]{16}@sha256:/);
   // Releases in the order the recipe itself reports, not the order our code produced.
-  const direct = parseYaml((await run(process.env['TESTENV_AICR_BIN'] ?? 'aicr', ['recipe', '--service', 'eks', '--accelerator', 'h100', '--intent', 'training', '--os', 'ubuntu', ...aicrDataArgs()])).stdout) as { deploymentOrder: string[] };
-  assert.deepEqual(plan.releases.map((r) => r.name), direct.deploymentOrder);
-  assert.deepEqual(plan.releases.map((r) => r.order), direct.deploymentOrder.map((_, i) => i));
+  const direct = parseYaml(
+    (
+      await run(process.env['TESTENV_AICR_BIN'] ?? 'aicr', [
+        'recipe',
+        '--service',
+        'eks',
+        '--accelerator',
+        'h100',
+        '--intent',
+        'training',
+        '--os',
+        'ubuntu',
+        ...aicrDataArgs(),
+      ])
+    ).stdout,
+  ) as { deploymentOrder: string[] };
+  assert.deepEqual(
+    plan.releases.map((r) => r.name),
+    direct.deploymentOrder,
+  );
+  assert.deepEqual(
+    plan.releases.map((r) => r.order),
+    direct.deploymentOrder.map((_, i) => i),
+  );
   assert.match(plan.recipe ?? '', /kind: RecipeResult/);
 });
 
@@ -99,7 +144,12 @@ async function roundTrip(apps: ReturnType<typeof planToApplications>): Promise<R
   await kubectl('create', 'namespace', NAMESPACES.argocd).catch(() => undefined);
   const prefix = `plan-rt-${Date.now().toString(36)}-`;
   try {
-    for (const app of apps) await kube.apply(KIND.application, { ...app, metadata: { ...app.metadata, name: prefix + app.metadata.name } }, { fieldManager: FIELD_MANAGER.rollout, force: true });
+    for (const app of apps)
+      await kube.apply(
+        KIND.application,
+        { ...app, metadata: { ...app.metadata, name: prefix + app.metadata.name } },
+        { fieldManager: FIELD_MANAGER.rollout, force: true },
+      );
     const readBack = (await kube.list(KIND.application, { namespace: NAMESPACES.argocd })).items
       .filter((a) => a.metadata.name.startsWith(prefix))
       .map((a) => ({ ...a, metadata: { ...a.metadata, name: a.metadata.name.slice(prefix.length) } }));
@@ -114,10 +164,33 @@ async function directBundleValues(components: readonly string[]): Promise<Map<st
   const dir = await mkdtemp(join(tmpdir(), 'aicr-bundle-'));
   const aicr = process.env['TESTENV_AICR_BIN'] ?? 'aicr';
   try {
-    await run(aicr, ['recipe', '--service', 'eks', '--accelerator', 'h100', '--intent', 'training', '--os', 'ubuntu', '-o', join(dir, 'recipe.yaml'), ...aicrDataArgs()]);
-    await run(aicr, ['bundle', '-r', join(dir, 'recipe.yaml'), '--deployer', 'helm', '-o', join(dir, 'out'), ...aicrDataArgs()]);
+    await run(aicr, [
+      'recipe',
+      '--service',
+      'eks',
+      '--accelerator',
+      'h100',
+      '--intent',
+      'training',
+      '--os',
+      'ubuntu',
+      '-o',
+      join(dir, 'recipe.yaml'),
+      ...aicrDataArgs(),
+    ]);
+    await run(aicr, [
+      'bundle',
+      '-r',
+      join(dir, 'recipe.yaml'),
+      '--deployer',
+      'helm',
+      '-o',
+      join(dir, 'out'),
+      ...aicrDataArgs(),
+    ]);
     const out = new Map<string, unknown>();
-    for (const c of components) out.set(c, (parseYaml(await readFile(join(dir, 'out', c, 'values.yaml'), 'utf8')) as unknown) ?? {});
+    for (const c of components)
+      out.set(c, (parseYaml(await readFile(join(dir, 'out', c, 'values.yaml'), 'utf8')) as unknown) ?? {});
     return out;
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -134,7 +207,11 @@ test('PLAN-1 the real plan round-trips through Argo CD Applications to the same 
   for (const app of apps) {
     const helm = (app.spec.source ?? app.spec.sources?.[0])?.helm;
     const values = helm?.valuesObject ?? parseYaml(helm?.values ?? '{}');
-    assert.deepEqual(values, direct.get(app.metadata.name), `${app.metadata.name}: its values equal the bundle's values.yaml`);
+    assert.deepEqual(
+      values,
+      direct.get(app.metadata.name),
+      `${app.metadata.name}: its values equal the bundle's values.yaml`,
+    );
   }
 });
 
@@ -177,14 +254,22 @@ test('PLAN-5 a pin to a plan resolved for another runtime is PlanOfAnotherRuntim
 test('PLAN-5 a candidate that records another runtime is resolved again for this one and replaces it', async () => {
   const cm = await asResolve.get(KIND.configMap, candidate, NAMESPACES.system);
   assert.ok(cm);
-  await asResolve.patch(KIND.configMap, candidate, NAMESPACES.system, { metadata: { annotations: { [ANNOTATION.runtimeUID]: '99999999-8888-7777-6666-555555555555' } } });
+  await asResolve.patch(KIND.configMap, candidate, NAMESPACES.system, {
+    metadata: { annotations: { [ANNOTATION.runtimeUID]: '99999999-8888-7777-6666-555555555555' } },
+  });
   await reconcile();
-  await waitFor('the candidate to record this runtime again', async () => ((await candidatePlan()).runtimeUID === runtimeUID ? true : undefined), 30_000);
+  await waitFor(
+    'the candidate to record this runtime again',
+    async () => ((await candidatePlan()).runtimeUID === runtimeUID ? true : undefined),
+    30_000,
+  );
   assert.equal(status(await getRuntime(), 'candidatePlan'), candidate, 'same inputs, same name');
 });
 
 test('PLAN-3 a plan whose schema label disagrees is PlanUnreadable; deleting it resolves it again', async () => {
-  await asResolve.patch(KIND.configMap, candidate, NAMESPACES.system, { metadata: { labels: { [LABEL.schemaVersion]: '2' } } });
+  await asResolve.patch(KIND.configMap, candidate, NAMESPACES.system, {
+    metadata: { labels: { [LABEL.schemaVersion]: '2' } },
+  });
   await reconcile();
   const c = await resolvedWith('PlanUnreadable', (x) => x.reason === 'PlanUnreadable', 30_000);
   assert.match(c.message, /unsupported plan schema version label "2"/);
@@ -194,13 +279,18 @@ test('PLAN-3 a plan whose schema label disagrees is PlanUnreadable; deleting it 
 });
 
 test('a bundle gone from the registry is BundleUnreadable naming it; nothing is written and the target stays', async () => {
-  const records = await asResolve.list(KIND.configMap, { namespace: NAMESPACES.jobs, labelSelector: `${LABEL.stage}=render` });
+  const records = await asResolve.list(KIND.configMap, {
+    namespace: NAMESPACES.jobs,
+    labelSelector: `${LABEL.stage}=render`,
+  });
   const record = records.items[0];
   assert.ok(record?.data?.['bundle']);
   const real = record.data['bundle'];
   const gone = real.replace(/@sha256:[0-9a-f]{64}$/, `@sha256:${'0'.repeat(64)}`);
   const countBefore = (await plans()).length;
-  await asResolve.patch(KIND.configMap, record.metadata.name, NAMESPACES.jobs, { data: { bundle: gone, [RECORD_PLAN_KEY]: null } });
+  await asResolve.patch(KIND.configMap, record.metadata.name, NAMESPACES.jobs, {
+    data: { bundle: gone, [RECORD_PLAN_KEY]: null },
+  });
   try {
     await reconcile();
     const c = await resolvedWith('BundleUnreadable', (x) => x.reason === 'BundleUnreadable', 30_000);

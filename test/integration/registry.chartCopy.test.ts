@@ -51,8 +51,14 @@ before(async () => {
   work = await mkdtemp(join(tmpdir(), 'chart-copy-'));
   const dir = join(work, 'src', CHART.chart);
   await mkdir(join(dir, 'templates'), { recursive: true });
-  await writeFile(join(dir, 'Chart.yaml'), `apiVersion: v2\nname: ${CHART.chart}\nversion: ${CHART.version}\ndescription: a fixture chart\n`);
-  await writeFile(join(dir, 'templates', 'cm.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-fixture\ndata:\n  greeting: {{ .Values.greeting | quote }}\n');
+  await writeFile(
+    join(dir, 'Chart.yaml'),
+    `apiVersion: v2\nname: ${CHART.chart}\nversion: ${CHART.version}\ndescription: a fixture chart\n`,
+  );
+  await writeFile(
+    join(dir, 'templates', 'cm.yaml'),
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-fixture\ndata:\n  greeting: {{ .Values.greeting | quote }}\n',
+  );
   await writeFile(join(dir, 'values.yaml'), 'greeting: hello from the fixture\n');
   await mkdir(join(work, 'repo'));
   await run(helm(), ['package', dir, '-d', join(work, 'repo')]);
@@ -72,7 +78,16 @@ test('an upstream chart is copied to <prefix>/<chart>:<version> as an OCI Helm c
   t.diagnostic(`first copy took ${Date.now() - started} ms`);
   assert.equal(first.pushed, true);
   const repo = target.slice(0, target.lastIndexOf(':'));
-  const { stdout } = await run(helm(), ['template', 'r', `oci://${repo}`, '--version', CHART.version, '--plain-http', '--registry-config', join(work, 'registry.json')]);
+  const { stdout } = await run(helm(), [
+    'template',
+    'r',
+    `oci://${repo}`,
+    '--version',
+    CHART.version,
+    '--plain-http',
+    '--registry-config',
+    join(work, 'registry.json'),
+  ]);
   assert.match(stdout, /name: r-fixture\n/);
   assert.match(stdout, /greeting: "hello from the fixture"/);
 
@@ -80,7 +95,11 @@ test('an upstream chart is copied to <prefix>/<chart>:<version> as an OCI Helm c
   const sent: string[] = [];
   const counting: typeof fetch = (input, init) => (sent.push(init?.method ?? 'GET'), fetch(input, init));
   const again = Date.now();
-  const second = await copyChart({ source, ...CHART }, target, { plainHTTP: true, dockerConfig: dockerConfig(), fetch: counting });
+  const second = await copyChart({ source, ...CHART }, target, {
+    plainHTTP: true,
+    dockerConfig: dockerConfig(),
+    fetch: counting,
+  });
   t.diagnostic(`second copy took ${Date.now() - again} ms`);
   assert.deepEqual(second, { digest: first.digest, pushed: false });
   assert.deepEqual(served, ['index.yaml'], 'only the index is read upstream');
@@ -89,25 +108,56 @@ test('an upstream chart is copied to <prefix>/<chart>:<version> as an OCI Helm c
 
 test('a chart in an OCI registry (oci://…) is copied too, blob for blob; a second copy reads one manifest at the source and pushes nothing', async () => {
   const upstream = `${testEnv().TESTENV_REGISTRY}/aicr/${uniqueName('oci-upstream')}`;
-  await copyChart({ source, ...CHART }, `${upstream}/${CHART.chart}:${CHART.version}`, { plainHTTP: true, dockerConfig: dockerConfig() });
+  await copyChart({ source, ...CHART }, `${upstream}/${CHART.chart}:${CHART.version}`, {
+    plainHTTP: true,
+    dockerConfig: dockerConfig(),
+  });
   const target = `${testEnv().TESTENV_REGISTRY}/aicr/${uniqueName('mirror')}/${CHART.chart}:${CHART.version}`;
-  const first = await copyChart({ source: `oci://${upstream}`, ...CHART }, target, { plainHTTP: true, dockerConfig: dockerConfig() });
+  const first = await copyChart({ source: `oci://${upstream}`, ...CHART }, target, {
+    plainHTTP: true,
+    dockerConfig: dockerConfig(),
+  });
   assert.equal(first.pushed, true);
-  const { stdout } = await run(helm(), ['template', 'r', `oci://${target.slice(0, target.lastIndexOf(':'))}`, '--version', CHART.version, '--plain-http', '--registry-config', join(work, 'registry.json')]);
+  const { stdout } = await run(helm(), [
+    'template',
+    'r',
+    `oci://${target.slice(0, target.lastIndexOf(':'))}`,
+    '--version',
+    CHART.version,
+    '--plain-http',
+    '--registry-config',
+    join(work, 'registry.json'),
+  ]);
   assert.match(stdout, /greeting: "hello from the fixture"/);
   const sent: string[] = [];
   const counting: typeof fetch = (input, init) => (sent.push(init?.method ?? 'GET'), fetch(input, init));
-  const second = await copyChart({ source: `oci://${upstream}`, ...CHART }, target, { plainHTTP: true, dockerConfig: dockerConfig(), fetch: counting });
+  const second = await copyChart({ source: `oci://${upstream}`, ...CHART }, target, {
+    plainHTTP: true,
+    dockerConfig: dockerConfig(),
+    fetch: counting,
+  });
   assert.deepEqual(second, { digest: first.digest, pushed: false });
   assert.deepEqual(sent, ['GET', 'GET'], 'the source manifest and the target manifest, nothing else');
-  await assert.rejects(copyChart({ source: `oci://${upstream}`, chart: CHART.chart, version: '9.9.9' }, target, { plainHTTP: true, dockerConfig: dockerConfig() }), ChartSourceError);
+  await assert.rejects(
+    copyChart({ source: `oci://${upstream}`, chart: CHART.chart, version: '9.9.9' }, target, {
+      plainHTTP: true,
+      dockerConfig: dockerConfig(),
+    }),
+    ChartSourceError,
+  );
 });
 
 test('a version the chart repository does not have is a ChartSourceError naming the chart, the version and the repository', async () => {
   const target = `${testEnv().TESTENV_REGISTRY}/aicr/${uniqueName('upstream')}/${CHART.chart}:9.9.9`;
-  await assert.rejects(copyChart({ source, chart: CHART.chart, version: '9.9.9' }, target, { plainHTTP: true, dockerConfig: dockerConfig() }), (err: unknown) => {
-    assert.ok(err instanceof ChartSourceError, String(err));
-    assert.equal(err.message, `chart repository ${source} has no chart ${CHART.chart} at version 9.9.9`);
-    return true;
-  });
+  await assert.rejects(
+    copyChart({ source, chart: CHART.chart, version: '9.9.9' }, target, {
+      plainHTTP: true,
+      dockerConfig: dockerConfig(),
+    }),
+    (err: unknown) => {
+      assert.ok(err instanceof ChartSourceError, String(err));
+      assert.equal(err.message, `chart repository ${source} has no chart ${CHART.chart} at version 9.9.9`);
+      return true;
+    },
+  );
 });

@@ -9,20 +9,34 @@ import assert from 'node:assert/strict';
 import { ANNOTATION, DOCKER_CONFIG_KEY, LABEL, NAMESPACES, REGISTRY_JOB_SECRET } from '../../shared/api/constants.ts';
 import { KIND } from '../../shared/kube/kinds.ts';
 import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
-import { REGISTRY_SECRET, applyConfiguration, ensureRegistrySecrets, testConfiguration } from '../helpers/configuration.ts';
+import {
+  REGISTRY_SECRET,
+  applyConfiguration,
+  ensureRegistrySecrets,
+  testConfiguration,
+} from '../helpers/configuration.ts';
 import { acceptMotoEcrTokens, motoEcrCredential, refuseAwsCalls } from '../helpers/ecrRegistry.ts';
 import { DescribeRepositoriesCommand, ECRClient } from '@aws-sdk/client-ecr';
 import { awsClientConfig, resetMoto, testEnv } from '../helpers/env.ts';
 import { withKnob } from '../helpers/knobs.ts';
 import { readPlanNamed } from '../helpers/plans.ts';
 import { SCALED_TIMINGS, resolvedWith } from '../helpers/resolved.ts';
-import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+import {
+  condition,
+  createRuntime,
+  deleteRuntime,
+  ensureCrds,
+  getRuntime,
+  kubectl,
+  waitFor,
+} from '../helpers/runtime.ts';
 
 const TRAINING = { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' };
 const asResolve = stepKube('resolve');
 let cp: ReturnType<typeof startCapturedControlPlane> | undefined;
 
-const planLine = (c: { status: string; message: string }): boolean => c.status === 'True' && /^plan aicr-plan-/.test(c.message);
+const planLine = (c: { status: string; message: string }): boolean =>
+  c.status === 'True' && /^plan aicr-plan-/.test(c.message);
 
 function start(): ReturnType<typeof startCapturedControlPlane> {
   cp = startCapturedControlPlane({ timings: SCALED_TIMINGS });
@@ -36,7 +50,8 @@ async function stop(): Promise<void> {
 }
 
 function retriesSince(from: number): number {
-  return (cp?.records() ?? []).slice(from).filter((r) => r['message'] === 'retry scheduled' && r['step'] === 'resolve').length;
+  return (cp?.records() ?? []).slice(from).filter((r) => r['message'] === 'retry scheduled' && r['step'] === 'resolve')
+    .length;
 }
 
 async function awsMode(): Promise<void> {
@@ -46,7 +61,12 @@ async function awsMode(): Promise<void> {
 
 async function renderJobSecrets(): Promise<string[]> {
   const jobs = await asResolve.list(KIND.job, { namespace: NAMESPACES.jobs, labelSelector: `${LABEL.stage}=render` });
-  return jobs.items.flatMap((j) => ((j.spec as { template?: { spec?: { volumes?: { secret?: { secretName?: string } }[] } } }).template?.spec?.volumes ?? []).flatMap((v) => (v.secret?.secretName ? [v.secret.secretName] : [])));
+  return jobs.items.flatMap((j) =>
+    (
+      (j.spec as { template?: { spec?: { volumes?: { secret?: { secretName?: string } }[] } } }).template?.spec
+        ?.volumes ?? []
+    ).flatMap((v) => (v.secret?.secretName ? [v.secret.secretName] : [])),
+  );
 }
 
 before(async () => {
@@ -68,13 +88,24 @@ after(async () => {
 });
 
 test('REG-3 static: the Secret missing in aicr-jobs and aicr-validation is RegistryCredentialsUnavailable naming both; stalled but retrying; resolves by itself once it is there', async () => {
-  for (const ns of [NAMESPACES.jobs, NAMESPACES.validation]) await kubectl('delete', 'secret', REGISTRY_SECRET, '-n', ns);
+  for (const ns of [NAMESPACES.jobs, NAMESPACES.validation])
+    await kubectl('delete', 'secret', REGISTRY_SECRET, '-n', ns);
   const cp = start();
   await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING });
-  const c = await resolvedWith('RegistryCredentialsUnavailable', (x) => x.reason === 'RegistryCredentialsUnavailable', 90_000);
+  const c = await resolvedWith(
+    'RegistryCredentialsUnavailable',
+    (x) => x.reason === 'RegistryCredentialsUnavailable',
+    90_000,
+  );
   assert.equal(c.status, 'False');
-  assert.equal(c.message, `registry.auth.mode static: the docker-config Secret ${REGISTRY_SECRET} (registry.auth.staticSecretRef) is missing in aicr-jobs, aicr-validation; create it there (type kubernetes.io/dockerconfigjson)`);
-  await waitFor(`Stalled=True for ${c.reason}`, async () => { const s = condition(await getRuntime(), 'Stalled'); return s?.status === 'True' && s.reason === c.reason ? true : undefined; });
+  assert.equal(
+    c.message,
+    `registry.auth.mode static: the docker-config Secret ${REGISTRY_SECRET} (registry.auth.staticSecretRef) is missing in aicr-jobs, aicr-validation; create it there (type kubernetes.io/dockerconfigjson)`,
+  );
+  await waitFor(`Stalled=True for ${c.reason}`, async () => {
+    const s = condition(await getRuntime(), 'Stalled');
+    return s?.status === 'True' && s.reason === c.reason ? true : undefined;
+  });
   const from = cp.records().length;
   await waitFor('two more retries', async () => (retriesSince(from) >= 2 ? true : undefined), 30_000);
   assert.deepEqual(await renderJobSecrets(), [], 'no render runs without its credentials');
@@ -86,10 +117,26 @@ test('REG-3 static: the Secret missing in aicr-system, or without its key, is na
   await kubectl('delete', 'secret', REGISTRY_SECRET, '-n', NAMESPACES.system);
   start();
   await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING });
-  const c = await resolvedWith('RegistryCredentialsUnavailable', (x) => x.reason === 'RegistryCredentialsUnavailable', 90_000);
+  const c = await resolvedWith(
+    'RegistryCredentialsUnavailable',
+    (x) => x.reason === 'RegistryCredentialsUnavailable',
+    90_000,
+  );
   assert.match(c.message, /is missing in aicr-system;/);
-  await kubectl('create', 'secret', 'generic', REGISTRY_SECRET, '-n', NAMESPACES.system, '--from-literal=config.json={}');
-  await resolvedWith('the key named', (x) => x.message.includes(`Secret aicr-system/${REGISTRY_SECRET} has no ${DOCKER_CONFIG_KEY} key`), 30_000);
+  await kubectl(
+    'create',
+    'secret',
+    'generic',
+    REGISTRY_SECRET,
+    '-n',
+    NAMESPACES.system,
+    '--from-literal=config.json={}',
+  );
+  await resolvedWith(
+    'the key named',
+    (x) => x.message.includes(`Secret aicr-system/${REGISTRY_SECRET} has no ${DOCKER_CONFIG_KEY} key`),
+    30_000,
+  );
   await kubectl('delete', 'secret', REGISTRY_SECRET, '-n', NAMESPACES.system);
   await ensureRegistrySecrets();
   await resolvedWith('Resolved=True, with nobody acting', planLine, 180_000);
@@ -112,25 +159,44 @@ test('REG-3 REG-2 aws: the control plane mints an ECR token, creates the reposit
   await awsMode();
   await resetMoto();
   // Nothing static to fall back on, and a render that must run (not one recorded earlier).
-  for (const ns of [NAMESPACES.system, NAMESPACES.jobs, NAMESPACES.validation]) await kubectl('delete', 'secret', REGISTRY_SECRET, '-n', ns);
+  for (const ns of [NAMESPACES.system, NAMESPACES.jobs, NAMESPACES.validation])
+    await kubectl('delete', 'secret', REGISTRY_SECRET, '-n', ns);
   await kubectl('delete', 'configmaps', '-n', NAMESPACES.jobs, '-l', `${LABEL.stage}=render`);
   await withKnob(acceptMotoEcrTokens(), async () => {
     const watch = watchRenderSecrets();
     start();
     await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING });
     await resolvedWith('Resolved=True with a plan', planLine, 180_000);
-    assert.deepEqual([...(await watch.stop())], [REGISTRY_JOB_SECRET], 'the render Job mounted the minted docker config');
+    assert.deepEqual(
+      [...(await watch.stop())],
+      [REGISTRY_JOB_SECRET],
+      'the render Job mounted the minted docker config',
+    );
     const secret = await asResolve.get(KIND.secret, REGISTRY_JOB_SECRET, NAMESPACES.jobs);
     assert.ok(secret, `${REGISTRY_JOB_SECRET} is in aicr-jobs`);
-    const config = JSON.parse(Buffer.from((secret as { data?: Record<string, string> }).data?.[DOCKER_CONFIG_KEY] ?? '', 'base64').toString('utf8')) as { auths: Record<string, { auth: string }> };
+    const config = JSON.parse(
+      Buffer.from((secret as { data?: Record<string, string> }).data?.[DOCKER_CONFIG_KEY] ?? '', 'base64').toString(
+        'utf8',
+      ),
+    ) as { auths: Record<string, { auth: string }> };
     const { user, password } = await motoEcrCredential();
-    assert.deepEqual(config, { auths: { [testEnv().TESTENV_REGISTRY]: { auth: Buffer.from(`${user}:${password}`).toString('base64') } } });
+    assert.deepEqual(config, {
+      auths: { [testEnv().TESTENV_REGISTRY]: { auth: Buffer.from(`${user}:${password}`).toString('base64') } },
+    });
     assert.ok(secret.metadata.annotations?.[ANNOTATION.tokenExpiresAt], 'the token expiry is recorded');
     // ECR makes no repository on push: resolution created each one it pushes to, under the prefix only.
     const ecr = new ECRClient(awsClientConfig());
-    const names = ((await ecr.send(new DescribeRepositoriesCommand({}))).repositories ?? []).map((r) => r.repositoryName ?? '').sort();
+    const names = ((await ecr.send(new DescribeRepositoriesCommand({}))).repositories ?? [])
+      .map((r) => r.repositoryName ?? '')
+      .sort();
     const plan = await readPlanNamed(asResolve, String((await getRuntime())?.status?.candidatePlan ?? ''));
-    const expected = ['aicr/aicr-bundle', ...plan.releases.flatMap((r) => [r.chart?.chart, r.manifests?.chart]).filter((c): c is string => c !== undefined).map((c) => `aicr/${c}`)];
+    const expected = [
+      'aicr/aicr-bundle',
+      ...plan.releases
+        .flatMap((r) => [r.chart?.chart, r.manifests?.chart])
+        .filter((c): c is string => c !== undefined)
+        .map((c) => `aicr/${c}`),
+    ];
     assert.deepEqual(names, [...new Set(expected)].sort());
   });
 });
@@ -142,9 +208,19 @@ test('REG-3 aws: minting that fails in moto is RegistryCredentialsUnavailable, s
     try {
       const cp = start();
       await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING });
-      const c = await resolvedWith('RegistryCredentialsUnavailable', (x) => x.reason === 'RegistryCredentialsUnavailable', 90_000);
-      assert.match(c.message, /^registry\.auth\.mode aws: minting an ECR token failed \(.*http 403\); check the control plane's AWS identity .* ecr:GetAuthorizationToken$/);
-      await waitFor(`Stalled=True for ${c.reason}`, async () => { const s = condition(await getRuntime(), 'Stalled'); return s?.status === 'True' && s.reason === c.reason ? true : undefined; });
+      const c = await resolvedWith(
+        'RegistryCredentialsUnavailable',
+        (x) => x.reason === 'RegistryCredentialsUnavailable',
+        90_000,
+      );
+      assert.match(
+        c.message,
+        /^registry\.auth\.mode aws: minting an ECR token failed \(.*http 403\); check the control plane's AWS identity .* ecr:GetAuthorizationToken$/,
+      );
+      await waitFor(`Stalled=True for ${c.reason}`, async () => {
+        const s = condition(await getRuntime(), 'Stalled');
+        return s?.status === 'True' && s.reason === c.reason ? true : undefined;
+      });
       const from = cp.records().length;
       await waitFor('two more retries', async () => (retriesSince(from) >= 2 ? true : undefined), 30_000);
     } finally {

@@ -4,7 +4,14 @@
 // chart of the plan with that token until the runtime is Ready.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { ARGOCD_REGISTRY_SECRET, CONDITION, FIELD_MANAGER, LABEL, MANAGED_BY_VALUE, NAMESPACES } from '../../shared/api/constants.ts';
+import {
+  ARGOCD_REGISTRY_SECRET,
+  CONDITION,
+  FIELD_MANAGER,
+  LABEL,
+  MANAGED_BY_VALUE,
+  NAMESPACES,
+} from '../../shared/api/constants.ts';
 import { KIND } from '../../shared/kube/kinds.ts';
 import { fieldAt } from '../../shared/kube/fieldPath.ts';
 import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
@@ -39,17 +46,55 @@ after(async () => {
 test('REG-4 local mode in aws mode against moto: Argo CD fetches every chart with the token the token-refresh step wrote, and the runtime becomes Ready', async () => {
   await kubectl('apply', '-f', 'examples/clusterruntime.yaml');
   // Deployment validation has its own tests (validation.test.ts); this flow ends at the rollout's last step.
-  await kubectl('patch', 'clusterruntime', 'cluster', '--type=merge', '-p', '{"spec":{"validation":{"deployment":"Disabled"}}}');
+  await kubectl(
+    'patch',
+    'clusterruntime',
+    'cluster',
+    '--type=merge',
+    '-p',
+    '{"spec":{"validation":{"deployment":"Disabled"}}}',
+  );
   const waiting = await released('AwaitingApproval', (reason) => reason === 'AwaitingApproval', 240_000);
   const name = /rollout (aicr-rollout-[0-9a-z-]+)/.exec(waiting.message)?.[1] ?? '';
   const approved = await kubectlAicr(['approve', name]);
   assert.equal(approved.code, 0, approved.stderr);
   await released('Released=True', (reason) => reason === 'Released', 180_000);
-  await waitFor('Ready=True', async () => (condition(await getRuntime(), CONDITION.ready)?.status === 'True' ? true : undefined), 30_000);
-  const secret = JSON.parse(await kubectl('get', 'secret', ARGOCD_REGISTRY_SECRET.name, '-n', ARGOCD_REGISTRY_SECRET.namespace, '-o', 'json', '--show-managed-fields')) as { metadata: { managedFields?: { manager: string }[] }; data: Record<string, string> };
-  assert.ok(secret.metadata.managedFields?.some((m) => m.manager === FIELD_MANAGER.tokenRefresh), 'written by the token-refresh step');
-  assert.equal(Buffer.from(secret.data['password'] ?? '', 'base64').toString('utf8'), (await motoEcrCredential()).password);
-  const apps = (await stepKube('rollout').list(KIND.application, { namespace: NAMESPACES.argocd, labelSelector: `${LABEL.managedBy}=${MANAGED_BY_VALUE}` })).items;
+  await waitFor(
+    'Ready=True',
+    async () => (condition(await getRuntime(), CONDITION.ready)?.status === 'True' ? true : undefined),
+    30_000,
+  );
+  const secret = JSON.parse(
+    await kubectl(
+      'get',
+      'secret',
+      ARGOCD_REGISTRY_SECRET.name,
+      '-n',
+      ARGOCD_REGISTRY_SECRET.namespace,
+      '-o',
+      'json',
+      '--show-managed-fields',
+    ),
+  ) as { metadata: { managedFields?: { manager: string }[] }; data: Record<string, string> };
+  assert.ok(
+    secret.metadata.managedFields?.some((m) => m.manager === FIELD_MANAGER.tokenRefresh),
+    'written by the token-refresh step',
+  );
+  assert.equal(
+    Buffer.from(secret.data['password'] ?? '', 'base64').toString('utf8'),
+    (await motoEcrCredential()).password,
+  );
+  const apps = (
+    await stepKube('rollout').list(KIND.application, {
+      namespace: NAMESPACES.argocd,
+      labelSelector: `${LABEL.managedBy}=${MANAGED_BY_VALUE}`,
+    })
+  ).items;
   assert.ok(apps.length > 0);
-  for (const app of apps) assert.deepEqual([fieldAt(app, 'status.sync.status'), fieldAt(app, 'status.health.status')], ['Synced', 'Healthy'], `${app.metadata.name} is synced and healthy`);
+  for (const app of apps)
+    assert.deepEqual(
+      [fieldAt(app, 'status.sync.status'), fieldAt(app, 'status.health.status')],
+      ['Synced', 'Healthy'],
+      `${app.metadata.name} is synced and healthy`,
+    );
 });

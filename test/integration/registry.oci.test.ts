@@ -20,9 +20,14 @@ test('an artifact pushed under a tag is pulled back by digest, byte for byte', a
   const config = new TextEncoder().encode('{}');
   const layerDigest = await pushBlob(base(), repo, layer);
   const configDigest = await pushBlob(base(), repo, config);
-  const { bytes: manifest, digest: manifestDigest } = await pushManifest(base(), repo, 'v1', { layer: { digest: layerDigest, size: layer.length }, config: { digest: configDigest, size: config.length } });
+  const { bytes: manifest, digest: manifestDigest } = await pushManifest(base(), repo, 'v1', {
+    layer: { digest: layerDigest, size: layer.length },
+    config: { digest: configDigest, size: config.length },
+  });
 
-  const byDigest = await fetch(`${base()}/v2/${repo}/manifests/${manifestDigest}`, { headers: { ...basicAuth(), accept: OCI_MANIFEST } });
+  const byDigest = await fetch(`${base()}/v2/${repo}/manifests/${manifestDigest}`, {
+    headers: { ...basicAuth(), accept: OCI_MANIFEST },
+  });
   assert.equal(byDigest.status, 200);
   assert.equal(byDigest.headers.get('content-type'), OCI_MANIFEST);
   assert.deepEqual(new Uint8Array(await byDigest.arrayBuffer()), manifest);
@@ -30,7 +35,10 @@ test('an artifact pushed under a tag is pulled back by digest, byte for byte', a
   assert.equal(blob.status, 200);
   assert.deepEqual(new Uint8Array(await blob.arrayBuffer()), layer);
 
-  const tag = await fetch(`${base()}/v2/${repo}/manifests/v1`, { method: 'HEAD', headers: { ...basicAuth(), accept: OCI_MANIFEST } });
+  const tag = await fetch(`${base()}/v2/${repo}/manifests/v1`, {
+    method: 'HEAD',
+    headers: { ...basicAuth(), accept: OCI_MANIFEST },
+  });
   assert.equal(tag.headers.get('docker-content-digest'), manifestDigest, 'the tag resolves to the pushed digest');
 });
 
@@ -38,7 +46,10 @@ test('without credentials, or with a wrong password, the registry answers 401 wi
   const anonymous = await fetch(`${base()}/v2/`);
   assert.equal(anonymous.status, 401);
   assert.equal(anonymous.headers.get('www-authenticate'), 'Basic realm="aicr-testenv-registry"');
-  const wrong = await fetch(`${base()}/v2/aicr/anything/blobs/uploads/`, { method: 'POST', headers: basicAuth('not-the-password') });
+  const wrong = await fetch(`${base()}/v2/aicr/anything/blobs/uploads/`, {
+    method: 'POST',
+    headers: basicAuth('not-the-password'),
+  });
   assert.equal(wrong.status, 401);
   const body = (await wrong.json()) as { errors?: { code?: string }[] };
   assert.equal(body.errors?.[0]?.code, 'UNAUTHORIZED');
@@ -50,7 +61,17 @@ test('aicr bundle run as a Job pushes its Argo CD bundle to the registry; the di
   const ns = uniqueName('bundle');
   await serviceAccountWith(ns, 'default', []);
   const { TESTENV_REGISTRY: registry, TESTENV_REGISTRY_USER: user, TESTENV_REGISTRY_PASSWORD: password } = testEnv();
-  await kubectl('create', 'secret', 'docker-registry', 'registry-push', '-n', ns, `--docker-server=${registry}`, `--docker-username=${user}`, `--docker-password=${password}`);
+  await kubectl(
+    'create',
+    'secret',
+    'docker-registry',
+    'registry-push',
+    '-n',
+    ns,
+    `--docker-server=${registry}`,
+    `--docker-username=${user}`,
+    `--docker-password=${password}`,
+  );
   const repo = `aicr/${ns}`;
   await bundleJob(ns, 'push', `${registry}/${repo}:v1`, true);
   await jobReaches(ns, 'push', 'Complete', 120_000);
@@ -58,7 +79,9 @@ test('aicr bundle run as a Job pushes its Argo CD bundle to the registry; the di
   const digest = /OCI artifact pushed successfully: .*digest=(sha256:[0-9a-f]{64})/.exec(logs)?.[1];
   assert.ok(digest, `the CLI reports the pushed digest:\n${logs}`);
 
-  const manifest = await fetch(`${base()}/v2/${repo}/manifests/${digest}`, { headers: { ...basicAuth(), accept: OCI_MANIFEST } });
+  const manifest = await fetch(`${base()}/v2/${repo}/manifests/${digest}`, {
+    headers: { ...basicAuth(), accept: OCI_MANIFEST },
+  });
   assert.equal(manifest.status, 200);
   const bytes = new Uint8Array(await manifest.arrayBuffer());
   assert.equal(digestOf(bytes), digest);
@@ -70,17 +93,23 @@ test('aicr bundle run as a Job pushes its Argo CD bundle to the registry; the di
     const content = new Uint8Array(await blob.arrayBuffer());
     assert.equal(digestOf(content), layer.digest);
   }
-  const tag = await fetch(`${base()}/v2/${repo}/manifests/v1`, { method: 'HEAD', headers: { ...basicAuth(), accept: OCI_MANIFEST } });
+  const tag = await fetch(`${base()}/v2/${repo}/manifests/v1`, {
+    method: 'HEAD',
+    headers: { ...basicAuth(), accept: OCI_MANIFEST },
+  });
   assert.equal(tag.headers.get('docker-content-digest'), digest);
 });
 
-test('aicr bundle without registry credentials fails its Job: the registry\'s Basic challenge reaches the CLI', async () => {
+test("aicr bundle without registry credentials fails its Job: the registry's Basic challenge reaches the CLI", async () => {
   const ns = uniqueName('bundle');
   await serviceAccountWith(ns, 'default', []);
   await bundleJob(ns, 'anon', `${testEnv().TESTENV_REGISTRY}/aicr/${ns}:v1`, false);
   await jobReaches(ns, 'anon', 'Failed', 120_000);
   // The registry's 401 carries a Basic challenge; the CLI's client answers it has no credential.
-  assert.match(await kubectl('logs', '-n', ns, 'job/anon'), /failed to push artifact to registry: .*: basic credential not found/);
+  assert.match(
+    await kubectl('logs', '-n', ns, 'job/anon'),
+    /failed to push artifact to registry: .*: basic credential not found/,
+  );
   const pods = await core().listNamespacedPod({ namespace: ns });
   assert.notEqual(pods.items[0]?.status?.containerStatuses?.[0]?.state?.terminated?.exitCode, 0);
 });

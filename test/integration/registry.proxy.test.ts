@@ -41,7 +41,11 @@ async function chunkedUpload(repo: string, first: Uint8Array, second: Uint8Array
   assert.equal(streamed.headers.get('range'), `0-${first.length - 1}`);
   const ranged = await fetch(onProxy(streamed.headers.get('location')), {
     method: 'PATCH',
-    headers: { ...basicAuth(), 'content-type': 'application/octet-stream', 'content-range': `${first.length}-${first.length + second.length - 1}` },
+    headers: {
+      ...basicAuth(),
+      'content-type': 'application/octet-stream',
+      'content-range': `${first.length}-${first.length + second.length - 1}`,
+    },
     body: second,
   });
   assert.equal(ranged.status, 202, await ranged.text());
@@ -55,20 +59,35 @@ async function chunkedUpload(repo: string, first: Uint8Array, second: Uint8Array
 
 test('through the proxy, a blob uploaded in chunks and a manifest are pushed and pulled back by digest', async () => {
   const repo = `aicr/${uniqueName('proxied')}`;
-  const [first, second] = [new TextEncoder().encode('streamed part, '), new TextEncoder().encode(`ranged part ${Date.now()}\n`)];
+  const [first, second] = [
+    new TextEncoder().encode('streamed part, '),
+    new TextEncoder().encode(`ranged part ${Date.now()}\n`),
+  ];
   const layerDigest = await chunkedUpload(repo, first, second);
   const config = new TextEncoder().encode('{}');
   const configDigest = await pushBlob(proxy(), repo, config);
-  const manifest = await pushManifest(proxy(), repo, 'v1', { layer: { digest: layerDigest, size: first.length + second.length }, config: { digest: configDigest, size: config.length } });
+  const manifest = await pushManifest(proxy(), repo, 'v1', {
+    layer: { digest: layerDigest, size: first.length + second.length },
+    config: { digest: configDigest, size: config.length },
+  });
 
-  const byDigest = await fetch(`${proxy()}/v2/${repo}/manifests/${manifest.digest}`, { headers: { ...basicAuth(), accept: OCI_MANIFEST } });
+  const byDigest = await fetch(`${proxy()}/v2/${repo}/manifests/${manifest.digest}`, {
+    headers: { ...basicAuth(), accept: OCI_MANIFEST },
+  });
   assert.equal(byDigest.status, 200);
   assert.deepEqual(new Uint8Array(await byDigest.arrayBuffer()), manifest.bytes);
   const blob = await fetch(`${proxy()}/v2/${repo}/blobs/${layerDigest}`, { headers: basicAuth() });
   assert.equal(blob.status, 200);
   assert.equal(digestOf(new Uint8Array(await blob.arrayBuffer())), layerDigest);
-  const direct = await fetch(`http://${testEnv().TESTENV_REGISTRY}/v2/${repo}/manifests/v1`, { method: 'HEAD', headers: { ...basicAuth(), accept: OCI_MANIFEST } });
-  assert.equal(direct.headers.get('docker-content-digest'), manifest.digest, 'what went through the proxy is in the registry itself');
+  const direct = await fetch(`http://${testEnv().TESTENV_REGISTRY}/v2/${repo}/manifests/v1`, {
+    method: 'HEAD',
+    headers: { ...basicAuth(), accept: OCI_MANIFEST },
+  });
+  assert.equal(
+    direct.headers.get('docker-content-digest'),
+    manifest.digest,
+    'what went through the proxy is in the registry itself',
+  );
 });
 
 test("the registry's own 401 and Basic challenge reach a client through the proxy, with or without a denial in force", async () => {
@@ -76,7 +95,10 @@ test("the registry's own 401 and Basic challenge reach a client through the prox
     const anonymous = await fetch(`${proxy()}/v2/aicr/anything/blobs/uploads/`, { method: 'POST' });
     assert.equal(anonymous.status, 401);
     assert.equal(anonymous.headers.get('www-authenticate'), 'Basic realm="aicr-testenv-registry"');
-    const wrong = await fetch(`${proxy()}/v2/aicr/anything/blobs/uploads/`, { method: 'POST', headers: basicAuth('not-the-password') });
+    const wrong = await fetch(`${proxy()}/v2/aicr/anything/blobs/uploads/`, {
+      method: 'POST',
+      headers: basicAuth('not-the-password'),
+    });
     assert.equal(wrong.status, 401);
     assert.equal(((await wrong.json()) as { errors?: { code?: string }[] }).errors?.[0]?.code, 'UNAUTHORIZED');
   };
@@ -98,7 +120,10 @@ test('with the denial knob on, authenticated requests in its scope get 403 DENIE
     await pull.arrayBuffer();
     const version = await fetch(`${proxy()}/v2/`, { headers: basicAuth() });
     assert.equal(version.status, 200, 'the version check is never refused');
-    const direct = await fetch(`http://${testEnv().TESTENV_REGISTRY}/v2/${repo}/blobs/uploads/`, { method: 'POST', headers: basicAuth() });
+    const direct = await fetch(`http://${testEnv().TESTENV_REGISTRY}/v2/${repo}/blobs/uploads/`, {
+      method: 'POST',
+      headers: basicAuth(),
+    });
     assert.equal(direct.status, 202, "the registry's own address is not affected");
   });
   await withKnob(denyRegistry({ scope: 'pull' }), async () => {
@@ -112,8 +137,22 @@ test('with the denial knob on, authenticated requests in its scope get 403 DENIE
 test('aicr bundle run as a Job against the proxy with the denial on fails, and its log carries the 403 and the message', async () => {
   const ns = uniqueName('denied');
   await serviceAccountWith(ns, 'default', []);
-  const { TESTENV_REGISTRY_PROXY: registry, TESTENV_REGISTRY_USER: user, TESTENV_REGISTRY_PASSWORD: password } = testEnv();
-  await kubectl('create', 'secret', 'docker-registry', 'registry-push', '-n', ns, `--docker-server=${registry}`, `--docker-username=${user}`, `--docker-password=${password}`);
+  const {
+    TESTENV_REGISTRY_PROXY: registry,
+    TESTENV_REGISTRY_USER: user,
+    TESTENV_REGISTRY_PASSWORD: password,
+  } = testEnv();
+  await kubectl(
+    'create',
+    'secret',
+    'docker-registry',
+    'registry-push',
+    '-n',
+    ns,
+    `--docker-server=${registry}`,
+    `--docker-username=${user}`,
+    `--docker-password=${password}`,
+  );
   const message = 'bundles may not be pushed here (test policy)';
   await withKnob(denyRegistry({ scope: 'push', message }), async () => {
     await bundleJob(ns, 'push', `${registry}/aicr/${ns}:v1`, true);

@@ -19,7 +19,15 @@ import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutSt
 import { clearApplications, grantUsers, released, rollout } from '../helpers/rollouts.ts';
 import { METRIC } from '../../shared/observability/metrics.ts';
 import { assertDeclared, metricLines } from '../helpers/metrics.ts';
-import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+import {
+  condition,
+  createRuntime,
+  deleteRuntime,
+  ensureCrds,
+  getRuntime,
+  kubectl,
+  waitFor,
+} from '../helpers/runtime.ts';
 
 const ROLLOUT_ONLY: readonly StepRow[] = STEP_TABLE.filter((r) => r.name === 'rollout');
 const { name: SECRET, namespace: NS } = ARGOCD_REGISTRY_SECRET;
@@ -33,14 +41,24 @@ async function expiresIn(ms: number): Promise<string> {
 }
 
 async function engine(reason: string): Promise<{ status: string; message: string }> {
-  return waitFor(`EngineAvailable ${reason}`, async () => {
-    const c = condition(await getRuntime(), CONDITION.engineAvailable);
-    return c?.reason === reason ? c : undefined;
-  }, 30_000);
+  return waitFor(
+    `EngineAvailable ${reason}`,
+    async () => {
+      const c = condition(await getRuntime(), CONDITION.engineAvailable);
+      return c?.reason === reason ? c : undefined;
+    },
+    30_000,
+  );
 }
 
 const bravoWrites = (events: readonly AuditEvent[]): AuditEvent[] =>
-  events.filter((e) => e.impersonatedUser?.username === 'aicr-step-rollout' && e.objectRef?.resource === 'applications' && e.objectRef.name === 'bravo' && ['create', 'update', 'patch'].includes(e.verb));
+  events.filter(
+    (e) =>
+      e.impersonatedUser?.username === 'aicr-step-rollout' &&
+      e.objectRef?.resource === 'applications' &&
+      e.objectRef.name === 'bravo' &&
+      ['create', 'update', 'patch'].includes(e.verb),
+  );
 
 before(async () => {
   await ensureCrds();
@@ -56,7 +74,14 @@ before(async () => {
   await expiresIn(6 * 3_600_000);
   for (const name of ['alpha', 'bravo']) await pushChart(name, '1.0.0');
   cp = startCapturedControlPlane({ timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 }, table: ROLLOUT_ONLY });
-  runtimeUID = (await createRuntime({ aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' }, actionTimeout: '60s', validation: { deployment: 'Disabled' } })).metadata.uid;
+  runtimeUID = (
+    await createRuntime({
+      aicrVersion: 'v0.11.1',
+      criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' },
+      actionTimeout: '60s',
+      validation: { deployment: 'Disabled' },
+    })
+  ).metadata.uid;
 });
 
 after(async () => {
@@ -71,31 +96,64 @@ after(async () => {
 
 test('REG-4 a token going stale mid-rollout makes EngineAvailable False with RegistryCredentialsStale and holds the next rollout step; a fresh token lets it finish', async () => {
   await engine('EngineReady');
-  const { name: plan } = await storePlan(runtimeUID, [chartRelease('alpha', 0, '1.0.0'), chartRelease('bravo', 1, '1.0.0')]);
+  const { name: plan } = await storePlan(runtimeUID, [
+    chartRelease('alpha', 0, '1.0.0'),
+    chartRelease('bravo', 1, '1.0.0'),
+  ]);
   let mark = 0;
   await withKnob(holdReleasePods(['ns-alpha']), async () => {
     await target(plan);
-    const waiting = await released(`AwaitingApproval for ${plan}`, (reason, message) => reason === 'AwaitingApproval' && message.includes(plan));
+    const waiting = await released(
+      `AwaitingApproval for ${plan}`,
+      (reason, message) => reason === 'AwaitingApproval' && message.includes(plan),
+    );
     const name = /rollout (aicr-rollout-[0-9a-z-]+)/.exec(waiting.message)?.[1] ?? '';
     const ok = await kubectlAicr(['approve', name], 'alice');
     assert.equal(ok.code, 0, ok.stderr);
-    await released('alpha in flight', (reason, message) => reason === 'RolloutProgressing' && message.includes('Install alpha'));
+    await released(
+      'alpha in flight',
+      (reason, message) => reason === 'RolloutProgressing' && message.includes('Install alpha'),
+    );
     mark = auditMark();
     const soon = await expiresIn(30 * 60_000);
     const stale = await engine('RegistryCredentialsStale');
     assert.equal(stale.status, 'False');
-    assert.match(stale.message, new RegExp(`registry token \\(Secret argocd/aicr-registry\\) expires at ${soon.replace(/\./g, '\\.')}, within 60 minutes, so no rollout or rollout step starts`));
+    assert.match(
+      stale.message,
+      new RegExp(
+        `registry token \\(Secret argocd/aicr-registry\\) expires at ${soon.replace(/\./g, '\\.')}, within 60 minutes, so no rollout or rollout step starts`,
+      ),
+    );
     // Stalled sums up the other conditions in a write of its own, just after EngineAvailable's.
-    await waitFor('Stalled to say RegistryCredentialsStale', async () => (condition(await getRuntime(), 'Stalled')?.reason === 'RegistryCredentialsStale' ? true : undefined), 10_000);
+    await waitFor(
+      'Stalled to say RegistryCredentialsStale',
+      async () => (condition(await getRuntime(), 'Stalled')?.reason === 'RegistryCredentialsStale' ? true : undefined),
+      10_000,
+    );
   });
   // Argo CD now reports alpha done; the next step still does not start while the token is stale.
-  const held = await released('held while stale', (reason, message) => reason === 'RolloutProgressing' && message.includes('nothing is written to Argo CD while it is unavailable'));
+  const held = await released(
+    'held while stale',
+    (reason, message) =>
+      reason === 'RolloutProgressing' && message.includes('nothing is written to Argo CD while it is unavailable'),
+  );
   assert.match(held.message, /Argo CD's registry token/);
-  await waitFor('Argo CD reported alpha synced', async () => ((await kubectl('get', 'application', 'alpha', '-n', NS, '-o', 'jsonpath={.status.sync.status}')) === 'Synced' ? true : undefined), 30_000);
+  await waitFor(
+    'Argo CD reported alpha synced',
+    async () =>
+      (await kubectl('get', 'application', 'alpha', '-n', NS, '-o', 'jsonpath={.status.sync.status}')) === 'Synced'
+        ? true
+        : undefined,
+    30_000,
+  );
   await settleAudit();
   assert.deepEqual(bravoWrites(auditSince(mark)), [], 'bravo was not written while the token was stale');
   await expiresIn(6 * 3_600_000);
-  await released(`Released=True on ${plan}`, (reason, message) => reason === 'Released' && message.includes(plan), 60_000);
+  await released(
+    `Released=True on ${plan}`,
+    (reason, message) => reason === 'Released' && message.includes(plan),
+    60_000,
+  );
   assert.equal(condition(await getRuntime(), CONDITION.engineAvailable)?.reason, 'EngineReady');
   const done = await rollout(/rollout (aicr-rollout-[0-9a-z-]+)/.exec(held.message)?.[1] ?? '');
   assert.equal(done.status?.outcome, 'Succeeded');
@@ -103,11 +161,15 @@ test('REG-4 a token going stale mid-rollout makes EngineAvailable False with Reg
 
 test('OBS-3 the EMF lines of that rollout: AwaitingApproval counted while it waited, RegistryCredentialsStale counted while the token was stale and 0 after, and its outcome', async () => {
   // The gauges are sent once per forwarder window, so the 0 may land a window after Released.
-  await waitFor('a RegistryCredentialsStale count of 0 after the 1', async () => {
-    const counts = metricLines(cp?.records() ?? [], METRIC.credentialsStale);
-    const stale = counts.findIndex((l) => l[METRIC.credentialsStale.name] === 1);
-    return stale >= 0 && counts.slice(stale).some((l) => l[METRIC.credentialsStale.name] === 0) ? true : undefined;
-  }, 30_000).catch(() => undefined);
+  await waitFor(
+    'a RegistryCredentialsStale count of 0 after the 1',
+    async () => {
+      const counts = metricLines(cp?.records() ?? [], METRIC.credentialsStale);
+      const stale = counts.findIndex((l) => l[METRIC.credentialsStale.name] === 1);
+      return stale >= 0 && counts.slice(stale).some((l) => l[METRIC.credentialsStale.name] === 0) ? true : undefined;
+    },
+    30_000,
+  ).catch(() => undefined);
   const lines = cp?.records() ?? [];
   const counts = metricLines(lines, METRIC.credentialsStale);
   const stale = counts.findIndex((l) => l[METRIC.credentialsStale.name] === 1);
@@ -115,9 +177,19 @@ test('OBS-3 the EMF lines of that rollout: AwaitingApproval counted while it wai
   const line = counts[stale];
   assert.ok(line);
   assertDeclared(line, METRIC.credentialsStale);
-  assert.match(String(line['runtimes']), /RegistryCredentialsStale: cluster \(RegistryCredentialsStale\)/, 'the line names the runtime and its reason');
-  assert.ok(counts.slice(stale).some((l) => l[METRIC.credentialsStale.name] === 0), 'back at 0 once the token was fresh: the alarm clears');
-  assert.ok(counts.some((l) => l[METRIC.awaitingApproval.name] === 1 && l[METRIC.stalledNeedsPerson.name] === 0), 'waiting for approval notifies and pages nobody');
+  assert.match(
+    String(line['runtimes']),
+    /RegistryCredentialsStale: cluster \(RegistryCredentialsStale\)/,
+    'the line names the runtime and its reason',
+  );
+  assert.ok(
+    counts.slice(stale).some((l) => l[METRIC.credentialsStale.name] === 0),
+    'back at 0 once the token was fresh: the alarm clears',
+  );
+  assert.ok(
+    counts.some((l) => l[METRIC.awaitingApproval.name] === 1 && l[METRIC.stalledNeedsPerson.name] === 0),
+    'waiting for approval notifies and pages nobody',
+  );
   const outcome = metricLines(lines, METRIC.rollouts).find((l) => l['Outcome'] === 'Succeeded');
   assert.ok(outcome, 'the rollout outcome is counted');
   assertDeclared(outcome, METRIC.rollouts);

@@ -39,19 +39,34 @@ test('COND-2 stored data the schema refuses stalls the runtime with InvalidSpec 
   const count = await controlPlaneRequests(mark);
   assert.equal(count.ok, 2, 'the step write and the summary write');
   // Nothing else is written: no Job, no output; only the Event of Resolved's transition (COND-4).
-  assert.deepEqual(count.otherWrites.map((e) => `${e.verb} ${e.objectRef?.resource ?? ''}`), ['create events'], 'nothing else is written');
+  assert.deepEqual(
+    count.otherWrites.map((e) => `${e.verb} ${e.objectRef?.resource ?? ''}`),
+    ['create events'],
+    'nothing else is written',
+  );
 });
 
 test('COND-2 a 300 KB override value, which the API server accepts but no command line carries, is InvalidSpec naming its path and the limit; no Job is created', async () => {
   await deleteRuntime();
   await applyConfiguration();
   const criteria = { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' };
-  const rt = await createRuntime({ aicrVersion: 'v0.11.1', criteria, components: { 'gpu-operator': { values: { driver: { licence: 'x'.repeat(300 * 1024) } } } } });
+  const rt = await createRuntime({
+    aicrVersion: 'v0.11.1',
+    criteria,
+    components: { 'gpu-operator': { values: { driver: { licence: 'x'.repeat(300 * 1024) } } } },
+  });
   const mark = auditMark();
   await runResolveOnce(resolveItem(rt.metadata.uid), { kube: stepKube('resolve'), log: captureLogger().log });
   const after = await getRuntime();
   assert.equal(condition(after, 'Resolved')?.reason, 'InvalidSpec');
-  assert.match(condition(after, 'Stalled')?.message ?? '', /^spec\.components\.gpu-operator\.values\.driver\.licence: too large for one command-line argument: .*the limit is 131071 bytes \(128 KiB\)/);
+  assert.match(
+    condition(after, 'Stalled')?.message ?? '',
+    /^spec\.components\.gpu-operator\.values\.driver\.licence: too large for one command-line argument: .*the limit is 131071 bytes \(128 KiB\)/,
+  );
   const count = await controlPlaneRequests(mark);
-  assert.deepEqual(count.otherWrites.map((e) => `${e.verb} ${e.objectRef?.resource ?? ''}`), ['create events'], 'no Job: nothing but the status and its Event is written');
+  assert.deepEqual(
+    count.otherWrites.map((e) => `${e.verb} ${e.objectRef?.resource ?? ''}`),
+    ['create events'],
+    'no Job: nothing but the status and its Event is written',
+  );
 });

@@ -6,7 +6,16 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { ANNOTATION, ARGOCD, FIELD_MANAGER, GROUP_VERSION, KINDS, LABEL, MANAGED_BY_VALUE, NAMESPACES } from '../../shared/api/constants.ts';
+import {
+  ANNOTATION,
+  ARGOCD,
+  FIELD_MANAGER,
+  GROUP_VERSION,
+  KINDS,
+  LABEL,
+  MANAGED_BY_VALUE,
+  NAMESPACES,
+} from '../../shared/api/constants.ts';
 import { KIND } from '../../shared/kube/kinds.ts';
 import { stepKube } from '../helpers/controlPlane.ts';
 import { uniqueName } from '../helpers/env.ts';
@@ -25,24 +34,61 @@ type StepStatus = { release: string; state: string; reason?: string; message?: s
 
 /** Where each step is, as the rollout step would write it. */
 async function setSteps(steps: StepStatus[]): Promise<void> {
-  await asRollout.applyStatus(KIND.runtimeRollout, { apiVersion: GROUP_VERSION, kind: KINDS.runtimeRollout.kind, metadata: { name: NAME }, status: { steps } }, { fieldManager: FIELD_MANAGER.rollout, force: true });
+  await asRollout.applyStatus(
+    KIND.runtimeRollout,
+    { apiVersion: GROUP_VERSION, kind: KINDS.runtimeRollout.kind, metadata: { name: NAME }, status: { steps } },
+    { fieldManager: FIELD_MANAGER.rollout, force: true },
+  );
 }
 
-const awaiting = (release: string): StepStatus => ({ release, state: 'AwaitingAcknowledgement', reason: 'AwaitingAcknowledgement', message: `${release} is applied and healthy; its recorded steps wait for a person`, startedAt: '2026-11-30T10:02:05Z' });
+const awaiting = (release: string): StepStatus => ({
+  release,
+  state: 'AwaitingAcknowledgement',
+  reason: 'AwaitingAcknowledgement',
+  message: `${release} is applied and healthy; its recorded steps wait for a person`,
+  startedAt: '2026-11-30T10:02:05Z',
+});
 
 before(async () => {
   await ensureCrds();
   await kubectl('create', 'namespace', NAMESPACES.argocd).catch(() => undefined);
   await grantUsers();
-  const steps = [MANUAL, LATER].map((release) => ({ release, action: 'Upgrade', verdict: 'manual', fromVersion: '1.0.0', toVersion: '2.0.0' }));
-  const spec = { runtimeUID: randomUUID(), type: 'Upgrade', fromPlan: 'aicr-plan-aaaaaaaaaaaaaaaa', toPlan: 'aicr-plan-bbbbbbbbbbbbbbbb', steps, approval: { approvedBy: 'alice', approvedAt: '2026-11-30T10:00:00Z' } };
-  await asRollout.create(KIND.runtimeRollout, { apiVersion: GROUP_VERSION, kind: KINDS.runtimeRollout.kind, metadata: { name: NAME }, spec });
+  const steps = [MANUAL, LATER].map((release) => ({
+    release,
+    action: 'Upgrade',
+    verdict: 'manual',
+    fromVersion: '1.0.0',
+    toVersion: '2.0.0',
+  }));
+  const spec = {
+    runtimeUID: randomUUID(),
+    type: 'Upgrade',
+    fromPlan: 'aicr-plan-aaaaaaaaaaaaaaaa',
+    toPlan: 'aicr-plan-bbbbbbbbbbbbbbbb',
+    steps,
+    approval: { approvedBy: 'alice', approvedAt: '2026-11-30T10:00:00Z' },
+  };
+  await asRollout.create(KIND.runtimeRollout, {
+    apiVersion: GROUP_VERSION,
+    kind: KINDS.runtimeRollout.kind,
+    metadata: { name: NAME },
+    spec,
+  });
   await setSteps([awaiting(MANUAL), { release: LATER, state: 'Pending' }]);
   await kubectlApply({
     apiVersion: 'argoproj.io/v1alpha1',
     kind: 'Application',
-    metadata: { name: MANUAL, namespace: NAMESPACES.argocd, labels: { [LABEL.managedBy]: MANAGED_BY_VALUE }, annotations: { [ANNOTATION.manual]: 'true', [ANNOTATION.steps]: JSON.stringify(RECORDED) } },
-    spec: { project: ARGOCD.defaultProject, destination: { server: ARGOCD.inClusterServer, namespace: 'ack-test' }, source: { repoURL: 'registry.example/aicr', chart: 'driver', targetRevision: '2.0.0' } },
+    metadata: {
+      name: MANUAL,
+      namespace: NAMESPACES.argocd,
+      labels: { [LABEL.managedBy]: MANAGED_BY_VALUE },
+      annotations: { [ANNOTATION.manual]: 'true', [ANNOTATION.steps]: JSON.stringify(RECORDED) },
+    },
+    spec: {
+      project: ARGOCD.defaultProject,
+      destination: { server: ARGOCD.inClusterServer, namespace: 'ack-test' },
+      source: { repoURL: 'registry.example/aicr', chart: 'driver', targetRevision: '2.0.0' },
+    },
   });
 });
 
@@ -54,23 +100,51 @@ after(async () => {
 test('APR-3 kubectl aicr describe shows the release awaiting acknowledgement in flight, numbers its recorded steps from the Application and says how to acknowledge', async () => {
   const shown = await kubectlAicr(['describe', NAME], 'alice');
   assert.equal(shown.code, 0, shown.stderr);
-  assert.match(shown.stdout, new RegExp(`^In flight: 1 ${MANUAL} \\(Upgrade\\) AwaitingAcknowledgement: ${MANUAL} is applied and healthy`, 'm'));
-  assert.match(shown.stdout, new RegExp(`^Recorded steps:\\n  1\\. ${RECORDED[0]}\\n  2\\. ${RECORDED[1]}\\nOnce they are done: kubectl aicr acknowledge ${NAME}$`, 'm'));
+  assert.match(
+    shown.stdout,
+    new RegExp(`^In flight: 1 ${MANUAL} \\(Upgrade\\) AwaitingAcknowledgement: ${MANUAL} is applied and healthy`, 'm'),
+  );
+  assert.match(
+    shown.stdout,
+    new RegExp(
+      `^Recorded steps:\\n  1\\. ${RECORDED[0]}\\n  2\\. ${RECORDED[1]}\\nOnce they are done: kubectl aicr acknowledge ${NAME}$`,
+      'm',
+    ),
+  );
   assert.match(shown.stdout, /STATE\s+STARTED\s+CHART VERSION/);
-  assert.match(shown.stdout, new RegExp(`${MANUAL}\\s+Upgrade\\s+manual\\s+AwaitingAcknowledgement \\(AwaitingAcknowledgement\\)\\s+2026-11-30T10:02:05Z`));
+  assert.match(
+    shown.stdout,
+    new RegExp(
+      `${MANUAL}\\s+Upgrade\\s+manual\\s+AwaitingAcknowledgement \\(AwaitingAcknowledgement\\)\\s+2026-11-30T10:02:05Z`,
+    ),
+  );
   // bob may read rollouts but not Applications: describe says so, and how to see the steps.
   const blind = await kubectlAicr(['describe', NAME], 'bob');
   assert.equal(blind.code, 0, blind.stderr);
-  assert.match(blind.stdout, new RegExp(`Recorded steps: cannot read Application argocd/${MANUAL} \\(.*forbidden.*\\); see them with kubectl -n argocd get application ${MANUAL}`, 'i'));
+  assert.match(
+    blind.stdout,
+    new RegExp(
+      `Recorded steps: cannot read Application argocd/${MANUAL} \\(.*forbidden.*\\); see them with kubectl -n argocd get application ${MANUAL}`,
+      'i',
+    ),
+  );
 });
 
-test('APR-3 acknowledge is refused for someone RBAC does not let approve, and for a release that does not await acknowledgement, naming the steps\' states; nothing is recorded', async () => {
+test("APR-3 acknowledge is refused for someone RBAC does not let approve, and for a release that does not await acknowledgement, naming the steps' states; nothing is recorded", async () => {
   const bob = await kubectlAicr(['acknowledge', NAME], 'bob');
   assert.notEqual(bob.code, 0);
-  assert.match(bob.stderr, /acknowledgement refused: bob is not allowed to acknowledge releases: RBAC grants no approve verb on runtimerollouts/);
+  assert.match(
+    bob.stderr,
+    /acknowledgement refused: bob is not allowed to acknowledge releases: RBAC grants no approve verb on runtimerollouts/,
+  );
   const early = await kubectlAicr(['acknowledge', NAME, LATER], 'alice');
   assert.notEqual(early.code, 0);
-  assert.match(early.stderr, new RegExp(`release ${LATER} of rollout ${NAME} does not await acknowledgement \\(steps: ${MANUAL} AwaitingAcknowledgement, ${LATER} Pending\\)`));
+  assert.match(
+    early.stderr,
+    new RegExp(
+      `release ${LATER} of rollout ${NAME} does not await acknowledgement \\(steps: ${MANUAL} AwaitingAcknowledgement, ${LATER} Pending\\)`,
+    ),
+  );
   assert.equal((await rollout(NAME)).spec.acknowledgements, undefined);
 });
 
@@ -81,27 +155,53 @@ test('APR-3 kubectl aicr acknowledge records who and when as the requesting user
   const ack = await waitFor('the acknowledgement', async () => (await rollout(NAME)).spec.acknowledgements?.[0]);
   assert.deepEqual([ack.release, ack.acknowledgedBy], [MANUAL, 'alice']);
   assert.ok(Math.abs(Date.parse(ack.acknowledgedAt) - started) < 10_000);
-  await setSteps([{ release: MANUAL, state: 'Succeeded', message: 'applied, healthy and acknowledged' }, { ...awaiting(LATER), state: 'InProgress', reason: 'Syncing' }]);
+  await setSteps([
+    { release: MANUAL, state: 'Succeeded', message: 'applied, healthy and acknowledged' },
+    { ...awaiting(LATER), state: 'InProgress', reason: 'Syncing' },
+  ]);
   const done = await running;
   assert.equal(done.code, 0, done.stderr);
-  assert.equal(done.stdout.trim(), `rollout ${NAME}: ${MANUAL} acknowledged by alice; now Succeeded: applied, healthy and acknowledged`);
+  assert.equal(
+    done.stdout.trim(),
+    `rollout ${NAME}: ${MANUAL} acknowledged by alice; now Succeeded: applied, healthy and acknowledged`,
+  );
   const shown = await kubectlAicr(['describe', NAME], 'alice');
   assert.match(shown.stdout, new RegExp(`^Acknowledged: ${MANUAL} by alice at ${ack.acknowledgedAt}$`, 'm'));
   assert.match(shown.stdout, new RegExp(`^In flight: 2 ${LATER} \\(Upgrade\\) InProgress: `, 'm'));
   assert.doesNotMatch(shown.stdout, /Recorded steps/);
   const none = await kubectlAicr(['acknowledge', NAME], 'alice');
   assert.notEqual(none.code, 0);
-  assert.match(none.stderr, new RegExp(`no step of rollout ${NAME} awaits acknowledgement \\(steps: ${MANUAL} Succeeded, ${LATER} InProgress\\)`));
+  assert.match(
+    none.stderr,
+    new RegExp(
+      `no step of rollout ${NAME} awaits acknowledgement \\(steps: ${MANUAL} Succeeded, ${LATER} InProgress\\)`,
+    ),
+  );
 });
 
 test('APR-3 an acknowledgement the rollout does not act on within --timeout is reported as recorded but not yet acted on, and the earlier one is kept', async () => {
   await setSteps([{ release: MANUAL, state: 'Succeeded' }, awaiting(LATER)]);
   const slow = await kubectlAicr(['acknowledge', NAME, '--timeout', '2s', '-o', 'json'], 'alice');
   assert.notEqual(slow.code, 0);
-  assert.match(slow.stderr, new RegExp(`acknowledgement of ${LATER} recorded, but the control plane has not moved it on within 2s; kubectl aicr describe ${NAME} shows it`));
+  assert.match(
+    slow.stderr,
+    new RegExp(
+      `acknowledgement of ${LATER} recorded, but the control plane has not moved it on within 2s; kubectl aicr describe ${NAME} shows it`,
+    ),
+  );
   const acks = (await rollout(NAME)).spec.acknowledgements ?? [];
-  assert.deepEqual(acks.map((a) => [a.release, a.acknowledgedBy]), [[MANUAL, 'alice'], [LATER, 'alice']], 'the earlier acknowledgement is kept');
-  await setSteps([{ release: MANUAL, state: 'Succeeded' }, { release: LATER, state: 'Succeeded' }]);
+  assert.deepEqual(
+    acks.map((a) => [a.release, a.acknowledgedBy]),
+    [
+      [MANUAL, 'alice'],
+      [LATER, 'alice'],
+    ],
+    'the earlier acknowledgement is kept',
+  );
+  await setSteps([
+    { release: MANUAL, state: 'Succeeded' },
+    { release: LATER, state: 'Succeeded' },
+  ]);
   const twice = await kubectlAicr(['acknowledge', NAME, LATER, '-o', 'json'], 'alice');
   assert.notEqual(twice.code, 0);
   assert.match(twice.stderr, new RegExp(`release ${LATER} of rollout ${NAME} is already acknowledged by alice`));

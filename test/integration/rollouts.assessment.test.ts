@@ -22,8 +22,23 @@ import { adminKubeConfig } from '../helpers/env.ts';
 import { kubectlApply } from '../helpers/kubectlApply.ts';
 import { forceAicrExit, steerUpgradeCheck, withKnob } from '../helpers/knobs.ts';
 import { SCALED_TIMINGS, resolvedWith } from '../helpers/resolved.ts';
-import { assertNoApplicationWrite, clearApplications, released, rolloutsOf, select, writePlan } from '../helpers/rollouts.ts';
-import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+import {
+  assertNoApplicationWrite,
+  clearApplications,
+  released,
+  rolloutsOf,
+  select,
+  writePlan,
+} from '../helpers/rollouts.ts';
+import {
+  condition,
+  createRuntime,
+  deleteRuntime,
+  ensureCrds,
+  getRuntime,
+  kubectl,
+  waitFor,
+} from '../helpers/runtime.ts';
 import { UPGRADE_CHECK_STAND_IN_IMAGE } from '../env/node/images.ts';
 
 const TRAINING = { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' };
@@ -40,9 +55,19 @@ let stopWatch: () => void = () => undefined;
 /** Watches from now on only: Jobs other test files left behind are not this file's runs. */
 async function watchJobs(): Promise<void> {
   const from = (await batch().listJobForAllNamespaces({ labelSelector: LABEL.stage })).metadata?.resourceVersion;
-  const abort = await new Watch(adminKubeConfig()).watch('/apis/batch/v1/jobs', { labelSelector: LABEL.stage, resourceVersion: from }, (type, job: V1Job) => {
-    if (type === 'ADDED') jobs.push({ name: job.metadata?.name ?? '', stage: job.metadata?.labels?.[LABEL.stage] ?? '', image: job.spec?.template.spec?.containers[0]?.image ?? '' });
-  }, () => undefined);
+  const abort = await new Watch(adminKubeConfig()).watch(
+    '/apis/batch/v1/jobs',
+    { labelSelector: LABEL.stage, resourceVersion: from },
+    (type, job: V1Job) => {
+      if (type === 'ADDED')
+        jobs.push({
+          name: job.metadata?.name ?? '',
+          stage: job.metadata?.labels?.[LABEL.stage] ?? '',
+          image: job.spec?.template.spec?.containers[0]?.image ?? '',
+        });
+    },
+    () => undefined,
+  );
   stopWatch = () => abort.abort();
 }
 
@@ -71,7 +96,9 @@ function recipeWith(recipe: string | undefined, component: string, overrides: Re
 /** A plan from `base` whose `component` has other Helm values, its recipe saying so. */
 function planMoving(base: Plan, component: string, mark: string): Promise<{ name: string; plan: Plan }> {
   const values = { assessTest: mark };
-  return writePlan({ ...base, recipe: recipeWith(base.recipe, component, values) }, (r) => (r.name === component ? { ...r, values: { ...r.values, ...values } } : r));
+  return writePlan({ ...base, recipe: recipeWith(base.recipe, component, values) }, (r) =>
+    r.name === component ? { ...r, values: { ...r.values, ...values } } : r,
+  );
 }
 
 /** The components of the active plan in deployment order. */
@@ -81,7 +108,18 @@ function components(): string[] {
 
 /** The input hash of the assessment whose verdicts are recorded now (the output ConfigMap, not a recipe copy). */
 async function recordedAssessment(): Promise<{ hash: string; report: string }> {
-  const out = JSON.parse(await kubectl('get', 'configmaps', '-n', NAMESPACES.jobs, '-l', `${LABEL.stage}=${STAGE.assessment},!${LABEL.role}`, '-o', 'json')) as { items: { metadata: { labels: Record<string, string> }; data: Record<string, string> }[] };
+  const out = JSON.parse(
+    await kubectl(
+      'get',
+      'configmaps',
+      '-n',
+      NAMESPACES.jobs,
+      '-l',
+      `${LABEL.stage}=${STAGE.assessment},!${LABEL.role}`,
+      '-o',
+      'json',
+    ),
+  ) as { items: { metadata: { labels: Record<string, string> }; data: Record<string, string> }[] };
   assert.equal(out.items.length, 1, 'one assessment output is kept');
   const cm = out.items[0];
   return { hash: cm?.metadata.labels[LABEL.input] ?? '', report: Object.values(cm?.data ?? {})[0] ?? '' };
@@ -98,8 +136,19 @@ before(async () => {
   await watchJobs();
   mark = auditMark();
   cp = startCapturedControlPlane({ timings: SCALED_TIMINGS });
-  runtimeUID = (await createRuntime({ aicrVersion: UPGRADE_CHECK_AICR_VERSION, criteria: TRAINING, paused: true, validation: { deployment: 'Disabled' } })).metadata.uid;
-  const done = await resolvedWith('Resolved=True with a plan', (c) => c.status === 'True' && /^plan aicr-plan-/.test(c.message), 180_000);
+  runtimeUID = (
+    await createRuntime({
+      aicrVersion: UPGRADE_CHECK_AICR_VERSION,
+      criteria: TRAINING,
+      paused: true,
+      validation: { deployment: 'Disabled' },
+    })
+  ).metadata.uid;
+  const done = await resolvedWith(
+    'Resolved=True with a plan',
+    (c) => c.status === 'True' && /^plan aicr-plan-/.test(c.message),
+    180_000,
+  );
   candidate = /^plan (aicr-plan-[0-9a-f]+)/.exec(done.message)?.[1] ?? '';
 });
 
@@ -123,29 +172,49 @@ test('TRN-1 JOB-8 a runtime on AICR v0.17.0 (the stand-in upgrade-check image) r
   assert.match(r.spec.steps[0]?.why ?? '', /there is no active plan to assess the move from, so it needs approval/);
   const ran = [...jobs];
   assert.deepEqual([...new Set(ran.map((j) => j.stage))].sort(), ['recipe', 'render', 'snapshot']);
-  assert.ok(ran.every((j) => j.image === UPGRADE_CHECK_STAND_IN_IMAGE), `every AICR run used the pinned image: ${JSON.stringify(ran)}`);
+  assert.ok(
+    ran.every((j) => j.image === UPGRADE_CHECK_STAND_IN_IMAGE),
+    `every AICR run used the pinned image: ${JSON.stringify(ran)}`,
+  );
   assert.deepEqual(assessmentJobs(), []);
 });
 
-test('TRN-1 JOB-8 a values change the stand-in upgrade-check assesses safe: one assessment Job of the pinned image in aicr-jobs, the step carries AICR\'s verdict and the rollout needs no approval (only the pause holds it)', async () => {
+test("TRN-1 JOB-8 a values change the stand-in upgrade-check assesses safe: one assessment Job of the pinned image in aicr-jobs, the step carries AICR's verdict and the rollout needs no approval (only the pause holds it)", async () => {
   const base = await readPlan(candidate);
   // An active plan: its Applications stand in Argo CD as if rolled out, and it is pinned.
   active = await planMoving(base, [...base.releases].sort((a, b) => b.order - a.order)[0]?.name ?? '', 'active');
   await kubectlApply(...planToApplications(active.plan.releases, { runtimeUID, planDigest: active.plan.digest }));
   await select({ mode: 'Pinned', plan: active.name });
-  await released(`Released=True on ${active.name}`, (reason, message) => reason === 'Released' && message.includes(active.name));
+  await released(
+    `Released=True on ${active.name}`,
+    (reason, message) => reason === 'Released' && message.includes(active.name),
+  );
   assert.deepEqual(assessmentJobs(), [], 'no assessment without an active plan to compare from');
   const moved = components()[1] ?? '';
   const next = await planMoving(active.plan, moved, 'safe');
   await select({ mode: 'Pinned', plan: next.name });
-  const r = await waitFor('a rollout to the changed plan', async () => (await rolloutsOf(runtimeUID)).find((x) => x.spec.toPlan === next.name), 60_000);
-  const held = await released('Released=False RolloutProgressing, held by the pause', (reason, message) => reason === 'RolloutProgressing' && message.includes(r.metadata.name) && message.includes('paused'));
+  const r = await waitFor(
+    'a rollout to the changed plan',
+    async () => (await rolloutsOf(runtimeUID)).find((x) => x.spec.toPlan === next.name),
+    60_000,
+  );
+  const held = await released(
+    'Released=False RolloutProgressing, held by the pause',
+    (reason, message) =>
+      reason === 'RolloutProgressing' && message.includes(r.metadata.name) && message.includes('paused'),
+  );
   assert.match(held.message, /holds at step 1 of 1/);
   assert.equal(r.spec.fromPlan, active.name);
-  assert.deepEqual(r.spec.steps.map((s) => [s.release, s.action, s.verdict, s.valuesChanged]), [[moved, 'Upgrade', 'safe', ['assessTest']]]);
+  assert.deepEqual(
+    r.spec.steps.map((s) => [s.release, s.action, s.verdict, s.valuesChanged]),
+    [[moved, 'Upgrade', 'safe', ['assessTest']]],
+  );
   assert.match(r.spec.steps[0]?.why ?? '', /^aicr upgrade-check assessed it safe \(STAND_IN_VALUES_CHANGED\)$/);
   const approved = await waitFor('Approved=True', async () => {
-    const c = condition((await rolloutsOf(runtimeUID)).find((x) => x.metadata.name === r.metadata.name) as never, ROLLOUT_CONDITION.approved);
+    const c = condition(
+      (await rolloutsOf(runtimeUID)).find((x) => x.metadata.name === r.metadata.name) as never,
+      ROLLOUT_CONDITION.approved,
+    );
     return c?.status === 'True' ? c : undefined;
   });
   assert.equal(approved.reason, 'AssessedSafe');
@@ -155,7 +224,10 @@ test('TRN-1 JOB-8 a values change the stand-in upgrade-check assesses safe: one 
   assert.equal(jobs.find((j) => j.name === job)?.image, UPGRADE_CHECK_STAND_IN_IMAGE);
   const parsed = JSON.parse(report) as { standIn: string; components: { name: string; verdict: string }[] };
   assert.match(parsed.standIn, /STAND-IN/);
-  assert.deepEqual(parsed.components.filter((c) => c.name === moved).map((c) => c.verdict), ['safe']);
+  assert.deepEqual(
+    parsed.components.filter((c) => c.name === moved).map((c) => c.verdict),
+    ['safe'],
+  );
   await assertNoApplicationWrite(mark);
 });
 
@@ -165,11 +237,20 @@ test('TRN-1 a component the stand-in upgrade-check says needs operator steps giv
   await withKnob(steerUpgradeCheck({ [moved]: { verdict: 'manual', reason: 'STAND_IN_OPERATOR_STEPS' } }), async () => {
     const next = await planMoving(active.plan, moved, 'manual');
     await select({ mode: 'Pinned', plan: next.name });
-    const waiting = await released('Released=False AwaitingApproval', (reason, message) => reason === 'AwaitingApproval' && message.includes(next.name));
+    const waiting = await released(
+      'Released=False AwaitingApproval',
+      (reason, message) => reason === 'AwaitingApproval' && message.includes(next.name),
+    );
     const name = /rollout (aicr-rollout-[0-9a-z-]+)/.exec(waiting.message)?.[1] ?? '';
     const r = (await rolloutsOf(runtimeUID)).find((x) => x.metadata.name === name);
-    assert.deepEqual(r?.spec.steps.map((s) => [s.release, s.action, s.verdict]), [[moved, 'Upgrade', 'manual']]);
-    assert.match(r?.spec.steps[0]?.why ?? '', /^aicr upgrade-check says it needs operator steps \(STAND_IN_OPERATOR_STEPS\)$/);
+    assert.deepEqual(
+      r?.spec.steps.map((s) => [s.release, s.action, s.verdict]),
+      [[moved, 'Upgrade', 'manual']],
+    );
+    assert.match(
+      r?.spec.steps[0]?.why ?? '',
+      /^aicr upgrade-check says it needs operator steps \(STAND_IN_OPERATOR_STEPS\)$/,
+    );
     assert.equal(newAssessmentJobs(before).length, 1);
   });
 });
@@ -178,13 +259,27 @@ test('TRN-1 a component the stand-in upgrade-check says needs operator steps giv
 async function resnapshot(value: string): Promise<void> {
   const before = condition(await getRuntime(), 'Resolved')?.message;
   await kubectl('annotate', 'clusterruntime', 'cluster', `${ANNOTATION.resnapshot}=${value}`, '--overwrite');
-  await resolvedWith('Resolved=True from the new snapshot', (c) => c.status === 'True' && c.message !== before, 120_000);
+  await resolvedWith(
+    'Resolved=True from the new snapshot',
+    (c) => c.status === 'True' && c.message !== before,
+    120_000,
+  );
 }
 
 /** Waits until the rollout step has read an assessment's recorded verdicts after `since`. */
 async function recordRead(hash: string, since: number): Promise<void> {
   const user = IDENTITY_USER.step('rollout');
-  await waitFor('the rollout step to read the recorded verdicts', async () => (auditSince(since).some((e) => e.verb === 'get' && e.objectRef?.name === assessmentOutputName(hash) && e.impersonatedUser?.username === user) ? true : undefined), 30_000);
+  await waitFor(
+    'the rollout step to read the recorded verdicts',
+    async () =>
+      auditSince(since).some(
+        (e) =>
+          e.verb === 'get' && e.objectRef?.name === assessmentOutputName(hash) && e.impersonatedUser?.username === user,
+      )
+        ? true
+        : undefined,
+    30_000,
+  );
 }
 
 test('TRN-1 JOB-8 a component the stand-in assesses blocked is TransitionBlocked naming it, with no rollout; the verdicts are keyed on the two recipes, so a resnapshot runs no second assessment while another target recipe does; pinning the active plan clears it', async () => {
@@ -193,7 +288,10 @@ test('TRN-1 JOB-8 a component the stand-in assesses blocked is TransitionBlocked
     const next = await planMoving(active.plan, blocked, 'blocked');
     const [count, before] = [(await rolloutsOf(runtimeUID)).length, assessmentJobs().length];
     await select({ mode: 'Pinned', plan: next.name });
-    const c = await released('Released=False TransitionBlocked', (reason, message) => reason === 'TransitionBlocked' && message.includes(next.name));
+    const c = await released(
+      'Released=False TransitionBlocked',
+      (reason, message) => reason === 'TransitionBlocked' && message.includes(next.name),
+    );
     assert.match(c.message, new RegExp(`${blocked}: aicr upgrade-check assessed it blocked \\(STAND_IN_NO_PATH\\)`));
     assert.match(c.message, /No rollout is created/);
     assert.equal((await rolloutsOf(runtimeUID)).length, count);
@@ -202,17 +300,27 @@ test('TRN-1 JOB-8 a component the stand-in assesses blocked is TransitionBlocked
     const atResnapshot = assessmentJobs().length;
     await resnapshot('assessment-1');
     await recordRead(hash, auditMark());
-    assert.deepEqual(newAssessmentJobs(atResnapshot), [], 'the same two recipes after a new snapshot: no second assessment');
+    assert.deepEqual(
+      newAssessmentJobs(atResnapshot),
+      [],
+      'the same two recipes after a new snapshot: no second assessment',
+    );
     assert.equal(condition(await getRuntime(), 'Released')?.reason, 'TransitionBlocked');
     const other = await planMoving(active.plan, blocked, 'blocked-elsewhere');
     await select({ mode: 'Pinned', plan: other.name });
-    await released('Released=False TransitionBlocked for the other plan', (reason, message) => reason === 'TransitionBlocked' && message.includes(other.name));
+    await released(
+      'Released=False TransitionBlocked for the other plan',
+      (reason, message) => reason === 'TransitionBlocked' && message.includes(other.name),
+    );
     const second = await recordedAssessment();
     assert.notEqual(second.hash, hash);
     assert.deepEqual(newAssessmentJobs(atResnapshot), [`aicr-assessment-${second.hash}-1`]);
   });
   await select({ mode: 'Pinned', plan: active.name });
-  await released('Released=True on the active plan again', (reason, message) => reason === 'Released' && message.includes(active.name));
+  await released(
+    'Released=True on the active plan again',
+    (reason, message) => reason === 'Released' && message.includes(active.name),
+  );
   await assertNoApplicationWrite(mark);
 });
 
@@ -221,22 +329,56 @@ test('JOB-8 three failed assessment runs (exit 2 without a report is a failed ru
   const next = await planMoving(active.plan, moved, 'stall');
   const before = assessmentJobs().length;
   let hash = '';
-  await withKnob(forceAicrExit('upgrade-check', 2, 'error: [INVALID_REQUEST] forced by a test knob\n', { times: 3 }), async () => {
-    await select({ mode: 'Pinned', plan: next.name });
-    const stalled = await released('Released=False AICRStageStalled', (reason) => reason === 'AICRStageStalled', 90_000);
-    assert.match(stalled.message, /^the move cannot be assessed: aicr assessment failed 3 times for the same inputs/);
-    hash = new RegExp(`-l ${LABEL.stage}=assessment,${LABEL.input}=([0-9a-f]{16})`).exec(stalled.message)?.[1] ?? '';
-    assert.deepEqual(newAssessmentJobs(before), [1, 2, 3].map((n) => `aicr-assessment-${hash}-${n}`));
-    assert.equal((await rolloutsOf(runtimeUID)).filter((r) => r.spec.toPlan === next.name).length, 0, 'no rollout while the move cannot be assessed');
-  });
-  await kubectl('delete', 'jobs', '-n', NAMESPACES.jobs, '-l', `${LABEL.stage}=${STAGE.assessment},${LABEL.input}=${hash}`);
-  const r = await waitFor('a rollout once the assessment ran again', async () => (await rolloutsOf(runtimeUID)).find((x) => x.spec.toPlan === next.name), 60_000);
-  assert.deepEqual(r.spec.steps.map((s) => [s.release, s.verdict]), [[moved, 'safe']]);
+  await withKnob(
+    forceAicrExit('upgrade-check', 2, 'error: [INVALID_REQUEST] forced by a test knob\n', { times: 3 }),
+    async () => {
+      await select({ mode: 'Pinned', plan: next.name });
+      const stalled = await released(
+        'Released=False AICRStageStalled',
+        (reason) => reason === 'AICRStageStalled',
+        90_000,
+      );
+      assert.match(stalled.message, /^the move cannot be assessed: aicr assessment failed 3 times for the same inputs/);
+      hash = new RegExp(`-l ${LABEL.stage}=assessment,${LABEL.input}=([0-9a-f]{16})`).exec(stalled.message)?.[1] ?? '';
+      assert.deepEqual(
+        newAssessmentJobs(before),
+        [1, 2, 3].map((n) => `aicr-assessment-${hash}-${n}`),
+      );
+      assert.equal(
+        (await rolloutsOf(runtimeUID)).filter((r) => r.spec.toPlan === next.name).length,
+        0,
+        'no rollout while the move cannot be assessed',
+      );
+    },
+  );
+  await kubectl(
+    'delete',
+    'jobs',
+    '-n',
+    NAMESPACES.jobs,
+    '-l',
+    `${LABEL.stage}=${STAGE.assessment},${LABEL.input}=${hash}`,
+  );
+  const r = await waitFor(
+    'a rollout once the assessment ran again',
+    async () => (await rolloutsOf(runtimeUID)).find((x) => x.spec.toPlan === next.name),
+    60_000,
+  );
+  assert.deepEqual(
+    r.spec.steps.map((s) => [s.release, s.verdict]),
+    [[moved, 'safe']],
+  );
   // kubectl deletes the three one by one; a look between two deletions numbers the new run after the ones left.
   const runs = newAssessmentJobs(before);
-  assert.deepEqual(runs.slice(0, 3), [1, 2, 3].map((n) => `aicr-assessment-${hash}-${n}`));
+  assert.deepEqual(
+    runs.slice(0, 3),
+    [1, 2, 3].map((n) => `aicr-assessment-${hash}-${n}`),
+  );
   assert.equal(runs.length, 4, 'one more run');
   assert.match(runs[3] ?? '', new RegExp(`^aicr-assessment-${hash}-[1-4]$`));
   await select({ mode: 'Pinned', plan: active.name });
-  await released('Released=True on the active plan again', (reason, message) => reason === 'Released' && message.includes(active.name));
+  await released(
+    'Released=True on the active plan again',
+    (reason, message) => reason === 'Released' && message.includes(active.name),
+  );
 });

@@ -14,7 +14,15 @@ import { startCapturedControlPlane } from '../helpers/controlPlane.ts';
 import { stopRegistry, withKnob } from '../helpers/knobs.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
 import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
-import { approve, awaitingRollout, clearRolloutStage, released, rollout, stalledOn, stopAndClear } from '../helpers/rollouts.ts';
+import {
+  approve,
+  awaitingRollout,
+  clearRolloutStage,
+  released,
+  rollout,
+  stalledOn,
+  stopAndClear,
+} from '../helpers/rollouts.ts';
 import { createRuntime, kubectl } from '../helpers/runtime.ts';
 
 const ROLLOUT_ONLY: readonly StepRow[] = STEP_TABLE.filter((r) => r.name === 'rollout');
@@ -29,14 +37,27 @@ function pinnedRelease(name: string, order: number, digest: string): Release {
 
 const writesOf = (events: readonly AuditEvent[], app: string): string[] =>
   events
-    .filter((e) => e.impersonatedUser?.username === 'aicr-step-rollout' && e.objectRef?.resource === 'applications' && e.objectRef.name === app && ['create', 'update', 'patch'].includes(e.verb))
+    .filter(
+      (e) =>
+        e.impersonatedUser?.username === 'aicr-step-rollout' &&
+        e.objectRef?.resource === 'applications' &&
+        e.objectRef.name === app &&
+        ['create', 'update', 'patch'].includes(e.verb),
+    )
     .map((e) => `${e.verb} ${app}`);
 
 before(async () => {
   await clearRolloutStage();
   await ensureRegistrySecrets();
   cp = startCapturedControlPlane({ timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 }, table: ROLLOUT_ONLY });
-  runtimeUID = (await createRuntime({ aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' }, actionTimeout: '60s', validation: { deployment: 'Disabled' } })).metadata.uid;
+  runtimeUID = (
+    await createRuntime({
+      aicrVersion: 'v0.11.1',
+      criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' },
+      actionTimeout: '60s',
+      validation: { deployment: 'Disabled' },
+    })
+  ).metadata.uid;
 });
 
 after(async () => {
@@ -46,7 +67,10 @@ after(async () => {
 test('SEC-5 a chart pushed again under its version after the plan was made is refused before its step writes anything: ChartChanged names both digests; the pinned chart pushed back lets the rollout finish by itself', async () => {
   const alpha = await pushChart('pin-alpha', '1.0.0');
   const bravo = await pushChart('pin-bravo', '1.0.0');
-  const { name: plan } = await storePlan(runtimeUID, [pinnedRelease('pin-alpha', 0, alpha), pinnedRelease('pin-bravo', 1, bravo)]);
+  const { name: plan } = await storePlan(runtimeUID, [
+    pinnedRelease('pin-alpha', 0, alpha),
+    pinnedRelease('pin-bravo', 1, bravo),
+  ]);
   // The same version again with other bytes: what someone with push rights under the prefix can do.
   const foreign = await pushChart('pin-bravo', '1.0.0', { versionInManifests: false });
   assert.notEqual(foreign, bravo, 'the re-pushed chart is other bytes');
@@ -56,22 +80,54 @@ test('SEC-5 a chart pushed again under its version after the plan was made is re
   await approve(waiting.metadata.name);
   const stalled = await released('ChartChanged at pin-bravo', (reason) => reason === 'ChartChanged', 90_000);
   assert.match(stalled.message, /step 2 of 2, Install pin-bravo/);
-  assert.ok(stalled.message.includes(`the plan recorded ${bravo}, and the registry now holds ${foreign}`), stalled.message);
-  assert.match(stalled.message, new RegExp(`kubectl -n ${NAMESPACES.system} delete configmap ${plan}`), 'the fix names the plan to delete');
+  assert.ok(
+    stalled.message.includes(`the plan recorded ${bravo}, and the registry now holds ${foreign}`),
+    stalled.message,
+  );
+  assert.match(
+    stalled.message,
+    new RegExp(`kubectl -n ${NAMESPACES.system} delete configmap ${plan}`),
+    'the fix names the plan to delete',
+  );
   await stalledOn('ChartChanged');
   const r = await rollout(waiting.metadata.name);
-  assert.deepEqual(r.status?.steps?.map((s) => [s.release, s.state, s.reason]), [['pin-alpha', 'Succeeded', 'Done'], ['pin-bravo', 'Pending', 'ChartChanged']]);
+  assert.deepEqual(
+    r.status?.steps?.map((s) => [s.release, s.state, s.reason]),
+    [
+      ['pin-alpha', 'Succeeded', 'Done'],
+      ['pin-bravo', 'Pending', 'ChartChanged'],
+    ],
+  );
   await settleAudit();
   const since = auditSince(mark);
   assert.ok(writesOf(since, 'pin-alpha').length > 0, 'pin-alpha, whose chart is as pinned, was written');
   assert.deepEqual(writesOf(since, 'pin-bravo'), [], 'nothing was written for pin-bravo');
-  assert.equal(await kubectl('get', 'application', 'pin-bravo', '-n', NAMESPACES.argocd, '--ignore-not-found', '-o', 'name'), '');
+  assert.equal(
+    await kubectl('get', 'application', 'pin-bravo', '-n', NAMESPACES.argocd, '--ignore-not-found', '-o', 'name'),
+    '',
+  );
 
   assert.equal(await pushChart('pin-bravo', '1.0.0'), bravo, 'the pinned bytes give the pinned digest');
-  await released(`Released=True on ${plan}`, (reason, message) => reason === 'Released' && message.includes(plan), 90_000);
+  await released(
+    `Released=True on ${plan}`,
+    (reason, message) => reason === 'Released' && message.includes(plan),
+    90_000,
+  );
   const done = await rollout(waiting.metadata.name);
   assert.equal(done.status?.outcome, 'Succeeded');
-  assert.equal(await kubectl('get', 'application', 'pin-bravo', '-n', NAMESPACES.argocd, '-o', 'jsonpath={.metadata.annotations.operator\\.aicr\\.run/chart-digest}'), bravo, 'the Application carries the digest it was checked against');
+  assert.equal(
+    await kubectl(
+      'get',
+      'application',
+      'pin-bravo',
+      '-n',
+      NAMESPACES.argocd,
+      '-o',
+      'jsonpath={.metadata.annotations.operator\\.aicr\\.run/chart-digest}',
+    ),
+    bravo,
+    'the Application carries the digest it was checked against',
+  );
 });
 
 test('SEC-5 a registry that cannot be asked holds the next step with nothing written, saying the digests cannot be checked; it goes on once the registry answers', async () => {
@@ -80,17 +136,33 @@ test('SEC-5 a registry that cannot be asked holds the next step with nothing wri
   assert.ok(current, 'the first test left an active plan');
   const alpha = await pushChart('pin-alpha', '1.0.0');
   const bravo = await pushChart('pin-bravo', '1.0.0');
-  const { name: plan } = await storePlan(runtimeUID, [pinnedRelease('pin-alpha', 0, alpha), pinnedRelease('pin-bravo', 1, bravo), pinnedRelease('pin-charlie', 2, charlie)]);
+  const { name: plan } = await storePlan(runtimeUID, [
+    pinnedRelease('pin-alpha', 0, alpha),
+    pinnedRelease('pin-bravo', 1, bravo),
+    pinnedRelease('pin-charlie', 2, charlie),
+  ]);
   await target(plan);
   const waiting = await awaitingRollout(plan);
   const mark = auditMark();
   await withKnob(stopRegistry(), async () => {
     await approve(waiting.metadata.name);
-    const held = await released('held: digests cannot be checked', (reason, message) => reason === 'RolloutProgressing' && message.includes('could not be checked'), 60_000);
+    const held = await released(
+      'held: digests cannot be checked',
+      (reason, message) => reason === 'RolloutProgressing' && message.includes('could not be checked'),
+      60_000,
+    );
     assert.match(held.message, /Install pin-charlie/);
     assert.match(held.message, /chart digests of release pin-charlie could not be checked: registry .* did not answer/);
     await settleAudit();
-    assert.deepEqual(writesOf(auditSince(mark), 'pin-charlie'), [], 'nothing was written while the registry could not be asked');
+    assert.deepEqual(
+      writesOf(auditSince(mark), 'pin-charlie'),
+      [],
+      'nothing was written while the registry could not be asked',
+    );
   });
-  await released(`Released=True on ${plan}`, (reason, message) => reason === 'Released' && message.includes(plan), 90_000);
+  await released(
+    `Released=True on ${plan}`,
+    (reason, message) => reason === 'Released' && message.includes(plan),
+    90_000,
+  );
 });

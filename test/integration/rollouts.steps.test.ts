@@ -20,7 +20,16 @@ import { stopArgoCd, holdReleasePods, withKnob } from '../helpers/knobs.ts';
 import { kubectlAicr } from '../helpers/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
 import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
-import { approve, awaitingRollout, clearRolloutStage, released, stopAndClear, rollout, rolloutsOf, stalledOn } from '../helpers/rollouts.ts';
+import {
+  approve,
+  awaitingRollout,
+  clearRolloutStage,
+  released,
+  stopAndClear,
+  rollout,
+  rolloutsOf,
+  stalledOn,
+} from '../helpers/rollouts.ts';
 import { condition, createRuntime, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
 
 const ROLLOUT_ONLY = STEP_TABLE.filter((r) => r.name === 'rollout');
@@ -30,7 +39,11 @@ let runtimeUID = '';
 /** Where this file's requests start in the audit log: files before it wrote Applications too. */
 let fileMark = 0;
 
-const v1 = (): Release[] => [chartRelease('alpha', 0, '1.0.0'), chartRelease('bravo', 1, '1.0.0'), chartRelease('charlie', 2, '1.0.0')];
+const v1 = (): Release[] => [
+  chartRelease('alpha', 0, '1.0.0'),
+  chartRelease('bravo', 1, '1.0.0'),
+  chartRelease('charlie', 2, '1.0.0'),
+];
 
 /** Moves the runtime to a plan of these releases and approves the rollout; returns the plan and rollout names. */
 async function rollTo(releases: Release[]): Promise<{ plan: string; rollout: string }> {
@@ -41,10 +54,17 @@ async function rollTo(releases: Release[]): Promise<{ plan: string; rollout: str
   return { plan: name, rollout: r.metadata.name };
 }
 
-const activeIs = (plan: string) => released(`Released=True on ${plan}`, (reason, message) => reason === 'Released' && message.includes(plan), 60_000);
+const activeIs = (plan: string) =>
+  released(`Released=True on ${plan}`, (reason, message) => reason === 'Released' && message.includes(plan), 60_000);
 
 function ourWrites(events: readonly AuditEvent[]): AuditEvent[] {
-  return events.filter((e) => e.impersonatedUser?.username === 'aicr-step-rollout' && e.objectRef?.resource === 'applications' && ['create', 'update', 'patch', 'delete'].includes(e.verb) && (e.responseStatus?.code ?? 0) < 300);
+  return events.filter(
+    (e) =>
+      e.impersonatedUser?.username === 'aicr-step-rollout' &&
+      e.objectRef?.resource === 'applications' &&
+      ['create', 'update', 'patch', 'delete'].includes(e.verb) &&
+      (e.responseStatus?.code ?? 0) < 300,
+  );
 }
 
 /** Where in the audit log each Application was first written by the rollout step. */
@@ -58,37 +78,67 @@ function firstWrites(events: readonly AuditEvent[]): Map<string, number> {
 }
 
 function argoCdReported(events: readonly AuditEvent[], name: string): boolean {
-  return events.some((e) => e.user.username === ARGOCD_CONTROLLER && e.objectRef?.name === name && ['patch', 'update'].includes(e.verb));
+  return events.some(
+    (e) => e.user.username === ARGOCD_CONTROLLER && e.objectRef?.name === name && ['patch', 'update'].includes(e.verb),
+  );
 }
 
 before(async () => {
   await clearRolloutStage();
   fileMark = auditMark();
-  for (const name of ['alpha', 'bravo', 'charlie']) for (const version of ['1.0.0', '1.1.0']) await pushChart(name, version);
+  for (const name of ['alpha', 'bravo', 'charlie'])
+    for (const version of ['1.0.0', '1.1.0']) await pushChart(name, version);
   cp = startCapturedControlPlane({ timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 }, table: ROLLOUT_ONLY });
-  runtimeUID = (await createRuntime({ aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' }, actionTimeout: '60s', validation: { deployment: 'Disabled' } })).metadata.uid;
+  runtimeUID = (
+    await createRuntime({
+      aicrVersion: 'v0.11.1',
+      criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' },
+      actionTimeout: '60s',
+      validation: { deployment: 'Disabled' },
+    })
+  ).metadata.uid;
 });
 
 after(async () => {
-  if (process.env['DEBUG_ROLLOUTS']) for (const r of cp.records()) if (r['level'] !== 'DEBUG') console.error(JSON.stringify(r).slice(0, 600));
+  if (process.env['DEBUG_ROLLOUTS'])
+    for (const r of cp.records()) if (r['level'] !== 'DEBUG') console.error(JSON.stringify(r).slice(0, 600));
   await stopAndClear(cp);
 });
 
 test('ENG-1 EngineAvailable says whether Argo CD can take writes; while its controller is down an approved rollout writes nothing, and it resumes by itself when the controller returns', async () => {
-  await waitFor('EngineAvailable=True', async () => (condition(await getRuntime(), CONDITION.engineAvailable)?.status === 'True' ? true : undefined), 30_000);
+  await waitFor(
+    'EngineAvailable=True',
+    async () => (condition(await getRuntime(), CONDITION.engineAvailable)?.status === 'True' ? true : undefined),
+    30_000,
+  );
   const mark = auditMark();
   await withKnob(stopArgoCd(), async () => {
-    const down = await waitFor('EngineAvailable=False', async () => {
-      const c = condition(await getRuntime(), CONDITION.engineAvailable);
-      return c?.status === 'False' ? c : undefined;
-    }, 30_000);
+    const down = await waitFor(
+      'EngineAvailable=False',
+      async () => {
+        const c = condition(await getRuntime(), CONDITION.engineAvailable);
+        return c?.status === 'False' ? c : undefined;
+      },
+      30_000,
+    );
     assert.equal(down.reason, 'EngineUnavailable');
-    assert.match(down.message, /application controller is down: StatefulSet argocd-application-controller has \d+ ready of 0\b/);
+    assert.match(
+      down.message,
+      /application controller is down: StatefulSet argocd-application-controller has \d+ ready of 0\b/,
+    );
     const { rollout: name } = await rollTo(v1());
-    const held = await released('held while Argo CD is down', (reason, message) => reason === 'RolloutProgressing' && message.includes('nothing is written to Argo CD while it is unavailable'));
+    const held = await released(
+      'held while Argo CD is down',
+      (reason, message) =>
+        reason === 'RolloutProgressing' && message.includes('nothing is written to Argo CD while it is unavailable'),
+    );
     assert.match(held.message, new RegExp(`rollout ${name} .* holds at step 1 of 3, Install alpha`));
     await settleAudit();
-    assert.deepEqual(ourWrites(auditSince(mark)).map((e) => e.objectRef?.name), [], 'nothing was written to Argo CD');
+    assert.deepEqual(
+      ourWrites(auditSince(mark)).map((e) => e.objectRef?.name),
+      [],
+      'nothing was written to Argo CD',
+    );
   });
   await activeIs((await rolloutsOf(runtimeUID)).at(-1)?.spec.toPlan ?? '');
   assert.equal(condition(await getRuntime(), CONDITION.engineAvailable)?.reason, 'EngineReady');
@@ -101,7 +151,10 @@ test('ROL-1 releases are written in plan order, each only after Argo CD reported
   assert.deepEqual([...first.keys()], ['alpha', 'bravo', 'charlie'], 'written in plan order');
   const at = [...first.values()];
   for (const [i, name] of ['alpha', 'bravo'].entries()) {
-    assert.ok(argoCdReported(events.slice(at[i], at[i + 1]), name), `Argo CD reported on ${name} before the next release was written`);
+    assert.ok(
+      argoCdReported(events.slice(at[i], at[i + 1]), name),
+      `Argo CD reported on ${name} before the next release was written`,
+    );
   }
   const app = await stepKube('rollout').get(KIND.application, 'bravo', NAMESPACES.argocd);
   assert.ok(app);
@@ -113,23 +166,47 @@ test('ROL-1 releases are written in plan order, each only after Argo CD reported
   const done = (await rolloutsOf(runtimeUID)).at(-1);
   assert.ok(done);
   assert.equal(done.status?.outcome, 'Succeeded');
-  assert.deepEqual(done.status?.steps?.map((s) => s.state), ['Succeeded', 'Succeeded', 'Succeeded']);
-  const events2 = await kubectl('get', 'events', '-n', NAMESPACES.events, '--field-selector', `involvedObject.name=${done.metadata.name}`, '-o', 'jsonpath={.items[*].reason}');
+  assert.deepEqual(
+    done.status?.steps?.map((s) => s.state),
+    ['Succeeded', 'Succeeded', 'Succeeded'],
+  );
+  const events2 = await kubectl(
+    'get',
+    'events',
+    '-n',
+    NAMESPACES.events,
+    '--field-selector',
+    `involvedObject.name=${done.metadata.name}`,
+    '-o',
+    'jsonpath={.items[*].reason}',
+  );
   assert.match(events2, new RegExp(EVENT_REASON.rolloutSucceeded));
 });
 
 test('ROL-1 a release Argo CD synced but reports Progressing (its new Pods do not start) holds the next step; kubectl aicr describe shows the step in flight and why', async () => {
   const mark = auditMark();
   await withKnob(holdReleasePods(['ns-bravo']), async () => {
-    const { rollout: name } = await rollTo([chartRelease('alpha', 0, '1.0.0'), chartRelease('bravo', 1, '1.1.0'), chartRelease('charlie', 2, '1.1.0')]);
-    const waiting = await released('waiting on bravo', (reason, message) => reason === 'RolloutProgressing' && /Upgrade bravo: Argo CD reports Application bravo Progressing/.test(message));
+    const { rollout: name } = await rollTo([
+      chartRelease('alpha', 0, '1.0.0'),
+      chartRelease('bravo', 1, '1.1.0'),
+      chartRelease('charlie', 2, '1.1.0'),
+    ]);
+    const waiting = await released(
+      'waiting on bravo',
+      (reason, message) =>
+        reason === 'RolloutProgressing' && /Upgrade bravo: Argo CD reports Application bravo Progressing/.test(message),
+    );
     assert.match(waiting.message, /Progressing/);
     const shown = await kubectlAicr(['describe', name]);
     assert.equal(shown.code, 0, shown.stderr);
     assert.match(shown.stdout, /In flight: .*bravo/);
     assert.match(shown.stdout, /Progressing/);
     await settleAudit();
-    assert.deepEqual([...new Set(ourWrites(auditSince(mark)).map((e) => e.objectRef?.name))], ['bravo'], 'charlie waits for bravo');
+    assert.deepEqual(
+      [...new Set(ourWrites(auditSince(mark)).map((e) => e.objectRef?.name))],
+      ['bravo'],
+      'charlie waits for bravo',
+    );
   });
   const finished = await activeIs((await rolloutsOf(runtimeUID)).at(-1)?.spec.toPlan ?? '');
   assert.match(finished.message, /succeeded/);
@@ -139,10 +216,20 @@ test('ROL-7 an Argo CD that never syncs fails the step at actionTimeout; a step 
   // The shortest actionTimeout there is, so the test waits past it in seconds.
   await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"actionTimeout":"10s"}}');
   await withKnob(holdReleasePods(['ns-charlie']), async () => {
-    const { rollout: name } = await rollTo([chartRelease('alpha', 0, '1.0.0'), chartRelease('bravo', 1, '1.0.0'), chartRelease('charlie', 2, '1.0.0', { values: { rol7: true } })]);
-    await released('charlie in flight', (reason, message) => reason === 'RolloutProgressing' && message.includes('Upgrade charlie'));
+    const { rollout: name } = await rollTo([
+      chartRelease('alpha', 0, '1.0.0'),
+      chartRelease('bravo', 1, '1.0.0'),
+      chartRelease('charlie', 2, '1.0.0', { values: { rol7: true } }),
+    ]);
+    await released(
+      'charlie in flight',
+      (reason, message) => reason === 'RolloutProgressing' && message.includes('Upgrade charlie'),
+    );
     await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"paused":true}}');
-    const held = await released('held by the pause', (reason, message) => reason === 'RolloutProgressing' && message.includes('paused'));
+    const held = await released(
+      'held by the pause',
+      (reason, message) => reason === 'RolloutProgressing' && message.includes('paused'),
+    );
     assert.match(held.message, /step 2 of 2, Upgrade charlie/);
     // Past actionTimeout while paused: only time can get there.
     await new Promise((r) => setTimeout(r, 11_000));
@@ -153,8 +240,20 @@ test('ROL-7 an Argo CD that never syncs fails the step at actionTimeout; a step 
     assert.match(failed.message, /Releases it already moved stay at plan/);
     const r = await rollout(name);
     assert.equal(r.status?.outcome, 'Failed');
-    assert.deepEqual(r.status?.steps?.map((s) => s.state), ['Succeeded', 'Failed']);
-    const events = await kubectl('get', 'events', '-n', NAMESPACES.events, '--field-selector', `involvedObject.name=${name}`, '-o', 'jsonpath={.items[*].reason}');
+    assert.deepEqual(
+      r.status?.steps?.map((s) => s.state),
+      ['Succeeded', 'Failed'],
+    );
+    const events = await kubectl(
+      'get',
+      'events',
+      '-n',
+      NAMESPACES.events,
+      '--field-selector',
+      `involvedObject.name=${name}`,
+      '-o',
+      'jsonpath={.items[*].reason}',
+    );
     assert.match(events, new RegExp(EVENT_REASON.rolloutFailed));
     await stalledOn('RolloutFailed');
   });
@@ -163,7 +262,11 @@ test('ROL-7 an Argo CD that never syncs fails the step at actionTimeout; a step 
 
 test('APR-3 a manual release with recorded steps stops at AwaitingAcknowledgement after it is healthy; describe lists the recorded steps; kubectl aicr acknowledge continues; nothing further starts before', async () => {
   const steps = ['cordon and drain the GPU nodes one at a time', 'run the fabric manager check'];
-  const releases = [chartRelease('alpha', 0, '1.1.0', { manual: true, steps }), chartRelease('bravo', 1, '1.1.0'), chartRelease('charlie', 2, '1.1.0')];
+  const releases = [
+    chartRelease('alpha', 0, '1.1.0', { manual: true, steps }),
+    chartRelease('bravo', 1, '1.1.0'),
+    chartRelease('charlie', 2, '1.1.0'),
+  ];
   const mark = auditMark();
   const { rollout: name, plan } = await rollTo(releases);
   const waiting = await released('AwaitingAcknowledgement', (reason) => reason === 'AwaitingAcknowledgement');
@@ -173,34 +276,55 @@ test('APR-3 a manual release with recorded steps stops at AwaitingAcknowledgemen
   assert.match(shown.stdout, /Recorded steps:/);
   for (const s of steps) assert.ok(shown.stdout.includes(s), `describe lists "${s}"`);
   await settleAudit();
-  assert.deepEqual([...new Set(ourWrites(auditSince(mark)).map((e) => e.objectRef?.name))], ['alpha'], 'nothing further was written');
+  assert.deepEqual(
+    [...new Set(ourWrites(auditSince(mark)).map((e) => e.objectRef?.name))],
+    ['alpha'],
+    'nothing further was written',
+  );
   const ack = await kubectlAicr(['acknowledge', name], 'alice');
   assert.equal(ack.code, 0, ack.stderr);
   await activeIs(plan);
-  assert.deepEqual((await rollout(name)).spec.acknowledgements?.map((a) => [a.release, a.acknowledgedBy]), [['alpha', 'alice']]);
+  assert.deepEqual(
+    (await rollout(name)).spec.acknowledgements?.map((a) => [a.release, a.acknowledgedBy]),
+    [['alpha', 'alice']],
+  );
 });
 
 test('ROL-4 a step naming a release the target plan lacks stalls the rollout with StepUnknown and writes nothing for it', async () => {
-  const { name: plan } = await storePlan(runtimeUID, [chartRelease('alpha', 0, '1.0.0', { values: { rol4: true } }), chartRelease('bravo', 1, '1.1.0'), chartRelease('charlie', 2, '1.1.0')]);
+  const { name: plan } = await storePlan(runtimeUID, [
+    chartRelease('alpha', 0, '1.0.0', { values: { rol4: true } }),
+    chartRelease('bravo', 1, '1.1.0'),
+    chartRelease('charlie', 2, '1.1.0'),
+  ]);
   await target(plan);
   const r = await awaitingRollout(plan);
   // A step for a release the plan does not have, as a rollout from an older control plane could hold.
   const ghost = { release: 'ghost', action: 'Install', verdict: 'unknown' };
-  await stepKube('rollout').patch(KIND.runtimeRollout, r.metadata.name, undefined, { spec: { steps: [ghost, ...r.spec.steps] } });
+  await stepKube('rollout').patch(KIND.runtimeRollout, r.metadata.name, undefined, {
+    spec: { steps: [ghost, ...r.spec.steps] },
+  });
   const mark = auditMark();
   await approve(r.metadata.name);
   const unknown = await released('StepUnknown', (reason) => reason === 'StepUnknown');
-  assert.match(unknown.message, /step 1 of \d+, Install ghost: step 1 names release ghost, which the target plan .* lacks/);
+  assert.match(
+    unknown.message,
+    /step 1 of \d+, Install ghost: step 1 names release ghost, which the target plan .* lacks/,
+  );
   await stalledOn('StepUnknown');
   assert.equal((await rollout(r.metadata.name)).status?.outcome, undefined, 'stalled, not ended: a retry ends it');
   await settleAudit();
-  assert.deepEqual(ourWrites(auditSince(mark)).map((e) => e.objectRef?.name), []);
+  assert.deepEqual(
+    ourWrites(auditSince(mark)).map((e) => e.objectRef?.name),
+    [],
+  );
 });
 
 /** An annotation of a written body; its key holds dots, so it is not a field path. */
 function annotationOf(body: unknown, key: string): unknown {
   const annotations = fieldAt(body, 'metadata.annotations');
-  return typeof annotations === 'object' && annotations !== null ? (annotations as Record<string, unknown>)[key] : undefined;
+  return typeof annotations === 'object' && annotations !== null
+    ? (annotations as Record<string, unknown>)[key]
+    : undefined;
 }
 
 test('FIN-4 a Remove step sets the resources finalizer with the delete-rollout annotation, deletes the Application and waits until Argo CD released it', async () => {
@@ -211,7 +335,10 @@ test('FIN-4 a Remove step sets the resources finalizer with the delete-rollout a
   await settleAudit();
   const writes = ourWrites(auditSince(mark));
   const charlie = writes.filter((e) => e.objectRef?.name === 'charlie');
-  assert.deepEqual(charlie.map((e) => e.verb), ['patch', 'delete']);
+  assert.deepEqual(
+    charlie.map((e) => e.verb),
+    ['patch', 'delete'],
+  );
   // The patch before the delete is what put Argo CD's finalizer on, with the annotation naming this rollout.
   assert.ok(charlie[0]?.requestObject, 'the audit log keeps the body of Application writes');
   assert.deepEqual(fieldAt(charlie[0]?.requestObject, 'metadata.finalizers'), [ARGOCD.resourcesFinalizer]);
@@ -220,8 +347,16 @@ test('FIN-4 a Remove step sets the resources finalizer with the delete-rollout a
   const others = writes.filter((e) => e.objectRef?.name !== 'charlie');
   assert.ok(others.length > 0, 'alpha and bravo were written');
   for (const e of others) {
-    assert.equal(fieldAt(e.requestObject, 'metadata.finalizers'), undefined, `${e.objectRef?.name ?? ''} gets no finalizer`);
-    assert.equal(annotationOf(e.requestObject, ANNOTATION.deleteRollout), undefined, `${e.objectRef?.name ?? ''} gets no delete-rollout annotation`);
+    assert.equal(
+      fieldAt(e.requestObject, 'metadata.finalizers'),
+      undefined,
+      `${e.objectRef?.name ?? ''} gets no finalizer`,
+    );
+    assert.equal(
+      annotationOf(e.requestObject, ANNOTATION.deleteRollout),
+      undefined,
+      `${e.objectRef?.name ?? ''} gets no delete-rollout annotation`,
+    );
   }
   const step = (await rollout(name)).spec.steps.find((s) => s.release === 'charlie');
   assert.equal(step?.action, 'Remove');
@@ -236,9 +371,20 @@ test('ROL-1 a version bump whose manifests render the same passes its gate: Argo
   // Had the gate waited for a sync at 1.1.0, the step would fail at actionTimeout (60 s here).
   await activeIs(plan);
   const done = await rollout(name);
-  assert.deepEqual(done.spec.steps.map((s) => `${s.action} ${s.release}`), ['Upgrade same']);
+  assert.deepEqual(
+    done.spec.steps.map((s) => `${s.action} ${s.release}`),
+    ['Upgrade same'],
+  );
   assert.equal(done.status?.outcome, 'Succeeded');
   const app = await stepKube('rollout').get(KIND.application, 'same', NAMESPACES.argocd);
-  assert.deepEqual(['status.sync.status', 'status.sync.revision'].map((f) => fieldAt(app, f)), ['Synced', '1.1.0'], 'compared Synced at the new version');
-  assert.equal(fieldAt(app, 'status.operationState.syncResult.revision'), '1.0.0', 'no sync ran for the bump: the last operation still names the old version');
+  assert.deepEqual(
+    ['status.sync.status', 'status.sync.revision'].map((f) => fieldAt(app, f)),
+    ['Synced', '1.1.0'],
+    'compared Synced at the new version',
+  );
+  assert.equal(
+    fieldAt(app, 'status.operationState.syncResult.revision'),
+    '1.0.0',
+    'no sync ran for the bump: the last operation still names the old version',
+  );
 });

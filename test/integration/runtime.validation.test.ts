@@ -25,12 +25,21 @@ test('each invalid spec is refused by the API server with the field path in the 
   for (const c of INVALID_SPECS) {
     const body = runtimeManifest(c.spec, c.name);
     await assert.rejects(
-      co.createClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: KINDS.clusterRuntime.plural, body }),
+      co.createClusterCustomObject({
+        group: API_GROUP,
+        version: API_VERSION,
+        plural: KINDS.clusterRuntime.plural,
+        body,
+      }),
       (err: { code?: number; body?: string }) => {
         assert.equal(err.code, 422, c.title);
         const message = (JSON.parse(err.body ?? '{}') as { message?: string }).message ?? '';
         assert.ok(message.includes(`${c.field}:`), `${c.title}: "${message}" names ${c.field}`);
-        if (c.message !== undefined) assert.ok(message.includes(`${c.field}: Invalid value: `) && message.includes(c.message), `${c.title}: "${message}" says "${c.message}"`);
+        if (c.message !== undefined)
+          assert.ok(
+            message.includes(`${c.field}: Invalid value: `) && message.includes(c.message),
+            `${c.title}: "${message}" says "${c.message}"`,
+          );
         assert.doesNotMatch(message, /should match/, `${c.title}: no raw regex`);
         return true;
       },
@@ -50,12 +59,20 @@ test('specs at the edge of every bound are accepted by the API server', async ()
 test('the four-10-KB-keys spec is refused by the API server with a short message that repeats no key', async () => {
   const verdict = await dryRunner().verdict('clusterRuntime', 'cluster', FOUR_10KB_KEYS);
   assert.equal(verdict.accepted, false);
-  assert.ok(verdict.message.includes(`spec.components: Invalid value: "object": ${COMPONENT_NAME.message}`), verdict.message);
-  assert.ok(verdict.message.length < 512 && !verdict.message.includes('aaaa'), `message of ${verdict.message.length} characters`);
+  assert.ok(
+    verdict.message.includes(`spec.components: Invalid value: "object": ${COMPONENT_NAME.message}`),
+    verdict.message,
+  );
+  assert.ok(
+    verdict.message.length < 512 && !verdict.message.includes('aaaa'),
+    `message of ${verdict.message.length} characters`,
+  );
 });
 
 test('kubectl apply of a runtime with another name is refused naming metadata.name', async () => {
   const file = join(mkdtempSync(join(tmpdir(), 'aicr-')), 'runtime.json');
   writeFileSync(file, JSON.stringify(runtimeManifest({ aicrVersion: 'v0.11.1' }, 'gpu')));
-  await assert.rejects(kubectl('apply', '-f', file), (err: { stderr?: string }) => /metadata\.name: Invalid value/.test(err.stderr ?? ''));
+  await assert.rejects(kubectl('apply', '-f', file), (err: { stderr?: string }) =>
+    /metadata\.name: Invalid value/.test(err.stderr ?? ''),
+  );
 });

@@ -29,16 +29,28 @@ const FLEET = Array.from({ length: 50 }, (_, i) => `gpu-train-${String(i).padSta
 const CA_DATA = 'A'.repeat(1500);
 
 function queueName(logical: string): string {
-  const base = logical.replace(/Queue$|Dlq$/, '').replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase();
+  const base = logical
+    .replace(/Queue$|Dlq$/, '')
+    .replace(/([a-z])([A-Z])/g, '$1-$2')
+    .toLowerCase();
   return `${STACK}-${base}${logical === 'DelayQueue' ? '' : '.fifo'}`;
 }
 
 /** A part of a split value: how the template cuts the queues' URL base from a queue's URL. */
 type SelectSplit = [number, { 'Fn::Split': [string, unknown] }];
 
-function selectedPart(key: string, [index, { 'Fn::Split': [delimiter, source] }]: SelectSplit): string {
+function selectedPart(
+  key: string,
+  [
+    index,
+    {
+      'Fn::Split': [delimiter, source],
+    },
+  ]: SelectSplit,
+): string {
   const part = realValue(key, source).split(delimiter)[index];
-  if (part === undefined) throw new Error(`${key}: no part ${index} of ${JSON.stringify(source)} split at ${delimiter}`);
+  if (part === undefined)
+    throw new Error(`${key}: no part ${index} of ${JSON.stringify(source)} split at ${delimiter}`);
   return part;
 }
 
@@ -52,7 +64,13 @@ function realString(key: string, v: string): string {
 /** The value a real deployment would give a template expression. */
 function realValue(key: string, v: unknown): string {
   if (typeof v === 'string') return realString(key, v);
-  const e = v as { Ref?: string; 'Fn::GetAtt'?: [string, string]; 'Fn::Join'?: unknown; 'Fn::Select'?: SelectSplit; 'Fn::If'?: [string, unknown, unknown] };
+  const e = v as {
+    Ref?: string;
+    'Fn::GetAtt'?: [string, string];
+    'Fn::Join'?: unknown;
+    'Fn::Select'?: SelectSplit;
+    'Fn::If'?: [string, unknown, unknown];
+  };
   if (e['Fn::If']) return longerBranch(key, e['Fn::If']);
   if (e['Fn::Join']) return FLEET.join(',');
   if (e['Fn::Select']) return selectedPart(key, e['Fn::Select']);
@@ -71,18 +89,29 @@ function longerBranch(key: string, [, yes, no]: [string, unknown, unknown]): str
   return a.length >= b.length ? a : b;
 }
 
-const bytes = (env: Record<string, unknown>): number => Object.entries(env).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(realValue(k, v)), 0);
+const bytes = (env: Record<string, unknown>): number =>
+  Object.entries(env).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(realValue(k, v)), 0);
 
 before(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'aicr-sls-env-'));
   await slsPackage(dir);
-  const t = JSON.parse(readFileSync(join(dir, 'cloudformation-template-update-stack.json'), 'utf8')) as { Resources: Record<string, { Type: string } & Fn> };
-  fns = Object.fromEntries(Object.values(t.Resources).filter((r) => r.Type === 'AWS::Lambda::Function').map((r) => [r.Properties.FunctionName.replace(/^aicr-control-plane-ci-/, ''), r.Properties.Environment.Variables]));
+  const t = JSON.parse(readFileSync(join(dir, 'cloudformation-template-update-stack.json'), 'utf8')) as {
+    Resources: Record<string, { Type: string } & Fn>;
+  };
+  fns = Object.fromEntries(
+    Object.values(t.Resources)
+      .filter((r) => r.Type === 'AWS::Lambda::Function')
+      .map((r) => [
+        r.Properties.FunctionName.replace(/^aicr-control-plane-ci-/, ''),
+        r.Properties.Environment.Variables,
+      ]),
+  );
 });
 
-const realEnv = (fn: string): Record<string, string> => Object.fromEntries(Object.entries(fns[fn] ?? {}).map(([k, v]) => [k, realValue(k, v)]));
+const realEnv = (fn: string): Record<string, string> =>
+  Object.fromEntries(Object.entries(fns[fn] ?? {}).map(([k, v]) => [k, realValue(k, v)]));
 
-test('the forwarder\'s environment stays under 3 KB with 50 fleet clusters, and no function passes 3.5 KB of Lambda\'s 4 KB', () => {
+test("the forwarder's environment stays under 3 KB with 50 fleet clusters, and no function passes 3.5 KB of Lambda's 4 KB", () => {
   const sizes = Object.fromEntries(Object.entries(fns).map(([fn, env]) => [fn, bytes(env)]));
   console.log(`environment bytes with 50 fleet clusters: ${JSON.stringify(sizes)}`);
   assert.ok((sizes['forwarder'] ?? Infinity) < 3 * 1024, `forwarder: ${sizes['forwarder']} bytes`);
@@ -90,21 +119,45 @@ test('the forwarder\'s environment stays under 3 KB with 50 fleet clusters, and 
 });
 
 test('each function is given only the queues it sends to, and its configuration still loads', () => {
-  const queueKeys = (fn: string) => Object.keys(fns[fn] ?? {}).filter((k) => /_QUEUE_(URL|ARN)$/.test(k) && k !== 'AICR_DELAY_QUEUE_URL').sort();
+  const queueKeys = (fn: string) =>
+    Object.keys(fns[fn] ?? {})
+      .filter((k) => /_QUEUE_(URL|ARN)$/.test(k) && k !== 'AICR_DELAY_QUEUE_URL')
+      .sort();
   for (const q of QUEUE_NAMES) {
     const { url, arn } = queueSettings(q);
     assert.deepEqual(queueKeys(q), [arn, url].sort(), `the ${q} function names its own queue alone`);
     assert.ok(!(QUEUE_URL_BASE_SETTING in (fns[q] ?? {})), `the ${q} function has no route to the other step queues`);
   }
-  assert.deepEqual(queueKeys('forwarder'), [], 'the forwarder sends immediately (no ARNs), to every step queue through the URL base');
-  assert.deepEqual(queueKeys('relay'), QUEUE_NAMES.map((q) => queueSettings(q).arn).sort(), 'the relay arms timers for every step queue, and forwards to them through the URL base');
+  assert.deepEqual(
+    queueKeys('forwarder'),
+    [],
+    'the forwarder sends immediately (no ARNs), to every step queue through the URL base',
+  );
+  assert.deepEqual(
+    queueKeys('relay'),
+    QUEUE_NAMES.map((q) => queueSettings(q).arn).sort(),
+    'the relay arms timers for every step queue, and forwards to them through the URL base',
+  );
   const everyQueue = Object.fromEntries(QUEUE_NAMES.map((q) => [q, `${SQS_ORIGIN}/${STACK}-${q}.fifo`]));
-  for (const fn of ['forwarder', 'relay']) assert.deepEqual(sqsRoutes(loadConfig(realEnv(fn))).fifoQueueUrl, everyQueue, `${fn}: the URL base gives each step queue's real URL`);
-  for (const env of Object.values(fns)) assert.ok(!Object.keys(env).some((k) => k.endsWith('_DLQ_URL')), 'nothing sends to a dead-letter queue itself');
-  for (const fn of Object.keys(fns)) assert.doesNotThrow(() => loadConfig({ ...realEnv(fn), AICR_FLEET_CLUSTERS: '' }), `${fn}'s settings load`);
+  for (const fn of ['forwarder', 'relay'])
+    assert.deepEqual(
+      sqsRoutes(loadConfig(realEnv(fn))).fifoQueueUrl,
+      everyQueue,
+      `${fn}: the URL base gives each step queue's real URL`,
+    );
+  for (const env of Object.values(fns))
+    assert.ok(!Object.keys(env).some((k) => k.endsWith('_DLQ_URL')), 'nothing sends to a dead-letter queue itself');
+  for (const fn of Object.keys(fns))
+    assert.doesNotThrow(() => loadConfig({ ...realEnv(fn), AICR_FLEET_CLUSTERS: '' }), `${fn}'s settings load`);
 });
 
-test('P6 a step run\'s timings are metric series only with the dashboard, which alone plots them; the forwarder and the relay run no step', () => {
-  for (const v of queueViews()) assert.deepEqual(fns[v.queue]?.[STEP_TIMING_METRICS_SETTING], { 'Fn::If': ['WithDashboard', 'true', 'false'] }, `${v.queue}: timing metrics follow the dashboard`);
-  for (const fn of ['forwarder', 'relay']) assert.equal(fns[fn]?.[STEP_TIMING_METRICS_SETTING], undefined, `${fn} runs no step`);
+test("P6 a step run's timings are metric series only with the dashboard, which alone plots them; the forwarder and the relay run no step", () => {
+  for (const v of queueViews())
+    assert.deepEqual(
+      fns[v.queue]?.[STEP_TIMING_METRICS_SETTING],
+      { 'Fn::If': ['WithDashboard', 'true', 'false'] },
+      `${v.queue}: timing metrics follow the dashboard`,
+    );
+  for (const fn of ['forwarder', 'relay'])
+    assert.equal(fns[fn]?.[STEP_TIMING_METRICS_SETTING], undefined, `${fn} runs no step`);
 });

@@ -34,10 +34,21 @@ function delivery(body: string, id = 'm-1') {
 
 /** Condition types each field manager owns, read from the object's managedFields. */
 function conditionOwners(rt: RuntimeObject | undefined): Record<string, string[]> {
-  const entries = (rt?.metadata as { managedFields?: { manager: string; subresource?: string; fieldsV1?: { 'f:status'?: { 'f:conditions'?: Record<string, unknown> } } }[] }).managedFields ?? [];
+  const entries =
+    (
+      rt?.metadata as {
+        managedFields?: {
+          manager: string;
+          subresource?: string;
+          fieldsV1?: { 'f:status'?: { 'f:conditions'?: Record<string, unknown> } };
+        }[];
+      }
+    ).managedFields ?? [];
   const out: Record<string, string[]> = {};
   for (const e of entries) {
-    const keys = Object.keys(e.fieldsV1?.['f:status']?.['f:conditions'] ?? {}).flatMap((k) => (k.startsWith('k:') ? [(JSON.parse(k.slice(2)) as { type: string }).type] : []));
+    const keys = Object.keys(e.fieldsV1?.['f:status']?.['f:conditions'] ?? {}).flatMap((k) =>
+      k.startsWith('k:') ? [(JSON.parse(k.slice(2)) as { type: string }).type] : [],
+    );
     if (keys.length > 0) out[e.manager] = keys.sort();
   }
   return out;
@@ -49,11 +60,20 @@ test('COND-2 a stalled error writes the owning condition and Stalled=True with i
   const message = 'minting an ecr token failed: the role may not call ecr:GetAuthorizationToken';
   const failing: StepRunner = () => Promise.reject(new StalledError('RegistryCredentialsUnavailable', message));
   const dispatch = createDispatcher({ resolve: failing });
-  const result = await dispatch(delivery(encodeWorkItem(resolveItem(rt.metadata.uid))), dispatchDeps(stepKube('resolve'), captureLogger().log, producer));
+  const result = await dispatch(
+    delivery(encodeWorkItem(resolveItem(rt.metadata.uid))),
+    dispatchDeps(stepKube('resolve'), captureLogger().log, producer),
+  );
   assert.equal(result?.writes, 2, 'the step condition, then the summary');
   const after = await getRuntime();
-  assert.deepEqual([condition(after, 'Resolved')?.status, condition(after, 'Resolved')?.reason], ['False', 'RegistryCredentialsUnavailable']);
-  assert.deepEqual([condition(after, 'Stalled')?.status, condition(after, 'Stalled')?.reason, condition(after, 'Stalled')?.message], ['True', 'RegistryCredentialsUnavailable', message]);
+  assert.deepEqual(
+    [condition(after, 'Resolved')?.status, condition(after, 'Resolved')?.reason],
+    ['False', 'RegistryCredentialsUnavailable'],
+  );
+  assert.deepEqual(
+    [condition(after, 'Stalled')?.status, condition(after, 'Stalled')?.reason, condition(after, 'Stalled')?.message],
+    ['True', 'RegistryCredentialsUnavailable', message],
+  );
   assert.equal(condition(after, 'Reconciling')?.status, 'True', 'this stall retries by itself');
   assert.equal(producer.sent.length, 1, 'and a retry is scheduled');
   assert.equal(producer.sent[0]?.delayMs, 10_000);
@@ -61,21 +81,48 @@ test('COND-2 a stalled error writes the owning condition and Stalled=True with i
 
 test('COND-1 Ready, Reconciling and Stalled are written only under the summary field manager', async () => {
   const rt = await createRuntime(valid);
-  assert.equal((await runResolveOnce(resolveItem(rt.metadata.uid), { kube: stepKube('resolve'), log: captureLogger().log })).writes, 2);
+  assert.equal(
+    (await runResolveOnce(resolveItem(rt.metadata.uid), { kube: stepKube('resolve'), log: captureLogger().log }))
+      .writes,
+    2,
+  );
   const owners = conditionOwners(await getRuntime());
-  assert.deepEqual(owners, { [FIELD_MANAGER.resolve]: ['Resolved'], [FIELD_MANAGER.summary]: ['Ready', 'Reconciling', 'Stalled'] });
+  assert.deepEqual(owners, {
+    [FIELD_MANAGER.resolve]: ['Resolved'],
+    [FIELD_MANAGER.summary]: ['Ready', 'Reconciling', 'Stalled'],
+  });
 });
 
 test('a new step row is routed by the forwarder, dispatched, may drop a condition it owns, and is refused by another step function', async () => {
   // A throw-away step that owns EngineAvailable (no real step writes it yet); the message the test
   // sends it drops it. Told by the message, not by counting runs: a run that lost a write race to
   // resolve's status is run again, and must report the same.
-  const probe: StepRow = { name: 'probe', description: 'test only', queue: 'probe', owns: [CONDITION.engineAvailable], fieldManager: 'aicr-test-probe', timeoutSeconds: 10, wakesOn: [WAKE.runtimeChange], kube: [], aws: { description: 'test only' } };
+  const probe: StepRow = {
+    name: 'probe',
+    description: 'test only',
+    queue: 'probe',
+    owns: [CONDITION.engineAvailable],
+    fieldManager: 'aicr-test-probe',
+    timeoutSeconds: 10,
+    wakesOn: [WAKE.runtimeChange],
+    kube: [],
+    aws: { description: 'test only' },
+  };
   const DROP = 'drop-your-condition';
-  const runProbe: StepRunner = (ctx) => Promise.resolve({ conditions: ctx.item.cause === DROP ? [] : [{ type: CONDITION.engineAvailable, status: 'True', reason: 'EngineReady', message: 'probe' }] });
+  const runProbe: StepRunner = (ctx) =>
+    Promise.resolve({
+      conditions:
+        ctx.item.cause === DROP
+          ? []
+          : [{ type: CONDITION.engineAvailable, status: 'True', reason: 'EngineReady', message: 'probe' }],
+    });
   const table = [...STEP_TABLE, probe];
   // The throw-away step has no identity of its own in the chart's RBAC; it borrows resolve's.
-  const cp = startCapturedControlPlane({ table, runners: { resolve: runResolve, probe: runProbe }, kubeFor: () => stepKube('resolve') });
+  const cp = startCapturedControlPlane({
+    table,
+    runners: { resolve: runResolve, probe: runProbe },
+    kubeFor: () => stepKube('resolve'),
+  });
   try {
     const rt = await createRuntime(valid);
     const seen = await waitFor('probe and resolve reported', async () => {
@@ -85,7 +132,12 @@ test('a new step row is routed by the forwarder, dispatched, may drop a conditio
     assert.equal(condition(seen, 'EngineAvailable')?.reason, 'EngineReady');
     assert.deepEqual(conditionOwners(seen)['aicr-test-probe'], ['EngineAvailable']);
     // A second change runs the probe again; it reports nothing it owns, and its condition goes.
-    await cp.queue.send({ step: 'probe', group: runtimeGroup(rt.metadata.uid), dedupId: 'again', body: encodeWorkItem({ v: 1, step: 'probe', runtime: { name: 'cluster', uid: rt.metadata.uid }, cause: DROP }) });
+    await cp.queue.send({
+      step: 'probe',
+      group: runtimeGroup(rt.metadata.uid),
+      dedupId: 'again',
+      body: encodeWorkItem({ v: 1, step: 'probe', runtime: { name: 'cluster', uid: rt.metadata.uid }, cause: DROP }),
+    });
     const dropped = await waitFor('EngineAvailable dropped', async () => {
       const r = await getRuntime();
       return condition(r, 'EngineAvailable') ? undefined : r;
@@ -100,7 +152,10 @@ test('a new step row is routed by the forwarder, dispatched, may drop a conditio
   const resolveOnly = createDispatcher({ resolve: runResolve }, table);
   const { log, records } = captureLogger();
   const body = encodeWorkItem({ v: 1, step: 'probe', runtime: { name: 'cluster', uid: 'u' }, cause: 'test' });
-  await assert.rejects(resolveOnly(delivery(body), dispatchDeps(stepKube('resolve'), log, new RecordingProducer())), StepNotRoutedError);
+  await assert.rejects(
+    resolveOnly(delivery(body), dispatchDeps(stepKube('resolve'), log, new RecordingProducer())),
+    StepNotRoutedError,
+  );
   const line = records().find((r) => r['message'] === 'message for a step this function does not run');
   assert.equal(line?.['level'], 'ERROR');
   assert.equal(line?.['step'], 'probe');
@@ -110,8 +165,14 @@ test('a message over the API limit is written cut to fit, and the runtime is not
   const rt = await createRuntime(valid);
   // A step reporting more than a condition can hold: four 10 KB field paths, say.
   const huge = `spec.components: ${['A', 'B', 'C', 'D'].map((c) => c.repeat(10_000)).join(', ')}`;
-  const verbose: StepRunner = () => Promise.resolve({ conditions: [{ type: CONDITION.resolved, status: 'False', reason: 'InvalidSpec', message: huge }] });
-  const result = await createDispatcher({ resolve: verbose })(delivery(encodeWorkItem(resolveItem(rt.metadata.uid))), dispatchDeps(stepKube('resolve'), captureLogger().log, new RecordingProducer()));
+  const verbose: StepRunner = () =>
+    Promise.resolve({
+      conditions: [{ type: CONDITION.resolved, status: 'False', reason: 'InvalidSpec', message: huge }],
+    });
+  const result = await createDispatcher({ resolve: verbose })(
+    delivery(encodeWorkItem(resolveItem(rt.metadata.uid))),
+    dispatchDeps(stepKube('resolve'), captureLogger().log, new RecordingProducer()),
+  );
   assert.equal(result?.writes, 2);
   const after = await getRuntime();
   const resolved = condition(after, 'Resolved');
@@ -138,10 +199,16 @@ test('a status write the API server refuses (422) is reported as the control pla
   });
   const producer = new RecordingProducer();
   const { log, records } = captureLogger();
-  await createDispatcher({ resolve: runResolve })(delivery(encodeWorkItem(resolveItem(rt.metadata.uid))), dispatchDeps(buggy, log, producer));
+  await createDispatcher({ resolve: runResolve })(
+    delivery(encodeWorkItem(resolveItem(rt.metadata.uid))),
+    dispatchDeps(buggy, log, producer),
+  );
   const after = await getRuntime();
   assert.equal(condition(after, 'Resolved')?.reason, 'StatusWriteRefused');
-  assert.match(condition(after, 'Resolved')?.message ?? '', /http 422 on status\.conditions\[0\]\.status.*control plane bug/);
+  assert.match(
+    condition(after, 'Resolved')?.message ?? '',
+    /http 422 on status\.conditions\[0\]\.status.*control plane bug/,
+  );
   assert.equal(condition(after, 'Stalled')?.status, 'True');
   assert.equal(producer.sent.length + producer.dead.length, 0, 'nothing is retried');
   assert.ok(records().some((r) => r['message'] === 'step failed' && r['errorKind'] === 'status-write-refused'));

@@ -16,18 +16,41 @@ import { createRuntime, deleteRuntime, ensureCrds, kubectl, waitFor } from '../h
 
 let liveUID = '';
 
-function job(name: string, runtimeUID: string, ours = true): { metadata: { name: string; [key: string]: unknown } } & Record<string, unknown> {
+function job(
+  name: string,
+  runtimeUID: string,
+  ours = true,
+): { metadata: { name: string; [key: string]: unknown } } & Record<string, unknown> {
   const labels = ours ? { [LABEL.managedBy]: MANAGED_BY_VALUE } : { team: 'gpu' };
   const container = { name: 'c', image: 'registry.invalid/none:0', command: ['true'] };
-  return { apiVersion: 'batch/v1', kind: 'Job', metadata: { name, namespace: NAMESPACES.jobs, labels, annotations: { [ANNOTATION.runtimeUID]: runtimeUID } }, spec: { suspend: true, template: { spec: { restartPolicy: 'Never', containers: [container] } } } };
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name, namespace: NAMESPACES.jobs, labels, annotations: { [ANNOTATION.runtimeUID]: runtimeUID } },
+    spec: { suspend: true, template: { spec: { restartPolicy: 'Never', containers: [container] } } },
+  };
 }
 
 async function jobNames(): Promise<string[]> {
-  return (await stepKube('resolve').list(KIND.job, { namespace: NAMESPACES.jobs })).items.map((j) => j.metadata.name).filter((n) => n.startsWith('sweep-')).sort();
+  return (await stepKube('resolve').list(KIND.job, { namespace: NAMESPACES.jobs })).items
+    .map((j) => j.metadata.name)
+    .filter((n) => n.startsWith('sweep-'))
+    .sort();
 }
 
 async function clearJobs(): Promise<void> {
-  await kubectl('-n', NAMESPACES.jobs, 'delete', 'jobs', 'sweep-gone', 'sweep-live', 'sweep-person', 'sweep-local', '--ignore-not-found', '--wait=true');
+  await kubectl(
+    '-n',
+    NAMESPACES.jobs,
+    'delete',
+    'jobs',
+    'sweep-gone',
+    'sweep-live',
+    'sweep-person',
+    'sweep-local',
+    '--ignore-not-found',
+    '--wait=true',
+  );
 }
 
 before(async () => {
@@ -42,7 +65,7 @@ after(async () => {
   await deleteRuntime();
 });
 
-test('KROP-3 Jobs of a runtime that no longer exists are swept once stale and past the grace period; Jobs of a live runtime and a person\'s Jobs stay', async () => {
+test("KROP-3 Jobs of a runtime that no longer exists are swept once stale and past the grace period; Jobs of a live runtime and a person's Jobs stay", async () => {
   const gone = randomUUID();
   // The stage is set as a person would: the chart's policies hold the steps themselves to pinned images.
   const admin = controlPlaneKube();
@@ -52,13 +75,24 @@ test('KROP-3 Jobs of a runtime that no longer exists are swept once stale and pa
   const { log, records } = captureLogger();
   const deps = { kube: forwarderKube(), log, now: () => new Date() };
   const settings = { staleAfterMs: 3_000, graceMs: 60_000 };
-  assert.deepEqual(await sweepLeftovers({ ...deps, startedAt: new Date() }, settings), { skipped: 'grace' }, 'nothing is swept within the grace period');
+  assert.deepEqual(
+    await sweepLeftovers({ ...deps, startedAt: new Date() }, settings),
+    { skipped: 'grace' },
+    'nothing is swept within the grace period',
+  );
   const longAgo = new Date(Date.now() - 3_600_000);
   // Earlier tests may have left Jobs of their deleted runtimes too; only this test's count here.
-  const ours = (r: Awaited<ReturnType<typeof sweepLeftovers>>): string[] => ('jobs' in r ? r.jobs.filter((j) => j.includes('/sweep-')) : ['skipped']);
-  assert.deepEqual(ours(await sweepLeftovers({ ...deps, startedAt: longAgo }, settings)), [], 'a leftover younger than the stale period stays');
+  const ours = (r: Awaited<ReturnType<typeof sweepLeftovers>>): string[] =>
+    'jobs' in r ? r.jobs.filter((j) => j.includes('/sweep-')) : ['skipped'];
+  assert.deepEqual(
+    ours(await sweepLeftovers({ ...deps, startedAt: longAgo }, settings)),
+    [],
+    'a leftover younger than the stale period stays',
+  );
   await new Promise((r) => setTimeout(r, 3_000));
-  assert.deepEqual(ours(await sweepLeftovers({ ...deps, startedAt: longAgo }, settings)), [`${NAMESPACES.jobs}/sweep-gone`]);
+  assert.deepEqual(ours(await sweepLeftovers({ ...deps, startedAt: longAgo }, settings)), [
+    `${NAMESPACES.jobs}/sweep-gone`,
+  ]);
   await waitFor('the swept Job is gone', async () => ((await jobNames()).includes('sweep-gone') ? undefined : true));
   assert.deepEqual(await jobNames(), ['sweep-live', 'sweep-person']);
   assert.ok(records().some((r) => r['message'] === 'removed work of runtimes that no longer exist'));
@@ -66,9 +100,16 @@ test('KROP-3 Jobs of a runtime that no longer exists are swept once stale and pa
 
 test('KROP-3 local mode sweeps on its own timer, after its grace period', async () => {
   await controlPlaneKube().create(KIND.job, job('sweep-local', randomUUID()));
-  const cp = startCapturedControlPlane({ timings: { ...SCALED_TIMINGS, sweepStaleAfterMs: 1_000, sweepGraceMs: 2_000 }, table: STEP_TABLE.filter((r) => r.name === 'rollout') });
+  const cp = startCapturedControlPlane({
+    timings: { ...SCALED_TIMINGS, sweepStaleAfterMs: 1_000, sweepGraceMs: 2_000 },
+    table: STEP_TABLE.filter((r) => r.name === 'rollout'),
+  });
   try {
-    await waitFor('local mode swept the leftover Job', async () => ((await jobNames()).includes('sweep-local') ? undefined : true), 20_000);
+    await waitFor(
+      'local mode swept the leftover Job',
+      async () => ((await jobNames()).includes('sweep-local') ? undefined : true),
+      20_000,
+    );
   } finally {
     cp.stop();
     await cp.running;

@@ -4,13 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import {
-  ApiextensionsV1Api,
-  CoreV1Api,
-  CustomObjectsApi,
-  VersionApi,
-  ApisApi,
-} from '@kubernetes/client-node';
+import { ApiextensionsV1Api, CoreV1Api, CustomObjectsApi, VersionApi, ApisApi } from '@kubernetes/client-node';
 import { SQSClient, ListQueuesCommand, CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { ECRClient, GetAuthorizationTokenCommand } from '@aws-sdk/client-ecr';
 import { adminKubeConfig, awsClientConfig, nobodyKubeConfig, resetMoto, testEnv, uniqueName } from '../helpers/env.ts';

@@ -26,7 +26,9 @@ after(async () => {
 /** Puts the chart's rules back, as upgrading the chart would. */
 async function restoreRole(): Promise<void> {
   await new Promise<void>((done, fail) => {
-    const p = spawn('kubectl', ['--kubeconfig', testEnv().KUBECONFIG, 'replace', '-f', '-'], { stdio: ['pipe', 'ignore', 'inherit'] });
+    const p = spawn('kubectl', ['--kubeconfig', testEnv().KUBECONFIG, 'replace', '-f', '-'], {
+      stdio: ['pipe', 'ignore', 'inherit'],
+    });
     p.on('exit', (code) => (code === 0 ? done() : fail(new Error(`kubectl replace exited ${code}`))));
     p.stdin.end(original);
   });
@@ -34,26 +36,48 @@ async function restoreRole(): Promise<void> {
 
 test('new functions on an older chart: a right the chart does not grant yet shows as APIRequestRefused and clears once the chart is upgraded, with nothing written to Argo CD meanwhile', async () => {
   await clearRolloutStage();
-  const role = JSON.parse(await kubectl('get', 'clusterrole', ROLE, '-o', 'json')) as { metadata: Record<string, unknown>; rules: { resources: string[]; verbs: string[] }[] };
-  original = JSON.stringify({ ...role, metadata: { name: ROLE, labels: role.metadata['labels'], annotations: role.metadata['annotations'] } });
-  const older = role.rules.map((r) => (r.resources.includes('clusterruntimes') ? { ...r, verbs: r.verbs.filter((v) => v !== 'patch') } : r));
+  const role = JSON.parse(await kubectl('get', 'clusterrole', ROLE, '-o', 'json')) as {
+    metadata: Record<string, unknown>;
+    rules: { resources: string[]; verbs: string[] }[];
+  };
+  original = JSON.stringify({
+    ...role,
+    metadata: { name: ROLE, labels: role.metadata['labels'], annotations: role.metadata['annotations'] },
+  });
+  const older = role.rules.map((r) =>
+    r.resources.includes('clusterruntimes') ? { ...r, verbs: r.verbs.filter((v) => v !== 'patch') } : r,
+  );
   await kubectl('patch', 'clusterrole', ROLE, '--type', 'merge', '-p', JSON.stringify({ rules: older }));
   const mark = auditMark();
-  const cp = startCapturedControlPlane({ timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 }, table: STEP_TABLE.filter((r) => r.name === 'rollout') });
+  const cp = startCapturedControlPlane({
+    timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 },
+    table: STEP_TABLE.filter((r) => r.name === 'rollout'),
+  });
   try {
     await createRuntime({ aicrVersion: 'v0.11.1', criteria: { service: 'eks' } });
-    const refused = await waitFor('Stalled with APIRequestRefused', async () => {
-      const c = condition(await getRuntime(), CONDITION.stalled);
-      return c?.status === 'True' && c.reason === 'APIRequestRefused' ? c : undefined;
-    }, 30_000);
+    const refused = await waitFor(
+      'Stalled with APIRequestRefused',
+      async () => {
+        const c = condition(await getRuntime(), CONDITION.stalled);
+        return c?.status === 'True' && c.reason === 'APIRequestRefused' ? c : undefined;
+      },
+      30_000,
+    );
     assert.match(refused.message, /refused the request for aicr-step-rollout: http 403 Forbidden/);
     await assertNoApplicationWrite(mark);
     await restoreRole();
     original = '';
-    const back = await waitFor('the finalizer once the chart is upgraded', async () => {
-      const rt = await getRuntime();
-      return rt?.metadata.finalizers?.includes(FINALIZER.cleanup) && condition(rt, CONDITION.stalled)?.reason !== 'APIRequestRefused' ? rt : undefined;
-    }, 30_000);
+    const back = await waitFor(
+      'the finalizer once the chart is upgraded',
+      async () => {
+        const rt = await getRuntime();
+        return rt?.metadata.finalizers?.includes(FINALIZER.cleanup) &&
+          condition(rt, CONDITION.stalled)?.reason !== 'APIRequestRefused'
+          ? rt
+          : undefined;
+      },
+      30_000,
+    );
     assert.equal(condition(back, CONDITION.released)?.reason, 'AwaitingPlan');
   } finally {
     cp.stop();

@@ -21,9 +21,24 @@ import { kubectlApply } from '../helpers/kubectlApply.ts';
 import { kubectlAicr } from '../helpers/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
 import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
-import { approve, awaitingRollout, clearRolloutStage, released, rollout, rolloutsOf, stopAndClear } from '../helpers/rollouts.ts';
+import {
+  approve,
+  awaitingRollout,
+  clearRolloutStage,
+  released,
+  rollout,
+  rolloutsOf,
+  stopAndClear,
+} from '../helpers/rollouts.ts';
 import { createRuntime, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
-import { GPU_OPERATOR, deploymentAssert, pinnedConfiguration, removeGpuOperator, runGpuOperator, validationRecipe } from '../helpers/validation.ts';
+import {
+  GPU_OPERATOR,
+  deploymentAssert,
+  pinnedConfiguration,
+  removeGpuOperator,
+  runGpuOperator,
+  validationRecipe,
+} from '../helpers/validation.ts';
 
 const TABLE = STEP_TABLE.filter((r) => r.name === 'snapshot' || r.name === 'rollout');
 /** A person's own validation run, elsewhere: the control plane must leave it alone (VAL-5). */
@@ -66,7 +81,10 @@ function assertPassed(r: RolloutObject): void {
   assert.match(v?.job ?? '', /^aicr-validation-[0-9a-f]{16}-1$/);
   assert.ok(v?.runID, 'the run AICR gave its validator Jobs');
   assert.equal(v?.evidence, '', 'v0.11.1 pushes no evidence');
-  assert.deepEqual(v?.checks, [{ name: 'operator-health', status: 'passed' }, { name: 'expected-resources', status: 'passed' }]);
+  assert.deepEqual(v?.checks, [
+    { name: 'operator-health', status: 'passed' },
+    { name: 'expected-resources', status: 'passed' },
+  ]);
 }
 
 before(async () => {
@@ -74,18 +92,47 @@ before(async () => {
   await kubectl('delete', 'jobs,configmaps', '-n', NAMESPACES.validation, '-l', LABEL.stage, '--ignore-not-found');
   await kubectlApply(
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: PERSON_NS } },
-    { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'aicr-deployment-person', namespace: PERSON_NS, labels: { 'aicr.nvidia.com/job-type': 'validation', 'aicr.nvidia.com/run-id': 'person-run', 'app.kubernetes.io/name': 'aicr' } }, spec: { suspend: true, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'validator', image: DEPLOYMENT_VALIDATOR_IMAGE }] } } } },
+    {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: {
+        name: 'aicr-deployment-person',
+        namespace: PERSON_NS,
+        labels: {
+          'aicr.nvidia.com/job-type': 'validation',
+          'aicr.nvidia.com/run-id': 'person-run',
+          'app.kubernetes.io/name': 'aicr',
+        },
+      },
+      spec: {
+        suspend: true,
+        template: {
+          spec: { restartPolicy: 'Never', containers: [{ name: 'validator', image: DEPLOYMENT_VALIDATOR_IMAGE }] },
+        },
+      },
+    },
   );
   cp = startCapturedControlPlane({ timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 }, table: TABLE });
-  runtimeUID = (await createRuntime({ aicrVersion: 'v0.11.1', criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' }, actionTimeout: '5m' })).metadata.uid;
-  await waitFor('a snapshot from discovery', async () => {
-    const rt = await getRuntime();
-    return rt ? discoveryOf(rt).snapshot?.configMap : undefined;
-  }, 90_000);
+  runtimeUID = (
+    await createRuntime({
+      aicrVersion: 'v0.11.1',
+      criteria: { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' },
+      actionTimeout: '5m',
+    })
+  ).metadata.uid;
+  await waitFor(
+    'a snapshot from discovery',
+    async () => {
+      const rt = await getRuntime();
+      return rt ? discoveryOf(rt).snapshot?.configMap : undefined;
+    },
+    90_000,
+  );
 });
 
 after(async () => {
-  if (process.env['DEBUG_VALIDATION']) for (const r of cp.records()) if (r['level'] !== 'DEBUG') console.error(JSON.stringify(r).slice(0, 600));
+  if (process.env['DEBUG_VALIDATION'])
+    for (const r of cp.records()) if (r['level'] !== 'DEBUG') console.error(JSON.stringify(r).slice(0, 600));
   await stopAndClear(cp);
   await kubectl('delete', 'namespace', PERSON_NS, '--ignore-not-found', '--wait=false');
   await applyConfiguration();
@@ -93,16 +140,26 @@ after(async () => {
 
 test('VAL-2 a run whose checks pass ends the rollout Succeeded: the real aicr validate runs the real deployment validator, whose expected-resources check runs chainsaw against the GPU operator the cluster holds; status.validation names the Job, the run and the CTRF report', async () => {
   await runGpuOperator();
-  const recipe = await validationRecipe({ checks: ['operator-health', 'expected-resources'], asserts: { 'gpu-operator': deploymentAssert(GPU_OPERATOR.name, GPU_OPERATOR.namespace) } });
+  const recipe = await validationRecipe({
+    checks: ['operator-health', 'expected-resources'],
+    asserts: { 'gpu-operator': deploymentAssert(GPU_OPERATOR.name, GPU_OPERATOR.namespace) },
+  });
   const { plan, name } = await rollTo(recipe);
-  await released('Validating while the run is under way', (reason, message) => reason === 'Validating' && message.includes(name), 30_000);
+  await released(
+    'Validating while the run is under way',
+    (reason, message) => reason === 'Validating' && message.includes(name),
+    30_000,
+  );
   const r = await ended(name);
   assertPassed(r);
   const report = await reportOf(r);
   assert.ok(report.ok, report.ok ? '' : report.problem);
   assert.equal(report.output.passed, 2);
   assert.deepEqual([...new Set(report.output.checks.map((c) => c.phase))], ['deployment']);
-  assert.match(r.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? '', /succeeded: .*; deployment validation passed \(2 of 2 checks\)/);
+  assert.match(
+    r.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? '',
+    /succeeded: .*; deployment validation passed \(2 of 2 checks\)/,
+  );
   await released(`Released=True on ${plan}`, (reason, message) => reason === 'Released' && message.includes(plan));
   const shown = await kubectlAicr(['describe', name]);
   assert.equal(shown.code, 0, shown.stderr);
@@ -113,7 +170,12 @@ test('VAL-2 a run whose checks pass ends the rollout Succeeded: the real aicr va
 test("VAL-5 only the deployment phase runs, in aicr-validation, under the control plane's own labels; a person's run in another namespace is left alone", async () => {
   const done = (await rolloutsOf(runtimeUID)).filter((r) => r.status?.validation?.job).at(-1);
   assert.ok(done, 'a validated rollout');
-  const job = JSON.parse(await kubectl('get', 'job', done.status?.validation?.job ?? '', '-n', NAMESPACES.validation, '-o', 'json')) as { metadata: { labels?: Record<string, string> }; spec: { template: { spec: { containers: { args: string[] }[] } } } };
+  const job = JSON.parse(
+    await kubectl('get', 'job', done.status?.validation?.job ?? '', '-n', NAMESPACES.validation, '-o', 'json'),
+  ) as {
+    metadata: { labels?: Record<string, string> };
+    spec: { template: { spec: { containers: { args: string[] }[] } } };
+  };
   assert.equal(job.metadata.labels?.[LABEL.stage], 'validation');
   assert.equal(job.metadata.labels?.[LABEL.managedBy], 'aicr-operator');
   const args = job.spec.template.spec.containers[0]?.args ?? [];
@@ -122,8 +184,17 @@ test("VAL-5 only the deployment phase runs, in aicr-validation, under the contro
   const person = await kubectl('get', 'job', 'aicr-deployment-person', '-n', PERSON_NS, '-o', 'name');
   assert.equal(person.trim(), 'job.batch/aicr-deployment-person', "the person's run is still there");
   await settleAudit();
-  const touched = auditSince(0).filter((e) => e.objectRef?.namespace === PERSON_NS && e.user.username.startsWith('system:serviceaccount:aicr-validation') && e.verb !== 'get');
-  assert.deepEqual(touched.map((e) => `${e.verb} ${e.objectRef?.resource}`), [], 'aicr validate wrote nothing in the person\'s namespace');
+  const touched = auditSince(0).filter(
+    (e) =>
+      e.objectRef?.namespace === PERSON_NS &&
+      e.user.username.startsWith('system:serviceaccount:aicr-validation') &&
+      e.verb !== 'get',
+  );
+  assert.deepEqual(
+    touched.map((e) => `${e.verb} ${e.objectRef?.resource}`),
+    [],
+    "aicr validate wrote nothing in the person's namespace",
+  );
 });
 
 test('VAL-2 a check that fails ends the rollout Failed, naming the check and what AICR said, read from the CTRF report in the cluster', async () => {
@@ -140,7 +211,10 @@ test('VAL-2 a check that fails ends the rollout Failed, naming the check and wha
   assert.deepEqual(r.status?.validation?.checks, [{ name: 'operator-health', status: 'failed' }]);
   const report = await reportOf(r);
   assert.ok(report.ok && report.output.failed === 1, 'the CTRF report counts the failed check');
-  await released('RolloutFailed on the runtime', (reason, message) => reason === 'RolloutFailed' && message.includes('operator-health'));
+  await released(
+    'RolloutFailed on the runtime',
+    (reason, message) => reason === 'RolloutFailed' && message.includes('operator-health'),
+  );
 });
 
 test('VAL-3 a retry is a new rollout and a new run: once the cause is fixed, the retried rollout validates again and succeeds', async () => {
@@ -159,7 +233,10 @@ test('VAL-3 a retry is a new rollout and a new run: once the cause is fixed, the
 
 test('VAL-3 validation runs against the recipe the plan records: a component an override turned off is not required', async () => {
   await runGpuOperator();
-  const asserts = { 'gpu-operator': deploymentAssert(GPU_OPERATOR.name, GPU_OPERATOR.namespace), nvsentinel: deploymentAssert('nvsentinel', 'nvsentinel', '5s') };
+  const asserts = {
+    'gpu-operator': deploymentAssert(GPU_OPERATOR.name, GPU_OPERATOR.namespace),
+    nvsentinel: deploymentAssert('nvsentinel', 'nvsentinel', '5s'),
+  };
   const recipe = await validationRecipe({ checks: ['expected-resources'], asserts, disabled: ['nvsentinel'] });
   assert.doesNotMatch(recipe, /name: nvsentinel/, 'the bundle records the recipe without the component turned off');
   const { name } = await rollTo(recipe);
@@ -170,7 +247,8 @@ test('VAL-3 validation runs against the recipe the plan records: a component an 
 
 test('VAL-2 a run that breaks without a report is an internal failure, run once more: a second run that reports decides, a second break fails the rollout (AICR forced to exit 8 by a test knob)', async () => {
   await runGpuOperator();
-  const broken = 'time=… level=ERROR msg="[cli] command failed: error=[INTERNAL] validation failed: informer sync timed out (test knob)"\n';
+  const broken =
+    'time=… level=ERROR msg="[cli] command failed: error=[INTERNAL] validation failed: informer sync timed out (test knob)"\n';
   await withKnob(forceAicrExit('validate', 8, broken), async () => {
     const { name } = await rollTo(await validationRecipe({ checks: ['operator-health'] }));
     const r = await ended(name);
@@ -181,29 +259,55 @@ test('VAL-2 a run that breaks without a report is an internal failure, run once 
     const { name } = await rollTo(await validationRecipe({ checks: ['operator-health'] }));
     const r = await ended(name);
     assert.equal(r.status?.outcome, 'Failed');
-    assert.match(r.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? '', /deployment validation could not run: aicr validation failed 2 times .*informer sync timed out/);
+    assert.match(
+      r.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? '',
+      /deployment validation could not run: aicr validation failed 2 times .*informer sync timed out/,
+    );
   });
 });
 
 test('VAL-2 a readiness constraint the cluster does not meet is refused: the rollout fails naming the constraint, and the run is not repeated', async () => {
-  const recipe = await validationRecipe({ checks: ['operator-health'], constraints: { 'K8s.server.version': '>= 1.99.0' } });
+  const recipe = await validationRecipe({
+    checks: ['operator-health'],
+    constraints: { 'K8s.server.version': '>= 1.99.0' },
+  });
   const { name } = await rollTo(recipe);
   const r = await ended(name);
   assert.equal(r.status?.outcome, 'Failed');
   const message = r.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? '';
   assert.match(message, /deployment validation was refused/);
   assert.match(message, /readiness check failed: K8s\.server\.version expected >= 1\.99\.0/);
-  const jobs = await kubectl('get', 'jobs', '-n', NAMESPACES.validation, '-l', `${LABEL.stage}=validation`, '-o', 'name');
-  assert.equal(jobs.split('\n').filter((j) => j.includes(r.status?.validation?.job?.replace(/-1$/, '') ?? '-')).length, 1, 'one run');
+  const jobs = await kubectl(
+    'get',
+    'jobs',
+    '-n',
+    NAMESPACES.validation,
+    '-l',
+    `${LABEL.stage}=validation`,
+    '-o',
+    'name',
+  );
+  assert.equal(
+    jobs.split('\n').filter((j) => j.includes(r.status?.validation?.job?.replace(/-1$/, '') ?? '-')).length,
+    1,
+    'one run',
+  );
 });
 
 test('VAL-4 a validator image not pinned at the tag AICR names fails the run before it starts, naming the image', async () => {
-  await applyConfiguration(await pinnedConfiguration({ 'ghcr.io/nvidia/aicr-validators/deployment:v0.11.0': `ghcr.io/nvidia/aicr-validators/deployment@sha256:${'0'.repeat(64)}` }));
+  await applyConfiguration(
+    await pinnedConfiguration({
+      'ghcr.io/nvidia/aicr-validators/deployment:v0.11.0': `ghcr.io/nvidia/aicr-validators/deployment@sha256:${'0'.repeat(64)}`,
+    }),
+  );
   try {
     const { name } = await rollTo(await validationRecipe({ checks: ['operator-health'] }));
     const r = await ended(name);
     assert.equal(r.status?.outcome, 'Failed');
-    assert.match(r.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? '', /validator image ghcr\.io\/nvidia\/aicr-validators\/deployment:v0\.11\.1 is not pinned in aicr\.validatorImages/);
+    assert.match(
+      r.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? '',
+      /validator image ghcr\.io\/nvidia\/aicr-validators\/deployment:v0\.11\.1 is not pinned in aicr\.validatorImages/,
+    );
     assert.equal(r.status?.validation?.job, undefined, 'no run started');
   } finally {
     await applyConfiguration(await pinnedConfiguration());
@@ -212,14 +316,21 @@ test('VAL-4 a validator image not pinned at the tag AICR names fails the run bef
 
 test('VAL-4 a validator running another digest than its pin fails the run, its validator Jobs deleted, naming the image', async () => {
   await runGpuOperator();
-  await applyConfiguration(await pinnedConfiguration({ [DEPLOYMENT_VALIDATOR_IMAGE]: `ghcr.io/nvidia/aicr-validators/deployment@sha256:${'0'.repeat(64)}` }));
+  await applyConfiguration(
+    await pinnedConfiguration({
+      [DEPLOYMENT_VALIDATOR_IMAGE]: `ghcr.io/nvidia/aicr-validators/deployment@sha256:${'0'.repeat(64)}`,
+    }),
+  );
   try {
     const asserts = { 'gpu-operator': deploymentAssert(GPU_OPERATOR.name, GPU_OPERATOR.namespace) };
     const { name } = await rollTo(await validationRecipe({ checks: ['expected-resources'], asserts }));
     const r = await ended(name);
     assert.equal(r.status?.outcome, 'Failed');
     const message = r.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? '';
-    assert.match(message, /validator image ghcr\.io\/nvidia\/aicr-validators\/deployment:v0\.11\.1 runs sha256:[0-9a-f]{64} in Pod .*, not sha256:0{64}/);
+    assert.match(
+      message,
+      /validator image ghcr\.io\/nvidia\/aicr-validators\/deployment:v0\.11\.1 runs sha256:[0-9a-f]{64} in Pod .*, not sha256:0{64}/,
+    );
     assert.match(message, /its validator Jobs were deleted \(aicr-/);
   } finally {
     await applyConfiguration(await pinnedConfiguration());
@@ -238,12 +349,27 @@ test('VAL-1 without validation installed the runtime stalls with ValidationUnava
   const r = await awaitingRollout(plan);
   await approve(r.metadata.name);
   const stalled = await released('ValidationUnavailable', (reason) => reason === 'ValidationUnavailable');
-  assert.match(stalled.message, /deployment validation is not installed: validator images pinned in aicr\.validatorImages missing/);
+  assert.match(
+    stalled.message,
+    /deployment validation is not installed: validator images pinned in aicr\.validatorImages missing/,
+  );
   await settleAudit();
-  assert.deepEqual(auditSince(mark).filter((e) => e.objectRef?.resource === 'applications' && ['create', 'patch', 'update'].includes(e.verb) && e.impersonatedUser?.username === 'aicr-step-rollout'), [], 'no step started');
+  assert.deepEqual(
+    auditSince(mark).filter(
+      (e) =>
+        e.objectRef?.resource === 'applications' &&
+        ['create', 'patch', 'update'].includes(e.verb) &&
+        e.impersonatedUser?.username === 'aicr-step-rollout',
+    ),
+    [],
+    'no step started',
+  );
   const base = (await pinnedConfiguration()) as { aicr: Record<string, unknown> };
   await applyConfiguration({ ...base, aicr: { ...base.aicr, versions: {} } });
-  const waiting = await released('Validating cannot run now', (reason, message) => reason === 'ValidationUnavailable' && message.includes('every step is done'));
+  const waiting = await released(
+    'Validating cannot run now',
+    (reason, message) => reason === 'ValidationUnavailable' && message.includes('every step is done'),
+  );
   assert.match(waiting.message, /AICR v0\.11\.1 has no image in aicr\.versions/);
   await applyConfiguration(await pinnedConfiguration());
   const done = await ended(r.metadata.name);
@@ -251,7 +377,14 @@ test('VAL-1 without validation installed the runtime stalls with ValidationUnava
 });
 
 test('spec.validation.deployment: Disabled skips validation for the rollout, visibly in kubectl aicr describe', async () => {
-  await kubectl('patch', 'clusterruntime', 'cluster', '--type=merge', '-p', JSON.stringify({ spec: { validation: { deployment: 'Disabled' } } }));
+  await kubectl(
+    'patch',
+    'clusterruntime',
+    'cluster',
+    '--type=merge',
+    '-p',
+    JSON.stringify({ spec: { validation: { deployment: 'Disabled' } } }),
+  );
   try {
     const { name } = await rollTo(await validationRecipe({ checks: ['operator-health'] }));
     const r = await ended(name);
@@ -260,15 +393,55 @@ test('spec.validation.deployment: Disabled skips validation for the rollout, vis
     const shown = await kubectlAicr(['describe', name]);
     assert.match(shown.stdout, /Validation: Disabled \(spec\.validation\.deployment: Disabled\): skipped/);
   } finally {
-    await kubectl('patch', 'clusterruntime', 'cluster', '--type=merge', '-p', JSON.stringify({ spec: { validation: { deployment: 'Required' } } }));
+    await kubectl(
+      'patch',
+      'clusterruntime',
+      'cluster',
+      '--type=merge',
+      '-p',
+      JSON.stringify({ spec: { validation: { deployment: 'Required' } } }),
+    );
   }
 });
 
 test("aicr validate's identity binds cluster-admin only to AICR's validator ServiceAccount, and creates no other namespace (the chart's admission policy)", async () => {
   const as = '--as=system:serviceaccount:aicr-validation:aicr-validate';
-  await assert.rejects(kubectl('create', 'clusterrolebinding', 'test-escalation', '--clusterrole=cluster-admin', '--serviceaccount=default:default', as), /aicr-validate may create only/);
-  await assert.rejects(kubectl('create', 'clusterrolebinding', 'aicr-validator-other', '--clusterrole=cluster-admin', '--serviceaccount=aicr-validation:aicr-validator', as), /aicr-validate may create only|forbidden/);
-  await assert.rejects(kubectl('create', 'clusterrolebinding', 'aicr-validator', '--clusterrole=view', '--serviceaccount=aicr-validation:aicr-validator', as), /forbidden/i);
+  await assert.rejects(
+    kubectl(
+      'create',
+      'clusterrolebinding',
+      'test-escalation',
+      '--clusterrole=cluster-admin',
+      '--serviceaccount=default:default',
+      as,
+    ),
+    /aicr-validate may create only/,
+  );
+  await assert.rejects(
+    kubectl(
+      'create',
+      'clusterrolebinding',
+      'aicr-validator-other',
+      '--clusterrole=cluster-admin',
+      '--serviceaccount=aicr-validation:aicr-validator',
+      as,
+    ),
+    /aicr-validate may create only|forbidden/,
+  );
+  await assert.rejects(
+    kubectl(
+      'create',
+      'clusterrolebinding',
+      'aicr-validator',
+      '--clusterrole=view',
+      '--serviceaccount=aicr-validation:aicr-validator',
+      as,
+    ),
+    /forbidden/i,
+  );
   await assert.rejects(kubectl('create', 'namespace', 'test-not-validation', as), /aicr-validate may create only/);
-  await assert.rejects(kubectl('create', 'serviceaccount', 'someone', '-n', NAMESPACES.validation, as), /aicr-validate may create only/);
+  await assert.rejects(
+    kubectl('create', 'serviceaccount', 'someone', '-n', NAMESPACES.validation, as),
+    /aicr-validate may create only/,
+  );
 });

@@ -5,7 +5,9 @@ import { readdirSync } from 'node:fs';
 import { before } from 'node:test';
 
 const here = new URL('./', import.meta.url);
-const files = readdirSync(here).filter((name) => name.endsWith('.test.ts')).sort();
+const files = readdirSync(here)
+  .filter((name) => name.endsWith('.test.ts'))
+  .sort();
 
 // Every file is loaded before the first test starts: compiling a file blocks the event loop, which
 // would make the timers of a test running meanwhile fire late.

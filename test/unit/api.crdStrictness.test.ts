@@ -22,7 +22,10 @@ interface Node {
 
 /** Every field of a schema with its dotted path; map values and list items read as "[]". */
 function fields(node: Node, path: string): [string, Node][] {
-  const own = Object.entries(node.properties ?? {}).flatMap(([k, v]) => [[`${path}.${k}`, v] as [string, Node], ...fields(v, `${path}.${k}`)]);
+  const own = Object.entries(node.properties ?? {}).flatMap(([k, v]) => [
+    [`${path}.${k}`, v] as [string, Node],
+    ...fields(v, `${path}.${k}`),
+  ]);
   const nested = node.additionalProperties ?? node.items;
   return nested ? [...own, ...fields(nested, `${path}[]`)] : own;
 }
@@ -46,20 +49,33 @@ function unbounded(node: Node): string | undefined {
 for (const plural of Object.keys(ALL_CRDS) as (keyof typeof ALL_CRDS)[]) {
   test(`${plural}: every field has a description for kubectl explain`, () => {
     // metadata is the API server's own and may carry nothing but the name's type.
-    const missing = fields(rootSchema(plural), plural).filter(([p, n]) => !p.startsWith(`${plural}.metadata`) && !n.description?.trim());
-    assert.deepEqual(missing.map(([p]) => p), []);
+    const missing = fields(rootSchema(plural), plural).filter(
+      ([p, n]) => !p.startsWith(`${plural}.metadata`) && !n.description?.trim(),
+    );
+    assert.deepEqual(
+      missing.map(([p]) => p),
+      [],
+    );
   });
 
   test(`${plural}: every string, map and list in spec and status is bounded`, () => {
     const root = rootSchema(plural);
-    const all = [...fields(root.properties?.['spec'] ?? {}, 'spec'), ...fields(root.properties?.['status'] ?? {}, 'status')];
+    const all = [
+      ...fields(root.properties?.['spec'] ?? {}, 'spec'),
+      ...fields(root.properties?.['status'] ?? {}, 'status'),
+    ];
     const loose = all.flatMap(([p, n]) => (unbounded(n) ? [`${p}: ${unbounded(n)}`] : []));
     assert.deepEqual(loose, []);
   });
 
   test(`${plural}: spec fields are checked by CEL rules with messages, never by a raw pattern`, () => {
-    const withPattern = fields(rootSchema(plural).properties?.['spec'] ?? {}, 'spec').filter(([, n]) => n.pattern !== undefined);
-    assert.deepEqual(withPattern.map(([p]) => p), []);
+    const withPattern = fields(rootSchema(plural).properties?.['spec'] ?? {}, 'spec').filter(
+      ([, n]) => n.pattern !== undefined,
+    );
+    assert.deepEqual(
+      withPattern.map(([p]) => p),
+      [],
+    );
   });
 }
 

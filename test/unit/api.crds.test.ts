@@ -8,9 +8,17 @@ import { renderCrds } from '../../shared/api/renderCrds.ts';
 
 test('the CRDs in the chart match the zod schemas (run npm run gen:crds after changing shared/api)', () => {
   const rendered = renderCrds();
-  assert.deepEqual(readdirSync(CRD_TEMPLATE_DIR).sort(), Object.keys(rendered).sort(), 'one file per CRD, and nothing else');
+  assert.deepEqual(
+    readdirSync(CRD_TEMPLATE_DIR).sort(),
+    Object.keys(rendered).sort(),
+    'one file per CRD, and nothing else',
+  );
   for (const [file, text] of Object.entries(rendered)) {
-    assert.equal(readFileSync(join(CRD_TEMPLATE_DIR, file), 'utf8'), text, `infra/chart/templates/crds/${file} is stale: run npm run gen:crds`);
+    assert.equal(
+      readFileSync(join(CRD_TEMPLATE_DIR, file), 'utf8'),
+      text,
+      `infra/chart/templates/crds/${file} is stale: run npm run gen:crds`,
+    );
   }
 });
 
@@ -18,7 +26,8 @@ test('COND-1 the ClusterRuntime CRD keys conditions by type and prints Ready, St
   const text = renderCrds()['clusterruntimes.yaml'] ?? '';
   assert.match(text, /x-kubernetes-list-type: map/);
   assert.match(text, /x-kubernetes-list-map-keys:\n\s+- type/);
-  for (const col of ['Ready', 'Stalled', 'Reason', 'Active', 'Target', 'Age']) assert.match(text, new RegExp(`name: ${col}\\n`));
+  for (const col of ['Ready', 'Stalled', 'Reason', 'Active', 'Target', 'Age'])
+    assert.match(text, new RegExp(`name: ${col}\\n`));
   assert.match(text, /scope: Cluster/);
   assert.match(text, /status: \{\}/);
 });

@@ -42,7 +42,8 @@ const NO_TESTS = 'none yet';
 const FAMILIES = [...new Set(CATALOGUE.map((id) => id.split('-')[0]))];
 const ID = new RegExp(`\\b(?:${FAMILIES.join('|')})-\\d+\\b`, 'g');
 /** The first string argument of a test call: single-, double- or back-quoted. */
-const TITLE = /(?<![\w$.])test(?:\.(?:only|skip|todo))?\(\s*(?:'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)"|`((?:[^`\\]|\\.)*)`)/g;
+const TITLE =
+  /(?<![\w$.])test(?:\.(?:only|skip|todo))?\(\s*(?:'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)"|`((?:[^`\\]|\\.)*)`)/g;
 const ROW = /^\|\s*([A-Z]+-\d+)\s*\|/;
 
 interface MapRow {
@@ -93,7 +94,12 @@ function mapRows(): MapRow[] {
     .flatMap((text, i) => {
       const id = ROW.exec(text)?.[1];
       if (!id) return [];
-      const cells = text.trim().replace(/^\|/, '').replace(/\|$/, '').split('|').map((c) => c.trim());
+      const cells = text
+        .trim()
+        .replace(/^\|/, '')
+        .replace(/\|$/, '')
+        .split('|')
+        .map((c) => c.trim());
       return [{ line: i + 1, id, cells }];
     });
 }
@@ -132,13 +138,26 @@ test('the map has exactly one well-formed row per catalogue behaviour and no oth
   const problems: string[] = [];
   for (const id of catalogue) {
     const found = rows.filter((r) => r.id === id);
-    if (found.length === 0) problems.push(`${id} has no row: add "| ${id} | <rule> | <code paths or ${NOT_BUILT}> | <test files or ${NO_TESTS}> |"`);
-    if (found.length > 1) problems.push(`${id} has ${found.length} rows (lines ${found.map((r) => r.line).join(', ')}): keep one`);
+    if (found.length === 0)
+      problems.push(
+        `${id} has no row: add "| ${id} | <rule> | <code paths or ${NOT_BUILT}> | <test files or ${NO_TESTS}> |"`,
+      );
+    if (found.length > 1)
+      problems.push(`${id} has ${found.length} rows (lines ${found.map((r) => r.line).join(', ')}): keep one`);
   }
   for (const row of rows) {
-    if (!catalogue.includes(row.id)) problems.push(`${where(row)}: ${row.id} is not a catalogue ID: remove the row, or add the ID to CATALOGUE in test/unit/behaviours.map.test.ts`);
-    if (row.cells.length !== 4) problems.push(`${where(row)}: has ${row.cells.length} cells, wants 4 (ID, rule, code, tests); a "|" inside a cell splits it`);
-    else if (row.cells.some((c) => c.length === 0)) problems.push(`${where(row)}: an empty cell; write the rule, the code (or "${NOT_BUILT}") and the tests (or "${NO_TESTS}")`);
+    if (!catalogue.includes(row.id))
+      problems.push(
+        `${where(row)}: ${row.id} is not a catalogue ID: remove the row, or add the ID to CATALOGUE in test/unit/behaviours.map.test.ts`,
+      );
+    if (row.cells.length !== 4)
+      problems.push(
+        `${where(row)}: has ${row.cells.length} cells, wants 4 (ID, rule, code, tests); a "|" inside a cell splits it`,
+      );
+    else if (row.cells.some((c) => c.length === 0))
+      problems.push(
+        `${where(row)}: an empty cell; write the rule, the code (or "${NOT_BUILT}") and the tests (or "${NO_TESTS}")`,
+      );
   }
   fail(problems);
 });
@@ -148,9 +167,11 @@ test('every path in the code column exists', () => {
   for (const row of rows) {
     const cell = codeCell(row);
     const paths = backticked(cell);
-    if (paths.length === 0 && !cell.startsWith(NOT_BUILT)) problems.push(`${where(row)}: code column names no file in backticks and does not say "${NOT_BUILT}"`);
+    if (paths.length === 0 && !cell.startsWith(NOT_BUILT))
+      problems.push(`${where(row)}: code column names no file in backticks and does not say "${NOT_BUILT}"`);
     for (const p of paths) {
-      if (!existsSync(join(ROOT, p))) problems.push(`${where(row)}: code path \`${p}\` does not exist: fix or remove it`);
+      if (!existsSync(join(ROOT, p)))
+        problems.push(`${where(row)}: code path \`${p}\` does not exist: fix or remove it`);
     }
   }
   fail(problems);
@@ -161,9 +182,13 @@ test('every behaviour a test title names is in the map, and its row lists that t
   for (const [id, files] of [...namedByTests()].sort(([a], [b]) => a.localeCompare(b))) {
     for (const file of [...files].sort()) {
       const row = rows.find((r) => r.id === id);
-      if (!catalogue.includes(id)) problems.push(`${file}: a test title names ${id}, which is not in the catalogue: fix the title, or add ${id} to CATALOGUE and a row to the map`);
+      if (!catalogue.includes(id))
+        problems.push(
+          `${file}: a test title names ${id}, which is not in the catalogue: fix the title, or add ${id} to CATALOGUE and a row to the map`,
+        );
       else if (!row) problems.push(`${file}: a test title names ${id}, which has no row: add one listing \`${file}\``);
-      else if (!backticked(testsCell(row)).includes(file)) problems.push(`${where(row)}: add \`${file}\` to the tests column (a test title there names ${id})`);
+      else if (!backticked(testsCell(row)).includes(file))
+        problems.push(`${where(row)}: add \`${file}\` to the tests column (a test title there names ${id})`);
     }
   }
   fail(problems);
@@ -175,10 +200,15 @@ test('every test file a row lists names that behaviour in one of its test titles
   for (const row of rows) {
     const cell = testsCell(row);
     const files = backticked(cell);
-    if (files.length === 0 && cell !== NO_TESTS) problems.push(`${where(row)}: tests column names no test file in backticks and does not say "${NO_TESTS}"`);
+    if (files.length === 0 && cell !== NO_TESTS)
+      problems.push(`${where(row)}: tests column names no test file in backticks and does not say "${NO_TESTS}"`);
     for (const file of files) {
-      if (!/^test\/.+\.test\.ts$/.test(file) || !existsSync(join(ROOT, file))) problems.push(`${where(row)}: \`${file}\` is not a test file under test/: fix or remove it`);
-      else if (!named.get(row.id)?.has(file)) problems.push(`${where(row)}: no test title in \`${file}\` names ${row.id}: remove it from the row, or name ${row.id} in the title of the test that proves it`);
+      if (!/^test\/.+\.test\.ts$/.test(file) || !existsSync(join(ROOT, file)))
+        problems.push(`${where(row)}: \`${file}\` is not a test file under test/: fix or remove it`);
+      else if (!named.get(row.id)?.has(file))
+        problems.push(
+          `${where(row)}: no test title in \`${file}\` names ${row.id}: remove it from the row, or name ${row.id} in the title of the test that proves it`,
+        );
     }
   }
   fail(problems);

@@ -14,12 +14,18 @@ import { CHART_VALUES, helm, renderChart } from '../helpers/chart.ts';
 const VALUES_TEXT = readFileSync(join(CHART_DIR, 'values.yaml'), 'utf8');
 
 async function refusal(valueArgs: string[]): Promise<string> {
-  return renderChart(valueArgs).then(() => '', (err: unknown) => String(err));
+  return renderChart(valueArgs).then(
+    () => '',
+    (err: unknown) => String(err),
+  );
 }
 
 test('helm lint passes on the chart with its defaults and with the test values', async () => {
   assert.match(await helm('lint', CHART_DIR), /1 chart\(s\) linted, 0 chart\(s\) failed/);
-  assert.match(await helm('lint', CHART_DIR, '-f', CHART_VALUES, '--set', 'registry.repository=registry.example:5000/aicr'), /0 chart\(s\) failed/);
+  assert.match(
+    await helm('lint', CHART_DIR, '-f', CHART_VALUES, '--set', 'registry.repository=registry.example:5000/aicr'),
+    /0 chart\(s\) failed/,
+  );
 });
 
 test('values.schema.json is what npm run gen:crds writes from the configuration schema', () => {
@@ -34,11 +40,16 @@ test('helm refuses a misspelt values key and a value of the wrong kind, naming t
   assert.equal(await refusal(['--set', 'plans.keep=7', '--set', 'argocd.mode=managed']), '', 'valid values render');
 });
 
-test('values.yaml\'s defaults are the defaults the control plane fills in for an empty configuration', () => {
+test("values.yaml's defaults are the defaults the control plane fills in for an empty configuration", () => {
   assert.deepEqual(ConfigurationSchema.parse(parse(VALUES_TEXT)), ConfigurationSchema.parse({}));
 });
 
-interface KeyLine { readonly indent: number; readonly key: string; readonly leaf: boolean; readonly commented: boolean }
+interface KeyLine {
+  readonly indent: number;
+  readonly key: string;
+  readonly leaf: boolean;
+  readonly commented: boolean;
+}
 
 function keyLines(text: string): KeyLine[] {
   const lines = text.split('\n');
@@ -46,8 +57,19 @@ function keyLines(text: string): KeyLine[] {
     const m = /^( *)([A-Za-z][A-Za-z0-9]*):(.*)$/.exec(line);
     if (!m) return [];
     const [, spaces = '', key = '', rest = ''] = m;
-    const above = lines.slice(0, i).reverse().find((l) => l.trim() !== '') ?? '';
-    return [{ indent: spaces.length, key, leaf: rest.trim() !== '', commented: above.indexOf('#') === spaces.length && above.trim().startsWith('#') }];
+    const above =
+      lines
+        .slice(0, i)
+        .reverse()
+        .find((l) => l.trim() !== '') ?? '';
+    return [
+      {
+        indent: spaces.length,
+        key,
+        leaf: rest.trim() !== '',
+        commented: above.indexOf('#') === spaces.length && above.trim().startsWith('#'),
+      },
+    ];
   });
 }
 

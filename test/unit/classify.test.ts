@@ -75,7 +75,8 @@ test('a registry refusal is logged with its http status, and names no credential
   const fields = errorFields(new RegistryRefusedError(403, '127.0.0.1:5000', 'aicr/bundles'));
   assert.deepEqual(fields, {
     errorKind: 'registry-refused',
-    error: 'registry 127.0.0.1:5000 refused access to aicr/bundles (http 403): grant the credentials pull access to this repository',
+    error:
+      'registry 127.0.0.1:5000 refused access to aicr/bundles (http 403): grant the credentials pull access to this repository',
     httpStatus: 403,
   });
 });

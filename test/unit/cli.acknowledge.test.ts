@@ -49,9 +49,17 @@ function rollout(): Record<string, unknown> {
       runtimeUID: '5c9a1f3e-0000-4000-8000-000000000001',
       type: 'Upgrade',
       toPlan: 'aicr-plan-0123456789abcdef',
-      steps: [{ release: 'driver', action: 'Upgrade' }, { release: 'other', action: 'Upgrade' }],
+      steps: [
+        { release: 'driver', action: 'Upgrade' },
+        { release: 'other', action: 'Upgrade' },
+      ],
     },
-    status: { steps: [{ release: 'driver', state: 'AwaitingAcknowledgement' }, { release: 'other', state: 'Pending' }] },
+    status: {
+      steps: [
+        { release: 'driver', state: 'AwaitingAcknowledgement' },
+        { release: 'other', state: 'Pending' },
+      ],
+    },
   };
 }
 
@@ -60,8 +68,12 @@ function setState(extra: Record<string, unknown>): void {
   writeFileSync(CALLS, '');
 }
 
-const state = (): { rollout: { spec: { acknowledgements?: { release: string; acknowledgedBy: string }[] } } } => JSON.parse(readFileSync(STATE, 'utf8')) as never;
-const patches = (): string[] => readFileSync(CALLS, 'utf8').split('\n').filter((l) => l.startsWith('patch '));
+const state = (): { rollout: { spec: { acknowledgements?: { release: string; acknowledgedBy: string }[] } } } =>
+  JSON.parse(readFileSync(STATE, 'utf8')) as never;
+const patches = (): string[] =>
+  readFileSync(CALLS, 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('patch '));
 let saved: string | undefined;
 
 before(() => {
@@ -80,16 +92,31 @@ after(() => {
 test('APR-3 acknowledge writes with the resourceVersion it read; after a conflict it reads again and keeps the entry written meanwhile', async () => {
   setState({ conflicts: 1 });
   const done = await acknowledge({ flags: [] }, NAME, undefined, 5_000);
-  assert.deepEqual([done.acknowledgement.release, done.acknowledgement.acknowledgedBy, done.step.state], ['driver', 'alice', 'Succeeded']);
+  assert.deepEqual(
+    [done.acknowledgement.release, done.acknowledgement.acknowledgedBy, done.step.state],
+    ['driver', 'alice', 'Succeeded'],
+  );
   const [first, second, ...more] = patches();
   assert.equal(more.length, 0);
   assert.match(first ?? '', /"resourceVersion":"10"/);
   assert.match(second ?? '', /"resourceVersion":"11"/);
-  assert.deepEqual(state().rollout.spec.acknowledgements?.map((a) => [a.release, a.acknowledgedBy]), [['other', 'bob'], ['driver', 'alice']]);
+  assert.deepEqual(
+    state().rollout.spec.acknowledgements?.map((a) => [a.release, a.acknowledgedBy]),
+    [
+      ['other', 'bob'],
+      ['driver', 'alice'],
+    ],
+  );
 });
 
 test('APR-3 an admission refusal is shown as the policy worded it, and nothing waits', async () => {
   setState({ deny: 'spec.acknowledgements only grows: an acknowledgement once given stays as it was' });
-  await assert.rejects(acknowledge({ flags: [] }, NAME, undefined, 5_000), (e: Error) => e instanceof Refused && e.message === 'acknowledgement refused: spec.acknowledgements only grows: an acknowledgement once given stays as it was');
+  await assert.rejects(
+    acknowledge({ flags: [] }, NAME, undefined, 5_000),
+    (e: Error) =>
+      e instanceof Refused &&
+      e.message ===
+        'acknowledgement refused: spec.acknowledgements only grows: an acknowledgement once given stays as it was',
+  );
   assert.equal(patches().length, 1);
 });

@@ -5,7 +5,19 @@ import assert from 'node:assert/strict';
 import { UsageError, parseArgs } from '../../cli/args.ts';
 
 test('kubectl aicr passes --kubeconfig, --context and --as through to kubectl, and reads -o and --timeout itself', () => {
-  const a = parseArgs(['approve', 'aicr-rollout-x', '--kubeconfig', '/k', '--context=prod', '--as', 'alice', '-o', 'json', '--timeout=90s', '--insecure-skip-tls-verify']);
+  const a = parseArgs([
+    'approve',
+    'aicr-rollout-x',
+    '--kubeconfig',
+    '/k',
+    '--context=prod',
+    '--as',
+    'alice',
+    '-o',
+    'json',
+    '--timeout=90s',
+    '--insecure-skip-tls-verify',
+  ]);
   assert.equal(a.verb, 'approve');
   assert.deepEqual(a.positional, ['aicr-rollout-x']);
   assert.deepEqual(a.kubectl, ['--kubeconfig=/k', '--context=prod', '--as=alice', '--insecure-skip-tls-verify']);
@@ -14,9 +26,18 @@ test('kubectl aicr passes --kubeconfig, --context and --as through to kubectl, a
 });
 
 test('kubectl aicr refuses an unknown flag, an output format it does not have and a flag without its value, naming them', () => {
-  assert.throws(() => parseArgs(['describe', '--bogus']), (e: Error) => e instanceof UsageError && /unknown flag --bogus/.test(e.message));
-  assert.throws(() => parseArgs(['describe', '-o', 'wide']), (e: Error) => e instanceof UsageError && /-o wide/.test(e.message));
-  assert.throws(() => parseArgs(['describe', '--as']), (e: Error) => e instanceof UsageError && /--as needs a value/.test(e.message));
+  assert.throws(
+    () => parseArgs(['describe', '--bogus']),
+    (e: Error) => e instanceof UsageError && /unknown flag --bogus/.test(e.message),
+  );
+  assert.throws(
+    () => parseArgs(['describe', '-o', 'wide']),
+    (e: Error) => e instanceof UsageError && /-o wide/.test(e.message),
+  );
+  assert.throws(
+    () => parseArgs(['describe', '--as']),
+    (e: Error) => e instanceof UsageError && /--as needs a value/.test(e.message),
+  );
 });
 
 test('ROL-6 kubectl aicr revoke reads --reason in either spelling; retry and revoke are in the usage', async () => {

@@ -18,7 +18,11 @@ let tarball: string;
 
 /** A shell with nothing of the repository: the installed bin and a node on PATH, a directory of its own. */
 function plainEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { PATH: [join(work, 'prefix/bin'), dirname(process.execPath), '/usr/bin', '/bin'].join(':'), HOME: work, ...extra };
+  return {
+    PATH: [join(work, 'prefix/bin'), dirname(process.execPath), '/usr/bin', '/bin'].join(':'),
+    HOME: work,
+    ...extra,
+  };
 }
 
 before(async () => {
@@ -27,20 +31,31 @@ before(async () => {
   const [name] = readdirSync(work).filter((f) => f.endsWith('.tgz'));
   assert.ok(name, 'npm pack made a tarball');
   tarball = join(work, name);
-  await run('npm', ['install', '--global', '--prefix', join(work, 'prefix'), '--offline', '--no-audit', '--no-fund', tarball], { cwd: work, env: plainEnv({ PATH: `${dirname(process.execPath)}:/usr/bin:/bin` }) });
+  await run(
+    'npm',
+    ['install', '--global', '--prefix', join(work, 'prefix'), '--offline', '--no-audit', '--no-fund', tarball],
+    { cwd: work, env: plainEnv({ PATH: `${dirname(process.execPath)}:/usr/bin:/bin` }) },
+  );
   installed = join(work, 'prefix/bin/kubectl-aicr');
 });
 
 test('the package holds one bundled file and its manifest, and needs no other package', async () => {
   const { stdout } = await run('tar', ['-tzf', tarball]);
   assert.deepEqual(stdout.trim().split('\n').sort(), ['package/kubectl-aicr.mjs', 'package/package.json']);
-  const manifest = JSON.parse((await run('tar', ['-xzOf', tarball, 'package/package.json'])).stdout) as Record<string, unknown>;
+  const manifest = JSON.parse((await run('tar', ['-xzOf', tarball, 'package/package.json'])).stdout) as Record<
+    string,
+    unknown
+  >;
   assert.equal(manifest['dependencies'], undefined);
   assert.deepEqual(manifest['bin'], { 'kubectl-aicr': 'kubectl-aicr.mjs' });
   const bundle = readFileSync(join(ROOT, 'plugin/kubectl-aicr.mjs'), 'utf8');
   const imported = [...bundle.matchAll(/(?:from |import\(|require\()["']([^"']+)["']/g)].map((m) => m[1] ?? '');
   const builtin = new Set(builtinModules);
-  assert.deepEqual(imported.filter((s) => !s.startsWith('node:') && !builtin.has(s)), [], 'the bundle loads only Node itself');
+  assert.deepEqual(
+    imported.filter((s) => !s.startsWith('node:') && !builtin.has(s)),
+    [],
+    'the bundle loads only Node itself',
+  );
 });
 
 test('installed, kubectl-aicr prints its usage from anywhere', async () => {
@@ -53,9 +68,15 @@ test('installed, kubectl-aicr runs its commands through kubectl with the flags i
   const argv = join(work, 'kubectl-argv');
   const kubectl = join(work, 'kubectl');
   // A kubectl that answers as the API server does for a runtime that does not exist.
-  writeFileSync(kubectl, `#!/bin/sh\necho "$@" >> ${argv}\necho 'Error from server (NotFound): clusterruntimes.operator.aicr.run "cluster" not found' >&2\nexit 1\n`);
+  writeFileSync(
+    kubectl,
+    `#!/bin/sh\necho "$@" >> ${argv}\necho 'Error from server (NotFound): clusterruntimes.operator.aicr.run "cluster" not found' >&2\nexit 1\n`,
+  );
   chmodSync(kubectl, 0o755);
-  const err = await run(installed, ['describe', '--context', 'gpu-prod'], { cwd: work, env: plainEnv({ KUBECTL: kubectl }) }).then(
+  const err = await run(installed, ['describe', '--context', 'gpu-prod'], {
+    cwd: work,
+    env: plainEnv({ KUBECTL: kubectl }),
+  }).then(
     () => assert.fail('describe succeeded without a runtime'),
     (e: unknown) => e as { code: number; stderr: string },
   );

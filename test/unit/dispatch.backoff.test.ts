@@ -47,10 +47,20 @@ function delivery(body: string, n: number): ReceivedMessage {
 }
 
 /** Feeds each retry back in, as the queue would, until nothing more is sent. */
-async function chase(runner: StepRunner, rounds: number): Promise<{ delays: number[]; attempts: number[]; producer: RecordingProducer }> {
+async function chase(
+  runner: StepRunner,
+  rounds: number,
+): Promise<{ delays: number[]; attempts: number[]; producer: RecordingProducer }> {
   const producer = new RecordingProducer();
   const dispatch = createDispatcher({ resolve: runner }, STEP_TABLE);
-  const deps = { kube: fakeKube(), log: captureLogger().log, now: () => new Date(), timings: DEFAULT_TIMINGS, producer, random: () => 0 };
+  const deps = {
+    kube: fakeKube(),
+    log: captureLogger().log,
+    now: () => new Date(),
+    timings: DEFAULT_TIMINGS,
+    producer,
+    random: () => 0,
+  };
   let body = encodeWorkItem(resolveItem('u-1'));
   for (let n = 0; n < rounds; n++) {
     const before = producer.sent.length;
@@ -70,7 +80,10 @@ test('OBS-2 FLT-2 backoff delays grow across attempts, 10 s doubling to a 5 min 
   const { delays, attempts, producer } = await chase(() => Promise.reject(new TransientError('api 503')), 20);
   assert.deepEqual(delays.slice(0, 7), [10_000, 20_000, 40_000, 80_000, 160_000, 300_000, 300_000]);
   assert.equal(delays.length, 20, 'every round schedules the next, long past the eighth attempt');
-  assert.ok(delays.slice(5).every((d) => d === 300_000), 'at the cap');
+  assert.ok(
+    delays.slice(5).every((d) => d === 300_000),
+    'at the cap',
+  );
   assert.deepEqual(attempts.slice(0, 3), [2, 3, 4]);
   assert.equal(attempts.at(-1), 21);
   assert.equal(producer.dead.length, 0);
@@ -78,7 +91,8 @@ test('OBS-2 FLT-2 backoff delays grow across attempts, 10 s doubling to a 5 min 
 
 test('FLT-2 a lost write race is run again at once in the same delivery, and still losing it sends a retry due now', async () => {
   let runs = 0;
-  const conflictOnce: StepRunner = () => (++runs === 1 ? Promise.reject(new ConflictError('write conflict (Conflict); re-reading')) : Promise.resolve({}));
+  const conflictOnce: StepRunner = () =>
+    ++runs === 1 ? Promise.reject(new ConflictError('write conflict (Conflict); re-reading')) : Promise.resolve({});
   const once = await chase(conflictOnce, 1);
   assert.equal(runs, 2, 'the step ran again in the same delivery');
   assert.deepEqual(once.delays, [], 'no retry message was needed');
@@ -121,7 +135,10 @@ test('each retry has its own deduplication ID, so retries of different deliverie
 });
 
 test('COND-2 a stall that clears by itself retries at the cap for as long as it lasts and is never dead-lettered', async () => {
-  const { delays, producer } = await chase(() => Promise.reject(new StalledError('RegistryCredentialsUnavailable', 'minting an ecr token failed')), 12);
+  const { delays, producer } = await chase(
+    () => Promise.reject(new StalledError('RegistryCredentialsUnavailable', 'minting an ecr token failed')),
+    12,
+  );
   assert.equal(delays.length, 12);
   assert.deepEqual(delays.slice(0, 3), [10_000, 20_000, 40_000]);
   assert.ok(delays.slice(5).every((d) => d === 300_000));
@@ -135,7 +152,12 @@ test('a stall that waits for a person schedules nothing', async () => {
 });
 
 test('REG-1 a step that reports a transient failure in its conditions is retried with the same backoff by attempt, and never dead-lettered', async () => {
-  const report = { conditions: [{ type: 'Resolved', status: 'False', reason: 'Resolving', message: '[SERVICE_UNAVAILABLE] registry down' }], backoff: true } as const;
+  const report = {
+    conditions: [
+      { type: 'Resolved', status: 'False', reason: 'Resolving', message: '[SERVICE_UNAVAILABLE] registry down' },
+    ],
+    backoff: true,
+  } as const;
   const { delays, attempts, producer } = await chase(() => Promise.resolve(report), 12);
   assert.deepEqual(delays.slice(0, 6), [10_000, 20_000, 40_000, 80_000, 160_000, 300_000]);
   assert.equal(delays.length, 12, 'still retrying after the last attempt a thrown error would have');
@@ -145,30 +167,61 @@ test('REG-1 a step that reports a transient failure in its conditions is retried
 
 test('a recheck with a key is one timer per key: two runs asking for the same time send the same deduplication ID', async () => {
   const producer = new RecordingProducer();
-  const runner: StepRunner = () => Promise.resolve({ recheckAfterMs: 60_000, recheckKey: 'refresh-2026-12-01T06:00:00.000Z' });
+  const runner: StepRunner = () =>
+    Promise.resolve({ recheckAfterMs: 60_000, recheckKey: 'refresh-2026-12-01T06:00:00.000Z' });
   const dispatch = createDispatcher({ resolve: runner }, STEP_TABLE);
-  const deps = { kube: fakeKube(), log: captureLogger().log, now: () => new Date(), timings: DEFAULT_TIMINGS, producer };
+  const deps = {
+    kube: fakeKube(),
+    log: captureLogger().log,
+    now: () => new Date(),
+    timings: DEFAULT_TIMINGS,
+    producer,
+  };
   for (const n of [1, 2]) await dispatch(delivery(encodeWorkItem(resolveItem('u-1')), n), deps);
   const ids = producer.sent.map((m) => m.dedupId);
-  assert.deepEqual(ids, ['u-1/resolve/timer/refresh-2026-12-01T06:00:00.000Z', 'u-1/resolve/timer/refresh-2026-12-01T06:00:00.000Z']);
-  assert.deepEqual(producer.sent.map((m) => m.delayMs), [60_000, 60_000]);
+  assert.deepEqual(ids, [
+    'u-1/resolve/timer/refresh-2026-12-01T06:00:00.000Z',
+    'u-1/resolve/timer/refresh-2026-12-01T06:00:00.000Z',
+  ]);
+  assert.deepEqual(
+    producer.sent.map((m) => m.delayMs),
+    [60_000, 60_000],
+  );
 });
 
 test('OBS-3 FLT-2 an identity the API server refuses everything (no access entry) neither spins nor goes quiet: one stall-not-written line naming the likely cause, one KubeApiUnreachable count, and a retry with backoff', async () => {
-  const refused = (): Promise<never> => Promise.reject(new KubeRequestError(401, 'Unauthorized', [], 'aicr:step:resolve'));
+  const refused = (): Promise<never> =>
+    Promise.reject(new KubeRequestError(401, 'Unauthorized', [], 'aicr:step:resolve'));
   let requests = 0;
-  const kube: KubePort = { ...fakeKube(), get: () => (requests++, refused()), applyStatus: () => (requests++, refused()) };
+  const kube: KubePort = {
+    ...fakeKube(),
+    get: () => (requests++, refused()),
+    applyStatus: () => (requests++, refused()),
+  };
   const producer = new RecordingProducer();
   const { log, records } = captureLogger();
   const dispatch = createDispatcher({ resolve: refused }, STEP_TABLE);
-  await dispatch(delivery(encodeWorkItem(resolveItem('u-1')), 0), { kube, log, now: () => new Date(), timings: DEFAULT_TIMINGS, producer, random: () => 0 });
+  await dispatch(delivery(encodeWorkItem(resolveItem('u-1')), 0), {
+    kube,
+    log,
+    now: () => new Date(),
+    timings: DEFAULT_TIMINGS,
+    producer,
+    random: () => 0,
+  });
   assert.ok(requests <= 2, `the refused stall is not written over and over (${requests} requests)`);
-  const line = records().filter((r) => r['message'] === 'stall not written: kubernetes api refused the runtime status write');
+  const line = records().filter(
+    (r) => r['message'] === 'stall not written: kubernetes api refused the runtime status write',
+  );
   assert.equal(line.length, 1);
   assert.equal(line[0]?.['httpStatus'], 401);
   assert.equal(line[0]?.['identity'], 'aicr:step:resolve');
   assert.match(String(line[0]?.['likelyCause']), /access entry/);
   assert.equal(records().filter((r) => r[METRIC.kubeUnreachable.name] === 1).length, 1);
-  assert.deepEqual(producer.sent.map((m) => m.delayMs), [10_000], 'retried with backoff, never dead-lettered');
+  assert.deepEqual(
+    producer.sent.map((m) => m.delayMs),
+    [10_000],
+    'retried with backoff, never dead-lettered',
+  );
   assert.equal(producer.dead.length, 0);
 });

@@ -16,7 +16,17 @@ import { dispatchedRuntime as runtime, resolveItem } from '../helpers/steps.ts';
 /** Reads only: the step below changes nothing. */
 function readOnlyKube(): KubePort {
   const refused = (): Promise<never> => Promise.reject(new Error('a step that changes nothing writes nothing'));
-  return { get: <T>() => Promise.resolve(structuredClone(runtime) as T), applyStatus: refused, list: refused, watch: refused, create: refused, update: refused, apply: refused, patch: refused, delete: refused };
+  return {
+    get: <T>() => Promise.resolve(structuredClone(runtime) as T),
+    applyStatus: refused,
+    list: refused,
+    watch: refused,
+    create: refused,
+    update: refused,
+    apply: refused,
+    patch: refused,
+    delete: refused,
+  };
 }
 
 /** Sets the function setting (or leaves it out) for one call, as the function's environment would. */
@@ -33,8 +43,22 @@ async function oneRun(setting: string | undefined): Promise<Record<string, unkno
     const dispatch = createDispatcher({ resolve: () => Promise.resolve({}) }, STEP_TABLE);
     const sentAt = Date.now() - 3_000;
     await dispatch(
-      { id: 'm-1', group: 'runtime-u-1', dedupId: 'd-1', body: encodeWorkItem(resolveItem('u-1')), receiveCount: 1, sentAt },
-      { kube: readOnlyKube(), log, now: () => new Date(), timings: DEFAULT_TIMINGS, producer: new RecordingProducer(), random: () => 0 },
+      {
+        id: 'm-1',
+        group: 'runtime-u-1',
+        dedupId: 'd-1',
+        body: encodeWorkItem(resolveItem('u-1')),
+        receiveCount: 1,
+        sentAt,
+      },
+      {
+        kube: readOnlyKube(),
+        log,
+        now: () => new Date(),
+        timings: DEFAULT_TIMINGS,
+        producer: new RecordingProducer(),
+        random: () => 0,
+      },
     );
     return records();
   } finally {

@@ -12,24 +12,63 @@ import { isNewerSchema, newerObjects } from '../../shared/rollouts/schemaVersion
 import { nextLook } from '../../shared/steps/driftCheck/report.ts';
 import type { StepContext } from '../../shared/steps/types.ts';
 
-const release = (name: string, order: number): Release => ({ name, namespace: `ns-${name}`, order, chart: { repoURL: 'r.example/charts', chart: name, version: '1.0.0' }, values: {}, dependsOn: [], manual: false, steps: [] });
-const app = (name: string): GenericObject => ({ apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: { name, uid: `uid-${name}`, resourceVersion: '1' } });
+const release = (name: string, order: number): Release => ({
+  name,
+  namespace: `ns-${name}`,
+  order,
+  chart: { repoURL: 'r.example/charts', chart: name, version: '1.0.0' },
+  values: {},
+  dependsOn: [],
+  manual: false,
+  steps: [],
+});
+const app = (name: string): GenericObject => ({
+  apiVersion: 'argoproj.io/v1alpha1',
+  kind: 'Application',
+  metadata: { name, uid: `uid-${name}`, resourceVersion: '1' },
+});
 const ACTIVE = [release('alpha', 0), release('bravo', 1), release('charlie', 2)];
 
-function rolloutOf(outcome: string | undefined, steps: { release: string; action: string; started: boolean }[]): RolloutObject {
+function rolloutOf(
+  outcome: string | undefined,
+  steps: { release: string; action: string; started: boolean }[],
+): RolloutObject {
   return {
     metadata: { name: 'aicr-rollout-x', uid: 'u' },
-    spec: { runtimeUID: 'rt', type: 'Upgrade', toPlan: 'aicr-plan-b', steps: steps.map((s) => ({ release: s.release, action: s.action })), inventory: 'sha256:x', deadline: '2026-01-01T00:00:00Z' },
-    status: { ...(outcome ? { outcome } : {}), steps: steps.map((s) => ({ release: s.release, state: s.started ? 'Failed' : 'Pending', ...(s.started ? { startedAt: '2026-01-01T00:00:00Z' } : {}) })) },
+    spec: {
+      runtimeUID: 'rt',
+      type: 'Upgrade',
+      toPlan: 'aicr-plan-b',
+      steps: steps.map((s) => ({ release: s.release, action: s.action })),
+      inventory: 'sha256:x',
+      deadline: '2026-01-01T00:00:00Z',
+    },
+    status: {
+      ...(outcome ? { outcome } : {}),
+      steps: steps.map((s) => ({
+        release: s.release,
+        state: s.started ? 'Failed' : 'Pending',
+        ...(s.started ? { startedAt: '2026-01-01T00:00:00Z' } : {}),
+      })),
+    },
   } as unknown as RolloutObject;
 }
 
 test('ROL-8 a release of the active plan without its Application is written again when no unsuccessful rollout moved it', () => {
   const missing = missingReleases([app('alpha'), app('charlie')], ACTIVE, []);
-  assert.deepEqual(missing.recreate.map((r) => r.name), ['bravo']);
+  assert.deepEqual(
+    missing.recreate.map((r) => r.name),
+    ['bravo'],
+  );
   assert.deepEqual(missing.moved, []);
-  const afterSuccess = missingReleases([app('alpha')], ACTIVE, [rolloutOf('Succeeded', [{ release: 'bravo', action: 'Upgrade', started: true }])]);
-  assert.deepEqual(afterSuccess.recreate.map((r) => r.name), ['bravo', 'charlie'], 'a rollout that succeeded moved nothing away from the active plan');
+  const afterSuccess = missingReleases([app('alpha')], ACTIVE, [
+    rolloutOf('Succeeded', [{ release: 'bravo', action: 'Upgrade', started: true }]),
+  ]);
+  assert.deepEqual(
+    afterSuccess.recreate.map((r) => r.name),
+    ['bravo', 'charlie'],
+    'a rollout that succeeded moved nothing away from the active plan',
+  );
 });
 
 test('ROL-5 a missing release the last unsuccessful rollout started is reported, not written; one it removed stays removed', () => {
@@ -40,19 +79,28 @@ test('ROL-5 a missing release the last unsuccessful rollout started is reported,
   ]);
   const missing = missingReleases([], ACTIVE, [failed]);
   assert.deepEqual(missing.moved, [{ release: 'alpha', rollout: 'aicr-rollout-x', plan: 'aicr-plan-b' }]);
-  assert.deepEqual(missing.recreate.map((r) => r.name), ['charlie'], 'never started: still at the active plan');
+  assert.deepEqual(
+    missing.recreate.map((r) => r.name),
+    ['charlie'],
+    'never started: still at the active plan',
+  );
   assert.equal(rolloutInProgress([failed]), undefined);
   assert.equal(rolloutInProgress([rolloutOf(undefined, [])])?.metadata.name, 'aicr-rollout-x');
 });
 
-test('PLAN-2 only a schema label above this control plane\'s is newer; a missing or malformed one is not', () => {
+test("PLAN-2 only a schema label above this control plane's is newer; a missing or malformed one is not", () => {
   assert.equal(isNewerSchema('2', '1'), true);
   for (const v of [undefined, '1', '0', 'v2', '', '01']) assert.equal(isNewerSchema(v, '1'), false, String(v));
-  const labelled = (name: string, version?: string) => ({ metadata: { name, labels: version ? { [LABEL.schemaVersion]: version } : {} } });
-  assert.deepEqual(newerObjects([labelled('r1'), labelled('r2', '3')], [labelled('aicr-plan-a', '1'), labelled('aicr-plan-b', '2')]), [
-    'rollout r2 (schema version "3", this control plane reads "1")',
-    'plan aicr-plan-b (schema version "2", this control plane reads "1")',
-  ]);
+  const labelled = (name: string, version?: string) => ({
+    metadata: { name, labels: version ? { [LABEL.schemaVersion]: version } : {} },
+  });
+  assert.deepEqual(
+    newerObjects([labelled('r1'), labelled('r2', '3')], [labelled('aicr-plan-a', '1'), labelled('aicr-plan-b', '2')]),
+    [
+      'rollout r2 (schema version "3", this control plane reads "1")',
+      'plan aicr-plan-b (schema version "2", this control plane reads "1")',
+    ],
+  );
 });
 
 test('the periodic look is due at the next slot of drift.checkInterval, one timer per slot', () => {

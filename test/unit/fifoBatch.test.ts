@@ -11,7 +11,13 @@ function record(id: string, group: string): SQSRecord {
     messageId: id,
     receiptHandle: id,
     body: id,
-    attributes: { ApproximateReceiveCount: '1', SentTimestamp: '0', SenderId: 's', ApproximateFirstReceiveTimestamp: '0', MessageGroupId: group },
+    attributes: {
+      ApproximateReceiveCount: '1',
+      SentTimestamp: '0',
+      SenderId: 's',
+      ApproximateFirstReceiveTimestamp: '0',
+      MessageGroupId: group,
+    },
     messageAttributes: {},
     md5OfBody: '',
     eventSource: 'aws:sqs',
@@ -27,9 +33,15 @@ test('a failure fails the rest of its group, in batch order, and spares other gr
     seen.push(r.messageId);
     return r.messageId === 'a2' ? Promise.reject(new Error('x')) : Promise.resolve();
   });
-  assert.deepEqual(out.batchItemFailures.map((f) => f.itemIdentifier), ['a2', 'a3']);
+  assert.deepEqual(
+    out.batchItemFailures.map((f) => f.itemIdentifier),
+    ['a2', 'a3'],
+  );
   assert.ok(!seen.includes('a3'), 'nothing after a failure in its group runs');
-  assert.deepEqual(seen.filter((id) => id.startsWith('b')), ['b1', 'b2']);
+  assert.deepEqual(
+    seen.filter((id) => id.startsWith('b')),
+    ['b1', 'b2'],
+  );
   assert.ok(seen.indexOf('a1') < seen.indexOf('a2'), 'a group runs in order');
 });
 

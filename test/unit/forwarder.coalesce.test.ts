@@ -56,7 +56,14 @@ test('1,000 spec changes to one runtime in a storm coalesce into a few messages;
   const events = Array.from({ length: 1000 }, (_, i) => runtime('u-1', i + 1, 100 + i));
   const producer = new RecordingProducer();
   const checkpoint = new MemoryCheckpoint();
-  const fwd = new Forwarder({ kube: stormKube(events, 50), producer, table, log: captureLogger().log, checkpoint, coalesceMs: 20 });
+  const fwd = new Forwarder({
+    kube: stormKube(events, 50),
+    producer,
+    table,
+    log: captureLogger().log,
+    checkpoint,
+    coalesceMs: 20,
+  });
   const running = fwd.run();
   await new Promise((r) => setTimeout(r, 300));
   fwd.stop();
@@ -73,7 +80,13 @@ test('1,000 spec changes to one runtime in a storm coalesce into a few messages;
 test('without coalescing every change is its own message', async () => {
   const events = Array.from({ length: 20 }, (_, i) => runtime('u-1', i + 1, 100 + i));
   const producer = new RecordingProducer();
-  const fwd = new Forwarder({ kube: stormKube(events, 5), producer, table, log: captureLogger().log, checkpoint: new MemoryCheckpoint() });
+  const fwd = new Forwarder({
+    kube: stormKube(events, 5),
+    producer,
+    table,
+    log: captureLogger().log,
+    checkpoint: new MemoryCheckpoint(),
+  });
   const running = fwd.run();
   await new Promise((r) => setTimeout(r, 100));
   fwd.stop();
@@ -84,7 +97,14 @@ test('without coalescing every change is its own message', async () => {
 test('changes to different runtimes are never folded together', async () => {
   const events = Array.from({ length: 40 }, (_, i) => runtime(`u-${i % 4}`, i + 1, 100 + i));
   const producer = new RecordingProducer();
-  const fwd = new Forwarder({ kube: stormKube(events, 40), producer, table, log: captureLogger().log, checkpoint: new MemoryCheckpoint(), coalesceMs: 20 });
+  const fwd = new Forwarder({
+    kube: stormKube(events, 40),
+    producer,
+    table,
+    log: captureLogger().log,
+    checkpoint: new MemoryCheckpoint(),
+    coalesceMs: 20,
+  });
   const running = fwd.run();
   await new Promise((r) => setTimeout(r, 150));
   fwd.stop();
@@ -93,14 +113,23 @@ test('changes to different runtimes are never folded together', async () => {
   for (const uid of ['u-0', 'u-1', 'u-2', 'u-3']) {
     const mine = producer.sent.filter((m) => decodeWorkItem(m.body).runtime.uid === uid);
     assert.equal(mine.length, 2, uid);
-    const lastRv = Math.max(...events.filter((e) => e.metadata.uid === uid).map((e) => Number(e.metadata.resourceVersion)));
+    const lastRv = Math.max(
+      ...events.filter((e) => e.metadata.uid === uid).map((e) => Number(e.metadata.resourceVersion)),
+    );
     assert.equal(mine[1]?.dedupId, `${uid}/resolve/rv/${lastRv}`);
   }
 });
 
 test('a change after a quiet spell goes out at once, whatever the interval', async () => {
   const producer = new RecordingProducer();
-  const fwd = new Forwarder({ kube: stormKube([runtime('u-1', 1, 100)], 1), producer, table, log: captureLogger().log, checkpoint: new MemoryCheckpoint(), coalesceMs: 60_000 });
+  const fwd = new Forwarder({
+    kube: stormKube([runtime('u-1', 1, 100)], 1),
+    producer,
+    table,
+    log: captureLogger().log,
+    checkpoint: new MemoryCheckpoint(),
+    coalesceMs: 60_000,
+  });
   const running = fwd.run();
   await new Promise((r) => setTimeout(r, 50));
   assert.equal(producer.sent.length, 1, 'sent before any interval passed');

@@ -3,23 +3,41 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FIELD_MANAGER, LABEL } from '../../shared/api/constants.ts';
-import { AICR_JOB_WATCH, AICR_POD_WATCH, APPLICATION_SPEC_WATCH, APPLICATION_WATCH, ASSESSMENT_JOB_WATCH, ASSESSMENT_POD_WATCH, RUNTIME_DISCOVERY_WATCH, RUNTIME_WATCH, type Watchable, type WatchedKind } from '../../shared/forwarder/watched.ts';
+import {
+  APPLICATION_SPEC_WATCH,
+  APPLICATION_WATCH,
+  RUNTIME_DISCOVERY_WATCH,
+  RUNTIME_WATCH,
+} from '../../shared/forwarder/watched.ts';
+import {
+  AICR_JOB_WATCH,
+  AICR_POD_WATCH,
+  ASSESSMENT_JOB_WATCH,
+  ASSESSMENT_POD_WATCH,
+} from '../../shared/forwarder/runWatches.ts';
+import type { Watchable, WatchedKind } from '../../shared/forwarder/watchedKind.ts';
 import type { GenericObject, RuntimeObject } from '../../shared/kube/kinds.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
 
-const woken = (w: WatchedKind<Watchable>): string[] => STEP_TABLE.filter((r) => (r.wakesOn as readonly string[]).includes(w.wake)).map((r) => r.name);
+const woken = (w: WatchedKind<Watchable>): string[] =>
+  STEP_TABLE.filter((r) => (r.wakesOn as readonly string[]).includes(w.wake)).map((r) => r.name);
 
-const runtime = (snapshotDigest: string): RuntimeObject => ({
-  apiVersion: 'operator.aicr.run/v1alpha1',
-  kind: 'ClusterRuntime',
-  metadata: { name: 'cluster', uid: 'u-1', resourceVersion: '1', generation: 3 },
-  status: { discovery: { snapshot: { configMap: 'aicr-snapshot-1', digest: snapshotDigest } } },
-} as RuntimeObject);
+const runtime = (snapshotDigest: string): RuntimeObject =>
+  ({
+    apiVersion: 'operator.aicr.run/v1alpha1',
+    kind: 'ClusterRuntime',
+    metadata: { name: 'cluster', uid: 'u-1', resourceVersion: '1', generation: 3 },
+    status: { discovery: { snapshot: { configMap: 'aicr-snapshot-1', digest: snapshotDigest } } },
+  }) as RuntimeObject;
 
 test('a new snapshot in the runtime status is news to resolve alone, not to every step a spec change wakes', () => {
   const before = runtime('sha256:aaa');
   const after = runtime('sha256:bbb');
-  assert.notEqual(RUNTIME_DISCOVERY_WATCH.fingerprint(before), RUNTIME_DISCOVERY_WATCH.fingerprint(after), 'the discovery watch sees the new snapshot');
+  assert.notEqual(
+    RUNTIME_DISCOVERY_WATCH.fingerprint(before),
+    RUNTIME_DISCOVERY_WATCH.fingerprint(after),
+    'the discovery watch sees the new snapshot',
+  );
   assert.equal(RUNTIME_WATCH.fingerprint(before), RUNTIME_WATCH.fingerprint(after), 'the spec watch does not');
   assert.deepEqual(woken(RUNTIME_DISCOVERY_WATCH), ['resolve']);
   assert.ok(woken(RUNTIME_WATCH).includes('snapshot'), 'a spec change still wakes discovery');
@@ -35,16 +53,27 @@ test("resolution's AICR runs wake resolve and the assessment's wake the rollout,
     assert.deepEqual(woken(w), ['rollout'], w.id ?? w.kind.plural);
     assert.equal(w.selection?.labelSelector, `${LABEL.stage}=assessment`);
   }
-  assert.equal(AICR_JOB_WATCH.selection?.namespace, ASSESSMENT_JOB_WATCH.selection?.namespace, 'both stages run in aicr-jobs');
+  assert.equal(
+    AICR_JOB_WATCH.selection?.namespace,
+    ASSESSMENT_JOB_WATCH.selection?.namespace,
+    'both stages run in aicr-jobs',
+  );
 });
 
-const application = (specVersion: string, health: string, comparedVersion?: string): GenericObject => ({
-  apiVersion: 'argoproj.io/v1alpha1',
-  kind: 'Application',
-  metadata: { name: 'alpha', namespace: 'argocd', uid: 'a-1', resourceVersion: '1' },
-  spec: { source: { chart: 'alpha', targetRevision: specVersion } },
-  status: { sync: { status: 'Synced', ...(comparedVersion ? { comparedTo: { source: { chart: 'alpha', targetRevision: comparedVersion } } } : {}) }, health: { status: health } },
-} as GenericObject);
+const application = (specVersion: string, health: string, comparedVersion?: string): GenericObject =>
+  ({
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'Application',
+    metadata: { name: 'alpha', namespace: 'argocd', uid: 'a-1', resourceVersion: '1' },
+    spec: { source: { chart: 'alpha', targetRevision: specVersion } },
+    status: {
+      sync: {
+        status: 'Synced',
+        ...(comparedVersion ? { comparedTo: { source: { chart: 'alpha', targetRevision: comparedVersion } } } : {}),
+      },
+      health: { status: health },
+    },
+  }) as GenericObject;
 
 test("Argo CD's reports on an owned Application wake the rollout step, not the drift check; an edit or a deletion wakes both", () => {
   const progressing = application('1.0.0', 'Progressing');
@@ -54,10 +83,26 @@ test("Argo CD's reports on an owned Application wake the rollout step, not the d
   assert.deepEqual(woken(APPLICATION_SPEC_WATCH), ['drift-check']);
   const settled = application('1.0.0', 'Healthy', '1.0.0');
   const degraded = application('1.0.0', 'Degraded');
-  assert.notEqual(APPLICATION_WATCH.fingerprint(progressing), APPLICATION_WATCH.fingerprint(settled), 'settling is news to the rollout');
-  assert.notEqual(APPLICATION_WATCH.fingerprint(progressing), APPLICATION_WATCH.fingerprint(degraded), 'and so is degrading');
-  assert.equal(APPLICATION_WATCH.fingerprint(progressing), APPLICATION_WATCH.fingerprint(healthy), 'not Argo CD moving between stages of a sync it has not finished comparing');
-  assert.equal(APPLICATION_SPEC_WATCH.fingerprint(progressing), APPLICATION_SPEC_WATCH.fingerprint(settled), 'none of it is news to the drift check');
+  assert.notEqual(
+    APPLICATION_WATCH.fingerprint(progressing),
+    APPLICATION_WATCH.fingerprint(settled),
+    'settling is news to the rollout',
+  );
+  assert.notEqual(
+    APPLICATION_WATCH.fingerprint(progressing),
+    APPLICATION_WATCH.fingerprint(degraded),
+    'and so is degrading',
+  );
+  assert.equal(
+    APPLICATION_WATCH.fingerprint(progressing),
+    APPLICATION_WATCH.fingerprint(healthy),
+    'not Argo CD moving between stages of a sync it has not finished comparing',
+  );
+  assert.equal(
+    APPLICATION_SPEC_WATCH.fingerprint(progressing),
+    APPLICATION_SPEC_WATCH.fingerprint(settled),
+    'none of it is news to the drift check',
+  );
   for (const w of [APPLICATION_WATCH, APPLICATION_SPEC_WATCH]) {
     assert.notEqual(w.fingerprint(healthy), w.fingerprint(edited), `${w.id ?? ''}: an edited spec is news`);
     assert.notEqual(w.deletionIsNews?.(healthy), false, `${w.id ?? ''}: a deletion is news`);
@@ -65,7 +110,14 @@ test("Argo CD's reports on an owned Application wake the rollout step, not the d
 });
 
 test("the rollout step's own write of an Application's spec, not yet compared by Argo CD, does not wake it; a person's edit, Argo CD settling and a deletion do", () => {
-  const by = (app: GenericObject, ...managers: string[]): GenericObject => ({ ...app, metadata: { ...app.metadata, managedFields: managers.map((manager) => ({ manager, operation: 'Apply', fieldsV1: { 'f:spec': {} } })) } }) as GenericObject;
+  const by = (app: GenericObject, ...managers: string[]): GenericObject =>
+    ({
+      ...app,
+      metadata: {
+        ...app.metadata,
+        managedFields: managers.map((manager) => ({ manager, operation: 'Apply', fieldsV1: { 'f:spec': {} } })),
+      },
+    }) as GenericObject;
   const news = (before: GenericObject, after: GenericObject): boolean => {
     const [b, a] = [APPLICATION_WATCH.fingerprint(before), APPLICATION_WATCH.fingerprint(after)];
     return b !== a && (APPLICATION_WATCH.changeIsNews?.(b, a) ?? true);
@@ -73,9 +125,24 @@ test("the rollout step's own write of an Application's spec, not yet compared by
   const settled = by(application('1.0.0', 'Healthy', '1.0.0'), FIELD_MANAGER.rollout);
   const written = by(application('1.1.0', 'Healthy', '1.0.0'), FIELD_MANAGER.rollout);
   assert.equal(news(settled, written), false, 'the step wrote it and waits for what Argo CD makes of it');
-  assert.equal(news(written, by(application('1.1.0', 'Healthy', '1.1.0'), FIELD_MANAGER.rollout)), true, 'Argo CD settling at it is news');
-  assert.equal(news(settled, by(application('1.1.0', 'Healthy', '1.0.0'), FIELD_MANAGER.rollout, 'kubectl-edit')), true, "a person's edit is news");
-  assert.equal(news(settled, application('1.1.0', 'Healthy', '1.0.0')), true, 'with no record of who wrote the spec, every spec change is news');
-  const deleting = { ...written, metadata: { ...written.metadata, deletionTimestamp: '2026-12-06T08:00:00Z' } } as GenericObject;
+  assert.equal(
+    news(written, by(application('1.1.0', 'Healthy', '1.1.0'), FIELD_MANAGER.rollout)),
+    true,
+    'Argo CD settling at it is news',
+  );
+  assert.equal(
+    news(settled, by(application('1.1.0', 'Healthy', '1.0.0'), FIELD_MANAGER.rollout, 'kubectl-edit')),
+    true,
+    "a person's edit is news",
+  );
+  assert.equal(
+    news(settled, application('1.1.0', 'Healthy', '1.0.0')),
+    true,
+    'with no record of who wrote the spec, every spec change is news',
+  );
+  const deleting = {
+    ...written,
+    metadata: { ...written.metadata, deletionTimestamp: '2026-12-06T08:00:00Z' },
+  } as GenericObject;
   assert.equal(news(settled, deleting), true, 'a deletion with the write is news');
 });

@@ -28,7 +28,8 @@ const server = createHttpServer((req, res) => {
     seen.push({ method: req.method, url: req.url, authorization: req.headers.authorization, body });
     if (req.url === '/upload') return void res.writeHead(303, { location: '/done' }).end();
     if (req.url === '/moved') return void res.writeHead(307, { location: '/done' }).end();
-    if (req.url === '/gzipped') return void res.writeHead(200, { 'content-encoding': 'gzip' }).end(gzipSync('entries: {}\n'));
+    if (req.url === '/gzipped')
+      return void res.writeHead(200, { 'content-encoding': 'gzip' }).end(gzipSync('entries: {}\n'));
     res.writeHead(200, { 'x-answer': 'yes' }).end(`done ${req.method ?? ''}`);
   });
 });
@@ -55,7 +56,12 @@ test('a TLS handshake that never completes is a connect timeout; a taken connect
     (e: unknown) => e,
   );
   assert.equal(timeoutFailure(answer), 'no answer within 0.3 s');
-  assert.equal(timeoutFailure(new TypeError('fetch failed', { cause: Object.assign(new Error('x'), { code: 'UND_ERR_CONNECT_TIMEOUT' }) })), 'connect timed out');
+  assert.equal(
+    timeoutFailure(
+      new TypeError('fetch failed', { cause: Object.assign(new Error('x'), { code: 'UND_ERR_CONNECT_TIMEOUT' }) }),
+    ),
+    'connect timed out',
+  );
   assert.equal(timeoutFailure(new Error('ECONNREFUSED')), undefined);
 });
 

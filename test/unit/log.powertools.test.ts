@@ -13,7 +13,15 @@ process.env['AWS_LAMBDA_INITIALIZATION_TYPE'] = 'on-demand';
 process.env['POWERTOOLS_LOGGER_LOG_EVENT'] = 'true';
 
 const SECRET = 'hunter2-S3CR3T-do-not-log';
-const KEYS = { runtimeUID: 'uid-1', planDigest: 'sha256:abc', rollout: 'r-1', runId: 'run-1', step: 'resolve', messageId: 'm-1', group: 'g-1' };
+const KEYS = {
+  runtimeUID: 'uid-1',
+  planDigest: 'sha256:abc',
+  rollout: 'r-1',
+  runId: 'run-1',
+  step: 'resolve',
+  messageId: 'm-1',
+  group: 'g-1',
+};
 
 function lambdaContext(requestId: string): Context {
   return {
@@ -45,20 +53,31 @@ test('outside Lambda a line is one JSON object with level, message, timestamp, s
   assert.equal(r['message'], 'status written');
   assert.equal(r['service'], 'aicr-control-plane');
   assert.equal(new Date(String(r['timestamp'])).toISOString(), r['timestamp']);
-  assert.deepEqual({ ...r, timestamp: undefined }, {
-    level: 'INFO', message: 'status written', timestamp: undefined, service: 'aicr-control-plane', sampling_rate: 0,
-    ...KEYS, attempt: 2, fields: ['spec.aicrVersion'],
-  });
+  assert.deepEqual(
+    { ...r, timestamp: undefined },
+    {
+      level: 'INFO',
+      message: 'status written',
+      timestamp: undefined,
+      service: 'aicr-control-plane',
+      sampling_rate: 0,
+      ...KEYS,
+      attempt: 2,
+      fields: ['spec.aicrVersion'],
+    },
+  );
   assert.equal('function_name' in r || 'cold_start' in r, false, 'no Lambda keys outside Lambda');
 });
 
 test('in Lambda every line carries the function name, request ID and cold start, with our keys', async () => {
   const { log, records } = captureLogger('debug');
-  const handler = middy<unknown, unknown>().use(lambdaLogContext()).handler(async () => {
-    const item = log.child(KEYS);
-    item.debug('received');
-    item.warn('step failed', { outcome: 'retry-after' });
-  });
+  const handler = middy<unknown, unknown>()
+    .use(lambdaLogContext())
+    .handler(async () => {
+      const item = log.child(KEYS);
+      item.debug('received');
+      item.warn('step failed', { outcome: 'retry-after' });
+    });
   await handler({}, lambdaContext('req-1'));
   await handler({}, lambdaContext('req-2'));
   const lines = records();
@@ -68,12 +87,15 @@ test('in Lambda every line carries the function name, request ID and cold start,
     assert.equal(r['function_arn'], 'arn:aws:lambda:us-east-1:123456789012:function:aicr-control-plane-dev-resolve');
     for (const [k, v] of Object.entries(KEYS)) assert.equal(r[k], v, k);
   }
-  assert.deepEqual(lines.map((r) => [r['function_request_id'], r['cold_start'], r['level']]), [
-    ['req-1', true, 'DEBUG'],
-    ['req-1', true, 'WARN'],
-    ['req-2', false, 'DEBUG'],
-    ['req-2', false, 'WARN'],
-  ]);
+  assert.deepEqual(
+    lines.map((r) => [r['function_request_id'], r['cold_start'], r['level']]),
+    [
+      ['req-1', true, 'DEBUG'],
+      ['req-1', true, 'WARN'],
+      ['req-2', false, 'DEBUG'],
+      ['req-2', false, 'WARN'],
+    ],
+  );
 });
 
 test('OBS-1 sensitive field names are redacted through Powertools, in an invocation too; the event is never logged', async () => {
@@ -85,9 +107,18 @@ test('OBS-1 sensitive field names are redacted through Powertools, in an invocat
     return write(chunk, ...rest);
   }) as typeof process.stdout.write;
   try {
-    const handler = middy<unknown, unknown>().use(lambdaLogContext()).handler(async () => {
-      log.child({ runtimeUID: 'u' }).info('refreshed', { token: SECRET, Authorization: SECRET, registryPassword: SECRET, values: SECRET, privateKey: SECRET, kept: 'ok' });
-    });
+    const handler = middy<unknown, unknown>()
+      .use(lambdaLogContext())
+      .handler(async () => {
+        log.child({ runtimeUID: 'u' }).info('refreshed', {
+          token: SECRET,
+          Authorization: SECRET,
+          registryPassword: SECRET,
+          values: SECRET,
+          privateKey: SECRET,
+          kept: 'ok',
+        });
+      });
     await handler({ body: SECRET }, lambdaContext('req-3'));
   } finally {
     process.stdout.write = write;
@@ -95,7 +126,8 @@ test('OBS-1 sensitive field names are redacted through Powertools, in an invocat
   assert.equal(lines.join('\n').includes(SECRET), false);
   assert.equal(written.join('').includes(SECRET), false, 'the invocation event is not logged');
   const r = records()[0] ?? {};
-  for (const k of ['token', 'Authorization', 'registryPassword', 'values', 'privateKey']) assert.equal(r[k], '[redacted]', k);
+  for (const k of ['token', 'Authorization', 'registryPassword', 'values', 'privateKey'])
+    assert.equal(r[k], '[redacted]', k);
   assert.equal(r['kept'], 'ok');
   assert.equal(r['runtimeUID'], 'u');
   assert.equal(r['function_request_id'], 'req-3');
@@ -112,6 +144,8 @@ test('a metric is one line in embedded metric format, its value kept though its 
   assert.equal(metric?.['runtimeUID'], 'u');
   const emf = metric?.['_aws'] as { Timestamp: number; CloudWatchMetrics: unknown };
   assert.ok(emf.Timestamp > 0);
-  assert.deepEqual(emf.CloudWatchMetrics, [{ Namespace: 'aicr-control-plane', Dimensions: [['service']], Metrics: [{ Name: name, Unit: 'Seconds' }] }]);
+  assert.deepEqual(emf.CloudWatchMetrics, [
+    { Namespace: 'aicr-control-plane', Dimensions: [['service']], Metrics: [{ Name: name, Unit: 'Seconds' }] },
+  ]);
   assert.equal(other?.[name], '[redacted]');
 });

@@ -5,7 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { SCHEDULE_PATTERN, isTimeZone } from '../../shared/api/maintenance.ts';
-import { type MaintenanceWindow, type Schedule, judgeWindows, nextOccurrence, parseSchedule } from '../../shared/rollouts/maintenanceWindows.ts';
+import { type Schedule, parseSchedule } from '../../shared/rollouts/cronSchedule.ts';
+import { type MaintenanceWindow, judgeWindows, nextOccurrence } from '../../shared/rollouts/maintenanceWindows.ts';
 
 const HOUR = 3_600_000;
 
@@ -15,14 +16,29 @@ function schedule(text: string): Schedule {
   return parsed.schedule;
 }
 
-const next = (text: string, timeZone: string, from: string): string | undefined => nextOccurrence(schedule(text), timeZone, new Date(from))?.toISOString();
-const allow = (text: string, hours: number, timeZone = 'UTC'): MaintenanceWindow => ({ kind: 'Allow', schedule: text, durationMs: hours * HOUR, timeZone });
-const deny = (text: string, hours: number, timeZone = 'UTC'): MaintenanceWindow => ({ kind: 'Deny', schedule: text, durationMs: hours * HOUR, timeZone });
+const next = (text: string, timeZone: string, from: string): string | undefined =>
+  nextOccurrence(schedule(text), timeZone, new Date(from))?.toISOString();
+const allow = (text: string, hours: number, timeZone = 'UTC'): MaintenanceWindow => ({
+  kind: 'Allow',
+  schedule: text,
+  durationMs: hours * HOUR,
+  timeZone,
+});
+const deny = (text: string, hours: number, timeZone = 'UTC'): MaintenanceWindow => ({
+  kind: 'Deny',
+  schedule: text,
+  durationMs: hours * HOUR,
+  timeZone,
+});
 const judge = (windows: readonly MaintenanceWindow[], now: string) => judgeWindows(windows, new Date(now));
 /** The judgement with its instants as ISO strings, so one deepEqual checks all of it. */
 function plain(windows: readonly MaintenanceWindow[], now: string): Record<string, unknown> {
   const j = judge(windows, now);
-  return { ...j, ...(j.closesAt && { closesAt: j.closesAt.toISOString() }), ...(j.opensAt && { opensAt: j.opensAt.toISOString() }) };
+  return {
+    ...j,
+    ...(j.closesAt && { closesAt: j.closesAt.toISOString() }),
+    ...(j.opensAt && { opensAt: j.opensAt.toISOString() }),
+  };
 }
 
 test('WIN-1 an allow window opens and closes at its schedule in its time zone; deny wins over allow; the next opening is named', () => {
@@ -57,9 +73,18 @@ test('WIN-1 an allow window opens and closes at its schedule in its time zone; d
 });
 
 test('WIN-1 a deny window ending inside an allow window opens it; an allow window wholly inside a deny window never does', () => {
-  assert.equal(judge([deny('0 20 * * *', 1), allow('0 19 * * *', 3)], '2026-12-02T20:30:00Z').opensAt?.toISOString(), '2026-12-02T21:00:00.000Z');
+  assert.equal(
+    judge([deny('0 20 * * *', 1), allow('0 19 * * *', 3)], '2026-12-02T20:30:00Z').opensAt?.toISOString(),
+    '2026-12-02T21:00:00.000Z',
+  );
   // The deny ends at 22:00 but no allow is active then, so the opening is the next allow start after it.
-  assert.equal(judge([deny('0 20 * * *', 2), allow('0 21 * * *', 1), allow('0 23 * * *', 1)], '2026-12-02T20:30:00Z').opensAt?.toISOString(), '2026-12-02T23:00:00.000Z');
+  assert.equal(
+    judge(
+      [deny('0 20 * * *', 2), allow('0 21 * * *', 1), allow('0 23 * * *', 1)],
+      '2026-12-02T20:30:00Z',
+    ).opensAt?.toISOString(),
+    '2026-12-02T23:00:00.000Z',
+  );
   assert.deepEqual(plain([deny('0 20 * * *', 4), allow('0 21 * * *', 2)], '2026-12-02T20:30:00Z'), {
     open: false,
     why: 'inside deny window "0 20 * * *" (4h, UTC), and nothing opens within 366 days',
@@ -67,14 +92,23 @@ test('WIN-1 a deny window ending inside an allow window opens it; an allow windo
 });
 
 test('WIN-1 windows crossing midnight, and overlapping or adjacent allow windows, close at the end of them all', () => {
-  assert.equal(judge([allow('0 23 * * *', 3)], '2026-12-03T01:00:00Z').closesAt?.toISOString(), '2026-12-03T02:00:00.000Z');
-  assert.equal(judge([allow('0 23 * * *', 3, 'Europe/Berlin')], '2026-12-03T00:30:00Z').closesAt?.toISOString(), '2026-12-03T01:00:00.000Z');
+  assert.equal(
+    judge([allow('0 23 * * *', 3)], '2026-12-03T01:00:00Z').closesAt?.toISOString(),
+    '2026-12-03T02:00:00.000Z',
+  );
+  assert.equal(
+    judge([allow('0 23 * * *', 3, 'Europe/Berlin')], '2026-12-03T00:30:00Z').closesAt?.toISOString(),
+    '2026-12-03T01:00:00.000Z',
+  );
   assert.equal(judge([allow('0 23 * * *', 3, 'Europe/Berlin')], '2026-12-03T01:00:00Z').open, false);
   const chained = [allow('0 8 * * *', 2), allow('0 10 * * *', 2), allow('30 11 * * *', 1)];
   assert.equal(judge(chained, '2026-12-02T09:00:00Z').closesAt?.toISOString(), '2026-12-02T12:30:00.000Z');
   assert.equal(judge(chained, '2026-12-02T12:45:00Z').opensAt?.toISOString(), '2026-12-03T08:00:00.000Z');
   // A deny starting inside the merged run closes it first.
-  assert.equal(judge([...chained, deny('0 11 * * *', 1)], '2026-12-02T09:00:00Z').closesAt?.toISOString(), '2026-12-02T11:00:00.000Z');
+  assert.equal(
+    judge([...chained, deny('0 11 * * *', 1)], '2026-12-02T09:00:00Z').closesAt?.toISOString(),
+    '2026-12-02T11:00:00.000Z',
+  );
   assert.deepEqual(plain([allow('0 * * * *', 1)], '2026-12-02T09:10:00Z'), {
     open: true,
     why: 'inside allow window "0 * * * *" (1h, UTC), and nothing closes within 366 days',
@@ -107,7 +141,10 @@ test('WIN-1 only deny windows: open between them; no windows: always open; an im
 });
 
 test('WIN-1 a window that cannot be judged is refused, naming its schedule', () => {
-  assert.throws(() => judge([allow('0 25 * * *', 1)], '2026-12-02T05:00:00Z'), /"0 25 \* \* \*" does not parse: field 2 \(hour\) "25" is outside 0-23/);
+  assert.throws(
+    () => judge([allow('0 25 * * *', 1)], '2026-12-02T05:00:00Z'),
+    /"0 25 \* \* \*" does not parse: field 2 \(hour\) "25" is outside 0-23/,
+  );
   assert.throws(() => judge([deny('0 1 * * *', 0)], '2026-12-02T05:00:00Z'), /"0 1 \* \* \*" has a duration of 0ms/);
 });
 
@@ -131,7 +168,8 @@ test('WIN-1 a schedule that does not parse names the field that is wrong and why
     ['0 0 * * MON-FUN', 'field 5 (day-of-week) "FUN" is not a number or a name'],
   ];
   for (const [text, problem] of cases) assert.deepEqual(parseSchedule(text), { ok: false, problem }, text);
-  for (const text of ['*/15 9-17 1,15 JAN-MAR mon-fri', '  0 0 * * 7  ', '0 0 1 jan-dec/3 SUN-SAT']) assert.equal(parseSchedule(text).ok, true, text);
+  for (const text of ['*/15 9-17 1,15 JAN-MAR mon-fri', '  0 0 * * 7  ', '0 0 1 jan-dec/3 SUN-SAT'])
+    assert.equal(parseSchedule(text).ok, true, text);
 });
 
 test('WIN-1 lists, ranges, steps and names pick the minutes they say, rounded up to whole minutes', () => {
@@ -144,7 +182,8 @@ test('WIN-1 lists, ranges, steps and names pick the minutes they say, rounded up
   assert.equal(next('30/15 * * * *', 'UTC', '2026-12-02T10:46:00Z'), '2026-12-02T11:30:00.000Z');
   assert.equal(next('0 0 * FEB mon', 'UTC', '2026-12-02T00:00:00Z'), '2027-02-01T00:00:00.000Z');
   assert.equal(next('0 0 1 JAN-DEC/3 *', 'UTC', '2026-11-02T00:00:00Z'), '2027-01-01T00:00:00.000Z');
-  for (const sunday of ['0', '7', 'sun', 'SUN']) assert.equal(next(`0 0 * * ${sunday}`, 'UTC', '2026-12-02T00:00:00Z'), '2026-12-06T00:00:00.000Z', sunday);
+  for (const sunday of ['0', '7', 'sun', 'SUN'])
+    assert.equal(next(`0 0 * * ${sunday}`, 'UTC', '2026-12-02T00:00:00Z'), '2026-12-06T00:00:00.000Z', sunday);
   assert.equal(next('* * * * *', 'UTC', '2026-12-02T10:00:00.000Z'), '2026-12-02T10:00:00.000Z');
   assert.equal(next('* * * * *', 'UTC', '2026-12-02T10:00:00.001Z'), '2026-12-02T10:01:00.000Z');
 });
@@ -155,8 +194,16 @@ test('WIN-1 a range written high to low wraps past the end of its field, as the 
   assert.equal(next('0 22-2 * * *', 'UTC', '2026-12-03T02:30:00Z'), '2026-12-03T22:00:00.000Z');
   assert.equal(next('0 0 * * FRI-MON', 'UTC', '2026-12-01T12:00:00Z'), '2026-12-04T00:00:00.000Z', 'Tuesday to Friday');
   assert.equal(next('0 0 * * FRI-MON', 'UTC', '2026-12-06T12:00:00Z'), '2026-12-07T00:00:00.000Z', 'Sunday to Monday');
-  assert.equal(next('0 0 * * FRI-MON', 'UTC', '2026-12-07T12:00:00Z'), '2026-12-11T00:00:00.000Z', 'Monday to Friday: Tuesday to Thursday are out');
-  assert.equal(next('50-10/10 * * * *', 'UTC', '2026-12-02T10:11:00Z'), '2026-12-02T10:50:00.000Z', 'stepped across the hour: 50, 0, 10');
+  assert.equal(
+    next('0 0 * * FRI-MON', 'UTC', '2026-12-07T12:00:00Z'),
+    '2026-12-11T00:00:00.000Z',
+    'Monday to Friday: Tuesday to Thursday are out',
+  );
+  assert.equal(
+    next('50-10/10 * * * *', 'UTC', '2026-12-02T10:11:00Z'),
+    '2026-12-02T10:50:00.000Z',
+    'stepped across the hour: 50, 0, 10',
+  );
   assert.equal(next('50-10/10 * * * *', 'UTC', '2026-12-02T10:51:00Z'), '2026-12-02T11:00:00.000Z');
 });
 
@@ -186,7 +233,10 @@ test('WIN-1 schedules follow the wall clock of their time zone, across DST chang
   assert.equal(next('0 * * * *', 'America/New_York', '2026-11-01T05:01:00Z'), '2026-11-01T07:00:00.000Z');
   const judged = judge([allow('0 1 * * *', 2, 'America/New_York')], '2026-11-01T06:30:00Z');
   assert.equal(judged.closesAt?.toISOString(), '2026-11-01T07:00:00.000Z');
-  assert.equal(judge([allow('30 2 * * *', 1, 'America/New_York')], '2026-03-08T00:00:00Z').opensAt?.toISOString(), '2026-03-09T06:30:00.000Z');
+  assert.equal(
+    judge([allow('30 2 * * *', 1, 'America/New_York')], '2026-03-08T00:00:00Z').opensAt?.toISOString(),
+    '2026-03-09T06:30:00.000Z',
+  );
 });
 
 test('WIN-1 a time zone is one Intl accepts', () => {
@@ -202,7 +252,11 @@ test('judging stays cheap: a yearly schedule from mid-year finds the next 1 Janu
     return original.call(this, date);
   };
   try {
-    const yearly = [allow('0 0 1 1 *', 1), allow('0 0 1 1 *', 1, 'Europe/Berlin'), allow('0 0 1 1 *', 1, 'America/New_York')];
+    const yearly = [
+      allow('0 0 1 1 *', 1),
+      allow('0 0 1 1 *', 1, 'Europe/Berlin'),
+      allow('0 0 1 1 *', 1, 'America/New_York'),
+    ];
     const judged = judge(yearly, '2026-07-01T00:00:00Z');
     assert.equal(judged.open, false);
     assert.equal(judged.opensAt?.toISOString(), '2026-12-31T23:00:00.000Z'); // 1 January in Berlin

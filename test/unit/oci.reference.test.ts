@@ -11,10 +11,19 @@ const DIGEST = `sha256:${'ab'.repeat(32)}`;
 test('references split into registry, repository, tag and digest', () => {
   const cases: [string, object][] = [
     ['127.0.0.1:5000/aicr/bundle:v1', { registry: '127.0.0.1:5000', repository: 'aicr/bundle', tag: 'v1' }],
-    ['oci://123456789012.dkr.ecr.us-east-1.amazonaws.com/aicr/plans:2025-01-01_a.b', { registry: '123456789012.dkr.ecr.us-east-1.amazonaws.com', repository: 'aicr/plans', tag: '2025-01-01_a.b' }],
+    [
+      'oci://123456789012.dkr.ecr.us-east-1.amazonaws.com/aicr/plans:2025-01-01_a.b',
+      { registry: '123456789012.dkr.ecr.us-east-1.amazonaws.com', repository: 'aicr/plans', tag: '2025-01-01_a.b' },
+    ],
     [`localhost:5000/a/b/c@${DIGEST}`, { registry: 'localhost:5000', repository: 'a/b/c', digest: DIGEST }],
-    [`ghcr.io/nvidia/aicr-bundles:v0.11.1@${DIGEST}`, { registry: 'ghcr.io', repository: 'nvidia/aicr-bundles', tag: 'v0.11.1', digest: DIGEST }],
-    ['registry.local/my__repo/x-y--z:latest', { registry: 'registry.local', repository: 'my__repo/x-y--z', tag: 'latest' }],
+    [
+      `ghcr.io/nvidia/aicr-bundles:v0.11.1@${DIGEST}`,
+      { registry: 'ghcr.io', repository: 'nvidia/aicr-bundles', tag: 'v0.11.1', digest: DIGEST },
+    ],
+    [
+      'registry.local/my__repo/x-y--z:latest',
+      { registry: 'registry.local', repository: 'my__repo/x-y--z', tag: 'latest' },
+    ],
   ];
   for (const [text, want] of cases) {
     const ref = parseReference(text);
@@ -37,7 +46,10 @@ test('a malformed reference is refused with what is wrong and the expected form'
   for (const [text, message] of cases) {
     assert.throws(
       () => parseReference(text),
-      (err: unknown) => err instanceof BundleUnreadableError && message.test(err.message) && err.message.includes('host[:port]/repository[:tag][@sha256:<hex>]'),
+      (err: unknown) =>
+        err instanceof BundleUnreadableError &&
+        message.test(err.message) &&
+        err.message.includes('host[:port]/repository[:tag][@sha256:<hex>]'),
       text,
     );
   }
@@ -56,7 +68,11 @@ test('credentials come from the docker config entry of the registry host, as aut
   });
   assert.deepEqual(credentialsFor(config, '127.0.0.1:5000'), { username: 'puller', password: 'pa:ss' });
   assert.deepEqual(credentialsFor(config, 'registry.example.com'), { username: 'u', password: 'p' });
-  assert.equal(credentialsFor(config, 'other.example.com'), undefined, 'an entry without a usable credential is anonymous');
+  assert.equal(
+    credentialsFor(config, 'other.example.com'),
+    undefined,
+    'an entry without a usable credential is anonymous',
+  );
   assert.equal(credentialsFor(config, '127.0.0.1:5001'), undefined, 'the port is part of the host');
   assert.equal(credentialsFor(undefined, '127.0.0.1:5000'), undefined);
   assert.equal(credentialsFor('{}', '127.0.0.1:5000'), undefined);
@@ -65,20 +81,32 @@ test('credentials come from the docker config entry of the registry host, as aut
 
 test('a docker config that is not JSON, or of the wrong shape, is refused without repeating its content', () => {
   const secret = 'hunter2-secret';
-  for (const config of [`{"auths": ${secret}`, JSON.stringify({ auths: { h: { auth: 7 } } }), JSON.stringify({ auths: { h: { auth: b64(secret) } } })]) {
+  for (const config of [
+    `{"auths": ${secret}`,
+    JSON.stringify({ auths: { h: { auth: 7 } } }),
+    JSON.stringify({ auths: { h: { auth: b64(secret) } } }),
+  ]) {
     assert.throws(
       () => credentialsFor(config, 'h'),
-      (err: unknown) => err instanceof RegistryCredentialsInvalidError && !err.message.includes(secret) && !err.message.includes(b64(secret)),
+      (err: unknown) =>
+        err instanceof RegistryCredentialsInvalidError &&
+        !err.message.includes(secret) &&
+        !err.message.includes(b64(secret)),
     );
   }
 });
 
 test('a Bearer challenge gives its realm, service and scope; a Basic challenge is not one', () => {
-  assert.deepEqual(bearerChallenge('Bearer realm="https://auth.example.com/token",service="registry.example.com",scope="repository:a/b:pull"'), {
-    realm: 'https://auth.example.com/token',
-    service: 'registry.example.com',
-    scope: 'repository:a/b:pull',
-  });
+  assert.deepEqual(
+    bearerChallenge(
+      'Bearer realm="https://auth.example.com/token",service="registry.example.com",scope="repository:a/b:pull"',
+    ),
+    {
+      realm: 'https://auth.example.com/token',
+      service: 'registry.example.com',
+      scope: 'repository:a/b:pull',
+    },
+  );
   assert.deepEqual(bearerChallenge('bearer realm="https://r/t"'), { realm: 'https://r/t' });
   assert.equal(bearerChallenge('Basic realm="aicr-testenv-registry"'), undefined);
   assert.equal(bearerChallenge('Bearer service="x"'), undefined, 'a challenge without a realm cannot be answered');

@@ -59,9 +59,15 @@ test('long names: the ustar prefix field, a GNU "L" entry and a pax "x" path eac
 });
 
 test('paths that climb out with "..", or are absolute, are refused', () => {
-  assert.throws(() => readTar(archive(entry({ name: 'a/../../etc/passwd', data: 'x' }))), (err: unknown) => err instanceof TarError && /climbs out/.test(err.message));
+  assert.throws(
+    () => readTar(archive(entry({ name: 'a/../../etc/passwd', data: 'x' }))),
+    (err: unknown) => err instanceof TarError && /climbs out/.test(err.message),
+  );
   assert.throws(() => readTar(archive(entry({ name: '/etc/passwd', data: 'x' }))), /absolute path/);
-  assert.throws(() => readTar(archive(entry({ name: '././@LongLink', type: 'L', data: '../x\0' }), entry({ name: 'x', data: '' }))), /climbs out/);
+  assert.throws(
+    () => readTar(archive(entry({ name: '././@LongLink', type: 'L', data: '../x\0' }), entry({ name: 'x', data: '' }))),
+    /climbs out/,
+  );
   assert.equal(normalisedPath('./a//b/./c'), 'a/b/c');
   assert.equal(normalisedPath('a/b/'), 'a/b');
   assert.throws(() => normalisedPath('C:\\Windows'), /absolute path/);
@@ -72,9 +78,15 @@ test('a truncated archive, a corrupt header, a duplicate file or bytes that are 
   assert.throws(() => readTar(whole.subarray(0, 1024)), /cut short/);
   assert.throws(() => readTar(whole.subarray(0, 512 * 5)), /ends without its end-of-archive blocks/);
   assert.throws(() => readTar(archive(entry({ name: 'a', data: 'x', badChecksum: true }))), /checksum does not match/);
-  assert.throws(() => readTar(archive(entry({ name: 'a', data: '1' }), entry({ name: './a', data: '2' }))), /appears twice/);
+  assert.throws(
+    () => readTar(archive(entry({ name: 'a', data: '1' }), entry({ name: './a', data: '2' }))),
+    /appears twice/,
+  );
   assert.throws(() => readTar(new TextEncoder().encode('not a tar at all'.repeat(64))), TarError);
-  assert.throws(() => readTar(archive(entry({ name: 'p', type: 'x', data: '99 path=x\n' }), entry({ name: 'q' }))), /pax header record is malformed/);
+  assert.throws(
+    () => readTar(archive(entry({ name: 'p', type: 'x', data: '99 path=x\n' }), entry({ name: 'q' }))),
+    /pax header record is malformed/,
+  );
   assert.deepEqual(readTar(archive()), new Map());
 });
 

@@ -23,8 +23,14 @@ test('a written tar reads back file for file, long paths through the ustar prefi
 });
 
 test('the same files in another order give the same bytes; a path too long even with a prefix is refused', () => {
-  const a = new Map([['one', enc.encode('1')], ['two', enc.encode('2')]]);
-  const b = new Map([['two', enc.encode('2')], ['one', enc.encode('1')]]);
+  const a = new Map([
+    ['one', enc.encode('1')],
+    ['two', enc.encode('2')],
+  ]);
+  const b = new Map([
+    ['two', enc.encode('2')],
+    ['one', enc.encode('1')],
+  ]);
   assert.deepEqual(writeTar(a), writeTar(b));
   assert.throws(() => writeTar(new Map([['x'.repeat(300), enc.encode('')]])), /too long for a ustar header/);
 });
@@ -35,12 +41,29 @@ test('a manifests chart: Helm media types, Chart.yaml and the files under files/
   assert.equal(chart.name, 'gpu-operator-manifests');
   assert.match(chart.version, /^0\.0\.0-m[0-9a-f]{12}$/);
   assert.equal(chart.artifact.config.mediaType, HELM_CONFIG);
-  assert.deepEqual(JSON.parse(new TextDecoder().decode(chart.artifact.config.bytes)), { apiVersion: 'v2', name: chart.name, version: chart.version, description: 'Raw manifests of the gpu-operator component, as AICR rendered them', type: 'application' });
+  assert.deepEqual(JSON.parse(new TextDecoder().decode(chart.artifact.config.bytes)), {
+    apiVersion: 'v2',
+    name: chart.name,
+    version: chart.version,
+    description: 'Raw manifests of the gpu-operator component, as AICR rendered them',
+    type: 'application',
+  });
   const [layer] = chart.artifact.layers;
   assert.equal(layer?.mediaType, HELM_CHART_LAYER);
   const inside = readTar(gunzipSync(layer?.bytes ?? new Uint8Array()));
-  assert.deepEqual([...inside.keys()].sort(), ['gpu-operator-manifests/Chart.yaml', 'gpu-operator-manifests/files/dcgm.yaml', 'gpu-operator-manifests/templates/manifests.yaml']);
+  assert.deepEqual([...inside.keys()].sort(), [
+    'gpu-operator-manifests/Chart.yaml',
+    'gpu-operator-manifests/files/dcgm.yaml',
+    'gpu-operator-manifests/templates/manifests.yaml',
+  ]);
   const again = sha256(manifestBytes(packageManifestsChart('gpu-operator', new Map(files)).artifact));
   assert.equal(sha256(manifestBytes(chart.artifact)), again);
-  assert.notEqual(sha256(manifestBytes(packageManifestsChart('gpu-operator', new Map([['dcgm.yaml', enc.encode('kind: Secret\n')]])).artifact)), again);
+  assert.notEqual(
+    sha256(
+      manifestBytes(
+        packageManifestsChart('gpu-operator', new Map([['dcgm.yaml', enc.encode('kind: Secret\n')]])).artifact,
+      ),
+    ),
+    again,
+  );
 });

@@ -42,7 +42,10 @@ test('a registry that never completes the TLS handshake fails the pull at the co
   const err = await failure(pullArtifactFiles(`${host}/a/b:v1`, { plainHTTP: false }));
   const took = Date.now() - started;
   assert.ok(err instanceof RegistryUnavailableError, `got ${String(err)}`);
-  assert.equal(err.message, `registry ${host} did not answer: connect timed out after ${CONNECT_TIMEOUT_MS / 1000} s (manifest of ${host}/a/b:v1); retrying`);
+  assert.equal(
+    err.message,
+    `registry ${host} did not answer: connect timed out after ${CONNECT_TIMEOUT_MS / 1000} s (manifest of ${host}/a/b:v1); retrying`,
+  );
   assert.ok(took >= CONNECT_TIMEOUT_MS - 100 && took < CONNECT_TIMEOUT_MS + 1_000, `ended after ${took} ms`);
 });
 
@@ -52,7 +55,12 @@ test('a registry that takes the connection and never answers fails at the total 
   const err = await failure(withDeadline(deadlineMs, () => pullArtifactFiles(`${host}/a/b:v1`, { plainHTTP: true })));
   const took = Date.now() - started;
   assert.ok(err instanceof RegistryUnavailableError, `got ${String(err)}`);
-  assert.match(err.message, new RegExp(`^registry ${host.replaceAll('.', '\\.')} did not answer: no answer within (0\\.9|1) s \\(manifest of .*\\); retrying$`));
+  assert.match(
+    err.message,
+    new RegExp(
+      `^registry ${host.replaceAll('.', '\\.')} did not answer: no answer within (0\\.9|1) s \\(manifest of .*\\); retrying$`,
+    ),
+  );
   assert.ok(took >= 900 && took < 1_500, `ended after ${took} ms, the deadline was ${deadlineMs} ms away`);
 });
 
@@ -66,25 +74,39 @@ test("outside a deadline a registry request's total timeout is its own", async (
 
 test('with less than the reserve left a registry request is not sent: a DeadlineError hands the work to a retry', async () => {
   const before = blackhole.connections();
-  const err = await failure(withDeadline(DEADLINE_RESERVE_MS - 1, () => pullArtifactFiles(`${host}/a/b:v1`, { plainHTTP: true })));
+  const err = await failure(
+    withDeadline(DEADLINE_RESERVE_MS - 1, () => pullArtifactFiles(`${host}/a/b:v1`, { plainHTTP: true })),
+  );
   assert.ok(err instanceof DeadlineError, `got ${String(err)}`);
   assert.match(err.message, /too little time left in this invocation for a registry request; handed to a retry/);
   assert.equal(blackhole.connections(), before, 'no connection was made');
 });
 
-test("a registry that stops sending a body part way is cut off by the same total timeout", async () => {
+test('a registry that stops sending a body part way is cut off by the same total timeout', async () => {
   const started = Date.now();
   const err = await failure(pullArtifactFiles(`${stallingHost}/a/b:v1`, { plainHTTP: true, timeoutMs: 500 }));
   assert.ok(err instanceof RegistryUnavailableError, `got ${String(err)}`);
-  assert.match(err.message, new RegExp(`^registry ${stallingHost.replaceAll('.', '\\.')} broke off the manifest: no answer within 0\\.5 s`));
+  assert.match(
+    err.message,
+    new RegExp(`^registry ${stallingHost.replaceAll('.', '\\.')} broke off the manifest: no answer within 0\\.5 s`),
+  );
   assert.ok(Date.now() - started < 1_500);
 });
 
 test('a chart repository that never answers fails the copy at the total timeout, naming the host and the timeout', async () => {
   const started = Date.now();
   const up = { source: `http://${host}/charts`, chart: 'cert-manager', version: 'v1.0.0' };
-  const err = await failure(withDeadline(DEADLINE_RESERVE_MS + 1_000, () => copyChart(up, 'registry.invalid/aicr/cert-manager:v1.0.0', { plainHTTP: true })));
+  const err = await failure(
+    withDeadline(DEADLINE_RESERVE_MS + 1_000, () =>
+      copyChart(up, 'registry.invalid/aicr/cert-manager:v1.0.0', { plainHTTP: true }),
+    ),
+  );
   assert.ok(err instanceof TransientError, `got ${String(err)}`);
-  assert.match(err.message, new RegExp(`^chart repository ${host.replaceAll('.', '\\.')} did not answer \\(index: no answer within (0\\.9|1) s\\); retrying$`));
+  assert.match(
+    err.message,
+    new RegExp(
+      `^chart repository ${host.replaceAll('.', '\\.')} did not answer \\(index: no answer within (0\\.9|1) s\\); retrying$`,
+    ),
+  );
   assert.ok(Date.now() - started < 1_500);
 });

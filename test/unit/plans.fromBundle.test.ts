@@ -23,14 +23,34 @@ interface RefSpec {
 }
 
 const REFS: RefSpec[] = [
-  { name: 'cert-manager', namespace: 'cert-manager', chart: 'cert-manager', type: 'Helm', source: 'https://charts.jetstack.io', version: 'v1.17.2' },
-  { name: 'gpu-operator', namespace: 'gpu-operator', chart: 'gpu-operator', type: 'Helm', source: 'https://helm.ngc.nvidia.com/nvidia', version: 'v25.10.1', dependencyRefs: ['skyhook-customizations', 'cert-manager'] },
+  {
+    name: 'cert-manager',
+    namespace: 'cert-manager',
+    chart: 'cert-manager',
+    type: 'Helm',
+    source: 'https://charts.jetstack.io',
+    version: 'v1.17.2',
+  },
+  {
+    name: 'gpu-operator',
+    namespace: 'gpu-operator',
+    chart: 'gpu-operator',
+    type: 'Helm',
+    source: 'https://helm.ngc.nvidia.com/nvidia',
+    version: 'v25.10.1',
+    dependencyRefs: ['skyhook-customizations', 'cert-manager'],
+  },
   { name: 'skyhook-customizations', namespace: 'skyhook', type: 'Helm', source: '' },
 ];
 const ORDER = ['cert-manager', 'skyhook-customizations', 'gpu-operator'];
 
 function recipe(refs: RefSpec[] = REFS, order: string[] = ORDER): string {
-  return stringify({ kind: 'RecipeResult', apiVersion: 'aicr.nvidia.com/v1alpha1', componentRefs: refs, deploymentOrder: order });
+  return stringify({
+    kind: 'RecipeResult',
+    apiVersion: 'aicr.nvidia.com/v1alpha1',
+    componentRefs: refs,
+    deploymentOrder: order,
+  });
 }
 
 /** A bundle as aicr bundle --deployer helm lays it out, with `changes` applied (undefined removes a file). */
@@ -47,7 +67,8 @@ function bundle(changes: Record<string, string | undefined> = {}): Map<string, U
     'skyhook-customizations/manifests/extra/more.yaml': 'kind: Skyhook\n',
   };
   const files = new Map<string, Uint8Array>();
-  for (const [path, text] of Object.entries({ ...base, ...changes })) if (text !== undefined) files.set(path, bytes(text));
+  for (const [path, text] of Object.entries({ ...base, ...changes }))
+    if (text !== undefined) files.set(path, bytes(text));
   return files;
 }
 
@@ -81,7 +102,11 @@ test('one release per component in deploymentOrder, with values, chart, manifest
       name: 'skyhook-customizations',
       namespace: 'skyhook',
       order: 1,
-      manifests: { repoURL: REGISTRY.repoURL, chart: 'skyhook-customizations-manifests', version: manifestsChartVersion(tuning) },
+      manifests: {
+        repoURL: REGISTRY.repoURL,
+        chart: 'skyhook-customizations-manifests',
+        version: manifestsChartVersion(tuning),
+      },
       values: {},
       dependsOn: [],
       manual: false,
@@ -92,7 +117,11 @@ test('one release per component in deploymentOrder, with values, chart, manifest
       namespace: 'gpu-operator',
       order: 2,
       chart: { repoURL: REGISTRY.repoURL, chart: 'gpu-operator', version: 'v25.10.1' },
-      manifests: { repoURL: REGISTRY.repoURL, chart: 'gpu-operator-manifests', version: manifestsChartVersion(new Map([['dcgm-exporter.yaml', bytes('kind: ConfigMap\n')]])) },
+      manifests: {
+        repoURL: REGISTRY.repoURL,
+        chart: 'gpu-operator-manifests',
+        version: manifestsChartVersion(new Map([['dcgm-exporter.yaml', bytes('kind: ConfigMap\n')]])),
+      },
       values: { driver: { enabled: false }, cdi: { enabled: true } },
       dependsOn: ['cert-manager', 'skyhook-customizations'],
       manual: false,
@@ -101,14 +130,57 @@ test('one release per component in deploymentOrder, with values, chart, manifest
   ]);
 });
 
-test('the manifests chart version depends on the files\' paths and bytes, never on the order they came in', () => {
-  const a = manifestsChartVersion(new Map([['a.yaml', bytes('1')], ['b.yaml', bytes('2')]]));
+test("the manifests chart version depends on the files' paths and bytes, never on the order they came in", () => {
+  const a = manifestsChartVersion(
+    new Map([
+      ['a.yaml', bytes('1')],
+      ['b.yaml', bytes('2')],
+    ]),
+  );
   assert.match(a, /^0\.0\.0-m[0-9a-f]{12}$/);
-  assert.equal(manifestsChartVersion(new Map([['b.yaml', bytes('2')], ['a.yaml', bytes('1')]])), a);
-  assert.notEqual(manifestsChartVersion(new Map([['a.yaml', bytes('1')], ['b.yaml', bytes('3')]])), a, 'content');
-  assert.notEqual(manifestsChartVersion(new Map([['a.yaml', bytes('1')], ['c.yaml', bytes('2')]])), a, 'path');
-  assert.notEqual(manifestsChartVersion(new Map([['a.yaml', bytes('12')], ['b.yaml', bytes('')]])), a, 'bytes moved between files');
-  const changed = releasesFromBundle(bundle({ 'gpu-operator/manifests/dcgm-exporter.yaml': 'kind: Secret\n' }), REGISTRY);
+  assert.equal(
+    manifestsChartVersion(
+      new Map([
+        ['b.yaml', bytes('2')],
+        ['a.yaml', bytes('1')],
+      ]),
+    ),
+    a,
+  );
+  assert.notEqual(
+    manifestsChartVersion(
+      new Map([
+        ['a.yaml', bytes('1')],
+        ['b.yaml', bytes('3')],
+      ]),
+    ),
+    a,
+    'content',
+  );
+  assert.notEqual(
+    manifestsChartVersion(
+      new Map([
+        ['a.yaml', bytes('1')],
+        ['c.yaml', bytes('2')],
+      ]),
+    ),
+    a,
+    'path',
+  );
+  assert.notEqual(
+    manifestsChartVersion(
+      new Map([
+        ['a.yaml', bytes('12')],
+        ['b.yaml', bytes('')],
+      ]),
+    ),
+    a,
+    'bytes moved between files',
+  );
+  const changed = releasesFromBundle(
+    bundle({ 'gpu-operator/manifests/dcgm-exporter.yaml': 'kind: Secret\n' }),
+    REGISTRY,
+  );
   const before = releasesFromBundle(bundle(), REGISTRY);
   assert.ok(changed.ok && before.ok);
   assert.notEqual(changed.releases[2]?.manifests?.version, before.releases[2]?.manifests?.version);
@@ -117,28 +189,67 @@ test('the manifests chart version depends on the files\' paths and bytes, never 
 test('a bundle without a usable recipe.yaml is a problem naming the file', () => {
   assert.match(problemOf(bundle({ 'recipe.yaml': undefined })), /^recipe\.yaml is missing at the bundle's root/);
   assert.match(problemOf(bundle({ 'recipe.yaml': 'kind: [RecipeResult\n' })), /^recipe\.yaml does not parse: /);
-  assert.match(problemOf(bundle({ 'recipe.yaml': 'kind: Snapshot\n' })), /^recipe\.yaml is not an AICR RecipeResult: kind: /);
-  assert.match(problemOf(bundle({ 'recipe.yaml': stringify({ kind: 'RecipeResult', componentRefs: [{ namespace: 'x' }], deploymentOrder: [] }) })), /RecipeResult: componentRefs\[0\]\.name: /);
+  assert.match(
+    problemOf(bundle({ 'recipe.yaml': 'kind: Snapshot\n' })),
+    /^recipe\.yaml is not an AICR RecipeResult: kind: /,
+  );
+  assert.match(
+    problemOf(
+      bundle({
+        'recipe.yaml': stringify({ kind: 'RecipeResult', componentRefs: [{ namespace: 'x' }], deploymentOrder: [] }),
+      }),
+    ),
+    /RecipeResult: componentRefs\[0\]\.name: /,
+  );
 });
 
 test('recipe.yaml whose deploymentOrder and componentRefs disagree is a problem naming the component', () => {
-  assert.match(problemOf(bundle({ 'recipe.yaml': recipe(REFS, [...ORDER, 'nvsentinel']) })), /^recipe\.yaml: deploymentOrder names nvsentinel, but no componentRef has that name/);
-  assert.match(problemOf(bundle({ 'recipe.yaml': recipe(REFS, ORDER.slice(1)) })), /^recipe\.yaml: component cert-manager is missing from deploymentOrder/);
-  assert.match(problemOf(bundle({ 'recipe.yaml': recipe(REFS, [...ORDER, 'gpu-operator']) })), /component gpu-operator is listed twice/);
+  assert.match(
+    problemOf(bundle({ 'recipe.yaml': recipe(REFS, [...ORDER, 'nvsentinel']) })),
+    /^recipe\.yaml: deploymentOrder names nvsentinel, but no componentRef has that name/,
+  );
+  assert.match(
+    problemOf(bundle({ 'recipe.yaml': recipe(REFS, ORDER.slice(1)) })),
+    /^recipe\.yaml: component cert-manager is missing from deploymentOrder/,
+  );
+  assert.match(
+    problemOf(bundle({ 'recipe.yaml': recipe(REFS, [...ORDER, 'gpu-operator']) })),
+    /component gpu-operator is listed twice/,
+  );
   const dangling = REFS.map((r) => (r.name === 'cert-manager' ? { ...r, dependencyRefs: ['istio'] } : r));
-  assert.match(problemOf(bundle({ 'recipe.yaml': recipe(dangling) })), /component cert-manager depends on istio, which the recipe does not list/);
+  assert.match(
+    problemOf(bundle({ 'recipe.yaml': recipe(dangling) })),
+    /component cert-manager depends on istio, which the recipe does not list/,
+  );
 });
 
 test('a component that cannot become a release is a problem naming it and what is missing', () => {
-  assert.match(problemOf(bundle({ 'skyhook-customizations/manifests/tuning.yaml': undefined, 'skyhook-customizations/manifests/extra/more.yaml': undefined })), /^component skyhook-customizations has neither a chart .* nor files in skyhook-customizations\/manifests\/$/);
+  assert.match(
+    problemOf(
+      bundle({
+        'skyhook-customizations/manifests/tuning.yaml': undefined,
+        'skyhook-customizations/manifests/extra/more.yaml': undefined,
+      }),
+    ),
+    /^component skyhook-customizations has neither a chart .* nor files in skyhook-customizations\/manifests\/$/,
+  );
   const noVersion = REFS.map((r) => (r.name === 'cert-manager' ? { ...r, version: undefined } : r));
-  assert.match(problemOf(bundle({ 'recipe.yaml': recipe(noVersion) })), /component cert-manager names chart cert-manager without a version/);
+  assert.match(
+    problemOf(bundle({ 'recipe.yaml': recipe(noVersion) })),
+    /component cert-manager names chart cert-manager without a version/,
+  );
   const kustomize = REFS.map((r) => (r.name === 'cert-manager' ? { ...r, type: 'Kustomize' } : r));
-  assert.match(problemOf(bundle({ 'recipe.yaml': recipe(kustomize) })), /component cert-manager is of type Kustomize; plans carry Helm components only/);
+  assert.match(
+    problemOf(bundle({ 'recipe.yaml': recipe(kustomize) })),
+    /component cert-manager is of type Kustomize; plans carry Helm components only/,
+  );
   const noNamespace = REFS.map((r) => (r.name === 'cert-manager' ? { ...r, namespace: undefined } : r));
   assert.match(problemOf(bundle({ 'recipe.yaml': recipe(noNamespace) })), /component cert-manager has no namespace/);
   const badName = [...REFS, { name: 'Bad_Name', namespace: 'x', chart: 'c', source: 's', version: '1' }];
-  assert.match(problemOf(bundle({ 'recipe.yaml': recipe(badName, [...ORDER, 'Bad_Name']), 'Bad_Name/values.yaml': '' })), /component Bad_Name does not make a valid release: name: /);
+  assert.match(
+    problemOf(bundle({ 'recipe.yaml': recipe(badName, [...ORDER, 'Bad_Name']), 'Bad_Name/values.yaml': '' })),
+    /component Bad_Name does not make a valid release: name: /,
+  );
 });
 
 test('values that are missing, do not parse, or are not a mapping are a problem naming the values file', () => {
@@ -146,14 +257,27 @@ test('values that are missing, do not parse, or are not a mapping are a problem 
   const broken = problemOf(bundle({ 'gpu-operator/values.yaml': 'driver:\n  enabled: [false\n' }));
   assert.match(broken, /^gpu-operator\/values\.yaml does not parse: \S/);
   assert.doesNotMatch(broken, /\n/, 'one line, without an excerpt of the file');
-  assert.match(problemOf(bundle({ 'gpu-operator/values.yaml': '- a\n- b\n' })), /^gpu-operator\/values\.yaml is not a mapping of Helm values \(it holds a list\)/);
+  assert.match(
+    problemOf(bundle({ 'gpu-operator/values.yaml': '- a\n- b\n' })),
+    /^gpu-operator\/values\.yaml is not a mapping of Helm values \(it holds a list\)/,
+  );
   assert.match(problemOf(bundle({ 'gpu-operator/values.yaml': 'just text\n' })), /it holds a string/);
-  assert.match(problemOf(bundle({ 'gpu-operator/values.yaml': 'a: 1\n---\nb: 2\n' })), /does not parse: Source contains multiple documents/);
-  assert.match(problemOf(bundle({ 'gpu-operator/values.yaml': 'limit: .inf\n' })), /component gpu-operator does not make a valid release: values\.limit: /);
+  assert.match(
+    problemOf(bundle({ 'gpu-operator/values.yaml': 'a: 1\n---\nb: 2\n' })),
+    /does not parse: Source contains multiple documents/,
+  );
+  assert.match(
+    problemOf(bundle({ 'gpu-operator/values.yaml': 'limit: .inf\n' })),
+    /component gpu-operator does not make a valid release: values\.limit: /,
+  );
 });
 
-test('the recipe outline gives deploymentOrder and the component names, or the recipe\'s problem', () => {
-  assert.deepEqual(recipeOutline(recipe()), { ok: true, deploymentOrder: ORDER, components: ['cert-manager', 'gpu-operator', 'skyhook-customizations'] });
+test("the recipe outline gives deploymentOrder and the component names, or the recipe's problem", () => {
+  assert.deepEqual(recipeOutline(recipe()), {
+    ok: true,
+    deploymentOrder: ORDER,
+    components: ['cert-manager', 'gpu-operator', 'skyhook-customizations'],
+  });
   assert.deepEqual(recipeOutline('kind: RecipeResult\ncomponentRefs: []\ndeploymentOrder: [x]\n'), {
     ok: false,
     problem: 'recipe.yaml: deploymentOrder names x, but no componentRef has that name: regenerate the recipe with aicr',

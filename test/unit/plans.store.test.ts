@@ -9,16 +9,37 @@ import { planDigest, planName } from '../../shared/plans/digest.ts';
 import type { Plan } from '../../shared/plans/plan.ts';
 import type { Release } from '../../shared/plans/release.ts';
 import { plansToRetire } from '../../shared/plans/retention.ts';
-import { INLINE_LIMIT, PAYLOAD, PlanTooLargeError, planConfigMap, readPlanConfigMap } from '../../shared/plans/store.ts';
+import {
+  INLINE_LIMIT,
+  PAYLOAD,
+  PlanTooLargeError,
+  planConfigMap,
+  readPlanConfigMap,
+} from '../../shared/plans/store.ts';
 
 const REPO = 'registry.example:5000/aicr';
 
 function release(name: string, order: number, values: Release['values'] = { a: 1 }): Release {
-  return { name, namespace: name, order, chart: { repoURL: REPO, chart: name, version: '1.0.0' }, values, dependsOn: [], manual: false, steps: [] };
+  return {
+    name,
+    namespace: name,
+    order,
+    chart: { repoURL: REPO, chart: name, version: '1.0.0' },
+    values,
+    dependsOn: [],
+    manual: false,
+    steps: [],
+  };
 }
 
 function plan(releases: Release[], extra: Partial<Plan> = {}): Plan {
-  return { digest: planDigest(releases), releases, runtimeUID: '11111111-2222-3333-4444-555555555555', recipe: 'kind: RecipeResult\n', ...extra };
+  return {
+    digest: planDigest(releases),
+    releases,
+    runtimeUID: '11111111-2222-3333-4444-555555555555',
+    recipe: 'kind: RecipeResult\n',
+    ...extra,
+  };
 }
 
 /** What the API server hands back for a written ConfigMap. */
@@ -55,7 +76,9 @@ test('PLAN-1 the digest covers only the release set: the recipe, owner and input
 
 test('a payload over the inline limit is gzipped into binaryData and reads back the same', () => {
   // Repetitive values compress well: big inline, small gzipped.
-  const big = Object.fromEntries(Array.from({ length: 4000 }, (_, i) => [`key${i}`, 'a fairly repetitive value '.repeat(4)]));
+  const big = Object.fromEntries(
+    Array.from({ length: 4000 }, (_, i) => [`key${i}`, 'a fairly repetitive value '.repeat(4)]),
+  );
   const p = plan([release('kube-prometheus-stack', 0, big)]);
   const cm = planConfigMap(p);
   assert.ok(JSON.stringify(big).length > INLINE_LIMIT);
@@ -70,13 +93,21 @@ test('a plan over the size limit is refused whole, naming the largest values', (
   // Random text does not compress: well over the limit even gzipped.
   const huge = { blob: randomBytes(700 * 1024).toString('base64') };
   const p = plan([release('small', 0), release('huge-one', 1, huge)]);
-  assert.throws(() => planConfigMap(p), (err: unknown) => err instanceof PlanTooLargeError && /over the 900 KiB a plan may hold; the largest Helm values are huge-one's/.test(err.message));
+  assert.throws(
+    () => planConfigMap(p),
+    (err: unknown) =>
+      err instanceof PlanTooLargeError &&
+      /over the 900 KiB a plan may hold; the largest Helm values are huge-one's/.test(err.message),
+  );
 });
 
 test('PLAN-3 a plan whose schema label, payload or digest disagree is unreadable, and says which', () => {
   const p = plan([release('a', 0)]);
   const cm = stored(p);
-  const withLabel = (v: string): ConfigMapObject => ({ ...cm, metadata: { ...cm.metadata, labels: { ...cm.metadata.labels, [LABEL.schemaVersion]: v } } });
+  const withLabel = (v: string): ConfigMapObject => ({
+    ...cm,
+    metadata: { ...cm.metadata, labels: { ...cm.metadata.labels, [LABEL.schemaVersion]: v } },
+  });
   const problem = (c: ConfigMapObject): string => {
     const r = readPlanConfigMap(c);
     assert.equal(r.ok, false);
@@ -86,13 +117,31 @@ test('PLAN-3 a plan whose schema label, payload or digest disagree is unreadable
   assert.match(problem({ ...cm, data: { ...cm.data, [PAYLOAD.releases]: '{not json' } }), /releases\.json is not JSON/);
   assert.match(problem({ ...cm, data: { ...cm.data, [PAYLOAD.releases]: '[{"name":"a"}]' } }), /is not a release set/);
   const edited = JSON.stringify([{ ...release('a', 0), values: { a: 2 } }]);
-  assert.match(problem({ ...cm, data: { ...cm.data, [PAYLOAD.releases]: edited } }), /does not match the digest of its releases/);
+  assert.match(
+    problem({ ...cm, data: { ...cm.data, [PAYLOAD.releases]: edited } }),
+    /does not match the digest of its releases/,
+  );
   assert.match(problem({ ...cm, metadata: { ...cm.metadata, labels: {} } }), /is not a plan/);
 });
 
 test('PLAN-8 retention keeps the newest plans and never counts or removes the ones in use', () => {
-  const at = (name: string, minute: number): ConfigMapObject => ({ metadata: { name, uid: name, resourceVersion: '1', creationTimestamp: `2026-11-30T10:${String(minute).padStart(2, '0')}:00Z` } });
-  const plans = [at('p-active', 0), at('p1', 1), at('p2', 2), at('p-pinned', 3), at('p3', 4), at('p4', 5), at('p-target', 6)];
+  const at = (name: string, minute: number): ConfigMapObject => ({
+    metadata: {
+      name,
+      uid: name,
+      resourceVersion: '1',
+      creationTimestamp: `2026-11-30T10:${String(minute).padStart(2, '0')}:00Z`,
+    },
+  });
+  const plans = [
+    at('p-active', 0),
+    at('p1', 1),
+    at('p2', 2),
+    at('p-pinned', 3),
+    at('p3', 4),
+    at('p4', 5),
+    at('p-target', 6),
+  ];
   const inUse = new Set(['p-active', 'p-pinned', 'p-target']);
   assert.deepEqual(plansToRetire(plans, inUse, 2).sort(), ['p1', 'p2']);
   assert.deepEqual(plansToRetire(plans, inUse, 10), []);

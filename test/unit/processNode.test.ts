@@ -17,7 +17,7 @@ test('image references are completed as the kubelet completes them', () => {
   assert.equal(lookupImage(table, 'ghcr.io/nvidia/aicr:latest'), undefined);
 });
 
-test('an unknown image first fails to pull, then backs off, in the kubelet\'s words', () => {
+test("an unknown image first fails to pull, then backs off, in the kubelet's words", () => {
   assert.equal(pullFailure('nope:1', false).waiting?.reason, 'ErrImagePull');
   assert.match(pullFailure('nope:1', false).waiting?.message ?? '', /docker\.io\/library\/nope:1: not found$/);
   assert.equal(pullFailure('nope:1', true).waiting?.reason, 'ImagePullBackOff');
@@ -36,11 +36,27 @@ test('mount points follow symbolic links inside the container root, never out of
   const resolved = resolveInRoot('/var/run/secrets/kubernetes.io/serviceaccount');
   assert.match(resolved, /^\/(var\/)?run\/secrets\/kubernetes\.io\/serviceaccount$/);
   assert.equal(resolveInRoot('/definitely/not/here'), '/definitely/not/here');
-  assert.deepEqual(topSubmounts(['/', '/proc', '/dev', '/dev/shm', '/sys', '/sys/fs/cgroup']), ['/proc', '/dev', '/sys']);
+  assert.deepEqual(topSubmounts(['/', '/proc', '/dev', '/dev/shm', '/sys', '/sys/fs/cgroup']), [
+    '/proc',
+    '/dev',
+    '/sys',
+  ]);
 });
 
-const view = (state: ContainerView['state']): ContainerView => ({ name: 'c', image: 'i', imageID: '', containerID: '', state, restartCount: 0 });
-const pod = (main: ContainerView[], init: ContainerView[] = []): PodView => ({ init, main, startTime: new Date(0), prepared: true });
+const view = (state: ContainerView['state']): ContainerView => ({
+  name: 'c',
+  image: 'i',
+  imageID: '',
+  containerID: '',
+  state,
+  restartCount: 0,
+});
+const pod = (main: ContainerView[], init: ContainerView[] = []): PodView => ({
+  init,
+  main,
+  startTime: new Date(0),
+  prepared: true,
+});
 const exit = (exitCode: number): ContainerView['state'] => ({ terminated: { exitCode } });
 
 test('the phase follows the restart policy as a kubelet decides it', () => {
@@ -49,11 +65,16 @@ test('the phase follows the restart policy as a kubelet decides it', () => {
   assert.equal(phaseOf(pod([view(exit(6))]), 'OnFailure'), 'Pending');
   assert.equal(phaseOf(pod([view({ running: {} })]), 'Never'), 'Running');
   assert.equal(phaseOf(pod([view({ waiting: { reason: 'PodInitializing' } })], [view(exit(1))]), 'Never'), 'Failed');
-  assert.equal(phaseOf({ ...pod([view({ running: {} })]), failure: { reason: 'DeadlineExceeded', message: 'm' } }, 'Never'), 'Failed');
+  assert.equal(
+    phaseOf({ ...pod([view({ running: {} })]), failure: { reason: 'DeadlineExceeded', message: 'm' } }, 'Never'),
+    'Failed',
+  );
 });
 
 test('an image directory a volume would hide is bound again over it; others are left alone', async () => {
   const { imageDirsShadowed } = await import('../env/node/launch.ts');
   const volumes = [{ source: '/var/pods/x/tmp', target: '/tmp', readOnly: false }];
-  assert.deepEqual(imageDirsShadowed(['/tmp/cache/aicr', '/root/.cache/aicr', '/tmpfiles'], volumes), [{ source: '/tmp/cache/aicr', target: '/tmp/cache/aicr', readOnly: true }]);
+  assert.deepEqual(imageDirsShadowed(['/tmp/cache/aicr', '/root/.cache/aicr', '/tmpfiles'], volumes), [
+    { source: '/tmp/cache/aicr', target: '/tmp/cache/aicr', readOnly: true },
+  ]);
 });

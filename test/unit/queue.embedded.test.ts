@@ -108,8 +108,14 @@ test("one runtime's group runs one message at a time per step's queue, and its s
   await q.send({ step: 'rollout', group: 'runtime-u', dedupId: '2', body: 'rollout' });
   await q.send({ step: 'drift-check', group: 'runtime-u', dedupId: '3', body: 'drift-check' });
   await q.idle();
-  assert.ok(together.some((s) => s.includes('resolve') && s.includes('rollout')), `steps with their own queues ran side by side: ${JSON.stringify(together)}`);
-  assert.ok(!together.some((s) => s.includes('rollout') && s.includes('drift-check')), `two steps sharing a queue never ran at once: ${JSON.stringify(together)}`);
+  assert.ok(
+    together.some((s) => s.includes('resolve') && s.includes('rollout')),
+    `steps with their own queues ran side by side: ${JSON.stringify(together)}`,
+  );
+  assert.ok(
+    !together.some((s) => s.includes('rollout') && s.includes('drift-check')),
+    `two steps sharing a queue never ran at once: ${JSON.stringify(together)}`,
+  );
 });
 
 test('FLT-1 harness: a message the fault hook holds back is handled after one sent later in its group, and an unheld one keeps its order', async () => {

@@ -8,7 +8,13 @@ function runtime(spec: unknown, generation = 1, deletionTimestamp?: string): Run
   return {
     apiVersion: 'operator.aicr.run/v1alpha1',
     kind: 'ClusterRuntime',
-    metadata: { name: 'cluster', uid: 'u-1', resourceVersion: '10', generation, ...(deletionTimestamp ? { deletionTimestamp } : {}) },
+    metadata: {
+      name: 'cluster',
+      uid: 'u-1',
+      resourceVersion: '10',
+      generation,
+      ...(deletionTimestamp ? { deletionTimestamp } : {}),
+    },
     spec,
   };
 }
@@ -17,7 +23,10 @@ const valid = { aicrVersion: 'v1.1.0', criteria: { service: 'eks' } };
 
 test('COND-1 a valid runtime reports Resolved=False with Resolving and its generation, and only Resolved', () => {
   const out = decide(runtime(valid, 3));
-  assert.deepEqual(out?.map((c) => [c.type, c.status, c.reason]), [['Resolved', 'False', 'Resolving']]);
+  assert.deepEqual(
+    out?.map((c) => [c.type, c.status, c.reason]),
+    [['Resolved', 'False', 'Resolving']],
+  );
   assert.match(out?.[0]?.message ?? '', /generation 3/);
 });
 

@@ -13,18 +13,32 @@ import { TARGET, cluster, ctxOf, runtime } from '../helpers/rolloutLook.ts';
 test('ENG-1 one look reads the configuration and the target plan once, even when the decision reaches the validation gate', async () => {
   const kube = cluster();
   const first = await runRollout(ctxOf(kube, runtime()));
-  assert.match(first.conditions?.find((c) => c.type === CONDITION.released)?.reason ?? '', /AwaitingApproval/, 'a rollout is created and waits for its approver');
+  assert.match(
+    first.conditions?.find((c) => c.type === CONDITION.released)?.reason ?? '',
+    /AwaitingApproval/,
+    'a rollout is created and waits for its approver',
+  );
   const [created] = (await kube.list(KIND.runtimeRollout)).items;
   assert.ok(created, 'the rollout was created');
-  await kube.patch(KIND.runtimeRollout, created.metadata.name, undefined, { spec: { approval: { approvedBy: 'alice', approvedAt: '2026-12-02T09:59:00Z' } } });
+  await kube.patch(KIND.runtimeRollout, created.metadata.name, undefined, {
+    spec: { approval: { approvedBy: 'alice', approvedAt: '2026-12-02T09:59:00Z' } },
+  });
   kube.requests.clear();
   const second = await runRollout(ctxOf(kube, runtime()));
-  assert.equal(second.conditions?.find((c) => c.type === CONDITION.released)?.reason, 'ValidationUnavailable', 'the approved rollout stops at the validation gate: validation is not installed');
+  assert.equal(
+    second.conditions?.find((c) => c.type === CONDITION.released)?.reason,
+    'ValidationUnavailable',
+    'the approved rollout stops at the validation gate: validation is not installed',
+  );
   assert.equal(kube.count('get', KIND.configMap, CONFIGURATION.name), 1, 'the configuration is read once');
   assert.equal(kube.count('get', KIND.configMap, TARGET), 1, 'the target plan is read once');
   assert.equal(kube.count('list', KIND.runtimeRollout), 1);
   assert.equal(kube.count('list', KIND.application), 1);
-  assert.equal(kube.count('patch', KIND.application) + kube.count('apply', KIND.application), 0, 'nothing is written to Argo CD before validation can run');
+  assert.equal(
+    kube.count('patch', KIND.application) + kube.count('apply', KIND.application),
+    0,
+    'nothing is written to Argo CD before validation can run',
+  );
 });
 
 test('a second look that finds nothing changed writes nothing', async () => {
@@ -41,18 +55,24 @@ async function approvedAndWritten(kube: ReturnType<typeof cluster>, rt: ReturnTy
   await runRollout(ctxOf(kube, rt));
   const [created] = (await kube.list(KIND.runtimeRollout)).items;
   assert.ok(created, 'the rollout was created');
-  await kube.patch(KIND.runtimeRollout, created.metadata.name, undefined, { spec: { approval: { approvedBy: 'alice', approvedAt: '2026-12-02T09:59:00Z' } } });
+  await kube.patch(KIND.runtimeRollout, created.metadata.name, undefined, {
+    spec: { approval: { approvedBy: 'alice', approvedAt: '2026-12-02T09:59:00Z' } },
+  });
   await runRollout(ctxOf(kube, rt));
 }
 
-test('a step in flight is gated on the look\'s own listing of its Application, not a second read of it', async () => {
+test("a step in flight is gated on the look's own listing of its Application, not a second read of it", async () => {
   const kube = cluster();
   const rt = runtime({ validation: { deployment: 'Disabled' } });
   await approvedAndWritten(kube, rt);
   assert.equal((await kube.list(KIND.application)).items.length, 1, 'the approved rollout wrote its one Application');
   kube.requests.clear();
   const third = await runRollout(ctxOf(kube, rt, '2026-12-02T10:00:05Z'));
-  assert.equal(third.conditions?.find((c) => c.type === CONDITION.released)?.reason, 'RolloutProgressing', 'the step waits for Argo CD to report it');
+  assert.equal(
+    third.conditions?.find((c) => c.type === CONDITION.released)?.reason,
+    'RolloutProgressing',
+    'the step waits for Argo CD to report it',
+  );
   assert.equal(kube.count('list', KIND.application), 1, 'the look lists the Applications once');
   assert.equal(kube.count('get', KIND.application), 0, 'and the gate reads the listed copy');
 });
@@ -67,8 +87,14 @@ test('the looks many messages ask for only because time passes are one timer per
   assert.equal(a.recheckAfterMs, 590_000);
   assert.equal(b.recheckAfterMs, 301_000);
   const sooner = nextLook({ recheckAfterMs: 400_000 }, 'window-y', idle, at('2026-12-04T10:00:10Z'));
-  assert.deepEqual(sooner, { recheckAfterMs: 400_000, recheckKey: 'window-y' }, 'a window opening before the idle timer is looked at when it opens');
-  assert.deepEqual(nextLook({ recheckAfterMs: 5_000 }, undefined, idle, at('2026-12-04T10:04:59Z')), { recheckAfterMs: 5_000 });
+  assert.deepEqual(
+    sooner,
+    { recheckAfterMs: 400_000, recheckKey: 'window-y' },
+    'a window opening before the idle timer is looked at when it opens',
+  );
+  assert.deepEqual(nextLook({ recheckAfterMs: 5_000 }, undefined, idle, at('2026-12-04T10:04:59Z')), {
+    recheckAfterMs: 5_000,
+  });
 });
 
 /** The rollout's status as a control plane that died right after writing step 1's Application leaves it: recorded as being written. */
@@ -76,7 +102,11 @@ async function diedAfterWrite(kube: ReturnType<typeof cluster>): Promise<string>
   const r = parseRollout((await kube.list(KIND.runtimeRollout)).items[0]);
   assert.ok(r?.status?.steps, 'the rollout, started');
   const steps = r.status.steps.map((s, i) => (i === 0 ? { ...s, reason: STEP_WRITING } : s));
-  await kube.applyStatus(KIND.runtimeRollout, { metadata: { name: r.metadata.name }, status: { ...r.status, steps } }, { fieldManager: 'test' });
+  await kube.applyStatus(
+    KIND.runtimeRollout,
+    { metadata: { name: r.metadata.name }, status: { ...r.status, steps } },
+    { fieldManager: 'test' },
+  );
   kube.requests.clear();
   return r.metadata.name;
 }
@@ -91,7 +121,8 @@ test('FLT-1 a step recorded as being written whose Application the look lists as
   const name = await diedAfterWrite(kube);
   await runRollout(ctxOf(kube, rt, '2026-12-02T10:00:05Z'));
   assert.equal(kube.count('apply', KIND.application), 0, 'not written again');
-  const state = async (): Promise<string | undefined> => parseRollout(await kube.get(KIND.runtimeRollout, name))?.status?.steps?.[0]?.reason;
+  const state = async (): Promise<string | undefined> =>
+    parseRollout(await kube.get(KIND.runtimeRollout, name))?.status?.steps?.[0]?.reason;
   assert.equal(await state(), 'GateNotMet', 'recorded as written, waiting for Argo CD');
 
   await diedAfterWrite(kube);

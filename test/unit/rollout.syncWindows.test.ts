@@ -17,7 +17,10 @@ const DENY_NOW = { kind: 'deny', schedule: '0 9 * * *', duration: '3h', applicat
 type Kube = ReturnType<typeof cluster>;
 
 function project(kube: Kube, syncWindows: readonly object[]): void {
-  kube.put(KIND.appProject, { metadata: { name: ARGOCD.project, namespace: NAMESPACES.argocd }, spec: { syncWindows } });
+  kube.put(KIND.appProject, {
+    metadata: { name: ARGOCD.project, namespace: NAMESPACES.argocd },
+    spec: { syncWindows },
+  });
 }
 
 const releasedOf = (report: StepReport) => report.conditions?.find((c) => c.type === CONDITION.released);
@@ -27,7 +30,9 @@ async function approved(kube: Kube): Promise<string> {
   await runRollout(ctxOf(kube, runtime(SPEC), '2026-12-02T08:00:00Z'));
   const [created] = (await kube.list(KIND.runtimeRollout)).items;
   assert.ok(created, 'a rollout was created');
-  await kube.patch(KIND.runtimeRollout, created.metadata.name, undefined, { spec: { approval: { approvedBy: 'alice', approvedAt: '2026-12-02T08:00:30Z' } } });
+  await kube.patch(KIND.runtimeRollout, created.metadata.name, undefined, {
+    spec: { approval: { approvedBy: 'alice', approvedAt: '2026-12-02T08:00:30Z' } },
+  });
   return created.metadata.name;
 }
 
@@ -36,7 +41,7 @@ async function step(kube: Kube, name: string): Promise<Record<string, unknown> |
   return ((r?.['status'] as { steps?: Record<string, unknown>[] } | undefined)?.steps ?? [])[0];
 }
 
-test('WIN-3 an active deny window of the AppProject on the Application keeps its step from starting: nothing is written, the wait names the project and looks again at Argo CD\'s pace', async () => {
+test("WIN-3 an active deny window of the AppProject on the Application keeps its step from starting: nothing is written, the wait names the project and looks again at Argo CD's pace", async () => {
   const kube = cluster();
   project(kube, [DENY_NOW]);
   await approved(kube);
@@ -44,8 +49,15 @@ test('WIN-3 an active deny window of the AppProject on the Application keeps its
   const report = await runRollout(ctxOf(kube, runtime(SPEC), '2026-12-02T10:00:00Z'));
   const c = releasedOf(report);
   assert.equal(c?.reason, 'OutsideMaintenanceWindow', c?.message);
-  assert.match(c?.message ?? '', /waits before step 1 of 1, Install gpu-operator: outside the sync windows of Argo CD's AppProject aicr \(inside deny window "0 9 \* \* \*" \(3h, UTC\) until 2026-12-02T12:00:00.000Z\)/);
-  assert.equal(kube.count('apply', KIND.application) + kube.count('patch', KIND.application), 0, 'no Application written inside the deny window');
+  assert.match(
+    c?.message ?? '',
+    /waits before step 1 of 1, Install gpu-operator: outside the sync windows of Argo CD's AppProject aicr \(inside deny window "0 9 \* \* \*" \(3h, UTC\) until 2026-12-02T12:00:00.000Z\)/,
+  );
+  assert.equal(
+    kube.count('apply', KIND.application) + kube.count('patch', KIND.application),
+    0,
+    'no Application written inside the deny window',
+  );
   assert.equal(kube.count('get', KIND.appProject, ARGOCD.project), 1, 'the AppProject is read once in the look');
   assert.equal(report.recheckAfterMs, engineRecheckMs(), 'looks again at the engine recheck interval');
 
@@ -68,7 +80,11 @@ test('WIN-3 a written step whose sync the window holds past actionTimeout waits 
   assert.equal(releasedOf(held)?.reason, 'OutsideMaintenanceWindow', releasedOf(held)?.message);
   assert.match(releasedOf(held)?.message ?? '', /holds at step 1 of 1, Install gpu-operator/);
   const waiting = await step(kube, name);
-  assert.deepEqual(pick(waiting, ['state', 'reason', 'timeoutFrom']), { state: 'InProgress', reason: 'OutsideMaintenanceWindow', timeoutFrom: '2026-12-02T10:00:00Z' }, 'not failed: held');
+  assert.deepEqual(
+    pick(waiting, ['state', 'reason', 'timeoutFrom']),
+    { state: 'InProgress', reason: 'OutsideMaintenanceWindow', timeoutFrom: '2026-12-02T10:00:00Z' },
+    'not failed: held',
+  );
 
   // The window ends at 12:00; the step has a whole actionTimeout from the last held look.
   project(kube, []);
@@ -76,7 +92,11 @@ test('WIN-3 a written step whose sync the window holds past actionTimeout waits 
   assert.equal(releasedOf(after)?.reason, 'RolloutProgressing', releasedOf(after)?.message);
   assert.equal((await step(kube, name))?.['state'], 'InProgress');
   const late = await runRollout(ctxOf(kube, runtime(SPEC), '2026-12-02T10:11:00Z'));
-  assert.equal((await step(kube, name))?.['state'], 'Failed', `past actionTimeout from the window's end it fails: ${releasedOf(late)?.message}`);
+  assert.equal(
+    (await step(kube, name))?.['state'],
+    'Failed',
+    `past actionTimeout from the window's end it fails: ${releasedOf(late)?.message}`,
+  );
 });
 
 test('WIN-3 without a window past actionTimeout the step fails as before; the AppProject is read only at that moment, not on every look', async () => {
@@ -85,7 +105,11 @@ test('WIN-3 without a window past actionTimeout the step fails as before; the Ap
   await runRollout(ctxOf(kube, runtime(SPEC), '2026-12-02T08:01:00Z'));
   kube.requests.clear();
   await runRollout(ctxOf(kube, runtime(SPEC), '2026-12-02T08:05:00Z'));
-  assert.equal(kube.count('get', KIND.appProject, ARGOCD.project), 0, 'a step in time and not held reads no AppProject');
+  assert.equal(
+    kube.count('get', KIND.appProject, ARGOCD.project),
+    0,
+    'a step in time and not held reads no AppProject',
+  );
   await runRollout(ctxOf(kube, runtime(SPEC), '2026-12-02T08:12:00Z'));
   const s = await step(kube, name);
   assert.equal(s?.['state'], 'Failed');

@@ -12,7 +12,11 @@ import { cluster, ctxOf, runtime, targetOf } from '../helpers/rolloutLook.ts';
 
 type Kube = ReturnType<typeof cluster>;
 
-const GUARDED = { actionTimeout: '10m', validation: { deployment: 'Disabled' }, workloads: { selector: 'team=ml', priorityClasses: ['training-critical'], maxWait: '1h' } };
+const GUARDED = {
+  actionTimeout: '10m',
+  validation: { deployment: 'Disabled' },
+  workloads: { selector: 'team=ml', priorityClasses: ['training-critical'], maxWait: '1h' },
+};
 
 const releasedOf = (report: StepReport) => report.conditions?.find((c) => c.type === CONDITION.released);
 
@@ -20,8 +24,21 @@ function gpuNode(kube: Kube, name: string, gpu = true): void {
   kube.put(KIND.node, { metadata: { name, labels: gpu ? { 'nvidia.com/gpu.present': 'true' } : {} } });
 }
 
-function pod(kube: Kube, name: string, { node = 'gpu-1', labels = {}, priorityClassName, phase = 'Running' }: { node?: string; labels?: Record<string, string>; priorityClassName?: string; phase?: string } = {}): void {
-  kube.put(KIND.pod, { metadata: { name, namespace: 'ml', labels }, spec: { nodeName: node, ...(priorityClassName ? { priorityClassName } : {}) }, status: { phase } });
+function pod(
+  kube: Kube,
+  name: string,
+  {
+    node = 'gpu-1',
+    labels = {},
+    priorityClassName,
+    phase = 'Running',
+  }: { node?: string; labels?: Record<string, string>; priorityClassName?: string; phase?: string } = {},
+): void {
+  kube.put(KIND.pod, {
+    metadata: { name, namespace: 'ml', labels },
+    spec: { nodeName: node, ...(priorityClassName ? { priorityClassName } : {}) },
+    status: { phase },
+  });
 }
 
 /** The runtime's rollout created and approved; the next look may start step 1. */
@@ -29,7 +46,9 @@ async function approved(kube: Kube, spec: Record<string, unknown>, target?: stri
   await runRollout(ctxOf(kube, runtime(spec, target), '2026-12-02T08:00:00Z'));
   const [created] = (await kube.list(KIND.runtimeRollout)).items;
   assert.ok(created, 'a rollout was created');
-  await kube.patch(KIND.runtimeRollout, created.metadata.name, undefined, { spec: { approval: { approvedBy: 'alice', approvedAt: '2026-12-02T08:00:30Z' } } });
+  await kube.patch(KIND.runtimeRollout, created.metadata.name, undefined, {
+    spec: { approval: { approvedBy: 'alice', approvedAt: '2026-12-02T08:00:30Z' } },
+  });
   return created.metadata.name;
 }
 
@@ -48,7 +67,10 @@ test('GPU-1 a step of a release that disrupts GPU Nodes waits while protected Po
   const first = await runRollout(ctxOf(kube, runtime(GUARDED), '2026-12-02T09:00:00Z'));
   const c = releasedOf(first);
   assert.equal(c?.reason, 'WaitingForWorkloads', c?.message);
-  assert.match(c?.message ?? '', /waits before step 1 of 1, Install gpu-operator, a release that disrupts GPU Nodes: 2 protected Pods run on its 1 GPU Node: ml\/infer-0, ml\/train-0; it starts once they end \(waiting since 2026-12-02T09:00:00Z, at most 1h/);
+  assert.match(
+    c?.message ?? '',
+    /waits before step 1 of 1, Install gpu-operator, a release that disrupts GPU Nodes: 2 protected Pods run on its 1 GPU Node: ml\/infer-0, ml\/train-0; it starts once they end \(waiting since 2026-12-02T09:00:00Z, at most 1h/,
+  );
   assert.equal(written(kube), 0, 'nothing written while protected work runs');
   assert.equal(kube.count('delete', KIND.pod), 0, 'nothing evicted');
   assert.equal(first.recheckAfterMs, ctxOf(kube, runtime()).timings.engineRecheckMs);
@@ -87,13 +109,24 @@ test('GPU-2 past maxWait the runtime is Stalled with WorkloadsStillRunning until
   const stalled = await runRollout(ctxOf(kube, runtime(GUARDED), '2026-12-02T10:00:00Z'));
   const c = releasedOf(stalled);
   assert.equal(c?.reason, 'WorkloadsStillRunning', c?.message);
-  assert.match(c?.message ?? '', /still after spec\.workloads\.maxWait \(1h, waiting since 2026-12-02T09:00:00Z\)\. Let the work end and it goes on by itself, or let it disrupt them with kubectl aicr approve --disrupt aicr-rollout-/);
+  assert.match(
+    c?.message ?? '',
+    /still after spec\.workloads\.maxWait \(1h, waiting since 2026-12-02T09:00:00Z\)\. Let the work end and it goes on by itself, or let it disrupt them with kubectl aicr approve --disrupt aicr-rollout-/,
+  );
   const r = await kube.get(KIND.runtimeRollout, name);
-  const conditions = (r?.['status'] as { conditions?: { type: string; status: string; reason: string }[] } | undefined)?.conditions ?? [];
-  assert.deepEqual(conditions.find((x) => x.type === CONDITION.stalled), { ...conditions.find((x) => x.type === CONDITION.stalled), status: 'True', reason: 'WorkloadsStillRunning' }, 'a person decides: the rollout is Stalled');
+  const conditions =
+    (r?.['status'] as { conditions?: { type: string; status: string; reason: string }[] } | undefined)?.conditions ??
+    [];
+  assert.deepEqual(
+    conditions.find((x) => x.type === CONDITION.stalled),
+    { ...conditions.find((x) => x.type === CONDITION.stalled), status: 'True', reason: 'WorkloadsStillRunning' },
+    'a person decides: the rollout is Stalled',
+  );
   assert.equal(written(kube), 0);
 
-  await kube.patch(KIND.runtimeRollout, name, undefined, { spec: { disruption: { approvedBy: 'alice', approvedAt: '2026-12-02T10:05:00Z' } } });
+  await kube.patch(KIND.runtimeRollout, name, undefined, {
+    spec: { disruption: { approvedBy: 'alice', approvedAt: '2026-12-02T10:05:00Z' } },
+  });
   const going = await runRollout(ctxOf(kube, runtime(GUARDED), '2026-12-02T10:06:00Z'));
   assert.equal(releasedOf(going)?.reason, 'RolloutProgressing', releasedOf(going)?.message);
   assert.equal(written(kube), 1, 'written with the go-ahead, the work still running');

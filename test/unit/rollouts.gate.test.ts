@@ -32,7 +32,14 @@ function reported(app: PlanApplication, edit: (status: Loose, live: Loose) => vo
   live['metadata'] = { ...live['metadata'], uid: 'u', resourceVersion: '1' };
   live['status'] = {
     reconciledAt: '2026-11-30T10:00:00Z',
-    sync: { status: 'Synced', ...rev, comparedTo: clone({ ...(app.spec.source ? { source: app.spec.source } : { sources: app.spec.sources }), destination: app.spec.destination }) },
+    sync: {
+      status: 'Synced',
+      ...rev,
+      comparedTo: clone({
+        ...(app.spec.source ? { source: app.spec.source } : { sources: app.spec.sources }),
+        destination: app.spec.destination,
+      }),
+    },
     health: { status: 'Healthy' },
     operationState: { phase: 'Succeeded', syncResult: { ...rev } },
   };
@@ -52,70 +59,175 @@ test('ROL-1 the gate holds when Argo CD reports the written spec synced and heal
 });
 
 test('ROL-1 a multi-source comparison as Argo CD v3.5.1 records it, with an empty single source beside the sources, is about the spec written', () => {
-  assert.deepEqual(gate(reported(multi, (s) => (s.sync.comparedTo.source = { repoURL: '' })), multi, written), { held: true });
-  assert.match(why(multi, (s) => (s.sync.comparedTo.source = { repoURL: 'elsewhere' })), /^GateNotMet: Argo CD has not yet compared the spec written/);
+  assert.deepEqual(
+    gate(
+      reported(multi, (s) => (s.sync.comparedTo.source = { repoURL: '' })),
+      multi,
+      written,
+    ),
+    { held: true },
+  );
+  assert.match(
+    why(multi, (s) => (s.sync.comparedTo.source = { repoURL: 'elsewhere' })),
+    /^GateNotMet: Argo CD has not yet compared the spec written/,
+  );
 });
 
 test('ROL-1 Argo CD v3.5.1 drops null values from valuesObject in what it records as compared; that is still the spec written', () => {
   const withNull = clone(single) as unknown as Loose;
-  withNull['spec'].source.helm = { releaseName: 'r', valuesObject: { controller: { affinity: { nodeAffinity: null }, replicas: 1 } } };
+  withNull['spec'].source.helm = {
+    releaseName: 'r',
+    valuesObject: { controller: { affinity: { nodeAffinity: null }, replicas: 1 } },
+  };
   const intended = withNull as unknown as PlanApplication;
-  const live = reported(intended, (s) => (s.sync.comparedTo.source.helm.valuesObject = { controller: { affinity: {}, replicas: 1 } }));
+  const live = reported(
+    intended,
+    (s) => (s.sync.comparedTo.source.helm.valuesObject = { controller: { affinity: {}, replicas: 1 } }),
+  );
   assert.deepEqual(gate(live, intended, written), { held: true });
-  const other = reported(intended, (s) => (s.sync.comparedTo.source.helm.valuesObject = { controller: { affinity: {}, replicas: 2 } }));
+  const other = reported(
+    intended,
+    (s) => (s.sync.comparedTo.source.helm.valuesObject = { controller: { affinity: {}, replicas: 2 } }),
+  );
   assert.equal(gate(other, intended, written).held, false, 'another value is another spec');
 });
 
 test('ROL-1 a report older than the write, or about another spec, does not count', () => {
-  assert.match(why(single, (s) => (s.reconciledAt = '2026-11-30T09:59:59Z')), /^GateNotMet: .*older than the write/);
-  assert.match(why(single, (s) => (s.sync.comparedTo.source.targetRevision = '0.0.1')), /^GateNotMet: Argo CD has not yet compared the spec written/);
+  assert.match(
+    why(single, (s) => (s.reconciledAt = '2026-11-30T09:59:59Z')),
+    /^GateNotMet: .*older than the write/,
+  );
+  assert.match(
+    why(single, (s) => (s.sync.comparedTo.source.targetRevision = '0.0.1')),
+    /^GateNotMet: Argo CD has not yet compared the spec written/,
+  );
 });
 
 test('ROL-1 synced and healthy at a previous version blocks the step', () => {
-  assert.match(why(single, (s) => ((s.sync.revision = '0.0.1'), (s.operationState.syncResult.revision = '0.0.1'))), /^GateNotMet: .*synced at 0\.0\.1 .*not at /);
-  assert.match(why(multi, (s) => ((s.sync.revisions = ['0.0.1', '0.0.2']), (s.operationState.syncResult.revisions = ['0.0.1', '0.0.2']))), /synced at 0\.0\.1, 0\.0\.2 \(last sync 0\.0\.1, 0\.0\.2\)/);
+  assert.match(
+    why(single, (s) => ((s.sync.revision = '0.0.1'), (s.operationState.syncResult.revision = '0.0.1'))),
+    /^GateNotMet: .*synced at 0\.0\.1 .*not at /,
+  );
+  assert.match(
+    why(
+      multi,
+      (s) => ((s.sync.revisions = ['0.0.1', '0.0.2']), (s.operationState.syncResult.revisions = ['0.0.1', '0.0.2'])),
+    ),
+    /synced at 0\.0\.1, 0\.0\.2 \(last sync 0\.0\.1, 0\.0\.2\)/,
+  );
 });
 
 test('ROL-1 a version bump whose manifests render the same holds: Argo CD compares it Synced at the new version and runs no sync, so its last operation names the old one', () => {
-  assert.deepEqual(gate(reported(single, (s) => (s.operationState.syncResult.revision = '0.0.1')), single, written), { held: true });
-  assert.deepEqual(gate(reported(multi, (s) => (s.operationState.syncResult.revisions = ['0.0.1', '0.0.2'])), multi, written), { held: true });
+  assert.deepEqual(
+    gate(
+      reported(single, (s) => (s.operationState.syncResult.revision = '0.0.1')),
+      single,
+      written,
+    ),
+    { held: true },
+  );
+  assert.deepEqual(
+    gate(
+      reported(multi, (s) => (s.operationState.syncResult.revisions = ['0.0.1', '0.0.2'])),
+      multi,
+      written,
+    ),
+    { held: true },
+  );
 });
 
 test('ROL-1 an Application Argo CD never had to sync (its resources were already live) holds once compared Synced and healthy', () => {
-  assert.deepEqual(gate(reported(multi, (s) => delete s.operationState), multi, written), { held: true });
-  assert.match(why(multi, (s) => ((s.sync.status = 'OutOfSync'), delete s.operationState)), /^GateNotMet: .*OutOfSync/);
-  assert.match(why(multi, (s) => (s.operationState.phase = 'Running')), /^GateNotMet: Argo CD is syncing .*Running/);
+  assert.deepEqual(
+    gate(
+      reported(multi, (s) => delete s.operationState),
+      multi,
+      written,
+    ),
+    { held: true },
+  );
+  assert.match(
+    why(multi, (s) => ((s.sync.status = 'OutOfSync'), delete s.operationState)),
+    /^GateNotMet: .*OutOfSync/,
+  );
+  assert.match(
+    why(multi, (s) => (s.operationState.phase = 'Running')),
+    /^GateNotMet: Argo CD is syncing .*Running/,
+  );
 });
 
 test('each unmet part is named: comparison error, sync running or failed, out of sync, degraded, progressing', () => {
-  assert.match(why(single, (s) => (s.conditions = [{ type: 'ComparisonError', message: 'chart not found' }])), /^ComparisonError: .*chart not found/);
-  assert.match(why(single, (_s, live) => (live['operation'] = { sync: {} })), /^GateNotMet: Argo CD is syncing/);
-  assert.match(why(single, (s) => ((s.operationState.phase = 'Failed'), (s.operationState.message = 'hook failed'))), /^SyncFailed: .*ended Failed: hook failed/);
-  assert.match(why(single, (s) => (s.sync.status = 'OutOfSync')), /^GateNotMet: .*OutOfSync/);
-  assert.match(why(single, (s) => (s.health = { status: 'Degraded', message: 'crash loop' })), /^Degraded: .*Degraded: crash loop/);
-  assert.match(why(single, (s) => (s.health = { status: 'Progressing' })), /^GateNotMet: .*Progressing/);
+  assert.match(
+    why(single, (s) => (s.conditions = [{ type: 'ComparisonError', message: 'chart not found' }])),
+    /^ComparisonError: .*chart not found/,
+  );
+  assert.match(
+    why(single, (_s, live) => (live['operation'] = { sync: {} })),
+    /^GateNotMet: Argo CD is syncing/,
+  );
+  assert.match(
+    why(single, (s) => ((s.operationState.phase = 'Failed'), (s.operationState.message = 'hook failed'))),
+    /^SyncFailed: .*ended Failed: hook failed/,
+  );
+  assert.match(
+    why(single, (s) => (s.sync.status = 'OutOfSync')),
+    /^GateNotMet: .*OutOfSync/,
+  );
+  assert.match(
+    why(single, (s) => (s.health = { status: 'Degraded', message: 'crash loop' })),
+    /^Degraded: .*Degraded: crash loop/,
+  );
+  assert.match(
+    why(single, (s) => (s.health = { status: 'Progressing' })),
+    /^GateNotMet: .*Progressing/,
+  );
 });
 
 test('an Application edited or deleted since the write is told apart from one Argo CD has not reported on', () => {
-  const edited = gate(reported(single, (_s, live) => (live['spec'].source.targetRevision = '9.9.9')), single, written);
+  const edited = gate(
+    reported(single, (_s, live) => (live['spec'].source.targetRevision = '9.9.9')),
+    single,
+    written,
+  );
   assert.equal(edited.held ? '' : edited.reason, 'SpecDrifted');
   const gone = gate(undefined, single, written);
   assert.equal(gone.held ? '' : gone.reason, 'ApplicationMissing');
-  const policy = gate(reported(single, (_s, live) => (live['spec'].syncPolicy = {})), single, written);
+  const policy = gate(
+    reported(single, (_s, live) => (live['spec'].syncPolicy = {})),
+    single,
+    written,
+  );
   assert.equal(policy.held, true, 'a sync policy change is not an edit of what the step decides');
 });
 
-test('an Application its AppProject refuses (InvalidSpecError) is named as refused, with Argo CD\'s message; a project edit since the write is SpecDrifted', () => {
-  const refused = why(single, (s) => (s.conditions = [{ type: 'InvalidSpecError', message: "application repo registry.example/aicr is not permitted in project 'aicr'" }]));
+test("an Application its AppProject refuses (InvalidSpecError) is named as refused, with Argo CD's message; a project edit since the write is SpecDrifted", () => {
+  const refused = why(
+    single,
+    (s) =>
+      (s.conditions = [
+        {
+          type: 'InvalidSpecError',
+          message: "application repo registry.example/aicr is not permitted in project 'aicr'",
+        },
+      ]),
+  );
   assert.match(refused, /^SpecRefused: Argo CD refuses Application .*not permitted in project 'aicr'.*AppProject/);
-  const moved = gate(reported(single, (_s, live) => (live['spec'].project = 'other')), single, written);
+  const moved = gate(
+    reported(single, (_s, live) => (live['spec'].project = 'other')),
+    single,
+    written,
+  );
   assert.equal(moved.held ? '' : moved.reason, 'SpecDrifted');
 });
 
 test("the report's stage, read from the Application alone, moves only where a step's verdict can: settled, failed, degraded, refused; Argo CD's writes while it compares and syncs all read waiting", () => {
-  const stage = (app: PlanApplication, edit?: Parameters<typeof reported>[1]): string => reportStage(reported(app, edit));
+  const stage = (app: PlanApplication, edit?: Parameters<typeof reported>[1]): string =>
+    reportStage(reported(app, edit));
   assert.equal(stage(single), 'settled');
-  assert.equal(stage(multi, (s) => delete s.operationState), 'settled', 'never synced, already live');
+  assert.equal(
+    stage(multi, (s) => delete s.operationState),
+    'settled',
+    'never synced, already live',
+  );
   const waiting: Parameters<typeof reported>[1][] = [
     (s) => (s.sync.comparedTo.source.targetRevision = '0.0.1'),
     (_s, live) => (live['operation'] = { sync: {} }),
@@ -125,13 +237,33 @@ test("the report's stage, read from the Application alone, moves only where a st
     (s) => (s.health = { status: 'Missing' }),
   ];
   for (const edit of waiting) assert.equal(stage(single, edit), 'waiting', String(edit));
-  assert.equal(stage(single, (s) => (s.reconciledAt = '2026-11-30T11:00:00Z')), 'settled', 'a later report alone is no new stage');
-  assert.equal(stage(single, (s) => (s.operationState.phase = 'Error')), 'sync-failed');
-  assert.equal(stage(single, (s) => (s.health = { status: 'Degraded' })), 'degraded');
-  assert.equal(stage(single, (s) => (s.conditions = [{ type: 'ComparisonError', message: 'chart not found' }])), 'comparison-error');
-  assert.equal(stage(single, (s) => (s.conditions = [{ type: 'InvalidSpecError', message: 'not permitted' }])), 'refused');
+  assert.equal(
+    stage(single, (s) => (s.reconciledAt = '2026-11-30T11:00:00Z')),
+    'settled',
+    'a later report alone is no new stage',
+  );
+  assert.equal(
+    stage(single, (s) => (s.operationState.phase = 'Error')),
+    'sync-failed',
+  );
+  assert.equal(
+    stage(single, (s) => (s.health = { status: 'Degraded' })),
+    'degraded',
+  );
+  assert.equal(
+    stage(single, (s) => (s.conditions = [{ type: 'ComparisonError', message: 'chart not found' }])),
+    'comparison-error',
+  );
+  assert.equal(
+    stage(single, (s) => (s.conditions = [{ type: 'InvalidSpecError', message: 'not permitted' }])),
+    'refused',
+  );
   // Every verdict the gate can give on a report is told apart from a settled one by its stage.
-  for (const edit of [...waiting, (s: Loose) => (s.health = { status: 'Degraded' }), (s: Loose) => (s.operationState.phase = 'Failed')]) {
+  for (const edit of [
+    ...waiting,
+    (s: Loose) => (s.health = { status: 'Degraded' }),
+    (s: Loose) => (s.operationState.phase = 'Failed'),
+  ]) {
     assert.equal(gate(reported(single, edit), single, written).held, false);
   }
 });

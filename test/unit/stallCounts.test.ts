@@ -11,8 +11,19 @@ import { StallReporter, stallCounts } from '../../shared/observability/stallCoun
 import { captureLogger } from '../helpers/logs.ts';
 
 function runtime(name: string, conditions: { type: string; status: string; reason: string }[]): RuntimeObject {
-  const full = conditions.map((c) => ({ ...c, message: '', lastTransitionTime: '2026-12-01T00:00:00Z', observedGeneration: 1 }));
-  return { apiVersion: 'operator.aicr.run/v1alpha1', kind: 'ClusterRuntime', metadata: { name, uid: `u-${name}`, generation: 1 }, spec: {}, status: { conditions: full } } as RuntimeObject;
+  const full = conditions.map((c) => ({
+    ...c,
+    message: '',
+    lastTransitionTime: '2026-12-01T00:00:00Z',
+    observedGeneration: 1,
+  }));
+  return {
+    apiVersion: 'operator.aicr.run/v1alpha1',
+    kind: 'ClusterRuntime',
+    metadata: { name, uid: `u-${name}`, generation: 1 },
+    spec: {},
+    status: { conditions: full },
+  } as RuntimeObject;
 }
 
 const blocked = (name: string) => runtime(name, [{ type: 'Resolved', status: 'False', reason: 'InvalidSpec' }]);
@@ -31,19 +42,33 @@ test('OBS-3 two stalled runtimes in a fleet keep the count at 2 when a third run
   reporter.report([a, b, { name: 'gpu-c/cluster', runtime: healthy('cluster') }]);
   const lines = records().filter((r) => METRIC.stalledNeedsPerson.name in r);
   assert.equal(lines.length, 2, 'one line per window while something is stalled');
-  assert.deepEqual(lines.map((l) => value(l, METRIC.stalledNeedsPerson.name)), [2, 2], 'still 2 after the third runtime changed');
-  assert.deepEqual(lines.map((l) => value(l, METRIC.awaitingApproval.name)), [1, 0]);
+  assert.deepEqual(
+    lines.map((l) => value(l, METRIC.stalledNeedsPerson.name)),
+    [2, 2],
+    'still 2 after the third runtime changed',
+  );
+  assert.deepEqual(
+    lines.map((l) => value(l, METRIC.awaitingApproval.name)),
+    [1, 0],
+  );
   assert.equal(lines[1]?.['runtimes'], 'StalledNeedsPerson: cluster (InvalidSpec), gpu-b/cluster (InvalidSpec)');
 });
 
 test('OBS-3 counts go out while something is stalled, once more at 0 when it all clears, and not at all for a healthy deployment', () => {
   const { log, records } = captureLogger('info');
   const reporter = new StallReporter(log);
-  assert.equal(reporter.report([{ name: 'cluster', runtime: healthy('cluster') }]), undefined, 'nothing sent, nothing billed');
+  assert.equal(
+    reporter.report([{ name: 'cluster', runtime: healthy('cluster') }]),
+    undefined,
+    'nothing sent, nothing billed',
+  );
   reporter.report([{ name: 'cluster', runtime: blocked('cluster') }]);
   reporter.report([{ name: 'cluster', runtime: healthy('cluster') }]);
   assert.equal(reporter.report([{ name: 'cluster', runtime: healthy('cluster') }]), undefined);
-  assert.deepEqual(records().map((r) => r[METRIC.stalledNeedsPerson.name]), [1, 0]);
+  assert.deepEqual(
+    records().map((r) => r[METRIC.stalledNeedsPerson.name]),
+    [1, 0],
+  );
 });
 
 test('a runtime counts once per class however many of its conditions show it, and every class is on the line', () => {
@@ -53,23 +78,57 @@ test('a runtime counts once per class however many of its conditions show it, an
     { type: 'EngineAvailable', status: 'False', reason: 'RegistryCredentialsStale' },
   ]);
   const p = stallCounts([{ name: 'cluster', runtime: twice }]);
-  const all = Object.fromEntries([{ metric: p.metric, value: p.value }, ...(p.more ?? [])].map((m) => [m.metric.name, m.value]));
-  assert.deepEqual(all, { [METRIC.awaitingApproval.name]: 0, [METRIC.credentialsStale.name]: 1, [METRIC.stalledNeedsPerson.name]: 1, [METRIC.stalledRetrying.name]: 0 });
+  const all = Object.fromEntries(
+    [{ metric: p.metric, value: p.value }, ...(p.more ?? [])].map((m) => [m.metric.name, m.value]),
+  );
+  assert.deepEqual(all, {
+    [METRIC.awaitingApproval.name]: 0,
+    [METRIC.credentialsStale.name]: 1,
+    [METRIC.stalledNeedsPerson.name]: 1,
+    [METRIC.stalledRetrying.name]: 0,
+  });
 });
 
 function listing(items: RuntimeObject[] | Error): KubePort {
-  return { list: () => (items instanceof Error ? Promise.reject(items) : Promise.resolve({ items, resourceVersion: '1' })) } as unknown as KubePort;
+  return {
+    list: () => (items instanceof Error ? Promise.reject(items) : Promise.resolve({ items, resourceVersion: '1' })),
+  } as unknown as KubePort;
 }
 
-test('OBS-3 a fleet\'s counts cover every cluster and name a further cluster\'s runtime <cluster>/<name>; a cluster that cannot be listed skips the count', async () => {
+test("OBS-3 a fleet's counts cover every cluster and name a further cluster's runtime <cluster>/<name>; a cluster that cannot be listed skips the count", async () => {
   const { log, records } = captureLogger('info');
   const reporter = new StallReporter(log);
-  await countStalls([{ kube: listing([blocked('cluster')]) }, { cluster: 'gpu-b', kube: listing([blocked('cluster'), healthy('other')]) }], reporter, log);
+  await countStalls(
+    [
+      { kube: listing([blocked('cluster')]) },
+      { cluster: 'gpu-b', kube: listing([blocked('cluster'), healthy('other')]) },
+    ],
+    reporter,
+    log,
+  );
   const line = records().find((r) => METRIC.stalledNeedsPerson.name in r);
   assert.equal(line?.[METRIC.stalledNeedsPerson.name], 2);
   assert.equal(line?.['runtimes'], 'StalledNeedsPerson: cluster (InvalidSpec), gpu-b/cluster (InvalidSpec)');
   const sent = records().length;
-  await countStalls([{ kube: listing([]) }, { cluster: 'gpu-b', kube: listing(new Error('unreachable')) }], reporter, log);
-  assert.equal(records().slice(sent).filter((r) => METRIC.stalledNeedsPerson.name in r).length, 0, 'no count that would look like a cleared stall');
-  assert.ok(records().slice(sent).some((r) => r['message'] === 'stall counts skipped this window: a cluster could not be listed' && r['cluster'] === 'gpu-b'));
+  await countStalls(
+    [{ kube: listing([]) }, { cluster: 'gpu-b', kube: listing(new Error('unreachable')) }],
+    reporter,
+    log,
+  );
+  assert.equal(
+    records()
+      .slice(sent)
+      .filter((r) => METRIC.stalledNeedsPerson.name in r).length,
+    0,
+    'no count that would look like a cleared stall',
+  );
+  assert.ok(
+    records()
+      .slice(sent)
+      .some(
+        (r) =>
+          r['message'] === 'stall counts skipped this window: a cluster could not be listed' &&
+          r['cluster'] === 'gpu-b',
+      ),
+  );
 });

@@ -15,20 +15,80 @@ const c = (type: string, status: Condition['status'], reason: string, message = 
 });
 const old = (x: Condition): Condition => ({ ...x, observedGeneration: 1 });
 
-type Row = [name: string, conditions: Condition[], expected: string[], want: { Ready: string; Reconciling: string; Stalled: string; reason: string }];
+type Row = [
+  name: string,
+  conditions: Condition[],
+  expected: string[],
+  want: { Ready: string; Reconciling: string; Stalled: string; reason: string },
+];
 
 const rows: Row[] = [
-  ['nothing reported yet', [], ['Resolved'], { Ready: 'False', Reconciling: 'True', Stalled: 'False', reason: 'AwaitingFirstReport' }],
-  ['resolving', [c('Resolved', 'False', 'Resolving')], ['Resolved'], { Ready: 'False', Reconciling: 'True', Stalled: 'False', reason: 'Resolving' }],
-  ['COND-2 invalid spec stalls with the same reason', [c('Resolved', 'False', 'InvalidSpec')], ['Resolved'], { Ready: 'False', Reconciling: 'False', Stalled: 'True', reason: 'InvalidSpec' }],
-  ['COND-2 a reason outside the table stalls too', [c('Resolved', 'False', 'SomethingNew')], ['Resolved'], { Ready: 'False', Reconciling: 'False', Stalled: 'True', reason: 'SomethingNew' }],
-  ['a stall that retries by itself keeps Reconciling', [c('Resolved', 'False', 'RegistryCredentialsUnavailable')], ['Resolved'], { Ready: 'False', Reconciling: 'True', Stalled: 'True', reason: 'RegistryCredentialsUnavailable' }],
-  ['all True is Ready', [c('Resolved', 'True', 'Resolved'), c('EngineAvailable', 'True', 'EngineReady')], ['Resolved', 'EngineAvailable'], { Ready: 'True', Reconciling: 'False', Stalled: 'False', reason: 'Ready' }],
-  ['a True condition of an older generation is still reconciling', [old(c('Resolved', 'True', 'Resolved'))], ['Resolved'], { Ready: 'False', Reconciling: 'True', Stalled: 'False', reason: 'NewGeneration' }],
-  ['a later stall wins over an earlier progressing condition', [c('Resolved', 'False', 'Resolving'), c('EngineAvailable', 'False', 'RegistryCredentialsStale')], ['Resolved', 'EngineAvailable'], { Ready: 'False', Reconciling: 'True', Stalled: 'True', reason: 'RegistryCredentialsStale' }],
-  ['an expected condition nobody wrote yet keeps Ready False', [c('Resolved', 'True', 'Resolved')], ['Resolved', 'Released'], { Ready: 'False', Reconciling: 'True', Stalled: 'False', reason: 'AwaitingFirstReport' }],
-  ['a condition no step owns today is not waited for', [c('Resolved', 'True', 'Resolved')], ['Resolved'], { Ready: 'True', Reconciling: 'False', Stalled: 'False', reason: 'Ready' }],
-  ['the earliest domain condition explains the runtime', [c('Released', 'False', 'AwaitingApproval'), c('Resolved', 'False', 'InvalidSpec')], ['Resolved', 'Released'], { Ready: 'False', Reconciling: 'False', Stalled: 'True', reason: 'InvalidSpec' }],
+  [
+    'nothing reported yet',
+    [],
+    ['Resolved'],
+    { Ready: 'False', Reconciling: 'True', Stalled: 'False', reason: 'AwaitingFirstReport' },
+  ],
+  [
+    'resolving',
+    [c('Resolved', 'False', 'Resolving')],
+    ['Resolved'],
+    { Ready: 'False', Reconciling: 'True', Stalled: 'False', reason: 'Resolving' },
+  ],
+  [
+    'COND-2 invalid spec stalls with the same reason',
+    [c('Resolved', 'False', 'InvalidSpec')],
+    ['Resolved'],
+    { Ready: 'False', Reconciling: 'False', Stalled: 'True', reason: 'InvalidSpec' },
+  ],
+  [
+    'COND-2 a reason outside the table stalls too',
+    [c('Resolved', 'False', 'SomethingNew')],
+    ['Resolved'],
+    { Ready: 'False', Reconciling: 'False', Stalled: 'True', reason: 'SomethingNew' },
+  ],
+  [
+    'a stall that retries by itself keeps Reconciling',
+    [c('Resolved', 'False', 'RegistryCredentialsUnavailable')],
+    ['Resolved'],
+    { Ready: 'False', Reconciling: 'True', Stalled: 'True', reason: 'RegistryCredentialsUnavailable' },
+  ],
+  [
+    'all True is Ready',
+    [c('Resolved', 'True', 'Resolved'), c('EngineAvailable', 'True', 'EngineReady')],
+    ['Resolved', 'EngineAvailable'],
+    { Ready: 'True', Reconciling: 'False', Stalled: 'False', reason: 'Ready' },
+  ],
+  [
+    'a True condition of an older generation is still reconciling',
+    [old(c('Resolved', 'True', 'Resolved'))],
+    ['Resolved'],
+    { Ready: 'False', Reconciling: 'True', Stalled: 'False', reason: 'NewGeneration' },
+  ],
+  [
+    'a later stall wins over an earlier progressing condition',
+    [c('Resolved', 'False', 'Resolving'), c('EngineAvailable', 'False', 'RegistryCredentialsStale')],
+    ['Resolved', 'EngineAvailable'],
+    { Ready: 'False', Reconciling: 'True', Stalled: 'True', reason: 'RegistryCredentialsStale' },
+  ],
+  [
+    'an expected condition nobody wrote yet keeps Ready False',
+    [c('Resolved', 'True', 'Resolved')],
+    ['Resolved', 'Released'],
+    { Ready: 'False', Reconciling: 'True', Stalled: 'False', reason: 'AwaitingFirstReport' },
+  ],
+  [
+    'a condition no step owns today is not waited for',
+    [c('Resolved', 'True', 'Resolved')],
+    ['Resolved'],
+    { Ready: 'True', Reconciling: 'False', Stalled: 'False', reason: 'Ready' },
+  ],
+  [
+    'the earliest domain condition explains the runtime',
+    [c('Released', 'False', 'AwaitingApproval'), c('Resolved', 'False', 'InvalidSpec')],
+    ['Resolved', 'Released'],
+    { Ready: 'False', Reconciling: 'False', Stalled: 'True', reason: 'InvalidSpec' },
+  ],
 ];
 
 for (const [name, conditions, expected, want] of rows) {

@@ -9,8 +9,11 @@ import { FUNCTIONS_DIR, GENERATED_HANDLER, RUNNERS_FILE, handlerSources, runners
 test('functions/<queue>.ts is what the step table renders for each queue (run npm run gen:steps)', () => {
   const marker = GENERATED_HANDLER.slice(0, GENERATED_HANDLER.indexOf('{queue}'));
   const wanted = handlerSources();
-  for (const [file, text] of wanted) assert.equal(readFileSync(join(FUNCTIONS_DIR, file), 'utf8'), text, `functions/${file}`);
-  const generated = readdirSync(FUNCTIONS_DIR).filter((f) => readFileSync(join(FUNCTIONS_DIR, f), 'utf8').startsWith(marker));
+  for (const [file, text] of wanted)
+    assert.equal(readFileSync(join(FUNCTIONS_DIR, file), 'utf8'), text, `functions/${file}`);
+  const generated = readdirSync(FUNCTIONS_DIR).filter((f) =>
+    readFileSync(join(FUNCTIONS_DIR, f), 'utf8').startsWith(marker),
+  );
   assert.deepEqual(generated.sort(), [...wanted.keys()].sort(), 'a generated handler for each queue and no other');
 });
 

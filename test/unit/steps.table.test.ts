@@ -5,7 +5,16 @@ import { ConfigurationSchema } from '../../shared/configuration/schema.ts';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { parse, type Tags } from 'yaml';
-import { AICR_RUNNER_SERVICE_ACCOUNT, AICR_SNAPSHOT_SERVICE_ACCOUNT, AICR_VALIDATE_SERVICE_ACCOUNT, DOMAIN_CONDITIONS, FIELD_MANAGER, IDENTITY_GROUP, NAMESPACES, STEP } from '../../shared/api/constants.ts';
+import {
+  AICR_RUNNER_SERVICE_ACCOUNT,
+  AICR_SNAPSHOT_SERVICE_ACCOUNT,
+  AICR_VALIDATE_SERVICE_ACCOUNT,
+  DOMAIN_CONDITIONS,
+  FIELD_MANAGER,
+  IDENTITY_GROUP,
+  NAMESPACES,
+  STEP,
+} from '../../shared/api/constants.ts';
 import { ConfigSchema } from '../../shared/environment.ts';
 import { RUNNERS } from '../../shared/steps/runners.ts';
 import { CONDITION_OWNER, QUEUE_NAMES, STEP_TABLE, queueSettings, type KubeRule } from '../../shared/steps/table.ts';
@@ -24,7 +33,16 @@ const cfnTags: Tags = [
 ];
 interface Sls {
   provider: { environment: Record<string, unknown> };
-  functions: Record<string, { handler: string; timeout: number; role: string; environment?: Record<string, unknown>; events?: { sqs?: { arn: unknown } }[] }>;
+  functions: Record<
+    string,
+    {
+      handler: string;
+      timeout: number;
+      role: string;
+      environment?: Record<string, unknown>;
+      events?: { sqs?: { arn: unknown } }[];
+    }
+  >;
   resources: { Resources: Record<string, { Type: string; Properties: Record<string, unknown> }> };
 }
 const sls = parse(read('serverless.yml'), { customTags: cfnTags }) as Sls;
@@ -33,7 +51,9 @@ const QUEUE_FED_HELPERS = new Set(['relay']);
 
 /** A value's default, by its dotted path in the chart's values. */
 function defaultValue(path: string): string {
-  const value = path.split('.').reduce<unknown>((at, key) => (at as Record<string, unknown> | undefined)?.[key], ConfigurationSchema.parse({}));
+  const value = path
+    .split('.')
+    .reduce<unknown>((at, key) => (at as Record<string, unknown> | undefined)?.[key], ConfigurationSchema.parse({}));
   return String(value);
 }
 
@@ -50,17 +70,21 @@ test('each domain condition has exactly one owning row', () => {
     }
   }
   for (const type of DOMAIN_CONDITIONS) assert.equal(CONDITION_OWNER[type], owners.get(type), `${type}'s owner`);
-  assert.deepEqual([...owners.keys()].sort(), [...DOMAIN_CONDITIONS].sort(), 'every domain condition has a step that writes it');
+  assert.deepEqual(
+    [...owners.keys()].sort(),
+    [...DOMAIN_CONDITIONS].sort(),
+    'every domain condition has a step that writes it',
+  );
 });
 
-test('docs/conditions.md names each condition\'s owner and field manager as the rows do (run npm run gen:docs)', () => {
+test("docs/conditions.md names each condition's owner and field manager as the rows do (run npm run gen:docs)", () => {
   const doc = read('docs/conditions.md');
   const at = ownerTableIn(doc);
   assert.ok(at, 'docs/conditions.md has the owners table');
   assert.equal(doc.split('\n').slice(at.start, at.end).join('\n'), ownerTable());
 });
 
-test('each step writes under its own field manager, distinct from every other and from the summary; the named ones are exactly the rows\'', () => {
+test("each step writes under its own field manager, distinct from every other and from the summary; the named ones are exactly the rows'", () => {
   const managers: string[] = STEP_TABLE.map((r) => r.fieldManager);
   assert.equal(new Set(managers).size, managers.length);
   assert.ok(!managers.includes(FIELD_MANAGER.summary));
@@ -75,11 +99,22 @@ test('each queue has a handler in functions/ that runs exactly its steps', () =>
     assert.ok(files.includes(queue), `functions/${queue}.ts`);
     const src = read(`functions/${queue}.ts`);
     const steps = STEP_TABLE.filter((r) => r.queue === queue).map((r) => r.name);
-    const runs = /createStepHandler\(\{([^}]*)\}/.exec(src)?.[1]?.split(',').map((s) => s.split(':')[0]?.trim().replace(/^'|'$/g, '') ?? '').filter(Boolean) ?? [];
+    const runs =
+      /createStepHandler\(\{([^}]*)\}/
+        .exec(src)?.[1]
+        ?.split(',')
+        .map((s) => s.split(':')[0]?.trim().replace(/^'|'$/g, '') ?? '')
+        .filter(Boolean) ?? [];
     assert.deepEqual(runs.sort(), steps.sort(), `functions/${queue}.ts runs ${steps.join(', ')}`);
-    assert.match(src, new RegExp(`stepDeps\\('${queue}'\\)`), `functions/${queue}.ts builds its deps for queue ${queue}`);
+    assert.match(
+      src,
+      new RegExp(`stepDeps\\('${queue}'\\)`),
+      `functions/${queue}.ts builds its deps for queue ${queue}`,
+    );
   }
-  const stepFunctions = Object.keys(sls.functions).filter((f) => sls.functions[f]?.events?.some((e) => e.sqs) && !QUEUE_FED_HELPERS.has(f));
+  const stepFunctions = Object.keys(sls.functions).filter(
+    (f) => sls.functions[f]?.events?.some((e) => e.sqs) && !QUEUE_FED_HELPERS.has(f),
+  );
   assert.deepEqual(stepFunctions.sort(), [...QUEUE_NAMES].sort(), 'queue-fed functions are exactly the step queues');
 });
 
@@ -93,7 +128,9 @@ test('serverless.yml gives each queue a function, a FIFO queue redriving to the 
     const q = resources[`${pascal(queue)}Queue`]?.Properties;
     const dlq = resources['StepDlq']?.Properties;
     assert.ok(q && dlq, `${pascal(queue)}Queue and the step dead-letter queue`);
-    assert.deepEqual((q['RedrivePolicy'] as { deadLetterTargetArn: unknown }).deadLetterTargetArn, { 'Fn::GetAtt': ['StepDlq', 'Arn'] });
+    assert.deepEqual((q['RedrivePolicy'] as { deadLetterTargetArn: unknown }).deadLetterTargetArn, {
+      'Fn::GetAtt': ['StepDlq', 'Arn'],
+    });
     assert.deepEqual(fn.events?.[0]?.sqs?.arn, { 'Fn::GetAtt': [`${pascal(queue)}Queue`, 'Arn'] });
     assert.equal(q['FifoQueue'], true);
     assert.equal(dlq['FifoQueue'], true);
@@ -104,7 +141,10 @@ test('serverless.yml gives each queue a function, a FIFO queue redriving to the 
       assert.ok(key in ConfigSchema.shape, `${key} is a known setting`);
     }
     const role = JSON.stringify(resources[fn.role]?.Properties['Policies']);
-    assert.ok(!role.includes('"StepDlq","Arn"'), `${fn.role} sends nothing to the dead-letter queue: only the queue's redrive does`);
+    assert.ok(
+      !role.includes('"StepDlq","Arn"'),
+      `${fn.role} sends nothing to the dead-letter queue: only the queue's redrive does`,
+    );
   }
 });
 
@@ -117,26 +157,52 @@ test('the chart as helm renders it grants each step row exactly its rules, bound
     const rules: readonly KubeRule[] = row.kube;
     const scopes = [...new Set(rules.map((r) => r.namespace))];
     for (const namespace of scopes) {
-      const role = rbac.find((o) => o.kind === (namespace ? 'Role' : 'ClusterRole') && o.metadata.name === name && o.metadata.namespace === namespace);
+      const role = rbac.find(
+        (o) =>
+          o.kind === (namespace ? 'Role' : 'ClusterRole') &&
+          o.metadata.name === name &&
+          o.metadata.namespace === namespace,
+      );
       assert.ok(role, `the chart renders ${namespace ? 'Role' : 'ClusterRole'} ${namespace ?? ''}/${name}`);
       const want = rules
         .filter((r) => r.namespace === namespace)
         .map((r) => {
           // Each name the values hold is its default value.
           const names = [...(r.resourceNames ?? []), ...(r.resourceNamesFromValues ?? []).map(defaultValue)];
-          return { apiGroups: r.apiGroups, resources: r.resources, ...(names.length > 0 ? { resourceNames: names } : {}), verbs: r.verbs };
+          return {
+            apiGroups: r.apiGroups,
+            resources: r.resources,
+            ...(names.length > 0 ? { resourceNames: names } : {}),
+            verbs: r.verbs,
+          };
         });
       assert.deepEqual(role['rules'], want, `${scope(role)} holds exactly the rules of the ${row.name} row`);
-      const binding = rbac.find((o) => o.kind === `${role.kind}Binding` && o.metadata.name === name && o.metadata.namespace === namespace);
-      assert.deepEqual(binding?.['subjects'], [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: group }], `${scope(role)} is bound to ${group} only`);
+      const binding = rbac.find(
+        (o) => o.kind === `${role.kind}Binding` && o.metadata.name === name && o.metadata.namespace === namespace,
+      );
+      assert.deepEqual(
+        binding?.['subjects'],
+        [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: group }],
+        `${scope(role)} is bound to ${group} only`,
+      );
     }
     const entry = JSON.stringify(resources[`${pascal(row.queue)}AccessEntry`]?.Properties);
     assert.ok(entry.includes(`"${group}"`), `${pascal(row.queue)}AccessEntry maps to ${group}`);
   }
   const subjects = rbac.flatMap((o) => (o['subjects'] ?? []) as { kind: string; name: string; namespace?: string }[]);
   const granted = new Set(subjects.filter((s) => s.kind === 'Group').map((s) => s.name));
-  assert.deepEqual([...granted].sort(), [IDENTITY_GROUP.forwarder, ...STEP_TABLE.map((r) => IDENTITY_GROUP.step(r.name))].sort(), 'the chart binds no other group');
+  assert.deepEqual(
+    [...granted].sort(),
+    [IDENTITY_GROUP.forwarder, ...STEP_TABLE.map((r) => IDENTITY_GROUP.step(r.name))].sort(),
+    'the chart binds no other group',
+  );
   // Besides the groups, only the ServiceAccounts AICR's Jobs run as: the runner in aicr-jobs, the snapshot agent in aicr-discovery, aicr validate in aicr-validation.
-  const accounts = new Set(subjects.filter((s) => s.kind !== 'Group').map((s) => `${s.kind} ${s.namespace ?? ''}/${s.name}`));
-  assert.deepEqual([...accounts].sort(), [`ServiceAccount ${NAMESPACES.discovery}/${AICR_SNAPSHOT_SERVICE_ACCOUNT}`, `ServiceAccount ${NAMESPACES.jobs}/${AICR_RUNNER_SERVICE_ACCOUNT}`, `ServiceAccount ${NAMESPACES.validation}/${AICR_VALIDATE_SERVICE_ACCOUNT}`]);
+  const accounts = new Set(
+    subjects.filter((s) => s.kind !== 'Group').map((s) => `${s.kind} ${s.namespace ?? ''}/${s.name}`),
+  );
+  assert.deepEqual([...accounts].sort(), [
+    `ServiceAccount ${NAMESPACES.discovery}/${AICR_SNAPSHOT_SERVICE_ACCOUNT}`,
+    `ServiceAccount ${NAMESPACES.jobs}/${AICR_RUNNER_SERVICE_ACCOUNT}`,
+    `ServiceAccount ${NAMESPACES.validation}/${AICR_VALIDATE_SERVICE_ACCOUNT}`,
+  ]);
 });

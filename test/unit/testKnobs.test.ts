@@ -23,12 +23,19 @@ test('a denial refuses authenticated repository requests in its scope, never the
   assert.equal(refuses({ scope: 'all', message: '' }, pull), true);
   assert.equal(refuses({ scope: 'push', message: '' }, pull), false);
   assert.equal(refuses({ scope: 'pull', message: '' }, { ...pull, method: 'HEAD' }), true);
-  assert.equal(refuses({ scope: 'all', message: '' }, { ...push, headers: {} }), false, 'no credentials: the registry challenges first');
+  assert.equal(
+    refuses({ scope: 'all', message: '' }, { ...push, headers: {} }),
+    false,
+    'no credentials: the registry challenges first',
+  );
   assert.equal(refuses({ scope: 'all', message: '' }, { ...pull, url: '/v2/' }), false);
 });
 
 test('Locations on the registry address are pointed at the address the client used; others are kept', () => {
-  assert.equal(onProxy('http://127.0.0.1:5000/v2/a/blobs/uploads/u?_state=s', '127.0.0.1:5000', '127.0.0.1:6000'), 'http://127.0.0.1:6000/v2/a/blobs/uploads/u?_state=s');
+  assert.equal(
+    onProxy('http://127.0.0.1:5000/v2/a/blobs/uploads/u?_state=s', '127.0.0.1:5000', '127.0.0.1:6000'),
+    'http://127.0.0.1:6000/v2/a/blobs/uploads/u?_state=s',
+  );
   assert.equal(onProxy('/v2/a/blobs/uploads/u', '127.0.0.1:5000', '127.0.0.1:6000'), '/v2/a/blobs/uploads/u');
 });
 
@@ -36,12 +43,22 @@ test('a forced aicr run is claimed once, by its own command, and other runs reac
   const dir = await mkdtemp(join(tmpdir(), 'aicr-knob-'));
   try {
     const paths = knobPaths(dir);
-    assert.deepEqual(await aicrKnobPath(join(dir, 'pod'), paths, '/bin/echo'), [], 'nothing stands in front of aicr while no run is forced');
+    assert.deepEqual(
+      await aicrKnobPath(join(dir, 'pod'), paths, '/bin/echo'),
+      [],
+      'nothing stands in front of aicr while no run is forced',
+    );
     await run('mkdir', ['-p', paths.aicrRuns]);
-    await writeFile(join(paths.aicrRuns, `recipe.1${AICR_RUN_SUFFIX}`), aicrRunFile('recipe', 0, { code: 6, stderr: 'no recipe\n' }));
+    await writeFile(
+      join(paths.aicrRuns, `recipe.1${AICR_RUN_SUFFIX}`),
+      aicrRunFile('recipe', 0, { code: 6, stderr: 'no recipe\n' }),
+    );
     const [bin] = await aicrKnobPath(join(dir, 'pod'), paths, '/bin/echo');
     const aicr = join(bin ?? '', 'aicr');
-    assert.deepEqual(await run(aicr, ['--debug', 'bundle', '-r', 'recipe']), { stdout: '--debug bundle -r recipe\n', stderr: '' });
+    assert.deepEqual(await run(aicr, ['--debug', 'bundle', '-r', 'recipe']), {
+      stdout: '--debug bundle -r recipe\n',
+      stderr: '',
+    });
     await assert.rejects(run(aicr, ['recipe', '--os', 'ubuntu']), { code: 6, stderr: 'no recipe\n', stdout: '' });
     assert.deepEqual(await readdir(paths.aicrRuns), [], 'the run file is used up');
     assert.equal((await run(aicr, ['recipe'])).stdout, 'recipe\n');
@@ -58,8 +75,14 @@ test('with the AICR data overlay present, recipe, bundle and query runs get --da
     await writeFile(join(paths.aicrData, 'registry.yaml'), 'components: []\n');
     const [bin] = await aicrKnobPath(join(dir, 'pod'), paths, '/bin/echo');
     const aicr = join(bin ?? '', 'aicr');
-    assert.equal((await run(aicr, ['recipe', '--os', 'ubuntu'])).stdout, `recipe --os ubuntu --data ${paths.aicrData}\n`);
-    assert.equal((await run(aicr, ['--debug', 'bundle', '-r', 'r'])).stdout, `--debug bundle -r r --data ${paths.aicrData}\n`);
+    assert.equal(
+      (await run(aicr, ['recipe', '--os', 'ubuntu'])).stdout,
+      `recipe --os ubuntu --data ${paths.aicrData}\n`,
+    );
+    assert.equal(
+      (await run(aicr, ['--debug', 'bundle', '-r', 'r'])).stdout,
+      `--debug bundle -r r --data ${paths.aicrData}\n`,
+    );
     assert.equal((await run(aicr, ['query', '--data=/elsewhere'])).stdout, 'query --data=/elsewhere\n');
     assert.equal((await run(aicr, ['snapshot', '-o', 'f'])).stdout, 'snapshot -o f\n');
   } finally {

@@ -34,7 +34,10 @@ const OVERLAY = `spec:
 
 test('the overlay points every non-empty repository URL at the fixture repository and keeps every other line', () => {
   const url = 'http://127.0.0.1:1234';
-  assert.equal(pointAt(REGISTRY, url), REGISTRY.replace('https://helm.ngc.nvidia.com/nvidia', url).replace('https://charts.jetstack.io', url));
+  assert.equal(
+    pointAt(REGISTRY, url),
+    REGISTRY.replace('https://helm.ngc.nvidia.com/nvidia', url).replace('https://charts.jetstack.io', url),
+  );
   assert.equal(pointAt(OVERLAY, url), OVERLAY.replace('oci://ghcr.io/nvidia   ', url));
 });
 
@@ -49,10 +52,17 @@ test('a fixture archive holds <chart>/Chart.yaml with its name and version as st
   const c = { chart: 'dynamo-crds', version: '0.9' };
   const archive = packageFixture(c);
   const files = readTar(gunzipSync(archive));
-  assert.deepEqual(parse(new TextDecoder().decode(files.get('dynamo-crds/Chart.yaml'))), { apiVersion: 'v2', name: 'dynamo-crds', version: '0.9', description: 'test fixture standing in for the upstream dynamo-crds chart' });
+  assert.deepEqual(parse(new TextDecoder().decode(files.get('dynamo-crds/Chart.yaml'))), {
+    apiVersion: 'v2',
+    name: 'dynamo-crds',
+    version: '0.9',
+    description: 'test fixture standing in for the upstream dynamo-crds chart',
+  });
   assert.ok(files.has('dynamo-crds/templates/fixture.yaml'));
   assert.deepEqual(packageFixture(c), archive, 'the same bytes each time');
-  const index = parse(indexYaml([indexEntry(c, archive)])) as { entries: Record<string, { version: string; urls: string[]; digest: string }[]> };
+  const index = parse(indexYaml([indexEntry(c, archive)])) as {
+    entries: Record<string, { version: string; urls: string[]; digest: string }[]>;
+  };
   assert.equal(index.entries['dynamo-crds']?.[0]?.urls[0], 'dynamo-crds-0.9.tgz');
   assert.match(index.entries['dynamo-crds']?.[0]?.digest ?? '', /^[0-9a-f]{64}$/);
 });

@@ -28,19 +28,37 @@ test('a later etcd revision is newer; opaque versions count as newer', () => {
 
 /** A ConfigMap store with resourceVersion preconditions, like the API server's. */
 function store(initial?: string) {
-  let cm: ConfigMapObject | undefined = initial ? { metadata: { name: 'c', namespace: 'n', uid: 'u', resourceVersion: '1' }, data: { resourceVersion: initial } } : undefined;
+  let cm: ConfigMapObject | undefined = initial
+    ? { metadata: { name: 'c', namespace: 'n', uid: 'u', resourceVersion: '1' }, data: { resourceVersion: initial } }
+    : undefined;
   let writes = 0;
   const write = <T>(next: WritableObject): Promise<T> => {
-    if ((next.metadata.resourceVersion ?? undefined) !== cm?.metadata.resourceVersion) return Promise.reject(new ConflictError('conflict'));
+    if ((next.metadata.resourceVersion ?? undefined) !== cm?.metadata.resourceVersion)
+      return Promise.reject(new ConflictError('conflict'));
     writes++;
-    cm = { ...(next as ConfigMapObject), metadata: { ...(next as ConfigMapObject).metadata, uid: 'u', resourceVersion: String(Number(cm?.metadata.resourceVersion ?? 0) + 1) } };
+    cm = {
+      ...(next as ConfigMapObject),
+      metadata: {
+        ...(next as ConfigMapObject).metadata,
+        uid: 'u',
+        resourceVersion: String(Number(cm?.metadata.resourceVersion ?? 0) + 1),
+      },
+    };
     return Promise.resolve(cm as T);
   };
   return {
     writes: () => writes,
     value: () => cm?.data?.['resourceVersion'],
     race: (rv: string) => {
-      cm = { metadata: { name: 'c', namespace: 'n', uid: 'u', resourceVersion: String(Number(cm?.metadata.resourceVersion ?? 0) + 1) }, data: { resourceVersion: rv } };
+      cm = {
+        metadata: {
+          name: 'c',
+          namespace: 'n',
+          uid: 'u',
+          resourceVersion: String(Number(cm?.metadata.resourceVersion ?? 0) + 1),
+        },
+        data: { resourceVersion: rv },
+      };
     },
     kube: {
       get: <T>() => Promise.resolve(cm as T | undefined),
@@ -53,7 +71,10 @@ function store(initial?: string) {
 test('the checkpoint batches writes and flushes the latest value once', async () => {
   const s = store('10');
   let now = 0;
-  const cp = new ConfigMapCheckpoint(s.kube, createLogger({ level: 'silent' }), { flushEveryMs: 30_000, now: () => now });
+  const cp = new ConfigMapCheckpoint(s.kube, createLogger({ level: 'silent' }), {
+    flushEveryMs: 30_000,
+    now: () => now,
+  });
   assert.equal(await cp.load(), '10');
   for (const rv of ['11', '12', '13']) await cp.save(rv);
   assert.equal(s.writes(), 0, 'nothing written within the flush interval');

@@ -23,11 +23,22 @@ function recordingClient(): { client: SchedulerClient; created: CreateScheduleCo
   return { client, created };
 }
 
-const refresh = { step: 'resolve', group: `runtime-${UID}`, dedupId: `${UID}/resolve/deadline`, body: '{}', delayMs: 6 * 3600_000 };
+const refresh = {
+  step: 'resolve',
+  group: `runtime-${UID}`,
+  dedupId: `${UID}/resolve/deadline`,
+  body: '{}',
+  delayMs: 6 * 3600_000,
+};
 
 test('FLT-2 a long timer is retried by Scheduler and, when it still cannot be delivered, dead-lettered to the queue its alarm watches', async () => {
   const { client, created } = recordingClient();
-  await new SchedulerTimers(() => client, { groupName: 'timers', roleArn: ROLE_ARN, queueArn: { resolve: QUEUE_ARN }, deadLetterArn: DLQ_ARN }).arm(refresh);
+  await new SchedulerTimers(() => client, {
+    groupName: 'timers',
+    roleArn: ROLE_ARN,
+    queueArn: { resolve: QUEUE_ARN },
+    deadLetterArn: DLQ_ARN,
+  }).arm(refresh);
   const target = created[0]?.Target;
   assert.deepEqual(target?.DeadLetterConfig, { Arn: DLQ_ARN });
   assert.deepEqual(target?.RetryPolicy, { MaximumRetryAttempts: 3, MaximumEventAgeInSeconds: 3600 });
@@ -36,7 +47,12 @@ test('FLT-2 a long timer is retried by Scheduler and, when it still cannot be de
 
 test('FLT-2 the packaged settings carry the dead-letter queue to every timer a function arms', async () => {
   const { arn } = queueSettings('resolve');
-  const config = ConfigSchema.parse({ AICR_TIMER_GROUP: 'timers', AICR_TIMER_ROLE_ARN: ROLE_ARN, AICR_TIMER_DLQ_ARN: DLQ_ARN, [arn]: QUEUE_ARN });
+  const config = ConfigSchema.parse({
+    AICR_TIMER_GROUP: 'timers',
+    AICR_TIMER_ROLE_ARN: ROLE_ARN,
+    AICR_TIMER_DLQ_ARN: DLQ_ARN,
+    [arn]: QUEUE_ARN,
+  });
   const timers = timersFromConfig(config, ['resolve']);
   assert.ok(timers);
   const { client, created } = recordingClient();

@@ -28,7 +28,13 @@ function configuration(values: Record<string, unknown>): ReturnType<typeof Confi
 
 /** A Secret as the API returns it: written by `manager`, with these annotations. */
 function secret(manager: string, notes: Record<string, string>, password = 'pw'): GenericObject {
-  const data = { url: b64(SHAPE.url), type: b64('helm'), enableOCI: b64('true'), username: b64('AWS'), password: b64(password) };
+  const data = {
+    url: b64(SHAPE.url),
+    type: b64('helm'),
+    enableOCI: b64('true'),
+    username: b64('AWS'),
+    password: b64(password),
+  };
   return {
     apiVersion: 'v1',
     kind: 'Secret',
@@ -66,35 +72,66 @@ function kubeWith(objects: Record<string, WritableObject | GenericObject>): Kube
 }
 
 function configMap(values: Record<string, unknown>): WritableObject {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: CONFIGURATION.name, namespace: CONFIGURATION.namespace }, data: configurationData(values) };
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: CONFIGURATION.name, namespace: CONFIGURATION.namespace },
+    data: configurationData(values),
+  };
 }
 
 const AWS_MANAGED = { registry: { repository: SHAPE.url, auth: { mode: 'aws' } }, argocd: { mode: 'managed' } };
-const fresh = { [ANNOTATION.tokenExpiresAt]: new Date(NOW.getTime() + 11 * HOUR).toISOString(), [ANNOTATION.tokenRefreshedAt]: new Date(NOW.getTime() - HOUR).toISOString() };
+const fresh = {
+  [ANNOTATION.tokenExpiresAt]: new Date(NOW.getTime() + 11 * HOUR).toISOString(),
+  [ANNOTATION.tokenRefreshedAt]: new Date(NOW.getTime() - HOUR).toISOString(),
+};
 const cadence: Cadence = { now: NOW.getTime(), intervalMs: 6 * HOUR, staleWithinMs: HOUR };
 
 test('REG-4 EKS-managed Argo CD (unit level: moto serves no eks ListCapabilities): credentials are handled by AWS, in configuration or by the capability answer', () => {
   const managed = credentialsHandling(configuration(AWS_MANAGED));
   assert.equal(managed.writes, false);
-  assert.match(managed.writes ? '' : managed.why, /EKS capability, .*: registry credentials are handled by AWS, and the control plane creates or overwrites no Secret argocd\/aicr-registry/);
+  assert.match(
+    managed.writes ? '' : managed.why,
+    /EKS capability, .*: registry credentials are handled by AWS, and the control plane creates or overwrites no Secret argocd\/aicr-registry/,
+  );
   const selfManaged = configuration({ registry: { repository: SHAPE.url, auth: { mode: 'aws' } } });
   assert.equal(credentialsHandling(selfManaged).writes, true);
-  assert.equal(credentialsHandling(selfManaged, 'present').writes, false, 'a capability EKS reports wins over the configuration');
+  assert.equal(
+    credentialsHandling(selfManaged, 'present').writes,
+    false,
+    'a capability EKS reports wins over the configuration',
+  );
   const statics = credentialsHandling(configuration({ registry: { repository: SHAPE.url, auth: { mode: 'static' } } }));
-  assert.match(statics.writes ? '' : statics.why, /^registry\.auth\.mode static: Argo CD's registry credentials are kept by a person/);
+  assert.match(
+    statics.writes ? '' : statics.why,
+    /^registry\.auth\.mode static: Argo CD's registry credentials are kept by a person/,
+  );
 });
 
 test('REG-4 EKS-managed Argo CD (unit level): the step neither creates nor overwrites the Secret, ours or not, and the rollout step does not call it stale', async () => {
   const expired = { [ANNOTATION.tokenExpiresAt]: new Date(NOW.getTime() - HOUR).toISOString() };
   for (const present of [undefined, secret('kubectl-create', {}), secret(FIELD_MANAGER.tokenRefresh, expired)]) {
-    const kube = kubeWith({ [`${CONFIGURATION.namespace}/${CONFIGURATION.name}`]: configMap(AWS_MANAGED), ...(present ? { [KEY]: present } : {}) });
+    const kube = kubeWith({
+      [`${CONFIGURATION.namespace}/${CONFIGURATION.name}`]: configMap(AWS_MANAGED),
+      ...(present ? { [KEY]: present } : {}),
+    });
     const { log, records } = captureLogger();
     const runtime = { metadata: { name: 'cluster', uid: 'r', resourceVersion: '1' } } as RuntimeObject;
-    const report = await runTokenRefresh({ kube, log, now: () => NOW, timings: DEFAULT_TIMINGS, runtime, item: { v: 1, step: 'token-refresh', runtime: { name: 'cluster', uid: 'r' }, cause: 'ADDED', attempt: 1 } });
+    const report = await runTokenRefresh({
+      kube,
+      log,
+      now: () => NOW,
+      timings: DEFAULT_TIMINGS,
+      runtime,
+      item: { v: 1, step: 'token-refresh', runtime: { name: 'cluster', uid: 'r' }, cause: 'ADDED', attempt: 1 },
+    });
     assert.deepEqual(kube.applied, [], 'nothing written');
     assert.deepEqual(report, {});
     assert.ok(records().some((r) => String(r['why']).includes('handled by AWS')));
-    assert.equal(await staleCredentials(kube, configuration(AWS_MANAGED), { now: NOW, staleWithinMs: HOUR }), undefined);
+    assert.equal(
+      await staleCredentials(kube, configuration(AWS_MANAGED), { now: NOW, staleWithinMs: HOUR }),
+      undefined,
+    );
   }
 });
 
@@ -111,16 +148,33 @@ test('REG-4 a Secret the step did not write is foreign, whatever its labels; one
   assert.equal(dueBecause(ours, { ...cadence, now: NOW.getTime() + 10 * HOUR + 1 }), 'expiring');
   assert.equal(dueBecause(judge(secret(FIELD_MANAGER.tokenRefresh, fresh, ''), SHAPE), cadence), 'edited');
   const edited = secret(FIELD_MANAGER.tokenRefresh, fresh);
-  (edited.metadata['managedFields'] as unknown[]).push({ manager: 'kubectl-edit', operation: 'Update', fieldsV1: { 'f:data': { 'f:password': {} } } });
+  (edited.metadata['managedFields'] as unknown[]).push({
+    manager: 'kubectl-edit',
+    operation: 'Update',
+    fieldsV1: { 'f:data': { 'f:password': {} } },
+  });
   assert.equal(dueBecause(judge(edited, SHAPE), cadence), 'edited');
   const added = secret(FIELD_MANAGER.tokenRefresh, fresh);
-  (added.metadata['managedFields'] as unknown[]).push({ manager: 'kubectl-patch', operation: 'Update', fieldsV1: { 'f:data': { 'f:project': {} } } });
-  assert.equal(dueBecause(judge(added, SHAPE), cadence), undefined, 'a key only someone else set is theirs, and no reason to write again');
+  (added.metadata['managedFields'] as unknown[]).push({
+    manager: 'kubectl-patch',
+    operation: 'Update',
+    fieldsV1: { 'f:data': { 'f:project': {} } },
+  });
+  assert.equal(
+    dueBecause(judge(added, SHAPE), cadence),
+    undefined,
+    'a key only someone else set is theirs, and no reason to write again',
+  );
   assert.equal(nextDue(NOW.getTime(), NOW.getTime() + 12 * HOUR, cadence), NOW.getTime() + 6 * HOUR);
-  assert.equal(nextDue(NOW.getTime(), NOW.getTime() + 3 * HOUR, cadence), NOW.getTime() + 2 * HOUR, 'a short-lived token is refreshed before it goes stale');
+  assert.equal(
+    nextDue(NOW.getTime(), NOW.getTime() + 3 * HOUR, cadence),
+    NOW.getTime() + 2 * HOUR,
+    'a short-lived token is refreshed before it goes stale',
+  );
 });
 
 test('REG-4 only an ECR token of the form AWS:<password> is used; any other shape is refused', () => {
   assert.equal(passwordOf(b64('AWS:s3cr3t:with:colons')), 's3cr3t:with:colons');
-  for (const bad of [b64('AWS:'), b64('nocolon'), b64('other:pw'), b64(':pw'), '', '!!!']) assert.equal(passwordOf(bad), undefined, bad);
+  for (const bad of [b64('AWS:'), b64('nocolon'), b64('other:pw'), b64(':pw'), '', '!!!'])
+    assert.equal(passwordOf(bad), undefined, bad);
 });

@@ -24,12 +24,17 @@ function order(part: string, entry: string): { cause: number | undefined; fix: n
 function entryProblems(reason: string, link: string, entry: string): string[] {
   const problems: string[] = [];
   const at = entry.indexOf(`\`${reason}\``);
-  if (at < 0 && !entry.includes(reason)) problems.push(`${reason}: entry #${link} never names the reason, so its row links to an entry about something else`);
+  if (at < 0 && !entry.includes(reason))
+    problems.push(
+      `${reason}: entry #${link} never names the reason, so its row links to an entry about something else`,
+    );
   const { cause, fix } = order(at < 0 ? entry : entry.slice(at), entry);
   if (cause === undefined) problems.push(`${reason}: entry #${link} has no cause`);
   if (fix === undefined) problems.push(`${reason}: entry #${link} has no fix`);
-  if (cause !== undefined && fix !== undefined && fix < cause) problems.push(`${reason}: entry #${link} gives the fix before the cause`);
-  if (!codeCommands(entry).some((c) => KUBECTL_CHECK.test(c))) problems.push(`${reason}: entry #${link} has no kubectl check in a code block`);
+  if (cause !== undefined && fix !== undefined && fix < cause)
+    problems.push(`${reason}: entry #${link} gives the fix before the cause`);
+  if (!codeCommands(entry).some((c) => KUBECTL_CHECK.test(c)))
+    problems.push(`${reason}: entry #${link} has no kubectl check in a code block`);
   return problems;
 }
 

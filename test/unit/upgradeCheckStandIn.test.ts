@@ -23,11 +23,18 @@ function recipe(overrides: Record<string, unknown> = {}): string {
 
 async function run(dir: string, args: string[], knob?: unknown): Promise<{ code: number; stderr: string }> {
   const env: NodeJS.ProcessEnv = { ...process.env, AICR_STAND_IN_KNOB: join(dir, 'knob.json') };
-  await (knob === undefined ? rm(join(dir, 'knob.json'), { force: true }) : writeFile(join(dir, 'knob.json'), JSON.stringify(knob)));
+  await (knob === undefined
+    ? rm(join(dir, 'knob.json'), { force: true })
+    : writeFile(join(dir, 'knob.json'), JSON.stringify(knob)));
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', import.meta.resolve('tsx'), SCRIPT, 'upgrade-check', ...args], { env, cwd: dir }, (err, _stdout, stderr) => {
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['--import', import.meta.resolve('tsx'), SCRIPT, 'upgrade-check', ...args],
+      { env, cwd: dir },
+      (err, _stdout, stderr) => {
+        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stderr });
+      },
+    );
   });
 }
 
@@ -55,7 +62,9 @@ test('the knob steers changed components only; any verdict but safe exits 2; bad
   try {
     await writeFile(join(dir, 'from.yaml'), recipe());
     await writeFile(join(dir, 'to.yaml'), recipe({ version: 'v25.10.0' }));
-    const knob = { verdicts: { 'gpu-operator': { verdict: 'blocked', reason: 'NO_PATH' }, 'cert-manager': { verdict: 'manual' } } };
+    const knob = {
+      verdicts: { 'gpu-operator': { verdict: 'blocked', reason: 'NO_PATH' }, 'cert-manager': { verdict: 'manual' } },
+    };
     const out = await run(dir, ['-f', 'from.yaml', '--to', 'to.yaml', '-o', 'report.json'], knob);
     assert.equal(out.code, 2, out.stderr);
     const verdicts = parseVerdicts(await readFile(join(dir, 'report.json'), 'utf8'));

@@ -22,6 +22,10 @@ test('a malformed body names the field that failed', () => {
     ['{"v":2,"step":"resolve","runtime":{"name":"cluster","uid":"u"},"cause":"x"}', 'v'],
   ];
   for (const [body, field] of cases) {
-    assert.throws(() => decodeWorkItem(body), (err: unknown) => err instanceof MalformedMessageError && err.field === field, body);
+    assert.throws(
+      () => decodeWorkItem(body),
+      (err: unknown) => err instanceof MalformedMessageError && err.field === field,
+      body,
+    );
   }
 });

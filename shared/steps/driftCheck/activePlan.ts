@@ -19,10 +19,18 @@ import { consistent } from './report.ts';
 export const PLAN_REBUILT_EVENT = 'PlanRebuilt';
 const UNKNOWN_NEXT = 'The next rollout assesses every upgrade unknown and needs approval';
 
-export type ActivePlan = { readonly ok: true; readonly plan: Plan } | { readonly ok: false; readonly report: StepReport };
+export type ActivePlan =
+  { readonly ok: true; readonly plan: Plan } | { readonly ok: false; readonly report: StepReport };
 
 function missing(name: string, cause: string): ActivePlan {
-  return { ok: false, report: consistent('False', 'PlanMissing', `the active plan ${name} is missing from ${NAMESPACES.system} and cannot be rebuilt: ${cause}. ${UNKNOWN_NEXT}`) };
+  return {
+    ok: false,
+    report: consistent(
+      'False',
+      'PlanMissing',
+      `the active plan ${name} is missing from ${NAMESPACES.system} and cannot be rebuilt: ${cause}. ${UNKNOWN_NEXT}`,
+    ),
+  };
 }
 
 /** Writes the rebuilt plan back; one that appeared meanwhile (resolution, another look) is as good. */
@@ -34,12 +42,16 @@ async function writeBack(ctx: StepContext, plan: Plan): Promise<void> {
     throw err;
   }
   const message = `the active plan ${planName(plan.digest)} was missing; rebuilt from the owned Argo CD Applications to the same digest ${plan.digest} and written back (it has no recipe)`;
-  await recordEvent({ kube: ctx.kube, runtime: ctx.runtime, reporter: 'drift-check', now: ctx.now() }, { type: 'Normal', reason: PLAN_REBUILT_EVENT, message });
+  await recordEvent(
+    { kube: ctx.kube, runtime: ctx.runtime, reporter: 'drift-check', now: ctx.now() },
+    { type: 'Normal', reason: PLAN_REBUILT_EVENT, message },
+  );
   ctx.log.info('active plan rebuilt from the Applications', { plan: planName(plan.digest) });
 }
 
 async function rebuild(ctx: StepContext, name: string, apps: readonly GenericObject[]): Promise<ActivePlan> {
-  if (apps.length === 0) return missing(name, `no owned Application is left in ${NAMESPACES.argocd} to rebuild it from`);
+  if (apps.length === 0)
+    return missing(name, `no owned Application is left in ${NAMESPACES.argocd} to rebuild it from`);
   const rebuilt = applicationsDigest(apps);
   if (!rebuilt.ok) return missing(name, rebuilt.problems.join('; '));
   const found = planName(rebuilt.digest);
@@ -47,7 +59,12 @@ async function rebuild(ctx: StepContext, name: string, apps: readonly GenericObj
     const message = `the active plan ${name} is missing from ${NAMESPACES.system} and cannot be written back: the owned Applications rebuild to plan ${found} (digest ${rebuilt.digest}), not ${name}, so one was edited outside the control plane. ${UNKNOWN_NEXT}`;
     return { ok: false, report: consistent('False', 'PlanMissing', message) };
   }
-  const plan: Plan = { digest: rebuilt.digest, releases: rebuilt.releases, runtimeUID: ctx.runtime.metadata.uid, rebuilt: true };
+  const plan: Plan = {
+    digest: rebuilt.digest,
+    releases: rebuilt.releases,
+    runtimeUID: ctx.runtime.metadata.uid,
+    rebuilt: true,
+  };
   await writeBack(ctx, plan);
   return { ok: true, plan };
 }
@@ -64,9 +81,24 @@ export async function activePlan(ctx: StepContext, look: ActiveLook): Promise<Ac
   if (configMap) {
     const read = readPlanConfigMap(configMap);
     if (read.ok) return read;
-    return { ok: false, report: consistent('False', 'PlanUnreadable', `${read.problem}. After a downgrade, upgrade again; otherwise delete the ConfigMap to have the active plan rebuilt from the Applications`) };
+    return {
+      ok: false,
+      report: consistent(
+        'False',
+        'PlanUnreadable',
+        `${read.problem}. After a downgrade, upgrade again; otherwise delete the ConfigMap to have the active plan rebuilt from the Applications`,
+      ),
+    };
   }
   // Once a rollout is approved the Applications move between two plans; when it ends its target is active and this plan may not matter any more.
-  if (live?.spec.approval) return { ok: false, report: consistent('True', 'InventoryConsistent', `the active plan ${name} is missing; rollout ${live.metadata.name} is approved and in progress, so it is rebuilt from the Applications once the rollout has ended, if it is still the active plan`) };
+  if (live?.spec.approval)
+    return {
+      ok: false,
+      report: consistent(
+        'True',
+        'InventoryConsistent',
+        `the active plan ${name} is missing; rollout ${live.metadata.name} is approved and in progress, so it is rebuilt from the Applications once the rollout has ended, if it is still the active plan`,
+      ),
+    };
   return rebuild(ctx, name, look.apps);
 }

@@ -31,7 +31,6 @@ interface Look {
   readonly targetMap: ConfigMapObject | undefined;
 }
 
-
 function planMap(ctx: StepContext, name: string | undefined): Promise<ConfigMapObject | undefined> {
   return name ? ctx.kube.get(KIND.configMap, name, NAMESPACES.system) : Promise.resolve(undefined);
 }
@@ -55,13 +54,33 @@ async function check(ctx: StepContext, look: Look): Promise<StepReport> {
   const plans = [look.activeMap, look.targetMap].filter((cm) => cm !== undefined);
   const newer = newerObjects(look.listedRollouts, plans);
   if (newer.length > 0) return consistent('False', 'PlanUnreadable', newerMessage(newer));
-  if (!look.active) return consistent('True', 'InventoryConsistent', 'no active plan yet: nothing is compared until a rollout has made one active');
-  if (!look.apps) return consistent('True', 'InventoryConsistent', `Argo CD's Application API is not served, so the Applications of the active plan ${look.active} are not compared (EngineAvailable says why)`);
+  if (!look.active)
+    return consistent(
+      'True',
+      'InventoryConsistent',
+      'no active plan yet: nothing is compared until a rollout has made one active',
+    );
+  if (!look.apps)
+    return consistent(
+      'True',
+      'InventoryConsistent',
+      `Argo CD's Application API is not served, so the Applications of the active plan ${look.active} are not compared (EngineAvailable says why)`,
+    );
   const live = rolloutInProgress(look.rollouts);
   const plan = await activePlan(ctx, { name: look.active, configMap: look.activeMap, apps: look.apps, live });
   if (!plan.ok) return plan.report;
-  if (live) return consistent('True', 'InventoryConsistent', `rollout ${live.metadata.name} is in progress: it compares the Applications itself`);
-  return checkInventory(ctx, { configuration: look.configuration, apps: look.apps, rollouts: look.rollouts }, plan.plan, look.active);
+  if (live)
+    return consistent(
+      'True',
+      'InventoryConsistent',
+      `rollout ${live.metadata.name} is in progress: it compares the Applications itself`,
+    );
+  return checkInventory(
+    ctx,
+    { configuration: look.configuration, apps: look.apps, rollouts: look.rollouts },
+    plan.plan,
+    look.active,
+  );
 }
 
 export const runDriftCheck: StepRunner = async (ctx) => {
@@ -70,5 +89,7 @@ export const runDriftCheck: StepRunner = async (ctx) => {
   const report = await check(ctx, look);
   const periodic = nextLook(ctx, look.configuration);
   // A sooner look the check asked for (Argo CD away) keeps its own key; otherwise the periodic one.
-  return report.recheckAfterMs !== undefined && report.recheckAfterMs < (periodic.recheckAfterMs ?? Infinity) ? report : { ...report, ...periodic };
+  return report.recheckAfterMs !== undefined && report.recheckAfterMs < (periodic.recheckAfterMs ?? Infinity)
+    ? report
+    : { ...report, ...periodic };
 };

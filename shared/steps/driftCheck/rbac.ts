@@ -4,12 +4,51 @@ import type { KubeRule } from '../../rbac/rule.ts';
 
 export const DRIFT_CHECK_RBAC = [
   { apiGroups: [API_GROUP], resources: ['clusterruntimes'], verbs: ['get'], why: 'reads the runtime it was sent' },
-  { apiGroups: [API_GROUP], resources: ['clusterruntimes/status'], verbs: ['patch'], why: 'applies InventoryConsistent and the summary conditions' },
-  { apiGroups: [API_GROUP], resources: [KINDS.runtimeRollout.plural], verbs: ['list'], why: 'reads whether a rollout is in progress, which releases an unsuccessful one moved, and which schema each was written in' },
+  {
+    apiGroups: [API_GROUP],
+    resources: ['clusterruntimes/status'],
+    verbs: ['patch'],
+    why: 'applies InventoryConsistent and the summary conditions',
+  },
+  {
+    apiGroups: [API_GROUP],
+    resources: [KINDS.runtimeRollout.plural],
+    verbs: ['list'],
+    why: 'reads whether a rollout is in progress, which releases an unsuccessful one moved, and which schema each was written in',
+  },
   // A server-side apply that creates a plan is authorized as create; the plan admission policy lets this group create plans and change none.
-  { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'create'], namespace: NAMESPACES.system, why: 'reads the active and target plans and the configuration, and writes back an active plan rebuilt from the Applications to its own digest' },
-  { apiGroups: ['argoproj.io'], resources: ['applications'], verbs: ['list', 'create', 'patch'], why: 'reads the owned Applications and writes a deleted one again from the active plan (cluster-wide, for the same reason as the rollout step)' },
-  { apiGroups: ['apps'], resources: ['statefulsets', 'deployments'], verbs: ['list'], why: "reads whether Argo CD's application controller is up before writing an Application again" },
-  { apiGroups: [''], resources: ['secrets'], verbs: ['get'], namespace: ARGOCD_REGISTRY_SECRET.namespace, resourceNames: [ARGOCD_REGISTRY_SECRET.name], why: "reads when Argo CD's registry token expires (aws mode), as the rollout step does before it writes" },
-  { apiGroups: [''], resources: ['events'], verbs: ['create', 'get', 'patch'], namespace: NAMESPACES.events, why: 'records Events on the runtime (ApplicationRecreated, PlanRebuilt), counting repeats' },
+  {
+    apiGroups: [''],
+    resources: ['configmaps'],
+    verbs: ['get', 'list', 'create'],
+    namespace: NAMESPACES.system,
+    why: 'reads the active and target plans and the configuration, and writes back an active plan rebuilt from the Applications to its own digest',
+  },
+  {
+    apiGroups: ['argoproj.io'],
+    resources: ['applications'],
+    verbs: ['list', 'create', 'patch'],
+    why: 'reads the owned Applications and writes a deleted one again from the active plan (cluster-wide, for the same reason as the rollout step)',
+  },
+  {
+    apiGroups: ['apps'],
+    resources: ['statefulsets', 'deployments'],
+    verbs: ['list'],
+    why: "reads whether Argo CD's application controller is up before writing an Application again",
+  },
+  {
+    apiGroups: [''],
+    resources: ['secrets'],
+    verbs: ['get'],
+    namespace: ARGOCD_REGISTRY_SECRET.namespace,
+    resourceNames: [ARGOCD_REGISTRY_SECRET.name],
+    why: "reads when Argo CD's registry token expires (aws mode), as the rollout step does before it writes",
+  },
+  {
+    apiGroups: [''],
+    resources: ['events'],
+    verbs: ['create', 'get', 'patch'],
+    namespace: NAMESPACES.events,
+    why: 'records Events on the runtime (ApplicationRecreated, PlanRebuilt), counting repeats',
+  },
 ] as const satisfies readonly KubeRule[];

@@ -43,32 +43,76 @@ function movedReport(plan: string, moved: readonly MovedRelease[]): StepReport {
 async function rewrite(ctx: StepContext, look: InventoryLook, plan: Plan, names: ReadonlySet<string>): Promise<void> {
   const owner = { runtimeUID: ctx.runtime.metadata.uid, planDigest: plan.digest };
   const name = planName(plan.digest);
-  for (const app of planToApplications(plan.releases, owner, optionsOf(look.configuration)).filter((a) => names.has(a.metadata.name))) {
+  for (const app of planToApplications(plan.releases, owner, optionsOf(look.configuration)).filter((a) =>
+    names.has(a.metadata.name),
+  )) {
     await writeApplication(ctx.kube, app);
     const message = `Application ${NAMESPACES.argocd}/${app.metadata.name} was deleted outside a rollout (its resources kept running); written again from the active plan ${name}`;
-    await recordEvent({ kube: ctx.kube, runtime: ctx.runtime, reporter: 'drift-check', now: ctx.now() }, { type: 'Normal', reason: APPLICATION_RECREATED_EVENT, message });
+    await recordEvent(
+      { kube: ctx.kube, runtime: ctx.runtime, reporter: 'drift-check', now: ctx.now() },
+      { type: 'Normal', reason: APPLICATION_RECREATED_EVENT, message },
+    );
     ctx.log.info('Application written again from the active plan', { application: app.metadata.name, plan: name });
   }
 }
 
+/** Why the missing Applications are not written now, and when to look at them again. */
+interface RewriteHold {
+  readonly until: string;
+  readonly recheck: Pick<StepReport, 'recheckAfterMs' | 'recheckKey'>;
+}
+
+async function rewriteHold(ctx: StepContext, configuration: Configuration): Promise<RewriteHold | undefined> {
+  const engine = await engineState(ctx.kube, configuration, {
+    now: ctx.now(),
+    staleWithinMs: ctx.timings.tokenStaleWithinMs,
+    served: true,
+  });
+  if (!engine.available)
+    return {
+      until: `once Argo CD can take writes (${engine.message})`,
+      recheck: { recheckAfterMs: ctx.timings.engineRecheckMs },
+    };
+  // WIN-1 holds the rewrite too: it changes the cluster as a rollout step does.
+  const window = windowNow(readWindows(ctx.runtime.spec), ctx.now());
+  if (window.open) return undefined;
+  return {
+    until: `in a maintenance window: ${window.why}`,
+    recheck: {
+      recheckAfterMs: window.recheckAfterMs,
+      ...(window.recheckKey ? { recheckKey: window.recheckKey } : {}),
+    },
+  };
+}
+
+function heldReport(plan: string, missing: readonly string[], hold: RewriteHold): StepReport {
+  const report = consistent(
+    'True',
+    'InventoryConsistent',
+    `Applications ${missing.join(', ')} of the active plan ${plan} are missing; they are written again ${hold.until}`,
+  );
+  return { ...report, ...hold.recheck };
+}
+
 /** Compares the owned Applications with the active plan and writes back what may be written without approval. */
-export async function checkInventory(ctx: StepContext, look: InventoryLook, plan: Plan, name: string): Promise<StepReport> {
+export async function checkInventory(
+  ctx: StepContext,
+  look: InventoryLook,
+  plan: Plan,
+  name: string,
+): Promise<StepReport> {
   const { recreate, moved } = missingReleases(look.apps, plan.releases, look.rollouts);
-  if (recreate.length > 0) {
-    const engine = await engineState(ctx.kube, look.configuration, { now: ctx.now(), staleWithinMs: ctx.timings.tokenStaleWithinMs, served: true });
-    if (!engine.available) {
-      const report = consistent('True', 'InventoryConsistent', `Applications ${recreate.map((r) => r.name).join(', ')} of the active plan ${name} are missing; they are written again once Argo CD can take writes (${engine.message})`);
-      return moved.length > 0 ? movedReport(name, moved) : { ...report, recheckAfterMs: ctx.timings.engineRecheckMs };
-    }
-    // WIN-1 holds the rewrite too: it changes the cluster as a rollout step does.
-    const window = windowNow(readWindows(ctx.runtime.spec), ctx.now());
-    if (!window.open) {
-      const report = consistent('True', 'InventoryConsistent', `Applications ${recreate.map((r) => r.name).join(', ')} of the active plan ${name} are missing; they are written again in a maintenance window: ${window.why}`);
-      return moved.length > 0 ? movedReport(name, moved) : { ...report, recheckAfterMs: window.recheckAfterMs, ...(window.recheckKey ? { recheckKey: window.recheckKey } : {}) };
-    }
-    await rewrite(ctx, look, plan, new Set(recreate.map((r) => r.name)));
+  const missing = recreate.map((r) => r.name);
+  if (missing.length > 0) {
+    const hold = await rewriteHold(ctx, look.configuration);
+    if (hold) return moved.length > 0 ? movedReport(name, moved) : heldReport(name, missing, hold);
+    await rewrite(ctx, look, plan, new Set(missing));
   }
   if (moved.length > 0) return movedReport(name, moved);
-  const again = recreate.length > 0 ? `; written again: ${recreate.map((r) => r.name).join(', ')}` : '';
-  return consistent('True', 'InventoryConsistent', `the owned Applications carry every release of the active plan ${name}${again}`);
+  const again = missing.length > 0 ? `; written again: ${missing.join(', ')}` : '';
+  return consistent(
+    'True',
+    'InventoryConsistent',
+    `the owned Applications carry every release of the active plan ${name}${again}`,
+  );
 }

@@ -13,7 +13,10 @@ export function consistent(status: 'True' | 'False', reason: Reason, message: st
  * The periodic look (drift.checkInterval). Keyed on the interval's slot, so every run within
  * one slot arms the same single timer: a storm of Application changes never multiplies them.
  */
-export function nextLook(ctx: StepContext, configuration: Configuration): Pick<StepReport, 'recheckAfterMs' | 'recheckKey'> {
+export function nextLook(
+  ctx: StepContext,
+  configuration: Configuration,
+): Pick<StepReport, 'recheckAfterMs' | 'recheckKey'> {
   const interval = parseDuration(configuration.drift.checkInterval) ?? 300_000;
   const now = ctx.now().getTime();
   const due = (Math.floor(now / interval) + 1) * interval;

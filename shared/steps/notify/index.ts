@@ -9,7 +9,7 @@ import type { Condition } from '../../api/condition.ts';
 import { FIELD_MANAGER } from '../../api/constants.ts';
 import { readStatus } from '../../api/runtimeReading.ts';
 import { listRollouts } from '../../rollouts/objects.ts';
-import { type NoticeRecord, dueNotices, recordChanged } from '../../notifications/derive.ts';
+import { type Notice, type NoticeRecord, dueNotices, recordChanged } from '../../notifications/derive.ts';
 import { eventBridgeSink } from '../../notifications/eventBridge.ts';
 import { type NotificationSink, logSink } from '../../notifications/sink.ts';
 import type { StepContext, StepRunner } from '../types.ts';
@@ -23,14 +23,22 @@ export interface NotifySettings {
 }
 
 export function notifySettings(env: NodeJS.ProcessEnv = process.env): NotifySettings {
-  return { eventBus: env['AICR_EVENT_BUS'] || undefined, cluster: env['AICR_EKS_CLUSTER_NAME'] || env['AICR_KUBE_CONTEXT'] || 'local', deployment: env['AICR_SERVICE_NAME'] || undefined };
+  return {
+    eventBus: env['AICR_EVENT_BUS'] || undefined,
+    cluster: env['AICR_EKS_CLUSTER_NAME'] || env['AICR_KUBE_CONTEXT'] || 'local',
+    deployment: env['AICR_SERVICE_NAME'] || undefined,
+  };
 }
 
 /**
  * What the status says, part by part (readStatus): read whole, one over-long field another step
  * wrote would drop the record of what was told, and every notification would be sent again.
  */
-function statusOf(runtime: RuntimeObject): { conditions: readonly Condition[]; activePlan?: string; record?: NoticeRecord } {
+function statusOf(runtime: RuntimeObject): {
+  conditions: readonly Condition[];
+  activePlan?: string;
+  record?: NoticeRecord;
+} {
   const { conditions, activePlan, notifications } = readStatus(runtime.status);
   return { conditions, ...(activePlan ? { activePlan } : {}), ...(notifications ? { record: notifications } : {}) };
 }
@@ -42,15 +50,40 @@ async function writeRecord(ctx: StepContext, record: NoticeRecord): Promise<void
   await ctx.kube.applyStatus(KIND.clusterRuntime, obj, { fieldManager: FIELD_MANAGER.notify, force: true });
 }
 
+/** Sends what is due; false when the sink refused them, so the run backs off and the record stays. */
+async function sendNotices(ctx: StepContext, sink: NotificationSink, notices: readonly Notice[]): Promise<boolean> {
+  const sent = await sink.put(notices);
+  if (!sent.ok) {
+    ctx.log.warn('notifications not sent; retrying with backoff', {
+      to: sink.called,
+      count: notices.length,
+      cause: sent.cause,
+      fix: "check the notify function's AWS identity (events:PutEvents on the bus) and that the bus exists",
+    });
+    return false;
+  }
+  ctx.log.info('notifications sent', { to: sink.called, count: notices.length, kinds: notices.map((n) => n.kind) });
+  return true;
+}
+
 /** The step with its sink chosen per run: the given one (tests), or by the settings. */
-export function notifyRunner(sinkOf?: (ctx: StepContext) => NotificationSink, settings: () => NotifySettings = notifySettings): StepRunner {
+export function notifyRunner(
+  sinkOf?: (ctx: StepContext) => NotificationSink,
+  settings: () => NotifySettings = notifySettings,
+): StepRunner {
   return async (ctx) => {
     if (ctx.runtime.metadata.deletionTimestamp) return {};
     const { eventBus, cluster, deployment } = settings();
     const { conditions, activePlan, record } = statusOf(ctx.runtime);
     const rollouts = await listRollouts(ctx.kube, ctx.runtime.metadata.uid);
     const due = dueNotices({
-      runtime: { name: ctx.runtime.metadata.name, uid: ctx.runtime.metadata.uid, creationTimestamp: ctx.runtime.metadata.creationTimestamp, conditions, activePlan },
+      runtime: {
+        name: ctx.runtime.metadata.name,
+        uid: ctx.runtime.metadata.uid,
+        creationTimestamp: ctx.runtime.metadata.creationTimestamp,
+        conditions,
+        activePlan,
+      },
       rollouts,
       record,
       cluster: ctx.item.cluster ?? cluster,
@@ -59,12 +92,7 @@ export function notifyRunner(sinkOf?: (ctx: StepContext) => NotificationSink, se
     });
     if (due.notices.length > 0) {
       const sink = sinkOf ? sinkOf(ctx) : eventBus ? eventBridgeSink(eventBus) : logSink(ctx.log);
-      const sent = await sink.put(due.notices);
-      if (!sent.ok) {
-        ctx.log.warn('notifications not sent; retrying with backoff', { to: sink.called, count: due.notices.length, cause: sent.cause, fix: "check the notify function's AWS identity (events:PutEvents on the bus) and that the bus exists" });
-        return { backoff: true };
-      }
-      ctx.log.info('notifications sent', { to: sink.called, count: due.notices.length, kinds: due.notices.map((n) => n.kind) });
+      if (!(await sendNotices(ctx, sink, due.notices))) return { backoff: true };
     }
     if (recordChanged(record, due.record)) await writeRecord(ctx, due.record);
     return {};

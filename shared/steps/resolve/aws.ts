@@ -6,7 +6,10 @@ import type { StepAws } from '../stepAws.ts';
 export const RESOLVE_AWS: StepAws = {
   description: 'Resolve step - reports resolution status on the ClusterRuntime',
   // The prefix too, so a registry.repository outside it stalls before a push is refused.
-  environment: { AICR_ECR_CREATE_REPOSITORIES: '!Ref CreateRepositories', [REGISTRY_PREFIX_SETTING]: REGISTRY_PREFIX_VALUE },
+  environment: {
+    AICR_ECR_CREATE_REPOSITORIES: '!Ref CreateRepositories',
+    [REGISTRY_PREFIX_SETTING]: REGISTRY_PREFIX_VALUE,
+  },
   statements: [
     '# registry.auth.mode aws: an ECR token (no resource-level permissions exist for it)...',
     '- Effect: Allow',

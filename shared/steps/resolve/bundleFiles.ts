@@ -2,28 +2,60 @@
 // (shared/registry/credentials.ts), and the bundle's files turned into releases, with every way
 // it can fail turned into what the runtime shows.
 import type { Configuration } from '../../configuration/schema.ts';
-import { BundleUnreadableError, RegistryCredentialsInvalidError, RegistryRefusedError, RegistryUnavailableError } from '../../errors.ts';
+import {
+  BundleUnreadableError,
+  RegistryCredentialsInvalidError,
+  RegistryRefusedError,
+  RegistryUnavailableError,
+} from '../../errors.ts';
 import { pullArtifactFiles } from '../../oci/pull.ts';
 import { releasesFromBundle } from '../../plans/fromBundle.ts';
 import type { Release } from '../../plans/release.ts';
 import type { Reason } from '../../api/reasons.ts';
 
 export type BundleRead =
-  | { readonly ok: true; readonly releases: Release[]; readonly recipeText: string; readonly files: ReadonlyMap<string, Uint8Array> }
+  | {
+      readonly ok: true;
+      readonly releases: Release[];
+      readonly recipeText: string;
+      readonly files: ReadonlyMap<string, Uint8Array>;
+    }
   | { readonly ok: false; readonly retry: boolean; readonly reason: Reason; readonly message: string };
 
 function failed(err: unknown, reference: string, repository: string): BundleRead {
-  if (err instanceof RegistryUnavailableError) return { ok: false, retry: true, reason: 'Resolving', message: `[SERVICE_UNAVAILABLE] pulling bundle ${reference}: ${err.message}` };
+  if (err instanceof RegistryUnavailableError)
+    return {
+      ok: false,
+      retry: true,
+      reason: 'Resolving',
+      message: `[SERVICE_UNAVAILABLE] pulling bundle ${reference}: ${err.message}`,
+    };
   if (err instanceof RegistryRefusedError) {
     const message = `pulling bundle ${reference}: ${err.message}. Check that the credentials may pull and push under the repository prefix registry.repository=${repository}, then request a snapshot`;
     return { ok: false, retry: false, reason: 'Unauthorized', message };
   }
-  if (err instanceof RegistryCredentialsInvalidError) return { ok: false, retry: true, reason: 'RegistryCredentialsUnavailable', message: `registry credentials: ${err.message}` };
-  if (err instanceof BundleUnreadableError) return { ok: false, retry: false, reason: 'BundleUnreadable', message: `${err.message}; request a snapshot to render it again` };
+  if (err instanceof RegistryCredentialsInvalidError)
+    return {
+      ok: false,
+      retry: true,
+      reason: 'RegistryCredentialsUnavailable',
+      message: `registry credentials: ${err.message}`,
+    };
+  if (err instanceof BundleUnreadableError)
+    return {
+      ok: false,
+      retry: false,
+      reason: 'BundleUnreadable',
+      message: `${err.message}; request a snapshot to render it again`,
+    };
   throw err;
 }
 
-export async function readBundle(configuration: Configuration, dockerConfig: string, reference: string): Promise<BundleRead> {
+export async function readBundle(
+  configuration: Configuration,
+  dockerConfig: string,
+  reference: string,
+): Promise<BundleRead> {
   let files: Map<string, Uint8Array>;
   try {
     files = await pullArtifactFiles(reference, { dockerConfig, plainHTTP: configuration.registry.plainHTTP });
@@ -31,6 +63,12 @@ export async function readBundle(configuration: Configuration, dockerConfig: str
     return failed(err, reference, configuration.registry.repository);
   }
   const built = releasesFromBundle(files, { repoURL: configuration.registry.repository });
-  if (!built.ok) return { ok: false, retry: false, reason: 'BundleUnreadable', message: `bundle ${reference}: ${built.problem}; request a snapshot to render it again` };
+  if (!built.ok)
+    return {
+      ok: false,
+      retry: false,
+      reason: 'BundleUnreadable',
+      message: `bundle ${reference}: ${built.problem}; request a snapshot to render it again`,
+    };
   return { ok: true, releases: built.releases, recipeText: built.recipeText, files };
 }

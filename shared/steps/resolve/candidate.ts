@@ -49,7 +49,12 @@ async function recorded(kube: KubePort, c: CandidateInputs): Promise<Candidate |
   const cm = await kube.get(KIND.configMap, c.bundle.plan, NAMESPACES.system);
   if (!cm) return undefined;
   const read = readPlanConfigMap(cm);
-  if (!read.ok) return { state: 'failed', reason: 'PlanUnreadable', message: `${read.problem}. It is the candidate: after a downgrade, upgrade the control plane again; otherwise delete the ConfigMap and it is resolved again` };
+  if (!read.ok)
+    return {
+      state: 'failed',
+      reason: 'PlanUnreadable',
+      message: `${read.problem}. It is the candidate: after a downgrade, upgrade the control plane again; otherwise delete the ConfigMap and it is resolved again`,
+    };
   // A plan of an earlier runtime of the same name is resolved again for this one (PLAN-5).
   return read.plan.runtimeUID === c.runtimeUID ? { state: 'ready', plan: read.plan, written: false } : undefined;
 }
@@ -83,7 +88,10 @@ async function store(kube: KubePort, cm: PlanConfigMap, runtimeUID: string): Pro
   if (!existing) throw new ConflictError(`plan ${cm.metadata.name} went while it was being written; trying again`);
   const read = readPlanConfigMap(existing);
   if (read.ok && read.plan.runtimeUID === runtimeUID) return;
-  await kube.update(KIND.configMap, { ...cm, metadata: { ...cm.metadata, resourceVersion: existing.metadata.resourceVersion } });
+  await kube.update(KIND.configMap, {
+    ...cm,
+    metadata: { ...cm.metadata, resourceVersion: existing.metadata.resourceVersion },
+  });
 }
 
 async function recordRefusal(kube: KubePort, c: CandidateInputs, message: string): Promise<void> {
@@ -99,25 +107,8 @@ async function notCandidate(kube: KubePort, c: CandidateInputs, f: Failure): Pro
   return { state: f.retry ? 'retrying' : 'failed', reason: f.reason, message: f.message };
 }
 
-/** Resolves the candidate plan for a rendered bundle; writes it when it is not there yet. */
-export async function resolveCandidate(kube: KubePort, c: CandidateInputs): Promise<Candidate> {
-  const found = await recorded(kube, c);
-  if (found) return found;
-  // A refusal stalls until a person requests a snapshot (REG-2); the registry is not asked again before.
-  if (c.bundle.refused && c.bundle.refused.resnapshot === c.resnapshot) return { state: 'failed', reason: 'Unauthorized', message: c.bundle.refused.message };
-  const read = await readBundle(c.configuration, c.dockerConfig, c.bundle.reference);
-  if (!read.ok) return await notCandidate(kube, c, read);
-  // The plan is written only once the charts it names are in the registry, in repositories that exist.
-  if (c.createRepository) {
-    const made = await ensureRepositories(c.createRepository, c.configuration.registry.repository, chartNames(read.releases));
-    if (!made.ok) return await notCandidate(kube, c, made);
-  }
-  const mirrored = await mirrorManifests({ registry: c.configuration.registry, dockerConfig: c.dockerConfig, files: read.files, releases: read.releases });
-  if (!mirrored.ok) return await notCandidate(kube, c, mirrored);
-  const copied = await mirrorUpstream({ registry: c.configuration.registry, dockerConfig: c.dockerConfig, recipeText: read.recipeText, releases: mirrored.releases });
-  if (!copied.ok) return await notCandidate(kube, c, copied);
-  // The releases as mirrored carry each chart's digest, so the plan digest pins the bytes (SEC-5).
-  const plan = planFrom(c, copied.releases, read.recipeText);
+/** Stores the plan and names it in the render record, so the next reconcile reads it instead of pulling. */
+async function writePlan(kube: KubePort, c: CandidateInputs, plan: Plan): Promise<Candidate> {
   let cm: PlanConfigMap;
   try {
     cm = planConfigMap(plan);
@@ -126,15 +117,55 @@ export async function resolveCandidate(kube: KubePort, c: CandidateInputs): Prom
     throw err;
   }
   await store(kube, cm, c.runtimeUID);
-  await kube.patch(KIND.configMap, renderRecordName(c.bundle.hash), STAGE_NAMESPACE.render, { data: { [RECORD_PLAN_KEY]: cm.metadata.name } });
+  await kube.patch(KIND.configMap, renderRecordName(c.bundle.hash), STAGE_NAMESPACE.render, {
+    data: { [RECORD_PLAN_KEY]: cm.metadata.name },
+  });
   return { state: 'ready', plan, written: true };
+}
+
+/** Resolves the candidate plan for a rendered bundle; writes it when it is not there yet. */
+export async function resolveCandidate(kube: KubePort, c: CandidateInputs): Promise<Candidate> {
+  const found = await recorded(kube, c);
+  if (found) return found;
+  // A refusal stalls until a person requests a snapshot (REG-2); the registry is not asked again before.
+  if (c.bundle.refused && c.bundle.refused.resnapshot === c.resnapshot)
+    return { state: 'failed', reason: 'Unauthorized', message: c.bundle.refused.message };
+  const read = await readBundle(c.configuration, c.dockerConfig, c.bundle.reference);
+  if (!read.ok) return await notCandidate(kube, c, read);
+  // The plan is written only once the charts it names are in the registry, in repositories that exist.
+  if (c.createRepository) {
+    const made = await ensureRepositories(
+      c.createRepository,
+      c.configuration.registry.repository,
+      chartNames(read.releases),
+    );
+    if (!made.ok) return await notCandidate(kube, c, made);
+  }
+  const mirrored = await mirrorManifests({
+    registry: c.configuration.registry,
+    dockerConfig: c.dockerConfig,
+    files: read.files,
+    releases: read.releases,
+  });
+  if (!mirrored.ok) return await notCandidate(kube, c, mirrored);
+  const copied = await mirrorUpstream({
+    registry: c.configuration.registry,
+    dockerConfig: c.dockerConfig,
+    recipeText: read.recipeText,
+    releases: mirrored.releases,
+  });
+  if (!copied.ok) return await notCandidate(kube, c, copied);
+  // The releases as mirrored carry each chart's digest, so the plan digest pins the bytes (SEC-5).
+  return await writePlan(kube, c, planFrom(c, copied.releases, read.recipeText));
 }
 
 /** Removes plans beyond what configuration keeps; the plans in use are never removed (PLAN-8). */
 export async function retirePlans(kube: KubePort, inUse: ReadonlySet<string>, keep: number): Promise<string[]> {
-  const plans = await kube.list(KIND.configMap, { namespace: NAMESPACES.system, labelSelector: `${LABEL.role}=${ROLE.plan}` });
+  const plans = await kube.list(KIND.configMap, {
+    namespace: NAMESPACES.system,
+    labelSelector: `${LABEL.role}=${ROLE.plan}`,
+  });
   const retired = plansToRetire(plans.items, inUse, keep);
   for (const name of retired) await kube.delete(KIND.configMap, name, NAMESPACES.system);
   return retired;
 }
-

@@ -16,5 +16,11 @@ export function decide(runtime: RuntimeObject): DesiredCondition[] | undefined {
   if (runtime.metadata.deletionTimestamp) return undefined;
   const problems = specProblems(runtime);
   if (problems.length > 0) return [resolved('False', 'InvalidSpec', describeProblems(problems))];
-  return [resolved('False', 'Resolving', `discovering the cluster and resolving a plan for generation ${runtime.metadata.generation ?? 0}`)];
+  return [
+    resolved(
+      'False',
+      'Resolving',
+      `discovering the cluster and resolving a plan for generation ${runtime.metadata.generation ?? 0}`,
+    ),
+  ];
 }

@@ -14,11 +14,20 @@ export type Discovered =
 export async function discoveredSnapshot(kube: KubePort, runtime: RuntimeObject): Promise<Discovered> {
   const snapshot = discoveryOf(runtime).snapshot;
   const failure = snapshot?.failure;
-  if (failure && isDiscoveryReason(failure.reason)) return { state: 'failed', reason: failure.reason, message: failure.message };
+  if (failure && isDiscoveryReason(failure.reason))
+    return { state: 'failed', reason: failure.reason, message: failure.message };
   if (!snapshot?.configMap) {
-    return { state: 'waiting', message: `discovering the cluster: ${snapshot?.waiting ?? 'waiting for the first snapshot of the cluster'}` };
+    return {
+      state: 'waiting',
+      message: `discovering the cluster: ${snapshot?.waiting ?? 'waiting for the first snapshot of the cluster'}`,
+    };
   }
   const read = await readSnapshot(kube, snapshot.configMap);
-  if (!read.ok) return { state: 'failed', reason: 'SnapshotUnreadable', message: `the latest snapshot cannot be read: ${read.problem}; the snapshot step replaces it with a fresh snapshot` };
+  if (!read.ok)
+    return {
+      state: 'failed',
+      reason: 'SnapshotUnreadable',
+      message: `the latest snapshot cannot be read: ${read.problem}; the snapshot step replaces it with a fresh snapshot`,
+    };
   return { state: 'ready', snapshot: read.output };
 }

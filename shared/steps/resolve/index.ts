@@ -8,11 +8,17 @@ import { ANNOTATION, CONDITION } from '../../api/constants.ts';
 import { runJob, runLimits } from '../../aicr/jobSpec.ts';
 import { overrideSets } from '../../aicr/overrides.ts';
 import { recipeArgs, recipeStage, type Recipe } from '../../aicr/recipeStage.ts';
-import { BUNDLE_REPOSITORY, renderArgs, renderStage, type Bundle, type RenderInputs, workloadSelectorTerms } from '../../aicr/renderStage.ts';
+import {
+  renderArgs,
+  renderStage,
+  type Bundle,
+  type RenderInputs,
+  workloadSelectorTerms,
+} from '../../aicr/renderStage.ts';
+import type { Snapshot } from '../../aicr/snapshotStage.ts';
 import { type StageDeps, type StageOutcome, runStage, stageDepsOf } from '../../aicr/runStage.ts';
 import { readConfiguration } from '../../configuration/read.ts';
 import type { Configuration } from '../../configuration/schema.ts';
-import { StalledError } from '../../errors.ts';
 import type { DesiredCondition } from '../../status/conditions.ts';
 import type { Reason } from '../../api/reasons.ts';
 import { type StepContext, type StepReport, type StepRunner, concerning } from '../types.ts';
@@ -21,10 +27,8 @@ import { type Discovered, discoveredSnapshot } from './discovered.ts';
 import { describeProblems } from '../../api/specProblem.ts';
 import { type CandidateInputs, resolveCandidate, retirePlans } from './candidate.ts';
 import { planName } from '../../plans/digest.ts';
-import { registryCredentials } from '../../registry/credentials.ts';
-import { createEcrRepository, createsRepositories } from '../../registry/ecrRepositories.ts';
 import { deploymentPrefix, registryPrefixCheck } from '../../registry/prefix.ts';
-import { ensureRepositories } from './repositories.ts';
+import { registryAccess } from './registryAccess.ts';
 import { selectTarget } from '../../plans/selection.ts';
 import { statusPlan } from '../../status/statusPlans.ts';
 
@@ -51,7 +55,9 @@ function heldForThisSpec(ctx: StepContext): boolean {
 function progress(ctx: StepContext, outcome: Exclude<StageOutcome<unknown>, { state: 'done' }>): StepReport {
   if (outcome.state === 'stalled') return resolved('False', outcome.reason, outcome.message);
   const recheckAfterMs = outcome.state === 'retrying' ? outcome.afterMs : outcome.recheckAfterMs;
-  const said = heldForThisSpec(ctx) ? resolved('True', 'Resolved', outcome.message) : resolved('False', 'Resolving', outcome.message);
+  const said = heldForThisSpec(ctx)
+    ? resolved('True', 'Resolved', outcome.message)
+    : resolved('False', 'Resolving', outcome.message);
   const report = outcome.state === 'waiting' && outcome.runId ? concerning(said, { runId: outcome.runId }) : said;
   return recheckAfterMs === undefined ? report : { ...report, recheckAfterMs };
 }
@@ -82,7 +88,10 @@ interface JobBase {
 }
 
 /** What the render Job is given; its hash names the bundle, so a field is set only when it has a value. */
-function renderInputs(spec: ClusterRuntimeSpec, base: JobBase & { readonly recipe: Recipe; readonly sets: readonly string[] }): RenderInputs {
+function renderInputs(
+  spec: ClusterRuntimeSpec,
+  base: JobBase & { readonly recipe: Recipe; readonly sets: readonly string[] },
+): RenderInputs {
   const { registry } = base.configuration;
   const protectedTerms = workloadSelectorTerms(spec.workloads?.selector);
   return {
@@ -97,31 +106,38 @@ function renderInputs(spec: ClusterRuntimeSpec, base: JobBase & { readonly recip
   };
 }
 
-async function render(ctx: StepContext, spec: ClusterRuntimeSpec, base: JobBase & { readonly recipe: Recipe; readonly sets: readonly string[]; readonly snapshot: string }): Promise<StepReport> {
-  const { sets } = base;
-  const { registry } = base.configuration;
-  if (!registry.repository) {
-    throw new StalledError('InvalidConfiguration', "configuration: registry.repository is empty; set it in the chart's values to <host>/<prefix> where bundles are pushed");
-  }
-  // Render pushes and the plan phase pulls: both need credentials, here and in aicr-jobs (REG-3).
-  const credentials = await registryCredentials({ kube: ctx.kube, now: ctx.now, staleWithinMs: ctx.timings.tokenStaleWithinMs }, registry);
-  if (!credentials.ok) return { ...resolved('False', 'RegistryCredentialsUnavailable', credentials.message), backoff: true };
-  const createRepository = registry.auth.mode === 'aws' && createsRepositories() ? createEcrRepository : undefined;
-  if (createRepository) {
-    // The render Job pushes the bundle; its repository must exist first.
-    const made = await ensureRepositories(createRepository, registry.repository, [BUNDLE_REPOSITORY]);
-    if (!made.ok) return { ...resolved('False', made.reason, made.message), ...(made.retry ? { backoff: true } : {}) };
-  }
+async function render(
+  ctx: StepContext,
+  spec: ClusterRuntimeSpec,
+  base: JobBase & { readonly recipe: Recipe; readonly sets: readonly string[]; readonly snapshot: string },
+): Promise<StepReport> {
+  const access = await registryAccess(ctx, base.configuration.registry);
+  if (!access.ok)
+    return { ...resolved('False', access.reason, access.message), ...(access.retry ? { backoff: true } : {}) };
   const inputs = renderInputs(spec, base);
 
   const outcome: StageOutcome<Bundle> = await runStage(
-    renderStage(inputs, ctx.kube, (hash, run) => runJob({ ...base, stage: 'render', hash, run, args: renderArgs(inputs, hash), registryAuth: true })),
+    renderStage(inputs, ctx.kube, (hash, run) =>
+      runJob({ ...base, stage: 'render', hash, run, args: renderArgs(inputs, hash), registryAuth: true }),
+    ),
     stageDeps(ctx),
   );
   if (outcome.state !== 'done') return progress(ctx, outcome);
   const resnapshot = ctx.runtime.metadata.annotations?.[ANNOTATION.resnapshot] ?? '';
-  const candidate = { runtimeUID: base.runtimeUID, spec, configuration: base.configuration, bundle: outcome.output, snapshot: base.snapshot, overrides: sets, resnapshot };
-  return await planPhase(ctx, { ...candidate, dockerConfig: credentials.dockerConfig, ...(createRepository ? { createRepository } : {}) });
+  const candidate = {
+    runtimeUID: base.runtimeUID,
+    spec,
+    configuration: base.configuration,
+    bundle: outcome.output,
+    snapshot: base.snapshot,
+    overrides: base.sets,
+    resnapshot,
+  };
+  return await planPhase(ctx, {
+    ...candidate,
+    dockerConfig: access.dockerConfig,
+    ...(access.createRepository ? { createRepository: access.createRepository } : {}),
+  });
 }
 
 /** From the rendered bundle to the candidate plan, then the target spec.selection picks. */
@@ -130,21 +146,63 @@ async function planPhase(ctx: StepContext, c: CandidateInputs): Promise<StepRepo
   if (candidate.state === 'failed') return resolved('False', candidate.reason, candidate.message);
   // The control plane's own pull failing says so even when an earlier plan holds (REG-1, REG-3),
   // unlike an AICR run re-running for other inputs (JOB-9): the runbook keeps them apart.
-  if (candidate.state === 'retrying') return { ...resolved('False', candidate.reason, candidate.message), backoff: true };
+  if (candidate.state === 'retrying')
+    return { ...resolved('False', candidate.reason, candidate.message), backoff: true };
   const name = planName(candidate.plan.digest);
   const selection = await selectTarget(ctx.kube, c.spec, c.runtimeUID, name);
-  if (!selection.ok) return { ...resolved('False', selection.reason, selection.message), fields: { candidatePlan: name, targetPlan: statusPlan(ctx.runtime, 'targetPlan') } };
-  if (candidate.written) await retirePlans(ctx.kube, plansInUse(ctx, c.spec, [name, selection.target]), c.configuration.plans.keep);
-  const target = selection.pinned ? `; the target is ${selection.target}, which spec.selection pins` : '; it is the target';
+  if (!selection.ok)
+    return {
+      ...resolved('False', selection.reason, selection.message),
+      fields: { candidatePlan: name, targetPlan: statusPlan(ctx.runtime, 'targetPlan') },
+    };
+  if (candidate.written)
+    await retirePlans(ctx.kube, plansInUse(ctx, c.spec, [name, selection.target]), c.configuration.plans.keep);
+  const target = selection.pinned
+    ? `; the target is ${selection.target}, which spec.selection pins`
+    : '; it is the target';
   const message = `plan ${name} (${candidate.plan.releases.length} releases) resolved by aicr ${c.spec.aicrVersion} from bundle ${c.bundle.reference}${target}`;
-  return { ...resolved('True', 'Resolved', message), fields: { candidatePlan: name, targetPlan: selection.target }, log: { planDigest: candidate.plan.digest } };
+  return {
+    ...resolved('True', 'Resolved', message),
+    fields: { candidatePlan: name, targetPlan: selection.target },
+    log: { planDigest: candidate.plan.digest },
+  };
 }
-
 
 /** The plans retention must keep: the new candidate and target, what status names, and a pin. */
 function plansInUse(ctx: StepContext, spec: ClusterRuntimeSpec, chosen: readonly string[]): Set<string> {
-  const names = [...chosen, statusPlan(ctx.runtime, 'activePlan'), statusPlan(ctx.runtime, 'targetPlan'), spec.selection.plan];
+  const names = [
+    ...chosen,
+    statusPlan(ctx.runtime, 'activePlan'),
+    statusPlan(ctx.runtime, 'targetPlan'),
+    spec.selection.plan,
+  ];
   return new Set(names.filter((n): n is string => n !== undefined));
+}
+
+/** The recipe AICR builds for the spec's criteria from the discovered snapshot, run as a Job. */
+async function recipeOf(
+  ctx: StepContext,
+  spec: ClusterRuntimeSpec,
+  base: JobBase,
+  snapshot: Snapshot,
+): Promise<StageOutcome<Recipe>> {
+  const inputs = {
+    runtimeUID: base.runtimeUID,
+    version: spec.aicrVersion,
+    image: base.image,
+    criteria: spec.criteria,
+    snapshot: snapshot.digest,
+  };
+  return await runStage(
+    recipeStage(
+      inputs,
+      ctx.kube,
+      (hash, run) =>
+        runJob({ ...base, stage: 'recipe', hash, run, args: recipeArgs(inputs, hash), registryAuth: false }),
+      snapshot.text,
+    ),
+    stageDeps(ctx),
+  );
 }
 
 export const runResolve: StepRunner = async (ctx) => {
@@ -157,11 +215,10 @@ export const runResolve: StepRunner = async (ctx) => {
   if (!prefix.under) return { ...resolved('False', 'InvalidConfiguration', prefix.message), backoff: true };
   const pinned = pinnedImage(spec, configuration);
   if ('refusal' in pinned) return resolved('False', 'AICRVersionMismatch', pinned.refusal);
-  const { image } = pinned;
   const sets = overrideSets(spec.components);
   if (sets.problems.length > 0) return resolved('False', 'InvalidSpec', describeProblems(sets.problems));
   const base: JobBase = {
-    image,
+    image: pinned.image,
     runtimeUID: ctx.runtime.metadata.uid,
     configuration,
     ...runLimits(spec.actionTimeout, ctx.timings),
@@ -169,11 +226,7 @@ export const runResolve: StepRunner = async (ctx) => {
   const discovered = await discoveredSnapshot(ctx.kube, ctx.runtime);
   if (discovered.state !== 'ready') return notDiscovered(ctx, discovered);
   const { snapshot } = discovered;
-  const inputs = { runtimeUID: base.runtimeUID, version: spec.aicrVersion, image, criteria: spec.criteria, snapshot: snapshot.digest };
-  const recipe = await runStage(
-    recipeStage(inputs, ctx.kube, (hash, run) => runJob({ ...base, stage: 'recipe', hash, run, args: recipeArgs(inputs, hash), registryAuth: false }), snapshot.text),
-    stageDeps(ctx),
-  );
+  const recipe = await recipeOf(ctx, spec, base, snapshot);
   if (recipe.state !== 'done') return progress(ctx, recipe);
   const unknown = unknownComponents(spec, recipe.output);
   if (unknown) return resolved('False', 'InvalidSpec', unknown);

@@ -12,7 +12,12 @@ import { packageManifestsChart } from '../../plans/manifestsChartPackage.ts';
 import type { Release } from '../../plans/release.ts';
 import type { Reason } from '../../api/reasons.ts';
 
-export type MirrorFailure = { readonly ok: false; readonly retry: boolean; readonly reason: Reason; readonly message: string };
+export type MirrorFailure = {
+  readonly ok: false;
+  readonly retry: boolean;
+  readonly reason: Reason;
+  readonly message: string;
+};
 /** How many charts were pushed, and the releases with the digest each mirrored chart has in the registry (SEC-5). */
 export type Mirrored = { readonly ok: true; readonly pushed: number; readonly releases: Release[] } | MirrorFailure;
 
@@ -24,7 +29,13 @@ export interface MirrorInputs {
 }
 
 function failed(err: unknown, target: string, repository: string): MirrorFailure {
-  if (err instanceof RegistryUnavailableError) return { ok: false, retry: true, reason: 'Resolving', message: `[SERVICE_UNAVAILABLE] mirroring ${target}: ${err.message}` };
+  if (err instanceof RegistryUnavailableError)
+    return {
+      ok: false,
+      retry: true,
+      reason: 'Resolving',
+      message: `[SERVICE_UNAVAILABLE] mirroring ${target}: ${err.message}`,
+    };
   if (err instanceof RegistryRefusedError) {
     const message = `mirroring ${target}: ${err.message}. Check that the credentials may pull and push under the repository prefix registry.repository=${repository}, then request a snapshot`;
     return { ok: false, retry: false, reason: 'Unauthorized', message };
@@ -43,10 +54,16 @@ export async function mirrorManifests(m: MirrorInputs): Promise<Mirrored> {
     }
     const chart = packageManifestsChart(release.name, manifestFilesOf(m.files, release.name));
     // The plan's version and the package's come from one function; a difference is a bug here.
-    if (chart.version !== release.manifests.version) throw new Error(`manifests chart of ${release.name}: packaged ${chart.version}, the plan names ${release.manifests.version}`);
+    if (chart.version !== release.manifests.version)
+      throw new Error(
+        `manifests chart of ${release.name}: packaged ${chart.version}, the plan names ${release.manifests.version}`,
+      );
     const target = `${m.registry.repository}/${chart.name}:${chart.version}`;
     try {
-      const result = await pushArtifact(target, chart.artifact, { dockerConfig: m.dockerConfig, plainHTTP: m.registry.plainHTTP });
+      const result = await pushArtifact(target, chart.artifact, {
+        dockerConfig: m.dockerConfig,
+        plainHTTP: m.registry.plainHTTP,
+      });
       if (result.pushed) pushed++;
       releases.push({ ...release, manifests: { ...release.manifests, digest: result.digest } });
     } catch (err) {

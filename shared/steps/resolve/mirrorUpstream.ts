@@ -38,7 +38,13 @@ export function upstreamCopies(recipeText: string, releases: readonly Release[],
   return releases.flatMap((r) => {
     const source = sources.get(r.name);
     if (!r.chart || !source) return [];
-    return [{ component: r.name, up: { source, chart: r.chart.chart, version: r.chart.version }, target: `${repository}/${r.chart.chart}:${r.chart.version}` }];
+    return [
+      {
+        component: r.name,
+        up: { source, chart: r.chart.chart, version: r.chart.version },
+        target: `${repository}/${r.chart.chart}:${r.chart.version}`,
+      },
+    ];
   });
 }
 
@@ -59,15 +65,26 @@ export function copyFailed(err: unknown, copy: UpstreamCopy, repository: string)
   }
   // An upstream OCI registry that refuses an anonymous pull has, for us, no such chart.
   if (err instanceof ChartSourceError || err instanceof RegistryRefusedError) return unavailable(copy, err);
-  if (err instanceof TransientError) return { ok: false, retry: true, reason: 'Resolving', message: `[SERVICE_UNAVAILABLE] mirroring ${copy.target} from ${copy.up.source}: ${err.message}` };
+  if (err instanceof TransientError)
+    return {
+      ok: false,
+      retry: true,
+      reason: 'Resolving',
+      message: `[SERVICE_UNAVAILABLE] mirroring ${copy.target} from ${copy.up.source}: ${err.message}`,
+    };
   throw err;
 }
 
-type Copied = { readonly ok: true; readonly component: string; readonly pushed: boolean; readonly digest: string } | MirrorFailure;
+type Copied =
+  { readonly ok: true; readonly component: string; readonly pushed: boolean; readonly digest: string } | MirrorFailure;
 
 async function copyOne(copy: UpstreamCopy, m: UpstreamInputs): Promise<Copied> {
   try {
-    const options = { dockerConfig: m.dockerConfig, plainHTTP: m.registry.plainHTTP, ...(m.fetch ? { fetch: m.fetch } : {}) };
+    const options = {
+      dockerConfig: m.dockerConfig,
+      plainHTTP: m.registry.plainHTTP,
+      ...(m.fetch ? { fetch: m.fetch } : {}),
+    };
     const result = await copyChart(copy.up, copy.target, options);
     return { ok: true, component: copy.component, pushed: result.pushed, digest: result.digest };
   } catch (err) {

@@ -9,7 +9,11 @@ import type { MirrorFailure } from './mirror.ts';
 
 /** The charts the releases push: each upstream chart and each manifests chart. */
 export function chartNames(releases: readonly Release[]): string[] {
-  return [...new Set(releases.flatMap((r) => [r.chart?.chart, r.manifests?.chart].filter((c): c is string => c !== undefined)))];
+  return [
+    ...new Set(
+      releases.flatMap((r) => [r.chart?.chart, r.manifests?.chart].filter((c): c is string => c !== undefined)),
+    ),
+  ];
 }
 
 /** Repository names as ECR knows them (without the registry host): `<prefix>/<name>`. */
@@ -19,13 +23,19 @@ export function repositoriesUnder(registryRepository: string, names: readonly st
 }
 
 /** Creates what is missing of `<registry.repository>/<name>` for each name; a refusal stalls with what to grant. */
-export async function ensureRepositories(create: RepositoryCreator, registryRepository: string, names: readonly string[]): Promise<{ readonly ok: true } | MirrorFailure> {
+export async function ensureRepositories(
+  create: RepositoryCreator,
+  registryRepository: string,
+  names: readonly string[],
+): Promise<{ readonly ok: true } | MirrorFailure> {
   for (const repository of repositoriesUnder(registryRepository, names)) {
     try {
       await create(repository);
     } catch (err) {
-      if (err instanceof RepositoryCreationRefusedError) return { ok: false, retry: false, reason: 'Unauthorized', message: `${err.message}; then request a snapshot` };
-      if (err instanceof RegistryUnavailableError) return { ok: false, retry: true, reason: 'Resolving', message: `[SERVICE_UNAVAILABLE] ${err.message}` };
+      if (err instanceof RepositoryCreationRefusedError)
+        return { ok: false, retry: false, reason: 'Unauthorized', message: `${err.message}; then request a snapshot` };
+      if (err instanceof RegistryUnavailableError)
+        return { ok: false, retry: true, reason: 'Resolving', message: `[SERVICE_UNAVAILABLE] ${err.message}` };
       throw err;
     }
   }

@@ -2,13 +2,30 @@
 // only place its writes happen; the dispatcher (index.ts) runs it.
 import type { Judgement } from '../../rollouts/approval.ts';
 import type { RolloutObject } from '../../rollouts/objects.ts';
-import type { Approval, RolloutState } from './state.ts';
+import type { Approval, RolloutState } from './stateKinds.ts';
 
 /** What a rollout is for, which says how its end shows on a runtime (a removal's end is the deletion's). */
 export type Purpose = 'upgrade' | 'adoption' | 'removal';
 
 /** States that only say where things stand on the runtime's Released condition. */
-export type ReportedState = Extract<RolloutState, { kind: 'NoTarget' | 'NewerSchema' | 'Ended' | 'Released' | 'AwaitingResolution' | 'OrphansPresent' | 'AdoptionEnded' | 'AdoptionBlocked' | 'RemovalFailed' | 'RemovalWaitsForApi' | 'DeletionWaitsForNewer' | 'OrphanBlocked' }>;
+export type ReportedState = Extract<
+  RolloutState,
+  {
+    kind:
+      | 'NoTarget'
+      | 'NewerSchema'
+      | 'Ended'
+      | 'Released'
+      | 'AwaitingResolution'
+      | 'OrphansPresent'
+      | 'AdoptionEnded'
+      | 'AdoptionBlocked'
+      | 'RemovalFailed'
+      | 'RemovalWaitsForApi'
+      | 'DeletionWaitsForNewer'
+      | 'OrphanBlocked';
+  }
+>;
 
 interface Following {
   readonly rollout: RolloutObject;
@@ -19,7 +36,11 @@ export type Action =
   | { readonly name: 'report'; readonly state: ReportedState }
   | { readonly name: 'leave' }
   | { readonly name: 'waitToOrphan' }
-  | { readonly name: 'orphan'; readonly unfinished: readonly RolloutObject[]; readonly orphaned: readonly RolloutObject[] }
+  | {
+      readonly name: 'orphan';
+      readonly unfinished: readonly RolloutObject[];
+      readonly orphaned: readonly RolloutObject[];
+    }
   | { readonly name: 'releaseCleanup' }
   | (Following & { readonly name: 'execute'; readonly accepted?: Extract<Judgement, { state: 'Accepted' }> })
   | (Following & { readonly name: 'expire' })

@@ -18,10 +18,17 @@ export async function applyEmergencyStop(ctx: StepContext, look: RolloutLook): P
   if (!look.served) return engine;
   const s = await settleSuspension(ctx.kube, look.apps, suspend);
   const base = { kube: ctx.kube, runtime: ctx.runtime, reporter: 'rollout', now: ctx.now() };
-  for (const r of s.refused) await recordEvent(base, { type: 'Warning', reason: EVENT_SUSPENSION_REFUSED, message: `the API server refused ${r.message}` });
+  for (const r of s.refused)
+    await recordEvent(base, {
+      type: 'Warning',
+      reason: EVENT_SUSPENSION_REFUSED,
+      message: `the API server refused ${r.message}`,
+    });
   if (s.refused.length > 0) {
     const names = s.refused.map((r) => r.app).join(', ');
-    const what = suspend ? 'off for spec.suspendEngine: during the emergency stop it keeps syncing' : 'back on after spec.suspendEngine: it stays without automated sync';
+    const what = suspend
+      ? 'off for spec.suspendEngine: during the emergency stop it keeps syncing'
+      : 'back on after spec.suspendEngine: it stays without automated sync';
     const message = `the API server refused for good to turn automated sync ${what}: Application ${names} in ${NAMESPACES.argocd} (${s.refused.map((r) => r.message).join('; ')}). Undo the outside edit to it, or the admission policy that refuses it; this is tried again on every reconcile, and no rollout step starts until it succeeds`;
     return { available: false, message, suspension: 'EngineSuspensionRefused' };
   }

@@ -38,18 +38,32 @@ const IDLE_LOOKS = 10;
 function engineCondition(engine: Engine): DesiredCondition {
   return engine.available
     ? { type: CONDITION.engineAvailable, status: 'True', reason: 'EngineReady', message: engine.message }
-    : { type: CONDITION.engineAvailable, status: 'False', reason: engine.suspension ?? (engine.stale ? 'RegistryCredentialsStale' : 'EngineUnavailable'), message: engine.message };
+    : {
+        type: CONDITION.engineAvailable,
+        status: 'False',
+        reason: engine.suspension ?? (engine.stale ? 'RegistryCredentialsStale' : 'EngineUnavailable'),
+        message: engine.message,
+      };
 }
 
 /** A rollout created in this look is followed at once: assessed safe, it starts; otherwise it asks for approval. */
-async function follow(ctx: StepContext, look: RolloutLook, created: RolloutReport | RolloutObject, purpose: Purpose): Promise<RolloutReport> {
+async function follow(
+  ctx: StepContext,
+  look: RolloutLook,
+  created: RolloutReport | RolloutObject,
+  purpose: Purpose,
+): Promise<RolloutReport> {
   if (!('spec' in created)) return created;
   // Judged against the Applications it was made from: the same look's.
   const approval = approvalOf(created, { ...look, inventory: created.spec.inventory ?? look.inventory }, ctx.now());
   return act(ctx, look, followAction(created, approval, purpose));
 }
 
-async function followed(ctx: StepContext, look: RolloutLook, action: Extract<Action, { rollout: RolloutObject }>): Promise<RolloutReport> {
+async function followed(
+  ctx: StepContext,
+  look: RolloutLook,
+  action: Extract<Action, { rollout: RolloutObject }>,
+): Promise<RolloutReport> {
   const { rollout: r } = action;
   switch (action.name) {
     case 'execute':
@@ -121,7 +135,12 @@ export const runRollout: StepRunner = async (given) => {
   const idle = engine.available ? IDLE_LOOKS * ctx.timings.engineRecheckMs : ctx.timings.engineRecheckMs;
   const runtime = ctx.runtime === given.runtime ? {} : { runtime: ctx.runtime };
   const { recheckKey, ...rest } = report;
-  const out: StepReport = { ...rest, conditions: [engineCondition(engine), ...report.conditions], ...nextLook(report, recheckKey, idle, ctx.now()), ...runtime };
+  const out: StepReport = {
+    ...rest,
+    conditions: [engineCondition(engine), ...report.conditions],
+    ...nextLook(report, recheckKey, idle, ctx.now()),
+    ...runtime,
+  };
   return out;
 };
 
@@ -132,10 +151,16 @@ export const runRollout: StepRunner = async (given) => {
  * looks per message that ever arrived.
  * A key names one instant; a sooner look under the same key would be taken for that timer and dropped.
  */
-export function nextLook(report: Pick<StepReport, 'recheckAfterMs'>, recheckKey: string | undefined, idleMs: number, now: Date): Pick<StepReport, 'recheckAfterMs' | 'recheckKey'> {
+export function nextLook(
+  report: Pick<StepReport, 'recheckAfterMs'>,
+  recheckKey: string | undefined,
+  idleMs: number,
+  now: Date,
+): Pick<StepReport, 'recheckAfterMs' | 'recheckKey'> {
   const asked = report.recheckAfterMs ?? Number.POSITIVE_INFINITY;
   const due = Math.ceil((now.getTime() + idleMs) / idleMs) * idleMs;
   // Never later than the step asked: a window opening, say, is looked at when it opens.
-  if (asked < due - now.getTime()) return { recheckAfterMs: asked, ...(recheckKey === undefined ? {} : { recheckKey }) };
+  if (asked < due - now.getTime())
+    return { recheckAfterMs: asked, ...(recheckKey === undefined ? {} : { recheckKey }) };
   return { recheckAfterMs: due - now.getTime(), recheckKey: `idle-${new Date(due).toISOString()}` };
 }

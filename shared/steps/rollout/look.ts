@@ -17,7 +17,10 @@ import type { StepContext } from '../types.ts';
 import { type RolloutSettings, settingsOf } from './settings.ts';
 import { statusPlan } from '../../status/statusPlans.ts';
 
-export type PlanRead = { readonly state: 'read'; readonly plan: Plan } | { readonly state: 'missing' } | { readonly state: 'unreadable'; readonly problem: string };
+export type PlanRead =
+  | { readonly state: 'read'; readonly plan: Plan }
+  | { readonly state: 'missing' }
+  | { readonly state: 'unreadable'; readonly problem: string };
 
 export interface RolloutLook {
   readonly runtime: RuntimeObject;
@@ -51,7 +54,6 @@ export interface RolloutLook {
 
 const NO_UID = '(none)';
 
-
 /** Managed Applications of other runtimes, by the runtime UID they record. */
 export function foreignOf(managed: readonly GenericObject[], runtimeUID: string): Map<string, GenericObject[]> {
   const out = new Map<string, GenericObject[]>();
@@ -78,14 +80,27 @@ function defined<K extends string, V>(key: K, value: V | undefined): Partial<Rec
   return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
 }
 
-function plansOf(targetPlan: string | undefined, activePlan: string | undefined, plan: PlanRead | undefined, deleting: boolean): Pick<RolloutLook, 'targetPlan' | 'activePlan' | 'target' | 'active'> {
-  return { ...defined('targetPlan', targetPlan), ...defined('activePlan', activePlan), ...defined(deleting ? 'active' : 'target', plan) };
+function plansOf(
+  targetPlan: string | undefined,
+  activePlan: string | undefined,
+  plan: PlanRead | undefined,
+  deleting: boolean,
+): Pick<RolloutLook, 'targetPlan' | 'activePlan' | 'target' | 'active'> {
+  return {
+    ...defined('targetPlan', targetPlan),
+    ...defined('activePlan', activePlan),
+    ...defined(deleting ? 'active' : 'target', plan),
+  };
 }
 
 export async function observe(ctx: StepContext): Promise<RolloutLook> {
   const { runtime } = ctx;
   const uid = runtime.metadata.uid;
-  const [configuration, read, managed] = await Promise.all([readConfiguration(ctx.kube), listRolloutsRead(ctx.kube, uid), listManagedApplications(ctx.kube)]);
+  const [configuration, read, managed] = await Promise.all([
+    readConfiguration(ctx.kube),
+    listRolloutsRead(ctx.kube, uid),
+    listManagedApplications(ctx.kube),
+  ]);
   const served = managed !== undefined;
   const apps = (managed ?? []).filter((a) => a.metadata.annotations?.[ANNOTATION.runtimeUID] === uid);
   const targetPlan = statusPlan(runtime, 'targetPlan');

@@ -7,19 +7,36 @@ import { type EventNote, EVENT_REASON, recordEvent } from '../../events/recorder
 import { KIND } from '../../kube/kinds.ts';
 import { METRIC } from '../../observability/metrics.ts';
 import { canonicalJson } from '../../plans/digest.ts';
-import { type RolloutObject, type WantedCondition, parseRollout, rolloutConditions, rolloutManifest, rolloutName, rolloutState } from '../../rollouts/objects.ts';
+import {
+  type RolloutObject,
+  type WantedCondition,
+  parseRollout,
+  rolloutConditions,
+  rolloutManifest,
+  rolloutName,
+  rolloutState,
+} from '../../rollouts/objects.ts';
 import { kubeTime } from '../../status/conditions.ts';
 import type { StepContext } from '../types.ts';
 import { moveOf } from './report.ts';
 
 /** Applies the rollout's status when it changed; the rollout as it now stands, so a later write in the same look carries its resourceVersion. */
-export async function writeStatus(ctx: StepContext, r: RolloutObject, status: RuntimeRolloutStatus): Promise<RolloutObject> {
+export async function writeStatus(
+  ctx: StepContext,
+  r: RolloutObject,
+  status: RuntimeRolloutStatus,
+): Promise<RolloutObject> {
   // Whatever the status carried over, it now describes the generation this look saw.
   const full: RuntimeRolloutStatus = { ...status, observedGeneration: r.metadata.generation ?? 0 };
   if (canonicalJson(r.status ?? {}) === canonicalJson(full)) return r;
-  const written = await ctx.kube.applyStatus(KIND.runtimeRollout, { metadata: { name: r.metadata.name, resourceVersion: r.metadata.resourceVersion }, status: full }, { fieldManager: FIELD_MANAGER.rollout, force: true });
+  const written = await ctx.kube.applyStatus(
+    KIND.runtimeRollout,
+    { metadata: { name: r.metadata.name, resourceVersion: r.metadata.resourceVersion }, status: full },
+    { fieldManager: FIELD_MANAGER.rollout, force: true },
+  );
   // Counted once, when the outcome is first written (the rollout's name stays off the dimensions).
-  if (full.outcome !== undefined && full.outcome !== r.status?.outcome) ctx.log.metric({ metric: METRIC.rollouts, value: 1, dimensions: { Outcome: full.outcome } });
+  if (full.outcome !== undefined && full.outcome !== r.status?.outcome)
+    ctx.log.metric({ metric: METRIC.rollouts, value: 1, dimensions: { Outcome: full.outcome } });
   return parseRollout(written) ?? { ...r, status: full };
 }
 
@@ -33,7 +50,10 @@ export async function noteRollout(ctx: StepContext, r: RolloutObject, note: Even
 
 type Unsuccessful = Exclude<Outcome, 'Succeeded'>;
 
-const ENDING: Record<Unsuccessful, { readonly reason: string; readonly event: EventNote['type']; readonly eventReason: string }> = {
+const ENDING: Record<
+  Unsuccessful,
+  { readonly reason: string; readonly event: EventNote['type']; readonly eventReason: string }
+> = {
   Superseded: { reason: 'Superseded', event: 'Normal', eventReason: EVENT_REASON.rolloutSuperseded },
   Revoked: { reason: 'RolloutRevoked', event: 'Warning', eventReason: EVENT_REASON.rolloutRevoked },
   Expired: { reason: 'RolloutExpired', event: 'Warning', eventReason: EVENT_REASON.rolloutExpired },
@@ -62,7 +82,11 @@ export async function endRollout(ctx: StepContext, r: RolloutObject, e: Ending):
 
 /** Ends a rollout to a target no longer wanted, or whose retry was asked for; its status otherwise stays. */
 export function supersede(ctx: StepContext, r: RolloutObject, why: string): Promise<void> {
-  return endRollout(ctx, r, { outcome: 'Superseded', message: `rollout ${r.metadata.name} (${moveOf(r)}) is superseded: ${why}`, keep: { ...r.status } });
+  return endRollout(ctx, r, {
+    outcome: 'Superseded',
+    message: `rollout ${r.metadata.name} (${moveOf(r)}) is superseded: ${why}`,
+    keep: { ...r.status },
+  });
 }
 
 export type NewRollout = Omit<RuntimeRolloutSpec, 'runtimeUID' | 'deadline'>;
@@ -74,10 +98,21 @@ function nameOf(ctx: StepContext, spec: NewRollout, now: Date): string {
 }
 
 /** Creates the rollout, due for approval within approvalTimeout, and records the Event that says what it is. */
-export async function createRollout(ctx: StepContext, spec: NewRollout, approvalMs: number, describe: (created: RolloutObject) => string): Promise<RolloutObject> {
+export async function createRollout(
+  ctx: StepContext,
+  spec: NewRollout,
+  approvalMs: number,
+  describe: (created: RolloutObject) => string,
+): Promise<RolloutObject> {
   const now = ctx.now();
-  const full: RuntimeRolloutSpec = { runtimeUID: ctx.runtime.metadata.uid, ...spec, deadline: kubeTime(new Date(now.getTime() + approvalMs)) };
-  const created = parseRollout(await ctx.kube.create(KIND.runtimeRollout, rolloutManifest(nameOf(ctx, spec, now), full, ctx.runtime.metadata)));
+  const full: RuntimeRolloutSpec = {
+    runtimeUID: ctx.runtime.metadata.uid,
+    ...spec,
+    deadline: kubeTime(new Date(now.getTime() + approvalMs)),
+  };
+  const created = parseRollout(
+    await ctx.kube.create(KIND.runtimeRollout, rolloutManifest(nameOf(ctx, spec, now), full, ctx.runtime.metadata)),
+  );
   if (!created) throw new Error('the API server returned a RuntimeRollout that does not fit its schema');
   await noteRollout(ctx, created, { type: 'Normal', reason: EVENT_REASON.rolloutCreated, message: describe(created) });
   return created;

@@ -8,7 +8,12 @@ import type { StepReport } from '../types.ts';
 /** A report that also says the rollout it acted on ended in this look, and how. */
 export type RolloutReport = StepReport & { readonly ended?: Outcome };
 
-export function released(status: 'True' | 'False', reason: Reason, message: string, extra: Omit<StepReport, 'conditions'> = {}): StepReport {
+export function released(
+  status: 'True' | 'False',
+  reason: Reason,
+  message: string,
+  extra: Omit<StepReport, 'conditions'> = {},
+): StepReport {
   return { conditions: [{ type: CONDITION.released, status, reason, message }], ...extra };
 }
 
@@ -27,7 +32,19 @@ export function moveOf(r: RolloutObject): string {
 }
 
 /** Why no rollout can be made to, or carried on towards, a plan that is missing or does not read back. */
-export function planMissing(name: string, read: { readonly state: 'missing' } | { readonly state: 'unreadable'; readonly problem: string }): StepReport {
-  if (read.state === 'missing') return released('False', 'PlanMissing', `the target plan ${name} is missing from ${NAMESPACES.system}, so no rollout can be made; resolution writes it again, or pin a plan that exists`);
-  return released('False', 'PlanMissing', `${read.problem}; no rollout is made from a plan that does not read back. Delete the ConfigMap to have it resolved again`);
+export function planMissing(
+  name: string,
+  read: { readonly state: 'missing' } | { readonly state: 'unreadable'; readonly problem: string },
+): StepReport {
+  if (read.state === 'missing')
+    return released(
+      'False',
+      'PlanMissing',
+      `the target plan ${name} is missing from ${NAMESPACES.system}, so no rollout can be made; resolution writes it again, or pin a plan that exists`,
+    );
+  return released(
+    'False',
+    'PlanMissing',
+    `${read.problem}; no rollout is made from a plan that does not read back. Delete the ConfigMap to have it resolved again`,
+  );
 }

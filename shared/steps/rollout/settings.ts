@@ -32,7 +32,17 @@ export function settingsOf(runtime: RuntimeObject): RolloutSettings {
   const suspendEngine = readSuspendEngine(runtime.spec);
   const read = readSpec(runtime.spec);
   if (!read.readable) {
-    return { readable: false, actionTimeoutMs: DEFAULT_ACTION_MS, approvalMs: DEFAULT_APPROVAL_MS, paused: false, suspendEngine, deletionPolicy: 'Orphan', validationRequired: true, windows: readWindows(runtime.spec), workloads: readGuard(runtime.spec) };
+    return {
+      readable: false,
+      actionTimeoutMs: DEFAULT_ACTION_MS,
+      approvalMs: DEFAULT_APPROVAL_MS,
+      paused: false,
+      suspendEngine,
+      deletionPolicy: 'Orphan',
+      validationRequired: true,
+      windows: readWindows(runtime.spec),
+      workloads: readGuard(runtime.spec),
+    };
   }
   const { spec } = read;
   return {

@@ -1,11 +1,10 @@
 // Decide, part one: the state the runtime's rollouts are in, named from one look and the time
 // alone. Nothing here reads or writes; actionFor (actions.ts) picks what one state calls for.
 import { ANNOTATION } from '../../api/constants.ts';
-import type { Outcome } from '../../api/runtimeRollout.ts';
 import type { GenericObject } from '../../kube/kinds.ts';
 import { applicationsDigest } from '../../plans/applicationsRead.ts';
 import { planName } from '../../plans/digest.ts';
-import { type Judgement, REFUSAL, judgeApproval } from '../../rollouts/approval.ts';
+import { REFUSAL, judgeApproval } from '../../rollouts/approval.ts';
 import { assess } from '../../rollouts/assess.ts';
 import type { Engine } from '../../rollouts/engine.ts';
 import { inventoryDigest, inventoryOf } from '../../rollouts/inventory.ts';
@@ -13,65 +12,7 @@ import { missingReleases } from '../../rollouts/missingReleases.ts';
 import type { RolloutObject } from '../../rollouts/objects.ts';
 import { holdsCleanup } from '../../rollouts/cleanupFinalizer.ts';
 import type { PlanRead, RolloutLook } from './look.ts';
-
-/** Where a rollout that has not ended stands with its approval. */
-export type Approval =
-  | { readonly phase: 'AssessedSafe' }
-  | { readonly phase: 'Accepted'; readonly judgement: Extract<Judgement, { state: 'Accepted' }> }
-  | { readonly phase: 'Refused'; readonly judgement: Extract<Judgement, { state: 'Refused' }> }
-  | { readonly phase: 'Expired' }
-  | { readonly phase: 'AwaitingApproval' };
-
-export type Badly = Extract<Outcome, 'Failed' | 'Expired' | 'Revoked'>;
-
-export interface Rebuilt {
-  readonly digest: string;
-  /** The plan digests the Applications record. */
-  readonly plans: readonly string[];
-}
-
-export type RolloutState =
-  // The runtime is being deleted.
-  | { readonly kind: 'DeletionLeftAlone' }
-  | { readonly kind: 'DeletionWaitsForNewer' }
-  | { readonly kind: 'OrphanWaitsForApi' }
-  | { readonly kind: 'OrphanBlocked'; readonly problem: string }
-  /** `orphaned`: rollouts an earlier pass of this deletion ended, whose Events a crash may have lost. */
-  | { readonly kind: 'Orphaning'; readonly unfinished: readonly RolloutObject[]; readonly orphaned: readonly RolloutObject[] }
-  | { readonly kind: 'RemovalInFlight'; readonly rollout: RolloutObject; readonly approval: Approval }
-  | { readonly kind: 'RemovalRevoked'; readonly rollout: RolloutObject }
-  | { readonly kind: 'RemovalFailed'; readonly rollout: RolloutObject; readonly outcome: Badly }
-  | { readonly kind: 'RemovalWaitsForApi' }
-  | { readonly kind: 'NothingToRemove' }
-  | { readonly kind: 'RemovalDue'; readonly plan: string }
-  // Applications of another runtime are in Argo CD.
-  | { readonly kind: 'OrphansPresent'; readonly others: readonly (readonly [string, readonly GenericObject[]])[] }
-  | { readonly kind: 'AdoptionInFlight'; readonly rollout: RolloutObject; readonly approval: Approval; readonly apps: readonly GenericObject[] }
-  | { readonly kind: 'AdoptionEnded'; readonly rollout: RolloutObject; readonly outcome: Badly }
-  | { readonly kind: 'AdoptionBlocked'; readonly why: string }
-  | { readonly kind: 'AdoptionDue'; readonly apps: readonly GenericObject[]; readonly rebuilt: Rebuilt }
-  // The runtime moves to its target plan.
-  | { readonly kind: 'NoTarget' }
-  | { readonly kind: 'NewerSchema' }
-  | { readonly kind: 'Revoked'; readonly rollout: RolloutObject }
-  | { readonly kind: 'InFlight'; readonly rollout: RolloutObject; readonly approval: Approval }
-  | { readonly kind: 'Ended'; readonly rollout: RolloutObject; readonly outcome: Badly }
-  | { readonly kind: 'Released'; readonly target: string }
-  | { readonly kind: 'AwaitingResolution'; readonly target: string }
-  | { readonly kind: 'Due'; readonly target: string; readonly from?: string; readonly unfinished: ReadonlySet<string> };
-
-export type StateKind = RolloutState['kind'];
-
-/** A rollout ended by the decision before its action runs: its target is gone, or a person asked for a retry. */
-export interface Supersession {
-  readonly rollout: RolloutObject;
-  readonly why: string;
-}
-
-export interface Decided {
-  readonly state: RolloutState;
-  readonly supersede: readonly Supersession[];
-}
+import type { Approval, Badly, Decided, Rebuilt, RolloutState, Supersession } from './stateKinds.ts';
 
 const BADLY: ReadonlySet<string> = new Set(['Failed', 'Expired', 'Revoked']);
 
@@ -98,9 +39,18 @@ function suspensionRefused(engine: Engine): string | undefined {
 }
 
 /** The approval of a rollout that has not ended, judged against the look (APR-1, APR-2). */
-export function approvalOf(r: RolloutObject, look: Pick<RolloutLook, 'inventory' | 'staleCredentials' | 'engine'>, now: Date): Approval {
+export function approvalOf(
+  r: RolloutObject,
+  look: Pick<RolloutLook, 'inventory' | 'staleCredentials' | 'engine'>,
+  now: Date,
+): Approval {
   if (allSafe(r) && !r.spec.approval) return { phase: 'AssessedSafe' };
-  const judgement = judgeApproval({ rollout: r, inventory: look.inventory, staleCredentials: look.staleCredentials, suspensionRefused: suspensionRefused(look.engine) });
+  const judgement = judgeApproval({
+    rollout: r,
+    inventory: look.inventory,
+    staleCredentials: look.staleCredentials,
+    suspensionRefused: suspensionRefused(look.engine),
+  });
   if (judgement.state === 'Accepted') return { phase: 'Accepted', judgement };
   if (judgement.state === 'Refused') return { phase: 'Refused', judgement };
   const deadline = Date.parse(r.spec.deadline ?? '') || Number.POSITIVE_INFINITY;
@@ -110,14 +60,24 @@ export function approvalOf(r: RolloutObject, look: Pick<RolloutLook, 'inventory'
 /** The plan a removal names: the active one, else the one the Applications record. */
 function removalPlan(look: RolloutLook): string | undefined {
   if (look.activePlan) return look.activePlan;
-  const digest = look.apps.map((a) => a.metadata.annotations?.[ANNOTATION.planDigest]).find((d) => d !== undefined && d !== '');
+  const digest = look.apps
+    .map((a) => a.metadata.annotations?.[ANNOTATION.planDigest])
+    .find((d) => d !== undefined && d !== '');
   return digest ? planName(digest) : undefined;
 }
 
 function removal(look: RolloutLook, now: Date): Decided {
-  const stale = look.rollouts.filter((r) => live(r) && r.spec.type !== 'Remove').map((rollout) => ({ rollout, why: 'the runtime was deleted with deletionPolicy Delete, so a removal replaces it' }));
+  const stale = look.rollouts
+    .filter((r) => live(r) && r.spec.type !== 'Remove')
+    .map((rollout) => ({
+      rollout,
+      why: 'the runtime was deleted with deletionPolicy Delete, so a removal replaces it',
+    }));
   const last = look.rollouts.filter((r) => r.spec.type === 'Remove').at(-1);
-  const decided = (state: RolloutState, more: readonly Supersession[] = []): Decided => ({ state, supersede: [...stale, ...more] });
+  const decided = (state: RolloutState, more: readonly Supersession[] = []): Decided => ({
+    state,
+    supersede: [...stale, ...more],
+  });
   const retried: Supersession[] = [];
   if (last && live(last)) {
     if (last.spec.retry) retried.push({ rollout: last, why: retryWhy(last) });
@@ -134,22 +94,37 @@ function removal(look: RolloutLook, now: Date): Decided {
 
 function deletion(look: RolloutLook, now: Date): Decided {
   const none: Supersession[] = [];
-  if (look.newer.length > 0 && holdsCleanup(look.runtime)) return { state: { kind: 'DeletionWaitsForNewer' }, supersede: none };
+  if (look.newer.length > 0 && holdsCleanup(look.runtime))
+    return { state: { kind: 'DeletionWaitsForNewer' }, supersede: none };
   if (!holdsCleanup(look.runtime)) return { state: { kind: 'DeletionLeftAlone' }, supersede: none };
   if (look.settings.deletionPolicy === 'Delete') return removal(look, now);
   if (!look.served) return { state: { kind: 'OrphanWaitsForApi' }, supersede: none };
-  if (look.active?.state === 'unreadable') return { state: { kind: 'OrphanBlocked', problem: look.active.problem }, supersede: none };
-  return { state: { kind: 'Orphaning', unfinished: look.rollouts.filter(live), orphaned: look.rollouts.filter((r) => r.status?.outcome === 'Orphaned') }, supersede: none };
+  if (look.active?.state === 'unreadable')
+    return { state: { kind: 'OrphanBlocked', problem: look.active.problem }, supersede: none };
+  return {
+    state: {
+      kind: 'Orphaning',
+      unfinished: look.rollouts.filter(live),
+      orphaned: look.rollouts.filter((r) => r.status?.outcome === 'Orphaned'),
+    },
+    supersede: none,
+  };
 }
 
 /** Why the Applications cannot be adopted as they stand, or the plan they rebuild into. */
 function rebuild(uid: string, apps: readonly GenericObject[]): { readonly blocked: string } | Rebuilt {
   const rebuilt = applicationsDigest(apps);
-  if (!rebuilt.ok) return { blocked: `the Applications of runtime ${uid} do not rebuild into a plan: ${rebuilt.problems.join('; ')}` };
+  if (!rebuilt.ok)
+    return { blocked: `the Applications of runtime ${uid} do not rebuild into a plan: ${rebuilt.problems.join('; ')}` };
   const plans = [...new Set(apps.map((a) => a.metadata.annotations?.[ANNOTATION.planDigest] ?? ''))].sort();
   if (plans.length === 1 && plans[0] !== rebuilt.digest) {
-    const names = apps.map((a) => a.metadata.name).sort().join(', ');
-    return { blocked: `Applications ${names} record plan digest ${plans[0]}, but what they carry now rebuilds into ${rebuilt.digest}: one was edited outside the control plane (values, chart or namespace) or deleted since` };
+    const names = apps
+      .map((a) => a.metadata.name)
+      .sort()
+      .join(', ');
+    return {
+      blocked: `Applications ${names} record plan digest ${plans[0]}, but what they carry now rebuilds into ${rebuilt.digest}: one was edited outside the control plane (values, chart or namespace) or deleted since`,
+    };
   }
   return { digest: rebuilt.digest, plans };
 }
@@ -166,7 +141,16 @@ function adoption(look: RolloutLook, now: Date): Decided {
   const retried: Supersession[] = [];
   if (last && live(last)) {
     // Its approval is judged against the Applications it adopts, which this runtime does not own yet.
-    if (!last.spec.retry) return { state: { kind: 'AdoptionInFlight', rollout: last, approval: approvalOf(last, { ...look, inventory: inventoryDigest(apps) }, now), apps }, supersede: none };
+    if (!last.spec.retry)
+      return {
+        state: {
+          kind: 'AdoptionInFlight',
+          rollout: last,
+          approval: approvalOf(last, { ...look, inventory: inventoryDigest(apps) }, now),
+          apps,
+        },
+        supersede: none,
+      };
     retried.push({ rollout: last, why: retryWhy(last) });
   }
   const badly = retried.length === 0 ? endedBadly(last) : undefined;
@@ -182,7 +166,11 @@ function adoption(look: RolloutLook, now: Date): Decided {
  * for a rollout says why. So does a release whose Application was deleted while nothing was
  * moving it: the drift check writes it again from the plan, without a rollout (ROL-8).
  */
-export function carriesPlan(apps: readonly GenericObject[], read: PlanRead | undefined, rollouts: readonly RolloutObject[]): boolean {
+export function carriesPlan(
+  apps: readonly GenericObject[],
+  read: PlanRead | undefined,
+  rollouts: readonly RolloutObject[],
+): boolean {
   if (read?.state !== 'read') return true;
   const rewritten = new Set(missingReleases(apps, read.plan.releases, rollouts).recreate.map((r) => r.name));
   // Only whether anything changes matters here, so every change may be judged alike.
@@ -219,11 +207,18 @@ function upgrade(look: RolloutLook, now: Date): Decided {
   const target = look.targetPlan;
   if (!target) return { state: { kind: 'NoTarget' }, supersede: [] };
   if (look.newer.length > 0) return { state: { kind: 'NewerSchema' }, supersede: [] };
-  const stale = look.rollouts.filter((r) => live(r) && r.spec.toPlan !== target).map((rollout) => ({ rollout, why: `the target plan is now ${target}` }));
+  const stale = look.rollouts
+    .filter((r) => live(r) && r.spec.toPlan !== target)
+    .map((rollout) => ({ rollout, why: `the target plan is now ${target}` }));
   const current = look.rollouts.find((r) => live(r) && r.spec.toPlan === target);
-  if (current?.spec.retry) return { state: start(look, target), supersede: [...stale, { rollout: current, why: retryWhy(current) }] };
+  if (current?.spec.retry)
+    return { state: start(look, target), supersede: [...stale, { rollout: current, why: retryWhy(current) }] };
   if (current?.spec.revocation) return { state: { kind: 'Revoked', rollout: current }, supersede: stale };
-  if (current) return { state: { kind: 'InFlight', rollout: current, approval: approvalOf(current, look, now) }, supersede: stale };
+  if (current)
+    return {
+      state: { kind: 'InFlight', rollout: current, approval: approvalOf(current, look, now) },
+      supersede: stale,
+    };
   const last = look.rollouts.filter((r) => r.spec.toPlan === target).at(-1);
   const badly = endedBadly(last);
   if (last && badly) return { state: { kind: 'Ended', rollout: last, outcome: badly }, supersede: stale };
@@ -242,5 +237,12 @@ export function determineRolloutState(look: RolloutLook, now: Date): Decided {
  * the adoption must end Succeeded, not be taken for a stale rollout and superseded.
  */
 function adopting(rollouts: readonly RolloutObject[]): boolean {
-  return rollouts.some((r) => r.spec.type === 'Adopt' && live(r) && !r.spec.retry && !r.spec.revocation && r.status?.approval?.state === 'Accepted');
+  return rollouts.some(
+    (r) =>
+      r.spec.type === 'Adopt' &&
+      live(r) &&
+      !r.spec.retry &&
+      !r.spec.revocation &&
+      r.status?.approval?.state === 'Accepted',
+  );
 }

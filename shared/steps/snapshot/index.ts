@@ -12,10 +12,14 @@ import { STAGE, inputHash } from '../../aicr/stages.ts';
 import { readConfiguration } from '../../configuration/read.ts';
 import type { Configuration } from '../../configuration/schema.ts';
 import { type Discovery, type SnapshotStatus, discoveryOf } from '../../discovery/status.ts';
-import { type NodeFacts, type NodeGroupReading, nodeGroupFingerprint, readNodeGroups } from '../../discovery/nodeGroups.ts';
+import {
+  type NodeFacts,
+  type NodeGroupReading,
+  nodeGroupFingerprint,
+  readNodeGroups,
+} from '../../discovery/nodeGroups.ts';
 import { KIND } from '../../kube/kinds.ts';
 import type { StepContext, StepReport, StepRunner } from '../types.ts';
-
 
 const RESNAPSHOT_HINT = `kubectl annotate clusterruntime cluster ${ANNOTATION.resnapshot}="$(date +%s)" --overwrite`;
 
@@ -26,11 +30,17 @@ function stageDeps(ctx: StepContext): StageDeps {
 /** Why the node groups give nothing to snapshot, if they do not. */
 function nodeGroupFailure(reading: NodeGroupReading): SnapshotStatus['failure'] {
   if (reading.problems.length > 0) {
-    return { reason: 'NodeGroupMismatch', message: `node groups disagree with their Nodes' capacity: ${reading.problems.join('; ')}. Discovery runs again once the Nodes change` };
+    return {
+      reason: 'NodeGroupMismatch',
+      message: `node groups disagree with their Nodes' capacity: ${reading.problems.join('; ')}. Discovery runs again once the Nodes change`,
+    };
   }
   if (!reading.groups.some((g) => g.gpu)) {
     const seen = reading.groups.map((g) => g.name).join(', ') || 'none';
-    return { reason: 'NoGPUNodes', message: `no node group has GPUs (node groups: ${seen}), so AICR's snapshot agent has no GPU node to run on. Add a GPU node group (Nodes with nvidia.com/gpu capacity and GPU feature discovery labels); discovery runs again once it appears` };
+    return {
+      reason: 'NoGPUNodes',
+      message: `no node group has GPUs (node groups: ${seen}), so AICR's snapshot agent has no GPU node to run on. Add a GPU node group (Nodes with nvidia.com/gpu capacity and GPU feature discovery labels); discovery runs again once it appears`,
+    };
   }
   return undefined;
 }
@@ -38,15 +48,33 @@ function nodeGroupFailure(reading: NodeGroupReading): SnapshotStatus['failure'] 
 /** What status.discovery.snapshot says after this run of the stage, keeping the last good snapshot while a new one is under way. */
 /** The last good snapshot, kept while a new one is under way or discovery fails. */
 function kept(previous: SnapshotStatus | undefined): SnapshotStatus {
-  return { ...(previous?.configMap ? { configMap: previous.configMap } : {}), ...(previous?.digest ? { digest: previous.digest } : {}), ...(previous?.resnapshot ? { resnapshot: previous.resnapshot } : {}) };
+  return {
+    ...(previous?.configMap ? { configMap: previous.configMap } : {}),
+    ...(previous?.digest ? { digest: previous.digest } : {}),
+    ...(previous?.resnapshot ? { resnapshot: previous.resnapshot } : {}),
+  };
 }
 
-function snapshotStatus(outcome: StageOutcome<Snapshot>, previous: SnapshotStatus | undefined, resnapshot: string): SnapshotStatus {
+function snapshotStatus(
+  outcome: StageOutcome<Snapshot>,
+  previous: SnapshotStatus | undefined,
+  resnapshot: string,
+): SnapshotStatus {
   switch (outcome.state) {
     case 'done':
-      return { configMap: outcome.output.configMap, digest: outcome.output.digest, ...(resnapshot ? { resnapshot } : {}) };
+      return {
+        configMap: outcome.output.configMap,
+        digest: outcome.output.digest,
+        ...(resnapshot ? { resnapshot } : {}),
+      };
     case 'stalled':
-      return { ...kept(previous), failure: { reason: 'DiscoveryFailed', message: `the snapshot of the cluster failed: ${outcome.message}. After fixing the cause, request a snapshot: ${RESNAPSHOT_HINT}` } };
+      return {
+        ...kept(previous),
+        failure: {
+          reason: 'DiscoveryFailed',
+          message: `the snapshot of the cluster failed: ${outcome.message}. After fixing the cause, request a snapshot: ${RESNAPSHOT_HINT}`,
+        },
+      };
     default:
       return { ...kept(previous), waiting: outcome.message };
   }
@@ -54,14 +82,20 @@ function snapshotStatus(outcome: StageOutcome<Snapshot>, previous: SnapshotStatu
 
 /** Snapshots of earlier inputs in aicr-system: only the latest is kept. */
 async function pruneSnapshots(ctx: StepContext, hash: string): Promise<void> {
-  const stale = await ctx.kube.list(KIND.configMap, { namespace: NAMESPACES.system, labelSelector: `${LABEL.stage}=${STAGE.snapshot},${LABEL.input}!=${hash}` });
+  const stale = await ctx.kube.list(KIND.configMap, {
+    namespace: NAMESPACES.system,
+    labelSelector: `${LABEL.stage}=${STAGE.snapshot},${LABEL.input}!=${hash}`,
+  });
   for (const cm of stale.items) await ctx.kube.delete(KIND.configMap, cm.metadata.name, NAMESPACES.system);
 }
 
 /** Applies status.discovery under the step's own field manager, when it changed. */
 async function writeDiscovery(ctx: StepContext, discovery: Discovery): Promise<void> {
   if (inputHash(discoveryOf(ctx.runtime)) === inputHash(discovery)) return;
-  const obj = { metadata: { name: ctx.runtime.metadata.name, resourceVersion: ctx.runtime.metadata.resourceVersion }, status: { discovery } };
+  const obj = {
+    metadata: { name: ctx.runtime.metadata.name, resourceVersion: ctx.runtime.metadata.resourceVersion },
+    status: { discovery },
+  };
   // Forced: status.discovery has no other writer (ADR 0003).
   await ctx.kube.applyStatus(KIND.clusterRuntime, obj, { fieldManager: FIELD_MANAGER.snapshot, force: true });
 }
@@ -72,16 +106,28 @@ interface Pinned {
   readonly image: string;
 }
 
-async function takeSnapshot(ctx: StepContext, groups: string, { spec, configuration, image }: Pinned): Promise<{ outcome: StageOutcome<Snapshot>; resnapshot: string }> {
+async function takeSnapshot(
+  ctx: StepContext,
+  groups: string,
+  { spec, configuration, image }: Pinned,
+): Promise<{ outcome: StageOutcome<Snapshot>; resnapshot: string }> {
   const resnapshot = ctx.runtime.metadata.annotations?.[ANNOTATION.resnapshot] ?? '';
-  const inputs = { runtimeUID: ctx.runtime.metadata.uid, version: spec.aicrVersion, image, nodeGroups: groups, resnapshot };
+  const inputs = {
+    runtimeUID: ctx.runtime.metadata.uid,
+    version: spec.aicrVersion,
+    image,
+    nodeGroups: groups,
+    resnapshot,
+  };
   const base = {
     image,
     runtimeUID: inputs.runtimeUID,
     configuration,
     ...runLimits(spec.actionTimeout, ctx.timings),
   };
-  const stage = snapshotStage(inputs, ctx.kube, (hash, run) => runJob({ ...base, stage: STAGE.snapshot, hash, run, args: snapshotArgs(hash), registryAuth: false }));
+  const stage = snapshotStage(inputs, ctx.kube, (hash, run) =>
+    runJob({ ...base, stage: STAGE.snapshot, hash, run, args: snapshotArgs(hash), registryAuth: false }),
+  );
   return { outcome: await runStage(stage, stageDeps(ctx)), resnapshot };
 }
 
@@ -95,15 +141,26 @@ async function pinnedImage(ctx: StepContext): Promise<Pinned | undefined> {
 }
 
 /** While a published snapshot someone deleted or edited is being replaced, say so instead of keeping it. */
-function replacingUnreadable(status: SnapshotStatus, outcome: StageOutcome<Snapshot>, unreadable: Collected<Snapshot> | undefined): SnapshotStatus {
+function replacingUnreadable(
+  status: SnapshotStatus,
+  outcome: StageOutcome<Snapshot>,
+  unreadable: Collected<Snapshot> | undefined,
+): SnapshotStatus {
   if (!unreadable || unreadable.ok || outcome.state === 'done' || outcome.state === 'stalled') return status;
   const waiting = status.waiting ?? '';
-  return { waiting, failure: { reason: 'SnapshotUnreadable', message: `the latest snapshot cannot be read: ${unreadable.problem}; a fresh snapshot replaces it: ${waiting}` } };
+  return {
+    waiting,
+    failure: {
+      reason: 'SnapshotUnreadable',
+      message: `the latest snapshot cannot be read: ${unreadable.problem}; a fresh snapshot replaces it: ${waiting}`,
+    },
+  };
 }
 
 function recheckOf(outcome: StageOutcome<Snapshot>): StepReport {
   if (outcome.state === 'retrying') return { recheckAfterMs: outcome.afterMs };
-  if (outcome.state === 'waiting' && outcome.recheckAfterMs !== undefined) return { recheckAfterMs: outcome.recheckAfterMs };
+  if (outcome.state === 'waiting' && outcome.recheckAfterMs !== undefined)
+    return { recheckAfterMs: outcome.recheckAfterMs };
   return {};
 }
 

@@ -4,7 +4,8 @@ import { REGISTRY_PREFIX_SETTING, REGISTRY_PREFIX_VALUE } from '../../registry/p
 import type { StepAws } from '../stepAws.ts';
 
 export const TOKEN_REFRESH_AWS: StepAws = {
-  description: "Token-refresh step - keeps Argo CD's registry credentials holding a fresh ECR token (registry.auth.mode aws)",
+  description:
+    "Token-refresh step - keeps Argo CD's registry credentials holding a fresh ECR token (registry.auth.mode aws)",
   timers: 'The 6-hourly refresh',
   // The prefix too, so no token is written for a registry.repository these rights do not reach.
   environment: { [REGISTRY_PREFIX_SETTING]: REGISTRY_PREFIX_VALUE },

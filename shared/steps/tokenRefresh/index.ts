@@ -14,11 +14,23 @@ import { mintEcrToken } from '../../registry/ecrToken.ts';
 import { deploymentPrefix, registryPrefixCheck } from '../../registry/prefix.ts';
 import type { StepContext, StepReport, StepRunner } from '../types.ts';
 import { credentialsHandling } from './handling.ts';
-import { type Cadence, type Held, type Minted, type RepoCredsShape, dueBecause, judge, nextDue, passwordOf, registrySecret } from './secret.ts';
+import {
+  type Cadence,
+  type Held,
+  type Minted,
+  type RepoCredsShape,
+  dueBecause,
+  judge,
+  nextDue,
+  passwordOf,
+  registrySecret,
+} from './secret.ts';
 
 const SECRET = `${ARGOCD_REGISTRY_SECRET.namespace}/${ARGOCD_REGISTRY_SECRET.name}`;
 
-type Mint = { readonly ok: true; readonly minted: Minted; readonly assumed: boolean } | { readonly ok: false; readonly cause: string };
+type Mint =
+  | { readonly ok: true; readonly minted: Minted; readonly assumed: boolean }
+  | { readonly ok: false; readonly cause: string };
 
 /** How long ECR documents its authorization tokens to be valid. */
 const ECR_TOKEN_LIFETIME_MS = 12 * 3_600_000;
@@ -32,7 +44,8 @@ async function mint(now: Date): Promise<Mint> {
   const result = await mintEcrToken();
   if (!result.ok) return { ok: false, cause: result.cause };
   const password = passwordOf(result.token.auth);
-  if (password === undefined) return { ok: false, cause: `ECR answered with a token that is not ${ECR_TOKEN_USER}:<password>` };
+  if (password === undefined)
+    return { ok: false, cause: `ECR answered with a token that is not ${ECR_TOKEN_USER}:<password>` };
   if (!(result.token.expiresAt.getTime() > 0)) return { ok: false, cause: 'ECR answered without the token expiry' };
   const assumed = result.token.expiresAt.getTime() <= now.getTime();
   const expiresAt = assumed ? new Date(now.getTime() + ECR_TOKEN_LIFETIME_MS) : result.token.expiresAt;
@@ -53,27 +66,52 @@ function lookAgainAt(ctx: StepContext, due: number): StepReport {
 async function write(ctx: StepContext, held: Held, configuration: Configuration, reason: string): Promise<StepReport> {
   const minted = await mint(ctx.now());
   if (!minted.ok) {
-    ctx.log.warn('registry token refresh failed', { object: SECRET, reason, cause: minted.cause, fix: "check the token-refresh function's AWS identity: its policy must allow ecr:GetAuthorizationToken" });
+    ctx.log.warn('registry token refresh failed', {
+      object: SECRET,
+      reason,
+      cause: minted.cause,
+      fix: "check the token-refresh function's AWS identity: its policy must allow ecr:GetAuthorizationToken",
+    });
     return { backoff: true };
   }
   const requested = ctx.runtime.metadata.annotations?.[ANNOTATION.refreshCredentials];
-  const secret = registrySecret(shapeOf(configuration), minted.minted, { now: ctx.now(), ...(requested === undefined ? {} : { answered: requested }) });
+  const secret = registrySecret(shapeOf(configuration), minted.minted, {
+    now: ctx.now(),
+    ...(requested === undefined ? {} : { answered: requested }),
+  });
   // Forced only over a Secret of ours: taking back keys someone edited is the point of the refresh.
   await ctx.kube.apply(KIND.secret, secret, { fieldManager: FIELD_MANAGER.tokenRefresh, force: held.state === 'ours' });
   const expiresAt = minted.minted.expiresAt;
-  if (minted.assumed) ctx.log.warn('ECR answered with a token expiry already past; recording its documented 12-hour lifetime instead', { object: SECRET });
+  if (minted.assumed)
+    ctx.log.warn('ECR answered with a token expiry already past; recording its documented 12-hour lifetime instead', {
+      object: SECRET,
+    });
   ctx.log.info('registry credentials refreshed', { object: SECRET, reason, expiresAt: expiresAt.toISOString() });
   ctx.log.metric({ metric: METRIC.tokenExpiry, value: Math.floor(expiresAt.getTime() / 1000) });
-  return lookAgainAt(ctx, nextDue(ctx.now().getTime(), expiresAt.getTime(), { intervalMs: ctx.timings.tokenRefreshIntervalMs, staleWithinMs: ctx.timings.tokenStaleWithinMs }));
+  return lookAgainAt(
+    ctx,
+    nextDue(ctx.now().getTime(), expiresAt.getTime(), {
+      intervalMs: ctx.timings.tokenRefreshIntervalMs,
+      staleWithinMs: ctx.timings.tokenStaleWithinMs,
+    }),
+  );
 }
 
 function cadenceOf(ctx: StepContext): Cadence {
   const requested = ctx.runtime.metadata.annotations?.[ANNOTATION.refreshCredentials];
-  return { now: ctx.now().getTime(), intervalMs: ctx.timings.tokenRefreshIntervalMs, staleWithinMs: ctx.timings.tokenStaleWithinMs, ...(requested === undefined ? {} : { requested }) };
+  return {
+    now: ctx.now().getTime(),
+    intervalMs: ctx.timings.tokenRefreshIntervalMs,
+    staleWithinMs: ctx.timings.tokenStaleWithinMs,
+    ...(requested === undefined ? {} : { requested }),
+  };
 }
 
 async function refresh(ctx: StepContext, configuration: Configuration): Promise<StepReport> {
-  const held = judge(await ctx.kube.get(KIND.secret, ARGOCD_REGISTRY_SECRET.name, ARGOCD_REGISTRY_SECRET.namespace), shapeOf(configuration));
+  const held = judge(
+    await ctx.kube.get(KIND.secret, ARGOCD_REGISTRY_SECRET.name, ARGOCD_REGISTRY_SECRET.namespace),
+    shapeOf(configuration),
+  );
   if (held.state === 'foreign') {
     // Nothing the step does changes this; the Secret's deletion wakes it.
     ctx.log.error('registry credentials not written', { object: SECRET, why: held.why });

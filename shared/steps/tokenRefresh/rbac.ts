@@ -3,8 +3,27 @@ import { API_GROUP, ARGOCD_REGISTRY_SECRET, CONFIGURATION, NAMESPACES } from '..
 import type { KubeRule } from '../../rbac/rule.ts';
 
 export const TOKEN_REFRESH_RBAC = [
-  { apiGroups: [API_GROUP], resources: ['clusterruntimes'], verbs: ['get'], why: 'reads the runtime it was sent, and the refresh a person asked for on it' },
-  { apiGroups: [''], resources: ['configmaps'], verbs: ['get'], namespace: NAMESPACES.system, resourceNames: [CONFIGURATION.name], why: 'reads the configuration the chart renders' },
+  {
+    apiGroups: [API_GROUP],
+    resources: ['clusterruntimes'],
+    verbs: ['get'],
+    why: 'reads the runtime it was sent, and the refresh a person asked for on it',
+  },
+  {
+    apiGroups: [''],
+    resources: ['configmaps'],
+    verbs: ['get'],
+    namespace: NAMESPACES.system,
+    resourceNames: [CONFIGURATION.name],
+    why: 'reads the configuration the chart renders',
+  },
   // A server-side apply that creates the Secret is authorized as create with its name, so all three verbs hold to the one name.
-  { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create', 'patch'], namespace: ARGOCD_REGISTRY_SECRET.namespace, resourceNames: [ARGOCD_REGISTRY_SECRET.name], why: "reads and writes Argo CD's registry credentials, and no other Secret" },
+  {
+    apiGroups: [''],
+    resources: ['secrets'],
+    verbs: ['get', 'create', 'patch'],
+    namespace: ARGOCD_REGISTRY_SECRET.namespace,
+    resourceNames: [ARGOCD_REGISTRY_SECRET.name],
+    why: "reads and writes Argo CD's registry credentials, and no other Secret",
+  },
 ] as const satisfies readonly KubeRule[];

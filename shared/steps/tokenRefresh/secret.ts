@@ -2,7 +2,15 @@
 // says: whose it is, whether it still has the shape the step gave it, and when it is due again.
 // A Secret is the step's only when the step's field manager wrote it: the name alone proves
 // nothing, and a Secret another tool or a person created is never taken over.
-import { ANNOTATION, ARGOCD, ARGOCD_REGISTRY_SECRET, ECR_TOKEN_USER, FIELD_MANAGER, LABEL, MANAGED_BY_VALUE } from '../../api/constants.ts';
+import {
+  ANNOTATION,
+  ARGOCD,
+  ARGOCD_REGISTRY_SECRET,
+  ECR_TOKEN_USER,
+  FIELD_MANAGER,
+  LABEL,
+  MANAGED_BY_VALUE,
+} from '../../api/constants.ts';
 import type { GenericObject } from '../../kube/kinds.ts';
 import type { WritableObject } from '../../kube/port.ts';
 
@@ -21,7 +29,13 @@ export interface Minted {
 export type Held =
   | { readonly state: 'absent' }
   | { readonly state: 'foreign'; readonly why: string }
-  | { readonly state: 'ours'; readonly expiresAt: number; readonly refreshedAt: number; readonly answered: string; readonly intact: boolean };
+  | {
+      readonly state: 'ours';
+      readonly expiresAt: number;
+      readonly refreshedAt: number;
+      readonly answered: string;
+      readonly intact: boolean;
+    };
 
 interface ManagedEntry {
   readonly manager?: string;
@@ -31,7 +45,14 @@ interface ManagedEntry {
 const SECRET = `${ARGOCD_REGISTRY_SECRET.namespace}/${ARGOCD_REGISTRY_SECRET.name}`;
 
 function plainData(shape: RepoCredsShape, password: string): Record<string, string> {
-  return { url: shape.url, type: 'helm', enableOCI: 'true', username: ECR_TOKEN_USER, password, ...(shape.plainHttp ? { insecureOCIForceHttp: 'true' } : {}) };
+  return {
+    url: shape.url,
+    type: 'helm',
+    enableOCI: 'true',
+    username: ECR_TOKEN_USER,
+    password,
+    ...(shape.plainHttp ? { insecureOCIForceHttp: 'true' } : {}),
+  };
 }
 
 /** The password in an ECR authorization token (base64 of `AWS:<password>`), or undefined for any other shape. */
@@ -43,8 +64,14 @@ export function passwordOf(auth: string): string | undefined {
 }
 
 /** The Secret to apply; `answered` records the on-demand request this write answers. */
-export function registrySecret(shape: RepoCredsShape, minted: Minted, at: { readonly now: Date; readonly answered?: string }): WritableObject {
-  const data = Object.fromEntries(Object.entries(plainData(shape, minted.password)).map(([k, v]) => [k, Buffer.from(v).toString('base64')]));
+export function registrySecret(
+  shape: RepoCredsShape,
+  minted: Minted,
+  at: { readonly now: Date; readonly answered?: string },
+): WritableObject {
+  const data = Object.fromEntries(
+    Object.entries(plainData(shape, minted.password)).map(([k, v]) => [k, Buffer.from(v).toString('base64')]),
+  );
   return {
     apiVersion: 'v1',
     kind: 'Secret',
@@ -77,11 +104,16 @@ function decoded(secret: GenericObject, key: string): string {
 function intactOf(secret: GenericObject, shape: RepoCredsShape): boolean {
   const want = plainData(shape, '');
   const sameKeys = Object.entries(want).every(([k, v]) => k === 'password' || decoded(secret, k) === v);
-  const labelled = secret.metadata.labels?.[ARGOCD.secretTypeLabel] === ARGOCD.repositorySecretType && secret.metadata.labels[LABEL.managedBy] === MANAGED_BY_VALUE;
+  const labelled =
+    secret.metadata.labels?.[ARGOCD.secretTypeLabel] === ARGOCD.repositorySecretType &&
+    secret.metadata.labels[LABEL.managedBy] === MANAGED_BY_VALUE;
   // A key of ours someone else now owns was edited by them (kubectl edit, patch or apply). Keys
   // only they set are theirs to keep: counting those would rewrite the Secret on every look.
   const ours = new Set(Object.keys(plainData(shape, '')).map((k) => `f:${k}`));
-  const takenOver = managedEntries(secret).some((e) => e.manager !== FIELD_MANAGER.tokenRefresh && Object.keys(e.fieldsV1?.['f:data'] ?? {}).some((k) => ours.has(k)));
+  const takenOver = managedEntries(secret).some(
+    (e) =>
+      e.manager !== FIELD_MANAGER.tokenRefresh && Object.keys(e.fieldsV1?.['f:data'] ?? {}).some((k) => ours.has(k)),
+  );
   return sameKeys && labelled && decoded(secret, 'password') !== '' && !takenOver;
 }
 
@@ -124,6 +156,10 @@ export function dueBecause(held: Held, c: Cadence): string | undefined {
 }
 
 /** When a Secret written `refreshedAt` with a token expiring `expiresAt` is due again. */
-export function nextDue(refreshedAt: number, expiresAt: number, c: Pick<Cadence, 'intervalMs' | 'staleWithinMs'>): number {
+export function nextDue(
+  refreshedAt: number,
+  expiresAt: number,
+  c: Pick<Cadence, 'intervalMs' | 'staleWithinMs'>,
+): number {
   return Math.min(refreshedAt + c.intervalMs, expiresAt - c.staleWithinMs);
 }

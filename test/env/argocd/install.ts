@@ -65,9 +65,15 @@ function container(o: Obj, name: string): Container {
 /** Extra arguments for the container of a workload: loopback ports (and address) of their own. */
 function extraArgs(o: Obj, ports: Ports): { container: string; args: string[] } | undefined {
   const name = `${o.kind}/${o.metadata.name}`;
-  if (name === 'Deployment/argocd-repo-server') return { container: 'argocd-repo-server', args: ['--port', String(ports.repoServer), '--metrics-port', String(ports.repoServerMetrics)] };
-  if (name === 'StatefulSet/argocd-application-controller') return { container: 'argocd-application-controller', args: ['--metrics-port', String(ports.controllerMetrics)] };
-  if (name === 'Deployment/argocd-redis') return { container: 'redis', args: ['--port', String(ports.redis), '--bind', '127.0.0.1'] };
+  if (name === 'Deployment/argocd-repo-server')
+    return {
+      container: 'argocd-repo-server',
+      args: ['--port', String(ports.repoServer), '--metrics-port', String(ports.repoServerMetrics)],
+    };
+  if (name === 'StatefulSet/argocd-application-controller')
+    return { container: 'argocd-application-controller', args: ['--metrics-port', String(ports.controllerMetrics)] };
+  if (name === 'Deployment/argocd-redis')
+    return { container: 'redis', args: ['--port', String(ports.redis), '--bind', '127.0.0.1'] };
   return undefined;
 }
 
@@ -86,7 +92,8 @@ function extraData(o: Obj, ports: Ports): Record<string, string> | undefined {
   // 120 s plus up to 60 s of jitter by default, which is also how long a health change it
   // missed (seen here: a Deployment available a moment before a reconcile reported it
   // Progressing) takes to show. 15 s with 5 s of jitter keeps such waits short.
-  if (o.metadata.name === 'argocd-cm') return { 'timeout.reconciliation': '15s', 'timeout.reconciliation.jitter': '5s' };
+  if (o.metadata.name === 'argocd-cm')
+    return { 'timeout.reconciliation': '15s', 'timeout.reconciliation.jitter': '5s' };
   return undefined;
 }
 
@@ -108,15 +115,25 @@ function defaultProject(): Obj {
     apiVersion: 'argoproj.io/v1alpha1',
     kind: 'AppProject',
     metadata: { name: 'default', namespace: ARGOCD_NAMESPACE },
-    spec: { sourceRepos: ['*'], destinations: [{ server: '*', namespace: '*' }], clusterResourceWhitelist: [{ group: '*', kind: '*' }] },
+    spec: {
+      sourceRepos: ['*'],
+      destinations: [{ server: '*', namespace: '*' }],
+      clusterResourceWhitelist: [{ group: '*', kind: '*' }],
+    },
   };
 }
 
 /** Argo CD's install manifests as this cluster runs them. */
 export function argoCdObjects(manifestText: string, ports: Ports): { crds: Obj[]; objects: Obj[] } {
-  const docs = parseAllDocuments(manifestText).map((d) => d.toJS() as Obj | null).filter((o): o is Obj => o !== null && typeof o === 'object');
-  const kept = docs.filter((o) => !LEFT_OUT.test(o.metadata.name) && !LEFT_OUT.test(o.metadata.labels?.['app.kubernetes.io/name'] ?? ''));
-  const placed = kept.map((o) => (CLUSTER_SCOPED.has(o.kind) ? o : { ...o, metadata: { ...o.metadata, namespace: ARGOCD_NAMESPACE } }));
+  const docs = parseAllDocuments(manifestText)
+    .map((d) => d.toJS() as Obj | null)
+    .filter((o): o is Obj => o !== null && typeof o === 'object');
+  const kept = docs.filter(
+    (o) => !LEFT_OUT.test(o.metadata.name) && !LEFT_OUT.test(o.metadata.labels?.['app.kubernetes.io/name'] ?? ''),
+  );
+  const placed = kept.map((o) =>
+    CLUSTER_SCOPED.has(o.kind) ? o : { ...o, metadata: { ...o.metadata, namespace: ARGOCD_NAMESPACE } },
+  );
   const crds = placed.filter((o) => o.kind === 'CustomResourceDefinition' && !/applicationsets/.test(o.metadata.name));
   const rest = placed.filter((o) => o.kind !== 'CustomResourceDefinition').map((o) => adapt(o, ports));
   const namespace: Obj = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ARGOCD_NAMESPACE } };
@@ -145,7 +162,12 @@ async function main(): Promise<void> {
     return n;
   };
   if (!values.manifests) throw new Error('--manifests must name core-install.yaml');
-  const ports = { repoServer: port('repo-server-port'), repoServerMetrics: port('repo-server-metrics-port'), controllerMetrics: port('controller-metrics-port'), redis: port('redis-port') };
+  const ports = {
+    repoServer: port('repo-server-port'),
+    repoServerMetrics: port('repo-server-metrics-port'),
+    controllerMetrics: port('controller-metrics-port'),
+    redis: port('redis-port'),
+  };
   const { crds, objects } = argoCdObjects(await readFile(values.manifests, 'utf8'), ports);
   // CRDs first, on their own: the AppProject below needs its CRD established before it is applied.
   if (values.part === 'crds') process.stdout.write(asList(crds));

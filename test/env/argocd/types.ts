@@ -17,10 +17,20 @@ export interface Revised {
 }
 
 export interface AppStatus {
-  readonly sync?: { readonly status: string; readonly revision?: string; readonly revisions?: readonly string[]; readonly comparedTo?: unknown };
+  readonly sync?: {
+    readonly status: string;
+    readonly revision?: string;
+    readonly revisions?: readonly string[];
+    readonly comparedTo?: unknown;
+  };
   readonly health?: { readonly status: string; readonly message?: string };
   readonly conditions?: readonly { readonly type: string; readonly message: string }[];
-  readonly operationState?: { readonly phase: string; readonly message?: string; readonly syncResult?: Revised; readonly [key: string]: unknown };
+  readonly operationState?: {
+    readonly phase: string;
+    readonly message?: string;
+    readonly syncResult?: Revised;
+    readonly [key: string]: unknown;
+  };
   readonly history?: readonly (Revised & { readonly id: number })[];
   readonly reconciledAt?: string;
   readonly [key: string]: unknown;

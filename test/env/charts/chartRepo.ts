@@ -19,9 +19,11 @@ export function chartRepo(opts: ChartRepoOptions): Server {
       const hidden = new Set(knobs.flatMap((k) => (k.kind === 'hide' ? [archiveName(k)] : [])));
       const entries = opts.entries.filter((e) => !hidden.has(archiveName(e)));
       const path = new URL(req.url ?? '/', 'http://repo').pathname.replace(/^\/+/, '');
-      if (path === 'index.yaml') return void res.writeHead(200, { 'content-type': 'application/x-yaml' }).end(indexYaml(entries));
+      if (path === 'index.yaml')
+        return void res.writeHead(200, { 'content-type': 'application/x-yaml' }).end(indexYaml(entries));
       const archive = hidden.has(path) ? undefined : opts.archives.get(path);
-      if (archive === undefined) return void res.writeHead(404, { 'content-type': 'text/plain' }).end(`no such chart archive: ${path}\n`);
+      if (archive === undefined)
+        return void res.writeHead(404, { 'content-type': 'text/plain' }).end(`no such chart archive: ${path}\n`);
       res.writeHead(200, { 'content-type': 'application/gzip', 'content-length': archive.length }).end(archive);
     });
   });

@@ -33,18 +33,25 @@ export interface CustomKind {
  * recipes keep their components, versions and values.
  */
 export function pointAt(text: string, url: string): string {
-  return text.replace(/^(\s*(?:-\s+)?(?:defaultRepository|source):[ \t]+)(?!""|'')(\S+)[ \t]*$/gm, (_m, key: string) => `${key}${url}`);
+  return text.replace(
+    /^(\s*(?:-\s+)?(?:defaultRepository|source):[ \t]+)(?!""|'')(\S+)[ \t]*$/gm,
+    (_m, key: string) => `${key}${url}`,
+  );
 }
 
 /** Each component's versions, as registry defaults and overlays give them. */
-function versionsByComponent(registry: NonNullable<RegistryDoc['components']>, overlayTexts: readonly string[]): Map<string, Set<string>> {
+function versionsByComponent(
+  registry: NonNullable<RegistryDoc['components']>,
+  overlayTexts: readonly string[],
+): Map<string, Set<string>> {
   const versions = new Map<string, Set<string>>();
   const add = (name: string | undefined, version: string | undefined): void => {
     if (name === undefined || version === undefined || version === '') return;
     versions.set(name, (versions.get(name) ?? new Set()).add(String(version)));
   };
   for (const c of registry) add(c.name, c.helm?.defaultVersion);
-  for (const text of overlayTexts) for (const ref of (parse(text) as OverlayDoc | null)?.spec?.componentRefs ?? []) add(ref.name, ref.version);
+  for (const text of overlayTexts)
+    for (const ref of (parse(text) as OverlayDoc | null)?.spec?.componentRefs ?? []) add(ref.name, ref.version);
   return versions;
 }
 
@@ -90,7 +97,9 @@ function crdYaml(chart: string): string {
  * default deployment checks find the release Argo CD deployed. The version label carries the
  * chart's version, which the recipe's `Deployment.gpu-operator.version` constraint reads.
  */
-const UPSTREAM_WORKLOAD: Readonly<Record<string, { readonly name: string; readonly podLabels: Readonly<Record<string, string>> }>> = {
+const UPSTREAM_WORKLOAD: Readonly<
+  Record<string, { readonly name: string; readonly podLabels: Readonly<Record<string, string>> }>
+> = {
   'gpu-operator': { name: 'gpu-operator', podLabels: { app: 'gpu-operator' } },
 };
 
@@ -111,8 +120,11 @@ function templates(c: FixtureChart, content: FixtureContent): Map<string, string
       : `\n        fixtures.testenv.aicr.local/chart-version: ${JSON.stringify(c.version)}\n        fixtures.testenv.aicr.local/values: {{ toJson .Values | sha256sum | quote }}`;
   const upstream = UPSTREAM_WORKLOAD[c.chart];
   const selector = `app.kubernetes.io/instance: {{ .Release.Name }}, app.kubernetes.io/name: ${c.chart}`;
-  const versionLabel = upstream && content.versionInManifests !== false ? `, app.kubernetes.io/version: ${JSON.stringify(c.version)}` : '';
-  const podLabels = Object.entries(upstream?.podLabels ?? {}).map(([k, v]) => `, ${k}: ${v}`).join('');
+  const versionLabel =
+    upstream && content.versionInManifests !== false ? `, app.kubernetes.io/version: ${JSON.stringify(c.version)}` : '';
+  const podLabels = Object.entries(upstream?.podLabels ?? {})
+    .map(([k, v]) => `, ${k}: ${v}`)
+    .join('');
   const workload = `apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -175,14 +187,25 @@ export function customKindsOf(text: string): CustomKind[] {
  * (skyhook-customizations' Skyhook resources need skyhook-operator's CRD). Without them Argo CD
  * could not apply those manifests.
  */
-export function crdsByChart(registryText: string, overlayTexts: readonly string[], manifest: (path: string) => string | undefined): Map<string, CustomKind[]> {
+export function crdsByChart(
+  registryText: string,
+  overlayTexts: readonly string[],
+  manifest: (path: string) => string | undefined,
+): Map<string, CustomKind[]> {
   const registry = (parse(registryText) as RegistryDoc | null)?.components ?? [];
-  const chartOf = new Map(registry.flatMap((c) => (c.name && c.helm?.defaultChart ? [[c.name, c.helm.defaultChart.split('/').pop() ?? '']] : [])));
+  const chartOf = new Map(
+    registry.flatMap((c) =>
+      c.name && c.helm?.defaultChart ? [[c.name, c.helm.defaultChart.split('/').pop() ?? '']] : [],
+    ),
+  );
   const refs = overlayTexts.flatMap((text) => (parse(text) as OverlayDoc | null)?.spec?.componentRefs ?? []);
   const out = new Map<string, CustomKind[]>();
   const add = (chart: string, kinds: readonly CustomKind[]): void => {
     const list = out.get(chart) ?? [];
-    out.set(chart, [...list, ...kinds.filter((k, i) => ![...list, ...kinds.slice(0, i)].some((x) => x.group === k.group && x.kind === k.kind))]);
+    out.set(chart, [
+      ...list,
+      ...kinds.filter((k, i) => ![...list, ...kinds.slice(0, i)].some((x) => x.group === k.group && x.kind === k.kind)),
+    ]);
   };
   for (const ref of refs) {
     const kinds = (ref.manifestFiles ?? []).flatMap((f) => customKindsOf(manifest(f) ?? ''));
@@ -219,9 +242,15 @@ export function packageFixture(c: FixtureChart, content: FixtureContent = {}): U
   const chartYaml = `apiVersion: v2\nname: ${c.chart}\nversion: ${JSON.stringify(c.version)}\ndescription: test fixture standing in for the upstream ${c.chart} chart\n`;
   const files = new Map([
     [`${c.chart}/Chart.yaml`, utf8(chartYaml)],
-    [`${c.chart}/values.yaml`, utf8(`fixture:\n  image: ${FIXTURE_WORKLOAD_IMAGE}\n  replicas: 1\n  progressDeadlineSeconds: 600\n`)],
+    [
+      `${c.chart}/values.yaml`,
+      utf8(`fixture:\n  image: ${FIXTURE_WORKLOAD_IMAGE}\n  replicas: 1\n  progressDeadlineSeconds: 600\n`),
+    ],
     [`${c.chart}/crds/widgets.yaml`, utf8(crdYaml(c.chart))],
-    ...(content.crds ?? []).map((k) => [`${c.chart}/crds/${k.kind.toLowerCase()}.${k.group}.yaml`, utf8(customCrdYaml(k))] as [string, Uint8Array]),
+    ...(content.crds ?? []).map(
+      (k) =>
+        [`${c.chart}/crds/${k.kind.toLowerCase()}.${k.group}.yaml`, utf8(customCrdYaml(k))] as [string, Uint8Array],
+    ),
     ...[...templates(c, content)].map(([path, text]) => [`${c.chart}/${path}`, utf8(text)] as [string, Uint8Array]),
   ]);
   return gzipSync(writeTar(files));
@@ -242,7 +271,14 @@ export function indexEntry(c: FixtureChart, archive: Uint8Array): IndexEntry {
 export function indexYaml(entries: readonly IndexEntry[]): string {
   const byChart: Record<string, object[]> = {};
   for (const e of entries) {
-    (byChart[e.chart] ??= []).push({ apiVersion: 'v2', name: e.chart, version: e.version, digest: e.digest, urls: [archiveName(e)], created: '2026-01-01T00:00:00Z' });
+    (byChart[e.chart] ??= []).push({
+      apiVersion: 'v2',
+      name: e.chart,
+      version: e.version,
+      digest: e.digest,
+      urls: [archiveName(e)],
+      created: '2026-01-01T00:00:00Z',
+    });
   }
   return stringify({ apiVersion: 'v1', entries: byChart, generated: '2026-01-01T00:00:00Z' });
 }

@@ -1,6 +1,14 @@
 // The process node's control loop: it keeps the set of Nodes it serves (those labelled as
 // process nodes) and a runner per Pod bound to one of them, and releases deleted Pods.
-import { type CoreV1Api, type KubeConfig, type V1Node, type V1Pod, makeInformer, type Informer, type ObjectCache } from '@kubernetes/client-node';
+import {
+  type CoreV1Api,
+  type KubeConfig,
+  type V1Node,
+  type V1Pod,
+  makeInformer,
+  type Informer,
+  type ObjectCache,
+} from '@kubernetes/client-node';
 import { OS_RELEASE_ANNOTATION, PROCESS_NODE_LABEL } from './nodeShapes.ts';
 import { type NodeDeps, type NodeFacts, PodRunner } from './podRunner.ts';
 import { gpuFactsOf } from './gpus.ts';
@@ -23,11 +31,19 @@ export class ProcessNodeAgent {
   constructor(kc: KubeConfig, core: CoreV1Api, deps: NodeDeps) {
     this.core = core;
     this.deps = deps;
-    this.nodeInformer = makeInformer(kc, `/api/v1/nodes?labelSelector=${PROCESS_NODE_LABEL}%3Dtrue`, () => core.listNode({ labelSelector: `${PROCESS_NODE_LABEL}=true` }), `${PROCESS_NODE_LABEL}=true`);
+    this.nodeInformer = makeInformer(
+      kc,
+      `/api/v1/nodes?labelSelector=${PROCESS_NODE_LABEL}%3Dtrue`,
+      () => core.listNode({ labelSelector: `${PROCESS_NODE_LABEL}=true` }),
+      `${PROCESS_NODE_LABEL}=true`,
+    );
     this.podInformer = makeInformer(kc, '/api/v1/pods', () => core.listPodForAllNamespaces());
     const onNode = (node: V1Node): void => {
       const gpus = gpuFactsOf(node);
-      this.nodes.set(node.metadata?.name ?? '', { osRelease: node.metadata?.annotations?.[OS_RELEASE_ANNOTATION] ?? '', ...(gpus ? { gpus } : {}) });
+      this.nodes.set(node.metadata?.name ?? '', {
+        osRelease: node.metadata?.annotations?.[OS_RELEASE_ANNOTATION] ?? '',
+        ...(gpus ? { gpus } : {}),
+      });
       for (const pod of this.podInformer.list()) this.onPod(pod);
     };
     this.nodeInformer.on('add', onNode);
@@ -80,10 +96,15 @@ export class ProcessNodeAgent {
     try {
       // The grace period goes in the body: with a body, the API server ignores query parameters,
       // and a second graceful delete of a Pod already being deleted changes nothing.
-      await this.core.deleteNamespacedPod({ name: meta.name ?? '', namespace: meta.namespace ?? '', body: { gracePeriodSeconds: 0, preconditions: { uid: meta.uid ?? '' } } });
+      await this.core.deleteNamespacedPod({
+        name: meta.name ?? '',
+        namespace: meta.namespace ?? '',
+        body: { gracePeriodSeconds: 0, preconditions: { uid: meta.uid ?? '' } },
+      });
     } catch (err) {
       const code = (err as { code?: number }).code;
-      if (code !== 404 && code !== 409) this.deps.log(`releasing pod ${meta.namespace}/${meta.name}: ${(err as Error).message}`);
+      if (code !== 404 && code !== 409)
+        this.deps.log(`releasing pod ${meta.namespace}/${meta.name}: ${(err as Error).message}`);
     }
   }
 

@@ -20,12 +20,18 @@ async function runsPending(paths: KnobPaths): Promise<boolean> {
 
 /** The directories to put before the image's own: the wrapper's, or none. */
 export async function aicrKnobPath(podDir: string, paths: KnobPaths, realAicr: string): Promise<string[]> {
-  const data = await access(join(paths.aicrData, 'registry.yaml')).then(() => paths.aicrData, () => '');
+  const data = await access(join(paths.aicrData, 'registry.yaml')).then(
+    () => paths.aicrData,
+    () => '',
+  );
   if (data === '' && !(await runsPending(paths))) return [];
   const root = join(podDir, 'test-knobs');
   const bin = join(root, 'bin');
   await mkdir(bin, { recursive: true });
-  await writeFile(join(root, 'aicr-knob.env'), `REAL_AICR=${q(realAicr)}\nAICR_RUNS_DIR=${q(paths.aicrRuns)}\nAICR_DATA_DIR=${q(data)}\n`);
+  await writeFile(
+    join(root, 'aicr-knob.env'),
+    `REAL_AICR=${q(realAicr)}\nAICR_RUNS_DIR=${q(paths.aicrRuns)}\nAICR_DATA_DIR=${q(data)}\n`,
+  );
   await copyFile(WRAPPER, join(bin, 'aicr'));
   await chmod(join(bin, 'aicr'), 0o755);
   return [bin];

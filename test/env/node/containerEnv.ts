@@ -69,7 +69,11 @@ interface KeyRef {
 }
 
 /** A missing key, or object, is an error unless the reference is optional (undefined then). */
-async function keyOf(ref: KeyRef, read: () => Promise<Record<string, string> | undefined>, what: string): Promise<string | undefined> {
+async function keyOf(
+  ref: KeyRef,
+  read: () => Promise<Record<string, string> | undefined>,
+  what: string,
+): Promise<string | undefined> {
   let data: Record<string, string> | undefined;
   try {
     data = await read();
@@ -78,16 +82,25 @@ async function keyOf(ref: KeyRef, read: () => Promise<Record<string, string> | u
     throw new Error(`${what} "${ref.name ?? ''}" not found`, { cause: err });
   }
   const value = data?.[ref.key];
-  if (value === undefined && !ref.optional) throw new Error(`couldn't find key ${ref.key} in ${what} ${ref.name ?? ''}`);
+  if (value === undefined && !ref.optional)
+    throw new Error(`couldn't find key ${ref.key} in ${what} ${ref.name ?? ''}`);
   return value;
 }
 
 function configMapKey(ctx: EnvContext, namespace: string, ref: KeyRef): Promise<string | undefined> {
-  return keyOf(ref, async () => (await ctx.core.readNamespacedConfigMap({ name: ref.name ?? '', namespace })).data, 'configmap');
+  return keyOf(
+    ref,
+    async () => (await ctx.core.readNamespacedConfigMap({ name: ref.name ?? '', namespace })).data,
+    'configmap',
+  );
 }
 
 async function secretKey(ctx: EnvContext, namespace: string, ref: KeyRef): Promise<string | undefined> {
-  const value = await keyOf(ref, async () => (await ctx.core.readNamespacedSecret({ name: ref.name ?? '', namespace })).data, 'secret');
+  const value = await keyOf(
+    ref,
+    async () => (await ctx.core.readNamespacedSecret({ name: ref.name ?? '', namespace })).data,
+    'secret',
+  );
   return value === undefined ? undefined : Buffer.from(value, 'base64').toString();
 }
 

@@ -23,7 +23,12 @@ export interface GpuFacts {
 
 const STAND_IN = join(dirname(fileURLToPath(import.meta.url)), 'nvidia-smi');
 
-const ARCHITECTURES: Readonly<Record<string, string>> = { hopper: 'Hopper', blackwell: 'Blackwell', ampere: 'Ampere', 'ada-lovelace': 'Ada Lovelace' };
+const ARCHITECTURES: Readonly<Record<string, string>> = {
+  hopper: 'Hopper',
+  blackwell: 'Blackwell',
+  ampere: 'Ampere',
+  'ada-lovelace': 'Ada Lovelace',
+};
 
 function uuidPrefix(nodeName: string): string {
   const hex = createHash('sha256').update(nodeName).digest('hex');

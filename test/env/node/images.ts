@@ -70,14 +70,19 @@ export const ARGOCD_REDIS_IMAGE = 'public.ecr.aws/docker/library/redis:8.2.3-alp
  */
 function argoCd(p: ArgoCdPrograms): ImageEntry {
   const bin = join(p.argocdDir, 'bin');
-  return { entrypoint: [], path: [bin, p.helmDir], digestOf: join(bin, 'argocd'), layers: [{ source: bin, target: '/usr/local/bin' }], env: { USER: 'argocd' } };
+  return {
+    entrypoint: [],
+    path: [bin, p.helmDir],
+    digestOf: join(bin, 'argocd'),
+    layers: [{ source: bin, target: '/usr/local/bin' }],
+    env: { USER: 'argocd' },
+  };
 }
 
 /** The Redis image: Debian's redis-server (the image's entrypoint runs redis-server with flag arguments). */
 function redis(p: ArgoCdPrograms): ImageEntry {
   return { entrypoint: ['redis-server'], path: [p.redisDir], digestOf: join(p.redisDir, 'redis-server') };
 }
-
 
 /** The AICR version the stand-in upgrade-check image poses as: the first with upgrade-check. */
 export const UPGRADE_CHECK_STAND_IN_VERSION = 'v0.17.0';
@@ -102,7 +107,14 @@ function upgradeCheckStandIn(realAicr: string, verdictsKnob: string): ImageEntry
     AICR_STAND_IN_VERSION: UPGRADE_CHECK_STAND_IN_VERSION,
   };
   const hostDirs = [REPO_ROOT, dirname(process.execPath)];
-  return { entrypoint: ['aicr'], path: [bin], digestOf: join(bin, 'aicr'), aicrKnob: { realAicr: join(bin, 'aicr') }, env, hostDirs };
+  return {
+    entrypoint: ['aicr'],
+    path: [bin],
+    digestOf: join(bin, 'aicr'),
+    aicrKnob: { realAicr: join(bin, 'aicr') },
+    env,
+    hostDirs,
+  };
 }
 
 /**
@@ -120,9 +132,19 @@ function deploymentValidator(aicrBinDir: string, chainsawBinDir: string): ImageE
 export const DEPLOYMENT_VALIDATOR_IMAGE = 'ghcr.io/nvidia/aicr-validators/deployment:v0.11.1';
 
 /** `verdictsKnob`: the test knob file that steers the stand-in upgrade-check's verdicts. */
-export function defaultImageTable(aicrBinDir: string, testenvBin: string, verdictsKnob: string, more: { readonly chainsawBinDir?: string; readonly argoCd?: ArgoCdPrograms } = {}): ImageTable {
+export function defaultImageTable(
+  aicrBinDir: string,
+  testenvBin: string,
+  verdictsKnob: string,
+  more: { readonly chainsawBinDir?: string; readonly argoCd?: ArgoCdPrograms } = {},
+): ImageTable {
   const { chainsawBinDir = '', argoCd: argoCdPrograms } = more;
-  const aicr = { entrypoint: ['aicr'], path: [aicrBinDir], digestOf: join(aicrBinDir, 'aicr'), aicrKnob: { realAicr: join(aicrBinDir, 'aicr') } };
+  const aicr = {
+    entrypoint: ['aicr'],
+    path: [aicrBinDir],
+    digestOf: join(aicrBinDir, 'aicr'),
+    aicrKnob: { realAicr: join(aicrBinDir, 'aicr') },
+  };
   return new Map<string, ImageEntry>([
     ['ghcr.io/nvidia/aicr:v0.11.1', aicr],
     [UPGRADE_CHECK_STAND_IN_IMAGE, upgradeCheckStandIn(join(aicrBinDir, 'aicr'), verdictsKnob)],
@@ -135,7 +157,10 @@ export function defaultImageTable(aicrBinDir: string, testenvBin: string, verdic
     ['docker.io/nvidia/cuda:12.9.0-base-ubuntu24.04', { entrypoint: ['/bin/bash'], path: [], digestOf: '/bin/bash' }],
     // The same programs behind a private registry, as a mirror of the release image would be.
     [`${PRIVATE_REGISTRY}/nvidia/aicr:v0.11.1`, { ...aicr, privateRegistry: PRIVATE_REGISTRY }],
-    [`${PRIVATE_REGISTRY}/shell:1`, { entrypoint: ['/bin/sh'], path: [testenvBin], digestOf: '/bin/sh', privateRegistry: PRIVATE_REGISTRY }],
+    [
+      `${PRIVATE_REGISTRY}/shell:1`,
+      { entrypoint: ['/bin/sh'], path: [testenvBin], digestOf: '/bin/sh', privateRegistry: PRIVATE_REGISTRY },
+    ],
     // Workload Pods that only need to exist and stay running.
     [`${STAND_IN_REGISTRY}/pause:1`, { entrypoint: ['sleep', 'infinity'], path: [], digestOf: '/bin/sleep' }],
     // Argo CD's own components and their Redis, real programs (see ArgoCdPrograms).

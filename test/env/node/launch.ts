@@ -29,7 +29,11 @@ function mountsOf(container: V1Container, volumes: ReadonlyMap<string, string>, 
     const source = volumes.get(vm.name);
     if (source === undefined) throw new MountPathError(`volume ${vm.name} is not defined in the pod`);
     // Host paths are always bound read-only: the process node shares its machine.
-    return { source: vm.subPath ? join(source, vm.subPath) : source, target: vm.mountPath, readOnly: vm.readOnly === true || hostPaths.has(vm.name) };
+    return {
+      source: vm.subPath ? join(source, vm.subPath) : source,
+      target: vm.mountPath,
+      readOnly: vm.readOnly === true || hostPaths.has(vm.name),
+    };
   });
 }
 
@@ -39,25 +43,53 @@ function mountsOf(container: V1Container, volumes: ReadonlyMap<string, string>, 
  * volume of the Pod replaces.
  */
 export function imageDirsShadowed(dirs: readonly string[], mounts: readonly BindMount[]): BindMount[] {
-  const under = (dir: string, target: string): boolean => dir === target || dir.startsWith(`${target.replace(/\/$/, '')}/`);
-  return [...new Set(dirs)].filter((d) => mounts.some((m) => under(d, m.target))).map((d) => ({ source: d, target: d, readOnly: true }));
+  const under = (dir: string, target: string): boolean =>
+    dir === target || dir.startsWith(`${target.replace(/\/$/, '')}/`);
+  return [...new Set(dirs)]
+    .filter((d) => mounts.some((m) => under(d, m.target)))
+    .map((d) => ({ source: d, target: d, readOnly: true }));
 }
 
 /** Runs the container to its end; undefined when it could not be started. */
-export async function launch(ctx: LaunchContext, container: V1Container, image: ImageEntry, hooks: LaunchHooks): Promise<Exit | undefined> {
+export async function launch(
+  ctx: LaunchContext,
+  container: V1Container,
+  image: ImageEntry,
+  hooks: LaunchHooks,
+): Promise<Exit | undefined> {
   let proc: RunningContainer;
   try {
     const knobPath = image.aicrKnob ? await aicrKnobPath(ctx.dir, ctx.deps.knobs, image.aicrKnob.realAicr) : [];
     const imagePath = [...knobPath, ...image.path, ...ctx.driverPath];
-    const env = await containerEnv({ core: ctx.deps.core, pod: ctx.pod, apiPort: ctx.deps.apiPort, imagePath, ...(image.env ? { imageEnv: image.env } : {}) }, container);
+    const env = await containerEnv(
+      {
+        core: ctx.deps.core,
+        pod: ctx.pod,
+        apiPort: ctx.deps.apiPort,
+        imagePath,
+        ...(image.env ? { imageEnv: image.env } : {}),
+      },
+      container,
+    );
     const command = container.command ?? image.entrypoint;
     const argv = [...command, ...(container.args ?? [])].map((a) => expand(a, env));
     const volumeMounts = mountsOf(container, ctx.volumes, ctx.pod);
-    const imageDirs = [...image.path, ...(image.aicrKnob ? [dirname(image.aicrKnob.realAicr)] : []), ...(image.hostDirs ?? [])];
+    const imageDirs = [
+      ...image.path,
+      ...(image.aicrKnob ? [dirname(image.aicrKnob.realAicr)] : []),
+      ...(image.hostDirs ?? []),
+    ];
     const layers = (image.layers ?? []).map((l) => ({ ...l, readOnly: true }));
     const mounts = [...layers, ...volumeMounts, ...imageDirsShadowed(imageDirs, volumeMounts)];
     const workingDir = container.workingDir ?? image.workingDir;
-    proc = await startContainer({ podDir: ctx.dir, procsDir: join(ctx.deps.stateDir, 'procs'), container: workingDir === undefined ? container : { ...container, workingDir }, argv, env, mounts });
+    proc = await startContainer({
+      podDir: ctx.dir,
+      procsDir: join(ctx.deps.stateDir, 'procs'),
+      container: workingDir === undefined ? container : { ...container, workingDir },
+      argv,
+      env,
+      mounts,
+    });
   } catch (err) {
     const reason = err instanceof MountPathError ? 'CreateContainerError' : 'CreateContainerConfigError';
     await hooks.onCreateError(reason, (err as Error).message);

@@ -24,7 +24,9 @@ export interface LogServerOptions {
 const FOLLOW_POLL_MS = 200;
 
 export async function startLogServer(opts: LogServerOptions): Promise<Server> {
-  const [cert, key, ca] = await Promise.all(['serving.crt', 'serving.key', 'ca.crt'].map((f) => readFile(join(opts.pki, f))));
+  const [cert, key, ca] = await Promise.all(
+    ['serving.crt', 'serving.key', 'ca.crt'].map((f) => readFile(join(opts.pki, f))),
+  );
   const server = createServer({ cert, key, ca, requestCert: true, rejectUnauthorized: true }, (req, res) => {
     const url = new URL(req.url ?? '/', 'https://node');
     const m = /^\/containerLogs\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(url.pathname);
@@ -32,13 +34,23 @@ export async function startLogServer(opts: LogServerOptions): Promise<Server> {
     if (!m || !uid) return void res.writeHead(404).end('not found\n');
     const file = join(opts.stateDir, 'pods', uid, 'logs', `${decodeURIComponent(m[3] ?? '')}.log`);
     const tail = url.searchParams.get('tailLines');
-    void serve(res, file, tail === null ? undefined : Number(tail), url.searchParams.get('follow') === 'true' ? () => opts.source.isRunning(uid) : undefined);
+    void serve(
+      res,
+      file,
+      tail === null ? undefined : Number(tail),
+      url.searchParams.get('follow') === 'true' ? () => opts.source.isRunning(uid) : undefined,
+    );
   });
   await new Promise<void>((resolve) => server.listen(opts.port, '127.0.0.1', resolve));
   return server;
 }
 
-async function serve(res: ServerResponse, file: string, tailLines: number | undefined, following: (() => boolean) | undefined): Promise<void> {
+async function serve(
+  res: ServerResponse,
+  file: string,
+  tailLines: number | undefined,
+  following: (() => boolean) | undefined,
+): Promise<void> {
   let content: Buffer;
   try {
     content = await readFile(file);
@@ -58,7 +70,10 @@ async function serve(res: ServerResponse, file: string, tailLines: number | unde
 }
 
 async function copyNew(res: ServerResponse, file: string, offset: number): Promise<number> {
-  const size = await stat(file).then((s) => s.size, () => offset);
+  const size = await stat(file).then(
+    (s) => s.size,
+    () => offset,
+  );
   if (size <= offset) return offset;
   const handle = await open(file, 'r');
   try {

@@ -28,8 +28,15 @@ async function main(): Promise<void> {
   const log = (msg: string): void => console.error(`[process-node] ${msg}`);
   await mkdir(join(stateDir, 'procs'), { recursive: true });
   const knobs = knobPaths(stateDir);
-  const argoCd = { argocdDir: required('TESTENV_ARGOCD_DIR'), helmDir: required('TESTENV_HELM_BIN_DIR'), redisDir: required('TESTENV_REDIS_DIR') };
-  const images = defaultImageTable(required('TESTENV_AICR_BIN_DIR'), required('TESTENV_BIN'), knobs.upgradeCheck, { chainsawBinDir: required('TESTENV_CHAINSAW_BIN_DIR'), argoCd });
+  const argoCd = {
+    argocdDir: required('TESTENV_ARGOCD_DIR'),
+    helmDir: required('TESTENV_HELM_BIN_DIR'),
+    redisDir: required('TESTENV_REDIS_DIR'),
+  };
+  const images = defaultImageTable(required('TESTENV_AICR_BIN_DIR'), required('TESTENV_BIN'), knobs.upgradeCheck, {
+    chainsawBinDir: required('TESTENV_CHAINSAW_BIN_DIR'),
+    argoCd,
+  });
   const htpasswd = required('TESTENV_REGISTRY_HTPASSWD');
   const agent = new ProcessNodeAgent(kc, core, { core, images, stateDir, apiPort, htpasswd, knobs, log });
   const facts = { k8sVersion: required('TESTENV_K8S_VERSION'), kubeletPort: Number(required('TESTENV_KUBELET_PORT')) };

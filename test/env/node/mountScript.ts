@@ -22,7 +22,10 @@ const q = (s: string): string => `'${s.replaceAll("'", `'\\''`)}'`;
 /** Mount points of this machine, unescaped, without duplicates. */
 function hostMountPoints(): string[] {
   const lines = readFileSync('/proc/self/mountinfo', 'utf8').split('\n');
-  const points = lines.map((l) => l.split(' ')[4] ?? '').filter(Boolean).map((p) => p.replace(/\\(\d{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8))));
+  const points = lines
+    .map((l) => l.split(' ')[4] ?? '')
+    .filter(Boolean)
+    .map((p) => p.replace(/\\(\d{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8))));
   return [...new Set(points)];
 }
 
@@ -47,7 +50,7 @@ function linkTarget(path: string): string | undefined {
 export function resolveInRoot(path: string): string {
   const rest = path.split('/').filter(Boolean);
   let current = '/';
-  for (let hops = 0; rest.length > 0; ) {
+  for (let hops = 0; rest.length > 0;) {
     const next = posix.join(current, rest.shift() ?? '');
     const link = linkTarget(next);
     if (link === undefined) {
@@ -80,7 +83,10 @@ function devLines(root: string): string[] {
 function bindLines(m: BindMount, root: string, shared: readonly string[]): string[] {
   const resolved = resolveInRoot(m.target);
   const under = shared.find((s) => resolved === s || resolved.startsWith(`${s}/`));
-  if (under) throw new MountPathError(`mount path ${m.target}: the process node shares ${under} with its machine and does not mount into it`);
+  if (under)
+    throw new MountPathError(
+      `mount path ${m.target}: the process node shares ${under} with its machine and does not mount into it`,
+    );
   const target = join(root, resolved);
   const isDir = statSync(m.source).isDirectory();
   return [

@@ -133,7 +133,12 @@ export interface KubeletFacts {
 
 export function readyStatus(group: NodeGroupShape, facts: KubeletFacts, now: Date): V1NodeStatus {
   const os = group.os ?? UBUNTU_2404;
-  const resources: Record<string, string> = { cpu: group.cpu, memory: group.memory, pods: '110', 'ephemeral-storage': '500Gi' };
+  const resources: Record<string, string> = {
+    cpu: group.cpu,
+    memory: group.memory,
+    pods: '110',
+    'ephemeral-storage': '500Gi',
+  };
   if (group.gpu) resources['nvidia.com/gpu'] = String(group.gpu.count);
   const since = now;
   return {
@@ -142,10 +147,35 @@ export function readyStatus(group: NodeGroupShape, facts: KubeletFacts, now: Dat
     addresses: [{ type: 'InternalIP', address: '127.0.0.1' }],
     daemonEndpoints: { kubeletEndpoint: { Port: facts.kubeletPort } },
     conditions: [
-      { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'process node is posting ready status (simulated node)', lastHeartbeatTime: since, lastTransitionTime: since },
-      { type: 'MemoryPressure', status: 'False', reason: 'KubeletHasSufficientMemory', lastHeartbeatTime: since, lastTransitionTime: since },
-      { type: 'DiskPressure', status: 'False', reason: 'KubeletHasNoDiskPressure', lastHeartbeatTime: since, lastTransitionTime: since },
-      { type: 'PIDPressure', status: 'False', reason: 'KubeletHasSufficientPID', lastHeartbeatTime: since, lastTransitionTime: since },
+      {
+        type: 'Ready',
+        status: 'True',
+        reason: 'KubeletReady',
+        message: 'process node is posting ready status (simulated node)',
+        lastHeartbeatTime: since,
+        lastTransitionTime: since,
+      },
+      {
+        type: 'MemoryPressure',
+        status: 'False',
+        reason: 'KubeletHasSufficientMemory',
+        lastHeartbeatTime: since,
+        lastTransitionTime: since,
+      },
+      {
+        type: 'DiskPressure',
+        status: 'False',
+        reason: 'KubeletHasNoDiskPressure',
+        lastHeartbeatTime: since,
+        lastTransitionTime: since,
+      },
+      {
+        type: 'PIDPressure',
+        status: 'False',
+        reason: 'KubeletHasSufficientPID',
+        lastHeartbeatTime: since,
+        lastTransitionTime: since,
+      },
     ],
     nodeInfo: {
       architecture: 'amd64',

@@ -42,13 +42,18 @@ const sameImage = (a: string, b: string): boolean => fullReference(a) === fullRe
 
 /** TEST KNOB: while a hold on the Pod's namespace is in force, its containers stay in ContainerCreating. */
 async function heldPulls(knobPaths: KnobPaths, namespace: string, stopping: () => boolean): Promise<void> {
-  const held = (knobs: readonly NodeKnob[]): boolean => knobs.some((k) => k.kind === 'hold' && k.namespace === namespace);
+  const held = (knobs: readonly NodeKnob[]): boolean =>
+    knobs.some((k) => k.kind === 'hold' && k.namespace === namespace);
   while (!stopping() && held(await readNodeKnobs(knobPaths))) await new Promise((r) => setTimeout(r, 250));
 }
 
 /** TEST KNOB: a slow pull keeps the containers in ContainerCreating for the longest delay that applies. */
 async function slowPulls(knobs: readonly NodeKnob[], images: readonly string[]): Promise<void> {
-  const delays = knobs.map((k) => (k.kind === 'slow-start' && (k.image === undefined || images.some((i) => sameImage(i, k.image ?? ''))) ? k.delayMs : 0));
+  const delays = knobs.map((k) =>
+    k.kind === 'slow-start' && (k.image === undefined || images.some((i) => sameImage(i, k.image ?? '')))
+      ? k.delayMs
+      : 0,
+  );
   const delayMs = Math.max(0, ...delays);
   if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
 }
@@ -72,7 +77,14 @@ export class PodRunner {
     this.deps = deps;
     this.pod = pod;
     this.node = node;
-    const view = (c: V1Container): ContainerView => ({ name: c.name, image: c.image ?? '', imageID: '', containerID: '', state: waiting('ContainerCreating'), restartCount: 0 });
+    const view = (c: V1Container): ContainerView => ({
+      name: c.name,
+      image: c.image ?? '',
+      imageID: '',
+      containerID: '',
+      state: waiting('ContainerCreating'),
+      restartCount: 0,
+    });
     this.init = (pod.spec?.initContainers ?? []).map((c) => ({ ...view(c), state: waiting('PodInitializing') }));
     this.main = (pod.spec?.containers ?? []).map(view);
     if (this.init.length > 0) this.main.forEach((c, i) => (this.main[i] = { ...c, state: waiting('PodInitializing') }));
@@ -81,7 +93,13 @@ export class PodRunner {
   }
 
   private view(): Parameters<typeof podStatus>[1] {
-    return { init: this.init, main: this.main, startTime: this.startTime, prepared: this.prepared, ...(this.failure ? { failure: this.failure } : {}) };
+    return {
+      init: this.init,
+      main: this.main,
+      startTime: this.startTime,
+      prepared: this.prepared,
+      ...(this.failure ? { failure: this.failure } : {}),
+    };
   }
 
   private get key(): string {
@@ -124,7 +142,10 @@ export class PodRunner {
       if (cause) failed.push({ view, cause });
     }
     if (failed.length === 0) {
-      await slowPulls(knobs, all.map((v) => v.image));
+      await slowPulls(
+        knobs,
+        all.map((v) => v.image),
+      );
       await heldPulls(this.deps.knobs, this.pod.metadata?.namespace ?? '', () => this.stopping);
       return !this.stopping;
     }
@@ -143,7 +164,12 @@ export class PodRunner {
   private async prepare(): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        this.volumes = await materialiseVolumes({ core: this.deps.core, pod: this.pod, dir: this.dir, osRelease: this.node.osRelease });
+        this.volumes = await materialiseVolumes({
+          core: this.deps.core,
+          pod: this.pod,
+          dir: this.dir,
+          osRelease: this.node.osRelease,
+        });
         if (this.node.gpus) this.driverPath = [await provideNvidiaSmi(this.dir, this.node.gpus)];
         this.prepared = true;
         return;
@@ -160,10 +186,16 @@ export class PodRunner {
   private armDeadline(): void {
     const seconds = this.pod.spec?.activeDeadlineSeconds;
     if (seconds === undefined) return;
-    this.deadline = setTimeout(() => {
-      this.failure = { reason: 'DeadlineExceeded', message: `Pod was active on the node longer than the specified deadline` };
-      this.stopAll(0);
-    }, seconds * 1000 - (Date.now() - this.startTime.getTime()));
+    this.deadline = setTimeout(
+      () => {
+        this.failure = {
+          reason: 'DeadlineExceeded',
+          message: `Pod was active on the node longer than the specified deadline`,
+        };
+        this.stopAll(0);
+      },
+      seconds * 1000 - (Date.now() - this.startTime.getTime()),
+    );
   }
 
   private async runInit(): Promise<boolean> {
@@ -182,7 +214,7 @@ export class PodRunner {
 
   /** Runs one container until it ends for good; true when it succeeded. */
   private async runOne(spec: V1Container, views: ContainerView[], index: number, init = false): Promise<boolean> {
-    for (let createAttempt = 0; ; ) {
+    for (let createAttempt = 0; ;) {
       const exitCode = await this.runOnce(spec, views, index);
       if (exitCode === 'create-error') {
         // Like the kubelet: a container whose config cannot be made yet (a Secret or ConfigMap
@@ -208,21 +240,35 @@ export class PodRunner {
   }
 
   /** One run of a container; its exit code, 'create-error' when it could not be created, or undefined when it may not start. */
-  private async runOnce(spec: V1Container, views: ContainerView[], index: number): Promise<number | 'create-error' | undefined> {
+  private async runOnce(
+    spec: V1Container,
+    views: ContainerView[],
+    index: number,
+  ): Promise<number | 'create-error' | undefined> {
     const entry = lookupImage(this.deps.images, spec.image ?? '');
     const before = views[index] as ContainerView;
     if (!entry || this.stopping || this.failure) return undefined;
-    const exit = await launch({ deps: this.deps, pod: this.pod, dir: this.dir, volumes: this.volumes, driverPath: this.driverPath }, spec, entry, {
-      onStart: async (proc, startedAt) => {
-        this.running.set(spec.name, proc);
-        views[index] = { ...before, imageID: await imageId(spec.image ?? '', entry), containerID: `process://${proc.pid}`, state: { running: { startedAt } } };
-        await this.writer.write();
+    const exit = await launch(
+      { deps: this.deps, pod: this.pod, dir: this.dir, volumes: this.volumes, driverPath: this.driverPath },
+      spec,
+      entry,
+      {
+        onStart: async (proc, startedAt) => {
+          this.running.set(spec.name, proc);
+          views[index] = {
+            ...before,
+            imageID: await imageId(spec.image ?? '', entry),
+            containerID: `process://${proc.pid}`,
+            state: { running: { startedAt } },
+          };
+          await this.writer.write();
+        },
+        onCreateError: async (reason, message) => {
+          views[index] = { ...before, state: waiting(reason, message) };
+          await this.writer.write();
+        },
       },
-      onCreateError: async (reason, message) => {
-        views[index] = { ...before, state: waiting(reason, message) };
-        await this.writer.write();
-      },
-    });
+    );
     this.running.delete(spec.name);
     if (!exit) return 'create-error';
     const current = views[index] as ContainerView;
@@ -252,7 +298,8 @@ export class PodRunner {
   stopAll(graceSeconds: number): void {
     this.stopping = true;
     for (const proc of this.running.values()) proc.signal(graceSeconds > 0 ? 'SIGTERM' : 'SIGKILL');
-    if (graceSeconds > 0) setTimeout(() => this.running.forEach((p) => p.signal('SIGKILL')), graceSeconds * 1000).unref();
+    if (graceSeconds > 0)
+      setTimeout(() => this.running.forEach((p) => p.signal('SIGKILL')), graceSeconds * 1000).unref();
   }
 
   /** Stops the processes and resolves once they have exited. */

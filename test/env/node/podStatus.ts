@@ -61,18 +61,32 @@ interface Cond {
 }
 
 function condition(c: Cond, now: Date): V1PodCondition {
-  return { type: c.type, status: c.ok ? 'True' : 'False', lastTransitionTime: now, ...(c.reason ? { reason: c.reason } : {}), ...(c.message ? { message: c.message } : {}) };
+  return {
+    type: c.type,
+    status: c.ok ? 'True' : 'False',
+    lastTransitionTime: now,
+    ...(c.reason ? { reason: c.reason } : {}),
+    ...(c.message ? { message: c.message } : {}),
+  };
 }
 
 function readiness(view: PodView, done: boolean): { reason?: string; message?: string } {
   if (done) return { reason: 'PodCompleted' };
   const unready = view.main.filter((c) => !c.state.running).map((c) => c.name);
-  return unready.length > 0 ? { reason: 'ContainersNotReady', message: `containers with unready status: [${unready.join(' ')}]` } : {};
+  return unready.length > 0
+    ? { reason: 'ContainersNotReady', message: `containers with unready status: [${unready.join(' ')}]` }
+    : {};
 }
 
 function initialized(view: PodView, done: boolean): Cond {
   const pending = view.init.filter((c) => !succeeded(c)).map((c) => c.name);
-  if (pending.length > 0) return { type: 'Initialized', ok: false, reason: 'ContainersNotInitialized', message: `containers with incomplete status: [${pending.join(' ')}]` };
+  if (pending.length > 0)
+    return {
+      type: 'Initialized',
+      ok: false,
+      reason: 'ContainersNotInitialized',
+      message: `containers with incomplete status: [${pending.join(' ')}]`,
+    };
   return { type: 'Initialized', ok: true, reason: done ? 'PodCompleted' : undefined };
 }
 
@@ -82,7 +96,9 @@ function conditions(pod: V1Pod, view: PodView, phase: string, now: Date): V1PodC
   const previous = new Map((pod.status?.conditions ?? []).map((c) => [c.type, c]));
   const keepTime = (c: V1PodCondition): V1PodCondition => {
     const before = previous.get(c.type);
-    return before?.status === c.status && before.lastTransitionTime ? { ...c, lastTransitionTime: before.lastTransitionTime } : c;
+    return before?.status === c.status && before.lastTransitionTime
+      ? { ...c, lastTransitionTime: before.lastTransitionTime }
+      : c;
   };
   const scheduled = previous.get('PodScheduled');
   return [
@@ -118,10 +134,17 @@ function pullError(image: string, cause: PullCause): { code: string; text: strin
   const ref = fullReference(image);
   const resolve = `failed to pull and unpack image "${ref}": failed to resolve reference "${ref}"`;
   if (cause === 'not-found') return { code: 'NotFound', text: `${resolve}: ${ref}: not found` };
-  if (cause === 'anonymous') return { code: 'Unknown', text: `${resolve}: pull access denied, repository does not exist or may require authorization: authorization failed: no basic auth credentials` };
+  if (cause === 'anonymous')
+    return {
+      code: 'Unknown',
+      text: `${resolve}: pull access denied, repository does not exist or may require authorization: authorization failed: no basic auth credentials`,
+    };
   const [host, ...rest] = ref.split('/');
   const path = rest.join('/').replace(/:([^:/@]+)$/, '/manifests/$1');
-  return { code: 'Unknown', text: `${resolve}: unexpected status from HEAD request to https://${host}/v2/${path}: 401 Unauthorized` };
+  return {
+    code: 'Unknown',
+    text: `${resolve}: unexpected status from HEAD request to https://${host}/v2/${path}: 401 Unauthorized`,
+  };
 }
 
 /** The kubelet's words for an image it cannot pull. */

@@ -24,10 +24,13 @@ interface AuthEntry {
 
 function entriesOf(secret: V1Secret): Record<string, AuthEntry> {
   const data = secret.data ?? {};
-  const decode = (v: string | undefined): unknown => (v === undefined ? undefined : JSON.parse(Buffer.from(v, 'base64').toString()));
+  const decode = (v: string | undefined): unknown =>
+    v === undefined ? undefined : JSON.parse(Buffer.from(v, 'base64').toString());
   try {
-    if (secret.type === 'kubernetes.io/dockerconfigjson') return (decode(data['.dockerconfigjson']) as { auths?: Record<string, AuthEntry> } | undefined)?.auths ?? {};
-    if (secret.type === 'kubernetes.io/dockercfg') return (decode(data['.dockercfg']) as Record<string, AuthEntry> | undefined) ?? {};
+    if (secret.type === 'kubernetes.io/dockerconfigjson')
+      return (decode(data['.dockerconfigjson']) as { auths?: Record<string, AuthEntry> } | undefined)?.auths ?? {};
+    if (secret.type === 'kubernetes.io/dockercfg')
+      return (decode(data['.dockercfg']) as Record<string, AuthEntry> | undefined) ?? {};
   } catch {
     // A malformed config gives no credentials, as the kubelet's keyring skips it.
   }
@@ -35,7 +38,8 @@ function entriesOf(secret: V1Secret): Record<string, AuthEntry> {
 }
 
 function credentialOf(entry: AuthEntry): Credential | undefined {
-  if (entry.username !== undefined && entry.password !== undefined) return { username: entry.username, password: entry.password };
+  if (entry.username !== undefined && entry.password !== undefined)
+    return { username: entry.username, password: entry.password };
   if (!entry.auth) return undefined;
   const decoded = Buffer.from(entry.auth, 'base64').toString();
   const colon = decoded.indexOf(':');
@@ -78,7 +82,12 @@ function sha1Matches(hash: string, password: string): boolean {
 export async function registryAnswer(htpasswd: string, credentials: readonly Credential[]): Promise<PullAnswer> {
   if (credentials.length === 0) return 'anonymous';
   const text = await readFile(htpasswd, 'utf8').catch(() => '');
-  const accounts = new Map(text.split('\n').filter((l) => l.includes(':')).map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()] as const));
+  const accounts = new Map(
+    text
+      .split('\n')
+      .filter((l) => l.includes(':'))
+      .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()] as const),
+  );
   const accepted = credentials.some((c) => {
     const hash = accounts.get(c.username);
     return hash?.startsWith('{SHA}') === true && sha1Matches(hash, c.password);

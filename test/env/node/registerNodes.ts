@@ -6,7 +6,11 @@ import { type KubeletFacts, type NodeGroupShape, nodesOf, readyStatus } from './
 
 const NOT_READY_TAINT = 'node.kubernetes.io/not-ready';
 
-export async function registerNodeGroup(core: CoreV1Api, group: NodeGroupShape, facts: KubeletFacts): Promise<string[]> {
+export async function registerNodeGroup(
+  core: CoreV1Api,
+  group: NodeGroupShape,
+  facts: KubeletFacts,
+): Promise<string[]> {
   const names: string[] = [];
   for (const node of nodesOf(group)) {
     const name = node.metadata?.name ?? '';
@@ -16,7 +20,15 @@ export async function registerNodeGroup(core: CoreV1Api, group: NodeGroupShape, 
     await core.replaceNodeStatus({ name, body: live });
     const afterStatus = await core.readNode({ name });
     const wanted = group.taints ?? [];
-    afterStatus.spec = { ...afterStatus.spec, taints: [...wanted, ...(afterStatus.spec?.taints ?? []).filter((t) => t.key !== NOT_READY_TAINT && !wanted.some((w) => w.key === t.key))] };
+    afterStatus.spec = {
+      ...afterStatus.spec,
+      taints: [
+        ...wanted,
+        ...(afterStatus.spec?.taints ?? []).filter(
+          (t) => t.key !== NOT_READY_TAINT && !wanted.some((w) => w.key === t.key),
+        ),
+      ],
+    };
     await core.replaceNode({ name, body: afterStatus });
     names.push(name);
   }

@@ -42,7 +42,10 @@ export async function startContainer(spec: ContainerSpec): Promise<RunningContai
   await mkdir(join(spec.podDir, 'termination'), { recursive: true });
   await mkdir(join(spec.podDir, 'logs'), { recursive: true });
   await writeFile(termFile, '');
-  const mounts = [...spec.mounts, { source: termFile, target: spec.container.terminationMessagePath ?? '/dev/termination-log', readOnly: false }];
+  const mounts = [
+    ...spec.mounts,
+    { source: termFile, target: spec.container.terminationMessagePath ?? '/dev/termination-log', readOnly: false },
+  ];
   const layerDir = join(spec.podDir, 'rootfs', name);
   for (const dir of rootDirs(layerDir).dirs) await mkdir(dir, { recursive: true });
   const script = join(spec.podDir, `run-${name}.sh`);
@@ -85,7 +88,12 @@ function signalNumber(sig: NodeJS.Signals | null): number {
   return sig === 'SIGKILL' ? 9 : sig === 'SIGTERM' ? 15 : sig === 'SIGINT' ? 2 : 0;
 }
 
-async function terminationMessage(container: V1Container, termFile: string, logFile: string, exitCode: number): Promise<string> {
+async function terminationMessage(
+  container: V1Container,
+  termFile: string,
+  logFile: string,
+  exitCode: number,
+): Promise<string> {
   const written = (await readFile(termFile, 'utf8').catch(() => '')).slice(0, MESSAGE_LIMIT);
   if (written || exitCode === 0 || container.terminationMessagePolicy !== 'FallbackToLogsOnError') return written;
   const lines = (await readFile(logFile, 'utf8').catch(() => '')).split('\n');

@@ -23,7 +23,13 @@ interface Args {
   readonly output: string | undefined;
 }
 
-const FLAGS: Readonly<Record<string, keyof Args>> = { '-f': 'from', '--from': 'from', '--to': 'to', '-o': 'output', '--output': 'output' };
+const FLAGS: Readonly<Record<string, keyof Args>> = {
+  '-f': 'from',
+  '--from': 'from',
+  '--to': 'to',
+  '-o': 'output',
+  '--output': 'output',
+};
 
 function parseArgs(argv: readonly string[]): Args {
   const found: Partial<Record<keyof Args, string>> = {};
@@ -34,7 +40,8 @@ function parseArgs(argv: readonly string[]): Args {
     const value = inline ?? argv[++i];
     if (value !== undefined) found[key] = value;
   }
-  if (!found.from || !found.to) throw new InvalidInput('this stand-in needs both --from and --to (a recipe as cm://namespace/name or a file)');
+  if (!found.from || !found.to)
+    throw new InvalidInput('this stand-in needs both --from and --to (a recipe as cm://namespace/name or a file)');
   return { from: found.from, to: found.to, output: found.output };
 }
 
@@ -73,12 +80,16 @@ type Components = ReadonlyMap<string, Component>;
 /** componentRefs by name. */
 function componentsOf(uri: string, text: string): Components {
   const doc = parse(text) as { kind?: unknown; componentRefs?: unknown } | null;
-  if (doc?.kind !== 'RecipeResult' || !Array.isArray(doc.componentRefs)) throw new InvalidInput(`${uri} is not a RecipeResult with componentRefs`);
+  if (doc?.kind !== 'RecipeResult' || !Array.isArray(doc.componentRefs))
+    throw new InvalidInput(`${uri} is not a RecipeResult with componentRefs`);
   const out = new Map<string, Component>();
   for (const ref of doc.componentRefs as Record<string, unknown>[]) {
     const { name, ...rest } = ref;
     const sorted = Object.fromEntries(Object.entries(rest).sort(([a], [b]) => a.localeCompare(b)));
-    out.set(String(name), { body: JSON.stringify(sorted), version: typeof rest['version'] === 'string' ? rest['version'] : undefined });
+    out.set(String(name), {
+      body: JSON.stringify(sorted),
+      version: typeof rest['version'] === 'string' ? rest['version'] : undefined,
+    });
   }
   return out;
 }
@@ -112,7 +123,10 @@ function compare(from: Components, to: Components, knob: UpgradeCheckKnob['verdi
   const names = [...new Set([...from.keys(), ...to.keys()])].sort();
   return names.map((name) => {
     const [a, b] = [from.get(name), to.get(name)];
-    const versions = { ...(a?.version ? { fromVersion: a.version } : {}), ...(b?.version ? { toVersion: b.version } : {}) };
+    const versions = {
+      ...(a?.version ? { fromVersion: a.version } : {}),
+      ...(b?.version ? { toVersion: b.version } : {}),
+    };
     if (a && b && a.body === b.body) return { name, verdict: 'safe', reason: 'STAND_IN_UNCHANGED', ...versions };
     const steered = knob[name];
     return { name, verdict: steered?.verdict ?? 'safe', reason: steered?.reason ?? changeOf(a, b), ...versions };
@@ -128,7 +142,10 @@ async function writeReport(output: string | undefined, text: string): Promise<vo
     await core().createNamespacedConfigMap({ namespace: ref.namespace, body });
   } catch (err) {
     if (!(err instanceof ApiException) || err.code !== 409) throw err;
-    await core().patchNamespacedConfigMap({ ...ref, body: { data: body.data } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+    await core().patchNamespacedConfigMap(
+      { ...ref, body: { data: body.data } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
   }
 }
 
@@ -137,7 +154,14 @@ async function main(argv: readonly string[]): Promise<number> {
   const [from, to] = await Promise.all([readSource(args.from), readSource(args.to)]);
   const components = compare(componentsOf(args.from, from), componentsOf(args.to, to), await knobVerdicts());
   const failing = components.filter((c) => c.verdict !== 'safe').length;
-  const report = { standIn: STAND_IN, version: process.env['AICR_STAND_IN_VERSION'] ?? '', from: args.from, to: args.to, components, summary: { total: components.length, failing } };
+  const report = {
+    standIn: STAND_IN,
+    version: process.env['AICR_STAND_IN_VERSION'] ?? '',
+    from: args.from,
+    to: args.to,
+    components,
+    summary: { total: components.length, failing },
+  };
   await writeReport(args.output, JSON.stringify(report, null, 2));
   process.stderr.write(`${STAND_IN}: ${components.length} components, ${failing} not safe\n`);
   return failing > 0 ? 2 : 0;
@@ -147,7 +171,9 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
     const invalid = err instanceof InvalidInput;
-    process.stderr.write(`${STAND_IN}: error: [${invalid ? 'INVALID_REQUEST' : 'INTERNAL'}] ${(err as Error).message}\n`);
+    process.stderr.write(
+      `${STAND_IN}: error: [${invalid ? 'INVALID_REQUEST' : 'INTERNAL'}] ${(err as Error).message}\n`,
+    );
     process.exit(invalid ? 2 : 8);
   },
 );

@@ -3,7 +3,14 @@
 // TokenRequest API, bound to the Pod, so the process acts as the Pod's ServiceAccount.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { CoreV1Api, V1DownwardAPIVolumeFile, V1KeyToPath, V1Pod, V1Volume, V1VolumeProjection } from '@kubernetes/client-node';
+import type {
+  CoreV1Api,
+  V1DownwardAPIVolumeFile,
+  V1KeyToPath,
+  V1Pod,
+  V1Volume,
+  V1VolumeProjection,
+} from '@kubernetes/client-node';
 
 export interface VolumeContext {
   readonly core: CoreV1Api;
@@ -34,8 +41,16 @@ async function materialise(ctx: VolumeContext, volume: V1Volume): Promise<string
   if (volume.hostPath) return hostPath(ctx, volume.hostPath.path);
   await mkdir(target, { recursive: true });
   if (volume.emptyDir) return target;
-  if (volume.configMap) await writeFiles(target, await configMapFiles(ctx, volume.configMap.name ?? '', volume.configMap.items, volume.configMap.optional));
-  else if (volume.secret) await writeFiles(target, await secretFiles(ctx, volume.secret.secretName ?? '', volume.secret.items, volume.secret.optional));
+  if (volume.configMap)
+    await writeFiles(
+      target,
+      await configMapFiles(ctx, volume.configMap.name ?? '', volume.configMap.items, volume.configMap.optional),
+    );
+  else if (volume.secret)
+    await writeFiles(
+      target,
+      await secretFiles(ctx, volume.secret.secretName ?? '', volume.secret.items, volume.secret.optional),
+    );
   else if (volume.downwardAPI) await writeFiles(target, downwardFiles(ctx.pod, volume.downwardAPI.items ?? []));
   else if (volume.projected) await writeFiles(target, await projectedFiles(ctx, volume.projected.sources ?? []));
   else throw new VolumeError(`volume ${volume.name}: this kind of volume is not supported by the process node`);
@@ -74,7 +89,12 @@ function pick<T>(data: Record<string, T>, items: V1KeyToPath[] | undefined, opti
   return out;
 }
 
-async function configMapFiles(ctx: VolumeContext, name: string, items: V1KeyToPath[] | undefined, optional = false): Promise<Files> {
+async function configMapFiles(
+  ctx: VolumeContext,
+  name: string,
+  items: V1KeyToPath[] | undefined,
+  optional = false,
+): Promise<Files> {
   const namespace = ctx.pod.metadata?.namespace ?? '';
   let cm;
   try {
@@ -87,7 +107,12 @@ async function configMapFiles(ctx: VolumeContext, name: string, items: V1KeyToPa
   return pick<string | Buffer>({ ...cm.data, ...binary }, items, optional);
 }
 
-async function secretFiles(ctx: VolumeContext, name: string, items: V1KeyToPath[] | undefined, optional = false): Promise<Files> {
+async function secretFiles(
+  ctx: VolumeContext,
+  name: string,
+  items: V1KeyToPath[] | undefined,
+  optional = false,
+): Promise<Files> {
   const namespace = ctx.pod.metadata?.namespace ?? '';
   let secret;
   try {
@@ -101,7 +126,9 @@ async function secretFiles(ctx: VolumeContext, name: string, items: V1KeyToPath[
 }
 
 const pairs = (m: Record<string, string> | undefined): string =>
-  Object.entries(m ?? {}).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join('\n');
+  Object.entries(m ?? {})
+    .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+    .join('\n');
 
 function fieldValue(pod: V1Pod, fieldPath: string): string {
   const meta = pod.metadata ?? {};
@@ -134,14 +161,32 @@ async function projectedFiles(ctx: VolumeContext, sources: V1VolumeProjection[])
       const { path, audience, expirationSeconds } = source.serviceAccountToken;
       out.set(path, await requestToken(ctx, audience, expirationSeconds));
     }
-    if (source.configMap) for (const [k, v] of await configMapFiles(ctx, source.configMap.name ?? '', source.configMap.items, source.configMap.optional)) out.set(k, v);
-    if (source.secret) for (const [k, v] of await secretFiles(ctx, source.secret.name ?? '', source.secret.items, source.secret.optional)) out.set(k, v);
+    if (source.configMap)
+      for (const [k, v] of await configMapFiles(
+        ctx,
+        source.configMap.name ?? '',
+        source.configMap.items,
+        source.configMap.optional,
+      ))
+        out.set(k, v);
+    if (source.secret)
+      for (const [k, v] of await secretFiles(
+        ctx,
+        source.secret.name ?? '',
+        source.secret.items,
+        source.secret.optional,
+      ))
+        out.set(k, v);
     if (source.downwardAPI) for (const [k, v] of downwardFiles(ctx.pod, source.downwardAPI.items ?? [])) out.set(k, v);
   }
   return out;
 }
 
-async function requestToken(ctx: VolumeContext, audience: string | undefined, expirationSeconds: number | undefined): Promise<string> {
+async function requestToken(
+  ctx: VolumeContext,
+  audience: string | undefined,
+  expirationSeconds: number | undefined,
+): Promise<string> {
   const meta = ctx.pod.metadata ?? {};
   const res = await ctx.core.createNamespacedServiceAccountToken({
     name: ctx.pod.spec?.serviceAccountName ?? 'default',

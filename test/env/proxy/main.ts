@@ -3,7 +3,14 @@
 import { parseArgs } from 'node:util';
 import { registryProxy } from './registryProxy.ts';
 
-const { values } = parseArgs({ options: { port: { type: 'string' }, upstream: { type: 'string' }, 'denial-file': { type: 'string' }, 'audit-file': { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    port: { type: 'string' },
+    upstream: { type: 'string' },
+    'denial-file': { type: 'string' },
+    'audit-file': { type: 'string' },
+  },
+});
 if (!values.port || !values.upstream || !values['denial-file']) {
   console.error('usage: main.ts --port <port> --upstream <host:port> --denial-file <path> [--audit-file <path>]');
   process.exit(2);

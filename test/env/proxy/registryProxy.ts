@@ -8,7 +8,15 @@
 // accept, still reach the registry and get its own 401, as from a registry that authenticates
 // first and then refuses. Each write it passes on (a push's POST, PUT or PATCH, a DELETE) is
 // recorded in the audit file, one JSON line each, so tests can count what was pushed.
-import { type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse, Agent, createServer, request } from 'node:http';
+import {
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  Agent,
+  createServer,
+  request,
+} from 'node:http';
 import { appendFile, readFile } from 'node:fs/promises';
 import { RegistryDenial } from '../knobFiles.ts';
 
@@ -34,7 +42,15 @@ async function audit(req: IncomingMessage, file: string | undefined): Promise<vo
 }
 
 // Connection-level headers are the proxy's own on each side, never forwarded.
-const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'upgrade'];
+const HOP_BY_HOP = [
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'upgrade',
+];
 
 function forwardable(headers: IncomingHttpHeaders): IncomingHttpHeaders {
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.includes(name)));
@@ -52,7 +68,10 @@ async function denialInForce(file: string): Promise<RegistryDenial | undefined> 
 }
 
 /** Whether a denying registry refuses this request. The version check (/v2/) is never refused. */
-export function refuses(denial: RegistryDenial | undefined, req: { method?: string | undefined; url?: string | undefined; headers: IncomingHttpHeaders }): boolean {
+export function refuses(
+  denial: RegistryDenial | undefined,
+  req: { method?: string | undefined; url?: string | undefined; headers: IncomingHttpHeaders },
+): boolean {
   if (!denial || !req.headers.authorization) return false;
   const path = new URL(req.url ?? '/', 'http://proxy').pathname;
   if (path === '/v2/' || path === '/v2') return false;
@@ -63,7 +82,11 @@ export function refuses(denial: RegistryDenial | undefined, req: { method?: stri
 function deny(req: IncomingMessage, res: ServerResponse, denial: RegistryDenial): void {
   req.resume();
   const body = JSON.stringify({ errors: [{ code: 'DENIED', message: denial.message }] });
-  res.writeHead(403, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'docker-distribution-api-version': 'registry/2.0' });
+  res.writeHead(403, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'docker-distribution-api-version': 'registry/2.0',
+  });
   res.end(req.method === 'HEAD' ? undefined : body);
 }
 
@@ -77,10 +100,19 @@ export function onProxy(location: string, upstream: string, clientHost: string):
 function authenticated(req: IncomingMessage, opts: ProxyOptions, agent: Agent): Promise<boolean> {
   const [hostname, port] = opts.upstream.split(':');
   return new Promise((resolve) => {
-    const check = request({ agent, hostname, port: Number(port), path: '/v2/', headers: { authorization: req.headers.authorization ?? '' } }, (res) => {
-      res.resume();
-      resolve(res.statusCode === 200);
-    });
+    const check = request(
+      {
+        agent,
+        hostname,
+        port: Number(port),
+        path: '/v2/',
+        headers: { authorization: req.headers.authorization ?? '' },
+      },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode === 200);
+      },
+    );
     check.on('error', () => resolve(false));
     check.end();
   });
@@ -89,15 +121,27 @@ function authenticated(req: IncomingMessage, opts: ProxyOptions, agent: Agent): 
 function forward(req: IncomingMessage, res: ServerResponse, opts: ProxyOptions, agent: Agent): void {
   const [hostname, port] = opts.upstream.split(':');
   const clientHost = req.headers.host ?? '';
-  const upstreamReq = request({ agent, hostname, port: Number(port), method: req.method, path: req.url, headers: { ...forwardable(req.headers), host: opts.upstream } }, (upstreamRes) => {
-    const headers = forwardable(upstreamRes.headers);
-    if (typeof headers.location === 'string') headers.location = onProxy(headers.location, opts.upstream, clientHost);
-    res.writeHead(upstreamRes.statusCode ?? 502, headers);
-    upstreamRes.pipe(res);
-  });
+  const upstreamReq = request(
+    {
+      agent,
+      hostname,
+      port: Number(port),
+      method: req.method,
+      path: req.url,
+      headers: { ...forwardable(req.headers), host: opts.upstream },
+    },
+    (upstreamRes) => {
+      const headers = forwardable(upstreamRes.headers);
+      if (typeof headers.location === 'string') headers.location = onProxy(headers.location, opts.upstream, clientHost);
+      res.writeHead(upstreamRes.statusCode ?? 502, headers);
+      upstreamRes.pipe(res);
+    },
+  );
   upstreamReq.on('error', (err) => {
     if (res.headersSent) return void res.destroy(err);
-    res.writeHead(502, { 'content-type': 'text/plain' }).end(`registry proxy (test stand-in): the registry at ${opts.upstream} did not answer: ${err.message}\n`);
+    res
+      .writeHead(502, { 'content-type': 'text/plain' })
+      .end(`registry proxy (test stand-in): the registry at ${opts.upstream} did not answer: ${err.message}\n`);
   });
   req.pipe(upstreamReq);
 }

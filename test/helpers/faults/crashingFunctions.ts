@@ -40,7 +40,12 @@ const base = buildStepDeps('rollout');
 const producer = senderOf(base.producer, holdBackMs);
 /** A step's function, as Lambda calls it, with its own identity behind the crashing port; each batch handled twice for a share. */
 function stepFunction(step: string, runner: StepRunner): SqsHandler {
-  const deps = { ...base, producer, kube: crashing(stepKube(step)), timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 } };
+  const deps = {
+    ...base,
+    producer,
+    kube: crashing(stepKube(step)),
+    timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 },
+  };
   const handle = createStepHandler({ [step]: runner }, () => deps);
   return async (event, context) => {
     const result = await handle(event, context);
@@ -51,12 +56,32 @@ function stepFunction(step: string, runner: StepRunner): SqsHandler {
 const relayHeldBack = { ...relayDeps(), producer: senderOf(relayDeps().producer, holdBackMs) };
 const relay = createRelayHandler(() => relayHeldBack);
 const drivers = [
-  new SqsLambdaDriver(sqs, await queueAt(process.env[queueSettings('rollout').url]), stepFunction('rollout', runRollout)),
-  new SqsLambdaDriver(sqs, await queueAt(process.env[queueSettings('drift-check').url]), stepFunction('drift-check', runDriftCheck)),
+  new SqsLambdaDriver(
+    sqs,
+    await queueAt(process.env[queueSettings('rollout').url]),
+    stepFunction('rollout', runRollout),
+  ),
+  new SqsLambdaDriver(
+    sqs,
+    await queueAt(process.env[queueSettings('drift-check').url]),
+    stepFunction('drift-check', runDriftCheck),
+  ),
   new SqsLambdaDriver(sqs, await queueAt(process.env['AICR_DELAY_QUEUE_URL']), relay),
 ];
 const forwarders = watchedBy(STEPS).map(
-  (w) => new Forwarder({ kube: crashing(forwarderKube()), producer, log: base.log, checkpoint: new MemoryCheckpoint(), table: STEPS, coalesceMs: COALESCE_MS, watchTimeoutSeconds: 30 }, w),
+  (w) =>
+    new Forwarder(
+      {
+        kube: crashing(forwarderKube()),
+        producer,
+        log: base.log,
+        checkpoint: new MemoryCheckpoint(),
+        table: STEPS,
+        coalesceMs: COALESCE_MS,
+        watchTimeoutSeconds: 30,
+      },
+      w,
+    ),
 );
 let polling = true;
 process.on('SIGTERM', () => {
@@ -66,7 +91,11 @@ process.on('SIGTERM', () => {
 const pollers = drivers.map(async (d) => {
   while (polling) {
     // A failed receive or a failed invocation must not end the loop, as it would not end Lambda's polling.
-    await d.pollOnce(1).catch((err: unknown) => base.log.warn('sqs path: a poll failed', { error: err instanceof Error ? err.message : String(err) }));
+    await d
+      .pollOnce(1)
+      .catch((err: unknown) =>
+        base.log.warn('sqs path: a poll failed', { error: err instanceof Error ? err.message : String(err) }),
+      );
   }
 });
 await Promise.all([...pollers, ...forwarders.map((f) => f.run())]);

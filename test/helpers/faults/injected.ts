@@ -15,7 +15,16 @@ import { writeSync } from 'node:fs';
 import type { Kind } from '../../../shared/kube/kinds.ts';
 import { fromKubeError } from '../../../shared/kube/errors.ts';
 import type { KubePort, WatchHandle, WatchOptions } from '../../../shared/kube/port.ts';
-import { CONFLICT_LINE, CRASH_LINE, DELAY_LINE, DUPLICATE_LINE, GONE_LINE, SEND_LINE, THROTTLE_LINE, WRITE_LINE } from './lines.ts';
+import {
+  CONFLICT_LINE,
+  CRASH_LINE,
+  DELAY_LINE,
+  DUPLICATE_LINE,
+  GONE_LINE,
+  SEND_LINE,
+  THROTTLE_LINE,
+  WRITE_LINE,
+} from './lines.ts';
 
 const crashAt = Number(process.env['AICR_FAULT_CRASH_AFTER_WRITE'] ?? '0');
 const duplicateShare = Number(process.env['AICR_FAULT_DUPLICATE'] ?? '0');
@@ -87,7 +96,8 @@ function sent<T>(what: string, call: () => Promise<T>): Promise<T> {
 /** The port with every write counted, and the crash after the chosen one. */
 export function crashing(port: KubePort): KubePort {
   // Answered either way: a refused write (a 409, say) is a boundary too.
-  const after = <T>(what: string, call: () => Promise<T>): Promise<T> => busy(what, true) ?? sent(what, call).finally(() => crashAfter(what));
+  const after = <T>(what: string, call: () => Promise<T>): Promise<T> =>
+    busy(what, true) ?? sent(what, call).finally(() => crashAfter(what));
   const read = <T>(what: string, call: () => Promise<T>): Promise<T> => busy(what, false) ?? call();
   const named = (kind: Kind<unknown>, name: string): string => `${kind.plural}/${name}`;
   // Every method named: the port is a class instance, whose methods a spread would not copy.
@@ -99,7 +109,8 @@ export function crashing(port: KubePort): KubePort {
     create: (kind, obj) => after(`create ${named(kind, obj.metadata.name)}`, () => port.create(kind, obj)),
     update: (kind, obj) => after(`update ${named(kind, obj.metadata.name)}`, () => port.update(kind, obj)),
     apply: (kind, obj, opts) => after(`apply ${named(kind, obj.metadata.name)}`, () => port.apply(kind, obj, opts)),
-    applyStatus: (kind, obj, opts) => after(`apply status ${named(kind, obj.metadata.name)}`, () => port.applyStatus(kind, obj, opts)),
+    applyStatus: (kind, obj, opts) =>
+      after(`apply status ${named(kind, obj.metadata.name)}`, () => port.applyStatus(kind, obj, opts)),
     patch: (kind, name, ns, patch) => after(`patch ${named(kind, name)}`, () => port.patch(kind, name, ns, patch)),
     delete: (kind, name, ns, opts) => after(`delete ${named(kind, name)}`, () => port.delete(kind, name, ns, opts)),
   };

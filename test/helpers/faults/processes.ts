@@ -94,13 +94,28 @@ const tolerant =
  * rollout's state, so a run that failed on a CI machine can be read from its output alone.
  */
 async function clusterSays(): Promise<string> {
-  const runtime = await kubectl('get', 'clusterruntimes', '-o', 'jsonpath={range .items[*].status.conditions[*]}{.type}={.status} {.reason}: {.message}{"\\n"}{end}').catch((err: unknown) => `(runtime unread: ${String(err)})`);
-  const rollouts = await kubectl('get', 'runtimerollouts', '-o', 'jsonpath={range .items[*]}{.metadata.name} {.status.outcome} {.status.steps[*].state}{"\\n"}{end}').catch((err: unknown) => `(rollouts unread: ${String(err)})`);
+  const runtime = await kubectl(
+    'get',
+    'clusterruntimes',
+    '-o',
+    'jsonpath={range .items[*].status.conditions[*]}{.type}={.status} {.reason}: {.message}{"\\n"}{end}',
+  ).catch((err: unknown) => `(runtime unread: ${String(err)})`);
+  const rollouts = await kubectl(
+    'get',
+    'runtimerollouts',
+    '-o',
+    'jsonpath={range .items[*]}{.metadata.name} {.status.outcome} {.status.steps[*].state}{"\\n"}{end}',
+  ).catch((err: unknown) => `(rollouts unread: ${String(err)})`);
   return `the runtime's conditions:\n${runtime}the rollouts:\n${rollouts}`;
 }
 
 /** One process of the control plane, killed by the harness after `crashAfter` writes, or stopped once `done` holds. */
-export function runProcess(crashAfter: number, seed: number, done: (out: string) => Promise<boolean>, { duplicate, busy, path = 'local', steps = ['rollout'] }: Mix = { duplicate: DUPLICATE, busy: CALM }): Promise<Start> {
+export function runProcess(
+  crashAfter: number,
+  seed: number,
+  done: (out: string) => Promise<boolean>,
+  { duplicate, busy, path = 'local', steps = ['rollout'] }: Mix = { duplicate: DUPLICATE, busy: CALM },
+): Promise<Start> {
   const child = spawn(process.execPath, [HARNESS[path]], {
     cwd: ROOT,
     env: {
@@ -127,7 +142,13 @@ export function runProcess(crashAfter: number, seed: number, done: (out: string)
   child.stderr.on('data', take);
   const linesOf = (prefix: string): string[] => out.split('\n').filter((l) => l.startsWith(prefix));
   const lines = (prefix: string): number => linesOf(prefix).length;
-  const counts = (): Omit<Start, 'crashAfter' | 'crash'> => ({ duplicates: lines(DUPLICATE_LINE), refused: lines(CONFLICT_LINE) + lines(THROTTLE_LINE), expired: lines(GONE_LINE), heldBack: lines(DELAY_LINE), sent: linesOf(`${SEND_LINE}: `).map((l) => l.slice(SEND_LINE.length + 2)) });
+  const counts = (): Omit<Start, 'crashAfter' | 'crash'> => ({
+    duplicates: lines(DUPLICATE_LINE),
+    refused: lines(CONFLICT_LINE) + lines(THROTTLE_LINE),
+    expired: lines(GONE_LINE),
+    heldBack: lines(DELAY_LINE),
+    sent: linesOf(`${SEND_LINE}: `).map((l) => l.slice(SEND_LINE.length + 2)),
+  });
   const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
   return new Promise<Start>((resolve, reject) => {
     let finished = false;
@@ -144,7 +165,11 @@ export function runProcess(crashAfter: number, seed: number, done: (out: string)
         if (Date.now() > deadline) {
           finished = true;
           child.kill('SIGKILL');
-          reject(new Error(`a control-plane process ran 180 s without a crash or the goal; ${await clusterSays()}the writes it sent: ${counts().sent.join('; ')}\nits output:\n${out.slice(-4000)}`));
+          reject(
+            new Error(
+              `a control-plane process ran 180 s without a crash or the goal; ${await clusterSays()}the writes it sent: ${counts().sent.join('; ')}\nits output:\n${out.slice(-4000)}`,
+            ),
+          );
           return;
         }
         await new Promise((r) => setTimeout(r, 250));
@@ -155,7 +180,12 @@ export function runProcess(crashAfter: number, seed: number, done: (out: string)
       finished = true;
       const line = out.split('\n').find((l) => l.startsWith(CRASH_LINE));
       if (signal === 'SIGKILL' && line) resolve({ crashAfter, crash: line, ...counts() });
-      else reject(new Error(`the control-plane process ended by itself (signal ${String(signal)}); its output:\n${out.slice(-4000)}`));
+      else
+        reject(
+          new Error(
+            `the control-plane process ended by itself (signal ${String(signal)}); its output:\n${out.slice(-4000)}`,
+          ),
+        );
     });
     poll().catch(reject);
   });
@@ -165,11 +195,32 @@ export function runProcess(crashAfter: number, seed: number, done: (out: string)
  * Starts processes, each crashing at a seeded point, until `done` holds. With `everyWrite`, each
  * process is killed right after its first write, so every write of the run is followed by a crash.
  */
-export async function crashUntil(what: string, done: (out?: string) => Promise<boolean>, rng: () => number, { starts, busy, everyWrite = false, path = 'local', steps }: { starts: Start[]; busy: Busy; everyWrite?: boolean; path?: Path; steps?: readonly string[] }): Promise<void> {
+export async function crashUntil(
+  what: string,
+  done: (out?: string) => Promise<boolean>,
+  rng: () => number,
+  {
+    starts,
+    busy,
+    everyWrite = false,
+    path = 'local',
+    steps,
+  }: { starts: Start[]; busy: Busy; everyWrite?: boolean; path?: Path; steps?: readonly string[] },
+): Promise<void> {
   const most = everyWrite ? MAX_STARTS * STRIDE : MAX_STARTS;
   while (!(await tolerant(done)())) {
-    assert.ok(starts.length < most, `${what}: not reached after ${starts.length} starts (seed ${SEED}): ${starts.map((s) => s.crash ?? 'no crash').join('; ')}`);
+    assert.ok(
+      starts.length < most,
+      `${what}: not reached after ${starts.length} starts (seed ${SEED}): ${starts.map((s) => s.crash ?? 'no crash').join('; ')}`,
+    );
     const crashAfter = everyWrite ? 1 : 1 + Math.floor(rng() * STRIDE);
-    starts.push(await runProcess(crashAfter, SEED + starts.length, done, { duplicate: everyWrite ? '0' : DUPLICATE, busy, path, ...(steps ? { steps } : {}) }));
+    starts.push(
+      await runProcess(crashAfter, SEED + starts.length, done, {
+        duplicate: everyWrite ? '0' : DUPLICATE,
+        busy,
+        path,
+        ...(steps ? { steps } : {}),
+      }),
+    );
   }
 }

@@ -57,7 +57,16 @@ async function restartApiServer(): Promise<void> {
 }
 
 const podsOf = async (part: string): Promise<{ uid: string; ready: boolean }[]> => {
-  const out = await kubectl('-n', NAMESPACES.argocd, 'get', 'pods', '-l', `app.kubernetes.io/name=${part}`, '-o', 'jsonpath={range .items[*]}{.metadata.uid} {.status.containerStatuses[0].ready} {.metadata.deletionTimestamp}{"\\n"}{end}');
+  const out = await kubectl(
+    '-n',
+    NAMESPACES.argocd,
+    'get',
+    'pods',
+    '-l',
+    `app.kubernetes.io/name=${part}`,
+    '-o',
+    'jsonpath={range .items[*]}{.metadata.uid} {.status.containerStatuses[0].ready} {.metadata.deletionTimestamp}{"\\n"}{end}',
+  );
   return out
     .split('\n')
     .filter(Boolean)
@@ -71,10 +80,14 @@ async function restartArgoCdPart(part: string): Promise<void> {
   const before = (await podsOf(part)).map((p) => p.uid);
   if (before.length === 0) throw new Error(`no Pod of ${part} to restart`);
   await kubectl('-n', NAMESPACES.argocd, 'delete', 'pods', '-l', `app.kubernetes.io/name=${part}`, '--wait=false');
-  await waitFor(`${part} running again in a new Pod`, async () => {
-    const now = await podsOf(part);
-    return now.length > 0 && now.every((p) => p.ready && !before.includes(p.uid)) ? true : undefined;
-  }, 180_000);
+  await waitFor(
+    `${part} running again in a new Pod`,
+    async () => {
+      const now = await podsOf(part);
+      return now.length > 0 && now.every((p) => p.ready && !before.includes(p.uid)) ? true : undefined;
+    },
+    180_000,
+  );
 }
 
 async function restartRegistry(): Promise<void> {
@@ -98,7 +111,12 @@ export async function restart(part: Part): Promise<void> {
  * way when it settles is finished first, so every part is up when this returns. Returns what
  * `work` gave and the restarts done, in order.
  */
-export async function restartsDuring<T>(work: Promise<T>, parts: readonly Part[], rng: () => number, pauseMs = { min: 2_000, spread: 6_000 }): Promise<{ value: T; restarted: Part[] }> {
+export async function restartsDuring<T>(
+  work: Promise<T>,
+  parts: readonly Part[],
+  rng: () => number,
+  pauseMs = { min: 2_000, spread: 6_000 },
+): Promise<{ value: T; restarted: Part[] }> {
   let settled = false;
   const watched = work.finally(() => {
     settled = true;
@@ -106,7 +124,10 @@ export async function restartsDuring<T>(work: Promise<T>, parts: readonly Part[]
   const restarted: Part[] = [];
   const loop = (async () => {
     for (let i = 0; !settled; i++) {
-      await Promise.race([new Promise((r) => setTimeout(r, pauseMs.min + Math.floor(rng() * pauseMs.spread))), watched.catch(() => undefined)]);
+      await Promise.race([
+        new Promise((r) => setTimeout(r, pauseMs.min + Math.floor(rng() * pauseMs.spread))),
+        watched.catch(() => undefined),
+      ]);
       if (settled) break;
       const part = parts[i % parts.length];
       if (!part) break;

@@ -40,7 +40,9 @@ export async function awaitApproval(ctx: StepContext, r: RolloutObject, refused?
   const name = r.metadata.name;
   const lead = refused ? `${refused.why}. ` : '';
   const message = `${lead}rollout ${name} (${moveOf(r)}) needs an approver: ${stepSummary(r)}, ${verdicts(r)}. Nothing has been written. Approve it with ${APPROVE_HINT(name)} before ${r.spec.deadline}; unapproved, it ends Expired then`;
-  const approved = refused ? approvedCondition('False', refused.approval.reason, refused.why) : approvedCondition('False', 'AwaitingApproval', 'no approval recorded yet');
+  const approved = refused
+    ? approvedCondition('False', refused.approval.reason, refused.why)
+    : approvedCondition('False', 'AwaitingApproval', 'no approval recorded yet');
   const conditions = rolloutConditions(r, rolloutState('waiting', 'AwaitingApproval', message, approved), ctx.now());
   const approval = refused?.approval ?? r.status?.approval;
   await writeStatus(ctx, r, { ...(approval ? { approval } : {}), conditions, steps: pendingSteps(r) });

@@ -13,10 +13,15 @@ export async function pinsHeld(run: Run, i: number): Promise<'held' | RolloutRep
   if (!release || pinnedSources(release).length === 0) return 'held';
   const { registry } = run.look.configuration;
   const credentials = await pullCredentials({ kube: run.ctx.kube }, registry);
-  if (!credentials.ok) return hold(run, `the chart digests of release ${release.name} cannot be checked, so nothing is written for it yet: ${credentials.message}`);
+  if (!credentials.ok)
+    return hold(
+      run,
+      `the chart digests of release ${release.name} cannot be checked, so nothing is written for it yet: ${credentials.message}`,
+    );
   const checked = await checkPins(release, { dockerConfig: credentials.dockerConfig, plainHTTP: registry.plainHTTP });
   if (checked.state === 'held') return 'held';
-  if (checked.state === 'unchecked') return hold(run, `${checked.message}; nothing is written for it until they can be`);
+  if (checked.state === 'unchecked')
+    return hold(run, `${checked.message}; nothing is written for it until they can be`);
   const fix =
     'Nothing was written for it. Push the pinned chart back and the rollout goes on by itself; or, to take the chart as the registry holds it now, ' +
     `delete the plan (kubectl -n ${NAMESPACES.system} delete configmap ${run.r.spec.toPlan}): resolution builds it again from its bundle, copying the charts again, and a rollout to a changed plan needs a fresh approval`;

@@ -19,10 +19,15 @@ export async function dropCleanup(ctx: StepContext): Promise<RolloutReport> {
 export async function removalResult(ctx: StepContext, r: RolloutObject, report: RolloutReport): Promise<RolloutReport> {
   if (report.ended === 'Succeeded') {
     await releaseCleanup(ctx.kube, ctx.runtime);
-    await noteRollout(ctx, r, { type: 'Normal', reason: EVENT_REASON.runtimeRemoved, message: `every release was removed by ${r.metadata.name}; the cleanup finalizer is off and the runtime goes` });
+    await noteRollout(ctx, r, {
+      type: 'Normal',
+      reason: EVENT_REASON.runtimeRemoved,
+      message: `every release was removed by ${r.metadata.name}; the cleanup finalizer is off and the runtime goes`,
+    });
     return {};
   }
   const said = report.conditions?.[0]?.message;
-  if ((report.ended === 'Failed' || report.ended === 'Expired' || report.ended === 'Revoked') && said) return removalFailed(r, said);
+  if ((report.ended === 'Failed' || report.ended === 'Expired' || report.ended === 'Revoked') && said)
+    return removalFailed(r, said);
   return report;
 }

@@ -10,15 +10,38 @@ import type { StepContext } from '../../types.ts';
 import type { RolloutLook } from '../look.ts';
 import { createRollout } from '../record.ts';
 import { stepSummary } from '../report.ts';
-import type { RolloutState } from '../state.ts';
+import type { RolloutState } from '../stateKinds.ts';
 
-const WHY = 'adoption takes over Applications another runtime wrote; only their ownership annotations change, and a person confirms this is the stack to manage';
+const WHY =
+  'adoption takes over Applications another runtime wrote; only their ownership annotations change, and a person confirms this is the stack to manage';
 
-export function createAdoption(ctx: StepContext, look: RolloutLook, due: Extract<RolloutState, { kind: 'AdoptionDue' }>): Promise<RolloutObject> {
+export function createAdoption(
+  ctx: StepContext,
+  look: RolloutLook,
+  due: Extract<RolloutState, { kind: 'AdoptionDue' }>,
+): Promise<RolloutObject> {
   const { apps, rebuilt } = due;
   const toPlan = planName(rebuilt.digest);
-  const ordered = [...apps].sort((a, b) => Number(a.metadata.annotations?.[ANNOTATION.releaseOrder] ?? 0) - Number(b.metadata.annotations?.[ANNOTATION.releaseOrder] ?? 0) || a.metadata.name.localeCompare(b.metadata.name));
-  const steps: RolloutStep[] = ordered.map((a) => ({ release: a.metadata.name, action: 'Adopt', verdict: 'unknown', why: WHY }));
-  const wrote = rebuilt.plans.length === 1 ? `every one was written by one plan (${planName(rebuilt.plans[0] ?? '')})` : `they were written by ${rebuilt.plans.length} plans (${rebuilt.plans.map(planName).join(', ')}), as after an orphaning mid-rollout`;
-  return createRollout(ctx, { type: 'Adopt', toPlan, steps, inventory: inventoryDigest(apps) }, look.settings.approvalMs, (created) => `adoption of ${apps.length} Applications as plan ${toPlan}: ${wrote}; ${stepSummary(created)}`);
+  const ordered = [...apps].sort(
+    (a, b) =>
+      Number(a.metadata.annotations?.[ANNOTATION.releaseOrder] ?? 0) -
+        Number(b.metadata.annotations?.[ANNOTATION.releaseOrder] ?? 0) ||
+      a.metadata.name.localeCompare(b.metadata.name),
+  );
+  const steps: RolloutStep[] = ordered.map((a) => ({
+    release: a.metadata.name,
+    action: 'Adopt',
+    verdict: 'unknown',
+    why: WHY,
+  }));
+  const wrote =
+    rebuilt.plans.length === 1
+      ? `every one was written by one plan (${planName(rebuilt.plans[0] ?? '')})`
+      : `they were written by ${rebuilt.plans.length} plans (${rebuilt.plans.map(planName).join(', ')}), as after an orphaning mid-rollout`;
+  return createRollout(
+    ctx,
+    { type: 'Adopt', toPlan, steps, inventory: inventoryDigest(apps) },
+    look.settings.approvalMs,
+    (created) => `adoption of ${apps.length} Applications as plan ${toPlan}: ${wrote}; ${stepSummary(created)}`,
+  );
 }

@@ -10,7 +10,7 @@ import type { StepContext } from '../../types.ts';
 import type { RolloutLook } from '../look.ts';
 import { createRollout } from '../record.ts';
 import { moveOf, stepSummary } from '../report.ts';
-import type { RolloutState } from '../state.ts';
+import type { RolloutState } from '../stateKinds.ts';
 
 const WHY = 'removing a release deletes its resources from the cluster, so a removal always needs an approver';
 
@@ -23,8 +23,22 @@ export function removalOrder(apps: readonly GenericObject[]): GenericObject[] {
   return [...apps].sort((a, b) => order(b) - order(a) || b.metadata.name.localeCompare(a.metadata.name));
 }
 
-export function createRemoval(ctx: StepContext, look: RolloutLook, due: Extract<RolloutState, { kind: 'RemovalDue' }>): Promise<RolloutObject> {
-  const steps: RolloutStep[] = removalOrder(look.apps).map((a) => ({ release: a.metadata.name, action: 'Remove', verdict: 'unknown', why: WHY }));
+export function createRemoval(
+  ctx: StepContext,
+  look: RolloutLook,
+  due: Extract<RolloutState, { kind: 'RemovalDue' }>,
+): Promise<RolloutObject> {
+  const steps: RolloutStep[] = removalOrder(look.apps).map((a) => ({
+    release: a.metadata.name,
+    action: 'Remove',
+    verdict: 'unknown',
+    why: WHY,
+  }));
   const spec = { type: 'Remove' as const, fromPlan: due.plan, toPlan: due.plan, steps, inventory: look.inventory };
-  return createRollout(ctx, spec, look.settings.approvalMs, (created) => `the runtime was deleted with deletionPolicy Delete: ${moveOf(created)}, ${stepSummary(created)}`);
+  return createRollout(
+    ctx,
+    spec,
+    look.settings.approvalMs,
+    (created) => `the runtime was deleted with deletionPolicy Delete: ${moveOf(created)}, ${stepSummary(created)}`,
+  );
 }

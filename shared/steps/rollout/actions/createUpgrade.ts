@@ -10,10 +10,11 @@ import type { StepContext } from '../../types.ts';
 import { type RolloutLook, readPlan } from '../look.ts';
 import { createRollout } from '../record.ts';
 import { type RolloutReport, planMissing, released, stepSummary } from '../report.ts';
-import type { RolloutState } from '../state.ts';
+import type { RolloutState } from '../stateKinds.ts';
 import { assessorFor } from './assessment.ts';
 
-const PIN_HINT = 'set spec.selection to mode: Pinned with the active plan, or revert the change to the runtime that led to this plan';
+const PIN_HINT =
+  'set spec.selection to mode: Pinned with the active plan, or revert the change to the runtime that led to this plan';
 
 type Due = Extract<RolloutState, { kind: 'Due' }>;
 
@@ -37,7 +38,13 @@ function blockedReport(target: string, blocked: readonly Blocked[]): RolloutRepo
 function planProblem(ctx: StepContext, look: RolloutLook, plan: Plan, target: string): RolloutReport | undefined {
   if (plan.rebuilt && look.settings.validationRequired) return withoutRecipe(ctx, target);
   const cycle = dependencyCycle(plan.releases);
-  if (cycle) return blockedReport(target, [{ release: cycle.split(' → ')[0] ?? '', why: `the releases depend on each other in a cycle, ${cycle}, so no order can install them` }]);
+  if (cycle)
+    return blockedReport(target, [
+      {
+        release: cycle.split(' → ')[0] ?? '',
+        why: `the releases depend on each other in a cycle, ${cycle}, so no order can install them`,
+      },
+    ]);
   return undefined;
 }
 
@@ -49,7 +56,11 @@ async function fromPlan(ctx: StepContext, look: RolloutLook, from: string | unde
 }
 
 /** Creates the rollout from the state's `from` to its target, or says why there is none. */
-export async function createUpgrade(ctx: StepContext, look: RolloutLook, due: Due): Promise<RolloutReport | RolloutObject> {
+export async function createUpgrade(
+  ctx: StepContext,
+  look: RolloutLook,
+  due: Due,
+): Promise<RolloutReport | RolloutObject> {
   const { target } = due;
   const read = look.target ?? { state: 'missing' as const };
   if (read.state !== 'read') return planMissing(target, read);
@@ -61,8 +72,25 @@ export async function createUpgrade(ctx: StepContext, look: RolloutLook, due: Du
   if (!assessed.ok) return blockedReport(target, assessed.blocked);
   // A target never validated still needs its validation (deploymentValidation.ts): a rollout with no step runs only that.
   if (assessed.steps.length === 0 && !(look.settings.validationRequired && due.from !== target)) {
-    return released('True', 'Released', `plan ${target} is active: the owned Applications already carry every release of it`, { fields: { activePlan: target } });
+    return released(
+      'True',
+      'Released',
+      `plan ${target} is active: the owned Applications already carry every release of it`,
+      { fields: { activePlan: target } },
+    );
   }
-  const spec = { type: 'Upgrade' as const, ...(due.from ? { fromPlan: due.from } : {}), toPlan: target, steps: assessed.steps, inventory: look.inventory, applications: inventoryEntries(look.apps) };
-  return createRollout(ctx, spec, look.settings.approvalMs, (created) => `rollout from ${due.from ?? 'nothing'} to ${target}: ${stepSummary(created)}`);
+  const spec = {
+    type: 'Upgrade' as const,
+    ...(due.from ? { fromPlan: due.from } : {}),
+    toPlan: target,
+    steps: assessed.steps,
+    inventory: look.inventory,
+    applications: inventoryEntries(look.apps),
+  };
+  return createRollout(
+    ctx,
+    spec,
+    look.settings.approvalMs,
+    (created) => `rollout from ${due.from ?? 'nothing'} to ${target}: ${stepSummary(created)}`,
+  );
 }

@@ -2,29 +2,44 @@
 // (gate.ts), a step done lets the next one start in the same look, and each look ends with one
 // status write. Nothing is written while the runtime is paused or Argo CD is unavailable (ENG-1);
 // a written Application is never written again mid-step, so a hand edit is reported, not undone.
-import type { GenericObject } from '../../../kube/kinds.ts';
 import { type PlanApplication, planToApplications } from '../../../plans/applications.ts';
 import type { Plan } from '../../../plans/plan.ts';
 import type { Release } from '../../../plans/release.ts';
 import type { Judgement } from '../../../rollouts/approval.ts';
-import { adoptApplication, readApplication, removeApplication, requestRefresh, writeApplication } from '../../../rollouts/applicationWrites.ts';
-import { inventoryChanges, writtenAsIntended } from '../../../rollouts/drift.ts';
+import { readApplication, removeApplication } from '../../../rollouts/applicationWrites.ts';
+import { inventoryChanges } from '../../../rollouts/drift.ts';
 import { gate } from '../../../rollouts/gate.ts';
 import { type RolloutObject, approvedCondition } from '../../../rollouts/objects.ts';
-import { STEP_WRITING, acknowledged, needsAcknowledgement, nextStep, type StepState, stepStates, timeLeft } from '../../../rollouts/progress.ts';
+import {
+  STEP_WRITING,
+  acknowledged,
+  needsAcknowledgement,
+  nextStep,
+  stepStates,
+  timeLeft,
+} from '../../../rollouts/progress.ts';
 import { kubeTime } from '../../../status/conditions.ts';
 import { type StepContext, concerning } from '../../types.ts';
 import type { RolloutLook } from '../look.ts';
 import { type RolloutReport, planMissing } from '../report.ts';
-import { type Approved, type Run, drifted, fail, hold, intend, progress, stall, succeed, verdictRecorded } from './executeEnds.ts';
+import {
+  type Approved,
+  type Next,
+  type Run,
+  drifted,
+  fail,
+  hold,
+  progress,
+  setStep,
+  stall,
+  succeed,
+} from './executeEnds.ts';
+import { adopt, listed, revisions, start, writeAgain } from './stepStart.ts';
 import { validateThenSucceed, validationGate } from './deploymentValidation.ts';
-import { pinsHeld } from './chartPinCheck.ts';
-import { OUTSIDE_WINDOW, syncHeld, windowOpen } from './windowCheck.ts';
-import { workloadsClear } from './workloadCheck.ts';
+import { OUTSIDE_WINDOW, syncHeld } from './windowCheck.ts';
 
-type Next = 'next' | RolloutReport;
-
-const PAUSED = 'the runtime is paused (spec.paused): the rollout moves on once it is unpaused, and a step in flight longer than actionTimeout may then fail';
+const PAUSED =
+  'the runtime is paused (spec.paused): the rollout moves on once it is unpaused, and a step in flight longer than actionTimeout may then fail';
 
 /** What the rollout writes; `plan` is the target plan, absent for a removal or an adoption, which write no release. */
 type Intended = Pick<Run, 'intended' | 'releases'> & { readonly plan?: Plan };
@@ -36,111 +51,41 @@ function intendedOf(look: RolloutLook, r: RolloutObject): Intended | RolloutRepo
   const read = r.spec.toPlan === look.targetPlan && look.target ? look.target : { state: 'missing' as const };
   if (read.state !== 'read') return planMissing(r.spec.toPlan, read);
   const { argocd } = look.configuration;
-  const apps = planToApplications(read.plan.releases, { runtimeUID: look.runtime.metadata.uid, planDigest: read.plan.digest }, { project: argocd.project, destination: argocd.destination.name ? { name: argocd.destination.name } : { server: argocd.destination.server } });
-  return { intended: new Map(apps.map((a) => [a.metadata.name, a])), releases: new Map(read.plan.releases.map((x) => [x.name, x])), plan: read.plan };
-}
-
-function set(run: Run, i: number, state: Partial<StepState>): void {
-  const prev = run.states[i];
-  if (prev) run.states[i] = { ...prev, ...state };
-}
-
-async function start(run: Run, i: number): Promise<Next> {
-  const step = run.r.spec.steps[i];
-  if (!step) return 'next';
-  const window = await windowOpen(run, i);
-  if (window !== 'open') return window;
-  const work = await workloadsClear(run, i);
-  if (work !== 'clear') return work;
-  const now = kubeTime(run.ctx.now());
-  if (step.action === 'Adopt') return adopt(run, i, now);
-  if (step.action === 'Remove') {
-    set(run, i, { state: 'InProgress', startedAt: now, reason: 'Removing', message: "Argo CD is deleting the release's resources, then the Application" });
-    await intend(run, i);
-    if ((await removeApplication(run.ctx.kube, step.release, run.r.metadata.name)) === 'gone') {
-      set(run, i, { state: 'Succeeded', finishedAt: now, reason: 'Removed', message: 'the Application was already gone' });
-      return 'next';
-    }
-    return progress(run, i);
-  }
-  const app = run.intended.get(step.release);
-  if (!app) return stall(run, i, 'StepUnknown', `step ${i + 1} names release ${step.release}, which the target plan ${run.r.spec.toPlan} lacks; nothing was written for it. Retry the rollout`);
-  const pins = await pinsHeld(run, i);
-  if (pins !== 'held') return pins;
-  set(run, i, { state: 'InProgress', startedAt: now, reason: STEP_WRITING, message: `being written to Argo CD at ${revisions(app)}` });
-  await intend(run, i);
-  return write(run, i, app);
-}
-
-/** The step's Application written, once its start is recorded. */
-async function write(run: Run, i: number, app: PlanApplication): Promise<Next> {
-  const step = run.r.spec.steps[i];
-  const written = await writeApplication(run.ctx.kube, app);
-  if (step?.action === 'Upgrade' && step.fromVersion === step.toVersion && !step.valuesChanged) await requestRefresh(run.ctx.kube, step.release);
-  return recordWritten(run, i, app, written);
-}
-
-function recordWritten(run: Run, i: number, app: PlanApplication, written: GenericObject): Promise<Next> {
-  set(run, i, { applicationUID: written.metadata.uid, reason: 'GateNotMet', message: `written; waiting for Argo CD to report it synced and healthy at ${revisions(app)}` });
-  return progress(run, i);
-}
-
-/**
- * A step recorded as being written, found so by a later look: the control plane stopped between
- * the record and what follows it. Written again unless the look's listing shows the write went
- * through; then only recorded, so a control plane that keeps dying right after its first write
- * still moves on. (A refresh that write asked for may be lost with it; Argo CD's next periodic
- * comparison gives the gate its report instead.)
- */
-function writeAgain(run: Run, i: number, app: PlanApplication): Promise<Next> {
-  const live = listed(run, app.metadata.name);
-  return live && writtenAsIntended(live, app) ? recordWritten(run, i, app, live) : write(run, i, app);
-}
-
-/** The look's own listing of the named Application. */
-function listed(run: Run, name: string): GenericObject | undefined {
-  return run.look.apps.find((a) => a.metadata.name === name);
-}
-
-/** An Adopt step changes only the ownership annotations, so it is done once written. */
-async function adopt(run: Run, i: number, now: string): Promise<Next> {
-  const release = run.r.spec.steps[i]?.release ?? '';
-  // A step found already started (after a crash) keeps the time it started.
-  const startedAt = run.states[i]?.startedAt ?? now;
-  if (!verdictRecorded(run)) {
-    // Write-ahead, as for any step: the verdict is recorded before the first mark moves, so a look
-    // after a crash finds the adoption approved and finishes it, rather than judging it again
-    // against Applications it has itself begun to move.
-    set(run, i, { state: 'InProgress', startedAt: now, reason: 'Adopting', message: 'its ownership annotations are being moved to this runtime' });
-    await intend(run, i);
-  }
-  if ((await adoptApplication(run.ctx.kube, release, run.ctx.runtime.metadata.uid)) === 'gone') {
-    set(run, i, { state: 'Failed', startedAt, finishedAt: now, reason: 'ApplicationMissing', message: 'the Application was deleted before it was adopted' });
-    return fail(run, i, `Application ${release} was deleted before it was adopted`);
-  }
-  set(run, i, { state: 'Succeeded', startedAt, finishedAt: now, reason: 'Adopted', message: 'its ownership annotations now name this runtime; nothing else changed' });
-  return 'next';
-}
-
-function revisions(app: PlanApplication): string {
-  return (app.spec.source ? [app.spec.source] : (app.spec.sources ?? [])).map((s) => `${s.chart} ${s.targetRevision}`).join(' and ');
+  const apps = planToApplications(
+    read.plan.releases,
+    { runtimeUID: look.runtime.metadata.uid, planDigest: read.plan.digest },
+    {
+      project: argocd.project,
+      destination: argocd.destination.name ? { name: argocd.destination.name } : { server: argocd.destination.server },
+    },
+  );
+  return {
+    intended: new Map(apps.map((a) => [a.metadata.name, a])),
+    releases: new Map(read.plan.releases.map((x) => [x.name, x])),
+    plan: read.plan,
+  };
 }
 
 async function done(run: Run, i: number, message: string): Promise<Next> {
   const release = run.releases.get(run.states[i]?.release ?? '');
   const finishedAt = kubeTime(run.ctx.now());
   if (needsAcknowledgement(release) && !acknowledged(run.r, release?.name ?? '')) {
-    set(run, i, { state: 'AwaitingAcknowledgement', reason: 'AwaitingAcknowledgement', message: `${message}; its recorded steps wait for a person`, finishedAt });
+    setStep(run, i, {
+      state: 'AwaitingAcknowledgement',
+      reason: 'AwaitingAcknowledgement',
+      message: `${message}; its recorded steps wait for a person`,
+      finishedAt,
+    });
     return acknowledgeWait(run, i);
   }
-  set(run, i, { state: 'Succeeded', reason: 'Done', message, finishedAt });
+  setStep(run, i, { state: 'Succeeded', reason: 'Done', message, finishedAt });
   return 'next';
 }
 
 async function acknowledgeWait(run: Run, i: number): Promise<Next> {
   const release = run.states[i]?.release ?? '';
   if (acknowledged(run.r, release)) {
-    set(run, i, { state: 'Succeeded', reason: 'Acknowledged', message: 'its recorded steps were acknowledged' });
+    setStep(run, i, { state: 'Succeeded', reason: 'Acknowledged', message: 'its recorded steps were acknowledged' });
     return 'next';
   }
   const message = `release ${release} is applied and healthy; it is manual, so do its recorded steps (kubectl aicr describe ${run.r.metadata.name} lists them), then run kubectl aicr acknowledge ${run.r.metadata.name}. Nothing further starts until then`;
@@ -154,11 +99,18 @@ async function check(run: Run, i: number): Promise<Next> {
   // An adoption recorded as started, found so after a crash: its marks are moved (again; the same patch).
   if (step.action === 'Adopt') return adopt(run, i, kubeTime(run.ctx.now()));
   if (step.action === 'Remove') {
-    if ((await removeApplication(run.ctx.kube, step.release, run.r.metadata.name)) === 'gone') return done(run, i, 'removed: Argo CD deleted its resources and the Application');
+    if ((await removeApplication(run.ctx.kube, step.release, run.r.metadata.name)) === 'gone')
+      return done(run, i, 'removed: Argo CD deleted its resources and the Application');
     return waitOrFail(run, i, { reason: 'Removing', message: "Argo CD is still deleting the release's resources" });
   }
   const app = run.intended.get(step.release);
-  if (!app) return stall(run, i, 'StepUnknown', `step ${i + 1} names release ${step.release}, which the target plan ${run.r.spec.toPlan} lacks. Retry the rollout`);
+  if (!app)
+    return stall(
+      run,
+      i,
+      'StepUnknown',
+      `step ${i + 1} names release ${step.release}, which the target plan ${run.r.spec.toPlan} lacks. Retry the rollout`,
+    );
   if (state.reason === STEP_WRITING) return writeAgain(run, i, app);
   // The look listed this Application after every earlier look's write (a step written in this look
   // ends the look), so a second GET would show the same; only one the listing lacks is read by name.
@@ -177,10 +129,19 @@ async function waitOrFail(run: Run, i: number, why: { reason: string; message: s
     if (held !== 'free') return held;
   }
   if (state && late) {
-    set(run, i, { state: 'Failed', reason: 'ActionTimeout', message: `${why.message}; the step ran past actionTimeout`, finishedAt: kubeTime(run.ctx.now()) });
-    return fail(run, i, `step ${i + 1} (${run.r.spec.steps[i]?.action} ${state.release}) did not finish within actionTimeout: ${why.message}`);
+    setStep(run, i, {
+      state: 'Failed',
+      reason: 'ActionTimeout',
+      message: `${why.message}; the step ran past actionTimeout`,
+      finishedAt: kubeTime(run.ctx.now()),
+    });
+    return fail(
+      run,
+      i,
+      `step ${i + 1} (${run.r.spec.steps[i]?.action} ${state.release}) did not finish within actionTimeout: ${why.message}`,
+    );
   }
-  set(run, i, { reason: why.reason, message: why.message });
+  setStep(run, i, { reason: why.reason, message: why.message });
   return progress(run, i);
 }
 
@@ -199,16 +160,39 @@ async function stepOnce(run: Run, i: number): Promise<Next> {
 
 /** How the rollout came to run: an approval accepted in this look or before, or every step assessed safe. */
 function approvedOf(accepted: Extract<Judgement, { state: 'Accepted' }> | undefined): Approved {
-  if (!accepted) return { condition: approvedCondition('True', 'AssessedSafe', 'every step was assessed safe, so no approval is needed') };
-  const approval = { state: 'Accepted' as const, approvedBy: accepted.approvedBy, approvedAt: accepted.approvedAt, reason: 'Approved', message: accepted.message };
+  if (!accepted)
+    return {
+      condition: approvedCondition('True', 'AssessedSafe', 'every step was assessed safe, so no approval is needed'),
+    };
+  const approval = {
+    state: 'Accepted' as const,
+    approvedBy: accepted.approvedBy,
+    approvedAt: accepted.approvedAt,
+    reason: 'Approved',
+    message: accepted.message,
+  };
   return { condition: approvedCondition('True', 'Approved', accepted.message), approval };
 }
 
 /** Moves the rollout on as far as Argo CD's reports allow in one look. */
-export async function execute(ctx: StepContext, look: RolloutLook, r: RolloutObject, accepted?: Extract<Judgement, { state: 'Accepted' }>): Promise<RolloutReport> {
+export async function execute(
+  ctx: StepContext,
+  look: RolloutLook,
+  r: RolloutObject,
+  accepted?: Extract<Judgement, { state: 'Accepted' }>,
+): Promise<RolloutReport> {
   const { engine, settings } = look;
   const approved = approvedOf(accepted);
-  const base = { ctx, look, r, approved, states: stepStates(r), actionTimeoutMs: settings.actionTimeoutMs, intended: new Map<string, PlanApplication>(), releases: new Map<string, Release>() };
+  const base = {
+    ctx,
+    look,
+    r,
+    approved,
+    states: stepStates(r),
+    actionTimeoutMs: settings.actionTimeoutMs,
+    intended: new Map<string, PlanApplication>(),
+    releases: new Map<string, Release>(),
+  };
   if (settings.paused) return hold(base, PAUSED);
   // A suspended engine (spec.suspendEngine) shows as Argo CD unavailable, which holds as well.
   if (!engine.available) return hold(base, `nothing is written to Argo CD while it is unavailable: ${engine.message}`);
@@ -216,14 +200,28 @@ export async function execute(ctx: StepContext, look: RolloutLook, r: RolloutObj
   if (!('intended' in intended)) return intended;
   const { plan } = intended;
   const known = plan ? { planDigest: plan.digest } : {};
-  const run: Run = { ...base, ctx: { ...ctx, log: ctx.log.child(known) }, intended: intended.intended, releases: intended.releases };
+  const run: Run = {
+    ...base,
+    ctx: { ...ctx, log: ctx.log.child(known) },
+    intended: intended.intended,
+    releases: intended.releases,
+  };
   return concerning(await moveOn(run, plan), known);
 }
 
 async function moveOn(run: Run, plan: Plan | undefined): Promise<RolloutReport> {
   const { r, look } = run;
   // ROL-2: nothing is written while the Applications differ from what was approved; the check repeats every look.
-  const changes = plan ? inventoryChanges({ recorded: r.spec.applications, live: look.apps, steps: r.spec.steps, states: run.states, intended: run.intended, targetDigest: plan.digest }) : [];
+  const changes = plan
+    ? inventoryChanges({
+        recorded: r.spec.applications,
+        live: look.apps,
+        steps: r.spec.steps,
+        states: run.states,
+        intended: run.intended,
+        targetDigest: plan.digest,
+      })
+    : [];
   if (changes.length > 0) return drifted(run, changes);
   const gated = plan ? await validationGate(run, plan) : undefined;
   if (gated) return gated;

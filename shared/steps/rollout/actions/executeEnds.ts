@@ -5,7 +5,12 @@ import type { RuntimeRolloutStatus } from '../../../api/runtimeRollout.ts';
 import { EVENT_REASON } from '../../../events/recorder.ts';
 import type { PlanApplication } from '../../../plans/applications.ts';
 import type { Release } from '../../../plans/release.ts';
-import { type RolloutObject, type WantedCondition, rolloutConditions, rolloutState } from '../../../rollouts/objects.ts';
+import {
+  type RolloutObject,
+  type WantedCondition,
+  rolloutConditions,
+  rolloutState,
+} from '../../../rollouts/objects.ts';
 import { type StepState, timeLeft } from '../../../rollouts/progress.ts';
 import type { Reason } from '../../../api/reasons.ts';
 import type { StepContext } from '../../types.ts';
@@ -33,6 +38,15 @@ export interface Run {
   readonly releases: ReadonlyMap<string, Release>;
 }
 
+/** A step done, so the look moves to the next; or how the look ends. */
+export type Next = 'next' | RolloutReport;
+
+/** Changes the look's copy of step `i`; the look's one status write records it. */
+export function setStep(run: Run, i: number, state: Partial<StepState>): void {
+  const prev = run.states[i];
+  if (prev) run.states[i] = { ...prev, ...state };
+}
+
 type State = Parameters<typeof rolloutState>[0];
 
 /** What the rollout's conditions say after this look. */
@@ -45,7 +59,11 @@ export interface Shown {
 export async function save(run: Run, shown: Shown, extra: Partial<RuntimeRolloutStatus> = {}): Promise<void> {
   const { r, ctx } = run;
   const approval = run.approved.approval ?? r.status?.approval;
-  const conditions = rolloutConditions(r, rolloutState(shown.state, shown.reason, shown.message, run.approved.condition), ctx.now());
+  const conditions = rolloutConditions(
+    r,
+    rolloutState(shown.state, shown.reason, shown.message, run.approved.condition),
+    ctx.now(),
+  );
   run.r = await writeStatus(ctx, r, { ...(approval ? { approval } : {}), conditions, steps: run.states, ...extra });
   await announceApproval(run, r);
 }
@@ -58,13 +76,19 @@ export async function save(run: Run, shown: Shown, extra: Partial<RuntimeRollout
 async function announceApproval(run: Run, before: RolloutObject): Promise<void> {
   const accepted = run.approved.approval;
   if (!accepted || verdictRecorded(run, before)) return;
-  await noteRollout(run.ctx, run.r, { type: 'Normal', reason: EVENT_REASON.approvalAccepted, message: accepted.message ?? '' });
+  await noteRollout(run.ctx, run.r, {
+    type: 'Normal',
+    reason: EVENT_REASON.approvalAccepted,
+    message: accepted.message ?? '',
+  });
 }
 
 /** Whether `r`'s status already holds the approval this look accepted (none accepted: nothing to record). */
 export function verdictRecorded(run: Run, r: RolloutObject = run.r): boolean {
   const accepted = run.approved.approval;
-  return !accepted || (r.status?.approval?.approvedAt === accepted.approvedAt && r.status.approval.state === 'Accepted');
+  return (
+    !accepted || (r.status?.approval?.approvedAt === accepted.approvedAt && r.status.approval.state === 'Accepted')
+  );
 }
 
 /**
@@ -89,7 +113,9 @@ export async function progress(run: Run, i: number): Promise<RolloutReport> {
   const message = `rollout ${run.r.metadata.name} (${moveOf(run.r)}): ${where(run, i)}: ${state?.message ?? ''}`;
   await save(run, { state: 'progressing', reason: 'RolloutProgressing', message }, { currentStep: i });
   const left = state ? timeLeft(state, run.actionTimeoutMs, run.ctx.now()) : run.actionTimeoutMs;
-  return released('False', 'RolloutProgressing', message, { recheckAfterMs: Math.max(0, Math.min(run.ctx.timings.engineRecheckMs, left + 1000)) });
+  return released('False', 'RolloutProgressing', message, {
+    recheckAfterMs: Math.max(0, Math.min(run.ctx.timings.engineRecheckMs, left + 1000)),
+  });
 }
 
 /** Nothing starts now: the runtime is paused or Argo CD cannot take writes. */
@@ -102,13 +128,23 @@ export async function hold(run: Run, why: string): Promise<RolloutReport> {
 }
 
 /** A person must act before the rollout moves on; it has not ended. */
-export async function stall(run: Run, i: number, reason: Extract<Reason, 'StepUnknown' | 'AwaitingAcknowledgement' | 'ChartChanged'>, message: string): Promise<RolloutReport> {
+export async function stall(
+  run: Run,
+  i: number,
+  reason: Extract<Reason, 'StepUnknown' | 'AwaitingAcknowledgement' | 'ChartChanged'>,
+  message: string,
+): Promise<RolloutReport> {
   const state = run.states[i];
   if (state && reason !== 'AwaitingAcknowledgement') run.states[i] = { ...state, reason, message };
   const full = `rollout ${run.r.metadata.name} (${moveOf(run.r)}): ${where(run, i)}: ${message}`;
   await save(run, { state: 'waiting', reason, message: full }, { currentStep: i });
   // A chart pushed back to the registry wakes nothing in the cluster, so the registry is asked again.
-  return released('False', reason, full, reason === 'ChartChanged' ? { recheckAfterMs: run.ctx.timings.engineRecheckMs } : {});
+  return released(
+    'False',
+    reason,
+    full,
+    reason === 'ChartChanged' ? { recheckAfterMs: run.ctx.timings.engineRecheckMs } : {},
+  );
 }
 
 /** ROL-2: the owned Applications changed since the rollout was approved; nothing is written until they are as approved again, or a retry replaces it. */
@@ -126,9 +162,18 @@ export async function fail(run: Run, i: number, why: string): Promise<RolloutRep
 }
 
 /** Ends the running rollout Failed with what it did so far. */
-export async function failWith(run: Run, message: string, more: Omit<RuntimeRolloutStatus, 'conditions' | 'outcome'>): Promise<RolloutReport> {
+export async function failWith(
+  run: Run,
+  message: string,
+  more: Omit<RuntimeRolloutStatus, 'conditions' | 'outcome'>,
+): Promise<RolloutReport> {
   const approval = run.approved.approval ?? run.r.status?.approval;
-  await endRollout(run.ctx, run.r, { outcome: 'Failed', message, keep: { ...(approval ? { approval } : {}), steps: run.states, ...more }, approved: run.approved.condition });
+  await endRollout(run.ctx, run.r, {
+    outcome: 'Failed',
+    message,
+    keep: { ...(approval ? { approval } : {}), steps: run.states, ...more },
+    approved: run.approved.condition,
+  });
   await announceApproval(run, run.r);
   return { ...released('False', 'RolloutFailed', message), ended: 'Failed' };
 }
@@ -136,14 +181,25 @@ export async function failWith(run: Run, message: string, more: Omit<RuntimeRoll
 const WHAT_SUCCESS = {
   Upgrade: (plan: string) => `Argo CD reports every release of plan ${plan} synced and healthy`,
   Remove: () => 'Argo CD removed every release and its Application',
-  Adopt: (plan: string) => `every Application of plan ${plan} now names this runtime as its owner; nothing else on them changed`,
+  Adopt: (plan: string) =>
+    `every Application of plan ${plan} now names this runtime as its owner; nothing else on them changed`,
 } as const;
 
 /** Every step done (and validated, validate.ts): the target plan is the active plan. */
-export async function succeed(run: Run, validation?: { readonly status: NonNullable<RuntimeRolloutStatus['validation']>; readonly note: string }): Promise<RolloutReport> {
+export async function succeed(
+  run: Run,
+  validation?: { readonly status: NonNullable<RuntimeRolloutStatus['validation']>; readonly note: string },
+): Promise<RolloutReport> {
   const plan = run.r.spec.toPlan;
   const message = `rollout ${run.r.metadata.name} (${moveOf(run.r)}) succeeded: ${WHAT_SUCCESS[run.r.spec.type](plan)}${validation ? `; ${validation.note}` : ''}`;
-  await save(run, { state: 'done', reason: 'RolloutSucceeded', message }, { outcome: 'Succeeded', ...(validation ? { validation: validation.status } : {}) });
+  await save(
+    run,
+    { state: 'done', reason: 'RolloutSucceeded', message },
+    { outcome: 'Succeeded', ...(validation ? { validation: validation.status } : {}) },
+  );
   await noteRollout(run.ctx, run.r, { type: 'Normal', reason: EVENT_REASON.rolloutSucceeded, message });
-  return { ...released('True', 'Released', `plan ${plan} is active: ${message}`, { fields: { activePlan: plan } }), ended: 'Succeeded' };
+  return {
+    ...released('True', 'Released', `plan ${plan} is active: ${message}`, { fields: { activePlan: plan } }),
+    ended: 'Succeeded',
+  };
 }

@@ -15,7 +15,9 @@ import { type RolloutReport, moveOf } from '../report.ts';
 
 async function markOrphaned(kube: KubePort, app: GenericObject, uid: string): Promise<void> {
   if (app.metadata.annotations?.[ANNOTATION.orphanedFrom] === uid) return;
-  await kube.patch(KIND.application, app.metadata.name, NAMESPACES.argocd, { metadata: { annotations: { [ANNOTATION.orphanedFrom]: uid } } });
+  await kube.patch(KIND.application, app.metadata.name, NAMESPACES.argocd, {
+    metadata: { annotations: { [ANNOTATION.orphanedFrom]: uid } },
+  });
 }
 
 function orphanedMessage(ctx: StepContext, apps: readonly GenericObject[], ended: number): string {
@@ -34,20 +36,37 @@ const endedMessage = (r: RolloutObject): string =>
  * short only tells it again, which raises the Event's count; the deletion cannot be undone, so the
  * ending it announces always follows. `orphaned` (ended by an earlier pass) only counts.
  */
-export async function orphanEverything(ctx: StepContext, look: RolloutLook, { unfinished, orphaned }: { readonly unfinished: readonly RolloutObject[]; readonly orphaned: readonly RolloutObject[] }): Promise<RolloutReport> {
+export async function orphanEverything(
+  ctx: StepContext,
+  look: RolloutLook,
+  {
+    unfinished,
+    orphaned,
+  }: { readonly unfinished: readonly RolloutObject[]; readonly orphaned: readonly RolloutObject[] },
+): Promise<RolloutReport> {
   for (const app of look.apps) await markOrphaned(ctx.kube, app, ctx.runtime.metadata.uid);
   for (const r of unfinished) {
     const message = endedMessage(r);
     await noteRollout(ctx, r, { type: 'Normal', reason: EVENT_REASON.runtimeOrphaned, message });
     await endRollout(ctx, r, { outcome: 'Orphaned', message, keep: { ...r.status }, event: false });
   }
-  await recordEvent({ kube: ctx.kube, runtime: ctx.runtime, reporter: 'rollout', now: ctx.now() }, { type: 'Normal', reason: EVENT_REASON.runtimeOrphaned, message: orphanedMessage(ctx, look.apps, unfinished.length + orphaned.length) });
+  await recordEvent(
+    { kube: ctx.kube, runtime: ctx.runtime, reporter: 'rollout', now: ctx.now() },
+    {
+      type: 'Normal',
+      reason: EVENT_REASON.runtimeOrphaned,
+      message: orphanedMessage(ctx, look.apps, unfinished.length + orphaned.length),
+    },
+  );
   await releaseCleanup(ctx.kube, ctx.runtime);
   return {};
 }
 
 /** The runbook's contract: on this path a failed listing shows only in the log. */
 export function waitToOrphan(ctx: StepContext): RolloutReport {
-  ctx.log.warn("deletion waits: Argo CD's Application API is not served, so the runtime's Applications cannot be marked orphaned", { runtime: ctx.runtime.metadata.name });
+  ctx.log.warn(
+    "deletion waits: Argo CD's Application API is not served, so the runtime's Applications cannot be marked orphaned",
+    { runtime: ctx.runtime.metadata.name },
+  );
   return { recheckAfterMs: ctx.timings.engineRecheckMs };
 }

@@ -10,13 +10,32 @@ import { endRollout, noteRollout } from '../record.ts';
 import { type RolloutReport, released } from '../report.ts';
 import { awaitApproval, pendingSteps } from './awaitApproval.ts';
 
-export async function refuseApproval(ctx: StepContext, r: RolloutObject, j: Extract<Judgement, { state: 'Refused' }>): Promise<RolloutReport> {
+export async function refuseApproval(
+  ctx: StepContext,
+  r: RolloutObject,
+  j: Extract<Judgement, { state: 'Refused' }>,
+): Promise<RolloutReport> {
   const why = `approval by ${j.approvedBy} refused: ${j.message}`;
-  const approval = { state: 'Refused' as const, approvedBy: j.approvedBy, approvedAt: j.approvedAt, reason: j.reason, message: why };
+  const approval = {
+    state: 'Refused' as const,
+    approvedBy: j.approvedBy,
+    approvedAt: j.approvedAt,
+    reason: j.reason,
+    message: why,
+  };
   await noteRollout(ctx, r, { type: 'Warning', reason: EVENT_REASON.approvalRefused, message: why });
   if (j.supersede) {
-    await endRollout(ctx, r, { outcome: 'Superseded', message: why, keep: { approval, steps: pendingSteps(r) }, approved: approvedCondition('False', j.reason, why), event: false });
-    return { ...released('False', 'AwaitingApproval', `${why}. A new rollout is being created`, { recheckAfterMs: 0 }), ended: 'Superseded' };
+    await endRollout(ctx, r, {
+      outcome: 'Superseded',
+      message: why,
+      keep: { approval, steps: pendingSteps(r) },
+      approved: approvedCondition('False', j.reason, why),
+      event: false,
+    });
+    return {
+      ...released('False', 'AwaitingApproval', `${why}. A new rollout is being created`, { recheckAfterMs: 0 }),
+      ended: 'Superseded',
+    };
   }
   const report = await awaitApproval(ctx, r, { why, approval });
   // Cleared after the status (whose write is conditional on the version read), so a fresh

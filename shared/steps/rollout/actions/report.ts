@@ -6,17 +6,23 @@ import type { StepContext } from '../../types.ts';
 import type { ReportedState } from '../actions.ts';
 import type { RolloutLook } from '../look.ts';
 import { type RolloutReport, released } from '../report.ts';
-import type { Badly } from '../state.ts';
+import type { Badly } from '../stateKinds.ts';
 
 const BADLY_REASON = { Expired: 'RolloutExpired', Failed: 'RolloutFailed', Revoked: 'RolloutRevoked' } as const;
 
 /** What the rollout said when it ended, which the runtime keeps saying until the target changes or a retry. */
 function endedMessage(r: RolloutObject, outcome: Badly, noun: string): string {
-  return r.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? `${noun} ${r.metadata.name} ended ${outcome}`;
+  return (
+    r.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? `${noun} ${r.metadata.name} ended ${outcome}`
+  );
 }
 
 export function removalFailed(r: RolloutObject, message: string): RolloutReport {
-  return released('False', 'RemovalFailed', `${message}. The runtime keeps its cleanup finalizer until the removal succeeds: fix the cause, then kubectl aicr retry ${r.metadata.name}`);
+  return released(
+    'False',
+    'RemovalFailed',
+    `${message}. The runtime keeps its cleanup finalizer until the removal succeeds: fix the cause, then kubectl aicr retry ${r.metadata.name}`,
+  );
 }
 
 /**
@@ -29,30 +35,79 @@ function activeMessage(target: string, rollouts: readonly RolloutObject[]): stri
   return said ? `plan ${target} is active: ${said}` : `plan ${target} is active`;
 }
 
-function orphansPresent(look: RolloutLook, others: Extract<ReportedState, { kind: 'OrphansPresent' }>['others']): RolloutReport {
-  const list = others.map(([uid, apps]) => `runtime ${uid}: ${apps.map((a) => a.metadata.name).sort().join(', ')}`).join('; ');
+function orphansPresent(
+  look: RolloutLook,
+  others: Extract<ReportedState, { kind: 'OrphansPresent' }>['others'],
+): RolloutReport {
+  const list = others
+    .map(
+      ([uid, apps]) =>
+        `runtime ${uid}: ${apps
+          .map((a) => a.metadata.name)
+          .sort()
+          .join(', ')}`,
+    )
+    .join('; ');
   const first = others[0]?.[0] ?? '<uid>';
   const patch = `kubectl patch ${KINDS.clusterRuntime.kind.toLowerCase()} ${look.runtime.metadata.name} --type merge -p '{"spec":{"adoption":{"runtimeUID":"${first}"}}}'`;
-  return released('False', 'OrphanedObjectsPresent', `Argo CD holds Applications another runtime wrote (${list}). Nothing is adopted silently and nothing is written to Argo CD meanwhile. To take them over, name their runtime: ${patch}; to leave them unmanaged, delete them (their resources keep running)`);
+  return released(
+    'False',
+    'OrphanedObjectsPresent',
+    `Argo CD holds Applications another runtime wrote (${list}). Nothing is adopted silently and nothing is written to Argo CD meanwhile. To take them over, name their runtime: ${patch}; to leave them unmanaged, delete them (their resources keep running)`,
+  );
 }
 
-type Reports = { readonly [K in ReportedState['kind']]: (at: { readonly ctx: StepContext; readonly look: RolloutLook; readonly state: Extract<ReportedState, { kind: K }> }) => RolloutReport };
+type Reports = {
+  readonly [K in ReportedState['kind']]: (at: {
+    readonly ctx: StepContext;
+    readonly look: RolloutLook;
+    readonly state: Extract<ReportedState, { kind: K }>;
+  }) => RolloutReport;
+};
 
 const REPORTS: Reports = {
-  NoTarget: () => released('False', 'AwaitingPlan', 'no target plan yet: resolution names one once it has resolved the runtime'),
+  NoTarget: () =>
+    released('False', 'AwaitingPlan', 'no target plan yet: resolution names one once it has resolved the runtime'),
   NewerSchema: ({ look }) => released('False', 'PlanUnreadable', newerMessage(look.newer)),
   Ended: ({ state: s }) => released('False', BADLY_REASON[s.outcome], endedMessage(s.rollout, s.outcome, 'rollout')),
   Released: ({ look, state: s }) => released('True', 'Released', activeMessage(s.target, look.rollouts)),
-  AwaitingResolution: ({ state: s }) => released('False', 'AwaitingPlan', `no rollout to ${s.target} starts while resolution has not settled (Resolved is not True)`),
+  AwaitingResolution: ({ state: s }) =>
+    released(
+      'False',
+      'AwaitingPlan',
+      `no rollout to ${s.target} starts while resolution has not settled (Resolved is not True)`,
+    ),
   OrphansPresent: ({ look, state: s }) => orphansPresent(look, s.others),
-  AdoptionEnded: ({ state: s }) => released('False', BADLY_REASON[s.outcome], endedMessage(s.rollout, s.outcome, 'adoption')),
-  AdoptionBlocked: ({ state: s }) => released('False', 'AdoptionBlocked', `${s.why}. Undo the change; the control plane does not adopt a stack it cannot verify`),
+  AdoptionEnded: ({ state: s }) =>
+    released('False', BADLY_REASON[s.outcome], endedMessage(s.rollout, s.outcome, 'adoption')),
+  AdoptionBlocked: ({ state: s }) =>
+    released(
+      'False',
+      'AdoptionBlocked',
+      `${s.why}. Undo the change; the control plane does not adopt a stack it cannot verify`,
+    ),
   RemovalFailed: ({ state: s }) => removalFailed(s.rollout, endedMessage(s.rollout, s.outcome, 'removal')),
-  RemovalWaitsForApi: ({ ctx }) => released('False', 'RolloutProgressing', "the deletion (deletionPolicy Delete) waits: Argo CD's Application API is not served, so the releases to remove cannot be listed", { recheckAfterMs: ctx.timings.engineRecheckMs }),
-  DeletionWaitsForNewer: ({ look }) => released('False', 'PlanUnreadable', `the deletion waits: ${newerMessage(look.newer)}`),
-  OrphanBlocked: ({ state: s }) => released('False', 'PlanUnreadable', `the deletion (deletionPolicy Orphan) waits: ${s.problem}. Nothing is marked orphaned while the active plan does not read back; upgrade the control plane to the version that wrote it, or remove the finalizer by hand (docs/deletion.md)`),
+  RemovalWaitsForApi: ({ ctx }) =>
+    released(
+      'False',
+      'RolloutProgressing',
+      "the deletion (deletionPolicy Delete) waits: Argo CD's Application API is not served, so the releases to remove cannot be listed",
+      { recheckAfterMs: ctx.timings.engineRecheckMs },
+    ),
+  DeletionWaitsForNewer: ({ look }) =>
+    released('False', 'PlanUnreadable', `the deletion waits: ${newerMessage(look.newer)}`),
+  OrphanBlocked: ({ state: s }) =>
+    released(
+      'False',
+      'PlanUnreadable',
+      `the deletion (deletionPolicy Orphan) waits: ${s.problem}. Nothing is marked orphaned while the active plan does not read back; upgrade the control plane to the version that wrote it, or remove the finalizer by hand (docs/deletion.md)`,
+    ),
 };
 
 export function reportOf(ctx: StepContext, look: RolloutLook, state: ReportedState): RolloutReport {
-  return (REPORTS[state.kind] as (at: { ctx: StepContext; look: RolloutLook; state: ReportedState }) => RolloutReport)({ ctx, look, state });
+  return (REPORTS[state.kind] as (at: { ctx: StepContext; look: RolloutLook; state: ReportedState }) => RolloutReport)({
+    ctx,
+    look,
+    state,
+  });
 }

@@ -19,7 +19,9 @@ const projectReads = new WeakMap<Run, Promise<unknown>>();
 function syncWindowsOf(run: Run): Promise<unknown> {
   let read = projectReads.get(run);
   if (!read) {
-    read = run.ctx.kube.get(KIND.appProject, run.look.configuration.argocd.project, NAMESPACES.argocd).then((p) => (p?.['spec'] as { syncWindows?: unknown } | undefined)?.syncWindows);
+    read = run.ctx.kube
+      .get(KIND.appProject, run.look.configuration.argocd.project, NAMESPACES.argocd)
+      .then((p) => (p?.['spec'] as { syncWindows?: unknown } | undefined)?.syncWindows);
     projectReads.set(run, read);
   }
   return read;
@@ -33,21 +35,38 @@ function syncWindowsOf(run: Run): Promise<unknown> {
  */
 export async function projectWindowNow(run: Run, i: number): Promise<WindowNow> {
   const step = run.r.spec.steps[i];
-  const app = step && (step.action === 'Install' || step.action === 'Upgrade') ? run.intended.get(step.release) : undefined;
+  const app =
+    step && (step.action === 'Install' || step.action === 'Upgrade') ? run.intended.get(step.release) : undefined;
   if (!app) return { open: true };
   const project = run.look.configuration.argocd.project;
-  const source: WindowSource = { called: `the sync windows of Argo CD's AppProject ${project}`, field: `spec.syncWindows of AppProject ${project} (the chart's argocd.syncWindows)` };
-  const read = projectWindowsFor(await syncWindowsOf(run), { name: app.metadata.name, destination: app.spec.destination });
+  const source: WindowSource = {
+    called: `the sync windows of Argo CD's AppProject ${project}`,
+    field: `spec.syncWindows of AppProject ${project} (the chart's argocd.syncWindows)`,
+  };
+  const read = projectWindowsFor(await syncWindowsOf(run), {
+    name: app.metadata.name,
+    destination: app.spec.destination,
+  });
   const recheckAfterMs = run.ctx.timings.engineRecheckMs;
-  if (!read.ok) return { open: false, why: `Argo CD refuses to sync Application ${app.metadata.name} while a sync window of AppProject ${project} it falls under is unreadable: ${read.problem}; fix ${source.field}`, recheckAfterMs };
+  if (!read.ok)
+    return {
+      open: false,
+      why: `Argo CD refuses to sync Application ${app.metadata.name} while a sync window of AppProject ${project} it falls under is unreadable: ${read.problem}; fix ${source.field}`,
+      recheckAfterMs,
+    };
   const judged = windowNow(read.windows, run.ctx.now(), source);
-  return judged.open ? judged : { open: false, why: judged.why, recheckAfterMs: Math.min(recheckAfterMs, judged.recheckAfterMs) };
+  return judged.open
+    ? judged
+    : { open: false, why: judged.why, recheckAfterMs: Math.min(recheckAfterMs, judged.recheckAfterMs) };
 }
 
 function wait(run: Run, i: number, window: Extract<WindowNow, { open: false }>, what: string): Promise<RolloutReport> {
   const message = `rollout ${run.r.metadata.name} (${moveOf(run.r)}) ${what} ${where(run, i)}: ${window.why}`;
   return save(run, { state: 'progressing', reason: OUTSIDE_WINDOW, message }, { currentStep: i }).then(() =>
-    released('False', OUTSIDE_WINDOW, message, { recheckAfterMs: window.recheckAfterMs, ...(window.recheckKey ? { recheckKey: window.recheckKey } : {}) }),
+    released('False', OUTSIDE_WINDOW, message, {
+      recheckAfterMs: window.recheckAfterMs,
+      ...(window.recheckKey ? { recheckKey: window.recheckKey } : {}),
+    }),
   );
 }
 
@@ -66,6 +85,12 @@ export async function syncHeld(run: Run, i: number): Promise<'free' | RolloutRep
   const window = await projectWindowNow(run, i);
   if (window.open) return 'free';
   const state = run.states[i];
-  if (state) run.states[i] = { ...state, reason: OUTSIDE_WINDOW, message: `written; Argo CD's sync windows hold its sync: ${window.why}`, timeoutFrom: kubeTime(run.ctx.now()) };
+  if (state)
+    run.states[i] = {
+      ...state,
+      reason: OUTSIDE_WINDOW,
+      message: `written; Argo CD's sync windows hold its sync: ${window.why}`,
+      timeoutFrom: kubeTime(run.ctx.now()),
+    };
   return wait(run, i, window, 'holds at');
 }

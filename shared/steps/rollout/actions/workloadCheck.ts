@@ -37,7 +37,12 @@ function podsText(work: RunningWork): string {
 /** Whether step `i` is one the guard looks at at all. */
 function guarded(run: Run, i: number): boolean {
   const step = run.r.spec.steps[i];
-  return step !== undefined && step.action !== 'Adopt' && disrupts(run.look.settings.workloads, step.release) && !run.r.spec.disruption;
+  return (
+    step !== undefined &&
+    step.action !== 'Adopt' &&
+    disrupts(run.look.settings.workloads, step.release) &&
+    !run.r.spec.disruption
+  );
 }
 
 /** 'clear' when step `i` may start now; otherwise how this look ends. */
@@ -46,7 +51,11 @@ export async function workloadsClear(run: Run, i: number): Promise<'clear' | Rol
   const guard = run.look.settings.workloads;
   const head = `rollout ${run.r.metadata.name} (${moveOf(run.r)}) waits before ${where(run, i)}, a release that disrupts GPU Nodes`;
   if (typeof guard === 'string') {
-    return hold(run, i, { state: 'progressing', reason: WAITING, message: `${head}: spec.workloads does not validate, so which work is protected is not known; the runtime's Resolved condition names the field to fix` });
+    return hold(run, i, {
+      state: 'progressing',
+      reason: WAITING,
+      message: `${head}: spec.workloads does not validate, so which work is protected is not known; the runtime's Resolved condition names the field to fix`,
+    });
   }
   const work = await runningWork(run.ctx.kube, guard);
   if (work.count === 0) {
@@ -60,5 +69,9 @@ export async function workloadsClear(run: Run, i: number): Promise<'clear' | Rol
     const message = `${head}: ${podsText(work)}, still after spec.workloads.maxWait (${formatDuration(guard.maxWaitMs)}, waiting since ${since}). Let the work end and it goes on by itself, or let it disrupt them with kubectl aicr approve --disrupt ${run.r.metadata.name}; the control plane never evicts`;
     return hold(run, i, { state: 'waiting', reason: STILL_RUNNING, message });
   }
-  return hold(run, i, { state: 'progressing', reason: WAITING, message: `${head}: ${podsText(work)}; it starts once they end (waiting since ${since}, at most ${formatDuration(guard.maxWaitMs)} before a person is asked)` });
+  return hold(run, i, {
+    state: 'progressing',
+    reason: WAITING,
+    message: `${head}: ${podsText(work)}; it starts once they end (waiting since ${since}, at most ${formatDuration(guard.maxWaitMs)} before a person is asked)`,
+  });
 }

@@ -1,0 +1,43 @@
+// What the forwarder needs to know of a kind it watches: which runtime an object concerns and
+// which of its changes are work for a step.
+import { ANNOTATION, RUNTIME_NAME } from '../api/constants.ts';
+import type { Kind, ObjectMeta } from '../kube/kinds.ts';
+import type { Selection } from '../kube/port.ts';
+import type { Wake } from '../steps/table.ts';
+
+export interface RuntimeRef {
+  readonly name: string;
+  readonly uid: string;
+}
+
+export interface WatchedKind<T extends { readonly metadata: ObjectMeta }> {
+  readonly wake: Wake;
+  readonly kind: Kind<T>;
+  /** Narrows the watch to the control plane's own objects where a label can say so. */
+  readonly selection?: Selection;
+  runtimeOf(obj: T): RuntimeRef | undefined;
+  /**
+   * Overrides the forwarder's coalescing window for this kind: AICR's Jobs and Pods change a
+   * few times per run, and each change is the control plane's cue to act, so none is held back.
+   */
+  readonly coalesceMs?: number;
+  /** Whether this object's deletion is work; by default every deletion is. */
+  deletionIsNews?(obj: T): boolean;
+  /** Whether an object first seen in this state is work; by default it is. Objects the control plane just created are not. */
+  arrivalIsNews?(obj: T): boolean;
+  /** Two events with the same fingerprint for one object are one change. */
+  fingerprint(obj: T): string;
+  /** Whether a move from one fingerprint to another is work; by default every move is. */
+  changeIsNews?(before: string, after: string): boolean;
+  /** Tells apart two watches of one kind (in different namespaces), for their checkpoints. */
+  readonly id?: string;
+}
+
+/** Any object the forwarder can watch. */
+export type Watchable = { readonly metadata: ObjectMeta };
+
+/** AICR's Jobs and their Pods name their runtime in an annotation the control plane set. */
+export function runtimeFromAnnotation(obj: Watchable): RuntimeRef | undefined {
+  const uid = obj.metadata.annotations?.[ANNOTATION.runtimeUID];
+  return uid ? { name: RUNTIME_NAME, uid } : undefined;
+}

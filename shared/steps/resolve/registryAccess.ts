@@ -1,0 +1,34 @@
+// What resolution needs of the registry before the render Job runs: render pushes and the plan
+// phase pulls, so both need credentials, here and in aicr-jobs (REG-3); and in aws mode, when the
+// deployment creates repositories, the bundle's repository must exist before the push.
+import { BUNDLE_REPOSITORY } from '../../aicr/renderStage.ts';
+import type { Configuration } from '../../configuration/schema.ts';
+import { StalledError } from '../../errors.ts';
+import { registryCredentials } from '../../registry/credentials.ts';
+import { type RepositoryCreator, createEcrRepository, createsRepositories } from '../../registry/ecrRepositories.ts';
+import type { StepContext } from '../types.ts';
+import type { MirrorFailure } from './mirror.ts';
+import { ensureRepositories } from './repositories.ts';
+
+export type RegistryAccess =
+  { readonly ok: true; readonly dockerConfig: string; readonly createRepository?: RepositoryCreator } | MirrorFailure;
+
+export async function registryAccess(ctx: StepContext, registry: Configuration['registry']): Promise<RegistryAccess> {
+  if (!registry.repository) {
+    throw new StalledError(
+      'InvalidConfiguration',
+      "configuration: registry.repository is empty; set it in the chart's values to <host>/<prefix> where bundles are pushed",
+    );
+  }
+  const credentials = await registryCredentials(
+    { kube: ctx.kube, now: ctx.now, staleWithinMs: ctx.timings.tokenStaleWithinMs },
+    registry,
+  );
+  if (!credentials.ok)
+    return { ok: false, retry: true, reason: 'RegistryCredentialsUnavailable', message: credentials.message };
+  const createRepository = registry.auth.mode === 'aws' && createsRepositories() ? createEcrRepository : undefined;
+  if (!createRepository) return { ok: true, dockerConfig: credentials.dockerConfig };
+  const made = await ensureRepositories(createRepository, registry.repository, [BUNDLE_REPOSITORY]);
+  if (!made.ok) return made;
+  return { ok: true, dockerConfig: credentials.dockerConfig, createRepository };
+}
