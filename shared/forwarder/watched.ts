@@ -2,6 +2,7 @@
 // labels or annotations, never its body) and what about it makes work. Steps name these in the
 // step table's `wakesOn`; a kind no step names is not watched.
 import {
+  ARGOCD,
   ARGOCD_REGISTRY_SECRET,
   CONDITION,
   FIELD_MANAGER,
@@ -120,6 +121,8 @@ interface ApplicationPrint {
   readonly specByStep: boolean;
   readonly deletion: string;
   readonly stage: ReportStage;
+  /** Whether a refresh asked of Argo CD waits: it takes the ask away in the write of its next report. */
+  readonly refresh: boolean;
 }
 
 /** Whether a field manager other than the rollout step's holds any of the Application's spec (a person's edit, say). */
@@ -136,7 +139,17 @@ const applicationPrint = (app: GenericObject): ApplicationPrint => ({
   specByStep: !specEditedByOthers(app),
   deletion: digestOf([fieldAt(app, 'metadata.deletionTimestamp') ?? null, fieldAt(app, 'metadata.finalizers') ?? null]),
   stage: reportStage(app),
+  refresh: app.metadata.annotations?.[ARGOCD.refreshAnnotation] !== undefined,
 });
+
+/** Nothing but the refresh flag changed, and it was set: only a later report can answer it. */
+const refreshAsked = (b: ApplicationPrint, a: ApplicationPrint): boolean =>
+  !b.refresh &&
+  a.refresh &&
+  a.spec === b.spec &&
+  a.specByStep === b.specByStep &&
+  a.deletion === b.deletion &&
+  a.stage === b.stage;
 
 export const APPLICATION_WATCH: WatchedKind<GenericObject> = {
   id: 'applications',
@@ -147,11 +160,14 @@ export const APPLICATION_WATCH: WatchedKind<GenericObject> = {
   arrivalIsNews: () => false,
   fingerprint: (obj) => JSON.stringify(applicationPrint(obj)),
   // The step's own write of a new spec, which Argo CD has yet to compare, is no news: the step
-  // wrote it in the look that ended, and what it waits for is the stage Argo CD reaches next.
+  // wrote it in the look that ended, and what it waits for is the stage Argo CD reaches next. A
+  // refresh asked (a step that wrote no new spec asks one) is no news either; Argo CD answering
+  // it is, as the report it writes then is the one such a step waits for, though its stage may
+  // read as before.
   changeIsNews: (before, after) => {
     const [b, a] = [JSON.parse(before) as ApplicationPrint, JSON.parse(after) as ApplicationPrint];
     const ownWrite = a.spec !== b.spec && a.specByStep && a.deletion === b.deletion && a.stage === 'waiting';
-    return !ownWrite;
+    return !ownWrite && !refreshAsked(b, a);
   },
 };
 

@@ -55,10 +55,12 @@ function targets(spec: unknown): string {
   return canonicalJson(withoutNulls(picked));
 }
 
-function wantedRevisions(intended: PlanApplication): string[] {
-  return intended.spec.source
-    ? [intended.spec.source.targetRevision]
-    : (intended.spec.sources ?? []).map((s) => s.targetRevision);
+/** The revisions a spec asks for: its single source's, or each of its sources' in order. */
+function targetRevisions(spec: unknown): string[] {
+  const source = fieldAt(spec, 'source');
+  if (source !== undefined && !emptySource(source)) return [stringAt(source, 'targetRevision') ?? ''];
+  const sources = fieldAt(spec, 'sources');
+  return Array.isArray(sources) ? sources.map((s) => stringAt(s, 'targetRevision') ?? '') : [];
 }
 
 /** A single source's `revision`, or a multi-source `revisions` list, as one list. */
@@ -136,29 +138,28 @@ function healthProblem(name: string, app: unknown): GateVerdict | undefined {
   );
 }
 
-/** Where Argo CD's report on an Application stands, in the terms a step's verdict turns on. */
-export type ReportStage = 'refused' | 'comparison-error' | 'sync-failed' | 'degraded' | 'settled' | 'waiting';
+/** What a verdict is given against: the spec a step wrote, and the revisions it asks for. */
+interface Wanted {
+  readonly name: string;
+  readonly spec: unknown;
+  readonly project: string | undefined;
+  readonly revisions: readonly string[];
+}
 
-/**
- * The stage of Argo CD's report, read from the Application alone (no plan, no write time), so the
- * forwarder can tell which of Argo CD's writes may change a step's verdict. Its intermediate
- * writes while it compares and syncs (operation requested, Running, OutOfSync, Progressing,
- * revisions moving) leave a step waiting as it was: they all read `waiting`, and the step's own
- * recheck refreshes what `kubectl aicr describe` says meanwhile.
- */
-export function reportStage(app: GenericObject): ReportStage {
-  if (conditionMessage(app, 'InvalidSpecError') !== undefined) return 'refused';
-  if (conditionMessage(app, 'ComparisonError') !== undefined) return 'comparison-error';
-  const phase = stringAt(app, 'status.operationState.phase');
-  if (phase === 'Failed' || phase === 'Error') return 'sync-failed';
-  const health = stringAt(app, 'status.health.status');
-  if (health === 'Degraded') return 'degraded';
-  const compared = targets(fieldAt(app, 'status.sync.comparedTo')) === targets(fieldAt(app, 'spec'));
-  const synced =
-    !fieldAt(app, 'operation') &&
-    (phase === undefined || phase === 'Succeeded') &&
-    stringAt(app, 'status.sync.status') === 'Synced';
-  return compared && synced && health === 'Healthy' ? 'settled' : 'waiting';
+function verdict(live: GenericObject, wanted: Wanted, writtenAt: Date): GateVerdict {
+  const { name } = wanted;
+  if (targets(fieldAt(live, 'spec')) !== targets(wanted.spec) || stringAt(live, 'spec.project') !== wanted.project) {
+    return waiting(
+      'SpecDrifted',
+      `Application ${name} was edited since the step wrote it (its source, values, destination or project differ); the control plane does not write over the edit: undo it, or the step fails at actionTimeout`,
+    );
+  }
+  return (
+    reportProblem(name, live, writtenAt) ??
+    operationProblem(name, live) ??
+    revisionProblem(name, live, wanted.revisions) ??
+    healthProblem(name, live) ?? { held: true }
+  );
 }
 
 /** The gate on an Install or Upgrade step's Application, written at `writtenAt`. */
@@ -169,19 +170,45 @@ export function gate(live: GenericObject | undefined, intended: PlanApplication,
       'ApplicationMissing',
       `Application ${name} is gone since the step wrote it; it is not written again mid-step`,
     );
-  if (
-    targets(fieldAt(live, 'spec')) !== targets(intended.spec) ||
-    stringAt(live, 'spec.project') !== intended.spec.project
-  ) {
-    return waiting(
-      'SpecDrifted',
-      `Application ${name} was edited since the step wrote it (its source, values, destination or project differ); the control plane does not write over the edit: undo it, or the step fails at actionTimeout`,
-    );
-  }
-  return (
-    reportProblem(name, live, writtenAt) ??
-    operationProblem(name, live) ??
-    revisionProblem(name, live, wantedRevisions(intended)) ??
-    healthProblem(name, live) ?? { held: true }
-  );
+  const wanted = {
+    name,
+    spec: intended.spec,
+    project: intended.spec.project,
+    revisions: targetRevisions(intended.spec),
+  };
+  return verdict(live, wanted, writtenAt);
+}
+
+/** Where Argo CD's report on an Application stands, in the terms a step's verdict turns on. */
+export type ReportStage = 'refused' | 'comparison-error' | 'sync-failed' | 'degraded' | 'settled' | 'waiting';
+
+const STAGE_OF: Readonly<Record<GateReason, ReportStage>> = {
+  SpecRefused: 'refused',
+  ComparisonError: 'comparison-error',
+  SyncFailed: 'sync-failed',
+  Degraded: 'degraded',
+  GateNotMet: 'waiting',
+  // Neither can be said of an Application judged against its own spec.
+  ApplicationMissing: 'waiting',
+  SpecDrifted: 'waiting',
+};
+
+/**
+ * The stage of Argo CD's report, read from the Application alone: the gate's verdict on it as if
+ * its own spec were what a step wrote, at no particular time. The forwarder wakes the rollout step
+ * only when it moves, so Argo CD's intermediate writes while it compares and syncs (operation
+ * requested, Running, OutOfSync, Progressing, revisions moving) all read `waiting` and cost no
+ * look; a report older than a step's write reads as its stage, and the step's recheck (or the
+ * refresh it asked for, see watched.ts) covers that case.
+ */
+export function reportStage(app: GenericObject): ReportStage {
+  const spec = fieldAt(app, 'spec');
+  const own = {
+    name: app.metadata.name,
+    spec,
+    project: stringAt(app, 'spec.project'),
+    revisions: targetRevisions(spec),
+  };
+  const v = verdict(app, own, new Date(0));
+  return v.held ? 'settled' : STAGE_OF[v.reason];
 }

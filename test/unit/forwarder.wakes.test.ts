@@ -2,7 +2,7 @@
 // step made, or a run another step started, costs it no look.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FIELD_MANAGER, LABEL } from '../../shared/api/constants.ts';
+import { ARGOCD, FIELD_MANAGER, LABEL } from '../../shared/api/constants.ts';
 import {
   APPLICATION_SPEC_WATCH,
   APPLICATION_WATCH,
@@ -69,9 +69,12 @@ const application = (specVersion: string, health: string, comparedVersion?: stri
     status: {
       sync: {
         status: 'Synced',
-        ...(comparedVersion ? { comparedTo: { source: { chart: 'alpha', targetRevision: comparedVersion } } } : {}),
+        ...(comparedVersion
+          ? { comparedTo: { source: { chart: 'alpha', targetRevision: comparedVersion } }, revision: comparedVersion }
+          : {}),
       },
       health: { status: health },
+      reconciledAt: '2026-12-06T08:00:00Z',
     },
   }) as GenericObject;
 
@@ -82,7 +85,7 @@ test("Argo CD's reports on an owned Application wake the rollout step, not the d
   assert.deepEqual(woken(APPLICATION_WATCH), ['rollout']);
   assert.deepEqual(woken(APPLICATION_SPEC_WATCH), ['drift-check']);
   const settled = application('1.0.0', 'Healthy', '1.0.0');
-  const degraded = application('1.0.0', 'Degraded');
+  const degraded = application('1.0.0', 'Degraded', '1.0.0');
   assert.notEqual(
     APPLICATION_WATCH.fingerprint(progressing),
     APPLICATION_WATCH.fingerprint(settled),
@@ -145,4 +148,20 @@ test("the rollout step's own write of an Application's spec, not yet compared by
     metadata: { ...written.metadata, deletionTimestamp: '2026-12-06T08:00:00Z' },
   } as GenericObject;
   assert.equal(news(settled, deleting), true, 'a deletion with the write is news');
+});
+
+test('a refresh the rollout step asks of Argo CD does not wake it; Argo CD answering it does, though its stage reads as before', () => {
+  const news = (before: GenericObject, after: GenericObject): boolean => {
+    const [b, a] = [APPLICATION_WATCH.fingerprint(before), APPLICATION_WATCH.fingerprint(after)];
+    return b !== a && (APPLICATION_WATCH.changeIsNews?.(b, a) ?? true);
+  };
+  const settled = application('1.0.0', 'Healthy', '1.0.0');
+  const asked = {
+    ...settled,
+    metadata: { ...settled.metadata, annotations: { [ARGOCD.refreshAnnotation]: 'normal' } },
+  } as GenericObject;
+  assert.equal(news(settled, asked), false, 'the ask alone');
+  assert.equal(news(asked, settled), true, "Argo CD's answer");
+  const degradedAndAsked = { ...application('1.0.0', 'Degraded', '1.0.0'), metadata: asked.metadata } as GenericObject;
+  assert.equal(news(settled, degradedAndAsked), true, 'an ask beside a new stage is news for the stage');
 });

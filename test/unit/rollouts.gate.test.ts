@@ -258,6 +258,27 @@ test("the report's stage, read from the Application alone, moves only where a st
     stage(single, (s) => (s.conditions = [{ type: 'InvalidSpecError', message: 'not permitted' }])),
     'refused',
   );
+  // The stage is the gate's own verdict: a failure or Degraded before Argo CD has compared the
+  // spec, or while a sync runs, is a verdict of waiting, so it reads waiting too.
+  assert.equal(
+    stage(single, (s) => {
+      s.health = { status: 'Degraded' };
+      s.sync.comparedTo.source.targetRevision = '0.0.1';
+    }),
+    'waiting',
+  );
+  assert.equal(
+    stage(single, (s, live) => {
+      s.health = { status: 'Degraded' };
+      live['operation'] = { sync: {} };
+    }),
+    'waiting',
+  );
+  assert.equal(
+    stage(single, (s) => (s.sync.revision = '0.0.1')),
+    'waiting',
+    'synced at other revisions than the spec asks',
+  );
   // Every verdict the gate can give on a report is told apart from a settled one by its stage.
   for (const edit of [
     ...waiting,
