@@ -25,6 +25,7 @@ import { createRuntime, deleteRuntime, kubectl } from '../test/helpers/runtime.t
 import { SqsLambdaDriver, type SqsHandler } from '../test/helpers/sqsDriver.ts';
 import { fifoUrls, queueNamed, stepQueues } from './queues.ts';
 import { ApplicationWatch } from './applicationWatch.ts';
+import { countLooks } from './looks.ts';
 import { controlPlaneRequestsSince, perChange } from './requests.ts';
 
 const RELEASES = Number(process.env['BENCH_ROLLOUT_RELEASES'] ?? 50);
@@ -133,15 +134,18 @@ async function approvedToReleased(
 }
 
 async function localRun(watch: ApplicationWatch) {
+  const looks = countLooks('rollout');
   const cp = startLocalControlPlane({
     kube: forwarderKube(),
     kubeFor: (step) => stepKube(step),
-    log: silent,
+    log: looks.logger,
     table: ROLLOUT_ONLY,
   });
   try {
     const { plan, uid } = await awaitingApproval(watch);
-    return await approvedToReleased(plan, uid);
+    looks.reset();
+    const figures = await approvedToReleased(plan, uid);
+    return { ...figures, looksPerStep: perChange(looks.byCause(), RELEASES) };
   } finally {
     cp.stop();
     await cp.running;
@@ -216,7 +220,13 @@ async function sqsRun(watch: ApplicationWatch) {
 export interface RolloutFigures {
   readonly releases: number;
   readonly floorMs: number;
-  readonly local: { readonly ms: number; readonly ratio: number; readonly requestsPerStep: Record<string, number> };
+  readonly local: {
+    readonly ms: number;
+    readonly ratio: number;
+    readonly requestsPerStep: Record<string, number>;
+    /** The rollout step's looks per release, by what woke each (local mode's log lines). */
+    readonly looksPerStep: Record<string, number>;
+  };
   readonly sqs: {
     readonly ms: number;
     readonly ratio: number;

@@ -255,6 +255,9 @@ async function rolloutOnly(): Promise<void> {
   console.log(
     `API requests per rollout step: local ${JSON.stringify(rollout.local.requestsPerStep)}; sqs ${JSON.stringify(rollout.sqs.requestsPerStep)}`,
   );
+  console.log(
+    `rollout step looks per release, by what woke each (local): ${JSON.stringify(rollout.local.looksPerStep)}`,
+  );
   for (const m of missed) console.error(`goal missed: ${m}`);
   if (missed.length > 0) process.exitCode = 1;
 }
@@ -320,6 +323,7 @@ function printRollout(ro: RolloutFigures): void {
   console.log(
     `API requests per rollout step: local ${JSON.stringify(ro.local.requestsPerStep)}; sqs ${JSON.stringify(ro.sqs.requestsPerStep)}`,
   );
+  console.log(`rollout step looks per release, by what woke each (local): ${JSON.stringify(ro.local.looksPerStep)}`);
 }
 
 /** Every phase in order; each prints as it ends, so a run stopped or failed part way still says what it measured. */

@@ -13,6 +13,8 @@ export interface LogContext {
   readonly rollout?: string;
   readonly runId?: string;
   readonly step?: string;
+  /** What woke a step: the work item's cause (a watched change, a recheck, a retry). */
+  readonly cause?: string;
   /** The kind a forwarder watches. */
   readonly watched?: string;
   readonly messageId?: string;

@@ -73,6 +73,7 @@ export function createDispatcher(
     const stepLog = log.child({
       runtimeUID: item.runtime.uid,
       step: item.step,
+      cause: item.cause,
       ...(item.cluster ? { cluster: item.cluster } : {}),
     });
     const kube = await kubeOf(item, deps);
