@@ -7,7 +7,8 @@
 //    the reasons table) stalls the runtime: Stalled=True and Ready=False with its reason and
 //    message (COND-2). Reconciling stays True only when that stall retries by itself.
 // 2. Otherwise a domain condition that is missing, describes an older generation, or is not
-//    True means work is under way: Reconciling=True and Ready=False, with its reason.
+//    True means work is under way: Reconciling=True and Ready=False, with its reason and a
+//    message that points at it (its own message moves with the work; a stall's is copied).
 // 3. Otherwise the runtime is Ready.
 import type { Condition } from '../api/condition.ts';
 import { CONDITION, DOMAIN_CONDITIONS, type DomainConditionType } from '../api/constants.ts';
@@ -42,7 +43,10 @@ function progressOf(c: Condition | undefined, type: DomainConditionType, generat
       message: `${type} describes generation ${c.observedGeneration ?? 0}; generation ${generation} is being processed`,
     };
   }
-  return c.status === 'True' ? undefined : { reason: c.reason, message: c.message };
+  if (c.status === 'True') return undefined;
+  // Not the condition's own message: a rollout rewrites it at every step, and a copy here would
+  // cost the runtime a second status write each time.
+  return { reason: c.reason, message: `${type} is ${c.status} with ${c.reason}; its message says where it stands` };
 }
 
 export function summarize(input: SummaryInput): DesiredCondition[] {

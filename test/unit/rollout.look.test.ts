@@ -8,6 +8,7 @@ import { KIND } from '../../shared/kube/kinds.ts';
 import { parseRollout } from '../../shared/rollouts/objects.ts';
 import { STEP_WRITING } from '../../shared/rollouts/progress.ts';
 import { nextLook, runRollout } from '../../shared/steps/rollout/index.ts';
+import { periodicLook } from '../../shared/steps/rollout/report.ts';
 import { TARGET, cluster, ctxOf, runtime } from '../helpers/rolloutLook.ts';
 
 test('ENG-1 one look reads the configuration and the target plan once, even when the decision reaches the validation gate', async () => {
@@ -95,6 +96,19 @@ test('the looks many messages ask for only because time passes are one timer per
   assert.deepEqual(nextLook({ recheckAfterMs: 5_000 }, undefined, idle, at('2026-12-04T10:04:59Z')), {
     recheckAfterMs: 5_000,
   });
+});
+
+test('a step in flight looks again after the engine recheck, on a grid a quarter of it wide: the looks of one quarter share one timer, none comes more than a quarter late', () => {
+  const at = (iso: string): Date => new Date(iso);
+  const recheck = 30_000;
+  const first = periodicLook(at('2026-12-04T10:00:01Z'), recheck);
+  assert.deepEqual(first, { recheckAfterMs: 36_500, recheckKey: 'look-2026-12-04T10:00:37.500Z' });
+  assert.equal(periodicLook(at('2026-12-04T10:00:07.500Z'), recheck).recheckKey, first.recheckKey);
+  assert.notEqual(periodicLook(at('2026-12-04T10:00:08Z'), recheck).recheckKey, first.recheckKey);
+  for (let ms = 0; ms < 20_000; ms += 1_234) {
+    const { recheckAfterMs } = periodicLook(new Date(Date.parse('2026-12-04T10:00:00Z') + ms), recheck);
+    assert.ok(recheckAfterMs >= recheck && recheckAfterMs <= recheck * 1.25, String(recheckAfterMs));
+  }
 });
 
 /** The rollout's status as a control plane that died right after writing step 1's Application leaves it: recorded as being written. */

@@ -107,3 +107,19 @@ for (const [name, conditions, expected, want] of rows) {
     }
   });
 }
+
+test('summarize: a condition moving through its work (a rollout step by step) leaves the summary as it was, so the runtime is written once per move, not twice', () => {
+  const at = (step: number): ReturnType<typeof summarize> =>
+    summarize({
+      conditions: [
+        c('Resolved', 'True', 'Resolved'),
+        c('Released', 'False', 'RolloutProgressing', `rollout r-1: step ${step} of 50, Install bench-${step}`),
+      ],
+      generation: 2,
+      expected: ['Resolved', 'Released'],
+    });
+  assert.deepEqual(at(3), at(4));
+  const ready = at(3).find((x) => x.type === 'Ready');
+  assert.equal(ready?.reason, 'RolloutProgressing');
+  assert.match(ready?.message ?? '', /Released is False with RolloutProgressing/);
+});

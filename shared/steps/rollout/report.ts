@@ -17,6 +17,21 @@ export function released(
   return { conditions: [{ type: CONDITION.released, status, reason, message }], ...extra };
 }
 
+/** The grid periodic looks are snapped to, as a share of their period. */
+const LOOK_GRID_SHARE = 4;
+
+/**
+ * A look again after `periodMs` that only time asks for, snapped to the next point of a grid a
+ * quarter of the period wide: the looks of one quarter share one timer (its key names the
+ * instant), so a rollout whose steps take a second each arms a few timers while it runs, not one
+ * per look that each wake it again later. The look comes at most a quarter of the period late.
+ */
+export function periodicLook(now: Date, periodMs: number): Required<Pick<StepReport, 'recheckAfterMs' | 'recheckKey'>> {
+  const grid = Math.max(1, Math.floor(periodMs / LOOK_GRID_SHARE));
+  const due = Math.ceil((now.getTime() + periodMs) / grid) * grid;
+  return { recheckAfterMs: due - now.getTime(), recheckKey: `look-${new Date(due).toISOString()}` };
+}
+
 /** "3 steps (2 Install, 1 Upgrade)". */
 export function stepSummary(r: RolloutObject): string {
   const counts = new Map<string, number>();

@@ -16,7 +16,7 @@ import type { Reason } from '../../../api/reasons.ts';
 import type { StepContext } from '../../types.ts';
 import type { RolloutLook } from '../look.ts';
 import { endRollout, noteRollout, writeStatus } from '../record.ts';
-import { type RolloutReport, moveOf, released } from '../report.ts';
+import { type RolloutReport, moveOf, periodicLook, released } from '../report.ts';
 
 export interface Approved {
   /** The rollout's Approved condition while it runs. */
@@ -113,9 +113,16 @@ export async function progress(run: Run, i: number): Promise<RolloutReport> {
   const message = `rollout ${run.r.metadata.name} (${moveOf(run.r)}): ${where(run, i)}: ${state?.message ?? ''}`;
   await save(run, { state: 'progressing', reason: 'RolloutProgressing', message }, { currentStep: i });
   const left = state ? timeLeft(state, run.actionTimeoutMs, run.ctx.now()) : run.actionTimeoutMs;
-  return released('False', 'RolloutProgressing', message, {
-    recheckAfterMs: Math.max(0, Math.min(run.ctx.timings.engineRecheckMs, left + 1000)),
-  });
+  const untilTimeout = Math.max(0, left + 1000);
+  const recheckMs = run.ctx.timings.engineRecheckMs;
+  // A step's timeout is looked at when it comes; otherwise Argo CD's report wakes the step, and
+  // the recheck is only a net under a missed change.
+  return released(
+    'False',
+    'RolloutProgressing',
+    message,
+    untilTimeout < recheckMs ? { recheckAfterMs: untilTimeout } : periodicLook(run.ctx.now(), recheckMs),
+  );
 }
 
 /** Nothing starts now: the runtime is paused or Argo CD cannot take writes. */
