@@ -25,9 +25,11 @@ export function countLooks(step: string): LookCount {
       else if (message.startsWith('write conflict')) add('conflict-rerun');
     },
   });
-  const byCause = (): Record<string, number> & { readonly total: number } => ({
-    ...counts,
-    total: Object.values(counts).reduce((n, v) => n + v, 0),
-  });
-  return { logger, byCause, reset: () => void (counts = {}) };
+  return { logger, byCause: () => withTotal(counts), reset: () => void (counts = {}) };
+}
+
+export function withTotal(
+  counts: Readonly<Record<string, number>>,
+): Record<string, number> & { readonly total: number } {
+  return { ...counts, total: Object.values(counts).reduce((n, v) => n + v, 0) };
 }

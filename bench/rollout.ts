@@ -6,6 +6,7 @@
 // relay), with the control plane's API requests per step from the audit log.
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SqsProducer } from '../shared/aws/sqsProducer.ts';
+import { decodeWorkItem } from '../shared/queue/workItem.ts';
 import { MemoryCheckpoint } from '../shared/forwarder/checkpoint.ts';
 import { COALESCE_MS, Forwarder } from '../shared/forwarder/forwarder.ts';
 import { watchedBy } from '../shared/forwarder/watched.ts';
@@ -25,7 +26,7 @@ import { createRuntime, deleteRuntime, kubectl } from '../test/helpers/runtime.t
 import { SqsLambdaDriver, type SqsHandler } from '../test/helpers/sqsDriver.ts';
 import { fifoUrls, queueNamed, stepQueues } from './queues.ts';
 import { ApplicationWatch } from './applicationWatch.ts';
-import { countLooks } from './looks.ts';
+import { countLooks, withTotal } from './looks.ts';
 import { controlPlaneRequestsSince, perChange } from './requests.ts';
 
 const RELEASES = Number(process.env['BENCH_ROLLOUT_RELEASES'] ?? 50);
@@ -197,6 +198,15 @@ async function sqsRig() {
   const forwarding = Promise.all(forwarders.map((f) => f.run()));
   return {
     invocations: () => drivers[0]?.deliveries.length ?? 0,
+    /** The rollout function's deliveries from the `from`th on, by the cause their work item names; a redelivery counts as `redelivered`. */
+    causes: (from: number): Record<string, number> => {
+      const counts: Record<string, number> = {};
+      for (const d of drivers[0]?.deliveries.slice(from) ?? []) {
+        const key = d.receiveCount > 1 ? 'redelivered' : decodeWorkItem(d.body).cause;
+        counts[key] = (counts[key] ?? 0) + 1;
+      }
+      return counts;
+    },
     stop: async () => {
       polling = false;
       for (const f of forwarders) f.stop();
@@ -211,7 +221,12 @@ async function sqsRun(watch: ApplicationWatch) {
     const { plan, uid } = await awaitingApproval(watch);
     const before = rig.invocations();
     const figures = await approvedToReleased(plan, uid);
-    return { ...figures, deliveries: rig.invocations() - before };
+    const causes = rig.causes(before);
+    return {
+      ...figures,
+      deliveries: rig.invocations() - before,
+      deliveriesPerStep: perChange(withTotal(causes), RELEASES),
+    };
   } finally {
     await rig.stop();
   }
@@ -232,6 +247,8 @@ export interface RolloutFigures {
     readonly ratio: number;
     readonly requestsPerStep: Record<string, number>;
     readonly deliveries: number;
+    /** The rollout function's deliveries per release, by what woke each. */
+    readonly deliveriesPerStep: Record<string, number>;
   };
 }
 

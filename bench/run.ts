@@ -256,7 +256,7 @@ async function rolloutOnly(): Promise<void> {
     `API requests per rollout step: local ${JSON.stringify(rollout.local.requestsPerStep)}; sqs ${JSON.stringify(rollout.sqs.requestsPerStep)}`,
   );
   console.log(
-    `rollout step looks per release, by what woke each (local): ${JSON.stringify(rollout.local.looksPerStep)}`,
+    `rollout step looks per release, by what woke each: local ${JSON.stringify(rollout.local.looksPerStep)}; sqs ${JSON.stringify(rollout.sqs.deliveriesPerStep)}`,
   );
   for (const m of missed) console.error(`goal missed: ${m}`);
   if (missed.length > 0) process.exitCode = 1;
@@ -323,7 +323,9 @@ function printRollout(ro: RolloutFigures): void {
   console.log(
     `API requests per rollout step: local ${JSON.stringify(ro.local.requestsPerStep)}; sqs ${JSON.stringify(ro.sqs.requestsPerStep)}`,
   );
-  console.log(`rollout step looks per release, by what woke each (local): ${JSON.stringify(ro.local.looksPerStep)}`);
+  console.log(
+    `rollout step looks per release, by what woke each: local ${JSON.stringify(ro.local.looksPerStep)}; sqs ${JSON.stringify(ro.sqs.deliveriesPerStep)}`,
+  );
 }
 
 /** Every phase in order; each prints as it ends, so a run stopped or failed part way still says what it measured. */
