@@ -144,12 +144,7 @@ const applicationPrint = (app: GenericObject): ApplicationPrint => ({
 
 /** Nothing but the refresh flag changed, and it was set: only a later report can answer it. */
 const refreshAsked = (b: ApplicationPrint, a: ApplicationPrint): boolean =>
-  !b.refresh &&
-  a.refresh &&
-  a.spec === b.spec &&
-  a.specByStep === b.specByStep &&
-  a.deletion === b.deletion &&
-  a.stage === b.stage;
+  !b.refresh && a.refresh && JSON.stringify({ ...a, refresh: false }) === JSON.stringify(b);
 
 export const APPLICATION_WATCH: WatchedKind<GenericObject> = {
   id: 'applications',

@@ -138,12 +138,11 @@ function healthProblem(name: string, app: unknown): GateVerdict | undefined {
   );
 }
 
-/** What a verdict is given against: the spec a step wrote, and the revisions it asks for. */
+/** What a verdict is given against: the spec a step wrote. */
 interface Wanted {
   readonly name: string;
   readonly spec: unknown;
   readonly project: string | undefined;
-  readonly revisions: readonly string[];
 }
 
 function verdict(live: GenericObject, wanted: Wanted, writtenAt: Date): GateVerdict {
@@ -157,7 +156,7 @@ function verdict(live: GenericObject, wanted: Wanted, writtenAt: Date): GateVerd
   return (
     reportProblem(name, live, writtenAt) ??
     operationProblem(name, live) ??
-    revisionProblem(name, live, wanted.revisions) ??
+    revisionProblem(name, live, targetRevisions(wanted.spec)) ??
     healthProblem(name, live) ?? { held: true }
   );
 }
@@ -170,13 +169,7 @@ export function gate(live: GenericObject | undefined, intended: PlanApplication,
       'ApplicationMissing',
       `Application ${name} is gone since the step wrote it; it is not written again mid-step`,
     );
-  const wanted = {
-    name,
-    spec: intended.spec,
-    project: intended.spec.project,
-    revisions: targetRevisions(intended.spec),
-  };
-  return verdict(live, wanted, writtenAt);
+  return verdict(live, { name, spec: intended.spec, project: intended.spec.project }, writtenAt);
 }
 
 /** Where Argo CD's report on an Application stands, in the terms a step's verdict turns on. */
@@ -202,13 +195,7 @@ const STAGE_OF: Readonly<Record<GateReason, ReportStage>> = {
  * refresh it asked for, see watched.ts) covers that case.
  */
 export function reportStage(app: GenericObject): ReportStage {
-  const spec = fieldAt(app, 'spec');
-  const own = {
-    name: app.metadata.name,
-    spec,
-    project: stringAt(app, 'spec.project'),
-    revisions: targetRevisions(spec),
-  };
+  const own = { name: app.metadata.name, spec: fieldAt(app, 'spec'), project: stringAt(app, 'spec.project') };
   const v = verdict(app, own, new Date(0));
   return v.held ? 'settled' : STAGE_OF[v.reason];
 }

@@ -78,6 +78,12 @@ const application = (specVersion: string, health: string, comparedVersion?: stri
     },
   }) as GenericObject;
 
+/** Whether the move from `before` to `after` wakes the rollout step. */
+const news = (before: GenericObject, after: GenericObject): boolean => {
+  const [b, a] = [APPLICATION_WATCH.fingerprint(before), APPLICATION_WATCH.fingerprint(after)];
+  return b !== a && (APPLICATION_WATCH.changeIsNews?.(b, a) ?? true);
+};
+
 test("Argo CD's reports on an owned Application wake the rollout step, not the drift check; an edit or a deletion wakes both", () => {
   const progressing = application('1.0.0', 'Progressing');
   const healthy = application('1.0.0', 'Healthy');
@@ -121,10 +127,6 @@ test("the rollout step's own write of an Application's spec, not yet compared by
         managedFields: managers.map((manager) => ({ manager, operation: 'Apply', fieldsV1: { 'f:spec': {} } })),
       },
     }) as GenericObject;
-  const news = (before: GenericObject, after: GenericObject): boolean => {
-    const [b, a] = [APPLICATION_WATCH.fingerprint(before), APPLICATION_WATCH.fingerprint(after)];
-    return b !== a && (APPLICATION_WATCH.changeIsNews?.(b, a) ?? true);
-  };
   const settled = by(application('1.0.0', 'Healthy', '1.0.0'), FIELD_MANAGER.rollout);
   const written = by(application('1.1.0', 'Healthy', '1.0.0'), FIELD_MANAGER.rollout);
   assert.equal(news(settled, written), false, 'the step wrote it and waits for what Argo CD makes of it');
@@ -151,10 +153,6 @@ test("the rollout step's own write of an Application's spec, not yet compared by
 });
 
 test('a refresh the rollout step asks of Argo CD does not wake it; Argo CD answering it does, though its stage reads as before', () => {
-  const news = (before: GenericObject, after: GenericObject): boolean => {
-    const [b, a] = [APPLICATION_WATCH.fingerprint(before), APPLICATION_WATCH.fingerprint(after)];
-    return b !== a && (APPLICATION_WATCH.changeIsNews?.(b, a) ?? true);
-  };
   const settled = application('1.0.0', 'Healthy', '1.0.0');
   const asked = {
     ...settled,

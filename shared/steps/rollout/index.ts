@@ -29,7 +29,7 @@ import { revoke } from './actions/revoke.ts';
 import { applyEmergencyStop } from './emergencyStop.ts';
 import { type RolloutLook, observe } from './look.ts';
 import { supersede } from './record.ts';
-import type { RolloutReport } from './report.ts';
+import { type RolloutReport, snappedLook } from './report.ts';
 import { approvalOf, determineRolloutState } from './state.ts';
 
 /** While Argo CD is up, it is looked at again after this many engine rechecks (5 minutes by default). */
@@ -158,9 +158,9 @@ export function nextLook(
   now: Date,
 ): Pick<StepReport, 'recheckAfterMs' | 'recheckKey'> {
   const asked = report.recheckAfterMs ?? Number.POSITIVE_INFINITY;
-  const due = Math.ceil((now.getTime() + idleMs) / idleMs) * idleMs;
+  const idle = snappedLook(now, idleMs, idleMs, 'idle');
   // Never later than the step asked: a window opening, say, is looked at when it opens.
-  if (asked < due - now.getTime())
+  if (asked < idle.recheckAfterMs)
     return { recheckAfterMs: asked, ...(recheckKey === undefined ? {} : { recheckKey }) };
-  return { recheckAfterMs: due - now.getTime(), recheckKey: `idle-${new Date(due).toISOString()}` };
+  return idle;
 }

@@ -27,9 +27,21 @@ const LOOK_GRID_SHARE = 4;
  * per look that each wake it again later. The look comes at most a quarter of the period late.
  */
 export function periodicLook(now: Date, periodMs: number): Required<Pick<StepReport, 'recheckAfterMs' | 'recheckKey'>> {
-  const grid = Math.max(1, Math.floor(periodMs / LOOK_GRID_SHARE));
-  const due = Math.ceil((now.getTime() + periodMs) / grid) * grid;
-  return { recheckAfterMs: due - now.getTime(), recheckKey: `look-${new Date(due).toISOString()}` };
+  return snappedLook(now, periodMs, Math.max(1, Math.floor(periodMs / LOOK_GRID_SHARE)), 'look');
+}
+
+/**
+ * A look no sooner than `afterMs` from now, at the next point of a `gridMs` grid, keyed by that
+ * instant: every look that lands on the same point shares one timer.
+ */
+export function snappedLook(
+  now: Date,
+  afterMs: number,
+  gridMs: number,
+  keyPrefix: string,
+): Required<Pick<StepReport, 'recheckAfterMs' | 'recheckKey'>> {
+  const due = Math.ceil((now.getTime() + afterMs) / gridMs) * gridMs;
+  return { recheckAfterMs: due - now.getTime(), recheckKey: `${keyPrefix}-${new Date(due).toISOString()}` };
 }
 
 /** "3 steps (2 Install, 1 Upgrade)". */
