@@ -232,7 +232,13 @@ export class Forwarder {
       return;
     }
     const intervalMs = this.watched.coalesceMs ?? this.opts.coalesceMs ?? 0;
-    const folded = this.pending.add({ runtime, cause, resourceVersion: obj.metadata.resourceVersion }, intervalMs);
+    // The wake beside the event type, so a step's log says which watch asked for the look.
+    const named = `${this.watched.wake} ${cause}`;
+    this.opts.log.debug('change is news', { cause: named, object: obj.metadata.name, runtimeUID: runtime.uid });
+    const folded = this.pending.add(
+      { runtime, cause: named, resourceVersion: obj.metadata.resourceVersion },
+      intervalMs,
+    );
     if (folded) this.stats.coalesced++;
   }
 
