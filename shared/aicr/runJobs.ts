@@ -16,11 +16,27 @@ export interface Failure {
 
 export type RunVerdict = Pick<Failure, 'verdict' | 'exitCode' | 'tail'>;
 
-export const isFinished = (job: JobObject, type: 'Complete' | 'Failed'): boolean =>
-  job.status?.conditions?.some((c) => c.type === type && c.status === 'True') ?? false;
+// The Job controller says how a run ended twice: SuccessCriteriaMet (FailureTarget) as soon as it
+// knows, then Complete (Failed) once every Pod has stopped. The first is enough to act on, a
+// moment sooner and with one look where two would say the same.
+const ENDED_BY = { Complete: ['SuccessCriteriaMet', 'Complete'], Failed: ['FailureTarget', 'Failed'] } as const;
+
+export type JobEnd = keyof typeof ENDED_BY;
+
+function endCondition(job: JobObject, end: JobEnd) {
+  const types: readonly string[] = ENDED_BY[end];
+  return job.status?.conditions?.find((c) => types.includes(c.type) && c.status === 'True');
+}
+
+export const isFinished = (job: JobObject, end: JobEnd): boolean => endCondition(job, end) !== undefined;
+
+/** How the run ended, if it did: what a watch of its Job needs to know. */
+export function jobEnd(job: JobObject): JobEnd | undefined {
+  return isFinished(job, 'Failed') ? 'Failed' : isFinished(job, 'Complete') ? 'Complete' : undefined;
+}
 
 export function finishedAt(job: JobObject): number {
-  const failed = job.status?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
+  const failed = endCondition(job, 'Failed');
   return (
     Date.parse(failed?.lastTransitionTime ?? job.status?.completionTime ?? job.metadata.creationTimestamp ?? '') || 0
   );
@@ -40,7 +56,7 @@ export function exitOf(pod: PodObject | undefined): { exitCode: number | undefin
 }
 
 export function jobFailureText(job: JobObject): string {
-  const failed = job.status?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
+  const failed = endCondition(job, 'Failed');
   return failed ? `the Job failed: ${failed.reason ?? ''} ${failed.message ?? ''}`.trim() : 'its pod is gone';
 }
 

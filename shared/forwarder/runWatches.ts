@@ -1,6 +1,7 @@
 // The Jobs and Pods of the runs the control plane starts (AICR's recipe and render, the upgrade
 // assessment, the snapshot agent), each watched in the namespace and stage it runs in.
 import { LABEL, NAMESPACES } from '../api/constants.ts';
+import { isFinished, jobEnd } from '../aicr/runJobs.ts';
 import { STAGE } from '../aicr/stages.ts';
 import { type JobObject, KIND, type PodObject } from '../kube/kinds.ts';
 import type { Selection } from '../kube/port.ts';
@@ -16,6 +17,9 @@ const SNAPSHOT_RUNS = { namespace: NAMESPACES.discovery, labelSelector: LABEL.st
 /** The fingerprint of a Pod that nothing holds up. */
 const QUIET_POD = JSON.stringify([[], []]);
 
+/** Waits every Pod passes through on its way to running: no news. */
+const ON_ITS_WAY: readonly string[] = ['ContainerCreating', 'PodInitializing'];
+
 // Only what a wait message is made of: a refusal to schedule or a failed pull. How a run ended
 // is the Job's to say.
 const podProgress = (pod: PodObject): string =>
@@ -23,9 +27,9 @@ const podProgress = (pod: PodObject): string =>
     (pod.status?.conditions ?? [])
       .filter((c) => c.type === 'PodScheduled' && c.status === 'False')
       .map((c) => c.message ?? ''),
-    (pod.status?.containerStatuses ?? []).map((c) =>
-      c.state?.waiting?.reason === 'ContainerCreating' ? '' : (c.state?.waiting?.reason ?? ''),
-    ),
+    (pod.status?.containerStatuses ?? [])
+      .map((c) => c.state?.waiting?.reason ?? '')
+      .filter((reason) => reason !== '' && !ON_ITS_WAY.includes(reason)),
   ]);
 
 /**
@@ -42,14 +46,11 @@ function runJobWatch(wake: Wake, selection: Selection, id?: string): WatchedKind
     selection,
     runtimeOf: runtimeFromAnnotation,
     coalesceMs: 0,
-    arrivalIsNews: (job) => (job.status?.conditions ?? []).length > 0,
-    deletionIsNews: (job) => !(job.status?.conditions ?? []).some((c) => c.type === 'Complete' && c.status === 'True'),
-    // Whether the run ended; the control plane's own annotations and TTL changes are not news.
-    fingerprint: (job) =>
-      JSON.stringify([
-        (job.status?.conditions ?? []).map((c) => `${c.type}=${c.status}`),
-        job.metadata.deletionTimestamp ?? null,
-      ]),
+    arrivalIsNews: (job) => jobEnd(job) !== undefined,
+    deletionIsNews: (job) => !isFinished(job, 'Complete'),
+    // Whether and how the run ended, once however many ways the Job says it; the control
+    // plane's own annotations and TTL changes are not news.
+    fingerprint: (job) => JSON.stringify([jobEnd(job) ?? null, job.metadata.deletionTimestamp ?? null]),
   };
 }
 
