@@ -11,6 +11,7 @@ import { type DesiredCondition, buildConditions, sameConditionsOf } from './cond
 import { recordEvent } from '../events/recorder.ts';
 import { isStalledClass, reasonRow } from '../api/reasons.ts';
 import { summarize } from './summarize.ts';
+import { applyThroughRaces } from './lostRace.ts';
 
 /** A step tried to write a condition it does not own, or a reason its condition cannot carry. */
 export class StatusContractError extends ControlPlaneError {
@@ -115,9 +116,42 @@ export async function writeStepStatus(w: StatusWrite): Promise<number> {
   const fields = ownedFields(w);
   const before = conditionsOf(runtime);
   if (!sameConditionsOf(before, owned, w.row.owns) || !sameFields(runtime, fields, w.row.ownsFields ?? [])) {
-    runtime = await apply(w.kube, runtime, w.row.fieldManager, { conditions: owned, ...fields });
+    runtime = await applyThroughRaces(
+      w.kube,
+      runtime,
+      (rt) => ownedStatus(rt, w.row),
+      (rt) => apply(w.kube, rt, w.row.fieldManager, { conditions: owned, ...fields }),
+    );
     writes++;
   }
+  // The summary is all derived, so after a lost race it is worked out again from what won.
+  let summarized = runtime;
+  const summaryWritten = await applyThroughRaces(
+    w.kube,
+    runtime,
+    () => null,
+    async (rt) => {
+      summarized = rt;
+      return await writeSummary(w, rt, generation);
+    },
+  );
+  if (summaryWritten) writes++;
+  // After the status, so a reader of the conditions never waits for the Events.
+  if (writes > 0) await recordTransitions(w, summarized, before, owned);
+  return writes;
+}
+
+/** The step's own conditions and fields: what a second worker of the same step would have moved. */
+function ownedStatus(runtime: RuntimeObject, row: StatusWriter): unknown {
+  const status = (runtime.status ?? {}) as Record<string, unknown>;
+  return [
+    conditionsOf(runtime).filter((c) => (row.owns as readonly string[]).includes(c.type)),
+    (row.ownsFields ?? []).map((k) => status[k] ?? null),
+  ];
+}
+
+/** Ready, Reconciling, Stalled and observedGeneration as the runtime's conditions say; whether an apply was sent. */
+async function writeSummary(w: StatusWrite, runtime: RuntimeObject, generation: number): Promise<boolean> {
   const summary = buildConditions(
     conditionsOf(runtime),
     summarize({ conditions: conditionsOf(runtime), generation, expected: w.expected }),
@@ -125,15 +159,12 @@ export async function writeStepStatus(w: StatusWrite): Promise<number> {
     w.now,
   );
   if (
-    !sameConditionsOf(conditionsOf(runtime), summary, SUMMARY_CONDITIONS) ||
-    runtime.status?.observedGeneration !== generation
-  ) {
-    await apply(w.kube, runtime, FIELD_MANAGER.summary, { observedGeneration: generation, conditions: summary });
-    writes++;
-  }
-  // After the status, so a reader of the conditions never waits for the Events.
-  if (writes > 0) await recordTransitions(w, runtime, before, owned);
-  return writes;
+    sameConditionsOf(conditionsOf(runtime), summary, SUMMARY_CONDITIONS) &&
+    runtime.status?.observedGeneration === generation
+  )
+    return false;
+  await apply(w.kube, runtime, FIELD_MANAGER.summary, { observedGeneration: generation, conditions: summary });
+  return true;
 }
 
 /** An Event for each owned condition whose status or reason changed (COND-4). */

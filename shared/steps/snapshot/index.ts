@@ -12,6 +12,7 @@ import { STAGE, inputHash } from '../../aicr/stages.ts';
 import { readConfiguration } from '../../configuration/read.ts';
 import type { Configuration } from '../../configuration/schema.ts';
 import { type Discovery, type SnapshotStatus, discoveryOf } from '../../discovery/status.ts';
+import { applyThroughRaces } from '../../status/lostRace.ts';
 import {
   type NodeFacts,
   type NodeGroupReading,
@@ -92,12 +93,15 @@ async function pruneSnapshots(ctx: StepContext, hash: string): Promise<void> {
 /** Applies status.discovery under the step's own field manager, when it changed. */
 async function writeDiscovery(ctx: StepContext, discovery: Discovery): Promise<void> {
   if (inputHash(discoveryOf(ctx.runtime)) === inputHash(discovery)) return;
-  const obj = {
-    metadata: { name: ctx.runtime.metadata.name, resourceVersion: ctx.runtime.metadata.resourceVersion },
-    status: { discovery },
-  };
-  // Forced: status.discovery has no other writer (ADR 0003).
-  await ctx.kube.applyStatus(KIND.clusterRuntime, obj, { fieldManager: FIELD_MANAGER.snapshot, force: true });
+  // Forced: status.discovery has no other writer (ADR 0003). Another step's write in between
+  // changes nothing this one decided from.
+  await applyThroughRaces(ctx.kube, ctx.runtime, discoveryOf, async (rt) => {
+    const obj = {
+      metadata: { name: rt.metadata.name, resourceVersion: rt.metadata.resourceVersion },
+      status: { discovery },
+    };
+    await ctx.kube.applyStatus(KIND.clusterRuntime, obj, { fieldManager: FIELD_MANAGER.snapshot, force: true });
+  });
 }
 
 interface Pinned {
