@@ -70,11 +70,21 @@ async function get(url: string, what: string, limit: number, doFetch: HttpFetch)
   return bytes;
 }
 
-async function indexEntry(up: UpstreamChart, doFetch: HttpFetch): Promise<IndexEntry> {
+type ChartIndex = { entries?: Record<string, { version?: string; urls?: string[]; digest?: string }[]> } | null;
+
+/** Chart repository indexes already read, by URL: one resolution copies several charts of one repository. */
+export type IndexReads = Map<string, Promise<ChartIndex>>;
+
+async function readIndex(url: string, doFetch: HttpFetch): Promise<ChartIndex> {
+  return parse(new TextDecoder().decode(await get(url, 'index', INDEX_LIMIT, doFetch))) as ChartIndex;
+}
+
+async function indexEntry(up: UpstreamChart, doFetch: HttpFetch, reads: IndexReads): Promise<IndexEntry> {
   const base = up.source.endsWith('/') ? up.source : `${up.source}/`;
-  const index = parse(
-    new TextDecoder().decode(await get(new URL('index.yaml', base).toString(), 'index', INDEX_LIMIT, doFetch)),
-  ) as { entries?: Record<string, { version?: string; urls?: string[]; digest?: string }[]> } | null;
+  const indexUrl = new URL('index.yaml', base).toString();
+  const pending = reads.get(indexUrl) ?? readIndex(indexUrl, doFetch);
+  reads.set(indexUrl, pending);
+  const index = await pending;
   const entry = index?.entries?.[up.chart]?.find((e) => e.version === up.version);
   const url = entry?.urls?.[0];
   if (!entry || !url)
@@ -171,10 +181,15 @@ async function copyOciChart(up: UpstreamChart, target: string, options: PushOpti
 }
 
 /** Copies `up` to `target` (host/repository:version) unless the tag already holds the same archive. */
-export async function copyChart(up: UpstreamChart, target: string, options: PushOptions): Promise<PushResult> {
+export async function copyChart(
+  up: UpstreamChart,
+  target: string,
+  options: PushOptions,
+  indexes: IndexReads = new Map(),
+): Promise<PushResult> {
   if (up.source.startsWith('oci://')) return await copyOciChart(up, target, options);
   const doFetch = options.fetch ?? registryFetch;
-  const entry = await indexEntry(up, doFetch);
+  const entry = await indexEntry(up, doFetch, indexes);
   const present = entry.digest === undefined ? undefined : await atTag(target, options);
   if (present !== undefined && present.layer === entry.digest) return { digest: present.manifest, pushed: false };
   const tgz = await get(entry.url, 'chart', CHART_LIMIT, doFetch);

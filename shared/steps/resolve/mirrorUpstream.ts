@@ -5,7 +5,7 @@
 // few at a time: the step has 30 s, and a first resolution of a recipe copies a dozen charts.
 import type { Configuration } from '../../configuration/schema.ts';
 import { ChartSourceError, RegistryRefusedError, TransientError } from '../../errors.ts';
-import { type UpstreamChart, copyChart } from '../../oci/chartCopy.ts';
+import { type IndexReads, type UpstreamChart, copyChart } from '../../oci/chartCopy.ts';
 import { parseReference } from '../../oci/reference.ts';
 import { readRecipe } from '../../plans/recipe.ts';
 import type { Release } from '../../plans/release.ts';
@@ -78,18 +78,41 @@ export function copyFailed(err: unknown, copy: UpstreamCopy, repository: string)
 type Copied =
   { readonly ok: true; readonly component: string; readonly pushed: boolean; readonly digest: string } | MirrorFailure;
 
-async function copyOne(copy: UpstreamCopy, m: UpstreamInputs): Promise<Copied> {
+async function copyOne(copy: UpstreamCopy, m: UpstreamInputs, indexes: IndexReads): Promise<Copied> {
   try {
     const options = {
       dockerConfig: m.dockerConfig,
       plainHTTP: m.registry.plainHTTP,
       ...(m.fetch ? { fetch: m.fetch } : {}),
     };
-    const result = await copyChart(copy.up, copy.target, options);
+    const result = await copyChart(copy.up, copy.target, options, indexes);
     return { ok: true, component: copy.component, pushed: result.pushed, digest: result.digest };
   } catch (err) {
     return copyFailed(err, copy, m.registry.repository);
   }
+}
+
+/** Each copy as soon as one of `limit` slots is free; after a failure, no further copy starts. */
+async function pooled(
+  copies: readonly UpstreamCopy[],
+  limit: number,
+  copy: (c: UpstreamCopy) => Promise<Copied>,
+): Promise<(Copied | undefined)[]> {
+  const done: (Copied | undefined)[] = copies.map(() => undefined);
+  let next = 0;
+  let failed = false;
+  const slot = async (): Promise<void> => {
+    while (!failed && next < copies.length) {
+      const i = next++;
+      const item = copies[i];
+      if (!item) return;
+      const d = await copy(item);
+      done[i] = d;
+      if (!d.ok) failed = true;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, copies.length) }, slot));
+  return done;
 }
 
 /**
@@ -98,15 +121,15 @@ async function copyOne(copy: UpstreamCopy, m: UpstreamInputs): Promise<Copied> {
  */
 export async function mirrorUpstream(m: UpstreamInputs): Promise<Mirrored> {
   const copies = upstreamCopies(m.recipeText, m.releases, m.registry.repository);
+  const indexes: IndexReads = new Map();
   let pushed = 0;
   const digests = new Map<string, string>();
-  for (let i = 0; i < copies.length; i += CONCURRENCY) {
-    const done = await Promise.all(copies.slice(i, i + CONCURRENCY).map((c) => copyOne(c, m)));
-    for (const d of done) {
-      if (!d.ok) return d;
-      if (d.pushed) pushed++;
-      digests.set(d.component, d.digest);
-    }
+  for (const d of await pooled(copies, CONCURRENCY, (c) => copyOne(c, m, indexes))) {
+    // Copies start in order and none starts after a failure, so one that never ran comes after it.
+    if (!d) break;
+    if (!d.ok) return d;
+    if (d.pushed) pushed++;
+    digests.set(d.component, d.digest);
   }
   const releases = m.releases.map((r) => {
     const digest = digests.get(r.name);
