@@ -7,6 +7,7 @@ import { CustomObjectsApi, Watch, type KubeConfig } from '@kubernetes/client-nod
 import { API_GROUP, API_VERSION, KINDS, LABEL, NAMESPACES } from '../shared/api/constants.ts';
 import type { JobObject, RuntimeObject } from '../shared/kube/kinds.ts';
 import { type LatencySummary, summarise } from './latency.ts';
+import { isFinished } from '../shared/aicr/runJobs.ts';
 
 const RUNTIME = { group: API_GROUP, version: API_VERSION, plural: KINDS.clusterRuntime.plural } as const;
 const SPEC = {
@@ -20,6 +21,8 @@ export interface AicrRunFigures {
   readonly changeToJob: LatencySummary;
   /** A Job's completion seen → the control plane's next act seen. */
   readonly jobToNext: LatencySummary;
+  /** The same, for each of the three: snapshot → recipe Job, recipe → render Job, render → Resolved. */
+  readonly jobToNextByStage: Readonly<Record<'snapshot' | 'recipe' | 'render', LatencySummary>>;
   /** Runtime created → Resolved=True naming its plan, less the time its three Jobs ran: the control plane's own share. */
   readonly overhead: LatencySummary;
 }
@@ -30,8 +33,8 @@ interface Seen {
   readonly resolvedAt: Map<string, number>;
 }
 
-const complete = (job: JobObject): boolean =>
-  job.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') ?? false;
+// A run ends when the Job controller first says it succeeded, before its Complete condition.
+const complete = (job: JobObject): boolean => isFinished(job, 'Complete');
 
 async function watchAll(kc: KubeConfig, seen: Seen): Promise<() => void> {
   const onJob = (type: string, job: JobObject): void => {
@@ -88,7 +91,7 @@ export async function measureAicrRuns(
   const seen: Seen = { createdAt: new Map(), completedAt: new Map(), resolvedAt: new Map() };
   const stop = await watchAll(kc, seen);
   const changeToJob: number[] = [];
-  const jobToNext: number[] = [];
+  const byStage = { snapshot: [] as number[], recipe: [] as number[], render: [] as number[] };
   const overhead: number[] = [];
   try {
     for (let i = 0; i < runs; i++) {
@@ -110,13 +113,13 @@ export async function measureAicrRuns(
       changeToJob.push((seen.createdAt.get(snapshot) ?? t0) - t0);
       const recipe = await until('the recipe Job', () => fresh('recipe'));
       const snapshotDone = await until('the snapshot Job complete', () => seen.completedAt.get(snapshot));
-      jobToNext.push((seen.createdAt.get(recipe) ?? snapshotDone) - snapshotDone);
+      byStage.snapshot.push((seen.createdAt.get(recipe) ?? snapshotDone) - snapshotDone);
       const render = await until('the render Job', () => fresh('render'));
       const recipeDone = await until('the recipe Job complete', () => seen.completedAt.get(recipe));
-      jobToNext.push((seen.createdAt.get(render) ?? recipeDone) - recipeDone);
+      byStage.recipe.push((seen.createdAt.get(render) ?? recipeDone) - recipeDone);
       const renderDone = await until('the render Job complete', () => seen.completedAt.get(render));
       const resolved = await until('Resolved=True', () => seen.resolvedAt.get(created.metadata.uid));
-      jobToNext.push(resolved - renderDone);
+      byStage.render.push(resolved - renderDone);
       const ran = [snapshot, recipe, render].reduce(
         (sum, j) => sum + ((seen.completedAt.get(j) ?? 0) - (seen.createdAt.get(j) ?? 0)),
         0,
@@ -126,5 +129,15 @@ export async function measureAicrRuns(
   } finally {
     stop();
   }
-  return { runs, changeToJob: summarise(changeToJob), jobToNext: summarise(jobToNext), overhead: summarise(overhead) };
+  return {
+    runs,
+    changeToJob: summarise(changeToJob),
+    jobToNext: summarise([...byStage.snapshot, ...byStage.recipe, ...byStage.render]),
+    jobToNextByStage: {
+      snapshot: summarise(byStage.snapshot),
+      recipe: summarise(byStage.recipe),
+      render: summarise(byStage.render),
+    },
+    overhead: summarise(overhead),
+  };
 }

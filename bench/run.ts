@@ -388,6 +388,8 @@ async function main(): Promise<void> {
         console.log(
           `aicr runs (${a.runs} resolutions, 3 Jobs each: snapshot, recipe, render): change -> Job p50 ${a.changeToJob.p50Ms} ms, p99 ${a.changeToJob.p99Ms} ms; Job finished -> next act p50 ${a.jobToNext.p50Ms} ms, p99 ${a.jobToNext.p99Ms} ms; created -> Resolved less AICR's time p50 ${a.overhead.p50Ms} ms, p99 ${a.overhead.p99Ms} ms`,
         );
+        const stages = Object.entries(a.jobToNextByStage).map(([k, v]) => `${k} p50 ${v.p50Ms} ms, max ${v.maxMs} ms`);
+        console.log(`  Job finished -> next act by the Job that finished: ${stages.join('; ')}`);
         console.log(`API requests per resolution: ${JSON.stringify(a.requestsPerResolution)}`);
       },
       goals: aicrRunGoals,
