@@ -33,16 +33,14 @@ interface Seen {
   readonly resolvedAt: Map<string, number>;
 }
 
-// A run ends when the Job controller first says it succeeded, before its Complete condition.
-const complete = (job: JobObject): boolean => isFinished(job, 'Complete');
-
 async function watchAll(kc: KubeConfig, seen: Seen): Promise<() => void> {
   const onJob = (type: string, job: JobObject): void => {
     const now = performance.now();
     // By name and UID: a name can come back for other Jobs with the same inputs.
     const key = `${job.metadata.name}@${job.metadata.uid}`;
     if (type === 'ADDED' && !seen.createdAt.has(key)) seen.createdAt.set(key, now);
-    if (complete(job) && !seen.completedAt.has(key)) seen.completedAt.set(key, now);
+    // A run ends when the Job controller first says it succeeded, as the product reads it.
+    if (isFinished(job, 'Complete') && !seen.completedAt.has(key)) seen.completedAt.set(key, now);
   };
   // The snapshot agent runs in aicr-discovery; recipe and render in aicr-jobs.
   const jobs = await Promise.all(

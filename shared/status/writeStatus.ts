@@ -125,19 +125,17 @@ export async function writeStepStatus(w: StatusWrite): Promise<number> {
     writes++;
   }
   // The summary is all derived, so after a lost race it is worked out again from what won.
-  let summarized = runtime;
-  const summaryWritten = await applyThroughRaces(
-    w.kube,
-    runtime,
-    () => null,
-    async (rt) => {
-      summarized = rt;
-      return await writeSummary(w, rt, generation);
-    },
-  );
-  if (summaryWritten) writes++;
+  if (
+    await applyThroughRaces(
+      w.kube,
+      runtime,
+      () => null,
+      (rt) => writeSummary(w, rt, generation),
+    )
+  )
+    writes++;
   // After the status, so a reader of the conditions never waits for the Events.
-  if (writes > 0) await recordTransitions(w, summarized, before, owned);
+  if (writes > 0) await recordTransitions(w, runtime, before, owned);
   return writes;
 }
 
