@@ -123,6 +123,15 @@ async function writePlan(kube: KubePort, c: CandidateInputs, plan: Plan): Promis
   return { state: 'ready', plan, written: true };
 }
 
+/** Each release with its manifests chart's digest from one mirroring and its upstream chart's from the other. */
+function withDigests(manifests: readonly Release[], charts: readonly Release[]): Release[] {
+  const byName = new Map(charts.map((r) => [r.name, r.chart]));
+  return manifests.map((r) => {
+    const chart = byName.get(r.name);
+    return chart ? { ...r, chart } : r;
+  });
+}
+
 /** Resolves the candidate plan for a rendered bundle; writes it when it is not there yet. */
 export async function resolveCandidate(kube: KubePort, c: CandidateInputs): Promise<Candidate> {
   const found = await recorded(kube, c);
@@ -141,22 +150,25 @@ export async function resolveCandidate(kube: KubePort, c: CandidateInputs): Prom
     );
     if (!made.ok) return await notCandidate(kube, c, made);
   }
-  const mirrored = await mirrorManifests({
-    registry: c.configuration.registry,
-    dockerConfig: c.dockerConfig,
-    files: read.files,
-    releases: read.releases,
-  });
+  // The manifests charts and the upstream charts go to different repositories: both at once.
+  const [mirrored, copied] = await Promise.all([
+    mirrorManifests({
+      registry: c.configuration.registry,
+      dockerConfig: c.dockerConfig,
+      files: read.files,
+      releases: read.releases,
+    }),
+    mirrorUpstream({
+      registry: c.configuration.registry,
+      dockerConfig: c.dockerConfig,
+      recipeText: read.recipeText,
+      releases: read.releases,
+    }),
+  ]);
   if (!mirrored.ok) return await notCandidate(kube, c, mirrored);
-  const copied = await mirrorUpstream({
-    registry: c.configuration.registry,
-    dockerConfig: c.dockerConfig,
-    recipeText: read.recipeText,
-    releases: mirrored.releases,
-  });
   if (!copied.ok) return await notCandidate(kube, c, copied);
   // The releases as mirrored carry each chart's digest, so the plan digest pins the bytes (SEC-5).
-  return await writePlan(kube, c, planFrom(c, copied.releases, read.recipeText));
+  return await writePlan(kube, c, planFrom(c, withDigests(mirrored.releases, copied.releases), read.recipeText));
 }
 
 /** Removes plans beyond what configuration keeps; the plans in use are never removed (PLAN-8). */

@@ -11,6 +11,7 @@ import { manifestFilesOf } from '../../plans/manifestsChart.ts';
 import { packageManifestsChart } from '../../plans/manifestsChartPackage.ts';
 import type { Release } from '../../plans/release.ts';
 import type { Reason } from '../../api/reasons.ts';
+import { REGISTRY_CONCURRENCY, pooled } from './pooled.ts';
 
 export type MirrorFailure = {
   readonly ok: false;
@@ -43,32 +44,42 @@ function failed(err: unknown, target: string, repository: string): MirrorFailure
   throw err;
 }
 
+type Pushed = { readonly ok: true; readonly release: Release; readonly pushed: boolean } | MirrorFailure;
+
+async function pushManifests(m: MirrorInputs, release: Release): Promise<Pushed> {
+  if (!release.manifests) return { ok: true, release, pushed: false };
+  const chart = packageManifestsChart(release.name, manifestFilesOf(m.files, release.name));
+  // The plan's version and the package's come from one function; a difference is a bug here.
+  if (chart.version !== release.manifests.version)
+    throw new Error(
+      `manifests chart of ${release.name}: packaged ${chart.version}, the plan names ${release.manifests.version}`,
+    );
+  const target = `${m.registry.repository}/${chart.name}:${chart.version}`;
+  try {
+    const result = await pushArtifact(target, chart.artifact, {
+      dockerConfig: m.dockerConfig,
+      plainHTTP: m.registry.plainHTTP,
+    });
+    return {
+      ok: true,
+      release: { ...release, manifests: { ...release.manifests, digest: result.digest } },
+      pushed: result.pushed,
+    };
+  } catch (err) {
+    return failed(err, target, m.registry.repository);
+  }
+}
+
 /** Pushes each release's manifests chart that the registry lacks; how many were pushed, and each manifests source with its digest. */
 export async function mirrorManifests(m: MirrorInputs): Promise<Mirrored> {
   let pushed = 0;
   const releases: Release[] = [];
-  for (const release of m.releases) {
-    if (!release.manifests) {
-      releases.push(release);
-      continue;
-    }
-    const chart = packageManifestsChart(release.name, manifestFilesOf(m.files, release.name));
-    // The plan's version and the package's come from one function; a difference is a bug here.
-    if (chart.version !== release.manifests.version)
-      throw new Error(
-        `manifests chart of ${release.name}: packaged ${chart.version}, the plan names ${release.manifests.version}`,
-      );
-    const target = `${m.registry.repository}/${chart.name}:${chart.version}`;
-    try {
-      const result = await pushArtifact(target, chart.artifact, {
-        dockerConfig: m.dockerConfig,
-        plainHTTP: m.registry.plainHTTP,
-      });
-      if (result.pushed) pushed++;
-      releases.push({ ...release, manifests: { ...release.manifests, digest: result.digest } });
-    } catch (err) {
-      return failed(err, target, m.registry.repository);
-    }
+  for (const d of await pooled(m.releases, REGISTRY_CONCURRENCY, (r) => pushManifests(m, r))) {
+    // A push that never ran comes after the failure that stopped the pool.
+    if (!d) break;
+    if (!d.ok) return d;
+    if (d.pushed) pushed++;
+    releases.push(d.release);
   }
   return { ok: true, pushed, releases };
 }

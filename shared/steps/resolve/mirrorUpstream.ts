@@ -2,7 +2,7 @@
 // the component, to <registry.repository>/<chart>:<version>, before the plan that names it is
 // written (ADR 0011). A chart already there at the same digest costs the index or one manifest
 // read and pushes nothing, so later resolutions of the same versions stay cheap. Copies run a
-// few at a time: the step has 30 s, and a first resolution of a recipe copies a dozen charts.
+// few at a time (pooled.ts): a first resolution of a recipe copies a dozen charts.
 import type { Configuration } from '../../configuration/schema.ts';
 import { ChartSourceError, RegistryRefusedError, TransientError } from '../../errors.ts';
 import { type IndexReads, type UpstreamChart, copyChart } from '../../oci/chartCopy.ts';
@@ -10,9 +10,7 @@ import { parseReference } from '../../oci/reference.ts';
 import { readRecipe } from '../../plans/recipe.ts';
 import type { Release } from '../../plans/release.ts';
 import type { MirrorFailure, Mirrored } from './mirror.ts';
-
-/** Small enough for a registry and a chart repository to take without throttling. */
-const CONCURRENCY = 3;
+import { REGISTRY_CONCURRENCY, pooled } from './pooled.ts';
 
 export interface UpstreamInputs {
   readonly registry: Configuration['registry'];
@@ -92,29 +90,6 @@ async function copyOne(copy: UpstreamCopy, m: UpstreamInputs, indexes: IndexRead
   }
 }
 
-/** Each copy as soon as one of `limit` slots is free; after a failure, no further copy starts. */
-async function pooled(
-  copies: readonly UpstreamCopy[],
-  limit: number,
-  copy: (c: UpstreamCopy) => Promise<Copied>,
-): Promise<(Copied | undefined)[]> {
-  const done: (Copied | undefined)[] = copies.map(() => undefined);
-  let next = 0;
-  let failed = false;
-  const slot = async (): Promise<void> => {
-    while (!failed && next < copies.length) {
-      const i = next++;
-      const item = copies[i];
-      if (!item) return;
-      const d = await copy(item);
-      done[i] = d;
-      if (!d.ok) failed = true;
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, copies.length) }, slot));
-  return done;
-}
-
 /**
  * Copies every upstream chart the registry lacks; how many were pushed and the releases with the
  * digest each chart has in the registry now, or the first failure in deployment order.
@@ -124,8 +99,8 @@ export async function mirrorUpstream(m: UpstreamInputs): Promise<Mirrored> {
   const indexes: IndexReads = new Map();
   let pushed = 0;
   const digests = new Map<string, string>();
-  for (const d of await pooled(copies, CONCURRENCY, (c) => copyOne(c, m, indexes))) {
-    // Copies start in order and none starts after a failure, so one that never ran comes after it.
+  for (const d of await pooled(copies, REGISTRY_CONCURRENCY, (c) => copyOne(c, m, indexes))) {
+    // A copy that never ran comes after the failure that stopped the pool.
     if (!d) break;
     if (!d.ok) return d;
     if (d.pushed) pushed++;
