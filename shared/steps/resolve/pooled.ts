@@ -30,4 +30,3 @@ export async function pooled<T, R extends Outcome>(
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, slot));
   return done;
 }
-
