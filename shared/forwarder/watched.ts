@@ -31,10 +31,18 @@ import {
 } from './runWatches.ts';
 import { type Watchable, type WatchedKind, runtimeFromAnnotation } from './watchedKind.ts';
 
+/**
+ * A runtime gone from the API leaves no step anything to do: its finalizers ran while it was
+ * deleting (news as a change), and a successor of the same name arrives as news of its own. A
+ * step woken for it would read the runtime only to find it gone.
+ */
+const runtimeGoneIsNoNews = (): boolean => false;
+
 export const RUNTIME_WATCH: WatchedKind<RuntimeObject> = {
   wake: WAKE.runtimeChange,
   kind: KIND.clusterRuntime,
   runtimeOf: (obj) => ({ name: obj.metadata.name, uid: obj.metadata.uid }),
+  deletionIsNews: runtimeGoneIsNoNews,
   // Its spec (generation), annotations and deletion; status writes, the control plane's own, are not work.
   fingerprint: (obj) =>
     JSON.stringify([
@@ -54,6 +62,7 @@ export const RUNTIME_DISCOVERY_WATCH: WatchedKind<RuntimeObject> = {
   wake: WAKE.discoveryChange,
   kind: KIND.clusterRuntime,
   runtimeOf: (obj) => ({ name: obj.metadata.name, uid: obj.metadata.uid }),
+  deletionIsNews: runtimeGoneIsNoNews,
   // A new runtime is the spec watch's news.
   arrivalIsNews: () => false,
   fingerprint: (obj) => {
@@ -71,6 +80,7 @@ export const RUNTIME_TARGET_WATCH: WatchedKind<RuntimeObject> = {
   wake: WAKE.targetChange,
   kind: KIND.clusterRuntime,
   runtimeOf: (obj) => ({ name: obj.metadata.name, uid: obj.metadata.uid }),
+  deletionIsNews: runtimeGoneIsNoNews,
   arrivalIsNews: () => false,
   fingerprint: (obj) => {
     const status = (obj.status ?? {}) as {
@@ -262,6 +272,7 @@ export const RUNTIME_NOTICE_WATCH: WatchedKind<RuntimeObject> = {
   wake: WAKE.noticeChange,
   kind: KIND.clusterRuntime,
   runtimeOf: (obj) => ({ name: obj.metadata.name, uid: obj.metadata.uid }),
+  deletionIsNews: runtimeGoneIsNoNews,
   fingerprint: (obj) => {
     const status = (obj.status ?? {}) as {
       activePlan?: unknown;

@@ -7,7 +7,10 @@ import {
   APPLICATION_SPEC_WATCH,
   APPLICATION_WATCH,
   RUNTIME_DISCOVERY_WATCH,
+  RUNTIME_NOTICE_WATCH,
+  RUNTIME_TARGET_WATCH,
   RUNTIME_WATCH,
+  WATCHED,
 } from '../../shared/forwarder/watched.ts';
 import {
   AICR_JOB_WATCH,
@@ -162,4 +165,16 @@ test('a refresh the rollout step asks of Argo CD does not wake it; Argo CD answe
   assert.equal(news(asked, settled), true, "Argo CD's answer");
   const degradedAndAsked = { ...application('1.0.0', 'Degraded', '1.0.0'), metadata: asked.metadata } as GenericObject;
   assert.equal(news(settled, degradedAndAsked), true, 'an ask beside a new stage is news for the stage');
+});
+
+test('a runtime gone from the API wakes no step: each would read it only to find it gone; its deletion starting still does', () => {
+  const runtimeWatches = WATCHED.filter((w) => w.kind.plural === 'clusterruntimes');
+  assert.deepEqual(
+    new Set(runtimeWatches),
+    new Set([RUNTIME_WATCH, RUNTIME_DISCOVERY_WATCH, RUNTIME_TARGET_WATCH, RUNTIME_NOTICE_WATCH]),
+  );
+  const live = runtime('sha256:aaa');
+  for (const w of runtimeWatches) assert.equal(w.deletionIsNews?.(live), false, `${w.id ?? w.wake}: gone is no news`);
+  const deleting = { ...live, metadata: { ...live.metadata, deletionTimestamp: '2026-12-06T00:00:00Z' } };
+  assert.notEqual(RUNTIME_WATCH.fingerprint(live), RUNTIME_WATCH.fingerprint(deleting), 'a deletion starting is news');
 });
