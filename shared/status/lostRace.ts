@@ -13,17 +13,15 @@ import type { KubePort } from '../kube/port.ts';
 /** Reads after a lost race before the conflict is left to a rerun of the whole step. */
 export const RACE_REREADS = 3;
 
-/** What of the runtime a step's decision rests on besides its own status: its identity, spec and metadata. */
+/**
+ * What of the runtime a step's decision rests on besides its own status: its identity, spec and
+ * metadata. Not its finalizers: the rollout step adds its own to every new runtime, which would
+ * make every other step's first write lose, and only the rollout step reads them, through a
+ * write of its own that is conditional on the resourceVersion it read.
+ */
 function groundsOf(runtime: RuntimeObject): string {
   const m = runtime.metadata;
-  return JSON.stringify([
-    m.uid,
-    m.generation ?? 0,
-    m.deletionTimestamp ?? null,
-    m.annotations ?? {},
-    m.labels ?? {},
-    m.finalizers ?? [],
-  ]);
+  return JSON.stringify([m.uid, m.generation ?? 0, m.deletionTimestamp ?? null, m.annotations ?? {}, m.labels ?? {}]);
 }
 
 /**

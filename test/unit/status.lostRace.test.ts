@@ -69,6 +69,13 @@ test('a write that lost its race to another step is applied again on a fresh rea
   assert.equal(kube.reads, 1);
 });
 
+test('a race that only added a finalizer (the rollout step’s, on a new runtime) is applied again on a fresh read', async () => {
+  const now = runtime('11', { finalizers: ['aicr.nvidia.com/cleanup'] });
+  const w = writer(1);
+  assert.equal(await applyThroughRaces(portReading(now), runtime('10'), resolves, w.write), 'written');
+  assert.deepEqual(w.tried, ['10', '11']);
+});
+
 test('a race that moved the step’s own status (a second worker of the same step) leaves the conflict to a rerun', async () => {
   const now = runtime('11', {}, [condition('Resolved', 'True'), condition('Released', 'False')]);
   const w = writer(1);
@@ -80,7 +87,6 @@ for (const [what, change] of [
   ['the spec (its generation)', { generation: 3 }],
   ['a deletion', { deletionTimestamp: '2026-12-06T00:00:01Z' }],
   ['an annotation', { annotations: { 'aicr.nvidia.com/approve': 'x' } }],
-  ['a finalizer', { finalizers: ['aicr.nvidia.com/cleanup'] }],
   ['the runtime itself (a successor of the same name)', { uid: 'u-2' }],
 ] as const) {
   test(`a race that moved ${what} leaves the conflict to a rerun`, async () => {
