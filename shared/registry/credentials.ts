@@ -157,19 +157,25 @@ async function awsCredentials(deps: CredentialDeps, host: string): Promise<Regis
 }
 
 /**
- * The docker config the control plane pulls and pushes with, once the Jobs have theirs too; or
- * why there is none (RegistryCredentialsUnavailable: a person should look, and it is retried).
+ * Who is about to use the registry: the step alone (its own pulls and pushes), or the step and
+ * the Jobs it is about to create, whose copies in static mode are checked then too.
+ */
+export type CredentialUse = 'step' | 'step-and-jobs';
+
+/**
+ * The docker config the control plane pulls and pushes with, and for `step-and-jobs` once the
+ * Jobs have theirs too; or why there is none (RegistryCredentialsUnavailable: a person should
+ * look, and it is retried).
  */
 export async function registryCredentials(
   deps: CredentialDeps,
   registry: Configuration['registry'],
+  use: CredentialUse = 'step-and-jobs',
 ): Promise<RegistryCredentials> {
   const host = registry.repository.split('/')[0] ?? '';
   if (registry.auth.mode === 'aws') return await awsCredentials(deps, host);
-  return await staticCredentials(deps.kube, registry.auth.staticSecretRef, host, [
-    NAMESPACES.jobs,
-    NAMESPACES.validation,
-  ]);
+  const besides = use === 'step' ? [] : [NAMESPACES.jobs, NAMESPACES.validation];
+  return await staticCredentials(deps.kube, registry.auth.staticSecretRef, host, besides);
 }
 
 /**

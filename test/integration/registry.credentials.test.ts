@@ -6,7 +6,15 @@
 // minting works again. The registry accepts moto's token (test/helpers/ecrRegistry.ts says how).
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { ANNOTATION, DOCKER_CONFIG_KEY, LABEL, NAMESPACES, REGISTRY_JOB_SECRET } from '../../shared/api/constants.ts';
+import {
+  ANNOTATION,
+  DOCKER_CONFIG_KEY,
+  IDENTITY_USER,
+  LABEL,
+  NAMESPACES,
+  REGISTRY_JOB_SECRET,
+} from '../../shared/api/constants.ts';
+import { type AuditEvent, auditMark, controlPlaneEventsSince } from '../helpers/audit.ts';
 import { KIND } from '../../shared/kube/kinds.ts';
 import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
 import {
@@ -140,6 +148,43 @@ test('REG-3 static: the Secret missing in aicr-system, or without its key, is na
   await kubectl('delete', 'secret', REGISTRY_SECRET, '-n', NAMESPACES.system);
   await ensureRegistrySecrets();
   await resolvedWith('Resolved=True, with nobody acting', planLine, 180_000);
+});
+
+/** The resolve step's reads of the registry Secret, by namespace, and the render Jobs it created. */
+function resolveRegistryWork(events: readonly AuditEvent[]): { secretReads: string[]; renderJobs: number } {
+  const byResolve = events.filter((e) => e.impersonatedUser?.username === IDENTITY_USER.step('resolve'));
+  return {
+    secretReads: byResolve
+      .filter((e) => e.verb === 'get' && e.objectRef?.resource === 'secrets' && e.objectRef.name === REGISTRY_SECRET)
+      .map((e) => e.objectRef?.namespace ?? '')
+      .sort(),
+    renderJobs: byResolve.filter(
+      (e) => e.verb === 'create' && e.objectRef?.resource === 'jobs' && /^aicr-render-/.test(e.objectRef.name ?? ''),
+    ).length,
+  };
+}
+
+test("REG-3 static: the registry Secrets are read when a render Job is created (all three copies) and when a bundle is pulled (the control plane's); a look that finds its plan recorded reads none", async () => {
+  start();
+  const created = auditMark();
+  await createRuntime({ aicrVersion: 'v0.11.1', criteria: TRAINING });
+  await resolvedWith('Resolved=True', planLine, 180_000);
+  const first = resolveRegistryWork(await controlPlaneEventsSince(created));
+  assert.ok(first.renderJobs >= 1, 'a render Job was created');
+  const count = (ns: string): number => first.secretReads.filter((n) => n === ns).length;
+  assert.equal(count(NAMESPACES.jobs), first.renderJobs, "the Jobs' copy is read once per render Job created");
+  assert.equal(count(NAMESPACES.validation), first.renderJobs, "and so is validation's");
+  assert.equal(count(NAMESPACES.system), first.renderJobs + 1, "the control plane's, once more for the bundle's pull");
+
+  // A new actionTimeout is a new generation that leaves every input of recipe and render as it was.
+  const looked = auditMark();
+  const generation = (await getRuntime())?.metadata.generation ?? 0;
+  await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"actionTimeout":"31m"}}');
+  await waitFor('Resolved for the new generation', async () => {
+    const c = condition(await getRuntime(), 'Resolved');
+    return c?.status === 'True' && (c.observedGeneration ?? 0) > generation ? true : undefined;
+  });
+  assert.deepEqual(resolveRegistryWork(await controlPlaneEventsSince(looked)), { secretReads: [], renderJobs: 0 });
 });
 
 /** Polls the render Jobs' Secret volumes until stopped (a successful Job is deleted once read). */

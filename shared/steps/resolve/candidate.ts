@@ -19,7 +19,7 @@ import { readBundle } from './bundleFiles.ts';
 import type { Release } from '../../plans/release.ts';
 import { mirrorManifests } from './mirror.ts';
 import { chartNames, ensureRepositories } from './repositories.ts';
-import type { RepositoryCreator } from '../../registry/ecrRepositories.ts';
+import type { RegistryAccess } from './registryAccess.ts';
 import { mirrorUpstream } from './mirrorUpstream.ts';
 
 export type Candidate =
@@ -37,10 +37,8 @@ export interface CandidateInputs {
   readonly overrides: readonly string[];
   /** The runtime's resnapshot request now ('' when none): a refused pull waits for a new one. */
   readonly resnapshot: string;
-  /** The docker config the control plane pulls with (shared/registry/credentials.ts). */
-  readonly dockerConfig: string;
-  /** Creates a missing repository for the plan's charts (aws mode, when the deployment allows it). */
-  readonly createRepository?: RepositoryCreator;
+  /** The registry's credentials (and in aws mode a repository creator), read only when a bundle is to be pulled. */
+  readonly access: () => Promise<RegistryAccess>;
 }
 
 /** The plan the record names, when it is there, readable and this runtime's. */
@@ -139,12 +137,16 @@ export async function resolveCandidate(kube: KubePort, c: CandidateInputs): Prom
   // A refusal stalls until a person requests a snapshot (REG-2); the registry is not asked again before.
   if (c.bundle.refused && c.bundle.refused.resnapshot === c.resnapshot)
     return { state: 'failed', reason: 'Unauthorized', message: c.bundle.refused.message };
-  const read = await readBundle(c.configuration, c.dockerConfig, c.bundle.reference);
+  const access = await c.access();
+  if (!access.ok)
+    return { state: access.retry ? 'retrying' : 'failed', reason: access.reason, message: access.message };
+  const { dockerConfig, createRepository } = access;
+  const read = await readBundle(c.configuration, dockerConfig, c.bundle.reference);
   if (!read.ok) return await notCandidate(kube, c, read);
   // The plan is written only once the charts it names are in the registry, in repositories that exist.
-  if (c.createRepository) {
+  if (createRepository) {
     const made = await ensureRepositories(
-      c.createRepository,
+      createRepository,
       c.configuration.registry.repository,
       chartNames(read.releases),
     );
@@ -154,13 +156,13 @@ export async function resolveCandidate(kube: KubePort, c: CandidateInputs): Prom
   const [mirrored, copied] = await Promise.all([
     mirrorManifests({
       registry: c.configuration.registry,
-      dockerConfig: c.dockerConfig,
+      dockerConfig,
       files: read.files,
       releases: read.releases,
     }),
     mirrorUpstream({
       registry: c.configuration.registry,
-      dockerConfig: c.dockerConfig,
+      dockerConfig,
       recipeText: read.recipeText,
       releases: read.releases,
     }),

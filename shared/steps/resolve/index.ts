@@ -28,7 +28,7 @@ import { describeProblems } from '../../api/specProblem.ts';
 import { type CandidateInputs, resolveCandidate, retirePlans } from './candidate.ts';
 import { planName } from '../../plans/digest.ts';
 import { deploymentPrefix, registryPrefixCheck } from '../../registry/prefix.ts';
-import { registryAccess } from './registryAccess.ts';
+import { RegistryAccessRefused, registryAccess } from './registryAccess.ts';
 import { selectTarget } from '../../plans/selection.ts';
 import { statusPlan } from '../../status/statusPlans.ts';
 
@@ -111,20 +111,32 @@ async function render(
   spec: ClusterRuntimeSpec,
   base: JobBase & { readonly recipe: Recipe; readonly sets: readonly string[]; readonly snapshot: string },
 ): Promise<StepReport> {
-  const access = await registryAccess(ctx, base.configuration.registry);
-  if (!access.ok)
-    return { ...resolved('False', access.reason, access.message), ...(access.retry ? { backoff: true } : {}) };
+  const { registry } = base.configuration;
   const inputs = renderInputs(spec, base);
-
-  const outcome: StageOutcome<Bundle> = await runStage(
-    renderStage(inputs, ctx.kube, (hash, run) =>
-      runJob({ ...base, stage: 'render', hash, run, args: renderArgs(inputs, hash), registryAuth: true }),
-    ),
-    stageDeps(ctx),
+  const stage = renderStage(inputs, ctx.kube, (hash, run) =>
+    runJob({ ...base, stage: 'render', hash, run, args: renderArgs(inputs, hash), registryAuth: true }),
   );
+  let outcome: StageOutcome<Bundle>;
+  try {
+    outcome = await runStage(
+      {
+        ...stage,
+        // The Job pushes with the Secret in aicr-jobs: it is checked only when a Job is about to be created.
+        prepare: async () => {
+          const access = await registryAccess(ctx, registry, 'step-and-jobs');
+          if (!access.ok) throw new RegistryAccessRefused(access);
+        },
+      },
+      stageDeps(ctx),
+    );
+  } catch (err) {
+    if (!(err instanceof RegistryAccessRefused)) throw err;
+    const { reason, message, retry } = err.failure;
+    return { ...resolved('False', reason, message), ...(retry ? { backoff: true } : {}) };
+  }
   if (outcome.state !== 'done') return progress(ctx, outcome);
   const resnapshot = ctx.runtime.metadata.annotations?.[ANNOTATION.resnapshot] ?? '';
-  const candidate = {
+  return await planPhase(ctx, {
     runtimeUID: base.runtimeUID,
     spec,
     configuration: base.configuration,
@@ -132,11 +144,7 @@ async function render(
     snapshot: base.snapshot,
     overrides: base.sets,
     resnapshot,
-  };
-  return await planPhase(ctx, {
-    ...candidate,
-    dockerConfig: access.dockerConfig,
-    ...(access.createRepository ? { createRepository: access.createRepository } : {}),
+    access: () => registryAccess(ctx, registry, 'step'),
   });
 }
 
