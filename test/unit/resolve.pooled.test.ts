@@ -2,10 +2,7 @@ import assert from 'node:assert/strict';
 import test from 'node:test';
 import { pooled } from '../../shared/steps/resolve/pooled.ts';
 
-interface Done {
-  readonly ok: boolean;
-  readonly n: number;
-}
+type Done = { readonly ok: true; readonly n: number } | { readonly ok: false; readonly n: number };
 
 /** A task that waits for the test to release it, so the test decides the order in which work ends. */
 function gated(): {
@@ -22,7 +19,7 @@ function gated(): {
         started.push(n);
         gates.set(n, resolve);
       }),
-    release: (n, ok = true) => gates.get(n)?.({ ok, n }),
+    release: (n, ok = true) => gates.get(n)?.(ok ? { ok: true, n } : { ok: false, n }),
   };
 }
 
@@ -40,23 +37,24 @@ test("a pool keeps at most its limit in flight, starts the next as soon as one e
     g.release(n);
     await tick();
   }
+  const done = await all;
+  assert.ok(done.ok);
   assert.deepEqual(
-    (await all).map((d) => d?.n),
+    done.answers.map((d) => d.n),
     [0, 1, 2, 3, 4],
   );
 });
 
-test('after a failure no further item starts; the ones in flight finish and the rest stay unanswered', async () => {
+test("after a failure no further item starts; the pool answers once the ones in flight finish, with the first failure in the items' order", async () => {
   const g = gated();
-  const all = pooled([0, 1, 2, 3], 2, g.task);
+  let settled = false;
+  const all = pooled([0, 1, 2, 3], 2, g.task).then((d) => ((settled = true), d));
   await tick();
-  g.release(0, false);
+  g.release(1, false);
   await tick();
   assert.deepEqual(g.started, [0, 1], 'nothing starts after the failure');
-  g.release(1);
-  const done = await all;
-  assert.deepEqual(
-    done.map((d) => d?.ok),
-    [false, true, undefined, undefined],
-  );
+  assert.equal(settled, false, 'item 0 is still in flight');
+  g.release(0, false);
+  assert.deepEqual(await all, { ok: false, n: 0 }, "the earlier item's failure, though it came later");
+  assert.deepEqual(g.started, [0, 1]);
 });

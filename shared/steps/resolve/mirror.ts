@@ -44,9 +44,9 @@ function failed(err: unknown, target: string, repository: string): MirrorFailure
   throw err;
 }
 
-type Pushed = { readonly ok: true; readonly release: Release; readonly pushed: boolean } | MirrorFailure;
+type Pushed = { readonly ok: true; readonly release: Release; readonly pushed: boolean };
 
-async function pushManifests(m: MirrorInputs, release: Release): Promise<Pushed> {
+async function pushManifests(m: MirrorInputs, release: Release): Promise<Pushed | MirrorFailure> {
   if (!release.manifests) return { ok: true, release, pushed: false };
   const chart = packageManifestsChart(release.name, manifestFilesOf(m.files, release.name));
   // The plan's version and the package's come from one function; a difference is a bug here.
@@ -72,14 +72,11 @@ async function pushManifests(m: MirrorInputs, release: Release): Promise<Pushed>
 
 /** Pushes each release's manifests chart that the registry lacks; how many were pushed, and each manifests source with its digest. */
 export async function mirrorManifests(m: MirrorInputs): Promise<Mirrored> {
-  let pushed = 0;
-  const releases: Release[] = [];
-  for (const d of await pooled(m.releases, REGISTRY_CONCURRENCY, (r) => pushManifests(m, r))) {
-    // A push that never ran comes after the failure that stopped the pool.
-    if (!d) break;
-    if (!d.ok) return d;
-    if (d.pushed) pushed++;
-    releases.push(d.release);
-  }
-  return { ok: true, pushed, releases };
+  const done = await pooled(m.releases, REGISTRY_CONCURRENCY, (r) => pushManifests(m, r));
+  if (!done.ok) return done;
+  return {
+    ok: true,
+    pushed: done.answers.filter((d) => d.pushed).length,
+    releases: done.answers.map((d) => d.release),
+  };
 }

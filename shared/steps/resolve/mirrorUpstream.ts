@@ -73,10 +73,9 @@ export function copyFailed(err: unknown, copy: UpstreamCopy, repository: string)
   throw err;
 }
 
-type Copied =
-  { readonly ok: true; readonly component: string; readonly pushed: boolean; readonly digest: string } | MirrorFailure;
+type Copied = { readonly ok: true; readonly component: string; readonly pushed: boolean; readonly digest: string };
 
-async function copyOne(copy: UpstreamCopy, m: UpstreamInputs, indexes: IndexReads): Promise<Copied> {
+async function copyOne(copy: UpstreamCopy, m: UpstreamInputs, indexes: IndexReads): Promise<Copied | MirrorFailure> {
   try {
     const options = {
       dockerConfig: m.dockerConfig,
@@ -97,18 +96,12 @@ async function copyOne(copy: UpstreamCopy, m: UpstreamInputs, indexes: IndexRead
 export async function mirrorUpstream(m: UpstreamInputs): Promise<Mirrored> {
   const copies = upstreamCopies(m.recipeText, m.releases, m.registry.repository);
   const indexes: IndexReads = new Map();
-  let pushed = 0;
-  const digests = new Map<string, string>();
-  for (const d of await pooled(copies, REGISTRY_CONCURRENCY, (c) => copyOne(c, m, indexes))) {
-    // A copy that never ran comes after the failure that stopped the pool.
-    if (!d) break;
-    if (!d.ok) return d;
-    if (d.pushed) pushed++;
-    digests.set(d.component, d.digest);
-  }
+  const done = await pooled(copies, REGISTRY_CONCURRENCY, (c) => copyOne(c, m, indexes));
+  if (!done.ok) return done;
+  const digests = new Map(done.answers.map((d) => [d.component, d.digest]));
   const releases = m.releases.map((r) => {
     const digest = digests.get(r.name);
     return r.chart && digest ? { ...r, chart: { ...r.chart, digest } } : r;
   });
-  return { ok: true, pushed, releases };
+  return { ok: true, pushed: done.answers.filter((d) => d.pushed).length, releases };
 }

@@ -5,17 +5,15 @@
 /** Small enough for a registry and a chart repository to take without throttling. */
 export const REGISTRY_CONCURRENCY = 3;
 
-/** What a pooled task answers: a failure ends the pool. */
-export interface Outcome {
-  readonly ok: boolean;
-}
-
-/** Each item as soon as one of `limit` slots is free; after a failure, no further item starts. */
-export async function pooled<T, R extends Outcome>(
+/**
+ * Runs `task` on each item as soon as one of `limit` slots is free, and starts none after a
+ * failure; every answer in the items' order, or the first failure in that order.
+ */
+export async function pooled<T, R extends { readonly ok: boolean }>(
   items: readonly T[],
   limit: number,
   task: (item: T) => Promise<R>,
-): Promise<(R | undefined)[]> {
+): Promise<{ readonly ok: true; readonly answers: Extract<R, { ok: true }>[] } | Extract<R, { ok: false }>> {
   const done: (R | undefined)[] = items.map(() => undefined);
   let next = 0;
   let failed = false;
@@ -28,5 +26,12 @@ export async function pooled<T, R extends Outcome>(
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, slot));
-  return done;
+  const answers: Extract<R, { ok: true }>[] = [];
+  for (const d of done) {
+    // Items start in order and none starts after a failure, so one that never ran comes after it.
+    if (d === undefined) break;
+    if (!d.ok) return d as Extract<R, { ok: false }>;
+    answers.push(d as Extract<R, { ok: true }>);
+  }
+  return { ok: true, answers };
 }
