@@ -94,46 +94,54 @@ const AdoptionSchema = apiObject(
   description: 'Takes over the releases of an earlier ClusterRuntime that was deleted with deletionPolicy Orphan.',
 });
 
-export const ClusterRuntimeSpecSchema = apiObject(
-  z.object({
-    aicrVersion: patternString(
-      AICR_VERSION,
-      'AICR release whose recipes and CLI the control plane uses, such as v1.1.0.',
-    ),
-    criteria: CriteriaSchema.prefault({}),
-    components: keyedMap(
-      ComponentOverrideSchema,
-      { key: COMPONENT_NAME, maxProperties: MAX_COMPONENTS },
-      `Overrides per component, keyed by component name; at most ${MAX_COMPONENTS}.`,
-    ).optional(),
-    selection: SelectionSchema.prefault({ mode: 'Automatic' }),
-    validation: ValidationSchema.prefault({ deployment: 'Required' }),
-    paused: described(
-      z.boolean(),
-      'While true, no rollout starts or moves on; the control plane still observes and reports.',
-    ).default(false),
-    suspendEngine: described(
-      z.boolean(),
-      'While true, the GitOps engine stops applying releases to the cluster.',
-    ).default(false),
-    deletionPolicy: described(
-      z.enum(['Orphan', 'Delete']),
-      'What happens to installed releases when the runtime is deleted: Orphan keeps them, Delete removes them.',
-    ).default('Orphan'),
-    adoption: AdoptionSchema.optional(),
-    actionTimeout: durationString(
-      { min: '10s', max: '168h', maxInWords: '7 days' },
-      'Longest one action (a Job, a sync) may run before it counts as failed; 10s to 168h.',
-    ).default('30m'),
-    approvalTimeout: durationString(
-      { min: '30s', max: '720h', maxInWords: '30 days' },
-      'Longest a plan waits for approval before it expires; 30s to 720h.',
-    ).default('72h'),
-    maintenance: MaintenanceSchema.optional(),
-    workloads: WorkloadsSchema.optional(),
-  }),
-).meta({ description: 'The software stack the cluster should run, and how the control plane moves it there.' });
+const SPEC_OBJECT = z.object({
+  aicrVersion: patternString(
+    AICR_VERSION,
+    'AICR release whose recipes and CLI the control plane uses, such as v1.1.0.',
+  ),
+  criteria: CriteriaSchema.prefault({}),
+  components: keyedMap(
+    ComponentOverrideSchema,
+    { key: COMPONENT_NAME, maxProperties: MAX_COMPONENTS },
+    `Overrides per component, keyed by component name; at most ${MAX_COMPONENTS}.`,
+  ).optional(),
+  selection: SelectionSchema.prefault({ mode: 'Automatic' }),
+  validation: ValidationSchema.prefault({ deployment: 'Required' }),
+  paused: described(
+    z.boolean(),
+    'While true, no rollout starts or moves on; the control plane still observes and reports.',
+  ).default(false),
+  suspendEngine: described(
+    z.boolean(),
+    'While true, the GitOps engine stops applying releases to the cluster.',
+  ).default(false),
+  deletionPolicy: described(
+    z.enum(['Orphan', 'Delete']),
+    'What happens to installed releases when the runtime is deleted: Orphan keeps them, Delete removes them.',
+  ).default('Orphan'),
+  adoption: AdoptionSchema.optional(),
+  actionTimeout: durationString(
+    { min: '10s', max: '168h', maxInWords: '7 days' },
+    'Longest one action (a Job, a sync) may run before it counts as failed; 10s to 168h.',
+  ).default('30m'),
+  approvalTimeout: durationString(
+    { min: '30s', max: '720h', maxInWords: '30 days' },
+    'Longest a plan waits for approval before it expires; 30s to 720h.',
+  ).default('72h'),
+  maintenance: MaintenanceSchema.optional(),
+  workloads: WorkloadsSchema.optional(),
+});
+
+export const ClusterRuntimeSpecSchema = apiObject(SPEC_OBJECT).meta({
+  description: 'The software stack the cluster should run, and how the control plane moves it there.',
+});
 export type ClusterRuntimeSpec = z.output<typeof ClusterRuntimeSpecSchema>;
+
+/** A top-level field of the spec. */
+export type SpecField = keyof ClusterRuntimeSpec;
+
+/** Every top-level field of the spec, as the schema declares them. */
+export const SPEC_FIELDS = Object.keys(SPEC_OBJECT.shape) as SpecField[];
 
 const NodeGroupSchema = z
   .object({
@@ -217,6 +225,17 @@ export const ClusterRuntimeStatusSchema = z
         ),
       })
       .meta({ description: 'What the notify step last told (EventBridge notifications), so a state is told once.' })
+      .optional(),
+    observedSpec: z
+      .record(
+        z.string(),
+        boundedString(64, 'Digest of the part of the spec the step read when it last wrote its conditions.'),
+      )
+      .meta({
+        maxProperties: 16,
+        description:
+          'For each step whose conditions depend on only part of the spec, keyed by step: what that part was at its last report. Its conditions stay current across changes to the rest of the spec.',
+      })
       .optional(),
   })
   .meta({ description: 'What the control plane observed and did; written only by the control plane.' });

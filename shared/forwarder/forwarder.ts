@@ -18,6 +18,7 @@ import type { Checkpoint } from './checkpoint.ts';
 import type { WindowActivity } from './windowActivity.ts';
 import { type Pending, PendingChanges, changeMessage } from './pendingChanges.ts';
 import { RUNTIME_WATCH } from './watched.ts';
+import { Answers, StepWakes } from './stepWakes.ts';
 import type { RuntimeRef, Watchable, WatchedKind } from './watchedKind.ts';
 
 export interface ForwarderStats {
@@ -71,15 +72,15 @@ export class Forwarder {
   private stopWatch: (() => void) | undefined;
   private sendFailed = false;
   /** The steps a change of the watched kind wakes. */
-  private readonly steps: readonly string[];
+  private readonly wakes: StepWakes;
+  private readonly answers: Answers;
 
   constructor(opts: ForwarderOptions, watched: WatchedKind<Watchable> = RUNTIME_WATCH) {
     this.opts = opts;
     this.watched = watched;
     this.seen = opts.seen ?? new Map<string, string>();
-    this.steps = (opts.table ?? STEP_TABLE)
-      .filter((r) => (r.wakesOn as readonly string[]).includes(watched.wake))
-      .map((r) => r.name);
+    this.wakes = new StepWakes(watched, opts.table ?? STEP_TABLE);
+    this.answers = new Answers(watched);
   }
 
   /** The kind this forwarder watches. */
@@ -152,8 +153,8 @@ export class Forwarder {
     this.seen.clear();
     this.pending.clear();
     for (const obj of list.items) {
-      this.seen.set(obj.metadata.uid, this.watched.fingerprint(obj));
-      this.buffer(obj, 'relist');
+      this.seen.set(obj.metadata.uid, this.wakes.print(obj));
+      this.buffer(obj, 'relist', this.wakes.steps);
     }
     await this.flush(true);
     if (this.sendFailed) return;
@@ -186,7 +187,10 @@ export class Forwarder {
   private async onEvent(ev: WatchEvent<Watchable>): Promise<void> {
     if (this.sendFailed) return;
     const obj = ev.object;
-    if (ev.type !== 'BOOKMARK') this.consider(ev.type, obj);
+    if (ev.type !== 'BOOKMARK') {
+      this.answers.note(obj);
+      this.consider(ev.type, obj);
+    }
     await this.flush();
     if (this.sendFailed) return;
     if (this.pending.size > 0) this.held = obj.metadata.resourceVersion;
@@ -195,7 +199,7 @@ export class Forwarder {
 
   private consider(type: string, obj: Watchable): void {
     const uid = obj.metadata.uid;
-    const print = this.watched.fingerprint(obj);
+    const print = this.wakes.print(obj);
     if (type !== 'DELETED' && this.seen.get(uid) === print) {
       this.stats.skipped++;
       this.opts.log.debug('event skipped: nothing a step acts on changed', {
@@ -207,25 +211,19 @@ export class Forwarder {
     const before = this.seen.get(uid);
     if (type === 'DELETED') this.seen.delete(uid);
     else this.seen.set(uid, print);
-    if (!this.isNews(type, obj, before, print)) {
+    const woken = this.wakes.wokenBy(type, obj, before, print);
+    if (woken.length === 0) {
       this.stats.skipped++;
       return;
     }
-    this.buffer(obj, type);
-  }
-
-  /** Whether an event that moved the object's fingerprint (or deleted it) is work for a step. */
-  private isNews(type: string, obj: Watchable, before: string | undefined, print: string): boolean {
-    if (type === 'DELETED') return this.watched.deletionIsNews?.(obj) ?? true;
-    if (before === undefined) return this.watched.arrivalIsNews?.(obj) ?? true;
-    return this.watched.changeIsNews?.(before, print) ?? true;
+    this.buffer(obj, type, woken);
   }
 
   private now(): number {
     return (this.opts.now ?? Date.now)();
   }
 
-  private buffer(obj: Watchable, cause: string): void {
+  private buffer(obj: Watchable, cause: string, steps: readonly string[]): void {
     const runtime = this.watched.runtimeOf(obj);
     if (!runtime) {
       this.stats.skipped++;
@@ -234,11 +232,12 @@ export class Forwarder {
     const intervalMs = this.watched.coalesceMs ?? this.opts.coalesceMs ?? 0;
     // The wake beside the event type, so a step's log says which watch asked for the look.
     const named = `${this.watched.wake} ${cause}`;
-    this.opts.log.debug('change is news', { cause: named, object: obj.metadata.name, runtimeUID: runtime.uid });
-    const folded = this.pending.add(
-      { runtime, cause: named, resourceVersion: obj.metadata.resourceVersion },
-      intervalMs,
-    );
+    const fields = { cause: named, object: obj.metadata.name, runtimeUID: runtime.uid, steps: steps.join(',') };
+    this.opts.log.debug('change is news', fields);
+    const asked = this.answers.askedBy(obj);
+    const change = { runtime, steps, cause: named, resourceVersion: obj.metadata.resourceVersion };
+    const atOnce = this.answers.answeredBefore(obj.metadata.uid, asked);
+    const folded = this.pending.add(asked === undefined ? change : { ...change, asked }, intervalMs, atOnce);
     if (folded) this.stats.coalesced++;
   }
 
@@ -276,8 +275,10 @@ export class Forwarder {
     try {
       const uid = await this.uidOf(p.runtime);
       if (uid === undefined) return;
-      for (const step of this.steps) await this.opts.producer.send(changeMessage(p, step, uid, this.opts.cluster));
+      for (const step of this.wakes.steps.filter((n) => p.steps.includes(n)))
+        await this.opts.producer.send(changeMessage(p, step, uid, this.opts.cluster));
       this.stats.enqueued++;
+      this.answers.noteSent(p.runtime.uid, p.asked);
       this.opts.quiet?.activity.note(this.now());
       this.opts.log.metric({ metric: METRIC.forwarderLag, value: Math.max(0, this.now() - p.received) });
     } catch (err) {

@@ -8,15 +8,19 @@ import type { RuntimeRef } from './watchedKind.ts';
 
 export interface Pending {
   readonly runtime: RuntimeRef;
+  /** The steps to wake, in the table's order. */
+  readonly steps: readonly string[];
   readonly cause: string;
   readonly resourceVersion: string;
+  /** The generation the change asked for, where the kind has one. */
+  readonly asked?: number;
   /** When it may be sent: at once, or one interval after the runtime's previous message. */
   readonly due: number;
   /** When the first change it stands for reached the forwarder. */
   readonly received: number;
 }
 
-export type Change = Pick<Pending, 'runtime' | 'cause' | 'resourceVersion'>;
+export type Change = Pick<Pending, 'runtime' | 'steps' | 'cause' | 'resourceVersion' | 'asked'>;
 
 export class PendingChanges {
   private readonly byRuntime = new Map<string, Pending>();
@@ -31,15 +35,20 @@ export class PendingChanges {
     return this.byRuntime.size;
   }
 
-  /** Returns whether the change folded into one already waiting for its runtime. */
-  add(change: Change, intervalMs: number): boolean {
+  /** Returns whether the change folded into one already waiting for its runtime; `atOnce` skips the interval. */
+  add(change: Change, intervalMs: number, atOnce = false): boolean {
     const uid = change.runtime.uid;
     const earlier = this.byRuntime.get(uid);
-    const due = earlier?.due ?? Math.max(this.now(), (this.lastSent.get(uid) ?? -Infinity) + intervalMs);
+    const due = atOnce
+      ? this.now()
+      : (earlier?.due ?? Math.max(this.now(), (this.lastSent.get(uid) ?? -Infinity) + intervalMs));
+    const steps = earlier ? [...new Set([...earlier.steps, ...change.steps])] : change.steps;
     this.byRuntime.set(uid, {
       runtime: change.runtime,
+      steps,
       cause: change.cause,
       resourceVersion: change.resourceVersion,
+      ...(change.asked === undefined ? {} : { asked: change.asked }),
       due,
       received: earlier?.received ?? this.now(),
     });

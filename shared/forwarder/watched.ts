@@ -20,6 +20,7 @@ import { STEP_TABLE, type StepRow, WAKE } from '../steps/table.ts';
 import { type NodeFacts, nodeFingerprint } from '../discovery/nodeGroups.ts';
 import { discoveryOf } from '../discovery/status.ts';
 import { fieldAt } from '../kube/fieldPath.ts';
+import { specPartDigest } from '../status/specPart.ts';
 import { type ReportStage, reportStage } from '../rollouts/gate.ts';
 import {
   AICR_JOB_WATCH,
@@ -47,6 +48,15 @@ export const RUNTIME_WATCH: WatchedKind<RuntimeObject> = {
   fingerprint: (obj) =>
     JSON.stringify([
       obj.metadata.generation ?? 0,
+      obj.metadata.annotations ?? {},
+      obj.metadata.deletionTimestamp ?? null,
+    ]),
+  // A step that depends on part of the spec only (its row's specFields) is not woken by a change
+  // elsewhere in it; its conditions stay current meanwhile (shared/status/specPart.ts).
+  answering: (obj) => ({ asked: obj.metadata.generation ?? 0, answered: obj.status?.observedGeneration }),
+  stepPrint: (obj, step) =>
+    JSON.stringify([
+      step.specFields ? specPartDigest(obj.spec, step.specFields) : (obj.metadata.generation ?? 0),
       obj.metadata.annotations ?? {},
       obj.metadata.deletionTimestamp ?? null,
     ]),

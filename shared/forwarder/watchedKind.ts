@@ -3,11 +3,16 @@
 import { ANNOTATION, RUNTIME_NAME } from '../api/constants.ts';
 import type { Kind, ObjectMeta } from '../kube/kinds.ts';
 import type { Selection } from '../kube/port.ts';
-import type { Wake } from '../steps/table.ts';
+import type { StepRow, Wake } from '../steps/table.ts';
 
 export interface RuntimeRef {
   readonly name: string;
   readonly uid: string;
+}
+
+export interface Answering {
+  readonly asked: number;
+  readonly answered: number | undefined;
 }
 
 export interface WatchedKind<T extends { readonly metadata: ObjectMeta }> {
@@ -27,8 +32,20 @@ export interface WatchedKind<T extends { readonly metadata: ObjectMeta }> {
   arrivalIsNews?(obj: T): boolean;
   /** Two events with the same fingerprint for one object are one change. */
   fingerprint(obj: T): string;
-  /** Whether a move from one fingerprint to another is work; by default every move is. */
+  /** Whether a move from one fingerprint to another is work; by default every move is. Not asked of a kind with step prints. */
   changeIsNews?(before: string, after: string): boolean;
+  /**
+   * What of the object one step acts on. When given, a change wakes only the steps whose print
+   * moved, not every step of the wake; an arrival, a deletion or a relist wakes them all.
+   */
+  stepPrint?(obj: T, step: StepRow): string;
+  /**
+   * The generation the object asks for and the last one the control plane answered (its status
+   * says so). A change to a new generation skips the coalescing interval when every generation
+   * sent before it has been answered: whoever waits for each answer before the next change is
+   * not a storm, and holding their change back would only delay the answer.
+   */
+  answering?(obj: T): Answering;
   /** Tells apart two watches of one kind (in different namespaces), for their checkpoints. */
   readonly id?: string;
 }

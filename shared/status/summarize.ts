@@ -6,8 +6,9 @@
 // 1. A domain condition that is not True and whose reason is of a stalled class (or is not in
 //    the reasons table) stalls the runtime: Stalled=True and Ready=False with its reason and
 //    message (COND-2). Reconciling stays True only when that stall retries by itself.
-// 2. Otherwise a domain condition that is missing, describes an older generation, or is not
-//    True means work is under way: Reconciling=True and Ready=False, with its reason and a
+// 2. Otherwise a domain condition that is missing, describes an older generation (unless the
+//    part of the spec it depends on has not moved since, specPart.ts), or is not True means
+//    work is under way: Reconciling=True and Ready=False, with its reason and a
 //    message that points at it (its own message moves with the work; a stall's is copied).
 // 3. Otherwise the runtime is Ready.
 import type { Condition } from '../api/condition.ts';
@@ -20,6 +21,8 @@ export interface SummaryInput {
   readonly generation: number;
   /** The domain conditions some step writes today; the summary waits for each of them. */
   readonly expected: readonly DomainConditionType[];
+  /** Conditions whose older generation does not make them stale: the spec they depend on has not moved (specPart.ts). */
+  readonly current?: readonly DomainConditionType[];
 }
 
 interface Cause {
@@ -35,9 +38,14 @@ function stallOf(c: Condition): 'waiting' | 'retrying' | undefined {
   return row.class === REASON_CLASS.stalledRetrying ? 'retrying' : 'waiting';
 }
 
-function progressOf(c: Condition | undefined, type: DomainConditionType, generation: number): Cause | undefined {
+function progressOf(
+  c: Condition | undefined,
+  type: DomainConditionType,
+  generation: number,
+  current: boolean,
+): Cause | undefined {
   if (!c) return { reason: SUMMARY_REASON.noStatusYet, message: `waiting for the first ${type} report` };
-  if ((c.observedGeneration ?? 0) < generation) {
+  if ((c.observedGeneration ?? 0) < generation && !current) {
     return {
       reason: SUMMARY_REASON.newGeneration,
       message: `${type} describes generation ${c.observedGeneration ?? 0}; generation ${generation} is being processed`,
@@ -61,6 +69,7 @@ export function summarize(input: SummaryInput): DesiredCondition[] {
       input.conditions.find((c) => c.type === type),
       type,
       input.generation,
+      input.current?.includes(type) ?? false,
     );
     if (cause) return reconcilingSummary(cause);
   }

@@ -12,6 +12,7 @@ import { recordEvent } from '../events/recorder.ts';
 import { isStalledClass, reasonRow } from '../api/reasons.ts';
 import { summarize } from './summarize.ts';
 import { applyThroughRaces } from './lostRace.ts';
+import { type SpecFields, specPartDigest } from './specPart.ts';
 
 /** A step tried to write a condition it does not own, or a reason its condition cannot carry. */
 export class StatusContractError extends ControlPlaneError {
@@ -29,6 +30,8 @@ export interface StatusWriter {
   readonly fieldManager: string;
   /** Status fields (besides conditions) only this step writes. */
   readonly ownsFields?: readonly string[];
+  /** The part of the spec its conditions depend on (specPart.ts); undefined, the whole spec. */
+  readonly specFields?: SpecFields;
 }
 
 export interface StatusWrite {
@@ -41,6 +44,8 @@ export interface StatusWrite {
   readonly fields?: Readonly<Record<string, string | undefined>>;
   /** Domain conditions some step writes, which the summary waits for. */
   readonly expected: readonly DomainConditionType[];
+  /** Every step that writes conditions: whose conditions depend on part of the spec only. */
+  readonly writers?: readonly StatusWriter[];
   readonly now: Date;
   /** Names the step in the Events its condition transitions record. */
   readonly reporter?: string;
@@ -106,6 +111,19 @@ function sameFields(runtime: RuntimeObject, fields: Record<string, string>, keys
   return keys.every((k) => status[k] === fields[k]);
 }
 
+type ObservedSpec = Readonly<Record<string, string>>;
+
+function observedSpecOf(runtime: RuntimeObject): ObservedSpec {
+  const value = (runtime.status as { observedSpec?: unknown } | undefined)?.observedSpec;
+  return value !== null && typeof value === 'object' ? (value as ObservedSpec) : {};
+}
+
+/** The digest of the spec part the step read, for a step whose conditions depend on part of it only. */
+function specRecord(w: StatusWrite): { observedSpec: ObservedSpec } | Record<string, never> {
+  if (!w.row.specFields) return {};
+  return { observedSpec: { [w.row.name]: specPartDigest(w.runtime.spec, w.row.specFields) } };
+}
+
 /** Writes what changed; returns how many applies were sent (0, 1 or 2). */
 export async function writeStepStatus(w: StatusWrite): Promise<number> {
   checkContract(w.row, w.desired, w.fields);
@@ -114,13 +132,20 @@ export async function writeStepStatus(w: StatusWrite): Promise<number> {
   let writes = 0;
   const owned = buildConditions(conditionsOf(runtime), w.desired, generation, w.now);
   const fields = ownedFields(w);
+  const spec = specRecord(w);
   const before = conditionsOf(runtime);
-  if (!sameConditionsOf(before, owned, w.row.owns) || !sameFields(runtime, fields, w.row.ownsFields ?? [])) {
+  const specMoved =
+    spec.observedSpec !== undefined && observedSpecOf(runtime)[w.row.name] !== spec.observedSpec[w.row.name];
+  if (
+    !sameConditionsOf(before, owned, w.row.owns) ||
+    !sameFields(runtime, fields, w.row.ownsFields ?? []) ||
+    specMoved
+  ) {
     runtime = await applyThroughRaces(
       w.kube,
       runtime,
       (rt) => ownedStatus(rt, w.row),
-      (rt) => apply(w.kube, rt, w.row.fieldManager, { conditions: owned, ...fields }),
+      (rt) => apply(w.kube, rt, w.row.fieldManager, { conditions: owned, ...fields, ...spec }),
     );
     writes++;
   }
@@ -145,14 +170,34 @@ function ownedStatus(runtime: RuntimeObject, row: StatusWriter): unknown {
   return [
     conditionsOf(runtime).filter((c) => (row.owns as readonly string[]).includes(c.type)),
     (row.ownsFields ?? []).map((k) => status[k] ?? null),
+    observedSpecOf(runtime)[row.name] ?? null,
   ];
+}
+
+/**
+ * The conditions that describe an older generation but still the runtime as it is: their step
+ * depends on part of the spec only, and that part is what it was when the step last wrote them.
+ */
+export function currentDespiteGeneration(
+  runtime: RuntimeObject,
+  writers: readonly StatusWriter[],
+): DomainConditionType[] {
+  const observed = observedSpecOf(runtime);
+  return writers
+    .filter((r) => r.specFields !== undefined && observed[r.name] === specPartDigest(runtime.spec, r.specFields))
+    .flatMap((r) => [...r.owns]);
 }
 
 /** Ready, Reconciling, Stalled and observedGeneration as the runtime's conditions say; whether an apply was sent. */
 async function writeSummary(w: StatusWrite, runtime: RuntimeObject, generation: number): Promise<boolean> {
   const summary = buildConditions(
     conditionsOf(runtime),
-    summarize({ conditions: conditionsOf(runtime), generation, expected: w.expected }),
+    summarize({
+      conditions: conditionsOf(runtime),
+      generation,
+      expected: w.expected,
+      current: currentDespiteGeneration(runtime, w.writers ?? []),
+    }),
     generation,
     w.now,
   );

@@ -246,6 +246,7 @@ async function writeStall(reason: Reason, message: string, f: Failure): Promise<
     row: f.row,
     desired,
     expected: ownedConditions(f.table),
+    writers: f.table,
     now: f.deps.now(),
     reporter: f.row.name,
     onEventError: (err) => f.log.warn('event not recorded', errorFields(err)),

@@ -53,6 +53,7 @@ export async function runStep(
     desired: report.conditions,
     ...(report.fields ? { fields: report.fields } : {}),
     expected: ownedConditions(table),
+    writers: table,
     now: deps.now(),
     reporter: row.name,
     onEventError: (err) => log.warn('event not recorded', errorFields(err)),

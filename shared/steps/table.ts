@@ -9,6 +9,7 @@
 // Kept free of runner imports so a function bundles only the steps it runs.
 import { type ApiStepName, CONDITION, STEP, stepFieldManager, type DomainConditionType } from '../api/constants.ts';
 import type { KubeRule } from '../rbac/rule.ts';
+import { SPEC_FIELDS, type SpecField } from '../api/clusterRuntime.ts';
 import { DRIFT_CHECK_AWS } from './driftCheck/aws.ts';
 import { NOTIFY_AWS } from './notify/aws.ts';
 import { RESOLVE_AWS } from './resolve/aws.ts';
@@ -61,6 +62,11 @@ export interface StepRow {
   readonly fieldManager: string;
   /** Status fields (besides conditions) only this step writes, in the same apply as its conditions. */
   readonly ownsFields?: readonly string[];
+  /**
+   * The spec fields its looks depend on; undefined, all of them. A change to another field neither
+   * wakes it nor makes its conditions stale (shared/status/specPart.ts).
+   */
+  readonly specFields?: readonly SpecField[];
   /** The function's timeout; its queue's visibility timeout is six times this. */
   readonly timeoutSeconds: number;
   readonly wakesOn: readonly Wake[];
@@ -69,6 +75,14 @@ export interface StepRow {
   /** What its function needs in AWS beyond every step's (its folder's aws.ts); serverless.yml is generated from it. */
   readonly aws: StepAws;
 }
+
+/**
+ * The rollout step's part of the spec: all of it but what reaches it through the target plan
+ * resolve writes (criteria, components), which wakes it when the plan moves, and actionTimeout,
+ * which a step in flight reads at its next look. So a runtime change that resolution alone acts
+ * on costs no rollout look while resolution runs.
+ */
+const ROLLOUT_SPEC_FIELDS = SPEC_FIELDS.filter((f) => !['criteria', 'components', 'actionTimeout'].includes(f));
 
 const ROWS = [
   {
@@ -88,6 +102,8 @@ const ROWS = [
       'Snapshot step - reads the node groups and keeps an AICR snapshot of the cluster; writes status.discovery',
     queue: 'snapshot',
     owns: [],
+    // actionTimeout bounds only the Jobs it starts later; a change to it needs no look.
+    specFields: SPEC_FIELDS.filter((f) => f !== 'actionTimeout'),
     timeoutSeconds: 30,
     wakesOn: [WAKE.runtimeChange, WAKE.snapshotRun, WAKE.nodeChange],
     kube: SNAPSHOT_RBAC,
@@ -100,6 +116,7 @@ const ROWS = [
     queue: 'rollout',
     owns: [CONDITION.engineAvailable, CONDITION.released],
     ownsFields: ['activePlan'],
+    specFields: ROLLOUT_SPEC_FIELDS,
     timeoutSeconds: 30,
     // Argo CD's registry Secret too: a refreshed token ends RegistryCredentialsStale at once, not at the next recheck.
     wakesOn: [
@@ -119,6 +136,8 @@ const ROWS = [
       "Token-refresh step - in aws registry mode keeps Argo CD's registry credentials (Secret argocd/aicr-registry) holding a fresh ECR token",
     queue: 'token-refresh',
     owns: [],
+    // It reads none of the spec: a runtime's arrival, deletion and annotations (a refresh asked) wake it.
+    specFields: [],
     timeoutSeconds: 30,
     wakesOn: [WAKE.runtimeChange, WAKE.registryCredentialsChange],
     kube: TOKEN_REFRESH_RBAC,
@@ -130,6 +149,8 @@ const ROWS = [
       'Drift-check step - between rollouts compares the owned Applications with the active and target plans: writes a deleted Application again from the active plan, rebuilds a lost active plan from the Applications, and refuses objects of a newer control plane; owns InventoryConsistent',
     queue: 'drift-check',
     owns: [CONDITION.inventoryConsistent],
+    // Maintenance windows hold its rewrites; nothing else of the spec is its concern.
+    specFields: ['maintenance'],
     timeoutSeconds: 30,
     wakesOn: [WAKE.runtimeChange, WAKE.targetChange, WAKE.rolloutChange, WAKE.planChange, WAKE.applicationSpecChange],
     kube: DRIFT_CHECK_RBAC,

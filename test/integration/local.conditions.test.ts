@@ -114,3 +114,24 @@ test('COND-1 a spec change is picked up and observedGeneration follows it', asyn
   assert.equal(condition(rt, 'Reconciling')?.observedGeneration, 2);
   assert.ok(cp.forwarder.stats.enqueued >= 2);
 });
+
+test('COND-1 a change to actionTimeout alone wakes resolve only: the rollout and drift conditions keep their generation and digest', async () => {
+  const before = await getRuntime();
+  const released = condition(before, 'Released');
+  const observed = (before?.status as { observedSpec?: Record<string, string> } | undefined)?.observedSpec ?? {};
+  assert.deepEqual(Object.keys(observed).sort(), ['drift-check', 'rollout'], 'each writes its own key of the map');
+  await kubectl('patch', 'clusterruntime', 'cluster', '--type', 'merge', '-p', '{"spec":{"actionTimeout":"31m"}}');
+  const generation = (before?.metadata.generation ?? 0) + 1;
+  const rt = await waitFor('the new generation observed', async () => {
+    const r = await getRuntime();
+    return r?.status?.observedGeneration === generation && condition(r, 'Resolved')?.observedGeneration === generation
+      ? r
+      : undefined;
+  });
+  assert.equal(
+    condition(rt, 'Released')?.observedGeneration,
+    released?.observedGeneration,
+    'the rollout step did not look',
+  );
+  assert.deepEqual((rt.status as { observedSpec?: Record<string, string> }).observedSpec, observed);
+});
