@@ -46,9 +46,32 @@ async function configMap(kube: KubePort): Promise<ConfigMapObject | undefined> {
   }
 }
 
+/**
+ * The last configuration parsed, by the ConfigMap data it came from: nearly every look reads the
+ * same data, and parsing its YAML and schema again costs about a millisecond of a look. Frozen,
+ * since every look shares it.
+ */
+let parsed: { readonly data: string; readonly configuration: Configuration } | undefined;
+
+function frozen<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) frozen(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
 export async function readConfiguration(kube: KubePort): Promise<Configuration> {
   const cm = await configMap(kube);
   if (!cm) throw refused('not found; install or upgrade the chart, which renders it from its values');
+  const data = JSON.stringify(cm.data ?? {});
+  if (parsed?.data === data) return parsed.configuration;
+  const configuration = frozen(checked(cm));
+  parsed = { data, configuration };
+  return configuration;
+}
+
+function checked(cm: ConfigMapObject): Configuration {
   const text = cm.data?.[CONFIGURATION.key];
   if (text === undefined)
     throw refused(`has no key ${CONFIGURATION.key}; install or upgrade the chart, which renders it from its values`);

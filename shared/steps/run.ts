@@ -6,6 +6,7 @@ import type { WorkItem } from '../queue/workItem.ts';
 import { writeStepStatus } from '../status/writeStatus.ts';
 import { STEP_TABLE, type StepRow, ownedConditions } from './table.ts';
 import type { StepDeps, StepResult, StepRunner } from './types.ts';
+import { configurationUnderWay } from './lookConfiguration.ts';
 
 export interface Observed {
   readonly runtime: RuntimeObject;
@@ -31,12 +32,13 @@ export async function runStep(
   { row, runner, table = STEP_TABLE }: StepCall,
   deps: StepDeps,
 ): Promise<StepResult> {
+  const configuration = row.readsConfiguration ? { configuration: configurationUnderWay(deps.kube) } : {};
   const observed = await observeRuntime(item, deps);
   if (!observed) {
     deps.log.debug('runtime gone or replaced; nothing to do');
     return { writes: 0 };
   }
-  const said = await runner({ ...deps, item, runtime: observed.runtime });
+  const said = await runner({ ...deps, item, runtime: observed.runtime, ...configuration });
   // The lines after the step carry what it worked on, as its own lines did.
   const { log: known, ...report } = said;
   const log = known ? deps.log.child(known) : deps.log;

@@ -67,6 +67,8 @@ export interface StepRow {
    * wakes it nor makes its conditions stale (shared/status/specPart.ts).
    */
   readonly specFields?: readonly SpecField[];
+  /** Reads the configuration at every look: the framework starts that read beside the runtime's. */
+  readonly readsConfiguration?: boolean;
   /** The function's timeout; its queue's visibility timeout is six times this. */
   readonly timeoutSeconds: number;
   readonly wakesOn: readonly Wake[];
@@ -91,6 +93,7 @@ const ROWS = [
     queue: 'resolve',
     owns: [CONDITION.resolved],
     ownsFields: ['candidatePlan', 'targetPlan'],
+    readsConfiguration: true,
     timeoutSeconds: 30,
     wakesOn: [WAKE.runtimeChange, WAKE.discoveryChange, WAKE.aicrRun, WAKE.planChange],
     kube: RESOLVE_RBAC,
@@ -104,6 +107,7 @@ const ROWS = [
     owns: [],
     // actionTimeout bounds only the Jobs it starts later; a change to it needs no look.
     specFields: SPEC_FIELDS.filter((f) => f !== 'actionTimeout'),
+    readsConfiguration: true,
     timeoutSeconds: 30,
     wakesOn: [WAKE.runtimeChange, WAKE.snapshotRun, WAKE.nodeChange],
     kube: SNAPSHOT_RBAC,
@@ -117,6 +121,7 @@ const ROWS = [
     owns: [CONDITION.engineAvailable, CONDITION.released],
     ownsFields: ['activePlan'],
     specFields: ROLLOUT_SPEC_FIELDS,
+    readsConfiguration: true,
     timeoutSeconds: 30,
     // Argo CD's registry Secret too: a refreshed token ends RegistryCredentialsStale at once, not at the next recheck.
     wakesOn: [
@@ -138,6 +143,7 @@ const ROWS = [
     owns: [],
     // It reads none of the spec: a runtime's arrival, deletion and annotations (a refresh asked) wake it.
     specFields: [],
+    readsConfiguration: true,
     timeoutSeconds: 30,
     wakesOn: [WAKE.runtimeChange, WAKE.registryCredentialsChange],
     kube: TOKEN_REFRESH_RBAC,
@@ -151,6 +157,7 @@ const ROWS = [
     owns: [CONDITION.inventoryConsistent],
     // Maintenance windows hold its rewrites; nothing else of the spec is its concern.
     specFields: ['maintenance'],
+    readsConfiguration: true,
     timeoutSeconds: 30,
     wakesOn: [WAKE.runtimeChange, WAKE.targetChange, WAKE.rolloutChange, WAKE.planChange, WAKE.applicationSpecChange],
     kube: DRIFT_CHECK_RBAC,

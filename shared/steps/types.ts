@@ -1,6 +1,7 @@
 // What every step is given and gives back. A step observes live state, decides, acts, and
 // reports its owned conditions; the framework (run.ts) reads the runtime before it and writes
 // the status after it, also when it fails.
+import type { Configuration } from '../configuration/schema.ts';
 import type { KubePort } from '../kube/port.ts';
 import type { RuntimeObject } from '../kube/kinds.ts';
 import type { LogContext, Logger } from '../observability/log.ts';
@@ -19,6 +20,8 @@ export interface StepContext extends StepDeps {
   readonly item: WorkItem;
   /** The runtime the message names, read just now (same name and UID). */
   readonly runtime: RuntimeObject;
+  /** The configuration as this look reads it, once; lookConfiguration.ts says why it may already be under way. */
+  readonly configuration?: () => Promise<Configuration>;
 }
 
 export interface StepReport {

@@ -193,9 +193,11 @@ test('OBS-3 FLT-2 an identity the API server refuses everything (no access entry
   const refused = (): Promise<never> =>
     Promise.reject(new KubeRequestError(401, 'Unauthorized', [], 'aicr:step:resolve'));
   let requests = 0;
+  let configurationReads = 0;
   const kube: KubePort = {
     ...fakeKube(),
-    get: () => (requests++, refused()),
+    // The configuration read the framework starts beside the runtime's is counted on its own.
+    get: (kind) => (kind.plural === 'configmaps' ? configurationReads++ : requests++, refused()),
     applyStatus: () => (requests++, refused()),
   };
   const producer = new RecordingProducer();
@@ -210,6 +212,7 @@ test('OBS-3 FLT-2 an identity the API server refuses everything (no access entry
     random: () => 0,
   });
   assert.ok(requests <= 2, `the refused stall is not written over and over (${requests} requests)`);
+  assert.ok(configurationReads <= 1, `the configuration is read at most once (${configurationReads} reads)`);
   const line = records().filter(
     (r) => r['message'] === 'stall not written: kubernetes api refused the runtime status write',
   );

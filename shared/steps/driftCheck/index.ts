@@ -7,7 +7,7 @@
 // plan, rollout and runtime changes (coalesced by the forwarder) and every drift.checkInterval.
 // On a cluster where nothing drifted a look is reads only.
 import { NAMESPACES } from '../../api/constants.ts';
-import { readConfiguration } from '../../configuration/read.ts';
+import { lookConfiguration } from '../lookConfiguration.ts';
 import type { Configuration } from '../../configuration/schema.ts';
 import { type ConfigMapObject, type GenericObject, KIND } from '../../kube/kinds.ts';
 import { listOwnedApplications } from '../../rollouts/inventory.ts';
@@ -41,7 +41,7 @@ async function lookAround(ctx: StepContext): Promise<Look> {
   const active = statusPlan(ctx.runtime, 'activePlan');
   const target = statusPlan(ctx.runtime, 'targetPlan');
   const [configuration, read, apps, activeMap, targetMap] = await Promise.all([
-    readConfiguration(ctx.kube),
+    lookConfiguration(ctx),
     listRolloutsRead(ctx.kube, uid),
     listOwnedApplications(ctx.kube, uid),
     planMap(ctx, active),

@@ -17,7 +17,7 @@ import {
 } from '../../aicr/renderStage.ts';
 import type { Snapshot } from '../../aicr/snapshotStage.ts';
 import { type StageDeps, type StageOutcome, runStage, stageDepsOf } from '../../aicr/runStage.ts';
-import { readConfiguration } from '../../configuration/read.ts';
+import { lookConfiguration } from '../lookConfiguration.ts';
 import type { Configuration } from '../../configuration/schema.ts';
 import type { DesiredCondition } from '../../status/conditions.ts';
 import type { Reason } from '../../api/reasons.ts';
@@ -217,7 +217,7 @@ export const runResolve: StepRunner = async (ctx) => {
   const early = decide(ctx.runtime);
   if (!early || early[0]?.reason === 'InvalidSpec') return early ? { conditions: early } : {};
   const spec = ClusterRuntimeSpecSchema.parse(ctx.runtime.spec);
-  const configuration = await readConfiguration(ctx.kube);
+  const configuration = await lookConfiguration(ctx);
   // Before any Job or push: outside the prefix every push and pull would be refused (REG-2).
   const prefix = registryPrefixCheck(configuration.registry, deploymentPrefix());
   if (!prefix.under) return { ...resolved('False', 'InvalidConfiguration', prefix.message), backoff: true };

@@ -3,7 +3,7 @@
 // trip, then Argo CD's state and the one plan the look needs: the target while the runtime lives,
 // the active plan while it is being deleted. Nothing here writes.
 import { ANNOTATION, CONDITION, NAMESPACES } from '../../api/constants.ts';
-import { readConfiguration } from '../../configuration/read.ts';
+import { lookConfiguration } from '../lookConfiguration.ts';
 import type { Configuration } from '../../configuration/schema.ts';
 import { type GenericObject, KIND, type RuntimeObject } from '../../kube/kinds.ts';
 import type { KubePort } from '../../kube/port.ts';
@@ -97,7 +97,7 @@ export async function observe(ctx: StepContext): Promise<RolloutLook> {
   const { runtime } = ctx;
   const uid = runtime.metadata.uid;
   const [configuration, read, managed] = await Promise.all([
-    readConfiguration(ctx.kube),
+    lookConfiguration(ctx),
     listRolloutsRead(ctx.kube, uid),
     listManagedApplications(ctx.kube),
   ]);

@@ -9,7 +9,7 @@ import { runJob, runLimits } from '../../aicr/jobSpec.ts';
 import { type Collected, type StageDeps, type StageOutcome, runStage, stageDepsOf } from '../../aicr/runStage.ts';
 import { type Snapshot, readSnapshot, snapshotArgs, snapshotStage } from '../../aicr/snapshotStage.ts';
 import { STAGE, inputHash } from '../../aicr/stages.ts';
-import { readConfiguration } from '../../configuration/read.ts';
+import { lookConfiguration } from '../lookConfiguration.ts';
 import type { Configuration } from '../../configuration/schema.ts';
 import { type Discovery, type SnapshotStatus, discoveryOf } from '../../discovery/status.ts';
 import { applyThroughRaces } from '../../status/lostRace.ts';
@@ -139,7 +139,7 @@ async function takeSnapshot(
 async function pinnedImage(ctx: StepContext): Promise<Pinned | undefined> {
   const read = readSpec(ctx.runtime.spec);
   if (!read.readable) return undefined;
-  const configuration = await readConfiguration(ctx.kube);
+  const configuration = await lookConfiguration(ctx);
   const image = configuration.aicr.versions[read.spec.aicrVersion];
   return image ? { spec: read.spec, configuration, image } : undefined;
 }

@@ -7,7 +7,7 @@
 // anything derived from it is logged.
 import { ANNOTATION, ARGOCD_REGISTRY_SECRET, ECR_TOKEN_USER, FIELD_MANAGER } from '../../api/constants.ts';
 import { METRIC } from '../../observability/metrics.ts';
-import { readConfiguration } from '../../configuration/read.ts';
+import { lookConfiguration } from '../lookConfiguration.ts';
 import type { Configuration } from '../../configuration/schema.ts';
 import { KIND } from '../../kube/kinds.ts';
 import { mintEcrToken } from '../../registry/ecrToken.ts';
@@ -126,7 +126,7 @@ async function refresh(ctx: StepContext, configuration: Configuration): Promise<
 
 export const runTokenRefresh: StepRunner = async (ctx) => {
   if (ctx.runtime.metadata.deletionTimestamp) return {};
-  const configuration = await readConfiguration(ctx.kube);
+  const configuration = await lookConfiguration(ctx);
   const handling = credentialsHandling(configuration);
   if (!handling.writes) {
     ctx.log.debug('registry credentials not written here', { object: SECRET, why: handling.why });
