@@ -6,15 +6,14 @@ import type { Watchable, WatchedKind } from './watchedKind.ts';
 /** The steps of one wake, and which of them a move of an object's print concerns. */
 export class StepWakes {
   private readonly watched: WatchedKind<Watchable>;
-  readonly rows: readonly StepRow[];
+  private readonly rows: readonly StepRow[];
+  /** Their names, in the table's order. */
+  readonly steps: readonly string[];
 
   constructor(watched: WatchedKind<Watchable>, table: readonly StepRow[]) {
     this.watched = watched;
     this.rows = table.filter((r) => (r.wakesOn as readonly string[]).includes(watched.wake));
-  }
-
-  get steps(): string[] {
-    return this.rows.map((r) => r.name);
+    this.steps = this.rows.map((r) => r.name);
   }
 
   /** The kind's fingerprint, and each step's own print when the kind gives them. */
@@ -26,7 +25,7 @@ export class StepWakes {
   }
 
   /** The steps an event that moved the object's print (or deleted it) wakes: all, or on a change with step prints those whose own print moved. */
-  wokenBy(type: string, obj: Watchable, before: string | undefined, after: string): string[] {
+  wokenBy(type: string, obj: Watchable, before: string | undefined, after: string): readonly string[] {
     if (!this.isNews(type, obj, before, after)) return [];
     if (type === 'DELETED' || before === undefined || !this.watched.stepPrint) return this.steps;
     const [b, a] = [JSON.parse(before) as string[], JSON.parse(after) as string[]];

@@ -4,10 +4,7 @@
 // in the spec moved the generation past theirs (ADR 0003). So a change only one step reads costs
 // that step's look alone, and the runtime still reads Ready once that look is written.
 import { createHash } from 'node:crypto';
-import type { ClusterRuntimeSpec } from '../api/clusterRuntime.ts';
-
-/** A top-level field of the runtime's spec. */
-export type SpecField = keyof ClusterRuntimeSpec;
+import type { SpecField } from '../api/clusterRuntime.ts';
 
 /** Undefined fields mean the whole spec. */
 export type SpecFields = readonly SpecField[] | undefined;

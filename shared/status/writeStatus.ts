@@ -118,12 +118,6 @@ function observedSpecOf(runtime: RuntimeObject): ObservedSpec {
   return value !== null && typeof value === 'object' ? (value as ObservedSpec) : {};
 }
 
-/** The digest of the spec part the step read, for a step whose conditions depend on part of it only. */
-function specRecord(w: StatusWrite): { observedSpec: ObservedSpec } | Record<string, never> {
-  if (!w.row.specFields) return {};
-  return { observedSpec: { [w.row.name]: specPartDigest(w.runtime.spec, w.row.specFields) } };
-}
-
 /** Writes what changed; returns how many applies were sent (0, 1 or 2). */
 export async function writeStepStatus(w: StatusWrite): Promise<number> {
   checkContract(w.row, w.desired, w.fields);
@@ -132,10 +126,11 @@ export async function writeStepStatus(w: StatusWrite): Promise<number> {
   let writes = 0;
   const owned = buildConditions(conditionsOf(runtime), w.desired, generation, w.now);
   const fields = ownedFields(w);
-  const spec = specRecord(w);
+  // A step whose conditions depend on part of the spec records what that part was.
+  const digest = w.row.specFields ? specPartDigest(w.runtime.spec, w.row.specFields) : undefined;
+  const spec = digest === undefined ? {} : { observedSpec: { [w.row.name]: digest } };
   const before = conditionsOf(runtime);
-  const specMoved =
-    spec.observedSpec !== undefined && observedSpecOf(runtime)[w.row.name] !== spec.observedSpec[w.row.name];
+  const specMoved = digest !== undefined && observedSpecOf(runtime)[w.row.name] !== digest;
   if (
     !sameConditionsOf(before, owned, w.row.owns) ||
     !sameFields(runtime, fields, w.row.ownsFields ?? []) ||

@@ -10,6 +10,7 @@ import { decodeWorkItem } from '../../shared/queue/workItem.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
 import { captureLogger } from '../helpers/logs.ts';
 import { RecordingProducer } from '../helpers/recordingProducer.ts';
+import { watchOnlyKube } from '../helpers/watchOnlyKube.ts';
 
 // One step woken per change, so message counts are change counts.
 const table = STEP_TABLE.filter((r) => r.name === 'resolve');
@@ -22,34 +23,23 @@ const runtime = (uid: string, generation: number, rv: number): RuntimeObject => 
 
 /** A port whose single watch replays the given events, a few at a time, then ends. */
 function stormKube(events: RuntimeObject[], perTick: number): KubePort {
-  const unused = (): Promise<never> => Promise.reject(new Error('not used'));
   let watched = false;
-  return {
-    list: <T>() => Promise.resolve({ items: [] as T[], resourceVersion: '1' }),
-    watch: <T>(_: unknown, opts: WatchOptions<T>) => {
-      if (watched) {
-        // Later watches see nothing and end when the forwarder stops.
-        let end: () => void = () => undefined;
-        const idle = new Promise<void>((resolve) => (end = resolve));
-        return Promise.resolve({ done: idle, stop: () => end() });
+  return watchOnlyKube(<T>(_: unknown, opts: WatchOptions<T>) => {
+    if (watched) {
+      // Later watches see nothing and end when the forwarder stops.
+      let end: () => void = () => undefined;
+      const idle = new Promise<void>((resolve) => (end = resolve));
+      return Promise.resolve({ done: idle, stop: () => end() });
+    }
+    watched = true;
+    const done = (async () => {
+      for (let i = 0; i < events.length; i += perTick) {
+        for (const e of events.slice(i, i + perTick)) opts.onEvent({ type: 'MODIFIED', object: e as T });
+        await new Promise((r) => setTimeout(r, 1));
       }
-      watched = true;
-      const done = (async () => {
-        for (let i = 0; i < events.length; i += perTick) {
-          for (const e of events.slice(i, i + perTick)) opts.onEvent({ type: 'MODIFIED', object: e as T });
-          await new Promise((r) => setTimeout(r, 1));
-        }
-      })();
-      return Promise.resolve({ done, stop: () => undefined });
-    },
-    get: unused,
-    create: unused,
-    update: unused,
-    apply: unused,
-    applyStatus: unused,
-    patch: unused,
-    delete: unused,
-  };
+    })();
+    return Promise.resolve({ done, stop: () => undefined });
+  });
 }
 
 test('1,000 spec changes to one runtime in a storm coalesce into a few messages; the checkpoint ends at the last change', async () => {

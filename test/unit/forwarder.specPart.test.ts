@@ -10,27 +10,17 @@ import { decodeWorkItem } from '../../shared/queue/workItem.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
 import { captureLogger } from '../helpers/logs.ts';
 import { RecordingProducer } from '../helpers/recordingProducer.ts';
+import { watchOnlyKube } from '../helpers/watchOnlyKube.ts';
 
 /** A port whose first watch delivers what the test plays into it; later watches wait for stop. */
 function scriptedKube(): { kube: KubePort; play: (ev: WatchEvent<RuntimeObject>) => Promise<void> } {
-  const unused = (): Promise<never> => Promise.reject(new Error('not used'));
   let deliver: ((ev: WatchEvent<RuntimeObject>) => void) | undefined;
   let end: () => void = () => undefined;
-  const kube: KubePort = {
-    list: <T>() => Promise.resolve({ items: [] as T[], resourceVersion: '1' }),
-    watch: <T>(_: unknown, opts: WatchOptions<T>) => {
-      deliver ??= (ev) => opts.onEvent(ev as unknown as WatchEvent<T>);
-      const done = new Promise<void>((resolve) => (end = resolve));
-      return Promise.resolve({ done, stop: () => end() });
-    },
-    get: unused,
-    create: unused,
-    update: unused,
-    apply: unused,
-    applyStatus: unused,
-    patch: unused,
-    delete: unused,
-  };
+  const kube = watchOnlyKube(<T>(_: unknown, opts: WatchOptions<T>) => {
+    deliver ??= (ev) => opts.onEvent(ev as unknown as WatchEvent<T>);
+    const done = new Promise<void>((resolve) => (end = resolve));
+    return Promise.resolve({ done, stop: () => end() });
+  });
   const play = async (ev: WatchEvent<RuntimeObject>): Promise<void> => {
     while (!deliver) await new Promise((r) => setTimeout(r, 1));
     deliver(ev);
