@@ -8,6 +8,8 @@ import { withDeadline } from '../deadline.ts';
 import { ConfigMapCheckpoint } from '../forwarder/configMapCheckpoint.ts';
 import { COALESCE_MS, Forwarder, type ForwarderStats } from '../forwarder/forwarder.ts';
 import { WindowActivity } from '../forwarder/windowActivity.ts';
+import { GoneRuntimes } from '../forwarder/goneRuntimes.ts';
+import { ConfigurationVersion } from '../forwarder/configurationWatch.ts';
 import { checkpointName, watchedBy } from '../forwarder/watched.ts';
 import type { SweepSettings } from '../sweeper/leftovers.ts';
 import { DEFAULT_TIMINGS } from '../timings.ts';
@@ -58,6 +60,9 @@ export function createForwarderHandler(
 ): (event: unknown, context: Context) => Promise<WindowResult> {
   // Kept while the function stays warm: what each kind's objects looked like, and the last sweep.
   const seen = new Map<string, Map<string, string>>();
+  const gone = new GoneRuntimes();
+  // Per cluster: each has a configuration of its own.
+  const configurations = new Map<string, ConfigurationVersion>();
   let sweptAt = -Infinity;
   let stalls: StallReporter | undefined;
   return async (_event, context) =>
@@ -67,7 +72,7 @@ export function createForwarderHandler(
       const windowMs = Math.max(1000, Math.min(d.windowMs, context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS));
       const { clusters, complete } = await clustersToWatch(d.kube, d.fleet, d.log);
       const pass = passOf(d, windowMs);
-      const watches = clusters.flatMap((c) => windowForwarders(d, pass, seen, c));
+      const watches = clusters.flatMap((c) => windowForwarders(d, pass, { seen, gone, configurations }, c));
       await watchUntilWindowEnds(watches, windowMs);
       const watchedMs = Date.now() - started;
       const stats = sumStats(watches.map((w) => w.forwarder.stats));
@@ -104,6 +109,15 @@ function passOf(d: ForwarderWindowDeps, windowMs: number): Pass {
   return { seconds, ...(quietMs > 0 ? { quiet: { activity: new WindowActivity(Date.now()), afterMs: quietMs } } : {}) };
 }
 
+/** What the function keeps between windows while it stays warm. */
+interface WarmState {
+  /** What each kind's objects looked like, per cluster and kind. */
+  readonly seen: Map<string, Map<string, string>>;
+  readonly gone: GoneRuntimes;
+  /** Each cluster's configuration version, by cluster ('' for the deployment's own). */
+  readonly configurations: Map<string, ConfigurationVersion>;
+}
+
 interface WindowWatch {
   readonly checkpoint: ConfigMapCheckpoint;
   readonly forwarder: Forwarder;
@@ -121,12 +135,10 @@ async function watchUntilWindowEnds(watches: readonly WindowWatch[], windowMs: n
   }
 }
 
-function windowForwarders(
-  d: ForwarderWindowDeps,
-  pass: Pass,
-  seen: Map<string, Map<string, string>>,
-  target: WatchedCluster,
-): WindowWatch[] {
+function windowForwarders(d: ForwarderWindowDeps, pass: Pass, kept: WarmState, target: WatchedCluster): WindowWatch[] {
+  const { seen, gone, configurations } = kept;
+  const configuration = configurations.get(target.cluster ?? '') ?? new ConfigurationVersion();
+  configurations.set(target.cluster ?? '', configuration);
   return watchedBy().map((w) => {
     const name = checkpointName(w);
     const log = target.cluster ? d.log.child({ cluster: target.cluster }) : d.log;
@@ -143,6 +155,8 @@ function windowForwarders(
       watchTimeoutSeconds: pass.seconds,
       coalesceMs: COALESCE_MS,
       seen: known,
+      gone,
+      configuration,
       ...(pass.quiet ? { quiet: pass.quiet } : {}),
     };
     return { checkpoint, forwarder: new Forwarder(opts, w) };

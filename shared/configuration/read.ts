@@ -62,13 +62,21 @@ function frozen<T>(value: T): T {
 }
 
 export async function readConfiguration(kube: KubePort): Promise<Configuration> {
+  return (await readConfigurationVersion(kube)).configuration;
+}
+
+/** The configuration, and the resourceVersion of the ConfigMap it was read from. */
+export async function readConfigurationVersion(
+  kube: KubePort,
+): Promise<{ readonly configuration: Configuration; readonly version: string }> {
   const cm = await configMap(kube);
   if (!cm) throw refused('not found; install or upgrade the chart, which renders it from its values');
+  const version = cm.metadata.resourceVersion;
   const data = JSON.stringify(cm.data ?? {});
-  if (parsed?.data === data) return parsed.configuration;
+  if (parsed?.data === data) return { configuration: parsed.configuration, version };
   const configuration = frozen(checked(cm));
   parsed = { data, configuration };
-  return configuration;
+  return { configuration, version };
 }
 
 function checked(cm: ConfigMapObject): Configuration {

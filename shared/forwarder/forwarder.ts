@@ -6,49 +6,19 @@
 // and a failed send forces a relist.
 import { GoneError, KubeRequestError, ThrottledError } from '../errors.ts';
 import { errorFields } from '../classify.ts';
-import { STEP_TABLE, type StepRow } from '../steps/table.ts';
+import { STEP_TABLE } from '../steps/table.ts';
 import { DEFAULT_TIMINGS, backoffDelay } from '../timings.ts';
-import type { KubePort, WatchEvent } from '../kube/port.ts';
+import type { WatchEvent } from '../kube/port.ts';
 import { KIND } from '../kube/kinds.ts';
-import type { Logger } from '../observability/log.ts';
 import { METRIC } from '../observability/metrics.ts';
 import { reportIfUnreachable } from '../observability/unreachable.ts';
-import type { QueueProducer } from '../queue/port.ts';
-import type { Checkpoint } from './checkpoint.ts';
-import type { WindowActivity } from './windowActivity.ts';
 import { type Pending, PendingChanges, changeMessage } from './pendingChanges.ts';
 import { RUNTIME_WATCH } from './watched.ts';
 import { Answers, StepWakes } from './stepWakes.ts';
 import type { RuntimeRef, Watchable, WatchedKind } from './watchedKind.ts';
+import type { ForwarderOptions, ForwarderStats } from './options.ts';
 
-export interface ForwarderStats {
-  relists: number;
-  /** Changes sent: one message per woken step for each. */
-  enqueued: number;
-  skipped: number;
-  /** Changes folded into one already waiting to be sent for the same runtime. */
-  coalesced: number;
-  watches: number;
-}
-
-export interface ForwarderOptions {
-  readonly kube: KubePort;
-  readonly producer: QueueProducer;
-  readonly log: Logger;
-  readonly checkpoint: Checkpoint;
-  readonly watchTimeoutSeconds?: number;
-  /** The steps a change wakes come from this table. */
-  readonly table?: readonly StepRow[];
-  /** The shortest interval between two messages for one runtime; 0 sends each change at once. */
-  readonly coalesceMs?: number;
-  readonly now?: () => number;
-  /** Leave after a watch pass once the window has sent nothing for `afterMs`; unset, watch until stop(). */
-  readonly quiet?: { readonly activity: WindowActivity; readonly afterMs: number };
-  /** The further cluster of a fleet this forwarder watches (ADR 0019); its messages name it. */
-  readonly cluster?: string;
-  /** What an earlier window knew of each object, so a warm function takes no replay for news. */
-  readonly seen?: Map<string, string>;
-}
+export type { ForwarderOptions, ForwarderStats } from './options.ts';
 
 /**
  * At most one message per step for a runtime within this long: a change after a quiet spell
@@ -152,6 +122,7 @@ export class Forwarder {
     this.sendFailed = false;
     this.seen.clear();
     this.pending.clear();
+    if (this.watched.isConfiguration) this.opts.configuration?.seen(list.items[0]);
     for (const obj of list.items) {
       this.seen.set(obj.metadata.uid, this.wakes.print(obj));
       this.buffer(obj, 'relist', this.wakes.steps);
@@ -188,6 +159,7 @@ export class Forwarder {
     if (this.sendFailed) return;
     const obj = ev.object;
     if (ev.type !== 'BOOKMARK') {
+      if (this.watched.isConfiguration) this.opts.configuration?.seen(ev.type === 'DELETED' ? undefined : obj);
       this.answers.note(obj);
       this.consider(ev.type, obj);
     }
@@ -209,6 +181,7 @@ export class Forwarder {
       return;
     }
     const before = this.seen.get(uid);
+    if (type === 'DELETED' && this.watched.kind === KIND.clusterRuntime) this.opts.gone?.add(uid);
     if (type === 'DELETED') this.seen.delete(uid);
     else this.seen.set(uid, print);
     const woken = this.wakes.wokenBy(type, obj, before, print);
@@ -225,7 +198,7 @@ export class Forwarder {
 
   private buffer(obj: Watchable, cause: string, steps: readonly string[]): void {
     const runtime = this.watched.runtimeOf(obj);
-    if (!runtime) {
+    if (!runtime || this.opts.gone?.has(runtime.uid)) {
       this.stats.skipped++;
       return;
     }
@@ -274,9 +247,12 @@ export class Forwarder {
   private async enqueue(p: Pending): Promise<void> {
     try {
       const uid = await this.uidOf(p.runtime);
-      if (uid === undefined) return;
+      // Deleted while its change waited to go out: no step has anything to do for it.
+      if (uid === undefined || this.opts.gone?.has(uid)) return;
       for (const step of this.wakes.steps.filter((n) => p.steps.includes(n)))
-        await this.opts.producer.send(changeMessage(p, step, uid, this.opts.cluster));
+        await this.opts.producer.send(
+          changeMessage(p, step, { uid, cluster: this.opts.cluster, configuration: this.opts.configuration?.version }),
+        );
       this.stats.enqueued++;
       this.answers.noteSent(p.runtime.uid, p.asked);
       this.opts.quiet?.activity.note(this.now());

@@ -79,7 +79,14 @@ export class PendingChanges {
 }
 
 /** The message that wakes one step for a change; `uid` is the runtime's, read when the object could not name it. */
-export function changeMessage(p: Pending, step: string, uid: string, cluster: string | undefined): OutgoingMessage {
+/** Where a change goes: the runtime's UID, a fleet's cluster, and the configuration's version as last seen. */
+export interface Addressed {
+  readonly uid: string;
+  readonly cluster?: string | undefined;
+  readonly configuration?: string | undefined;
+}
+
+export function changeMessage(p: Pending, step: string, { uid, cluster, configuration }: Addressed): OutgoingMessage {
   return {
     step,
     group: runtimeGroup(uid),
@@ -90,6 +97,7 @@ export function changeMessage(p: Pending, step: string, uid: string, cluster: st
       runtime: { name: p.runtime.name, uid },
       cause: p.cause,
       ...(cluster ? { cluster } : {}),
+      ...(configuration ? { configuration } : {}),
     }),
   };
 }

@@ -4,7 +4,6 @@
 import {
   ARGOCD,
   ARGOCD_REGISTRY_SECRET,
-  CONDITION,
   FIELD_MANAGER,
   FORWARDER_CHECKPOINT,
   LABEL,
@@ -15,12 +14,10 @@ import {
 } from '../api/constants.ts';
 import { createHash } from 'node:crypto';
 import { STAGE } from '../aicr/stages.ts';
-import { type ConfigMapObject, type GenericObject, KIND, type RuntimeObject } from '../kube/kinds.ts';
+import { type ConfigMapObject, type GenericObject, KIND } from '../kube/kinds.ts';
 import { STEP_TABLE, type StepRow, WAKE } from '../steps/table.ts';
 import { type NodeFacts, nodeFingerprint } from '../discovery/nodeGroups.ts';
-import { discoveryOf } from '../discovery/status.ts';
 import { fieldAt } from '../kube/fieldPath.ts';
-import { specPartDigest } from '../status/specPart.ts';
 import { type ReportStage, reportStage } from '../rollouts/gate.ts';
 import {
   AICR_JOB_WATCH,
@@ -31,76 +28,15 @@ import {
   SNAPSHOT_POD_WATCH,
 } from './runWatches.ts';
 import { type Watchable, type WatchedKind, runtimeFromAnnotation } from './watchedKind.ts';
+import {
+  RUNTIME_DISCOVERY_WATCH,
+  RUNTIME_NOTICE_WATCH,
+  RUNTIME_TARGET_WATCH,
+  RUNTIME_WATCH,
+} from './runtimeWatches.ts';
+import { CONFIGURATION_WATCH } from './configurationWatch.ts';
 
-/**
- * A runtime gone from the API leaves no step anything to do: its finalizers ran while it was
- * deleting (news as a change), and a successor of the same name arrives as news of its own. A
- * step woken for it would read the runtime only to find it gone.
- */
-const runtimeGoneIsNoNews = (): boolean => false;
-
-export const RUNTIME_WATCH: WatchedKind<RuntimeObject> = {
-  wake: WAKE.runtimeChange,
-  kind: KIND.clusterRuntime,
-  runtimeOf: (obj) => ({ name: obj.metadata.name, uid: obj.metadata.uid }),
-  deletionIsNews: runtimeGoneIsNoNews,
-  // Its spec (generation), annotations and deletion; status writes, the control plane's own, are not work.
-  fingerprint: (obj) =>
-    JSON.stringify([
-      obj.metadata.generation ?? 0,
-      obj.metadata.annotations ?? {},
-      obj.metadata.deletionTimestamp ?? null,
-    ]),
-  // A step that depends on part of the spec only (its row's specFields) is not woken by a change
-  // elsewhere in it; its conditions stay current meanwhile (shared/status/specPart.ts).
-  answering: (obj) => ({ asked: obj.metadata.generation ?? 0, answered: obj.status?.observedGeneration }),
-  stepPrint: (obj, step) =>
-    JSON.stringify([
-      step.specFields ? specPartDigest(obj.spec, step.specFields) : (obj.metadata.generation ?? 0),
-      obj.metadata.annotations ?? {},
-      obj.metadata.deletionTimestamp ?? null,
-    ]),
-};
-
-/**
- * The runtime again, for what discovery reports (a new snapshot, a failure, what it waits for):
- * resolve acts on it. Its own watch, so the snapshot step's writes wake resolve alone, not every
- * step a spec change wakes (the snapshot step itself among them).
- */
-export const RUNTIME_DISCOVERY_WATCH: WatchedKind<RuntimeObject> = {
-  id: 'runtime-discovery',
-  wake: WAKE.discoveryChange,
-  kind: KIND.clusterRuntime,
-  runtimeOf: (obj) => ({ name: obj.metadata.name, uid: obj.metadata.uid }),
-  deletionIsNews: runtimeGoneIsNoNews,
-  // A new runtime is the spec watch's news.
-  arrivalIsNews: () => false,
-  fingerprint: (obj) => {
-    const s = discoveryOf(obj).snapshot;
-    return JSON.stringify([s?.configMap ?? '', s?.digest ?? '', s?.failure?.reason ?? '', s?.waiting ?? '']);
-  },
-};
-
-/**
- * The runtime again, for what resolution decides: a new target plan, or Resolved settling,
- * makes the rollout step look. Its own writes (Released, the active plan) are no news.
- */
-export const RUNTIME_TARGET_WATCH: WatchedKind<RuntimeObject> = {
-  id: 'runtime-target',
-  wake: WAKE.targetChange,
-  kind: KIND.clusterRuntime,
-  runtimeOf: (obj) => ({ name: obj.metadata.name, uid: obj.metadata.uid }),
-  deletionIsNews: runtimeGoneIsNoNews,
-  arrivalIsNews: () => false,
-  fingerprint: (obj) => {
-    const status = (obj.status ?? {}) as {
-      targetPlan?: unknown;
-      conditions?: readonly { type: string; status: string; reason: string }[];
-    };
-    const resolved = status.conditions?.find((c) => c.type === CONDITION.resolved);
-    return JSON.stringify([status.targetPlan ?? '', resolved?.status ?? '', resolved?.reason ?? '']);
-  },
-};
+export { RUNTIME_DISCOVERY_WATCH, RUNTIME_NOTICE_WATCH, RUNTIME_TARGET_WATCH, RUNTIME_WATCH };
 
 /**
  * Rollouts: an approver recording (or an admin clearing) an approval changes the spec, which is
@@ -200,13 +136,17 @@ export const APPLICATION_SPEC_WATCH: WatchedKind<GenericObject> = {
   fingerprint: fingerprintOf(['spec', 'metadata.deletionTimestamp', 'metadata.finalizers']),
 };
 
-/** Published snapshots in aicr-system: one edited or deleted by hand wakes discovery to replace it. */
+/**
+ * Published snapshots in aicr-system: one edited or deleted by hand wakes discovery to replace it.
+ * One arriving is the snapshot step publishing it, in the look that then writes status.discovery.
+ */
 export const SNAPSHOT_CONFIGMAP_WATCH: WatchedKind<ConfigMapObject> = {
   id: 'snapshots',
   wake: WAKE.snapshotRun,
   kind: KIND.configMap,
   selection: { namespace: NAMESPACES.system, labelSelector: `${LABEL.stage}=${STAGE.snapshot}` },
   runtimeOf: runtimeFromAnnotation,
+  arrivalIsNews: () => false,
   fingerprint: (cm) =>
     createHash('sha256')
       .update(JSON.stringify([cm.data ?? {}, cm.metadata.labels ?? {}]))
@@ -272,36 +212,6 @@ export const REGISTRY_SECRET_WATCH: WatchedKind<GenericObject> = {
       .digest('hex'),
 };
 
-/**
- * The runtime once more, for the notify step: Released and Stalled moving, or the plans, may be
- * worth telling. Only the fields a notification turns on, so a message rewritten with the same
- * reason is no news; status.notifications, the notify step's own write, is not among them.
- */
-export const RUNTIME_NOTICE_WATCH: WatchedKind<RuntimeObject> = {
-  id: 'runtime-notices',
-  wake: WAKE.noticeChange,
-  kind: KIND.clusterRuntime,
-  runtimeOf: (obj) => ({ name: obj.metadata.name, uid: obj.metadata.uid }),
-  deletionIsNews: runtimeGoneIsNoNews,
-  fingerprint: (obj) => {
-    const status = (obj.status ?? {}) as {
-      activePlan?: unknown;
-      targetPlan?: unknown;
-      conditions?: readonly { type: string; status: string; reason: string; lastTransitionTime?: string }[];
-    };
-    const shown = (type: string): unknown[] => {
-      const c = status.conditions?.find((x) => x.type === type);
-      return [c?.status ?? '', c?.reason ?? '', c?.lastTransitionTime ?? ''];
-    };
-    return JSON.stringify([
-      status.activePlan ?? '',
-      status.targetPlan ?? '',
-      shown(CONDITION.released),
-      shown(CONDITION.stalled),
-    ]);
-  },
-};
-
 export const WATCHED: readonly WatchedKind<Watchable>[] = [
   RUNTIME_WATCH,
   RUNTIME_DISCOVERY_WATCH,
@@ -320,6 +230,7 @@ export const WATCHED: readonly WatchedKind<Watchable>[] = [
   APPLICATION_WATCH,
   APPLICATION_SPEC_WATCH,
   REGISTRY_SECRET_WATCH,
+  CONFIGURATION_WATCH,
 ];
 
 /** The kinds some step of the table wakes on: what the forwarder watches. */

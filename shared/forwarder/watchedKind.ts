@@ -48,6 +48,8 @@ export interface WatchedKind<T extends { readonly metadata: ObjectMeta }> {
   answering?(obj: T): Answering;
   /** Tells apart two watches of one kind (in different namespaces), for their checkpoints. */
   readonly id?: string;
+  /** The control plane's configuration: its resourceVersion goes on every message the process sends (ConfigurationVersion). */
+  readonly isConfiguration?: boolean;
 }
 
 /** Any object the forwarder can watch. */

@@ -14,6 +14,8 @@ import { DEFAULT_TIMINGS, type Timings } from '../timings.ts';
 import { type Checkpoint, MemoryCheckpoint } from '../forwarder/checkpoint.ts';
 import { COALESCE_MS, Forwarder } from '../forwarder/forwarder.ts';
 import { RUNTIME_WATCH, watchedBy } from '../forwarder/watched.ts';
+import { GoneRuntimes } from '../forwarder/goneRuntimes.ts';
+import { ConfigurationVersion } from '../forwarder/configurationWatch.ts';
 import { errorFields } from '../classify.ts';
 import { type SweepDeps, sweepLeftovers } from '../sweeper/leftovers.ts';
 
@@ -124,6 +126,8 @@ function consumeSteps(
 
 /** One forwarder per kind the table's steps watch; only the runtime's own keeps the caller's checkpoint. */
 function forwardersOf(opts: LocalOptions, table: readonly StepRow[], producer: QueueProducer): Forwarder[] {
+  const gone = new GoneRuntimes();
+  const configuration = new ConfigurationVersion();
   return watchedBy(table).map(
     (w) =>
       new Forwarder(
@@ -134,6 +138,8 @@ function forwardersOf(opts: LocalOptions, table: readonly StepRow[], producer: Q
           checkpoint: w === RUNTIME_WATCH ? (opts.checkpoint ?? new MemoryCheckpoint()) : new MemoryCheckpoint(),
           table,
           coalesceMs: opts.coalesceMs ?? COALESCE_MS,
+          gone,
+          configuration,
           ...(opts.watchTimeoutSeconds === undefined ? {} : { watchTimeoutSeconds: opts.watchTimeoutSeconds }),
         },
         w,

@@ -18,6 +18,16 @@ export const WorkItemSchema = z.object({
   cause: z.string().min(1).max(64),
   /** 1 for new work; each retry of the same work carries the next number, so backoff grows. */
   attempt: z.int().min(1).max(10_000).default(1),
+  /**
+   * For a look again a step asked for (not a timer): when the look that asked started, in ms. A
+   * later look of the same step asks for its own, so this one is then redundant.
+   */
+  askedAt: z.int().min(0).optional(),
+  /**
+   * The configuration's resourceVersion as the forwarder last saw it. A step that read the
+   * configuration at that version already uses what it read instead of reading it again.
+   */
+  configuration: z.string().min(1).max(64).optional(),
 });
 export type WorkItem = z.output<typeof WorkItemSchema>;
 export type NewWorkItem = z.input<typeof WorkItemSchema>;

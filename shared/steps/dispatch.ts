@@ -25,6 +25,7 @@ import { backoffDelay } from '../timings.ts';
 import { type StepCall, observeRuntime, runStep } from './run.ts';
 import { STEP_TABLE, type StepRow, ownedConditions, stepRow } from './table.ts';
 import type { StepDeps, StepResult, StepRunner } from './types.ts';
+import { LookTimes } from './lookTimes.ts';
 
 export interface DispatchDeps extends StepDeps {
   readonly producer: QueueProducer;
@@ -64,6 +65,7 @@ export function createDispatcher(
   table: readonly StepRow[] = STEP_TABLE,
 ): MessageDispatcher {
   const runs = Object.keys(runners);
+  const looks = new LookTimes();
   return async (msg, deps) => {
     const log = deps.log.child({ messageId: msg.id, group: msg.group });
     const item = decode(msg, log);
@@ -86,10 +88,11 @@ export function createDispatcher(
     const left = remainingMs();
     if (left !== undefined && left < STEP_START_MIN_MS) return await handOn(item, msg, stepDeps, left);
     const started = deps.now().getTime();
+    if (!looks.begin(item, started, stepLog)) return { writes: 0 };
     try {
       const result = await runRerunningConflicts(item, { row, runner, table }, stepDeps);
       if (result.backoff) await retry({ item, row, msg, deps: stepDeps, log: stepLog, table }, undefined);
-      else if (result.recheckAfterMs !== undefined) await recheck(item, msg, result, stepDeps);
+      else if (result.recheckAfterMs !== undefined) await recheck({ ...item, askedAt: started }, msg, result, stepDeps);
       return result;
     } catch (err) {
       return await onFailure(err, { item, row, msg, deps: stepDeps, log: stepLog, table });
@@ -167,6 +170,11 @@ async function kubeOf(item: WorkItem, deps: DispatchDeps): Promise<KubePort | un
 async function recheck(item: WorkItem, msg: ReceivedMessage, result: StepResult, deps: DispatchDeps): Promise<void> {
   const delayMs = result.recheckAfterMs ?? 0;
   const key = result.recheckKey;
+  // A timer (a key) is never skipped: a later look's timer of the same key is the same message,
+  // which the queue drops as a duplicate.
+  const { askedAt, ...rest } = item;
+  const asked = key === undefined && askedAt !== undefined ? { askedAt } : {};
+  const body = encodeWorkItem({ ...rest, cause: 'recheck', attempt: 1, ...asked });
   await deps.producer.send({
     step: item.step,
     group: runtimeGroup(item.runtime.uid),
@@ -174,7 +182,7 @@ async function recheck(item: WorkItem, msg: ReceivedMessage, result: StepResult,
       key === undefined
         ? recheckDedupId(item.runtime.uid, item.step, msg.id)
         : timerDedupId(item.runtime.uid, item.step, key),
-    body: encodeWorkItem({ ...item, cause: 'recheck', attempt: 1 }),
+    body,
     delayMs: Math.max(0, Math.round(delayMs)),
   });
   deps.log.debug('recheck scheduled', { delayMs });

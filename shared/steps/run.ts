@@ -32,7 +32,7 @@ export async function runStep(
   { row, runner, table = STEP_TABLE }: StepCall,
   deps: StepDeps,
 ): Promise<StepResult> {
-  const configuration = row.readsConfiguration ? { configuration: configurationUnderWay(deps.kube) } : {};
+  const configuration = row.readsConfiguration ? { configuration: configurationUnderWay(deps.kube, item) } : {};
   const observed = await observeRuntime(item, deps);
   if (!observed) {
     deps.log.debug('runtime gone or replaced; nothing to do');

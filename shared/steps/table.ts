@@ -48,6 +48,8 @@ export const WAKE = {
   registryCredentialsChange: 'registry-credentials-change',
   /** The runtime's Released or Stalled condition, or its plans, moved: something may be worth telling. */
   noticeChange: 'notice-change',
+  /** The control plane's configuration (the chart's ConfigMap) changed: every step that reads it looks again. */
+  configurationChange: 'configuration-change',
 } as const;
 export type Wake = (typeof WAKE)[keyof typeof WAKE];
 
@@ -67,6 +69,11 @@ export interface StepRow {
    * wakes it nor makes its conditions stale (shared/status/specPart.ts).
    */
   readonly specFields?: readonly SpecField[];
+  /**
+   * Acts while the runtime is being deleted (the step that holds its finalizer). The others do
+   * nothing then, so a deletion starting does not wake them.
+   */
+  readonly actsOnDeletion?: boolean;
   /** Reads the configuration at every look: the framework starts that read beside the runtime's. */
   readonly readsConfiguration?: boolean;
   /** The function's timeout; its queue's visibility timeout is six times this. */
@@ -95,7 +102,7 @@ const ROWS = [
     ownsFields: ['candidatePlan', 'targetPlan'],
     readsConfiguration: true,
     timeoutSeconds: 30,
-    wakesOn: [WAKE.runtimeChange, WAKE.discoveryChange, WAKE.aicrRun, WAKE.planChange],
+    wakesOn: [WAKE.runtimeChange, WAKE.discoveryChange, WAKE.aicrRun, WAKE.planChange, WAKE.configurationChange],
     kube: RESOLVE_RBAC,
     aws: RESOLVE_AWS,
   },
@@ -109,7 +116,7 @@ const ROWS = [
     specFields: SPEC_FIELDS.filter((f) => f !== 'actionTimeout'),
     readsConfiguration: true,
     timeoutSeconds: 30,
-    wakesOn: [WAKE.runtimeChange, WAKE.snapshotRun, WAKE.nodeChange],
+    wakesOn: [WAKE.runtimeChange, WAKE.snapshotRun, WAKE.nodeChange, WAKE.configurationChange],
     kube: SNAPSHOT_RBAC,
     aws: SNAPSHOT_AWS,
   },
@@ -121,6 +128,7 @@ const ROWS = [
     owns: [CONDITION.engineAvailable, CONDITION.released],
     ownsFields: ['activePlan'],
     specFields: ROLLOUT_SPEC_FIELDS,
+    actsOnDeletion: true,
     readsConfiguration: true,
     timeoutSeconds: 30,
     // Argo CD's registry Secret too: a refreshed token ends RegistryCredentialsStale at once, not at the next recheck.
@@ -131,6 +139,7 @@ const ROWS = [
       WAKE.assessmentRun,
       WAKE.applicationChange,
       WAKE.registryCredentialsChange,
+      WAKE.configurationChange,
     ],
     kube: ROLLOUT_RBAC,
     aws: ROLLOUT_AWS,
@@ -141,11 +150,11 @@ const ROWS = [
       "Token-refresh step - in aws registry mode keeps Argo CD's registry credentials (Secret argocd/aicr-registry) holding a fresh ECR token",
     queue: 'token-refresh',
     owns: [],
-    // It reads none of the spec: a runtime's arrival, deletion and annotations (a refresh asked) wake it.
+    // It reads none of the spec: a runtime's arrival and its annotations (a refresh asked) wake it.
     specFields: [],
     readsConfiguration: true,
     timeoutSeconds: 30,
-    wakesOn: [WAKE.runtimeChange, WAKE.registryCredentialsChange],
+    wakesOn: [WAKE.runtimeChange, WAKE.registryCredentialsChange, WAKE.configurationChange],
     kube: TOKEN_REFRESH_RBAC,
     aws: TOKEN_REFRESH_AWS,
   },
@@ -159,7 +168,14 @@ const ROWS = [
     specFields: ['maintenance'],
     readsConfiguration: true,
     timeoutSeconds: 30,
-    wakesOn: [WAKE.runtimeChange, WAKE.targetChange, WAKE.rolloutChange, WAKE.planChange, WAKE.applicationSpecChange],
+    wakesOn: [
+      WAKE.runtimeChange,
+      WAKE.targetChange,
+      WAKE.rolloutChange,
+      WAKE.planChange,
+      WAKE.applicationSpecChange,
+      WAKE.configurationChange,
+    ],
     kube: DRIFT_CHECK_RBAC,
     aws: DRIFT_CHECK_AWS,
   },

@@ -1,6 +1,6 @@
 // A KubePort for forwarder unit tests: its lists are empty at resourceVersion 1, its watch is the
 // test's, and every other request fails, since a forwarder must not make one.
-import type { KubePort } from '../../shared/kube/port.ts';
+import type { KubePort, WatchOptions } from '../../shared/kube/port.ts';
 
 export function watchOnlyKube(watch: KubePort['watch']): KubePort {
   const unused = (): Promise<never> => Promise.reject(new Error('not used'));
@@ -15,4 +15,33 @@ export function watchOnlyKube(watch: KubePort['watch']): KubePort {
     patch: unused,
     delete: unused,
   };
+}
+
+export interface ReplayedEvent {
+  readonly type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  readonly object: { readonly metadata: { readonly resourceVersion: string } };
+}
+
+/**
+ * A port whose first watch replays the events, one per tick, then ends; later watches idle until
+ * stopped. `get` answers the forwarder's look-up of the one runtime, where a test needs one.
+ */
+export function replayKube(events: readonly ReplayedEvent[], get?: KubePort['get']): KubePort {
+  let watched = false;
+  const kube = watchOnlyKube(<T>(_: unknown, opts: WatchOptions<T>) => {
+    if (watched) {
+      let end: () => void = () => undefined;
+      const idle = new Promise<void>((resolve) => (end = resolve));
+      return Promise.resolve({ done: idle, stop: () => end() });
+    }
+    watched = true;
+    const done = (async () => {
+      for (const e of events) {
+        opts.onEvent({ type: e.type, object: e.object as T });
+        await new Promise((r) => setTimeout(r, 1));
+      }
+    })();
+    return Promise.resolve({ done, stop: () => undefined });
+  });
+  return get ? { ...kube, get } : kube;
 }

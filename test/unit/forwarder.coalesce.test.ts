@@ -19,6 +19,8 @@ const runtime = (uid: string, generation: number, rv: number): RuntimeObject => 
   apiVersion: 'operator.aicr.run/v1alpha1',
   kind: 'ClusterRuntime',
   metadata: { name: 'cluster', uid, resourceVersion: String(rv), generation },
+  // Each generation a spec of its own, as the API server moves it on only when the spec moved.
+  spec: { aicrVersion: `v0.${generation}.0` },
 });
 
 /** A port whose single watch replays the given events, a few at a time, then ends. */

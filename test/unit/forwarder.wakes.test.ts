@@ -10,6 +10,7 @@ import {
   RUNTIME_NOTICE_WATCH,
   RUNTIME_TARGET_WATCH,
   RUNTIME_WATCH,
+  SNAPSHOT_CONFIGMAP_WATCH,
   WATCHED,
 } from '../../shared/forwarder/watched.ts';
 import {
@@ -21,6 +22,7 @@ import {
 import type { Watchable, WatchedKind } from '../../shared/forwarder/watchedKind.ts';
 import type { GenericObject, RuntimeObject } from '../../shared/kube/kinds.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
+import { StepWakes } from '../../shared/forwarder/stepWakes.ts';
 
 const woken = (w: WatchedKind<Watchable>): string[] =>
   STEP_TABLE.filter((r) => (r.wakesOn as readonly string[]).includes(w.wake)).map((r) => r.name);
@@ -177,4 +179,80 @@ test('a runtime gone from the API wakes no step: each would read it only to find
   for (const w of runtimeWatches) assert.equal(w.deletionIsNews?.(live), false, `${w.id ?? w.wake}: gone is no news`);
   const deleting = { ...live, metadata: { ...live.metadata, deletionTimestamp: '2026-12-06T00:00:00Z' } };
   assert.notEqual(RUNTIME_WATCH.fingerprint(live), RUNTIME_WATCH.fingerprint(deleting), 'a deletion starting is news');
+});
+
+test('resolution running while no target is named wakes neither the rollout step nor the drift check; a new target wakes both, Resolved settling on it the rollout step alone', () => {
+  const wakes = new StepWakes(RUNTIME_TARGET_WATCH as WatchedKind<Watchable>, STEP_TABLE);
+  const at = (
+    targetPlan: string | undefined,
+    resolved: 'True' | 'False' | undefined,
+    reason = 'Resolving',
+  ): RuntimeObject =>
+    ({
+      apiVersion: 'operator.aicr.run/v1alpha1',
+      kind: 'ClusterRuntime',
+      metadata: { name: 'cluster', uid: 'u-1', resourceVersion: '1', generation: 1 },
+      status: {
+        ...(targetPlan ? { targetPlan } : {}),
+        conditions: resolved ? [{ type: 'Resolved', status: resolved, reason, message: '' }] : [],
+      },
+    }) as RuntimeObject;
+  const move = (before: RuntimeObject, after: RuntimeObject): readonly string[] =>
+    wakes.wokenBy('MODIFIED', after, wakes.print(before), wakes.print(after));
+  assert.deepEqual(wakes.steps, ['rollout', 'drift-check']);
+  assert.deepEqual(move(at(undefined, undefined), at(undefined, 'False')), [], 'resolution starting');
+  assert.deepEqual(move(at(undefined, 'False'), at(undefined, 'False', 'AICRStageStalled')), [], 'or stalling');
+  assert.deepEqual(move(at(undefined, 'False'), at('aicr-plan-a', 'True', 'Resolved')), ['rollout', 'drift-check']);
+  assert.deepEqual(move(at('aicr-plan-a', 'True'), at('aicr-plan-a', 'False')), ['rollout'], 'a new resolution');
+  assert.deepEqual(move(at('aicr-plan-a', 'False'), at('aicr-plan-a', 'True')), ['rollout'], 'settling again');
+  assert.deepEqual(move(at('aicr-plan-a', 'True'), at('aicr-plan-b', 'True')), ['rollout', 'drift-check']);
+});
+
+test('a deletion starting wakes only the step that acts on it (the rollout step, which holds the finalizer)', () => {
+  const wakes = new StepWakes(RUNTIME_WATCH as WatchedKind<Watchable>, STEP_TABLE);
+  const live = runtime('sha256:aaa');
+  // The API server moves a custom resource's generation on when its deletion starts.
+  const deleting = {
+    ...live,
+    metadata: { ...live.metadata, generation: 4, deletionTimestamp: '2026-12-06T08:00:00Z' },
+  };
+  assert.deepEqual(
+    STEP_TABLE.filter((r) => 'actsOnDeletion' in r && r.actsOnDeletion).map((r) => r.name),
+    ['rollout'],
+  );
+  assert.deepEqual(wakes.wokenBy('MODIFIED', deleting, wakes.print(live), wakes.print(deleting)), ['rollout']);
+});
+
+test('a new runtime with nothing to tell yet does not wake notify; one arriving with a plan or a Released condition does', () => {
+  const bare = runtime('sha256:aaa');
+  const told = {
+    ...bare,
+    status: {
+      targetPlan: 'aicr-plan-a',
+      conditions: [
+        {
+          type: 'Released',
+          status: 'False',
+          reason: 'AwaitingApproval',
+          message: '',
+          lastTransitionTime: '2026-12-06T08:00:00Z',
+        },
+      ],
+    },
+  } as RuntimeObject;
+  assert.equal(RUNTIME_NOTICE_WATCH.arrivalIsNews?.(bare), false);
+  assert.equal(RUNTIME_NOTICE_WATCH.arrivalIsNews?.(told), true);
+});
+
+test("a snapshot ConfigMap arriving is the snapshot step's own publication, no news; one edited or deleted is", () => {
+  const cm = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 's', uid: 'c-1', resourceVersion: '1' },
+    data: { a: '1' },
+  };
+  const edited = { ...cm, data: { a: '2' } };
+  assert.equal(SNAPSHOT_CONFIGMAP_WATCH.arrivalIsNews?.(cm), false);
+  assert.notEqual(SNAPSHOT_CONFIGMAP_WATCH.fingerprint(cm), SNAPSHOT_CONFIGMAP_WATCH.fingerprint(edited));
+  assert.notEqual(SNAPSHOT_CONFIGMAP_WATCH.deletionIsNews?.(cm), false);
 });

@@ -1,0 +1,104 @@
+// The configuration's watch keeps its version for the process, every message carries it, and a
+// change to its data wakes each step that reads it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { CONFIGURATION } from '../../shared/api/constants.ts';
+import { MemoryCheckpoint } from '../../shared/forwarder/checkpoint.ts';
+import { CONFIGURATION_WATCH, ConfigurationVersion } from '../../shared/forwarder/configurationWatch.ts';
+import { Forwarder } from '../../shared/forwarder/forwarder.ts';
+import { RUNTIME_WATCH, watchedBy } from '../../shared/forwarder/watched.ts';
+import type { Watchable, WatchedKind } from '../../shared/forwarder/watchedKind.ts';
+import type { KubePort } from '../../shared/kube/port.ts';
+import { decodeWorkItem, type WorkItem } from '../../shared/queue/workItem.ts';
+import { STEP_TABLE } from '../../shared/steps/table.ts';
+import { captureLogger } from '../helpers/logs.ts';
+import { RecordingProducer } from '../helpers/recordingProducer.ts';
+import { type ReplayedEvent, replayKube } from '../helpers/watchOnlyKube.ts';
+
+const config = (rv: number, version: string): Watchable =>
+  ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: CONFIGURATION.name, namespace: CONFIGURATION.namespace, uid: 'cfg', resourceVersion: String(rv) },
+    data: { [CONFIGURATION.key]: `aicr:\n  versions:\n    ${version}: image\n` },
+  }) as Watchable;
+
+const runtime = (generation: number, rv: number): Watchable =>
+  ({
+    apiVersion: 'operator.aicr.run/v1alpha1',
+    kind: 'ClusterRuntime',
+    metadata: { name: 'cluster', uid: 'u-1', resourceVersion: String(rv), generation },
+    spec: { aicrVersion: `v0.${generation}.0` },
+  }) as Watchable;
+
+const theRuntime: KubePort['get'] = <T>() => Promise.resolve(runtime(1, 1) as T);
+
+async function forward(
+  watched: WatchedKind<Watchable>,
+  events: readonly ReplayedEvent[],
+  configuration: ConfigurationVersion,
+): Promise<WorkItem[]> {
+  const producer = new RecordingProducer();
+  const fwd = new Forwarder(
+    {
+      kube: replayKube(events, theRuntime),
+      producer,
+      table: STEP_TABLE,
+      log: captureLogger().log,
+      checkpoint: new MemoryCheckpoint('1'),
+      configuration,
+    },
+    watched,
+  );
+  const running = fwd.run();
+  await new Promise((r) => setTimeout(r, 40));
+  fwd.stop();
+  await running;
+  return producer.sent.map((m) => decodeWorkItem(m.body));
+}
+
+test('messages carry the version of the configuration the forwarder last saw, and none before it has seen one', async () => {
+  const version = new ConfigurationVersion();
+  const before = await forward(
+    RUNTIME_WATCH as WatchedKind<Watchable>,
+    [{ type: 'MODIFIED', object: runtime(2, 5) }],
+    version,
+  );
+  assert.ok(before.length > 0);
+  assert.ok(before.every((i) => i.configuration === undefined));
+  await forward(
+    CONFIGURATION_WATCH as WatchedKind<Watchable>,
+    [{ type: 'MODIFIED', object: config(10, 'v0.1.0') }],
+    version,
+  );
+  assert.equal(version.version, '10');
+  const after = await forward(
+    RUNTIME_WATCH as WatchedKind<Watchable>,
+    [{ type: 'MODIFIED', object: runtime(3, 6) }],
+    version,
+  );
+  assert.ok(after.length > 0 && after.every((i) => i.configuration === '10'), JSON.stringify(after));
+});
+
+test('a change to the configuration wakes every step that reads it, naming the new version; the ConfigMap gone, messages name none', async () => {
+  const version = new ConfigurationVersion();
+  const sent = await forward(
+    CONFIGURATION_WATCH as WatchedKind<Watchable>,
+    [
+      { type: 'MODIFIED', object: config(10, 'v0.1.0') },
+      { type: 'MODIFIED', object: config(11, 'v0.2.0') },
+    ],
+    version,
+  );
+  const readers = STEP_TABLE.filter((r) => 'readsConfiguration' in r && r.readsConfiguration).map((r) => r.name);
+  const woken = new Set(sent.map((i) => i.step));
+  assert.deepEqual([...woken].sort(), [...readers].sort());
+  assert.ok(sent.some((i) => i.configuration === '11'));
+  await forward(
+    CONFIGURATION_WATCH as WatchedKind<Watchable>,
+    [{ type: 'DELETED', object: config(12, 'v0.2.0') }],
+    version,
+  );
+  assert.equal(version.version, undefined);
+  assert.ok(watchedBy().includes(CONFIGURATION_WATCH as WatchedKind<Watchable>), 'the forwarder watches it');
+});
