@@ -15,6 +15,10 @@ export const CONFIGURATION_WATCH: WatchedKind<ConfigMapObject> = {
   kind: KIND.configMap,
   selection: { namespace: CONFIGURATION.namespace, fieldSelector: `metadata.name=${CONFIGURATION.name}` },
   isConfiguration: true,
+  // Listing it (a forwarder starting, a watch that cannot resume) only learns its version, so a
+  // new forwarder does not wake every step: a change made while none watched reaches each step
+  // at its next look, whose message names a version that step has not read.
+  relistIsNews: false,
   // It concerns the one runtime, whose UID the forwarder looks up when it sends.
   runtimeOf: () => ({ name: RUNTIME_NAME, uid: '' }),
   fingerprint: (cm) =>

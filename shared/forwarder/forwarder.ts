@@ -125,7 +125,7 @@ export class Forwarder {
     if (this.watched.isConfiguration) this.opts.configuration?.seen(list.items[0]);
     for (const obj of list.items) {
       this.seen.set(obj.metadata.uid, this.wakes.print(obj));
-      this.buffer(obj, 'relist', this.wakes.steps);
+      if (this.watched.relistIsNews !== false) this.buffer(obj, 'relist', this.wakes.steps);
     }
     await this.flush(true);
     if (this.sendFailed) return;

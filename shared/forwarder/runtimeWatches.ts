@@ -93,7 +93,10 @@ export const RUNTIME_TARGET_WATCH: WatchedKind<RuntimeObject> = {
   },
 };
 
-/** What a notification turns on: the plans, and Released and Stalled (status, reason, since when). */
+/**
+ * What a notification turns on: the plans, Released (status, reason, since when), and Stalled
+ * while it is True. Stalled False is nothing to tell, so its arrival or move is no news.
+ */
 function noticePrint(obj: RuntimeObject): string {
   const status = (obj.status ?? {}) as {
     activePlan?: unknown;
@@ -104,11 +107,12 @@ function noticePrint(obj: RuntimeObject): string {
     const c = status.conditions?.find((x) => x.type === type);
     return [c?.status ?? '', c?.reason ?? '', c?.lastTransitionTime ?? ''];
   };
+  const stalled = shown(CONDITION.stalled);
   return JSON.stringify([
     status.activePlan ?? '',
     status.targetPlan ?? '',
     shown(CONDITION.released),
-    shown(CONDITION.stalled),
+    stalled[0] === 'True' ? stalled : '',
   ]);
 }
 

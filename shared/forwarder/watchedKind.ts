@@ -50,6 +50,8 @@ export interface WatchedKind<T extends { readonly metadata: ObjectMeta }> {
   readonly id?: string;
   /** The control plane's configuration: its resourceVersion goes on every message the process sends (ConfigurationVersion). */
   readonly isConfiguration?: boolean;
+  /** Whether a relist wakes the steps of every object listed; by default it does. */
+  readonly relistIsNews?: boolean;
 }
 
 /** Any object the forwarder can watch. */

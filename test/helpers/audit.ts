@@ -67,19 +67,27 @@ function background(e: AuditEvent): boolean {
   return user === 'aicr-test-admin' && !e.impersonatedUser && ['get', 'list', 'watch'].includes(e.verb);
 }
 
-/** The events after a byte mark that are whole lines (one still being written is left for the next read), and the mark after them. */
+/**
+ * The events after a byte mark that are whole lines (one still being written is left for the next
+ * read), and the mark after them. A mark taken while the server was writing a line falls inside
+ * it: that line began before the mark, so it is not among them.
+ */
 function linesAfter(mark: number, file = testEnv().TESTENV_AUDIT_LOG): { events: AuditEvent[]; next: number } {
   const size = statSync(file).size;
   if (size <= mark) return { events: [], next: mark };
-  const buf = Buffer.alloc(size - mark);
+  const from = Math.max(0, mark - 1);
+  const buf = Buffer.alloc(size - from);
   const fd = openSync(file, 'r');
   try {
-    readSync(fd, buf, 0, buf.length, mark);
+    readSync(fd, buf, 0, buf.length, from);
   } finally {
     closeSync(fd);
   }
-  const whole = buf.subarray(0, buf.lastIndexOf(0x0a) + 1);
-  return { events: parseLines(whole.toString('utf8')), next: mark + whole.length };
+  const start = mark === 0 ? 0 : buf.indexOf(0x0a) + 1;
+  const end = buf.lastIndexOf(0x0a) + 1;
+  if (start === 0 && mark > 0) return { events: [], next: mark };
+  const whole = buf.subarray(start, Math.max(start, end));
+  return { events: parseLines(whole.toString('utf8')), next: from + Math.max(start, end) };
 }
 
 /**

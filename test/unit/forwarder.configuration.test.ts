@@ -102,3 +102,29 @@ test('a change to the configuration wakes every step that reads it, naming the n
   assert.equal(version.version, undefined);
   assert.ok(watchedBy().includes(CONFIGURATION_WATCH as WatchedKind<Watchable>), 'the forwarder watches it');
 });
+
+test('listing the configuration (a forwarder starting) learns its version and wakes no step', async () => {
+  const version = new ConfigurationVersion();
+  const producer = new RecordingProducer();
+  const kube: KubePort = {
+    ...replayKube([], theRuntime),
+    list: <T>() => Promise.resolve({ items: [config(20, 'v0.1.0')] as T[], resourceVersion: '20' }),
+  };
+  const fwd = new Forwarder(
+    {
+      kube,
+      producer,
+      table: STEP_TABLE,
+      log: captureLogger().log,
+      checkpoint: new MemoryCheckpoint(),
+      configuration: version,
+    },
+    CONFIGURATION_WATCH as WatchedKind<Watchable>,
+  );
+  const running = fwd.run();
+  await new Promise((r) => setTimeout(r, 30));
+  fwd.stop();
+  await running;
+  assert.equal(version.version, '20');
+  assert.deepEqual(producer.sent, []);
+});

@@ -256,3 +256,18 @@ test("a snapshot ConfigMap arriving is the snapshot step's own publication, no n
   assert.notEqual(SNAPSHOT_CONFIGMAP_WATCH.fingerprint(cm), SNAPSHOT_CONFIGMAP_WATCH.fingerprint(edited));
   assert.notEqual(SNAPSHOT_CONFIGMAP_WATCH.deletionIsNews?.(cm), false);
 });
+
+test('Stalled False appearing or moving is nothing to tell, so it does not wake notify; Stalled turning True does', () => {
+  const bare = runtime('sha256:aaa');
+  const stalled = (status: 'True' | 'False', reason: string): RuntimeObject =>
+    ({
+      ...bare,
+      status: {
+        conditions: [{ type: 'Stalled', status, reason, message: '', lastTransitionTime: '2026-12-06T08:00:00Z' }],
+      },
+    }) as RuntimeObject;
+  const print = RUNTIME_NOTICE_WATCH.fingerprint;
+  assert.equal(print(bare), print(stalled('False', 'NotStalled')));
+  assert.equal(print(stalled('False', 'NotStalled')), print(stalled('False', 'Other')));
+  assert.notEqual(print(bare), print(stalled('True', 'AICRStageStalled')));
+});
