@@ -2,6 +2,7 @@
 // concerns one of them (its rollouts and snapshots going with it, a run's Job finishing late)
 // leaves no step anything to do: the step would read the runtime only to find it gone. UIDs are
 // never reused, so remembering one can only ever skip a look that would have found nothing.
+import { forgetOldest } from '../boundedMemory.ts';
 
 /** How many UIDs are kept; the oldest go first. A runtime is deleted rarely, so this is years of them. */
 const KEPT = 1024;
@@ -11,9 +12,7 @@ export class GoneRuntimes {
 
   add(uid: string): void {
     this.uids.add(uid);
-    if (this.uids.size <= KEPT) return;
-    const oldest = this.uids.values().next().value;
-    if (oldest !== undefined) this.uids.delete(oldest);
+    forgetOldest(this.uids, KEPT);
   }
 
   /** Whether the runtime is gone; an empty UID (one the forwarder looks up when it sends) never is. */

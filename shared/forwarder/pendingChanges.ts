@@ -78,7 +78,6 @@ export class PendingChanges {
   }
 }
 
-/** The message that wakes one step for a change; `uid` is the runtime's, read when the object could not name it. */
 /** Where a change goes: the runtime's UID, a fleet's cluster, and the configuration's version as last seen. */
 export interface Addressed {
   readonly uid: string;
@@ -86,6 +85,7 @@ export interface Addressed {
   readonly configuration?: string | undefined;
 }
 
+/** The message that wakes one step for a change; `uid` is the runtime's, read when the object could not name it. */
 export function changeMessage(p: Pending, step: string, { uid, cluster, configuration }: Addressed): OutgoingMessage {
   return {
     step,

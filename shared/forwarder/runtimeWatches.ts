@@ -17,11 +17,16 @@ import type { WatchedKind } from './watchedKind.ts';
  */
 const runtimeGoneIsNoNews = (): boolean => false;
 
+/** What every watch of the runtime shares: the kind, the runtime an event concerns (itself), and that its going is no news. */
+const OF_THE_RUNTIME = {
+  kind: KIND.clusterRuntime,
+  runtimeOf: (obj: RuntimeObject) => ({ name: obj.metadata.name, uid: obj.metadata.uid }),
+  deletionIsNews: runtimeGoneIsNoNews,
+} as const;
+
 export const RUNTIME_WATCH: WatchedKind<RuntimeObject> = {
   wake: WAKE.runtimeChange,
-  kind: KIND.clusterRuntime,
-  runtimeOf: (obj) => ({ name: obj.metadata.name, uid: obj.metadata.uid }),
-  deletionIsNews: runtimeGoneIsNoNews,
+  ...OF_THE_RUNTIME,
   // Its spec (generation), annotations and deletion; status writes, the control plane's own, are not work.
   fingerprint: (obj) =>
     JSON.stringify([
@@ -49,9 +54,7 @@ export const RUNTIME_WATCH: WatchedKind<RuntimeObject> = {
 export const RUNTIME_DISCOVERY_WATCH: WatchedKind<RuntimeObject> = {
   id: 'runtime-discovery',
   wake: WAKE.discoveryChange,
-  kind: KIND.clusterRuntime,
-  runtimeOf: (obj) => ({ name: obj.metadata.name, uid: obj.metadata.uid }),
-  deletionIsNews: runtimeGoneIsNoNews,
+  ...OF_THE_RUNTIME,
   // A new runtime is the spec watch's news.
   arrivalIsNews: () => false,
   fingerprint: (obj) => {
@@ -82,9 +85,7 @@ function resolution(obj: RuntimeObject): { readonly target: string; readonly set
 export const RUNTIME_TARGET_WATCH: WatchedKind<RuntimeObject> = {
   id: 'runtime-target',
   wake: WAKE.targetChange,
-  kind: KIND.clusterRuntime,
-  runtimeOf: (obj) => ({ name: obj.metadata.name, uid: obj.metadata.uid }),
-  deletionIsNews: runtimeGoneIsNoNews,
+  ...OF_THE_RUNTIME,
   arrivalIsNews: () => false,
   fingerprint: (obj) => JSON.stringify(resolution(obj)),
   stepPrint: (obj, step) => {
@@ -128,9 +129,7 @@ const NOTHING_TO_TELL = noticePrint({ metadata: { name: '', uid: '' } } as Runti
 export const RUNTIME_NOTICE_WATCH: WatchedKind<RuntimeObject> = {
   id: 'runtime-notices',
   wake: WAKE.noticeChange,
-  kind: KIND.clusterRuntime,
-  runtimeOf: (obj) => ({ name: obj.metadata.name, uid: obj.metadata.uid }),
-  deletionIsNews: runtimeGoneIsNoNews,
+  ...OF_THE_RUNTIME,
   arrivalIsNews: (obj) => noticePrint(obj) !== NOTHING_TO_TELL,
   fingerprint: noticePrint,
 };

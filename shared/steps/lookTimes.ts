@@ -2,6 +2,7 @@
 // asked for is redundant once a later look of the same step has run: that look asked for its own
 // if it needed one. Only this process's looks are known; a message another process ran the later
 // look for is run as before, so forgetting never skips a look that was needed.
+import { forgetOldest } from '../boundedMemory.ts';
 import type { Logger } from '../observability/log.ts';
 import type { WorkItem } from '../queue/workItem.ts';
 
@@ -27,9 +28,7 @@ export class LookTimes {
     const key = keyOf(item);
     this.startedAt.delete(key);
     this.startedAt.set(key, at);
-    if (this.startedAt.size <= KEPT) return;
-    const oldest = this.startedAt.keys().next().value;
-    if (oldest !== undefined) this.startedAt.delete(oldest);
+    forgetOldest(this.startedAt, KEPT);
   }
 
   /** Whether the item is a look again asked before a look of the same step that has since started. */

@@ -23,10 +23,13 @@ export interface ReplayedEvent {
 }
 
 /**
- * A port whose first watch replays the events, one per tick, then ends; later watches idle until
- * stopped. `get` answers the forwarder's look-up of the one runtime, where a test needs one.
+ * A port whose first watch replays the events, `perTick` at a time, then ends; later watches idle
+ * until stopped. `get` answers the forwarder's look-up of the one runtime, where a test needs one.
  */
-export function replayKube(events: readonly ReplayedEvent[], get?: KubePort['get']): KubePort {
+export function replayKube(
+  events: readonly ReplayedEvent[],
+  { get, perTick = 1 }: { readonly get?: KubePort['get']; readonly perTick?: number } = {},
+): KubePort {
   let watched = false;
   const kube = watchOnlyKube(<T>(_: unknown, opts: WatchOptions<T>) => {
     if (watched) {
@@ -36,8 +39,8 @@ export function replayKube(events: readonly ReplayedEvent[], get?: KubePort['get
     }
     watched = true;
     const done = (async () => {
-      for (const e of events) {
-        opts.onEvent({ type: e.type, object: e.object as T });
+      for (let i = 0; i < events.length; i += perTick) {
+        for (const e of events.slice(i, i + perTick)) opts.onEvent({ type: e.type, object: e.object as T });
         await new Promise((r) => setTimeout(r, 1));
       }
     })();

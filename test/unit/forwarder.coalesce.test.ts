@@ -5,12 +5,12 @@ import assert from 'node:assert/strict';
 import { MemoryCheckpoint } from '../../shared/forwarder/checkpoint.ts';
 import { Forwarder } from '../../shared/forwarder/forwarder.ts';
 import type { RuntimeObject } from '../../shared/kube/kinds.ts';
-import type { KubePort, WatchOptions } from '../../shared/kube/port.ts';
+import type { KubePort } from '../../shared/kube/port.ts';
 import { decodeWorkItem } from '../../shared/queue/workItem.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
 import { captureLogger } from '../helpers/logs.ts';
 import { RecordingProducer } from '../helpers/recordingProducer.ts';
-import { watchOnlyKube } from '../helpers/watchOnlyKube.ts';
+import { replayKube } from '../helpers/watchOnlyKube.ts';
 
 // One step woken per change, so message counts are change counts.
 const table = STEP_TABLE.filter((r) => r.name === 'resolve');
@@ -23,25 +23,12 @@ const runtime = (uid: string, generation: number, rv: number): RuntimeObject => 
   spec: { aicrVersion: `v0.${generation}.0` },
 });
 
-/** A port whose single watch replays the given events, a few at a time, then ends. */
+/** A port whose single watch replays the given changes, a few at a time, then ends. */
 function stormKube(events: RuntimeObject[], perTick: number): KubePort {
-  let watched = false;
-  return watchOnlyKube(<T>(_: unknown, opts: WatchOptions<T>) => {
-    if (watched) {
-      // Later watches see nothing and end when the forwarder stops.
-      let end: () => void = () => undefined;
-      const idle = new Promise<void>((resolve) => (end = resolve));
-      return Promise.resolve({ done: idle, stop: () => end() });
-    }
-    watched = true;
-    const done = (async () => {
-      for (let i = 0; i < events.length; i += perTick) {
-        for (const e of events.slice(i, i + perTick)) opts.onEvent({ type: 'MODIFIED', object: e as T });
-        await new Promise((r) => setTimeout(r, 1));
-      }
-    })();
-    return Promise.resolve({ done, stop: () => undefined });
-  });
+  return replayKube(
+    events.map((object) => ({ type: 'MODIFIED', object })),
+    { perTick },
+  );
 }
 
 test('1,000 spec changes to one runtime in a storm coalesce into a few messages; the checkpoint ends at the last change', async () => {

@@ -5,14 +5,12 @@ import assert from 'node:assert/strict';
 import { CONFIGURATION } from '../../shared/api/constants.ts';
 import { MemoryCheckpoint } from '../../shared/forwarder/checkpoint.ts';
 import { CONFIGURATION_WATCH, ConfigurationVersion } from '../../shared/forwarder/configurationWatch.ts';
-import { Forwarder } from '../../shared/forwarder/forwarder.ts';
 import { RUNTIME_WATCH, watchedBy } from '../../shared/forwarder/watched.ts';
 import type { Watchable, WatchedKind } from '../../shared/forwarder/watchedKind.ts';
 import type { KubePort } from '../../shared/kube/port.ts';
-import { decodeWorkItem, type WorkItem } from '../../shared/queue/workItem.ts';
+import type { WorkItem } from '../../shared/queue/workItem.ts';
+import { forwardBriefly } from '../helpers/forwardBriefly.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
-import { captureLogger } from '../helpers/logs.ts';
-import { RecordingProducer } from '../helpers/recordingProducer.ts';
 import { type ReplayedEvent, replayKube } from '../helpers/watchOnlyKube.ts';
 
 const config = (rv: number, version: string): Watchable =>
@@ -33,28 +31,13 @@ const runtime = (generation: number, rv: number): Watchable =>
 
 const theRuntime: KubePort['get'] = <T>() => Promise.resolve(runtime(1, 1) as T);
 
-async function forward(
+function forward(
   watched: WatchedKind<Watchable>,
   events: readonly ReplayedEvent[],
   configuration: ConfigurationVersion,
 ): Promise<WorkItem[]> {
-  const producer = new RecordingProducer();
-  const fwd = new Forwarder(
-    {
-      kube: replayKube(events, theRuntime),
-      producer,
-      table: STEP_TABLE,
-      log: captureLogger().log,
-      checkpoint: new MemoryCheckpoint('1'),
-      configuration,
-    },
-    watched,
-  );
-  const running = fwd.run();
-  await new Promise((r) => setTimeout(r, 40));
-  fwd.stop();
-  await running;
-  return producer.sent.map((m) => decodeWorkItem(m.body));
+  const kube = replayKube(events, { get: theRuntime });
+  return forwardBriefly(watched, { kube, checkpoint: new MemoryCheckpoint('1'), configuration }, 40);
 }
 
 test('messages carry the version of the configuration the forwarder last saw, and none before it has seen one', async () => {
@@ -105,26 +88,15 @@ test('a change to the configuration wakes every step that reads it, naming the n
 
 test('listing the configuration (a forwarder starting) learns its version and wakes no step', async () => {
   const version = new ConfigurationVersion();
-  const producer = new RecordingProducer();
   const kube: KubePort = {
-    ...replayKube([], theRuntime),
+    ...replayKube([], { get: theRuntime }),
     list: <T>() => Promise.resolve({ items: [config(20, 'v0.1.0')] as T[], resourceVersion: '20' }),
   };
-  const fwd = new Forwarder(
-    {
-      kube,
-      producer,
-      table: STEP_TABLE,
-      log: captureLogger().log,
-      checkpoint: new MemoryCheckpoint(),
-      configuration: version,
-    },
+  const sent = await forwardBriefly(
     CONFIGURATION_WATCH as WatchedKind<Watchable>,
+    { kube, configuration: version },
+    30,
   );
-  const running = fwd.run();
-  await new Promise((r) => setTimeout(r, 30));
-  fwd.stop();
-  await running;
   assert.equal(version.version, '20');
-  assert.deepEqual(producer.sent, []);
+  assert.deepEqual(sent, []);
 });

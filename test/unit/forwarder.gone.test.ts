@@ -2,15 +2,11 @@
 // going with it, or a change to it that was still waiting to go out, are not sent.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MemoryCheckpoint } from '../../shared/forwarder/checkpoint.ts';
-import { Forwarder } from '../../shared/forwarder/forwarder.ts';
 import { GoneRuntimes } from '../../shared/forwarder/goneRuntimes.ts';
 import { ROLLOUT_WATCH, RUNTIME_WATCH } from '../../shared/forwarder/watched.ts';
 import type { Watchable, WatchedKind } from '../../shared/forwarder/watchedKind.ts';
-import { decodeWorkItem } from '../../shared/queue/workItem.ts';
+import { forwardBriefly } from '../helpers/forwardBriefly.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
-import { captureLogger } from '../helpers/logs.ts';
-import { RecordingProducer } from '../helpers/recordingProducer.ts';
 import { type ReplayedEvent, replayKube } from '../helpers/watchOnlyKube.ts';
 
 type Event = ReplayedEvent & { readonly object: Watchable };
@@ -37,27 +33,8 @@ async function forward(
   gone: GoneRuntimes,
   coalesceMs = 0,
 ): Promise<string[]> {
-  const producer = new RecordingProducer();
-  const fwd = new Forwarder(
-    {
-      kube: replayKube(events),
-      producer,
-      table: STEP_TABLE,
-      log: captureLogger().log,
-      checkpoint: new MemoryCheckpoint(),
-      coalesceMs,
-      gone,
-    },
-    watched,
-  );
-  const running = fwd.run();
-  await new Promise((r) => setTimeout(r, 60));
-  fwd.stop();
-  await running;
-  return producer.sent.map((m) => {
-    const item = decodeWorkItem(m.body);
-    return `${item.runtime.uid} ${item.step}`;
-  });
+  const sent = await forwardBriefly(watched, { kube: replayKube(events), coalesceMs, gone });
+  return sent.map((item) => `${item.runtime.uid} ${item.step}`);
 }
 
 test('the rollouts of a runtime seen deleted going with it wake no step; those of a live runtime still do', async () => {
