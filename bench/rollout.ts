@@ -10,6 +10,8 @@ import { decodeWorkItem } from '../shared/queue/workItem.ts';
 import { MemoryCheckpoint } from '../shared/forwarder/checkpoint.ts';
 import { COALESCE_MS, Forwarder } from '../shared/forwarder/forwarder.ts';
 import { watchedBy } from '../shared/forwarder/watched.ts';
+import { GoneRuntimes } from '../shared/forwarder/goneRuntimes.ts';
+import { ConfigurationVersion } from '../shared/forwarder/configurationWatch.ts';
 import { startLocalControlPlane } from '../shared/local/controlPlane.ts';
 import { createLogger } from '../shared/observability/log.ts';
 import { planToApplications, type PlanApplication } from '../shared/plans/applications.ts';
@@ -180,7 +182,10 @@ async function sqsRig() {
     }
   });
   const producer = new SqsProducer(sqs, { fifoQueueUrl: fifoUrls(queues), delayQueueUrl: delay.url });
-  // One forwarder per kind the rollout step wakes on, as the forwarder function runs them.
+  // One forwarder per kind the rollout step wakes on, as the forwarder function runs them: they
+  // share what the process knows of gone runtimes and of the configuration's version.
+  const gone = new GoneRuntimes();
+  const configuration = new ConfigurationVersion();
   const forwarders = watchedBy(ROLLOUT_ONLY).map(
     (w) =>
       new Forwarder(
@@ -191,6 +196,8 @@ async function sqsRig() {
           checkpoint: new MemoryCheckpoint(),
           table: ROLLOUT_ONLY,
           coalesceMs: COALESCE_MS,
+          gone,
+          configuration,
         },
         w,
       ),

@@ -1,9 +1,13 @@
 // The runtime's cleanup finalizer (FIN-1). The rollout step adds it on its first look, before it
 // creates a rollout or writes an Application, so a runtime that owns anything in Argo CD is never
-// deleted without its deletionPolicy being carried out. Both writes carry the resourceVersion
-// read: a finalizer another controller added or removed meanwhile is never lost, the write fails
-// with a conflict and the next look tries again.
-import { FINALIZER } from '../api/constants.ts';
+// deleted without its deletionPolicy being carried out.
+// Adding is a server-side apply of that one entry: finalizers are a set, so another controller's
+// entry is kept, and the write needs no resourceVersion, so the status writes every step makes
+// while a runtime is new cannot make it conflict. Removing carries the resourceVersion read: a
+// finalizer another controller added meanwhile is never lost, the write fails with a conflict and
+// the next look tries again.
+import { FIELD_MANAGER, FINALIZER } from '../api/constants.ts';
+import { KubeRequestError, TransientError } from '../errors.ts';
 import { KIND, type RuntimeObject } from '../kube/kinds.ts';
 import type { KubePort } from '../kube/port.ts';
 
@@ -30,7 +34,18 @@ function writeFinalizers(
  */
 export async function ensureCleanup(kube: KubePort, runtime: RuntimeObject): Promise<RuntimeObject | undefined> {
   if (holdsCleanup(runtime) || runtime.metadata.deletionTimestamp) return undefined;
-  return writeFinalizers(kube, runtime, [...(runtime.metadata.finalizers ?? []), FINALIZER.cleanup]);
+  try {
+    return await kube.apply<RuntimeObject>(
+      KIND.clusterRuntime,
+      { metadata: { name: runtime.metadata.name, finalizers: [FINALIZER.cleanup] } },
+      { fieldManager: FIELD_MANAGER.rollout },
+    );
+  } catch (err) {
+    // The API server takes no new finalizer once deletion has started: it started after the read.
+    if (err instanceof KubeRequestError && err.status === 422)
+      throw new TransientError('the runtime began to be deleted while its cleanup finalizer was added; looking again');
+    throw err;
+  }
 }
 
 /** Takes the finalizer off once the deletionPolicy is carried out; the API server then removes the runtime. */

@@ -16,8 +16,7 @@ export const RACE_REREADS = 3;
 /**
  * What of the runtime a step's decision rests on besides its own status: its identity, spec and
  * metadata. Not its finalizers: the rollout step adds its own to every new runtime, which would
- * make every other step's first write lose, and only the rollout step reads them, through a
- * write of its own that is conditional on the resourceVersion it read.
+ * make every other step's first write lose, and only the rollout step reads them.
  */
 function groundsOf(runtime: RuntimeObject): string {
   const m = runtime.metadata;

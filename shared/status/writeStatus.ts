@@ -1,7 +1,7 @@
-// One status write per step run, in two applies: the step's own domain conditions under its
-// field manager, then the summary (Ready, Reconciling, Stalled, observedGeneration) under the
-// summary manager. Each apply is conditional on the resourceVersion it was computed from, and
-// neither is sent when it would change nothing (ADR 0003).
+// One status write per step run, in one apply: the step's own domain conditions and fields under
+// its field manager, with the summary (Ready, Reconciling, Stalled, observedGeneration) worked out
+// from the runtime as that apply leaves it. The apply is conditional on the resourceVersion it was
+// computed from, and not sent when it would change nothing (ADR 0003).
 import type { Condition } from '../api/condition.ts';
 import { FIELD_MANAGER, SUMMARY_CONDITIONS, type DomainConditionType } from '../api/constants.ts';
 import { ControlPlaneError, KubeRequestError, StatusWriteRefusedError } from '../errors.ts';
@@ -118,45 +118,97 @@ function observedSpecOf(runtime: RuntimeObject): ObservedSpec {
   return value !== null && typeof value === 'object' ? (value as ObservedSpec) : {};
 }
 
-/** Writes what changed; returns how many applies were sent (0, 1 or 2). */
+/** Writes what changed; returns how many applies were sent (0 or 1). */
 export async function writeStepStatus(w: StatusWrite): Promise<number> {
   checkContract(w.row, w.desired, w.fields);
   const generation = w.runtime.metadata.generation ?? 0;
-  let runtime = w.runtime;
-  let writes = 0;
-  const owned = buildConditions(conditionsOf(runtime), w.desired, generation, w.now);
+  const before = conditionsOf(w.runtime);
+  const owned = buildConditions(before, w.desired, generation, w.now);
   const fields = ownedFields(w);
   // A step whose conditions depend on part of the spec records what that part was.
   const digest = w.row.specFields ? specPartDigest(w.runtime.spec, w.row.specFields) : undefined;
-  const spec = digest === undefined ? {} : { observedSpec: { [w.row.name]: digest } };
-  const before = conditionsOf(runtime);
-  const specMoved = digest !== undefined && observedSpecOf(runtime)[w.row.name] !== digest;
-  if (
-    !sameConditionsOf(before, owned, w.row.owns) ||
-    !sameFields(runtime, fields, w.row.ownsFields ?? []) ||
-    specMoved
-  ) {
-    runtime = await applyThroughRaces(
-      w.kube,
-      runtime,
-      (rt) => ownedStatus(rt, w.row),
-      (rt) => apply(w.kube, rt, w.row.fieldManager, { conditions: owned, ...fields, ...spec }),
-    );
-    writes++;
-  }
-  // The summary is all derived, so after a lost race it is worked out again from what won.
-  if (
-    await applyThroughRaces(
-      w.kube,
-      runtime,
-      () => null,
-      (rt) => writeSummary(w, rt, generation),
-    )
-  )
-    writes++;
+  const mine: OwnStatus = { owned, fields, digest };
+  // Only the summary is worked out again after a lost race: it is all derived from what won.
+  const written = await applyThroughRaces(
+    w.kube,
+    w.runtime,
+    (rt) => ownedStatus(rt, w.row),
+    async (rt) => {
+      const status = statusToWrite(w, rt, mine, generation);
+      if (!status) return false;
+      await apply(w.kube, rt, status.manager, status.body);
+      return true;
+    },
+  );
   // After the status, so a reader of the conditions never waits for the Events.
-  if (writes > 0) await recordTransitions(w, runtime, before, owned);
-  return writes;
+  if (written) await recordTransitions(w, w.runtime, before, owned);
+  return written ? 1 : 0;
+}
+
+interface OwnStatus {
+  readonly owned: readonly Condition[];
+  readonly fields: Record<string, string>;
+  readonly digest: string | undefined;
+}
+
+/** Whether the row has status of its own to apply (conditions or fields) besides the summary. */
+function holdsOwnStatus(row: StatusWriter): boolean {
+  return row.owns.length > 0 || (row.ownsFields ?? []).length > 0;
+}
+
+/**
+ * The one apply a look makes, or undefined when it would change nothing. A step with status of
+ * its own sends the summary with it under its own manager: every apply that manager makes carries
+ * the summary, so no apply of it can drop the summary by leaving it out. A step with nothing of its
+ * own (its other status fields go in applies of their own) leaves the summary to the summary manager.
+ */
+function statusToWrite(
+  w: StatusWrite,
+  runtime: RuntimeObject,
+  mine: OwnStatus,
+  generation: number,
+): { manager: string; body: Record<string, unknown> } | undefined {
+  const current = conditionsOf(runtime);
+  const spec = mine.digest === undefined ? {} : { observedSpec: { [w.row.name]: mine.digest } };
+  const ownMoved =
+    !sameConditionsOf(current, mine.owned, w.row.owns) ||
+    !sameFields(runtime, mine.fields, w.row.ownsFields ?? []) ||
+    (mine.digest !== undefined && observedSpecOf(runtime)[w.row.name] !== mine.digest);
+  const after = afterOwnWrite(runtime, w.row, mine, spec);
+  const summary = buildConditions(
+    current,
+    summarize({
+      conditions: conditionsOf(after),
+      generation,
+      expected: w.expected,
+      current: currentDespiteGeneration(after, w.writers ?? []),
+    }),
+    generation,
+    w.now,
+  );
+  const summaryMoved =
+    !sameConditionsOf(current, summary, SUMMARY_CONDITIONS) || runtime.status?.observedGeneration !== generation;
+  if (!ownMoved && !summaryMoved) return undefined;
+  const withSummary = { observedGeneration: generation, conditions: summary };
+  if (!holdsOwnStatus(w.row)) return { manager: FIELD_MANAGER.summary, body: withSummary };
+  return {
+    manager: w.row.fieldManager,
+    body: { ...withSummary, conditions: [...mine.owned, ...summary], ...mine.fields, ...spec },
+  };
+}
+
+/** The runtime as it will read once the step's own conditions, fields and spec digest are applied. */
+function afterOwnWrite(
+  runtime: RuntimeObject,
+  row: StatusWriter,
+  mine: OwnStatus,
+  spec: Record<string, unknown>,
+): RuntimeObject {
+  const owns = row.owns as readonly string[];
+  const status = (runtime.status ?? {}) as Record<string, unknown>;
+  const conditions = [...conditionsOf(runtime).filter((c) => !owns.includes(c.type)), ...mine.owned];
+  const observedSpec = { ...observedSpecOf(runtime), ...((spec['observedSpec'] as ObservedSpec | undefined) ?? {}) };
+  return { ...runtime, status: { ...status, ...mine.fields, conditions, observedSpec } } as RuntimeObject;
 }
 
 /** The step's own conditions and fields: what a second worker of the same step would have moved. */
@@ -181,28 +233,6 @@ export function currentDespiteGeneration(
   return writers
     .filter((r) => r.specFields !== undefined && observed[r.name] === specPartDigest(runtime.spec, r.specFields))
     .flatMap((r) => [...r.owns]);
-}
-
-/** Ready, Reconciling, Stalled and observedGeneration as the runtime's conditions say; whether an apply was sent. */
-async function writeSummary(w: StatusWrite, runtime: RuntimeObject, generation: number): Promise<boolean> {
-  const summary = buildConditions(
-    conditionsOf(runtime),
-    summarize({
-      conditions: conditionsOf(runtime),
-      generation,
-      expected: w.expected,
-      current: currentDespiteGeneration(runtime, w.writers ?? []),
-    }),
-    generation,
-    w.now,
-  );
-  if (
-    sameConditionsOf(conditionsOf(runtime), summary, SUMMARY_CONDITIONS) &&
-    runtime.status?.observedGeneration === generation
-  )
-    return false;
-  await apply(w.kube, runtime, FIELD_MANAGER.summary, { observedGeneration: generation, conditions: summary });
-  return true;
 }
 
 /** An Event for each owned condition whose status or reason changed (COND-4). */

@@ -1,5 +1,5 @@
 // KROP-4: one writer per runtime. A change delivered twice, or two workers on the same
-// runtime at once, make exactly one step write and one summary write, counted by the API
+// runtime at once, make exactly one status write (the step's conditions with the summary), counted by the API
 // server's audit log; a no-op reconcile makes none. OBS-2: the losing worker's conflict is
 // only logged and retried, never turned into a condition, and while an API server error keeps
 // failing a step its conditions keep their last values, with no Event, until a retry succeeds.
@@ -39,7 +39,7 @@ beforeEach(async () => {
 });
 after(deleteRuntime);
 
-test('KROP-4 a change delivered twice makes exactly one step write and one summary write', async (t) => {
+test('KROP-4 a change delivered twice makes exactly one status write', async (t) => {
   const mark = auditMark();
   const { log } = captureLogger();
   const queue = new EmbeddedQueue({ redeliveryDelayMs: 20 });
@@ -59,7 +59,7 @@ test('KROP-4 a change delivered twice makes exactly one step write and one summa
   queue.stop();
   const count = await controlPlaneRequests(mark);
   t.diagnostic(`status writes: ${count.ok} ok, ${count.conflicts} conflicts; reads: ${count.reads}`);
-  assert.deepEqual(count.okManagers, ['aicr-resolve', 'aicr-status-summary']);
+  assert.deepEqual(count.okManagers, ['aicr-resolve']);
   // Besides the status, only the one Event of Resolved's transition (COND-4).
   assert.deepEqual(
     count.otherWrites.map((e) => `${e.verb} ${e.objectRef?.resource ?? ''}`),
@@ -95,7 +95,7 @@ function racingWorkers(n: number): KubePort[] {
   });
 }
 
-test('KROP-4 two workers racing on one runtime make exactly one step write and one summary write (OBS-2)', async (t) => {
+test('KROP-4 two workers racing on one runtime make exactly one status write (OBS-2)', async (t) => {
   const mark = auditMark();
   const a = captureLogger();
   const b = captureLogger();
@@ -115,7 +115,7 @@ test('KROP-4 two workers racing on one runtime make exactly one step write and o
   assert.equal(again.writes, 0);
   const count = await controlPlaneRequests(mark);
   t.diagnostic(`status writes: ${count.ok} ok, ${count.conflicts} conflicts (409) from the race`);
-  assert.deepEqual(count.okManagers, ['aicr-resolve', 'aicr-status-summary']);
+  assert.deepEqual(count.okManagers, ['aicr-resolve']);
   assert.equal(count.conflicts, 1, "the API server refused the loser's write with 409");
   const rt = await getRuntime();
   const types = (rt?.status?.conditions ?? []).map((c) => c.type).sort();
@@ -158,11 +158,7 @@ test('KROP-4 a conflict is retried at once in the same delivery, logged, and lea
   await queue.idle();
   queue.stop();
   const count = await controlPlaneRequests(mark);
-  assert.deepEqual(
-    count.okManagers,
-    ['aicr-resolve', 'aicr-status-summary'],
-    'the racing run wrote; the retry found nothing to do',
-  );
+  assert.deepEqual(count.okManagers, ['aicr-resolve'], 'the racing run wrote; the retry found nothing to do');
   assert.equal(count.conflicts, 1);
   // The lost race costs a re-read and a second decision, not a redelivery.
   const rerun = records().find((r) => r['message'] === 'write conflict; running the step again at once');
@@ -175,7 +171,7 @@ test('KROP-4 a conflict is retried at once in the same delivery, logged, and lea
 test('KROP-4 a no-op reconcile makes zero writes', async () => {
   const { log } = captureLogger();
   const deps = { kube: stepKube('resolve'), log };
-  assert.equal((await runResolveOnce(item, deps)).writes, 2);
+  assert.equal((await runResolveOnce(item, deps)).writes, 1);
   const mark = auditMark();
   assert.equal((await runResolveOnce(item, deps)).writes, 0);
   const count = await controlPlaneRequests(mark);
@@ -201,7 +197,7 @@ function unavailableConfiguration(failing: () => boolean, calls: { n: number }):
 test('OBS-2 while an API server error fails the step, the conditions keep their last values and no Event is recorded; the retry that succeeds writes the new answer', async () => {
   await applyConfiguration();
   const { log, records } = captureLogger();
-  assert.equal((await runResolveOnce(item, { kube: stepKube('resolve'), log })).writes, 2);
+  assert.equal((await runResolveOnce(item, { kube: stepKube('resolve'), log })).writes, 1);
   const before = (await getRuntime())?.status?.conditions ?? [];
   assert.match(condition(await getRuntime(), 'Resolved')?.message ?? '', /v0\.0\.1/);
   // A spec change the step would answer with a new message, met by 503s for a while.

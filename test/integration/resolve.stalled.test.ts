@@ -28,7 +28,7 @@ test('COND-2 stored data the schema refuses stalls the runtime with InvalidSpec 
   const { log } = captureLogger();
   const mark = auditMark();
   const result = await runResolveOnce(resolveItem(rt.metadata.uid), { kube: stepKube('resolve'), log });
-  assert.equal(result.writes, 2, 'the step writes Resolved, then the summary writes Stalled');
+  assert.equal(result.writes, 1, 'the step writes Resolved and, with it, the summary writes Stalled');
   const after = await getRuntime();
   const stalled = condition(after, 'Stalled');
   assert.equal(stalled?.status, 'True');
@@ -37,7 +37,7 @@ test('COND-2 stored data the schema refuses stalls the runtime with InvalidSpec 
   assert.equal(condition(after, 'Ready')?.status, 'False');
   assert.equal(condition(after, 'Resolved')?.reason, 'InvalidSpec');
   const count = await controlPlaneRequests(mark);
-  assert.equal(count.ok, 2, 'the step write and the summary write');
+  assert.equal(count.ok, 1, 'one status write: the step condition with the summary');
   // Nothing else is written: no Job, no output; only the Event of Resolved's transition (COND-4).
   assert.deepEqual(
     count.otherWrites.map((e) => `${e.verb} ${e.objectRef?.resource ?? ''}`),

@@ -12,7 +12,6 @@ import { STAGE, inputHash } from '../../aicr/stages.ts';
 import { lookConfiguration } from '../lookConfiguration.ts';
 import type { Configuration } from '../../configuration/schema.ts';
 import { type Discovery, type SnapshotStatus, discoveryOf } from '../../discovery/status.ts';
-import { applyThroughRaces } from '../../status/lostRace.ts';
 import {
   type NodeFacts,
   type NodeGroupReading,
@@ -93,15 +92,12 @@ async function pruneSnapshots(ctx: StepContext, hash: string): Promise<void> {
 /** Applies status.discovery under the step's own field manager, when it changed. */
 async function writeDiscovery(ctx: StepContext, discovery: Discovery): Promise<void> {
   if (inputHash(discoveryOf(ctx.runtime)) === inputHash(discovery)) return;
-  // Forced: status.discovery has no other writer (ADR 0003). Another step's write in between
-  // changes nothing this one decided from.
-  await applyThroughRaces(ctx.kube, ctx.runtime, discoveryOf, async (rt) => {
-    const obj = {
-      metadata: { name: rt.metadata.name, resourceVersion: rt.metadata.resourceVersion },
-      status: { discovery },
-    };
-    await ctx.kube.applyStatus(KIND.clusterRuntime, obj, { fieldManager: FIELD_MANAGER.snapshot, force: true });
-  });
+  // Forced and without a resourceVersion: status.discovery has no other writer (ADR 0003), it is
+  // read from the nodes rather than from the runtime, and the runs of one runtime are serial on
+  // its queue's message group. So the other steps' status writes while a runtime is new cannot
+  // make it conflict.
+  const obj = { metadata: { name: ctx.runtime.metadata.name }, status: { discovery } };
+  await ctx.kube.applyStatus(KIND.clusterRuntime, obj, { fieldManager: FIELD_MANAGER.snapshot, force: true });
 }
 
 interface Pinned {
