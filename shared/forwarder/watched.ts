@@ -2,6 +2,7 @@
 // labels or annotations, never its body) and what about it makes work. Steps name these in the
 // step table's `wakesOn`; a kind no step names is not watched.
 import {
+  ANNOTATION,
   ARGOCD,
   ARGOCD_REGISTRY_SECRET,
   FIELD_MANAGER,
@@ -154,9 +155,12 @@ export const SNAPSHOT_CONFIGMAP_WATCH: WatchedKind<ConfigMapObject> = {
 };
 
 /**
- * Plans in aicr-system: one a person deleted or a restore changed makes resolve look again
- * (PLAN-3). A plan may record an earlier runtime, so the forwarder looks the one runtime up (an
- * empty UID). Plans the control plane just wrote are no news.
+ * Plans in aicr-system: one a person deleted or relabelled makes resolve look again (PLAN-3). A
+ * plan may record an earlier runtime, so the forwarder looks the one runtime up (an empty UID).
+ * Plans the control plane just wrote are no news, and neither is a plan written again: the
+ * admission policy lets only resolution change a plan, which it does to record the runtime it
+ * now resolves for (PLAN-5), with that runtime's inputs but the same releases and digest. So
+ * only the labels and the digest and origin annotations count.
  */
 export const PLAN_WATCH: WatchedKind<ConfigMapObject> = {
   id: 'plans',
@@ -166,11 +170,11 @@ export const PLAN_WATCH: WatchedKind<ConfigMapObject> = {
   runtimeOf: () => ({ name: RUNTIME_NAME, uid: '' }),
   arrivalIsNews: () => false,
   fingerprint: (cm) =>
-    createHash('sha256')
-      .update(
-        JSON.stringify([cm.data ?? {}, cm.binaryData ?? {}, cm.metadata.labels ?? {}, cm.metadata.annotations ?? {}]),
-      )
-      .digest('hex'),
+    digestOf([
+      cm.metadata.labels ?? {},
+      cm.metadata.annotations?.[ANNOTATION.planDigest] ?? null,
+      cm.metadata.annotations?.[ANNOTATION.planOrigin] ?? null,
+    ]),
 };
 
 /**

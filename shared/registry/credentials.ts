@@ -85,9 +85,11 @@ async function staticCredentials(
       message: `${mode}: registry.auth.staticSecretRef is empty; name a docker-config Secret in ${listed([NAMESPACES.system, ...besides])}`,
     };
   const own = await readDockerConfig(kube, name, NAMESPACES.system, host);
+  // Resolution needs the control plane's copy and the render Jobs'; the other namespaces are
+  // looked at only to name every place a missing Secret has to go.
+  const needed = besides.filter((ns) => ns === NAMESPACES.jobs);
+  if ('text' in own && (await lackingIn(kube, name, needed)).length === 0) return { ok: true, dockerConfig: own.text };
   const others = await lackingIn(kube, name, besides);
-  // Resolution needs the control plane's copy and the render Jobs'; validation's is named as a courtesy.
-  if ('text' in own && !others.includes(NAMESPACES.jobs)) return { ok: true, dockerConfig: own.text };
   const lacking = [...('absent' in own ? [NAMESPACES.system] : []), ...others];
   const parts = [
     ...(lacking.length > 0

@@ -2,7 +2,7 @@
 // step made, or a run another step started, costs it no look.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ARGOCD, FIELD_MANAGER, LABEL } from '../../shared/api/constants.ts';
+import { ANNOTATION, ARGOCD, FIELD_MANAGER, LABEL } from '../../shared/api/constants.ts';
 import {
   APPLICATION_SPEC_WATCH,
   APPLICATION_WATCH,
@@ -10,6 +10,7 @@ import {
   RUNTIME_NOTICE_WATCH,
   RUNTIME_TARGET_WATCH,
   RUNTIME_WATCH,
+  PLAN_WATCH,
   SNAPSHOT_CONFIGMAP_WATCH,
   WATCHED,
 } from '../../shared/forwarder/watched.ts';
@@ -255,6 +256,26 @@ test("a snapshot ConfigMap arriving is the snapshot step's own publication, no n
   assert.equal(SNAPSHOT_CONFIGMAP_WATCH.arrivalIsNews?.(cm), false);
   assert.notEqual(SNAPSHOT_CONFIGMAP_WATCH.fingerprint(cm), SNAPSHOT_CONFIGMAP_WATCH.fingerprint(edited));
   assert.notEqual(SNAPSHOT_CONFIGMAP_WATCH.deletionIsNews?.(cm), false);
+});
+
+test("a plan written again to record a new runtime is resolution's own write, no news; one relabelled or deleted is", () => {
+  const plan = (runtimeUID: string, bundle: string, schema = '1') => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name: 'aicr-plan-0123456789abcdef',
+      uid: 'p-1',
+      resourceVersion: '1',
+      labels: { [LABEL.role]: 'plan', [LABEL.schemaVersion]: schema },
+      annotations: { [ANNOTATION.planDigest]: 'sha256:0123', [ANNOTATION.runtimeUID]: runtimeUID },
+    },
+    data: { inputs: JSON.stringify({ bundle }) },
+  });
+  const first = plan('u-1', 'bundle@sha256:aa');
+  assert.equal(PLAN_WATCH.arrivalIsNews?.(first), false);
+  assert.equal(PLAN_WATCH.fingerprint(first), PLAN_WATCH.fingerprint(plan('u-2', 'bundle@sha256:bb')));
+  assert.notEqual(PLAN_WATCH.fingerprint(first), PLAN_WATCH.fingerprint(plan('u-1', 'bundle@sha256:aa', '2')));
+  assert.notEqual(PLAN_WATCH.deletionIsNews?.(first), false);
 });
 
 test('Stalled False appearing or moving is nothing to tell, so it does not wake notify; Stalled turning True does', () => {

@@ -117,11 +117,21 @@ test('REG-3 static: every namespace without the Secret is named, and a Secret th
     unreadable.ok ? '' : unreadable.message,
     /^registry\.auth\.mode static: the docker-config Secret creds .* is missing in aicr-validation; .*; Secret aicr-system\/creds: the registry credentials are not a valid docker config: it is not JSON$/,
   );
+  const read: string[] = [];
+  const present = secretsKube({ 'aicr-system/creds': own, 'aicr-jobs/creds': own });
+  const counted: KubePort = {
+    ...present,
+    get: <T>(kind: unknown, name: string, ns?: string) => {
+      read.push(`${ns}/${name}`);
+      return present.get<T>(kind as never, name, ns);
+    },
+  };
   const validationOnly = await registryCredentials(
-    deps(secretsKube({ 'aicr-system/creds': own, 'aicr-jobs/creds': own }), []),
+    deps(counted, []),
     registry({ mode: 'static', staticSecretRef: 'creds' }),
   );
   assert.equal(validationOnly.ok, true, "validation's copy alone does not hold resolution up");
+  assert.deepEqual(read, ['aicr-system/creds', 'aicr-jobs/creds'], 'and while nothing is missing it is not read');
   const empty = await registryCredentials(deps(secretsKube(), []), registry({ mode: 'static' }));
   assert.match(empty.ok ? '' : empty.message, /registry\.auth\.staticSecretRef is empty/);
 });
