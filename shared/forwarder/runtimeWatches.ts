@@ -9,6 +9,9 @@ import { discoveryOf } from '../discovery/status.ts';
 import { specPartDigest } from '../status/specPart.ts';
 import { SPEC_FIELDS } from '../api/clusterRuntime.ts';
 import type { WatchedKind } from './watchedKind.ts';
+import type { Reason } from '../api/reasons.ts';
+
+const NO_TARGET_YET: Reason = 'AwaitingPlan';
 
 /**
  * A runtime gone from the API leaves no step anything to do: its finalizers ran while it was
@@ -95,24 +98,25 @@ export const RUNTIME_TARGET_WATCH: WatchedKind<RuntimeObject> = {
 };
 
 /**
- * What a notification turns on: the plans, Released (status, reason, since when), and Stalled
- * while it is True. Stalled False is nothing to tell, so its arrival or move is no news.
+ * What a notification turns on (shared/notifications/derive.ts): the active plan, Released (status,
+ * reason, since when), and Stalled while it is True. Stalled False is nothing to tell, nor is
+ * Released waiting for a first target plan, nor the target plan itself: the rollouts a target
+ * brings are told through Released's reason moving.
  */
 function noticePrint(obj: RuntimeObject): string {
   const status = (obj.status ?? {}) as {
     activePlan?: unknown;
-    targetPlan?: unknown;
     conditions?: readonly { type: string; status: string; reason: string; lastTransitionTime?: string }[];
   };
   const shown = (type: string): unknown[] => {
     const c = status.conditions?.find((x) => x.type === type);
     return [c?.status ?? '', c?.reason ?? '', c?.lastTransitionTime ?? ''];
   };
+  const released = shown(CONDITION.released);
   const stalled = shown(CONDITION.stalled);
   return JSON.stringify([
     status.activePlan ?? '',
-    status.targetPlan ?? '',
-    shown(CONDITION.released),
+    released[0] === '' || released[1] === NO_TARGET_YET ? '' : released,
     stalled[0] === 'True' ? stalled : '',
   ]);
 }

@@ -224,25 +224,32 @@ test('a deletion starting wakes only the step that acts on it (the rollout step,
   assert.deepEqual(wakes.wokenBy('MODIFIED', deleting, wakes.print(live), wakes.print(deleting)), ['rollout']);
 });
 
-test('a new runtime with nothing to tell yet does not wake notify; one arriving with a plan or a Released condition does', () => {
+test('a new runtime with nothing to tell yet does not wake notify, nor one with only a target; one arriving with a Released condition to tell does', () => {
   const bare = runtime('sha256:aaa');
-  const told = {
-    ...bare,
-    status: {
-      targetPlan: 'aicr-plan-a',
-      conditions: [
-        {
-          type: 'Released',
-          status: 'False',
-          reason: 'AwaitingApproval',
-          message: '',
-          lastTransitionTime: '2026-12-06T08:00:00Z',
-        },
-      ],
-    },
-  } as RuntimeObject;
+  const targetWith = (releasedReason: string): RuntimeObject =>
+    ({
+      ...bare,
+      status: {
+        targetPlan: 'aicr-plan-a',
+        conditions: [
+          {
+            type: 'Released',
+            status: 'False',
+            reason: releasedReason,
+            message: '',
+            lastTransitionTime: '2026-12-06T08:00:00Z',
+          },
+        ],
+      },
+    }) as RuntimeObject;
+  const told = targetWith('AwaitingApproval');
   assert.equal(RUNTIME_NOTICE_WATCH.arrivalIsNews?.(bare), false);
   assert.equal(RUNTIME_NOTICE_WATCH.arrivalIsNews?.(told), true);
+  // A target named, or Released waiting for one, tells nothing until a rollout moves Released.
+  const targetOnly = targetWith('AwaitingPlan');
+  assert.equal(RUNTIME_NOTICE_WATCH.arrivalIsNews?.(targetOnly), false);
+  assert.equal(RUNTIME_NOTICE_WATCH.fingerprint(targetOnly), RUNTIME_NOTICE_WATCH.fingerprint(bare));
+  assert.notEqual(RUNTIME_NOTICE_WATCH.fingerprint(told), RUNTIME_NOTICE_WATCH.fingerprint(targetOnly));
 });
 
 test("a snapshot ConfigMap arriving is the snapshot step's own publication, no news; one edited or deleted is", () => {
