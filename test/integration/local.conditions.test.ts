@@ -116,7 +116,12 @@ test('COND-1 a spec change is picked up and observedGeneration follows it', asyn
 });
 
 test('COND-1 a change to actionTimeout alone wakes resolve only: the rollout and drift conditions keep their generation and digest', async () => {
-  const before = await getRuntime();
+  // The rollout step answers the previous change (spec.paused) too; its look may end after
+  // resolve's, which already moved status.observedGeneration.
+  const before = await waitFor('the rollout step answered the previous change', async () => {
+    const r = await getRuntime();
+    return condition(r, 'Released')?.observedGeneration === r?.metadata.generation ? r : undefined;
+  });
   const released = condition(before, 'Released');
   const observed = (before?.status as { observedSpec?: Record<string, string> } | undefined)?.observedSpec ?? {};
   assert.deepEqual(Object.keys(observed).sort(), ['drift-check', 'rollout'], 'each writes its own key of the map');
