@@ -87,9 +87,15 @@ async function staticCredentials(
   const own = await readDockerConfig(kube, name, NAMESPACES.system, host);
   // Resolution needs the control plane's copy and the render Jobs'; the other namespaces are
   // looked at only to name every place a missing Secret has to go.
-  const needed = besides.filter((ns) => ns === NAMESPACES.jobs);
-  if ('text' in own && (await lackingIn(kube, name, needed)).length === 0) return { ok: true, dockerConfig: own.text };
-  const others = await lackingIn(kube, name, besides);
+  const needed: readonly string[] = besides.filter((ns) => ns === NAMESPACES.jobs);
+  const lackingNeeded = await lackingIn(kube, name, needed);
+  if ('text' in own && lackingNeeded.length === 0) return { ok: true, dockerConfig: own.text };
+  const lackingRest = await lackingIn(
+    kube,
+    name,
+    besides.filter((ns) => !needed.includes(ns)),
+  );
+  const others = besides.filter((ns) => lackingNeeded.includes(ns) || lackingRest.includes(ns));
   const lacking = [...('absent' in own ? [NAMESPACES.system] : []), ...others];
   const parts = [
     ...(lacking.length > 0

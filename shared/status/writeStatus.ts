@@ -151,9 +151,9 @@ interface OwnStatus {
   readonly digest: string | undefined;
 }
 
-/** Whether the row has status of its own to apply (conditions or fields) besides the summary. */
+/** Whether the row has status of its own to apply (conditions, fields or a spec digest) besides the summary. */
 function holdsOwnStatus(row: StatusWriter): boolean {
-  return row.owns.length > 0 || (row.ownsFields ?? []).length > 0;
+  return row.owns.length > 0 || (row.ownsFields ?? []).length > 0 || row.specFields !== undefined;
 }
 
 /**
@@ -169,12 +169,11 @@ function statusToWrite(
   generation: number,
 ): { manager: string; body: Record<string, unknown> } | undefined {
   const current = conditionsOf(runtime);
-  const spec = mine.digest === undefined ? {} : { observedSpec: { [w.row.name]: mine.digest } };
   const ownMoved =
     !sameConditionsOf(current, mine.owned, w.row.owns) ||
     !sameFields(runtime, mine.fields, w.row.ownsFields ?? []) ||
     (mine.digest !== undefined && observedSpecOf(runtime)[w.row.name] !== mine.digest);
-  const after = afterOwnWrite(runtime, w.row, mine, spec);
+  const after = afterOwnWrite(runtime, w.row, mine);
   const summary = buildConditions(
     current,
     summarize({
@@ -191,6 +190,7 @@ function statusToWrite(
   if (!ownMoved && !summaryMoved) return undefined;
   const withSummary = { observedGeneration: generation, conditions: summary };
   if (!holdsOwnStatus(w.row)) return { manager: FIELD_MANAGER.summary, body: withSummary };
+  const spec = mine.digest === undefined ? {} : { observedSpec: { [w.row.name]: mine.digest } };
   return {
     manager: w.row.fieldManager,
     body: { ...withSummary, conditions: [...mine.owned, ...summary], ...mine.fields, ...spec },
@@ -198,16 +198,12 @@ function statusToWrite(
 }
 
 /** The runtime as it will read once the step's own conditions, fields and spec digest are applied. */
-function afterOwnWrite(
-  runtime: RuntimeObject,
-  row: StatusWriter,
-  mine: OwnStatus,
-  spec: Record<string, unknown>,
-): RuntimeObject {
+function afterOwnWrite(runtime: RuntimeObject, row: StatusWriter, mine: OwnStatus): RuntimeObject {
   const owns = row.owns as readonly string[];
   const status = (runtime.status ?? {}) as Record<string, unknown>;
   const conditions = [...conditionsOf(runtime).filter((c) => !owns.includes(c.type)), ...mine.owned];
-  const observedSpec = { ...observedSpecOf(runtime), ...((spec['observedSpec'] as ObservedSpec | undefined) ?? {}) };
+  const digest = mine.digest === undefined ? {} : { [row.name]: mine.digest };
+  const observedSpec = { ...observedSpecOf(runtime), ...digest };
   return { ...runtime, status: { ...status, ...mine.fields, conditions, observedSpec } } as RuntimeObject;
 }
 

@@ -7,6 +7,7 @@ import { FIELD_MANAGER, SUMMARY_CONDITIONS } from '../../shared/api/constants.ts
 import type { Condition } from '../../shared/api/condition.ts';
 import type { RuntimeObject } from '../../shared/kube/kinds.ts';
 import type { ApplyOptions, KubePort, WritableObject } from '../../shared/kube/port.ts';
+import type { DesiredCondition } from '../../shared/status/conditions.ts';
 import { type StatusWriter, writeStepStatus } from '../../shared/status/writeStatus.ts';
 
 const NOW = new Date('2026-12-07T00:00:00Z');
@@ -42,19 +43,23 @@ function recordingPort(): KubePort & { applied: Applied[] } {
 const resolver: StatusWriter = { name: 'resolve', owns: ['Resolved'], fieldManager: FIELD_MANAGER.resolve };
 const watcher: StatusWriter = { name: 'snapshot', owns: [], fieldManager: FIELD_MANAGER.snapshot };
 
+/** One write by `row` on a new runtime (generation 3, resourceVersion 7), recorded. */
+async function writeOnNew(
+  row: StatusWriter,
+  desired: DesiredCondition[],
+): Promise<{ kube: ReturnType<typeof recordingPort>; writes: number }> {
+  const kube = recordingPort();
+  const writes = await writeStepStatus({ kube, runtime: runtime(), row, desired, expected: ['Resolved'], now: NOW });
+  return { kube, writes };
+}
+
 const typesOf = (body: WritableObject): string[] =>
   ((body['status'] as { conditions: Condition[] }).conditions ?? []).map((c) => c.type).sort();
 
 test('a step with a condition of its own writes it and the summary in one apply, under its manager', async () => {
-  const kube = recordingPort();
-  const writes = await writeStepStatus({
-    kube,
-    runtime: runtime(),
-    row: resolver,
-    desired: [{ type: 'Resolved', status: 'False', reason: 'Resolving', message: 'resolving' }],
-    expected: ['Resolved'],
-    now: NOW,
-  });
+  const { kube, writes } = await writeOnNew(resolver, [
+    { type: 'Resolved', status: 'False', reason: 'Resolving', message: 'resolving' },
+  ]);
   assert.equal(writes, 1);
   assert.equal(kube.applied.length, 1);
   const [only] = kube.applied;
@@ -67,15 +72,9 @@ test('a step with a condition of its own writes it and the summary in one apply,
 });
 
 test('the summary is worked out from the runtime as the apply leaves it, not as it was read', async () => {
-  const kube = recordingPort();
-  await writeStepStatus({
-    kube,
-    runtime: runtime(),
-    row: resolver,
-    desired: [{ type: 'Resolved', status: 'False', reason: 'InvalidSpec', message: 'spec.criteria: bad' }],
-    expected: ['Resolved'],
-    now: NOW,
-  });
+  const { kube } = await writeOnNew(resolver, [
+    { type: 'Resolved', status: 'False', reason: 'InvalidSpec', message: 'spec.criteria: bad' },
+  ]);
   const stalled = (kube.applied[0]?.body['status'] as { conditions: Condition[] }).conditions.find(
     (c) => c.type === 'Stalled',
   );
@@ -84,15 +83,7 @@ test('the summary is worked out from the runtime as the apply leaves it, not as 
 });
 
 test('a step with no status of its own sends the summary under the summary manager', async () => {
-  const kube = recordingPort();
-  const writes = await writeStepStatus({
-    kube,
-    runtime: runtime(),
-    row: watcher,
-    desired: [],
-    expected: ['Resolved'],
-    now: NOW,
-  });
+  const { kube, writes } = await writeOnNew(watcher, []);
   assert.equal(writes, 1);
   const [only] = kube.applied;
   assert.ok(only);
