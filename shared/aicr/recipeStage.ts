@@ -120,7 +120,7 @@ export function recipeStage(
   inputs: RecipeInputs,
   kube: KubePort,
   job: StageSpec<Recipe>['job'],
-  snapshotText: string,
+  snapshotText: () => Promise<string>,
 ): StageSpec<Recipe> {
   const namespace = STAGE_NAMESPACE.recipe;
   const fetch = recipeOutputReader(kube);
@@ -134,7 +134,7 @@ export function recipeStage(
     stage: STAGE.recipe,
     inputs,
     job,
-    prepare: (hash) => placeSnapshot(kube, hash, snapshotText),
+    prepare: async (hash) => placeSnapshot(kube, hash, await snapshotText()),
     // Only an output the control plane has collected (and labelled) counts: AICR writes it before its Job ends.
     readRecord: async (hash) => {
       const cm = await fetch(hash);

@@ -8,6 +8,7 @@ import * as z from 'zod';
 import { ANNOTATION, LABEL, MANAGED_BY_VALUE, NAMESPACES } from '../api/constants.ts';
 import { KIND } from '../kube/kinds.ts';
 import type { KubePort } from '../kube/port.ts';
+import { ConflictError } from '../errors.ts';
 import { CM_OUTPUT_KEY } from './recipeStage.ts';
 import type { Collected, StageSpec } from './runStage.ts';
 import { STAGE, STAGE_NAMESPACE, snapshotOutputName } from './stages.ts';
@@ -115,8 +116,14 @@ async function publish(kube: KubePort, hash: string, text: string, runtimeUID: s
     annotations: { [ANNOTATION.runtimeUID]: runtimeUID },
   };
   const body = { apiVersion: 'v1', kind: 'ConfigMap', metadata, data: { [CM_OUTPUT_KEY]: text } };
-  await kube.delete(KIND.configMap, name, NAMESPACES.system);
-  await kube.create(KIND.configMap, body);
+  try {
+    await kube.create(KIND.configMap, body);
+  } catch (err) {
+    // The name is taken only by a copy that was not accepted as a record; replace it.
+    if (!(err instanceof ConflictError)) throw err;
+    await kube.delete(KIND.configMap, name, NAMESPACES.system);
+    await kube.create(KIND.configMap, body);
+  }
 }
 
 export function snapshotStage(

@@ -231,7 +231,11 @@ export function currentDespiteGeneration(
     .flatMap((r) => [...r.owns]);
 }
 
-/** An Event for each owned condition whose status or reason changed (COND-4). */
+/**
+ * An Event for each owned condition whose status or reason changed (COND-4). A condition's
+ * first appearance is no change unless it is a Warning: a new runtime's opening states (its
+ * plan being resolved, Argo CD up) stay in its conditions, where a person reads them anyway.
+ */
 async function recordTransitions(
   w: StatusWrite,
   runtime: RuntimeObject,
@@ -239,11 +243,8 @@ async function recordTransitions(
   after: readonly Condition[],
 ): Promise<void> {
   for (const now of after) {
-    if (!(w.row.owns as readonly string[]).includes(now.type)) continue;
-    const was = before.find((c) => c.type === now.type);
-    if (was && was.status === now.status && was.reason === now.reason) continue;
-    const row = reasonRow(now.reason);
-    const type = row && isStalledClass(row.class) ? 'Warning' : 'Normal';
+    const type = transitionType(w.row, before, now);
+    if (!type) continue;
     try {
       await recordEvent(
         { kube: w.kube, runtime, reporter: w.reporter ?? w.row.name, now: w.now },
@@ -253,6 +254,20 @@ async function recordTransitions(
       w.onEventError?.(err);
     }
   }
+}
+
+/** The Event type `now` is told with, or undefined when it is no transition worth one. */
+function transitionType(
+  row: StatusWriter,
+  before: readonly Condition[],
+  now: Condition,
+): 'Warning' | 'Normal' | undefined {
+  if (!(row.owns as readonly string[]).includes(now.type)) return undefined;
+  const was = before.find((c) => c.type === now.type);
+  if (was && was.status === now.status && was.reason === now.reason) return undefined;
+  const reason = reasonRow(now.reason);
+  const type = reason && isStalledClass(reason.class) ? 'Warning' : 'Normal';
+  return !was && type === 'Normal' ? undefined : type;
 }
 
 /** The step's owned conditions as they stand, with one of them replaced: how a stall is written. */

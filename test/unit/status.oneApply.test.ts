@@ -27,17 +27,24 @@ interface Applied {
   readonly opts: ApplyOptions;
 }
 
-function recordingPort(): KubePort & { applied: Applied[] } {
+type RecordingPort = KubePort & { applied: Applied[]; created: WritableObject[] };
+
+function recordingPort(): RecordingPort {
   const applied: Applied[] = [];
+  const created: WritableObject[] = [];
   const port = {
     applied,
+    created,
     applyStatus: async (_kind: unknown, body: WritableObject, opts: ApplyOptions) => {
       applied.push({ body, opts });
       return body;
     },
-    create: async () => ({}),
+    create: async (_kind: unknown, body: WritableObject) => {
+      created.push(body);
+      return body;
+    },
   };
-  return port as unknown as KubePort & { applied: Applied[] };
+  return port as unknown as RecordingPort;
 }
 
 const resolver: StatusWriter = { name: 'resolve', owns: ['Resolved'], fieldManager: FIELD_MANAGER.resolve };
@@ -47,9 +54,11 @@ const watcher: StatusWriter = { name: 'snapshot', owns: [], fieldManager: FIELD_
 async function writeOnNew(
   row: StatusWriter,
   desired: DesiredCondition[],
-): Promise<{ kube: ReturnType<typeof recordingPort>; writes: number }> {
+  conditions: Condition[] = [],
+): Promise<{ kube: RecordingPort; writes: number }> {
   const kube = recordingPort();
-  const writes = await writeStepStatus({ kube, runtime: runtime(), row, desired, expected: ['Resolved'], now: NOW });
+  const read = runtime(conditions);
+  const writes = await writeStepStatus({ kube, runtime: read, row, desired, expected: ['Resolved'], now: NOW });
   return { kube, writes };
 }
 
@@ -104,4 +113,35 @@ test("nothing is sent when neither the step's conditions nor the summary would m
   const again = recordingPort();
   assert.equal(await writeStepStatus({ ...write, kube: again, runtime: runtime(written.conditions, 3) }), 0);
   assert.equal(again.applied.length, 0);
+});
+
+const reasonsOf = (kube: RecordingPort): unknown[] => kube.created.map((e) => e['reason']);
+
+test('COND-4 a condition appearing in a normal state is no Event; one appearing as a Warning is, and so is every later change', async () => {
+  const opening = await writeOnNew(resolver, [
+    { type: 'Resolved', status: 'False', reason: 'Resolving', message: 'discovering the cluster' },
+  ]);
+  assert.deepEqual(reasonsOf(opening.kube), [], 'the opening state is read from the condition');
+
+  const stalled = await writeOnNew(resolver, [
+    { type: 'Resolved', status: 'False', reason: 'InvalidSpec', message: 'spec.criteria: bad' },
+  ]);
+  assert.deepEqual(reasonsOf(stalled.kube), ['InvalidSpec'], 'a stall on arrival is a Warning Event');
+  assert.equal(stalled.kube.created[0]?.['type'], 'Warning');
+
+  const resolving: Condition = {
+    type: 'Resolved',
+    status: 'False',
+    reason: 'Resolving',
+    message: 'discovering the cluster',
+    lastTransitionTime: NOW.toISOString(),
+    observedGeneration: 3,
+  };
+  const moved = await writeOnNew(
+    resolver,
+    [{ type: 'Resolved', status: 'True', reason: 'Resolved', message: 'plan p resolved' }],
+    [resolving],
+  );
+  assert.deepEqual(reasonsOf(moved.kube), ['Resolved'], 'a change of a condition that was there is an Event');
+  assert.equal(moved.kube.created[0]?.['type'], 'Normal');
 });

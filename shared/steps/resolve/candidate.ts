@@ -7,7 +7,7 @@ import { LABEL, NAMESPACES, ROLE } from '../../api/constants.ts';
 import { type Bundle, RECORD_PLAN_KEY, RECORD_REFUSAL_KEY } from '../../aicr/renderStage.ts';
 import { STAGE_NAMESPACE, renderRecordName } from '../../aicr/stages.ts';
 import type { Configuration } from '../../configuration/schema.ts';
-import { ConflictError } from '../../errors.ts';
+import { ConflictError, KubeRequestError } from '../../errors.ts';
 import { KIND } from '../../kube/kinds.ts';
 import type { KubePort } from '../../kube/port.ts';
 import { planDigest } from '../../plans/digest.ts';
@@ -75,21 +75,22 @@ function planFrom(c: CandidateInputs, releases: Release[], recipeText: string): 
 }
 
 /** Creates the plan, or replaces one of the same digest that another runtime's resolution (or a restore) left. */
-async function store(kube: KubePort, cm: PlanConfigMap, runtimeUID: string): Promise<void> {
+async function store(kube: KubePort, cm: PlanConfigMap): Promise<void> {
   try {
     await kube.create(KIND.configMap, cm);
     return;
   } catch (err) {
     if (!(err instanceof ConflictError)) throw err;
   }
-  const existing = await kube.get(KIND.configMap, cm.metadata.name, NAMESPACES.system);
-  if (!existing) throw new ConflictError(`plan ${cm.metadata.name} went while it was being written; trying again`);
-  const read = readPlanConfigMap(existing);
-  if (read.ok && read.plan.runtimeUID === runtimeUID) return;
-  await kube.update(KIND.configMap, {
-    ...cm,
-    metadata: { ...cm.metadata, resourceVersion: existing.metadata.resourceVersion },
-  });
+  // Unconditional: the digest in the name fixes the releases, so whichever copy lands is right
+  // for them, and the runtime it names is the one resolving now (PLAN-5).
+  try {
+    await kube.update(KIND.configMap, cm);
+  } catch (err) {
+    if (err instanceof KubeRequestError && err.status === 404)
+      throw new ConflictError(`plan ${cm.metadata.name} went while it was being written; trying again`);
+    throw err;
+  }
 }
 
 async function recordRefusal(kube: KubePort, c: CandidateInputs, message: string): Promise<void> {
@@ -114,7 +115,7 @@ async function writePlan(kube: KubePort, c: CandidateInputs, plan: Plan): Promis
     if (err instanceof PlanTooLargeError) return { state: 'failed', reason: 'PlanTooLarge', message: err.message };
     throw err;
   }
-  await store(kube, cm, c.runtimeUID);
+  await store(kube, cm);
   await kube.patch(KIND.configMap, renderRecordName(c.bundle.hash), STAGE_NAMESPACE.render, {
     data: { [RECORD_PLAN_KEY]: cm.metadata.name },
   });

@@ -15,7 +15,6 @@ import {
   type RenderInputs,
   workloadSelectorTerms,
 } from '../../aicr/renderStage.ts';
-import type { Snapshot } from '../../aicr/snapshotStage.ts';
 import { type StageDeps, type StageOutcome, runStage, stageDepsOf } from '../../aicr/runStage.ts';
 import { lookConfiguration } from '../lookConfiguration.ts';
 import type { Configuration } from '../../configuration/schema.ts';
@@ -23,7 +22,7 @@ import type { DesiredCondition } from '../../status/conditions.ts';
 import type { Reason } from '../../api/reasons.ts';
 import { type StepContext, type StepReport, type StepRunner, concerning } from '../types.ts';
 import { decide } from './decide.ts';
-import { type Discovered, discoveredSnapshot } from './discovered.ts';
+import { type Discovered, type DiscoveredSnapshot, SnapshotUnreadableError, discoveredSnapshot } from './discovered.ts';
 import { describeProblems } from '../../api/specProblem.ts';
 import { type CandidateInputs, resolveCandidate, retirePlans } from './candidate.ts';
 import { planName } from '../../plans/digest.ts';
@@ -192,7 +191,7 @@ async function recipeOf(
   ctx: StepContext,
   spec: ClusterRuntimeSpec,
   base: JobBase,
-  snapshot: Snapshot,
+  snapshot: DiscoveredSnapshot,
 ): Promise<StageOutcome<Recipe>> {
   const inputs = {
     runtimeUID: base.runtimeUID,
@@ -234,7 +233,12 @@ export const runResolve: StepRunner = async (ctx) => {
   const discovered = await discoveredSnapshot(ctx.kube, ctx.runtime);
   if (discovered.state !== 'ready') return notDiscovered(ctx, discovered);
   const { snapshot } = discovered;
-  const recipe = await recipeOf(ctx, spec, base, snapshot);
+  const recipe = await recipeOf(ctx, spec, base, snapshot).catch((err: unknown) => {
+    if (err instanceof SnapshotUnreadableError) return err;
+    throw err;
+  });
+  if (recipe instanceof SnapshotUnreadableError)
+    return notDiscovered(ctx, { state: 'failed', reason: 'SnapshotUnreadable', message: recipe.message });
   if (recipe.state !== 'done') return progress(ctx, recipe);
   const unknown = unknownComponents(spec, recipe.output);
   if (unknown) return resolved('False', 'InvalidSpec', unknown);
