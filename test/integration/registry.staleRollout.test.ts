@@ -67,6 +67,9 @@ before(async () => {
   await applyConfiguration({ ...cfg, registry: { ...cfg.registry, auth: { mode: 'aws' } } });
   await kubectl('delete', 'runtimerollouts', '--all');
   await clearApplications();
+  // A release another file left running would be Healthy at once, and the held Pods below never
+  // asked for: its namespace goes, so alpha's step is in flight for as long as the test holds it.
+  await kubectl('delete', 'namespace', 'ns-alpha', 'ns-bravo', '--ignore-not-found', '--timeout=120s');
   await grantUsers();
   // Argo CD needs a Secret that works against the test registry; only its expiry matters here.
   await kubectl('delete', 'secret', SECRET, '-n', NS, '--ignore-not-found');

@@ -365,6 +365,8 @@ test('FIN-4 a Remove step sets the resources finalizer with the delete-rollout a
 test('ROL-1 a version bump whose manifests render the same passes its gate: Argo CD compares it Synced at the new version and runs no sync, and the step succeeds without waiting for actionTimeout', async () => {
   // Two versions of one chart whose manifests do not name the version: Argo CD has nothing to sync.
   for (const version of ['1.0.0', '1.1.0']) await pushChart('same', version, { versionInManifests: false });
+  // An earlier run's objects would already match 1.0.0, and Argo CD would then run no sync to record.
+  await kubectl('delete', 'namespace', 'ns-same', '--ignore-not-found', '--timeout=120s');
   const kept = [chartRelease('alpha', 0, '1.1.0'), chartRelease('bravo', 1, '1.1.0')];
   await activeIs((await rollTo([...kept, chartRelease('same', 2, '1.0.0')])).plan);
   const { plan, rollout: name } = await rollTo([...kept, chartRelease('same', 2, '1.1.0')]);
