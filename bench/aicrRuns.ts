@@ -25,6 +25,8 @@ export interface AicrRunFigures {
   readonly jobToNextByStage: Readonly<Record<'snapshot' | 'recipe' | 'render', LatencySummary>>;
   /** Runtime created → Resolved=True naming its plan, less the time its three Jobs ran: the control plane's own share. */
   readonly overhead: LatencySummary;
+  /** The slowest Job finished → next act, and which run it was in: the first run mirrors every chart into a new registry. */
+  readonly slowest: { readonly run: number; readonly stage: string; readonly ms: number };
 }
 
 interface Seen {
@@ -127,8 +129,12 @@ export async function measureAicrRuns(
   } finally {
     stop();
   }
+  const slowest = (['snapshot', 'recipe', 'render'] as const)
+    .flatMap((stage) => byStage[stage].map((ms, run) => ({ run: run + 1, stage, ms: Math.round(ms * 10) / 10 })))
+    .reduce((a, b) => (b.ms > a.ms ? b : a), { run: 0, stage: 'none', ms: 0 });
   return {
     runs,
+    slowest,
     changeToJob: summarise(changeToJob),
     jobToNext: summarise([...byStage.snapshot, ...byStage.recipe, ...byStage.render]),
     jobToNextByStage: {

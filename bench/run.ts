@@ -390,6 +390,7 @@ async function main(): Promise<void> {
         );
         const stages = Object.entries(a.jobToNextByStage).map(([k, v]) => `${k} p50 ${v.p50Ms} ms, max ${v.maxMs} ms`);
         console.log(`  Job finished -> next act by the Job that finished: ${stages.join('; ')}`);
+        console.log(`  slowest: after the ${a.slowest.stage} Job of run ${a.slowest.run}, ${a.slowest.ms} ms`);
         console.log(`API requests per resolution: ${JSON.stringify(a.requestsPerResolution)}`);
       },
       goals: aicrRunGoals,

@@ -5,6 +5,7 @@ import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
 import type { ClusterRuntimeSpec } from '../api/clusterRuntime.ts';
 import { LABEL, MANAGED_BY_VALUE } from '../api/constants.ts';
+import { ownedByRuntime } from '../api/runtimeOwner.ts';
 import { type ConfigMapObject, KIND } from '../kube/kinds.ts';
 import type { KubePort } from '../kube/port.ts';
 import type { Collected, StageSpec } from './runStage.ts';
@@ -72,7 +73,7 @@ export interface RecipeInputs {
 export const RECIPE_SNAPSHOT_ROLE = 'snapshot-input';
 
 /** Gives a recipe run its snapshot: a copy beside its output, labelled so it goes when the inputs change. */
-async function placeSnapshot(kube: KubePort, hash: string, text: string): Promise<void> {
+async function placeSnapshot(kube: KubePort, hash: string, text: string, runtimeUID: string): Promise<void> {
   const name = recipeSnapshotName(hash);
   const namespace = STAGE_NAMESPACE.recipe;
   // Labelled with the recipe's stage and input so it goes with the run's outputs; its role tells it from the output.
@@ -86,7 +87,7 @@ async function placeSnapshot(kube: KubePort, hash: string, text: string): Promis
     await kube.create(KIND.configMap, {
       apiVersion: 'v1',
       kind: 'ConfigMap',
-      metadata: { name, namespace, labels },
+      metadata: { name, namespace, labels, ownerReferences: ownedByRuntime(runtimeUID) },
       data: { [CM_OUTPUT_KEY]: text },
     });
   } catch (err) {
@@ -108,10 +109,11 @@ function recipeOutputReader(kube: KubePort): (hash: string) => Promise<ConfigMap
   };
 }
 
-async function labelCollected(kube: KubePort, hash: string): Promise<void> {
+async function labelCollected(kube: KubePort, hash: string, runtimeUID: string): Promise<void> {
   await kube.patch(KIND.configMap, recipeOutputName(hash), STAGE_NAMESPACE.recipe, {
     metadata: {
       labels: { [LABEL.stage]: STAGE.recipe, [LABEL.input]: hash, [LABEL.managedBy]: MANAGED_BY_VALUE },
+      ownerReferences: ownedByRuntime(runtimeUID),
     },
   });
 }
@@ -134,7 +136,7 @@ export function recipeStage(
     stage: STAGE.recipe,
     inputs,
     job,
-    prepare: async (hash) => placeSnapshot(kube, hash, await snapshotText()),
+    prepare: async (hash) => placeSnapshot(kube, hash, await snapshotText(), inputs.runtimeUID),
     // Only an output the control plane has collected (and labelled) counts: AICR writes it before its Job ends.
     readRecord: async (hash) => {
       const cm = await fetch(hash);
@@ -144,7 +146,7 @@ export function recipeStage(
     },
     collect: async (hash) => {
       const r = await read(hash);
-      if (r.ok) await labelCollected(kube, hash);
+      if (r.ok) await labelCollected(kube, hash, inputs.runtimeUID);
       return r;
     },
   };

@@ -3,6 +3,7 @@
 // manifests and writes no recipe.yaml. AICR writes the pushed digest to the termination log;
 // the control plane records the bundle reference in a ConfigMap of its own.
 import { FIELD_MANAGER, LABEL, MANAGED_BY_VALUE } from '../api/constants.ts';
+import { ownedByRuntime } from '../api/runtimeOwner.ts';
 import { KIND } from '../kube/kinds.ts';
 import type { KubePort } from '../kube/port.ts';
 import { TERMINATION_LOG } from './jobSpec.ts';
@@ -91,6 +92,7 @@ async function writeRenderRecord(kube: KubePort, inputs: RenderInputs, hash: str
         name: renderRecordName(hash),
         namespace: STAGE_NAMESPACE.render,
         labels: { [LABEL.stage]: STAGE.render, [LABEL.input]: hash, [LABEL.managedBy]: MANAGED_BY_VALUE },
+        ownerReferences: ownedByRuntime(inputs.runtimeUID),
       },
       data: { bundle: reference, recipe: inputs.recipe.configMap, recipeDigest: inputs.recipe.digest },
     },

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
 import { ANNOTATION, LABEL, MANAGED_BY_VALUE, NAMESPACES } from '../api/constants.ts';
+import { ownedByRuntime } from '../api/runtimeOwner.ts';
 import { KIND } from '../kube/kinds.ts';
 import type { KubePort } from '../kube/port.ts';
 import { ConflictError } from '../errors.ts';
@@ -114,6 +115,7 @@ async function publish(kube: KubePort, hash: string, text: string, runtimeUID: s
     namespace: NAMESPACES.system,
     labels: labelsFor(hash),
     annotations: { [ANNOTATION.runtimeUID]: runtimeUID },
+    ownerReferences: ownedByRuntime(runtimeUID),
   };
   const body = { apiVersion: 'v1', kind: 'ConfigMap', metadata, data: { [CM_OUTPUT_KEY]: text } };
   try {

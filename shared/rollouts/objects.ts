@@ -1,6 +1,7 @@
 // RuntimeRollout objects as the rollout step reads them: parsed with the API's own schema, listed
 // per runtime, named by target plan and creation time, and the conditions they carry. The rollout
 // step's writer (steps/rollout/record.ts) is the one place they are created and their status written.
+import { runtimeOwner } from '../api/runtimeOwner.ts';
 import * as z from 'zod';
 import type { ConditionSchema } from '../api/condition.ts';
 import {
@@ -77,13 +78,7 @@ export function rolloutManifest(
 ): Record<string, unknown> & {
   metadata: { name: string; labels: Record<string, string>; ownerReferences: unknown[] };
 } {
-  const owner = {
-    apiVersion: GROUP_VERSION,
-    kind: KINDS.clusterRuntime.kind,
-    name: runtime.name,
-    uid: runtime.uid,
-    controller: true,
-  };
+  const owner = { ...runtimeOwner(runtime.uid, runtime.name), controller: true };
   return {
     apiVersion: GROUP_VERSION,
     kind: KINDS.runtimeRollout.kind,

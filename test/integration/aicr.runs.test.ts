@@ -149,7 +149,47 @@ test('JOB-1 JOB-7 recipe and render run as labelled Jobs in aicr-jobs; the pushe
   ]);
   // The same document; the ConfigMap writer indents YAML differently from the file writer.
   assert.deepEqual(parseYaml(recipes.items[0]?.data['snapshot.yaml'] ?? ''), parseYaml(direct.stdout));
+
+  // The records of the resolution name the runtime as owner and go with it; the plan stays.
+  const uid = (await getRuntime())?.metadata.uid ?? '';
+  const plan = /^plan (\S+) /.exec(done.message)?.[1] ?? '';
+  const kept = await records();
+  assert.deepEqual(
+    kept.map((r) => r.owners).sort(),
+    kept.map(() => uid),
+    `every record is owned by the runtime: ${kept.map((r) => r.name).join(', ')}`,
+  );
+  assert.ok(
+    kept.some((r) => r.name.startsWith('aicr-snapshot-')) && kept.length >= 4,
+    'snapshot, recipe, its input, render',
+  );
+  await stop();
+  await deleteRuntime();
+  await waitFor(
+    'the records gone with the runtime',
+    async () => ((await records()).length === 0 ? true : undefined),
+    30_000,
+  );
+  assert.ok(plan && (await kubectl('get', 'configmap', plan, '-n', NAMESPACES.system, '-o', 'name')), 'the plan stays');
 });
+
+/** The ConfigMaps a resolution keeps for its runtime (snapshot, recipe, the recipe's input, render), with their owners' UIDs. */
+async function records(): Promise<{ name: string; owners: string }[]> {
+  const listed = await Promise.all(
+    [NAMESPACES.jobs, NAMESPACES.system].map(
+      async (ns) =>
+        JSON.parse(await kubectl('get', 'configmaps', '-n', ns, '-l', LABEL.stage, '-o', 'json')) as {
+          items: { metadata: { name: string; ownerReferences?: { uid: string }[] } }[];
+        },
+    ),
+  );
+  return listed.flatMap((l) =>
+    l.items.map((i) => ({
+      name: i.metadata.name,
+      owners: (i.metadata.ownerReferences ?? []).map((o) => o.uid).join(','),
+    })),
+  );
+}
 
 test('VER-1 an aicrVersion without a pinned image is refused naming the requested and allowed versions; no Job runs', async () => {
   start();
