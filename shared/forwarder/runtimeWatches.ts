@@ -7,6 +7,7 @@ import { KIND, type RuntimeObject } from '../kube/kinds.ts';
 import { WAKE } from '../steps/table.ts';
 import { discoveryOf } from '../discovery/status.ts';
 import { specPartDigest } from '../status/specPart.ts';
+import { statusPlan } from '../status/statusPlans.ts';
 import { SPEC_FIELDS } from '../api/clusterRuntime.ts';
 import type { WatchedKind } from './watchedKind.ts';
 import type { Reason } from '../api/reasons.ts';
@@ -82,8 +83,9 @@ function resolution(obj: RuntimeObject): { readonly target: string; readonly set
 /**
  * The runtime again, for what resolution decides: a new target plan, or Resolved settling,
  * makes the rollout step look; the drift check compares against the target plan alone, so only
- * a new one wakes it. Resolution running while no target is named wakes neither, nor do the
- * rollout step's own writes (Released, the active plan).
+ * a new one wakes it, and only once a plan is active: before that it has nothing to compare, and
+ * a rollout's end wakes it when one becomes active. Resolution running while no target is named
+ * wakes neither, nor do the rollout step's own writes (Released, the active plan).
  */
 export const RUNTIME_TARGET_WATCH: WatchedKind<RuntimeObject> = {
   id: 'runtime-target',
@@ -93,7 +95,8 @@ export const RUNTIME_TARGET_WATCH: WatchedKind<RuntimeObject> = {
   fingerprint: (obj) => JSON.stringify(resolution(obj)),
   stepPrint: (obj, step) => {
     const { target, settled } = resolution(obj);
-    return JSON.stringify(step.name === STEP.rollout ? [target, target !== '' && settled] : [target]);
+    if (step.name === STEP.rollout) return JSON.stringify([target, target !== '' && settled]);
+    return JSON.stringify([statusPlan(obj, 'activePlan') === undefined ? '' : target]);
   },
 };
 

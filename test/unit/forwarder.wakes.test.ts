@@ -182,18 +182,20 @@ test('a runtime gone from the API wakes no step: each would read it only to find
   assert.notEqual(RUNTIME_WATCH.fingerprint(live), RUNTIME_WATCH.fingerprint(deleting), 'a deletion starting is news');
 });
 
-test('resolution running while no target is named wakes neither the rollout step nor the drift check; a new target wakes both, Resolved settling on it the rollout step alone', () => {
+test('resolution running while no target is named wakes neither the rollout step nor the drift check; a new target wakes the rollout step, and the drift check once a plan is active; Resolved settling on it the rollout step alone', () => {
   const wakes = new StepWakes(RUNTIME_TARGET_WATCH as WatchedKind<Watchable>, STEP_TABLE);
   const at = (
     targetPlan: string | undefined,
     resolved: 'True' | 'False' | undefined,
     reason = 'Resolving',
+    activePlan = 'aicr-plan-0',
   ): RuntimeObject =>
     ({
       apiVersion: 'operator.aicr.run/v1alpha1',
       kind: 'ClusterRuntime',
       metadata: { name: 'cluster', uid: 'u-1', resourceVersion: '1', generation: 1 },
       status: {
+        ...(activePlan ? { activePlan } : {}),
         ...(targetPlan ? { targetPlan } : {}),
         conditions: resolved ? [{ type: 'Resolved', status: resolved, reason, message: '' }] : [],
       },
@@ -207,6 +209,11 @@ test('resolution running while no target is named wakes neither the rollout step
   assert.deepEqual(move(at('aicr-plan-a', 'True'), at('aicr-plan-a', 'False')), ['rollout'], 'a new resolution');
   assert.deepEqual(move(at('aicr-plan-a', 'False'), at('aicr-plan-a', 'True')), ['rollout'], 'settling again');
   assert.deepEqual(move(at('aicr-plan-a', 'True'), at('aicr-plan-b', 'True')), ['rollout', 'drift-check']);
+  // Before any plan is active the drift check has nothing to compare a target against.
+  const first = (target: string | undefined, resolved: 'True' | 'False'): RuntimeObject =>
+    at(target, resolved, resolved === 'True' ? 'Resolved' : 'Resolving', '');
+  assert.deepEqual(move(first(undefined, 'False'), first('aicr-plan-a', 'True')), ['rollout'], 'a first target');
+  assert.deepEqual(move(first('aicr-plan-a', 'True'), first('aicr-plan-b', 'True')), ['rollout']);
 });
 
 test('a deletion starting wakes only the step that acts on it (the rollout step, which holds the finalizer)', () => {
