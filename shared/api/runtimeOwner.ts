@@ -3,7 +3,7 @@
 // the runtime instead of the next runtime's resolution finding them stale. Never set on plans or
 // Applications: a plan outlives its runtime for the next one of the same name (PLAN-5) or an
 // adoption, and the stack must not cascade from the runtime object.
-import { API_GROUP, API_VERSION, KINDS, RUNTIME_NAME } from './constants.ts';
+import { GROUP_VERSION, KINDS, RUNTIME_NAME } from './constants.ts';
 
 export interface OwnerReference {
   readonly apiVersion: string;
@@ -15,7 +15,7 @@ export interface OwnerReference {
 
 /** The runtime `uid` as an owner; nothing blocks the runtime's deletion on it. */
 export function runtimeOwner(uid: string, name: string = RUNTIME_NAME): OwnerReference {
-  return { apiVersion: `${API_GROUP}/${API_VERSION}`, kind: KINDS.clusterRuntime.kind, name, uid };
+  return { apiVersion: GROUP_VERSION, kind: KINDS.clusterRuntime.kind, name, uid };
 }
 
 /** The ownerReferences of a record kept for the runtime `uid`. */

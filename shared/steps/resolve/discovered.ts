@@ -24,11 +24,16 @@ export class SnapshotUnreadableError extends Error {}
 const unreadable = (problem: string): string =>
   `the latest snapshot cannot be read: ${problem}; the snapshot step replaces it with a fresh snapshot`;
 
+/** What resolution reports for a snapshot it cannot read, found at once or when a recipe Job needed it. */
+export function unreadableSnapshot(message: string): Extract<Discovered, { state: 'failed' }> {
+  return { state: 'failed', reason: 'SnapshotUnreadable', message };
+}
+
 /** Reads the snapshot `name`, which must still be the document of `digest`. */
-async function readRecorded(kube: KubePort, name: string, digest: string | undefined): Promise<string> {
+async function readRecorded(kube: KubePort, name: string, digest: string): Promise<string> {
   const read = await readSnapshot(kube, name);
   if (!read.ok) throw new SnapshotUnreadableError(unreadable(read.problem));
-  if (digest !== undefined && read.output.digest !== digest)
+  if (read.output.digest !== digest)
     throw new SnapshotUnreadableError(unreadable(`ConfigMap ${name} no longer holds the snapshot of ${digest}`));
   return read.output.text;
 }
@@ -49,7 +54,7 @@ export async function discoveredSnapshot(kube: KubePort, runtime: RuntimeObject)
   if (digest) return { state: 'ready', snapshot: { digest, text: () => readRecorded(kube, name, digest) } };
   // A status written before the digest was recorded: the digest comes from the document itself.
   const read = await readSnapshot(kube, name);
-  if (!read.ok) return { state: 'failed', reason: 'SnapshotUnreadable', message: unreadable(read.problem) };
+  if (!read.ok) return unreadableSnapshot(unreadable(read.problem));
   const text = read.output.text;
   return { state: 'ready', snapshot: { digest: read.output.digest, text: () => Promise.resolve(text) } };
 }

@@ -22,7 +22,13 @@ import type { DesiredCondition } from '../../status/conditions.ts';
 import type { Reason } from '../../api/reasons.ts';
 import { type StepContext, type StepReport, type StepRunner, concerning } from '../types.ts';
 import { decide } from './decide.ts';
-import { type Discovered, type DiscoveredSnapshot, SnapshotUnreadableError, discoveredSnapshot } from './discovered.ts';
+import {
+  type Discovered,
+  type DiscoveredSnapshot,
+  SnapshotUnreadableError,
+  discoveredSnapshot,
+  unreadableSnapshot,
+} from './discovered.ts';
 import { describeProblems } from '../../api/specProblem.ts';
 import { type CandidateInputs, resolveCandidate, retirePlans } from './candidate.ts';
 import { planName } from '../../plans/digest.ts';
@@ -237,8 +243,7 @@ export const runResolve: StepRunner = async (ctx) => {
     if (err instanceof SnapshotUnreadableError) return err;
     throw err;
   });
-  if (recipe instanceof SnapshotUnreadableError)
-    return notDiscovered(ctx, { state: 'failed', reason: 'SnapshotUnreadable', message: recipe.message });
+  if (recipe instanceof SnapshotUnreadableError) return notDiscovered(ctx, unreadableSnapshot(recipe.message));
   if (recipe.state !== 'done') return progress(ctx, recipe);
   const unknown = unknownComponents(spec, recipe.output);
   if (unknown) return resolved('False', 'InvalidSpec', unknown);
