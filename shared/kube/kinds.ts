@@ -2,7 +2,7 @@
 // schema of the part of it the control plane relies on. Unknown fields pass through untouched.
 import * as z from 'zod';
 import { ConditionSchema } from '../api/condition.ts';
-import { API_GROUP, API_VERSION, KINDS } from '../api/constants.ts';
+import { GROUP_VERSION, KINDS } from '../api/constants.ts';
 
 export const ObjectMetaSchema = z.looseObject({
   name: z.string(),
@@ -114,11 +114,16 @@ const kind = <T>([apiVersion, name, plural, scope]: Where, schema: z.ZodType<T>)
   namespaced: scope === 'Namespaced',
   schema,
 });
-const GV = `${API_GROUP}/${API_VERSION}`;
 
 export const KIND = {
-  clusterRuntime: kind([GV, KINDS.clusterRuntime.kind, KINDS.clusterRuntime.plural, 'Cluster'], RuntimeObjectSchema),
-  runtimeRollout: kind([GV, KINDS.runtimeRollout.kind, KINDS.runtimeRollout.plural, 'Cluster'], GenericObjectSchema),
+  clusterRuntime: kind(
+    [GROUP_VERSION, KINDS.clusterRuntime.kind, KINDS.clusterRuntime.plural, 'Cluster'],
+    RuntimeObjectSchema,
+  ),
+  runtimeRollout: kind(
+    [GROUP_VERSION, KINDS.runtimeRollout.kind, KINDS.runtimeRollout.plural, 'Cluster'],
+    GenericObjectSchema,
+  ),
   configMap: kind(['v1', 'ConfigMap', 'configmaps', 'Namespaced'], ConfigMapSchema),
   secret: kind(['v1', 'Secret', 'secrets', 'Namespaced'], GenericObjectSchema),
   pod: kind(['v1', 'Pod', 'pods', 'Namespaced'], PodSchema),
