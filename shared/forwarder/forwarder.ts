@@ -88,6 +88,10 @@ export class Forwarder {
 
   /** Returns the failure count after this error. */
   private async recover(err: unknown, failures: number): Promise<number> {
+    // Whatever broke the configuration's watch, the forwarder no longer knows its version (its
+    // Role gone with a deleted namespace, say, before the ConfigMap's own deletion reached it),
+    // so messages stop vouching for one and every step reads it, until a list succeeds again.
+    if (this.watched.isConfiguration) this.opts.configuration?.seen(undefined);
     if (err instanceof GoneError) {
       this.opts.log.info('watch history expired; relisting', { resourceVersion: this.rv });
       this.rv = undefined;

@@ -100,3 +100,15 @@ test('listing the configuration (a forwarder starting) learns its version and wa
   assert.equal(version.version, '20');
   assert.deepEqual(sent, []);
 });
+
+test('a configuration watch that fails forgets the version, so messages stop vouching for it until a list succeeds', async () => {
+  const version = new ConfigurationVersion();
+  version.seen({ metadata: { resourceVersion: '30' } });
+  const kube: KubePort = {
+    ...replayKube([], { get: theRuntime }),
+    // Refused, as when the forwarder's Role went with a deleted namespace.
+    list: () => Promise.reject(Object.assign(new Error('forbidden'), { status: 403 })),
+  };
+  await forwardBriefly(CONFIGURATION_WATCH as WatchedKind<Watchable>, { kube, configuration: version }, 30);
+  assert.equal(version.version, undefined);
+});
