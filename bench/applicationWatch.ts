@@ -9,6 +9,13 @@ export class ApplicationWatch {
   private readonly waiters = new Set<() => void>();
   private abort: (() => void) | undefined;
 
+  private readonly onEvent: ((app: GenericObject, at: number) => void) | undefined;
+
+  /** `onEvent` sees every Application as it arrives, with the moment it did. */
+  constructor(onEvent?: (app: GenericObject, at: number) => void) {
+    this.onEvent = onEvent;
+  }
+
   async start(kc: KubeConfig): Promise<void> {
     const path = `/apis/argoproj.io/v1alpha1/namespaces/${NAMESPACES.argocd}/applications`;
     const ctl = await new Watch(kc).watch(
@@ -16,7 +23,10 @@ export class ApplicationWatch {
       {},
       (type, obj: GenericObject) => {
         if (type === 'DELETED') this.latest.delete(obj.metadata.name);
-        else this.latest.set(obj.metadata.name, obj);
+        else {
+          this.latest.set(obj.metadata.name, obj);
+          this.onEvent?.(obj, performance.now());
+        }
         for (const w of [...this.waiters]) w();
       },
       () => undefined,

@@ -1,16 +1,16 @@
 // P4 and P6 together: each function's bundle (size, where the weight is, cold import) and the
 // idle cost built on them. `BENCH_ONLY=lean npm run bench` runs just this part.
-import { loadavg } from 'node:os';
 import { type BundleFigures, measureBundles, packaged } from './bundles.ts';
 import { bundleWeight, type Weight } from './bundleWeight.ts';
 import { costFigures, costMisses, templateFacts } from './cost.ts';
 import { measureQuietHour } from './quietHour.ts';
+import { type Quiet, untilQuiet } from './quietMachine.ts';
 
 export interface LeanFigures {
   readonly bundles: BundleFigures[];
   readonly weights: Weight[];
-  /** The machine's 1-minute load average while the imports were timed: cold import is CPU-bound. */
-  readonly loadAverage: number;
+  /** How idle the machine was when the imports began to be timed, and how long that took. */
+  readonly quiet: Quiet;
   readonly cost: ReturnType<typeof costFigures>;
   readonly missed: string[];
 }
@@ -19,22 +19,23 @@ const $ = (n: number): string => `$${n.toFixed(2)}`;
 
 export async function measureLean(): Promise<LeanFigures> {
   const dir = await packaged();
-  const loadAverage = Math.round((loadavg()[0] ?? 0) * 10) / 10;
+  const quiet = await untilQuiet();
   const bundles = await measureBundles(Number(process.env['BENCH_IMPORT_RUNS'] ?? 7), dir);
   const weights = await Promise.all(bundles.map((b) => bundleWeight(b.function, 6)));
-  const quiet = await measureQuietHour(templateFacts(dir).forwarder.quietSeconds);
-  const cost = costFigures(quiet, bundles, dir);
-  return { bundles, weights, loadAverage, cost, missed: costMisses(cost) };
+  const hour = await measureQuietHour(templateFacts(dir).forwarder.quietSeconds);
+  const cost = costFigures(hour, bundles, dir);
+  return { bundles, weights, quiet, cost, missed: costMisses(cost) };
 }
 
 export function printLean(f: LeanFigures): void {
+  const idle = `CPUs ${Math.round(f.quiet.idleShare * 100)}% idle before timing, after ${(f.quiet.waitedMs / 1000).toFixed(0)} s`;
   for (const b of f.bundles) {
     const top = f.weights
       .find((w) => w.function === b.function)
       ?.top.map((t) => `${t.from} ${(t.bytes / 1024).toFixed(0)}`)
       .join(', ');
     console.log(
-      `bundle ${b.function}: ${(b.bundleBytes / 1024).toFixed(0)} KiB js, cold import median ${b.coldImportMs.median} ms (load ${f.loadAverage}); heaviest KiB: ${top}`,
+      `bundle ${b.function}: ${(b.bundleBytes / 1024).toFixed(0)} KiB js, cold import median ${b.coldImportMs.median} ms, ${b.coldImportCpuMs} ms of CPU (${idle}); heaviest KiB: ${top}`,
     );
   }
   const c = f.cost;
