@@ -1,7 +1,7 @@
-// Cold imports are CPU-bound. Timed right after the phases before them, they would also time the
-// test cluster still busy with those phases' work (Argo CD catching up on the drift phase's
-// thousand updates, say), while a Lambda sandbox shares its CPU with nothing of ours. So the
-// imports wait, for a bounded time, until the machine is mostly idle, and say how idle it was.
+// Cold imports are CPU-bound. Timed while the test cluster is still busy with an earlier phase's
+// work, they would time that work too, while a Lambda sandbox shares its CPU with nothing of ours.
+// So the imports wait, for a bounded time, until the machine is mostly idle, and say how idle it
+// was: the 1-minute load average the bench printed before lags behind the moment they ran.
 import { readFileSync } from 'node:fs';
 
 export interface Quiet {
