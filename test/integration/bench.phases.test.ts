@@ -29,9 +29,11 @@ const PRINTED: readonly [string, RegExp][] = [
   ['storm', /storm: 20 updates to one runtime/],
   ['aicr runs', /aicr runs \(1 resolutions/],
   ['rollout', /rollout of 1 releases \(P3\)/],
+  ['rollout, where its time went', /where the time went, over 1 steps: floor Argo CD [\d.]+ s/],
   ['drift', /drift check: \d+ Application updates/],
   ['first sighting', /first sighting on the SQS path/],
   ['lean', /idle cost, prices of/],
+  ['cold imports', /cold import median [\d.]+ ms, [\d.]+ ms of CPU \(CPUs \d+% idle/],
 ];
 
 test(
