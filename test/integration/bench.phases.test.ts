@@ -16,6 +16,7 @@ const TINY = {
   BENCH_DRIFT_SECONDS: '3',
   BENCH_SIGHTINGS: '1',
   BENCH_QUIET_SECONDS: '3',
+  BENCH_IDLE_WAIT_SECONDS: '0',
   BENCH_WINDOWS: '1',
   BENCH_RESULTS: 'results/phases.json',
 };
