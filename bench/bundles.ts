@@ -18,6 +18,10 @@ export interface BundleFigures {
   readonly coldImportCpuMs: number;
 }
 
+/** The middle of sorted samples, to a tenth of a millisecond. */
+const middle = (sorted: readonly number[]): number =>
+  Math.round((sorted[Math.floor(sorted.length / 2)] ?? 0) * 10) / 10;
+
 const IMPORT_TIMER = `const t=process.hrtime.bigint();const c=process.cpuUsage();import(process.argv[1]).then(()=>{const u=process.cpuUsage(c);console.log(Number(process.hrtime.bigint()-t)/1e6,(u.user+u.system)/1e3)})`;
 
 /** Packages the service offline into a fresh directory (the template and one zip per function). */
@@ -57,11 +61,11 @@ export async function measureBundles(runs = 7, dir?: string): Promise<BundleFigu
       zipBytes: statSync(join(dir, zip)).size,
       bundleBytes: statSync(entry).size,
       coldImportMs: {
-        median: Math.round((times[Math.floor(runs / 2)] ?? 0) * 10) / 10,
+        median: middle(times),
         min: Math.round((times[0] ?? 0) * 10) / 10,
         runs,
       },
-      coldImportCpuMs: Math.round((cpu[Math.floor(runs / 2)] ?? 0) * 10) / 10,
+      coldImportCpuMs: middle(cpu),
     });
   }
   return out;

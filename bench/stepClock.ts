@@ -7,6 +7,7 @@
 import type { GenericObject } from '../shared/kube/kinds.ts';
 import { stringAt } from '../shared/kube/fieldPath.ts';
 import { reportStage } from '../shared/rollouts/gate.ts';
+import { summarise } from './latency.ts';
 
 export interface StepTimes {
   readonly steps: number;
@@ -49,12 +50,11 @@ export class StepClock {
       const next = steps[i + 1];
       if (next) gaps.push(Math.max(0, next.writtenAt - s.settledAt));
     });
-    gaps.sort((a, b) => a - b);
     return {
       steps: steps.length,
       argoCdMs: Math.round(argoCdMs),
       reactionMs: Math.round(gaps.reduce((a, b) => a + b, 0)),
-      reactionP50Ms: Math.round(gaps[Math.floor(gaps.length / 2)] ?? 0),
+      reactionP50Ms: gaps.length > 0 ? summarise(gaps).p50Ms : 0,
     };
   }
 }
