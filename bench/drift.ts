@@ -11,7 +11,7 @@ import { runDriftCheck } from '../shared/steps/driftCheck/index.ts';
 import { runStep } from '../shared/steps/run.ts';
 import { RUNNERS } from '../shared/steps/runners.ts';
 import { STEP_TABLE, stepRow } from '../shared/steps/table.ts';
-import type { StepRunner } from '../shared/steps/types.ts';
+import type { StepRunner } from '../shared/look/contract.ts';
 import { DEFAULT_TIMINGS } from '../shared/timings.ts';
 import { auditMark } from '../test/helpers/audit.ts';
 import { forwarderKube, stepKube } from '../test/helpers/controlPlane.ts';

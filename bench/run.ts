@@ -30,7 +30,7 @@ import { measureChanges, summarise } from './latency.ts';
 import { storm } from './storm.ts';
 import { runResolve } from '../shared/steps/resolve/index.ts';
 import { RUNNERS } from '../shared/steps/runners.ts';
-import type { StepRunner } from '../shared/steps/types.ts';
+import type { StepRunner } from '../shared/look/contract.ts';
 import { controlPlaneRequestsSince, perChange } from './requests.ts';
 
 const CHANGES = Number(process.env['BENCH_CHANGES'] ?? 200);

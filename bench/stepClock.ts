@@ -6,7 +6,7 @@
 // control plane adds, and the plain loop of the floor shows what a watch costs at the least.
 import type { GenericObject } from '../shared/kube/kinds.ts';
 import { stringAt } from '../shared/kube/fieldPath.ts';
-import { reportStage } from '../shared/rollouts/gate.ts';
+import { reportStage } from '../shared/rollout/rules/gate.ts';
 import { summarise } from './latency.ts';
 
 export interface StepTimes {

@@ -2,7 +2,7 @@
 // steps are done. Records it as the requesting user (the name the API server gives them), then
 // waits until the rollout step moves the release on. Exit 0 once it has; otherwise the reason.
 import type { Acknowledgement } from '../shared/api/runtimeRollout.ts';
-import type { RolloutObject } from '../shared/rollouts/objects.ts';
+import type { RolloutObject } from '../shared/rollout/rules/rolloutObject.ts';
 import { kubeTime } from '../shared/status/conditions.ts';
 import { Refused, readRollout } from './approve.ts';
 import { type Kubectl, whoami } from './kubectl.ts';

@@ -2,7 +2,7 @@
 // server gives them, never one built from the kubeconfig), then waits for the control plane to
 // accept or refuse it. Exit 0 when accepted; otherwise the reason, and a non-zero exit.
 import { APPROVAL, KINDS } from '../shared/api/constants.ts';
-import { parseRollout, type RolloutObject } from '../shared/rollouts/objects.ts';
+import { parseRollout, type RolloutObject } from '../shared/rollout/rules/rolloutObject.ts';
 import { kubeTime } from '../shared/status/conditions.ts';
 import { type Kubectl, KubectlError, getJson, runKubectl, whoami } from './kubectl.ts';
 import { NotFound } from './describe.ts';

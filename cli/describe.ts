@@ -4,7 +4,7 @@
 // release awaits acknowledgement.
 import { stringify } from 'yaml';
 import { ANNOTATION, CONDITION, KINDS, NAMESPACES, RUNTIME_NAME } from '../shared/api/constants.ts';
-import { parseRollout, type RolloutObject } from '../shared/rollouts/objects.ts';
+import { parseRollout, type RolloutObject } from '../shared/rollout/rules/rolloutObject.ts';
 import { guideOf } from '../shared/status/reasonTable.ts';
 import type { Output } from './args.ts';
 import { type Kubectl, KubectlError, getJson, listJson } from './kubectl.ts';

@@ -1,7 +1,7 @@
 // `kubectl aicr approve --disrupt ROLLOUT` (GPU-2): lets an approved rollout start steps of
 // releases that disrupt GPU Nodes although protected work still runs there. Recorded once, as
 // the requesting user; the chart's admission policy holds it to people who may approve.
-import type { RolloutObject } from '../shared/rollouts/objects.ts';
+import type { RolloutObject } from '../shared/rollout/rules/rolloutObject.ts';
 import { kubeTime } from '../shared/status/conditions.ts';
 import { type Kubectl, whoami } from './kubectl.ts';
 import { recordRequest } from './request.ts';

@@ -3,7 +3,7 @@
 // it with a conflict if the rollout changed meanwhile (the control plane ended it, someone else
 // asked first) and it is checked again against the fresh rollout rather than clobbering it.
 import { KINDS } from '../shared/api/constants.ts';
-import type { RolloutObject } from '../shared/rollouts/objects.ts';
+import type { RolloutObject } from '../shared/rollout/rules/rolloutObject.ts';
 import { Refused, readRollout, refusalText } from './approve.ts';
 import { type Kubectl, KubectlError, runKubectl } from './kubectl.ts';
 

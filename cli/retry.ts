@@ -3,7 +3,7 @@
 // Revoked is simply followed by the new one. Records who and when as the requesting user, then
 // waits for the new rollout and prints its name; it needs approval like any other.
 import { KINDS } from '../shared/api/constants.ts';
-import { parseRollout, type RolloutObject } from '../shared/rollouts/objects.ts';
+import { parseRollout, type RolloutObject } from '../shared/rollout/rules/rolloutObject.ts';
 import { kubeTime } from '../shared/status/conditions.ts';
 import { type Kubectl, listJson, whoami } from './kubectl.ts';
 import { recordRequest, waitUntil } from './request.ts';

@@ -2,7 +2,7 @@
 // stands. Records who, when and why as the requesting user (the name the API server gives them),
 // then waits until the control plane ends the rollout Revoked. Exit 0 once it has; otherwise the
 // reason, and a non-zero exit.
-import type { RolloutObject } from '../shared/rollouts/objects.ts';
+import type { RolloutObject } from '../shared/rollout/rules/rolloutObject.ts';
 import { kubeTime } from '../shared/status/conditions.ts';
 import { Refused, readRollout } from './approve.ts';
 import { type Kubectl, whoami } from './kubectl.ts';

@@ -5,7 +5,7 @@
 // Pure text from the objects, so it is tested without a cluster.
 import { CONDITION, NAMESPACES } from '../shared/api/constants.ts';
 import { validationLines } from './validationView.ts';
-import type { RolloutObject } from '../shared/rollouts/objects.ts';
+import type { RolloutObject } from '../shared/rollout/rules/rolloutObject.ts';
 
 type SpecStep = RolloutObject['spec']['steps'][number];
 type StatusStep = NonNullable<NonNullable<RolloutObject['status']>['steps']>[number];

@@ -2,7 +2,7 @@
 // AICR's run, where the CTRF report is, each check, and the evidence reference (which AICR
 // v0.11.1 cannot produce, so describe says so rather than showing an empty field).
 import { NAMESPACES } from '../shared/api/constants.ts';
-import type { RolloutObject } from '../shared/rollouts/objects.ts';
+import type { RolloutObject } from '../shared/rollout/rules/rolloutObject.ts';
 
 export function validationLines(r: RolloutObject): string[] {
   const v = r.status?.validation;

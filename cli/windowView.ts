@@ -1,8 +1,8 @@
 // The maintenance-windows line of `kubectl aicr describe` (WIN-1): whether a step may start now
 // and, when not, when the next window opens, judged by the same code the rollout step asks.
 import { formatDuration } from '../shared/api/duration.ts';
-import { readWindows } from '../shared/rollouts/maintenanceSpec.ts';
-import { judgeWindows } from '../shared/rollouts/maintenanceWindows.ts';
+import { readWindows } from '../shared/rollout/rules/maintenanceSpec.ts';
+import { judgeWindows } from '../shared/rollout/rules/maintenanceWindows.ts';
 
 export function windowLine(spec: unknown, now: Date): string {
   const windows = readWindows(spec);

@@ -7,7 +7,7 @@ export const GROUP_VERSION = `${API_GROUP}/${API_VERSION}`;
 
 /** The only accepted name of the cluster-scoped ClusterRuntime. */
 export const RUNTIME_NAME = 'cluster';
-/** How each type of RuntimeRollout's name starts (shared/steps/rollout/record.ts); the finalizer policy reads delete-rollout by them. */
+/** How each type of RuntimeRollout's name starts (shared/rollout/io/record.ts); the finalizer policy reads delete-rollout by them. */
 export const ROLLOUT_NAME_PREFIX = { Upgrade: 'aicr-rollout-', Adopt: 'aicr-adopt-', Remove: 'aicr-removal-' } as const;
 
 export const KINDS = {

@@ -4,7 +4,7 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { withDeadline } from '../deadline.ts';
 import { type DispatchDeps, createDispatcher } from '../steps/dispatch.ts';
-import type { StepRunner } from '../steps/types.ts';
+import type { StepRunner } from '../look/contract.ts';
 import { processFifoBatch } from './fifoBatch.ts';
 import { toReceivedMessage } from './records.ts';
 

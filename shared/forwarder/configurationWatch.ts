@@ -2,7 +2,7 @@
 // wakes every step that reads it, so a `helm upgrade` takes effect at once rather than at each
 // step's next look. Its resourceVersion goes on every message the process sends, and a step that
 // read the configuration at that version uses what it read instead of reading it again
-// (shared/steps/lookConfiguration.ts): nearly every look used to begin with that read.
+// (shared/look/configuration.ts): nearly every look used to begin with that read.
 import { createHash } from 'node:crypto';
 import { CONFIGURATION, RUNTIME_NAME } from '../api/constants.ts';
 import { type ConfigMapObject, KIND } from '../kube/kinds.ts';

@@ -19,7 +19,7 @@ import { type ConfigMapObject, type GenericObject, KIND } from '../kube/kinds.ts
 import { STEP_TABLE, type StepRow, WAKE } from '../steps/table.ts';
 import { type NodeFacts, nodeFingerprint } from '../discovery/nodeGroups.ts';
 import { fieldAt } from '../kube/fieldPath.ts';
-import { type ReportStage, reportStage } from '../rollouts/gate.ts';
+import { type ReportStage, reportStage } from '../rollout/rules/gate.ts';
 import {
   AICR_JOB_WATCH,
   AICR_POD_WATCH,

@@ -9,7 +9,7 @@ import type { QueueProducer } from '../queue/port.ts';
 import { createDispatcher } from '../steps/dispatch.ts';
 import { RUNNERS } from '../steps/runners.ts';
 import { STEP_TABLE, type StepRow } from '../steps/table.ts';
-import type { StepRunner } from '../steps/types.ts';
+import type { StepRunner } from '../look/contract.ts';
 import { DEFAULT_TIMINGS, type Timings } from '../timings.ts';
 import { type Checkpoint, MemoryCheckpoint } from '../forwarder/checkpoint.ts';
 import { COALESCE_MS, Forwarder } from '../forwarder/forwarder.ts';

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { CONDITION } from '../api/constants.ts';
 import type { Condition } from '../api/condition.ts';
-import type { RolloutObject } from '../rollouts/objects.ts';
+import type { RolloutObject } from '../rollout/rules/rolloutObject.ts';
 import { findCondition } from '../status/conditions.ts';
 import { guideOf } from '../status/reasonTable.ts';
 import { NOTICE_KIND, NOTICE_VERSION, type NoticeKind } from './kinds.ts';

@@ -31,7 +31,7 @@ import { VALIDATE_USER } from './validateAdmission.ts';
 
 const q = celString;
 const RUN_NAMESPACES = [NAMESPACES.discovery, NAMESPACES.jobs, NAMESPACES.validation] as const;
-/** The arguments the control plane's validation Job starts with (shared/aicr/validationStage.ts). */
+/** The arguments the control plane's validation Job starts with (shared/rollout/io/validationStage.ts). */
 export const VALIDATE_SHAPE = ['validate', '--phase', 'deployment'] as const;
 
 const pinned = (key: string): string => `params.?data[?${q(key)}].orValue('').split('\\n')`;

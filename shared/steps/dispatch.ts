@@ -24,7 +24,7 @@ import { conditionForReason, replacingOwned, writeStepStatus } from '../status/w
 import { backoffDelay } from '../timings.ts';
 import { type StepCall, observeRuntime, runStep } from './run.ts';
 import { STEP_TABLE, type StepRow, ownedConditions, stepRow } from './table.ts';
-import type { StepDeps, StepResult, StepRunner } from './types.ts';
+import type { StepDeps, StepResult, StepRunner } from '../look/contract.ts';
 import { LookTimes } from './lookTimes.ts';
 
 export interface DispatchDeps extends StepDeps {

@@ -5,8 +5,8 @@ import { KIND, type RuntimeObject } from '../kube/kinds.ts';
 import type { WorkItem } from '../queue/workItem.ts';
 import { writeStepStatus } from '../status/writeStatus.ts';
 import { STEP_TABLE, type StepRow, ownedConditions } from './table.ts';
-import type { StepDeps, StepResult, StepRunner } from './types.ts';
-import { configurationUnderWay } from './lookConfiguration.ts';
+import type { StepDeps, StepResult, StepRunner } from '../look/contract.ts';
+import { configurationUnderWay } from '../look/configuration.ts';
 
 export interface Observed {
   readonly runtime: RuntimeObject;

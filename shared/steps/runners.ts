@@ -8,7 +8,7 @@ import { runRollout } from './rollout/index.ts';
 import { runSnapshot } from './snapshot/index.ts';
 import { runTokenRefresh } from './tokenRefresh/index.ts';
 import type { StepName } from './table.ts';
-import type { StepRunner } from './types.ts';
+import type { StepRunner } from '../look/contract.ts';
 
 export const RUNNERS: Readonly<Record<StepName, StepRunner>> = {
   resolve: runResolve,

@@ -7,7 +7,7 @@ import { planDigest, planName } from '../../shared/plans/digest.ts';
 import type { Plan } from '../../shared/plans/plan.ts';
 import type { Release } from '../../shared/plans/release.ts';
 import { planConfigMap } from '../../shared/plans/store.ts';
-import { type RolloutObject, parseRollout } from '../../shared/rollouts/objects.ts';
+import { type RolloutObject, parseRollout } from '../../shared/rollout/rules/rolloutObject.ts';
 import { type AuditEvent, auditSince, settleAudit } from './audit.ts';
 import { stepKube } from './controlPlane.ts';
 import { CONTROL_PLANE_USER } from './env.ts';

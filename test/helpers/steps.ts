@@ -9,7 +9,7 @@ import { runResolve } from '../../shared/steps/resolve/index.ts';
 import { runStep } from '../../shared/steps/run.ts';
 import { RUNNERS } from '../../shared/steps/runners.ts';
 import { stepRow } from '../../shared/steps/table.ts';
-import type { StepResult } from '../../shared/steps/types.ts';
+import type { StepResult } from '../../shared/look/contract.ts';
 import { DEFAULT_TIMINGS, type Timings } from '../../shared/timings.ts';
 
 /** The runtime a dispatcher's unit tests hand their one work item for (uid u-1). */

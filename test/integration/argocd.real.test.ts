@@ -21,7 +21,7 @@ import { holdReleasePods, stopArgoCd, withKnob } from '../helpers/knobs.ts';
 import { pushChart } from '../helpers/rolloutStage.ts';
 import { kubectl } from '../helpers/runtime.ts';
 import { fixtureGroup } from '../env/charts/fixtureCharts.ts';
-import { gate } from '../../shared/rollouts/gate.ts';
+import { gate } from '../../shared/rollout/rules/gate.ts';
 import type { GenericObject } from '../../shared/kube/kinds.ts';
 import type { PlanApplication } from '../../shared/plans/applications.ts';
 

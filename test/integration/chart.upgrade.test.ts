@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { CHART } from '../../shared/api/constants.ts';
 import { ClusterRuntimeSchema, ClusterRuntimeStatusSchema } from '../../shared/api/clusterRuntime.ts';
-import { parseRollout } from '../../shared/rollouts/objects.ts';
+import { parseRollout } from '../../shared/rollout/rules/rolloutObject.ts';
 import { chartValueArgs, ensureChart, helm, installChart } from '../helpers/chart.ts';
 import { testEnv } from '../helpers/env.ts';
 import { kubectlApply } from '../helpers/kubectlApply.ts';

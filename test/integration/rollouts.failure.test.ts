@@ -11,7 +11,7 @@ import { NAMESPACES } from '../../shared/api/constants.ts';
 import { EVENT_REASON } from '../../shared/events/recorder.ts';
 import { KIND } from '../../shared/kube/kinds.ts';
 import type { Release } from '../../shared/plans/release.ts';
-import type { RolloutObject } from '../../shared/rollouts/objects.ts';
+import type { RolloutObject } from '../../shared/rollout/rules/rolloutObject.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
 import { type AuditEvent, auditMark, auditSince, settleAudit } from '../helpers/audit.ts';
 import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';

@@ -12,7 +12,7 @@ import { KIND } from '../../shared/kube/kinds.ts';
 import type { Plan } from '../../shared/plans/plan.ts';
 import { planToApplications } from '../../shared/plans/applications.ts';
 import { readPlanConfigMap } from '../../shared/plans/store.ts';
-import type { RolloutObject } from '../../shared/rollouts/objects.ts';
+import type { RolloutObject } from '../../shared/rollout/rules/rolloutObject.ts';
 import { auditMark } from '../helpers/audit.ts';
 import { applyConfiguration } from '../helpers/configuration.ts';
 import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';

@@ -12,7 +12,7 @@ import { encodeWorkItem, runtimeGroup } from '../../shared/queue/workItem.ts';
 import { createDispatcher } from '../../shared/steps/dispatch.ts';
 import { runResolve } from '../../shared/steps/resolve/index.ts';
 import { STEP_TABLE, WAKE, type StepRow } from '../../shared/steps/table.ts';
-import type { StepRunner } from '../../shared/steps/types.ts';
+import type { StepRunner } from '../../shared/look/contract.ts';
 import { MESSAGE_LIMIT_BYTES, byteLength } from '../../shared/status/message.ts';
 import { stepKube, startCapturedControlPlane } from '../helpers/controlPlane.ts';
 import { captureLogger } from '../helpers/logs.ts';

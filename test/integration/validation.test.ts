@@ -10,7 +10,7 @@ import { parseReport } from '../../shared/aicr/ctrf.ts';
 import { discoveryOf } from '../../shared/discovery/status.ts';
 import { KIND } from '../../shared/kube/kinds.ts';
 import type { Release } from '../../shared/plans/release.ts';
-import type { RolloutObject } from '../../shared/rollouts/objects.ts';
+import type { RolloutObject } from '../../shared/rollout/rules/rolloutObject.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
 import { DEPLOYMENT_VALIDATOR_IMAGE } from '../env/node/images.ts';
 import { auditMark, auditSince, settleAudit } from '../helpers/audit.ts';

@@ -3,13 +3,18 @@
 // collecting an exit-2 report as an answer while other exits count toward the three-run bound.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assessmentArgs, assessmentStage, parseVerdicts, recipeDigest } from '../../shared/aicr/assessmentStage.ts';
+import {
+  assessmentArgs,
+  assessmentStage,
+  parseVerdicts,
+  recipeDigest,
+} from '../../shared/rollout/io/assessmentStage.ts';
 import { FAILED_RUNS_BOUND, runStage } from '../../shared/aicr/runStage.ts';
 import { assessmentOutputName } from '../../shared/aicr/stages.ts';
 import type { KubePort, WritableObject } from '../../shared/kube/port.ts';
 import type { Kind } from '../../shared/kube/kinds.ts';
-import { assess } from '../../shared/rollouts/assess.ts';
-import { hasUpgradeCheck, judgementOf } from '../../shared/steps/rollout/actions/assessment.ts';
+import { assess } from '../../shared/rollout/rules/assess.ts';
+import { hasUpgradeCheck, judgementOf } from '../../shared/rollout/actions/assessment.ts';
 import { DEFAULT_TIMINGS } from '../../shared/timings.ts';
 import type { Release } from '../../shared/plans/release.ts';
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { pickRelease, acknowledgedText } from '../../cli/acknowledge.ts';
 import { parseSteps } from '../../cli/describe.ts';
 import { describeRollout, inFlight } from '../../cli/rolloutView.ts';
-import { type RolloutObject, parseRollout } from '../../shared/rollouts/objects.ts';
+import { type RolloutObject, parseRollout } from '../../shared/rollout/rules/rolloutObject.ts';
 
 const NAME = 'aicr-rollout-0123456789abcdef-t1';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { newRolloutOf, retriedText, retryProblem } from '../../cli/retry.ts';
 import { revokeProblem } from '../../cli/revoke.ts';
 import { describeRollout } from '../../cli/rolloutView.ts';
-import { type RolloutObject, parseRollout } from '../../shared/rollouts/objects.ts';
+import { type RolloutObject, parseRollout } from '../../shared/rollout/rules/rolloutObject.ts';
 
 const UID = '5c9a1f3e-0000-4000-8000-000000000001';
 const TO = 'aicr-plan-0123456789abcdef';

@@ -15,7 +15,7 @@ import type { ReceivedMessage } from '../../shared/queue/port.ts';
 import { decodeWorkItem, encodeWorkItem } from '../../shared/queue/workItem.ts';
 import { createDispatcher } from '../../shared/steps/dispatch.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
-import type { StepRunner } from '../../shared/steps/types.ts';
+import type { StepRunner } from '../../shared/look/contract.ts';
 import { DEFAULT_TIMINGS } from '../../shared/timings.ts';
 import { captureLogger } from '../helpers/logs.ts';
 import { RecordingProducer } from '../helpers/recordingProducer.ts';

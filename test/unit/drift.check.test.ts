@@ -6,11 +6,11 @@ import { LABEL } from '../../shared/api/constants.ts';
 import { ConfigurationSchema } from '../../shared/configuration/schema.ts';
 import type { GenericObject } from '../../shared/kube/kinds.ts';
 import type { Release } from '../../shared/plans/release.ts';
-import { missingReleases, rolloutInProgress } from '../../shared/rollouts/missingReleases.ts';
-import type { RolloutObject } from '../../shared/rollouts/objects.ts';
-import { isNewerSchema, newerObjects } from '../../shared/rollouts/schemaVersions.ts';
+import { missingReleases, rolloutInProgress } from '../../shared/rollout/rules/missingReleases.ts';
+import type { RolloutObject } from '../../shared/rollout/rules/rolloutObject.ts';
+import { isNewerSchema, newerObjects } from '../../shared/rollout/rules/schemaVersions.ts';
 import { nextLook } from '../../shared/steps/driftCheck/report.ts';
-import type { StepContext } from '../../shared/steps/types.ts';
+import type { StepContext } from '../../shared/look/contract.ts';
 
 const release = (name: string, order: number): Release => ({
   name,

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { CONFIGURATION } from '../../shared/api/constants.ts';
 import type { ConfigMapObject } from '../../shared/kube/kinds.ts';
 import type { KubePort } from '../../shared/kube/port.ts';
-import { configurationUnderWay } from '../../shared/steps/lookConfiguration.ts';
+import { configurationUnderWay } from '../../shared/look/configuration.ts';
 import { configurationData } from '../helpers/configurationData.ts';
 import { watchOnlyKube } from '../helpers/watchOnlyKube.ts';
 

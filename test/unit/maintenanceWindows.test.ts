@@ -5,8 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { SCHEDULE_PATTERN, isTimeZone } from '../../shared/api/maintenance.ts';
-import { type Schedule, parseSchedule } from '../../shared/rollouts/cronSchedule.ts';
-import { type MaintenanceWindow, judgeWindows, nextOccurrence } from '../../shared/rollouts/maintenanceWindows.ts';
+import { type Schedule, parseSchedule } from '../../shared/rollout/rules/cronSchedule.ts';
+import { type MaintenanceWindow, judgeWindows, nextOccurrence } from '../../shared/rollout/rules/maintenanceWindows.ts';
 
 const HOUR = 3_600_000;
 

@@ -17,7 +17,7 @@ import {
 } from '../../shared/notifications/derive.ts';
 import { NOTICE_KIND, NOTICE_SOURCE } from '../../shared/notifications/kinds.ts';
 import type { NotificationSink } from '../../shared/notifications/sink.ts';
-import { parseRollout, type RolloutObject } from '../../shared/rollouts/objects.ts';
+import { parseRollout, type RolloutObject } from '../../shared/rollout/rules/rolloutObject.ts';
 import { runStep } from '../../shared/steps/run.ts';
 import { notifyRunner } from '../../shared/steps/notify/index.ts';
 import { stepRow } from '../../shared/steps/table.ts';

@@ -15,7 +15,7 @@ import {
 } from '../../shared/registry/prefix.ts';
 import { runResolve } from '../../shared/steps/resolve/index.ts';
 import { runTokenRefresh } from '../../shared/steps/tokenRefresh/index.ts';
-import type { StepContext, StepReport, StepRunner } from '../../shared/steps/types.ts';
+import type { StepContext, StepReport, StepRunner } from '../../shared/look/contract.ts';
 import { DEFAULT_TIMINGS } from '../../shared/timings.ts';
 import { configurationData } from '../helpers/configurationData.ts';
 import { captureLogger } from '../helpers/logs.ts';

@@ -3,12 +3,12 @@
 // real cluster reached before (a revocation during a deletion, a retry during an adoption).
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { type ActionName, actionFor } from '../../shared/steps/rollout/actions.ts';
-import type { RolloutLook } from '../../shared/steps/rollout/look.ts';
-import { determineRolloutState } from '../../shared/steps/rollout/state.ts';
-import type { RolloutState, StateKind } from '../../shared/steps/rollout/stateKinds.ts';
-import { settingsOf } from '../../shared/steps/rollout/settings.ts';
-import { type RolloutObject, parseRollout } from '../../shared/rollouts/objects.ts';
+import { type ActionName, actionFor } from '../../shared/rollout/rules/actionFor.ts';
+import type { RolloutLook } from '../../shared/rollout/io/look.ts';
+import { determineRolloutState } from '../../shared/rollout/rules/state.ts';
+import type { RolloutState, StateKind } from '../../shared/rollout/rules/stateKinds.ts';
+import { settingsOf } from '../../shared/rollout/rules/settings.ts';
+import { type RolloutObject, parseRollout } from '../../shared/rollout/rules/rolloutObject.ts';
 import { parseConfiguration } from '../../shared/configuration/read.ts';
 import type { GenericObject, RuntimeObject } from '../../shared/kube/kinds.ts';
 import { FINALIZER } from '../../shared/api/constants.ts';

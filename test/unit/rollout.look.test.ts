@@ -5,10 +5,10 @@ import assert from 'node:assert/strict';
 import test from 'node:test';
 import { CONFIGURATION, CONDITION } from '../../shared/api/constants.ts';
 import { KIND } from '../../shared/kube/kinds.ts';
-import { parseRollout } from '../../shared/rollouts/objects.ts';
-import { STEP_WRITING } from '../../shared/rollouts/progress.ts';
+import { parseRollout } from '../../shared/rollout/rules/rolloutObject.ts';
+import { STEP_WRITING } from '../../shared/rollout/rules/progress.ts';
 import { nextLook, runRollout } from '../../shared/steps/rollout/index.ts';
-import { periodicLook } from '../../shared/steps/rollout/report.ts';
+import { periodicLook } from '../../shared/rollout/rules/released.ts';
 import { TARGET, cluster, ctxOf, runtime } from '../helpers/rolloutLook.ts';
 
 test('ENG-1 one look reads the configuration and the target plan once, even when the decision reaches the validation gate', async () => {

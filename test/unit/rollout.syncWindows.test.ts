@@ -8,7 +8,7 @@ import test from 'node:test';
 import { ARGOCD, CONDITION, NAMESPACES } from '../../shared/api/constants.ts';
 import { KIND } from '../../shared/kube/kinds.ts';
 import { runRollout } from '../../shared/steps/rollout/index.ts';
-import type { StepReport } from '../../shared/steps/types.ts';
+import type { StepReport } from '../../shared/look/contract.ts';
 import { cluster, ctxOf, runtime } from '../helpers/rolloutLook.ts';
 
 const SPEC = { actionTimeout: '10m', validation: { deployment: 'Disabled' } };

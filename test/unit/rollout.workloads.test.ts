@@ -7,7 +7,7 @@ import test from 'node:test';
 import { CONDITION } from '../../shared/api/constants.ts';
 import { KIND } from '../../shared/kube/kinds.ts';
 import { runRollout } from '../../shared/steps/rollout/index.ts';
-import type { StepReport } from '../../shared/steps/types.ts';
+import type { StepReport } from '../../shared/look/contract.ts';
 import { cluster, ctxOf, runtime, targetOf } from '../helpers/rolloutLook.ts';
 
 type Kube = ReturnType<typeof cluster>;

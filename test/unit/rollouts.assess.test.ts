@@ -3,9 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Release } from '../../shared/plans/release.ts';
-import { assess, changedValuePaths, dependencyCycle, type Assessor } from '../../shared/rollouts/assess.ts';
-import { judgeApproval, REFUSAL } from '../../shared/rollouts/approval.ts';
-import type { RolloutObject } from '../../shared/rollouts/objects.ts';
+import { assess, changedValuePaths, dependencyCycle, type Assessor } from '../../shared/rollout/rules/assess.ts';
+import { judgeApproval, REFUSAL } from '../../shared/rollout/rules/approval.ts';
+import type { RolloutObject } from '../../shared/rollout/rules/rolloutObject.ts';
 
 const UNKNOWN_JUDGEMENT = { verdict: 'unknown', why: 'AICR v0.11.1 has no upgrade-check' } as const;
 const UNKNOWN: Assessor = () => UNKNOWN_JUDGEMENT;

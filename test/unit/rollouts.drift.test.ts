@@ -9,8 +9,8 @@ import type { GenericObject } from '../../shared/kube/kinds.ts';
 import { type PlanApplication, planToApplications } from '../../shared/plans/applications.ts';
 import { planDigest } from '../../shared/plans/digest.ts';
 import type { Release } from '../../shared/plans/release.ts';
-import { type DriftFacts, inventoryChanges, inventoryEntries } from '../../shared/rollouts/drift.ts';
-import { STEP_WRITING, type StepState } from '../../shared/rollouts/progress.ts';
+import { type DriftFacts, inventoryChanges, inventoryEntries } from '../../shared/rollout/rules/drift.ts';
+import { STEP_WRITING, type StepState } from '../../shared/rollout/rules/progress.ts';
 
 const UID = '0b6f3c1e-5d2a-4f7e-9c8b-1a2b3c4d5e6f';
 const rel = (name: string, order: number, version: string): Release => ({

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { type PlanApplication, planToApplications } from '../../shared/plans/applications.ts';
 import { planDigest } from '../../shared/plans/digest.ts';
-import { gate, reportStage } from '../../shared/rollouts/gate.ts';
+import { gate, reportStage } from '../../shared/rollout/rules/gate.ts';
 import type { GenericObject } from '../../shared/kube/kinds.ts';
 import { sampleReleases } from '../helpers/releases.ts';
 

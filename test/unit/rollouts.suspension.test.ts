@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ANNOTATION, FIELD_MANAGER } from '../../shared/api/constants.ts';
 import type { GenericObject } from '../../shared/kube/kinds.ts';
-import { switchBody } from '../../shared/rollouts/suspension.ts';
+import { switchBody } from '../../shared/rollout/io/suspension.ts';
 
 const owned = {
   'f:metadata': {

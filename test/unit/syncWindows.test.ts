@@ -4,8 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigurationSchema } from '../../shared/configuration/schema.ts';
-import { judgeWindows } from '../../shared/rollouts/maintenanceWindows.ts';
-import { type SyncTarget, applies, projectWindowsFor } from '../../shared/rollouts/syncWindows.ts';
+import { judgeWindows } from '../../shared/rollout/rules/maintenanceWindows.ts';
+import { type SyncTarget, applies, projectWindowsFor } from '../../shared/rollout/rules/syncWindows.ts';
 
 const target: SyncTarget = {
   name: 'gpu-operator',

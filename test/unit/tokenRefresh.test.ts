@@ -8,7 +8,7 @@ import { ANNOTATION, ARGOCD_REGISTRY_SECRET, CONFIGURATION, FIELD_MANAGER } from
 import { ConfigurationSchema } from '../../shared/configuration/schema.ts';
 import type { GenericObject, RuntimeObject } from '../../shared/kube/kinds.ts';
 import type { KubePort, WritableObject } from '../../shared/kube/port.ts';
-import { staleCredentials } from '../../shared/rollouts/registryFreshness.ts';
+import { staleCredentials } from '../../shared/rollout/io/registryFreshness.ts';
 import { credentialsHandling } from '../../shared/steps/tokenRefresh/handling.ts';
 import { runTokenRefresh } from '../../shared/steps/tokenRefresh/index.ts';
 import { type Cadence, dueBecause, judge, nextDue, passwordOf } from '../../shared/steps/tokenRefresh/secret.ts';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
-import { parseVerdicts } from '../../shared/aicr/assessmentStage.ts';
+import { parseVerdicts } from '../../shared/rollout/io/assessmentStage.ts';
 
 const SCRIPT = fileURLToPath(new URL('../env/node/upgradeCheck.ts', import.meta.url));
 

@@ -4,9 +4,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeFailures, parseReport, reportPassed } from '../../shared/aicr/ctrf.ts';
 import { VERDICT, verdictOf } from '../../shared/aicr/verdict.ts';
-import { validationArgs } from '../../shared/aicr/validationStage.ts';
+import { validationArgs } from '../../shared/rollout/io/validationStage.ts';
 import type { PodObject } from '../../shared/kube/kinds.ts';
-import { deploymentValidatorImage, pinBreach, unpinned } from '../../shared/validation/pins.ts';
+import { deploymentValidatorImage, pinBreach, unpinned } from '../../shared/rollout/io/validatorPins.ts';
 
 const report = (tests: { name: string; status: string; message?: string }[]): string =>
   JSON.stringify({

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { renderArgs, workloadSelectorTerms } from '../../shared/aicr/renderStage.ts';
 import { ClusterRuntimeSpecSchema } from '../../shared/api/clusterRuntime.ts';
 import { DISRUPTIVE_COMPONENTS } from '../../shared/api/workloads.ts';
-import { disrupts, readGuard } from '../../shared/rollouts/workloadGuard.ts';
+import { disrupts, readGuard } from '../../shared/rollout/rules/workloadGuard.ts';
 
 test('GPU-1 the driver, GPU operator, network operator and node customizations disrupt GPU Nodes by default; a person adds more; nothing waits until some work is protected', () => {
   assert.deepEqual(

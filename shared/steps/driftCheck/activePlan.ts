@@ -12,8 +12,8 @@ import { applicationsDigest } from '../../plans/applications.ts';
 import { planName } from '../../plans/digest.ts';
 import type { Plan } from '../../plans/plan.ts';
 import { planConfigMap, readPlanConfigMap } from '../../plans/store.ts';
-import type { RolloutObject } from '../../rollouts/objects.ts';
-import type { StepContext, StepReport } from '../types.ts';
+import type { RolloutObject } from '../../rollout/rules/rolloutObject.ts';
+import type { StepContext, StepReport } from '../../look/contract.ts';
 import { consistent } from './report.ts';
 
 export const PLAN_REBUILT_EVENT = 'PlanRebuilt';

@@ -7,14 +7,15 @@
 // plan, rollout and runtime changes (coalesced by the forwarder) and every drift.checkInterval.
 // On a cluster where nothing drifted a look is reads only.
 import { NAMESPACES } from '../../api/constants.ts';
-import { lookConfiguration } from '../lookConfiguration.ts';
+import { lookConfiguration } from '../../look/configuration.ts';
 import type { Configuration } from '../../configuration/schema.ts';
 import { type ConfigMapObject, type GenericObject, KIND } from '../../kube/kinds.ts';
-import { listOwnedApplications } from '../../rollouts/inventory.ts';
-import { rolloutInProgress } from '../../rollouts/missingReleases.ts';
-import { type RolloutObject, listRolloutsRead } from '../../rollouts/objects.ts';
-import { newerMessage, newerObjects } from '../../rollouts/schemaVersions.ts';
-import type { StepContext, StepReport, StepRunner } from '../types.ts';
+import { listOwnedApplications } from '../../rollout/io/applications.ts';
+import { rolloutInProgress } from '../../rollout/rules/missingReleases.ts';
+import { listRolloutsRead } from '../../rollout/io/rollouts.ts';
+import type { RolloutObject } from '../../rollout/rules/rolloutObject.ts';
+import { newerMessage, newerObjects } from '../../rollout/rules/schemaVersions.ts';
+import type { StepContext, StepReport, StepRunner } from '../../look/contract.ts';
 import { activePlan } from './activePlan.ts';
 import { checkInventory } from './recreate.ts';
 import { consistent, nextLook } from './report.ts';

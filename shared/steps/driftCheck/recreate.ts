@@ -10,12 +10,12 @@ import type { GenericObject } from '../../kube/kinds.ts';
 import { type ApplicationOptions, planToApplications } from '../../plans/applications.ts';
 import { planName } from '../../plans/digest.ts';
 import type { Plan } from '../../plans/plan.ts';
-import { writeApplication } from '../../rollouts/applicationWrites.ts';
-import { engineState } from '../../rollouts/engine.ts';
-import { type MovedRelease, missingReleases } from '../../rollouts/missingReleases.ts';
-import type { RolloutObject } from '../../rollouts/objects.ts';
-import type { StepContext, StepReport } from '../types.ts';
-import { readWindows, windowNow } from '../../rollouts/maintenanceSpec.ts';
+import { writeApplication } from '../../rollout/io/applicationWrites.ts';
+import { engineState } from '../../rollout/io/engine.ts';
+import { type MovedRelease, missingReleases } from '../../rollout/rules/missingReleases.ts';
+import type { RolloutObject } from '../../rollout/rules/rolloutObject.ts';
+import type { StepContext, StepReport } from '../../look/contract.ts';
+import { readWindows, windowNow } from '../../rollout/rules/maintenanceSpec.ts';
 import { consistent } from './report.ts';
 
 export const APPLICATION_RECREATED_EVENT = 'ApplicationRecreated';

@@ -3,7 +3,7 @@ import { CONDITION } from '../../api/constants.ts';
 import type { Configuration } from '../../configuration/schema.ts';
 import { parseDuration } from '../../api/duration.ts';
 import type { Reason } from '../../api/reasons.ts';
-import type { StepContext, StepReport } from '../types.ts';
+import type { StepContext, StepReport } from '../../look/contract.ts';
 
 export function consistent(status: 'True' | 'False', reason: Reason, message: string): StepReport {
   return { conditions: [{ type: CONDITION.inventoryConsistent, status, reason, message }] };

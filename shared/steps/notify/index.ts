@@ -8,11 +8,11 @@ import { KIND, type RuntimeObject } from '../../kube/kinds.ts';
 import type { Condition } from '../../api/condition.ts';
 import { FIELD_MANAGER } from '../../api/constants.ts';
 import { readStatus } from '../../api/runtimeReading.ts';
-import { listRollouts } from '../../rollouts/objects.ts';
+import { listRollouts } from '../../rollout/io/rollouts.ts';
 import { type Notice, type NoticeRecord, dueNotices, recordChanged } from '../../notifications/derive.ts';
 import { eventBridgeSink } from '../../notifications/eventBridge.ts';
 import { type NotificationSink, logSink } from '../../notifications/sink.ts';
-import type { StepContext, StepRunner } from '../types.ts';
+import type { StepContext, StepRunner } from '../../look/contract.ts';
 
 /** Settings the step reads from its function's environment. */
 export interface NotifySettings {

@@ -16,11 +16,11 @@ import {
   workloadSelectorTerms,
 } from '../../aicr/renderStage.ts';
 import { type StageDeps, type StageOutcome, runStage, stageDepsOf } from '../../aicr/runStage.ts';
-import { lookConfiguration } from '../lookConfiguration.ts';
+import { lookConfiguration } from '../../look/configuration.ts';
 import type { Configuration } from '../../configuration/schema.ts';
 import type { DesiredCondition } from '../../status/conditions.ts';
 import type { Reason } from '../../api/reasons.ts';
-import { type StepContext, type StepReport, type StepRunner, concerning } from '../types.ts';
+import { type StepContext, type StepReport, type StepRunner, concerning } from '../../look/contract.ts';
 import { decide } from './decide.ts';
 import {
   type Discovered,

@@ -8,7 +8,7 @@ import type { Configuration } from '../../configuration/schema.ts';
 import { StalledError } from '../../errors.ts';
 import { type CredentialUse, registryCredentials } from '../../registry/credentials.ts';
 import { type RepositoryCreator, createEcrRepository, createsRepositories } from '../../registry/ecrRepositories.ts';
-import type { StepContext } from '../types.ts';
+import type { StepContext } from '../../look/contract.ts';
 import type { MirrorFailure } from './mirror.ts';
 import { ensureRepositories } from './repositories.ts';
 

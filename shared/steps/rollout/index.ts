@@ -9,28 +9,28 @@
 //   5. actionFor (actions.ts) picks one action, and one file of actions/ carries it out.
 // The RuntimeRollouts themselves are written only by record.ts.
 import { CONDITION } from '../../api/constants.ts';
-import { ensureCleanup } from '../../rollouts/cleanupFinalizer.ts';
-import type { Engine } from '../../rollouts/engine.ts';
-import type { RolloutObject } from '../../rollouts/objects.ts';
+import { ensureCleanup } from '../../rollout/io/cleanupFinalizer.ts';
+import type { Engine } from '../../rollout/io/engine.ts';
+import type { RolloutObject } from '../../rollout/rules/rolloutObject.ts';
 import type { DesiredCondition } from '../../status/conditions.ts';
-import type { StepContext, StepReport, StepRunner } from '../types.ts';
-import { type Action, type Purpose, actionFor, followAction } from './actions.ts';
-import { awaitApproval } from './actions/awaitApproval.ts';
-import { dropCleanup, removalResult } from './actions/cleanup.ts';
-import { createAdoption } from './actions/createAdoption.ts';
-import { createRemoval } from './actions/createRemoval.ts';
-import { createUpgrade } from './actions/createUpgrade.ts';
-import { execute } from './actions/execute.ts';
-import { expire } from './actions/expire.ts';
-import { orphanEverything, waitToOrphan } from './actions/orphan.ts';
-import { refuseApproval } from './actions/refuseApproval.ts';
-import { reportOf } from './actions/report.ts';
-import { revoke } from './actions/revoke.ts';
-import { applyEmergencyStop } from './emergencyStop.ts';
-import { type RolloutLook, observe } from './look.ts';
-import { supersede } from './record.ts';
-import { type RolloutReport, snappedLook } from './report.ts';
-import { approvalOf, determineRolloutState } from './state.ts';
+import type { StepContext, StepReport, StepRunner } from '../../look/contract.ts';
+import { type Action, type Purpose, actionFor, followAction } from '../../rollout/rules/actionFor.ts';
+import { awaitApproval } from '../../rollout/actions/awaitApproval.ts';
+import { dropCleanup, removalResult } from '../../rollout/actions/cleanup.ts';
+import { createAdoption } from '../../rollout/actions/createAdoption.ts';
+import { createRemoval } from '../../rollout/actions/createRemoval.ts';
+import { createUpgrade } from '../../rollout/actions/createUpgrade.ts';
+import { execute } from '../../rollout/actions/execute.ts';
+import { expire } from '../../rollout/actions/expire.ts';
+import { orphanEverything, waitToOrphan } from '../../rollout/actions/orphan.ts';
+import { refuseApproval } from '../../rollout/actions/refuseApproval.ts';
+import { reportOf } from '../../rollout/actions/reportState.ts';
+import { revoke } from '../../rollout/actions/revoke.ts';
+import { applyEmergencyStop } from '../../rollout/io/emergencyStop.ts';
+import { type RolloutLook, observe } from '../../rollout/io/look.ts';
+import { supersede } from '../../rollout/io/record.ts';
+import { type RolloutReport, snappedLook } from '../../rollout/rules/released.ts';
+import { approvalOf, determineRolloutState } from '../../rollout/rules/state.ts';
 
 /** While Argo CD is up, it is looked at again after this many engine rechecks (5 minutes by default). */
 const IDLE_LOOKS = 10;

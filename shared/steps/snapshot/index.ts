@@ -9,7 +9,7 @@ import { runJob, runLimits } from '../../aicr/jobSpec.ts';
 import { type Collected, type StageDeps, type StageOutcome, runStage, stageDepsOf } from '../../aicr/runStage.ts';
 import { type Snapshot, readSnapshot, snapshotArgs, snapshotStage } from '../../aicr/snapshotStage.ts';
 import { STAGE, inputHash } from '../../aicr/stages.ts';
-import { lookConfiguration } from '../lookConfiguration.ts';
+import { lookConfiguration } from '../../look/configuration.ts';
 import type { Configuration } from '../../configuration/schema.ts';
 import { type Discovery, type SnapshotStatus, discoveryOf } from '../../discovery/status.ts';
 import {
@@ -19,7 +19,7 @@ import {
   readNodeGroups,
 } from '../../discovery/nodeGroups.ts';
 import { KIND } from '../../kube/kinds.ts';
-import type { StepContext, StepReport, StepRunner } from '../types.ts';
+import type { StepContext, StepReport, StepRunner } from '../../look/contract.ts';
 
 const RESNAPSHOT_HINT = `kubectl annotate clusterruntime cluster ${ANNOTATION.resnapshot}="$(date +%s)" --overwrite`;
 

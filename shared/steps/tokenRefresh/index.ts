@@ -7,12 +7,12 @@
 // anything derived from it is logged.
 import { ANNOTATION, ARGOCD_REGISTRY_SECRET, ECR_TOKEN_USER, FIELD_MANAGER } from '../../api/constants.ts';
 import { METRIC } from '../../observability/metrics.ts';
-import { lookConfiguration } from '../lookConfiguration.ts';
+import { lookConfiguration } from '../../look/configuration.ts';
 import type { Configuration } from '../../configuration/schema.ts';
 import { KIND } from '../../kube/kinds.ts';
 import { mintEcrToken } from '../../registry/ecrToken.ts';
 import { deploymentPrefix, registryPrefixCheck } from '../../registry/prefix.ts';
-import type { StepContext, StepReport, StepRunner } from '../types.ts';
+import type { StepContext, StepReport, StepRunner } from '../../look/contract.ts';
 import { credentialsHandling } from './handling.ts';
 import {
   type Cadence,

@@ -18,7 +18,7 @@ import { senderOf } from '../../../shared/local/controlPlane.ts';
 import { queueSettings, STEP_TABLE } from '../../../shared/steps/table.ts';
 import { runRollout } from '../../../shared/steps/rollout/index.ts';
 import { runDriftCheck } from '../../../shared/steps/driftCheck/index.ts';
-import type { StepRunner } from '../../../shared/steps/types.ts';
+import type { StepRunner } from '../../../shared/look/contract.ts';
 import { forwarderKube, stepKube } from '../controlPlane.ts';
 import { awsClientConfig } from '../env.ts';
 import { SCALED_TIMINGS } from '../resolved.ts';

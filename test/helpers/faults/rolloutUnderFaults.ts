@@ -3,7 +3,7 @@
 // log and the objects.
 import assert from 'node:assert/strict';
 import { CONDITION, NAMESPACES } from '../../../shared/api/constants.ts';
-import type { RolloutObject } from '../../../shared/rollouts/objects.ts';
+import type { RolloutObject } from '../../../shared/rollout/rules/rolloutObject.ts';
 import { type AuditEvent, auditMark, auditSince, settleAudit } from '../audit.ts';
 import { CONTROL_PLANE_USER } from '../env.ts';
 import { approve, rollout, rolloutsOf } from '../rollouts.ts';

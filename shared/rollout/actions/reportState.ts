@@ -1,0 +1,113 @@
+// The states that call for no write: what the runtime's Released condition says about each.
+import { KINDS } from '../../api/constants.ts';
+import { newerMessage } from '../rules/schemaVersions.ts';
+import type { RolloutObject } from '../rules/rolloutObject.ts';
+import type { StepContext } from '../../look/contract.ts';
+import type { ReportedState } from '../rules/actionFor.ts';
+import type { RolloutLook } from '../io/look.ts';
+import { type RolloutReport, released } from '../rules/released.ts';
+import type { Badly } from '../rules/stateKinds.ts';
+
+const BADLY_REASON = { Expired: 'RolloutExpired', Failed: 'RolloutFailed', Revoked: 'RolloutRevoked' } as const;
+
+/** What the rollout said when it ended, which the runtime keeps saying until the target changes or a retry. */
+function endedMessage(r: RolloutObject, outcome: Badly, noun: string): string {
+  return (
+    r.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? `${noun} ${r.metadata.name} ended ${outcome}`
+  );
+}
+
+export function removalFailed(r: RolloutObject, message: string): RolloutReport {
+  return released(
+    'False',
+    'RemovalFailed',
+    `${message}. The runtime keeps its cleanup finalizer until the removal succeeds: fix the cause, then kubectl aicr retry ${r.metadata.name}`,
+  );
+}
+
+/**
+ * The active plan's message: what its last successful rollout said, so the message a success
+ * wrote stays put on later looks instead of changing to a shorter one.
+ */
+function activeMessage(target: string, rollouts: readonly RolloutObject[]): string {
+  const won = rollouts.filter((r) => r.spec.toPlan === target && r.status?.outcome === 'Succeeded').at(-1);
+  const said = won?.status?.conditions?.find((c) => c.type === 'Ready')?.message;
+  return said ? `plan ${target} is active: ${said}` : `plan ${target} is active`;
+}
+
+function orphansPresent(
+  look: RolloutLook,
+  others: Extract<ReportedState, { kind: 'OrphansPresent' }>['others'],
+): RolloutReport {
+  const list = others
+    .map(
+      ([uid, apps]) =>
+        `runtime ${uid}: ${apps
+          .map((a) => a.metadata.name)
+          .sort()
+          .join(', ')}`,
+    )
+    .join('; ');
+  const first = others[0]?.[0] ?? '<uid>';
+  const patch = `kubectl patch ${KINDS.clusterRuntime.kind.toLowerCase()} ${look.runtime.metadata.name} --type merge -p '{"spec":{"adoption":{"runtimeUID":"${first}"}}}'`;
+  return released(
+    'False',
+    'OrphanedObjectsPresent',
+    `Argo CD holds Applications another runtime wrote (${list}). Nothing is adopted silently and nothing is written to Argo CD meanwhile. To take them over, name their runtime: ${patch}; to leave them unmanaged, delete them (their resources keep running)`,
+  );
+}
+
+type Reports = {
+  readonly [K in ReportedState['kind']]: (at: {
+    readonly ctx: StepContext;
+    readonly look: RolloutLook;
+    readonly state: Extract<ReportedState, { kind: K }>;
+  }) => RolloutReport;
+};
+
+const REPORTS: Reports = {
+  NoTarget: () =>
+    released('False', 'AwaitingPlan', 'no target plan yet: resolution names one once it has resolved the runtime'),
+  NewerSchema: ({ look }) => released('False', 'PlanUnreadable', newerMessage(look.newer)),
+  Ended: ({ state: s }) => released('False', BADLY_REASON[s.outcome], endedMessage(s.rollout, s.outcome, 'rollout')),
+  Released: ({ look, state: s }) => released('True', 'Released', activeMessage(s.target, look.rollouts)),
+  AwaitingResolution: ({ state: s }) =>
+    released(
+      'False',
+      'AwaitingPlan',
+      `no rollout to ${s.target} starts while resolution has not settled (Resolved is not True)`,
+    ),
+  OrphansPresent: ({ look, state: s }) => orphansPresent(look, s.others),
+  AdoptionEnded: ({ state: s }) =>
+    released('False', BADLY_REASON[s.outcome], endedMessage(s.rollout, s.outcome, 'adoption')),
+  AdoptionBlocked: ({ state: s }) =>
+    released(
+      'False',
+      'AdoptionBlocked',
+      `${s.why}. Undo the change; the control plane does not adopt a stack it cannot verify`,
+    ),
+  RemovalFailed: ({ state: s }) => removalFailed(s.rollout, endedMessage(s.rollout, s.outcome, 'removal')),
+  RemovalWaitsForApi: ({ ctx }) =>
+    released(
+      'False',
+      'RolloutProgressing',
+      "the deletion (deletionPolicy Delete) waits: Argo CD's Application API is not served, so the releases to remove cannot be listed",
+      { recheckAfterMs: ctx.timings.engineRecheckMs },
+    ),
+  DeletionWaitsForNewer: ({ look }) =>
+    released('False', 'PlanUnreadable', `the deletion waits: ${newerMessage(look.newer)}`),
+  OrphanBlocked: ({ state: s }) =>
+    released(
+      'False',
+      'PlanUnreadable',
+      `the deletion (deletionPolicy Orphan) waits: ${s.problem}. Nothing is marked orphaned while the active plan does not read back; upgrade the control plane to the version that wrote it, or remove the finalizer by hand (docs/deletion.md)`,
+    ),
+};
+
+export function reportOf(ctx: StepContext, look: RolloutLook, state: ReportedState): RolloutReport {
+  return (REPORTS[state.kind] as (at: { ctx: StepContext; look: RolloutLook; state: ReportedState }) => RolloutReport)({
+    ctx,
+    look,
+    state,
+  });
+}

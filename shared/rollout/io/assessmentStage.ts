@@ -1,0 +1,158 @@
+// The assessment stage (JOB-8, TRN-1): `aicr upgrade-check` from the active plan's recipe to
+// the target plan's, keyed on those two recipes alone (not the snapshot). The recipes are
+// placed as ConfigMaps beside the run; AICR writes its JSON verdicts to a third. Exit 2 with
+// readable verdicts is an answer (components need attention), not a failed run.
+import { createHash } from 'node:crypto';
+import * as z from 'zod';
+import { LABEL, MANAGED_BY_VALUE } from '../../api/constants.ts';
+import { ConflictError } from '../../errors.ts';
+import { type ConfigMapObject, KIND } from '../../kube/kinds.ts';
+import type { KubePort } from '../../kube/port.ts';
+import { CM_OUTPUT_KEY } from '../../aicr/recipeStage.ts';
+import type { Collected, StageSpec } from '../../aicr/runStage.ts';
+import { STAGE, STAGE_NAMESPACE, assessmentOutputName, assessmentRecipeName } from '../../aicr/stages.ts';
+
+/** upgrade-check's per-component verdicts. */
+export const COMPONENT_VERDICTS = ['safe', 'manual', 'blocked', 'unknown', 'unversioned'] as const;
+export type ComponentVerdict = (typeof COMPONENT_VERDICTS)[number];
+
+export interface ComponentAssessment {
+  readonly verdict: ComponentVerdict;
+  /** AICR's reason code, when it gave one. */
+  readonly reason?: string;
+}
+
+/** Component name → its verdict. */
+export type Verdicts = ReadonlyMap<string, ComponentAssessment>;
+
+/** The role labels of the recipe copies an assessment run reads. */
+export const ASSESSMENT_RECIPE_ROLE = { from: 'recipe-from', to: 'recipe-to' } as const;
+
+const ReportSchema = z.looseObject({
+  components: z.array(
+    z.looseObject({
+      name: z.string().min(1),
+      verdict: z.enum(COMPONENT_VERDICTS),
+      reason: z.string().optional(),
+    }),
+  ),
+});
+
+/** Reads upgrade-check's JSON report: every component with its verdict and reason. */
+export function parseVerdicts(text: string | undefined): Collected<Verdicts> {
+  if (text === undefined || text.trim() === '')
+    return { ok: false, problem: 'aicr upgrade-check wrote no JSON report' };
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, problem: `aicr upgrade-check's report is not JSON: ${(err as Error).message}` };
+  }
+  const parsed = ReportSchema.safeParse(doc);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return {
+      ok: false,
+      problem: `aicr upgrade-check's report does not read as verdicts: ${issue ? `${issue.path.join('.')} ${issue.message}` : 'unknown shape'}`,
+    };
+  }
+  const verdicts = new Map(
+    parsed.data.components.map((c) => [c.name, { verdict: c.verdict, ...(c.reason ? { reason: c.reason } : {}) }]),
+  );
+  return { ok: true, output: verdicts };
+}
+
+export interface AssessmentInputs {
+  readonly runtimeUID: string;
+  readonly version: string;
+  readonly image: string;
+  /** sha256 of the active plan's recipe and of the target plan's. */
+  readonly fromRecipe: string;
+  readonly toRecipe: string;
+}
+
+export function recipeDigest(text: string): string {
+  return `sha256:${createHash('sha256').update(text).digest('hex')}`;
+}
+
+async function placeRecipe(kube: KubePort, hash: string, side: 'from' | 'to', text: string): Promise<void> {
+  const labels = {
+    [LABEL.stage]: STAGE.assessment,
+    [LABEL.input]: hash,
+    [LABEL.role]: ASSESSMENT_RECIPE_ROLE[side],
+    [LABEL.managedBy]: MANAGED_BY_VALUE,
+  };
+  const metadata = { name: assessmentRecipeName(hash, side), namespace: STAGE_NAMESPACE.assessment, labels };
+  try {
+    await kube.create(KIND.configMap, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata,
+      data: { [CM_OUTPUT_KEY]: text },
+    });
+  } catch (err) {
+    // Placed already (an earlier run, or a duplicate message): it holds the same recipe.
+    if (!(err instanceof ConflictError)) throw err;
+  }
+}
+
+/** The report in whichever data key AICR wrote it under. */
+function reportText(cm: ConfigMapObject | undefined): string | undefined {
+  const data = cm?.data ?? {};
+  return data[CM_OUTPUT_KEY] ?? data['report.json'] ?? Object.values(data).find((v) => v.trimStart().startsWith('{'));
+}
+
+export function assessmentStage(
+  inputs: AssessmentInputs,
+  kube: KubePort,
+  job: StageSpec<Verdicts>['job'],
+  recipes: { readonly from: string; readonly to: string },
+): StageSpec<Verdicts> {
+  const namespace = STAGE_NAMESPACE.assessment;
+  const read = async (hash: string): Promise<ConfigMapObject | undefined> =>
+    kube.get(KIND.configMap, assessmentOutputName(hash), namespace);
+  return {
+    stage: STAGE.assessment,
+    inputs,
+    job,
+    collectsExits: [2],
+    prepare: async (hash) => {
+      await Promise.all([placeRecipe(kube, hash, 'from', recipes.from), placeRecipe(kube, hash, 'to', recipes.to)]);
+    },
+    // Only a report the control plane has collected (and labelled) counts.
+    readRecord: async (hash) => {
+      const cm = await read(hash);
+      if (cm?.metadata.labels?.[LABEL.input] !== hash) return undefined;
+      const r = parseVerdicts(reportText(cm));
+      return r.ok ? r.output : undefined;
+    },
+    collect: async (hash) => {
+      const cm = await read(hash);
+      if (!cm)
+        return { ok: false, problem: `its output ConfigMap ${namespace}/${assessmentOutputName(hash)} is missing` };
+      const r = parseVerdicts(reportText(cm));
+      if (r.ok)
+        await kube.patch(KIND.configMap, cm.metadata.name, namespace, {
+          metadata: {
+            labels: { [LABEL.stage]: STAGE.assessment, [LABEL.input]: hash, [LABEL.managedBy]: MANAGED_BY_VALUE },
+          },
+        });
+      return r;
+    },
+  };
+}
+
+export function assessmentArgs(hash: string): string[] {
+  const cm = (name: string): string => `cm://${STAGE_NAMESPACE.assessment}/${name}`;
+  return [
+    'upgrade-check',
+    '--from',
+    cm(assessmentRecipeName(hash, 'from')),
+    '--to',
+    cm(assessmentRecipeName(hash, 'to')),
+    '-t',
+    'json',
+    '-o',
+    cm(assessmentOutputName(hash)),
+  ];
+}

@@ -1,0 +1,30 @@
+// The runtime's rollouts as the API lists them: parsed with the API's own schema and sorted
+// oldest first, beside every listed object (a newer control plane's rollouts do not parse here).
+import { type GenericObject, KIND } from '../../kube/kinds.ts';
+import type { KubePort } from '../../kube/port.ts';
+import { type RolloutObject, parseRollout } from '../rules/rolloutObject.ts';
+
+/** The runtime's rollouts, oldest first. */
+export async function listRollouts(kube: KubePort, runtimeUID: string): Promise<RolloutObject[]> {
+  return (await listRolloutsRead(kube, runtimeUID)).rollouts;
+}
+
+/** The runtime's rollouts, oldest first, and every rollout object as listed (for what the schema cannot say, such as a newer version). */
+export async function listRolloutsRead(
+  kube: KubePort,
+  runtimeUID: string,
+): Promise<{ rollouts: RolloutObject[]; listed: GenericObject[] }> {
+  const { items } = await kube.list(KIND.runtimeRollout);
+  return { rollouts: ownRollouts(items, runtimeUID), listed: items };
+}
+
+function ownRollouts(items: readonly GenericObject[], runtimeUID: string): RolloutObject[] {
+  return items
+    .map(parseRollout)
+    .filter((r): r is RolloutObject => r !== undefined && r.spec.runtimeUID === runtimeUID)
+    .sort(
+      (a, b) =>
+        (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') ||
+        a.metadata.name.localeCompare(b.metadata.name),
+    );
+}
