@@ -21,8 +21,10 @@ import {
   unpinned,
   validatorPods,
 } from '../io/validatorPins.ts';
-import { type RolloutReport, moveOf, released } from '../rules/released.ts';
-import { type Run, failWith, save, succeed } from './executeEnds.ts';
+import type { StepState } from '../rules/progress.ts';
+import type { RolloutReport } from '../rules/released.ts';
+import { headOf } from '../rules/releaseWords.ts';
+import { type Running, failWith, phase, succeed } from './lookEnds.ts';
 
 /** How often a validation under way is looked at: its validator Pods' images are checked on each look. */
 export const VALIDATION_LOOK_MS = 1_000;
@@ -32,13 +34,18 @@ export const NO_EVIDENCE = 'AICR v0.11.1 cannot push validation evidence, so the
 const JOB_IN_MESSAGE = /Job (aicr-validation-[0-9a-f]+-[0-9]+)/;
 
 /** Before any step: Required validation must be installed and have a recipe to run against (VAL-1). */
-export async function validationGate(run: Run, plan: Plan): Promise<RolloutReport | undefined> {
-  if (!run.look.settings.validationRequired || run.states.some((s) => s.startedAt !== undefined)) return undefined;
+export async function validationGate(
+  run: Running,
+  states: readonly StepState[],
+  plan: Plan,
+): Promise<RolloutReport | undefined> {
+  if (!run.look.settings.validationRequired || states.some((s) => s.startedAt !== undefined)) return undefined;
   const missing = await validationNotInstalled(run.ctx.kube, run.look.configuration);
-  if (missing) return held(run, 'ValidationUnavailable', `${missing}. No step has started`);
+  if (missing) return held(run, states, 'ValidationUnavailable', `${missing}. No step has started`);
   if (plan.recipe === undefined) {
     return held(
       run,
+      states,
       'PlanWithoutRecipe',
       `the target plan ${plan.digest} has no recipe (it was rebuilt from the Applications), and deployment validation is Required. Nothing was written. Change the inputs so that resolution reproduces the plan, pin another plan, or set spec.validation.deployment: Disabled for this rollout`,
     );
@@ -46,60 +53,76 @@ export async function validationGate(run: Run, plan: Plan): Promise<RolloutRepor
   return undefined;
 }
 
-async function held(
-  run: Run,
+function held(
+  run: Running,
+  states: readonly StepState[],
   reason: Extract<Reason, 'ValidationUnavailable' | 'PlanWithoutRecipe'>,
   why: string,
 ): Promise<RolloutReport> {
-  const message = `rollout ${run.r.metadata.name} (${moveOf(run.r)}) cannot start: ${why}`;
-  await save(run, { state: 'waiting', reason, message });
-  return released('False', reason, message, { recheckAfterMs: run.ctx.timings.engineRecheckMs });
+  const message = `${headOf(run.r)} cannot start: ${why}`;
+  const again = { extra: {}, recheckAfterMs: run.ctx.timings.engineRecheckMs };
+  return phase(run, states, { state: 'waiting', reason, message }, again);
 }
 
 /** Validation under way, or unable to run now (installed, but something it needs is not there yet). */
-async function validating(run: Run, status: ValidationStatus, unavailable?: string): Promise<RolloutReport> {
-  const reason = unavailable ? 'ValidationUnavailable' : 'Validating';
-  const message = `rollout ${run.r.metadata.name} (${moveOf(run.r)}): every step is done; deployment validation ${unavailable ? `cannot run now: ${unavailable}` : `runs: ${status.message ?? ''}`}`;
-  await save(run, { state: unavailable ? 'waiting' : 'progressing', reason, message }, { validation: status });
-  return released('False', reason, message, {
-    recheckAfterMs: unavailable ? run.ctx.timings.engineRecheckMs : VALIDATION_LOOK_MS,
-  });
+function validating(
+  run: Running,
+  states: readonly StepState[],
+  status: ValidationStatus,
+  unavailable?: string,
+): Promise<RolloutReport> {
+  const reason: Reason = unavailable ? 'ValidationUnavailable' : 'Validating';
+  const message = `${headOf(run.r)}: every step is done; deployment validation ${unavailable ? `cannot run now: ${unavailable}` : `runs: ${status.message ?? ''}`}`;
+  const shown = { state: unavailable ? ('waiting' as const) : ('progressing' as const), reason, message };
+  const recheckAfterMs = unavailable ? run.ctx.timings.engineRecheckMs : VALIDATION_LOOK_MS;
+  return phase(run, states, shown, { extra: { validation: status }, recheckAfterMs });
 }
 
-function failValidation(run: Run, status: ValidationStatus, why: string): Promise<RolloutReport> {
-  const message = `rollout ${run.r.metadata.name} (${moveOf(run.r)}) failed: ${why}. Read the Job in aicr-validation, fix the cause, then retry it with kubectl aicr retry ${run.r.metadata.name}: a retry is a new rollout and a new run`;
-  return failWith(run, message, { validation: { ...status, state: 'Failed', message: why } });
+function failValidation(
+  run: Running,
+  states: readonly StepState[],
+  status: ValidationStatus,
+  why: string,
+): Promise<RolloutReport> {
+  const message = `${headOf(run.r)} failed: ${why}. Read the Job in aicr-validation, fix the cause, then retry it with kubectl aicr retry ${run.r.metadata.name}: a retry is a new rollout and a new run`;
+  return failWith(run, states, message, { validation: { ...status, state: 'Failed', message: why } });
 }
 
 /** After the last step: the target plan becomes active only once deployment validation passed, or when it is Disabled. */
-export async function validateThenSucceed(run: Run, plan: Plan): Promise<RolloutReport> {
+export async function validateThenSucceed(
+  run: Running,
+  states: readonly StepState[],
+  plan: Plan,
+): Promise<RolloutReport> {
   if (!run.look.settings.validationRequired) {
     const status: ValidationStatus = {
       state: 'Disabled',
       message: 'spec.validation.deployment is Disabled: this rollout has no validation evidence',
     };
-    return succeed(run, { status, note: 'deployment validation is Disabled for it' });
+    return succeed(run, states, { status, note: 'deployment validation is Disabled for it' });
   }
   // A rollout whose steps started before its plan lost its recipe: nothing to validate against.
   if (plan.recipe === undefined)
     return failValidation(
       run,
+      states,
       { state: 'Failed' },
       `deployment validation did not run: the target plan ${plan.digest} has no recipe`,
     );
   const { configuration } = run.look;
   const needs = await runNeeds(run.ctx.kube, run.ctx.runtime, configuration);
-  if (!needs.ok) return validating(run, { state: 'Running', message: needs.why }, needs.why);
+  if (!needs.ok) return validating(run, states, { state: 'Running', message: needs.why }, needs.why);
   const notPinned = unpinned(deploymentValidatorImage(needs.version), configuration.aicr.validatorImages);
-  if (notPinned) return failValidation(run, { state: 'Failed' }, `deployment validation did not run: ${notPinned}`);
+  if (notPinned)
+    return failValidation(run, states, { state: 'Failed' }, `deployment validation did not run: ${notPinned}`);
   const outcome = await runValidation(run, plan, configuration, needs);
-  return judge(run, outcome, configuration);
+  return judge(run, states, outcome, configuration);
 }
 
 type Needs = Extract<Awaited<ReturnType<typeof runNeeds>>, { ok: true }>;
 
 function runValidation(
-  run: Run,
+  run: Running,
   plan: Plan,
   configuration: Configuration,
   needs: Needs,
@@ -142,13 +165,19 @@ function statusOf(
 }
 
 /** A validation run that finished: its CTRF report passes the rollout or fails it. */
-function judgeReport(run: Run, output: ValidationRun, status: ValidationStatus): Promise<RolloutReport> {
+function judgeReport(
+  run: Running,
+  states: readonly StepState[],
+  output: ValidationRun,
+  status: ValidationStatus,
+): Promise<RolloutReport> {
   const { report, reportConfigMap } = output;
   const checks = report.checks.slice(0, 64).map((c) => ({ name: c.name, status: c.status }));
   const done: ValidationStatus = { ...status, report: reportConfigMap, checks };
   if (!reportPassed(report))
     return failValidation(
       run,
+      states,
       done,
       `deployment validation failed: ${describeFailures(report)} (CTRF report: ConfigMap aicr-validation/${reportConfigMap})`,
     );
@@ -157,30 +186,32 @@ function judgeReport(run: Run, output: ValidationRun, status: ValidationStatus):
     state: 'Passed' as const,
     message: `${report.passed} of ${report.tests} deployment checks passed. ${NO_EVIDENCE}`,
   };
-  return succeed(run, {
+  return succeed(run, states, {
     status: passed,
     note: `deployment validation passed (${report.passed} of ${report.tests} checks)`,
   });
 }
 
 async function judge(
-  run: Run,
+  run: Running,
+  states: readonly StepState[],
   outcome: StageOutcome<ValidationRun>,
   configuration: Configuration,
 ): Promise<RolloutReport> {
   const { kube } = run.ctx;
   const status = statusOf(outcome, run.r.status?.validation, await currentRunID(kube));
-  if (outcome.state === 'done') return judgeReport(run, outcome.output, status);
+  if (outcome.state === 'done') return judgeReport(run, states, outcome.output, status);
   if (outcome.state === 'stalled') {
     const lead =
       outcome.reason === 'InvalidSpec' ? 'deployment validation was refused' : 'deployment validation could not run';
-    return failValidation(run, status, `${lead}: ${outcome.message}`);
+    return failValidation(run, states, status, `${lead}: ${outcome.message}`);
   }
   const breach = pinBreach(await validatorPods(kube), configuration.aicr.validatorImages);
   if (breach) {
     const stopped = await stopValidators(kube);
     return failValidation(
       run,
+      states,
       status,
       `deployment validation was stopped: ${breach}; its validator Jobs were deleted (${stopped.join(', ') || 'none left'})`,
     );
@@ -188,6 +219,7 @@ async function judge(
   const running = outcome.message.startsWith('aicr validation is running');
   return validating(
     run,
+    states,
     { ...status, message: outcome.message },
     running || outcome.state === 'retrying' ? undefined : outcome.message,
   );

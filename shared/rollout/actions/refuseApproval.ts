@@ -32,10 +32,7 @@ export async function refuseApproval(
       approved: approvedCondition('False', j.reason, why),
       event: false,
     });
-    return {
-      ...released('False', 'AwaitingApproval', `${why}. A new rollout is being created`, { recheckAfterMs: 0 }),
-      ended: 'Superseded',
-    };
+    return released('False', 'AwaitingApproval', `${why}. A new rollout is being created`, { recheckAfterMs: 0 });
   }
   const report = await awaitApproval(ctx, r, { why, approval });
   // Cleared after the status (whose write is conditional on the version read), so a fresh

@@ -5,7 +5,7 @@ import type { RolloutObject } from '../rules/rolloutObject.ts';
 import type { StepContext } from '../../look/contract.ts';
 import type { ReportedState } from '../rules/actionFor.ts';
 import type { RolloutLook } from '../io/look.ts';
-import { type RolloutReport, released } from '../rules/released.ts';
+import { type RolloutReport, released, removalFailed } from '../rules/released.ts';
 import type { Badly } from '../rules/stateKinds.ts';
 
 const BADLY_REASON = { Expired: 'RolloutExpired', Failed: 'RolloutFailed', Revoked: 'RolloutRevoked' } as const;
@@ -14,14 +14,6 @@ const BADLY_REASON = { Expired: 'RolloutExpired', Failed: 'RolloutFailed', Revok
 function endedMessage(r: RolloutObject, outcome: Badly, noun: string): string {
   return (
     r.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? `${noun} ${r.metadata.name} ended ${outcome}`
-  );
-}
-
-export function removalFailed(r: RolloutObject, message: string): RolloutReport {
-  return released(
-    'False',
-    'RemovalFailed',
-    `${message}. The runtime keeps its cleanup finalizer until the removal succeeds: fix the cause, then kubectl aicr retry ${r.metadata.name}`,
   );
 }
 

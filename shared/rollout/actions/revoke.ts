@@ -3,7 +3,7 @@
 import type { RolloutObject } from '../rules/rolloutObject.ts';
 import type { StepContext } from '../../look/contract.ts';
 import { endRollout } from '../io/record.ts';
-import { type RolloutReport, moveOf, released } from '../rules/released.ts';
+import { type RolloutReport, endedBadly, moveOf } from '../rules/released.ts';
 
 export async function revoke(ctx: StepContext, r: RolloutObject): Promise<RolloutReport> {
   const revocation = r.spec.revocation;
@@ -14,5 +14,5 @@ export async function revoke(ctx: StepContext, r: RolloutObject): Promise<Rollou
     : 'nothing had been written to Argo CD';
   const message = `rollout ${r.metadata.name} (${moveOf(r)}) was revoked by ${revocation?.revokedBy ?? 'someone'} at ${revocation?.revokedAt ?? 'an unknown time'}${why}; nothing more is written and ${where}. Retry it with kubectl aicr retry ${r.metadata.name}, or change the target plan`;
   await endRollout(ctx, r, { outcome: 'Revoked', message, keep: { ...r.status } });
-  return { ...released('False', 'RolloutRevoked', message), ended: 'Revoked' };
+  return endedBadly(r, 'RolloutRevoked', message);
 }

@@ -13,6 +13,7 @@ import {
 import { OCI_MANIFEST, sessionFor, sha256 } from '../../oci/push.ts';
 import { readLimited, registryRequest } from '../../oci/registryHttp.ts';
 import type { ChartSource, Release } from '../../plans/release.ts';
+import type { PinsFact } from '../rules/releaseMoveKinds.ts';
 
 export interface PinOptions {
   readonly dockerConfig: string;
@@ -20,13 +21,6 @@ export interface PinOptions {
   readonly fetch?: typeof fetch;
   readonly timeoutMs?: number;
 }
-
-export type PinCheck =
-  | { readonly state: 'held' }
-  /** The registry holds other bytes (or none) at a version the plan pinned: a person decides. */
-  | { readonly state: 'changed'; readonly message: string }
-  /** The registry could not be asked (unavailable, throttling, refusing the credentials): nothing is written yet. */
-  | { readonly state: 'unchecked'; readonly message: string };
 
 const MANIFEST_LIMIT = 1024 * 1024;
 
@@ -58,7 +52,7 @@ async function heldDigest(source: ChartSource, options: PinOptions): Promise<str
 }
 
 /** Whether every pinned source of the release still holds its recorded manifest. */
-export async function checkPins(release: Release, options: PinOptions): Promise<PinCheck> {
+export async function checkPins(release: Release, options: PinOptions): Promise<PinsFact> {
   for (const source of pinnedSources(release)) {
     let held: string | undefined;
     try {

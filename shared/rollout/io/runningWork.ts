@@ -3,14 +3,7 @@
 import { GPU_NODE_SELECTOR } from '../../api/workloads.ts';
 import { KIND } from '../../kube/kinds.ts';
 import type { KubePort } from '../../kube/port.ts';
-import type { WorkloadGuard } from '../rules/workloadGuard.ts';
-
-export interface RunningWork {
-  /** namespace/name of the protected Pods, up to the first ten, sorted. */
-  readonly shown: readonly string[];
-  readonly count: number;
-  readonly gpuNodes: number;
-}
+import type { RunningWork, WorkloadGuard } from '../rules/workloadGuard.ts';
 
 const SHOWN = 10;
 

@@ -1,12 +1,11 @@
 // What the rollout step reports on the runtime: its Released condition, and the words it uses for a rollout.
 import { CONDITION, NAMESPACES } from '../../api/constants.ts';
-import type { Outcome } from '../../api/runtimeRollout.ts';
 import type { RolloutObject } from './rolloutObject.ts';
 import type { Reason } from '../../api/reasons.ts';
 import type { StepReport } from '../../look/contract.ts';
 
-/** A report that also says the rollout it acted on ended in this look, and how. */
-export type RolloutReport = StepReport & { readonly ended?: Outcome };
+/** What the rollout step reports: its Released condition, and when to look again. */
+export type RolloutReport = StepReport;
 
 export function released(
   status: 'True' | 'False',
@@ -74,4 +73,17 @@ export function planMissing(
     'PlanMissing',
     `${read.problem}; no rollout is made from a plan that does not read back. Delete the ConfigMap to have it resolved again`,
   );
+}
+
+export function removalFailed(r: RolloutObject, message: string): StepReport {
+  return released(
+    'False',
+    'RemovalFailed',
+    `${message}. The runtime keeps its cleanup finalizer until the removal succeeds: fix the cause, then kubectl aicr retry ${r.metadata.name}`,
+  );
+}
+
+/** A rollout that ended without success; a removal's end is the deletion's, which keeps its finalizer. */
+export function endedBadly(r: RolloutObject, reason: Reason, message: string): StepReport {
+  return r.spec.type === 'Remove' ? removalFailed(r, message) : released('False', reason, message);
 }

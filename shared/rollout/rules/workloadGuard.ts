@@ -32,3 +32,10 @@ export function disrupts(guard: RuntimeGuard, release: string): boolean {
   if (guard === UNREADABLE) return (DISRUPTIVE_COMPONENTS as readonly string[]).includes(release);
   return guard.disruptive.has(release);
 }
+
+export interface RunningWork {
+  /** namespace/name of the protected Pods, up to the first ten, sorted. */
+  readonly shown: readonly string[];
+  readonly count: number;
+  readonly gpuNodes: number;
+}

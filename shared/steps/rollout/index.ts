@@ -16,7 +16,7 @@ import type { DesiredCondition } from '../../status/conditions.ts';
 import type { StepContext, StepReport, StepRunner } from '../../look/contract.ts';
 import { type Action, type Purpose, actionFor, followAction } from '../../rollout/rules/actionFor.ts';
 import { awaitApproval } from '../../rollout/actions/awaitApproval.ts';
-import { dropCleanup, removalResult } from '../../rollout/actions/cleanup.ts';
+import { dropCleanup } from '../../rollout/actions/cleanup.ts';
 import { createAdoption } from '../../rollout/actions/createAdoption.ts';
 import { createRemoval } from '../../rollout/actions/createRemoval.ts';
 import { createUpgrade } from '../../rollout/actions/createUpgrade.ts';
@@ -102,17 +102,9 @@ async function act(ctx: StepContext, look: RolloutLook, action: Action): Promise
       const rollout = action.rollout.metadata.name;
       const named = { ...ctx, log: ctx.log.child({ rollout }) };
       const report = await followed(named, look, action);
-      const shown = action.purpose === 'removal' ? await removalResult(named, action.rollout, report) : report;
-      return { ...shown, log: { rollout, ...shown.log } };
+      return { ...report, log: { rollout, ...report.log } };
     }
   }
-}
-
-/** How the rollout ended is the step's own business; the framework gets a plain report. */
-function withoutEnding(report: RolloutReport): StepReport {
-  const out: { -readonly [K in keyof RolloutReport]: RolloutReport[K] } = { ...report };
-  delete out.ended;
-  return out;
 }
 
 /** FIN-1: the cleanup finalizer goes on before this step creates a rollout or writes an Application. */
@@ -128,7 +120,7 @@ export const runRollout: StepRunner = async (given) => {
   const look: RolloutLook = { ...seen, engine };
   const { state, supersede: ending } = determineRolloutState(look, ctx.now());
   for (const { rollout, why } of ending) await supersede(ctx, rollout, why);
-  const report = withoutEnding(await act(ctx, look, actionFor(state)));
+  const report = await act(ctx, look, actionFor(state));
   if (!report.conditions) return report;
   // Nothing wakes the step when Argo CD goes away or returns but time: soon while it is away,
   // now and then while it is up.
