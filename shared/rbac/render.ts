@@ -3,7 +3,8 @@
 // group and nothing else.
 // `npm run gen:rbac` writes it; a unit test fails when the committed file is stale.
 import { IDENTITY_GROUP } from '../api/constants.ts';
-import { STEP_TABLE, type KubeRule, type StepRow } from '../steps/table.ts';
+import type { KubeRule } from '../api/kubeRule.ts';
+import { STEP_TABLE, type StepRow } from '../steps/table.ts';
 import { forwarderRules } from './forwarder.ts';
 import type { Identity } from './identity.ts';
 import { AICR_RUNNER_IDENTITY, AICR_SNAPSHOT_IDENTITY, AICR_VALIDATE_IDENTITY } from './runner.ts';

@@ -8,7 +8,7 @@
 // then npm run gen:steps.
 // Kept free of runner imports so a function bundles only the steps it runs.
 import { type ApiStepName, CONDITION, STEP, stepFieldManager, type DomainConditionType } from '../api/constants.ts';
-import type { KubeRule } from '../rbac/rule.ts';
+import type { KubeRule } from '../api/kubeRule.ts';
 import { SPEC_FIELDS, type SpecField } from '../api/clusterRuntime.ts';
 import { DRIFT_CHECK_AWS } from './driftCheck/aws.ts';
 import { NOTIFY_AWS } from './notify/aws.ts';
@@ -23,8 +23,6 @@ import { RESOLVE_RBAC } from './resolve/rbac.ts';
 import { ROLLOUT_RBAC } from './rollout/rbac.ts';
 import { SNAPSHOT_RBAC } from './snapshot/rbac.ts';
 import { TOKEN_REFRESH_RBAC } from './tokenRefresh/rbac.ts';
-
-export type { KubeRule } from '../rbac/rule.ts';
 
 /** What makes the forwarder enqueue a step. Watched kinds beyond the runtime come with their steps. */
 export const WAKE = {

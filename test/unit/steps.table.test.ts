@@ -17,7 +17,8 @@ import {
 } from '../../shared/api/constants.ts';
 import { ConfigSchema } from '../../shared/environment.ts';
 import { RUNNERS } from '../../shared/steps/runners.ts';
-import { CONDITION_OWNER, QUEUE_NAMES, STEP_TABLE, queueSettings, type KubeRule } from '../../shared/steps/table.ts';
+import type { KubeRule } from '../../shared/api/kubeRule.ts';
+import { CONDITION_OWNER, QUEUE_NAMES, STEP_TABLE, queueSettings } from '../../shared/steps/table.ts';
 import { ownerTable, ownerTableIn } from '../../shared/steps/ownerTable.ts';
 import { renderChart, type RenderedObject } from '../helpers/chart.ts';
 

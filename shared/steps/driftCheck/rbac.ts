@@ -1,6 +1,6 @@
 // What the drift-check step's own Kubernetes identity may do; the chart's RBAC is generated from it.
 import { API_GROUP, ARGOCD_REGISTRY_SECRET, KINDS, NAMESPACES } from '../../api/constants.ts';
-import type { KubeRule } from '../../rbac/rule.ts';
+import type { KubeRule } from '../../api/kubeRule.ts';
 
 export const DRIFT_CHECK_RBAC = [
   { apiGroups: [API_GROUP], resources: ['clusterruntimes'], verbs: ['get'], why: 'reads the runtime it was sent' },

@@ -1,6 +1,6 @@
 // What the resolve step's own Kubernetes identity may do; the chart's RBAC is generated from it.
 import { API_GROUP, CONFIGURATION, NAMESPACES, REGISTRY_JOB_SECRET, STATIC_SECRET_VALUE } from '../../api/constants.ts';
-import type { KubeRule } from '../../rbac/rule.ts';
+import type { KubeRule } from '../../api/kubeRule.ts';
 
 export const RESOLVE_RBAC = [
   { apiGroups: [API_GROUP], resources: ['clusterruntimes'], verbs: ['get'], why: 'reads the runtime it was sent' },

@@ -7,7 +7,7 @@ import {
   NAMESPACES,
   STATIC_SECRET_VALUE,
 } from '../../api/constants.ts';
-import type { KubeRule } from '../../rbac/rule.ts';
+import type { KubeRule } from '../../api/kubeRule.ts';
 
 export const ROLLOUT_RBAC = [
   {

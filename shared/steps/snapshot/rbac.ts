@@ -1,6 +1,6 @@
 // What the snapshot step's own Kubernetes identity may do; the chart's RBAC is generated from it.
 import { API_GROUP, CONFIGURATION, NAMESPACES } from '../../api/constants.ts';
-import type { KubeRule } from '../../rbac/rule.ts';
+import type { KubeRule } from '../../api/kubeRule.ts';
 
 export const SNAPSHOT_RBAC = [
   { apiGroups: [API_GROUP], resources: ['clusterruntimes'], verbs: ['get'], why: 'reads the runtime it was sent' },
