@@ -15,7 +15,7 @@ import {
   NAMESPACES,
   STEP,
 } from '../../shared/api/constants.ts';
-import { ConfigSchema } from '../../shared/environment.ts';
+import { ConfigSchema } from '../../shared/aws/environment.ts';
 import { RUNNERS } from '../../shared/steps/runners.ts';
 import type { KubeRule } from '../../shared/api/kubeRule.ts';
 import { CONDITION_OWNER, QUEUE_NAMES, STEP_TABLE, queueSettings } from '../../shared/steps/table.ts';
