@@ -197,7 +197,6 @@ export const STEP_TABLE = ROWS.map((r) => ({
 
 export type StepName = (typeof STEP_TABLE)[number]['name'];
 export type QueueName = (typeof STEP_TABLE)[number]['queue'];
-export const STEP_NAMES: readonly StepName[] = STEP_TABLE.map((r) => r.name);
 export const QUEUE_NAMES: readonly QueueName[] = [...new Set(STEP_TABLE.map((r) => r.queue))];
 
 /** The one owner of each domain condition, as the rows say; a condition no row owns is nobody's until its step is built. */
