@@ -72,12 +72,20 @@ export interface StepRow {
    * nothing then, so a deletion starting does not wake them.
    */
   readonly actsOnDeletion?: boolean;
-  /** Reads the configuration at every look: the framework starts that read beside the runtime's. */
+  /**
+   * Reads the configuration at every look: the framework starts that read beside the runtime's,
+   * and its identity may get the configuration's ConfigMap (shared/rbac/stepRules.ts).
+   */
   readonly readsConfiguration?: boolean;
+  /** What it records Events on; its identity may then write Events, counting repeats (shared/rbac/stepRules.ts). */
+  readonly recordsEventsOn?: string;
   /** The function's timeout; its queue's visibility timeout is six times this. */
   readonly timeoutSeconds: number;
   readonly wakesOn: readonly Wake[];
-  /** Everything the step's own Kubernetes identity may do (its folder's rbac.ts); the chart's RBAC is generated from it. */
+  /**
+   * What the step's own Kubernetes identity may do beyond what its flags imply (its folder's
+   * rbac.ts); the chart's RBAC is generated from both.
+   */
   readonly kube: readonly KubeRule[];
   /** What its function needs in AWS beyond every step's (its folder's aws.ts); serverless.yml is generated from it. */
   readonly aws: StepAws;
@@ -99,6 +107,7 @@ const ROWS = [
     owns: [CONDITION.resolved],
     ownsFields: ['candidatePlan', 'targetPlan'],
     readsConfiguration: true,
+    recordsEventsOn: 'the runtime',
     timeoutSeconds: 30,
     wakesOn: [WAKE.runtimeChange, WAKE.discoveryChange, WAKE.aicrRun, WAKE.planChange, WAKE.configurationChange],
     kube: RESOLVE_RBAC,
@@ -113,6 +122,7 @@ const ROWS = [
     // actionTimeout bounds only the Jobs it starts later; a change to it needs no look.
     specFields: SPEC_FIELDS.filter((f) => f !== 'actionTimeout'),
     readsConfiguration: true,
+    recordsEventsOn: 'the runtime',
     timeoutSeconds: 30,
     wakesOn: [WAKE.runtimeChange, WAKE.snapshotRun, WAKE.nodeChange, WAKE.configurationChange],
     kube: SNAPSHOT_RBAC,
@@ -128,6 +138,7 @@ const ROWS = [
     specFields: ROLLOUT_SPEC_FIELDS,
     actsOnDeletion: true,
     readsConfiguration: true,
+    recordsEventsOn: 'the runtime and its rollouts',
     timeoutSeconds: 30,
     // Argo CD's registry Secret too: a refreshed token ends RegistryCredentialsStale at once, not at the next recheck.
     wakesOn: [
@@ -165,6 +176,7 @@ const ROWS = [
     // Maintenance windows hold its rewrites; nothing else of the spec is its concern.
     specFields: ['maintenance'],
     readsConfiguration: true,
+    recordsEventsOn: 'the runtime (ApplicationRecreated, PlanRebuilt)',
     timeoutSeconds: 30,
     wakesOn: [
       WAKE.runtimeChange,
