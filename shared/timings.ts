@@ -1,5 +1,5 @@
 // Every duration the control plane waits on, with the runbook's defaults. Deployments may
-// change them (AICR_* settings, see environment.ts); integration tests scale them down so the
+// change them (AICR_* settings, see aws/environment.ts); integration tests scale them down so the
 // suite stays short. The runtime's own durations (actionTimeout, approvalTimeout) are spec.
 import * as z from 'zod';
 import { parseDuration } from './api/duration.ts';

@@ -104,10 +104,6 @@ export function reasonRow(reason: string): ReasonRow | undefined {
   return Object.hasOwn(REASONS, reason) ? REASONS[reason as Reason] : undefined;
 }
 
-export function isReason(value: string): value is Reason {
-  return reasonRow(value) !== undefined;
-}
-
 export function isStalledClass(c: ReasonClass): boolean {
   return c === REASON_CLASS.stalledWaiting || c === REASON_CLASS.stalledRetrying;
 }

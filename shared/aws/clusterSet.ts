@@ -2,7 +2,7 @@
 // settings, and the further clusters of a fleet, each reached with its own connection, made
 // once per function container when first needed.
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
-import type { Config } from '../environment.ts';
+import type { Config } from './environment.ts';
 import { describeEksCluster } from '../kube/eksDescribe.ts';
 import { eksKube } from '../kube/eks.ts';
 import { kubeFromKubeconfig } from '../kube/fromKubeconfig.ts';

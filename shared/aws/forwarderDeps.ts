@@ -1,4 +1,4 @@
-import { loadConfig } from '../environment.ts';
+import { loadConfig } from './environment.ts';
 import { createLogger } from '../observability/log.ts';
 import type { ForwarderWindowDeps } from './forwarderWindow.ts';
 import { clustersFromConfig } from './clusterSet.ts';

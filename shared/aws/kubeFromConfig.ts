@@ -1,7 +1,7 @@
 // Which Kubernetes access a function uses, from its configuration: EKS tokens signed with the
 // function's IAM role when AICR_EKS_* are set, otherwise an explicit kubeconfig and context.
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
-import { ConfigError, type Config } from '../environment.ts';
+import { ConfigError, type Config } from './environment.ts';
 import { eksKube } from '../kube/eks.ts';
 import { kubeFromKubeconfig } from '../kube/fromKubeconfig.ts';
 import type { KubePort } from '../kube/port.ts';

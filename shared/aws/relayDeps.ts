@@ -1,5 +1,5 @@
 // The relay function's dependencies: SQS only, so its bundle carries no Kubernetes client.
-import { loadConfig } from '../environment.ts';
+import { loadConfig } from './environment.ts';
 import { createLogger } from '../observability/log.ts';
 import type { RelayDeps } from './relay.ts';
 import { QUEUE_NAMES } from '../steps/table.ts';

@@ -1,8 +1,8 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { ConfigError, required, type Config } from '../environment.ts';
+import { ConfigError, required, type Config } from './environment.ts';
 import { QUEUE_NAMES, QUEUE_URL_BASE_SETTING, queueSettings, stepQueueName } from '../steps/table.ts';
 import { SchedulerTimers } from './schedulerTimers.ts';
-import { awsClientOptions } from './requestTimeouts.ts';
+import { awsClientOptions } from '../awsRequestTimeouts.ts';
 import { SqsProducer, type SqsRoutes } from './sqsProducer.ts';
 
 type QueueSettings = ReturnType<typeof queueSettings>;

@@ -1,5 +1,5 @@
 // What a step function needs, built once per Lambda container from its configuration.
-import { loadConfig, type Config } from '../environment.ts';
+import { loadConfig, type Config } from './environment.ts';
 import { clustersFromConfig } from './clusterSet.ts';
 import { createLogger } from '../observability/log.ts';
 import type { DispatchDeps } from '../steps/dispatch.ts';

@@ -1,7 +1,7 @@
 // Kubernetes access from outside the cluster, the way EKS expects: a bearer token made from
 // the function's IAM credentials, reused for 10 of its 15 minutes and made afresh once when the
 // server answers 401. A refusal names the IAM identity used and the cluster.
-import { awsClientOptions } from '../aws/requestTimeouts.ts';
+import { awsClientOptions } from '../awsRequestTimeouts.ts';
 import { KubeClient } from './client.ts';
 import { type AwsCredentials, eksToken } from './eksToken.ts';
 import type { KubePort } from './port.ts';

@@ -5,7 +5,7 @@ import { Sha256 } from '@aws-crypto/sha256-js';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import * as z from 'zod';
-import { AWS_CONNECT_TIMEOUT_MS, AWS_REQUEST_TIMEOUT_MS } from '../aws/requestTimeouts.ts';
+import { AWS_CONNECT_TIMEOUT_MS, AWS_REQUEST_TIMEOUT_MS } from '../awsRequestTimeouts.ts';
 import { httpFetch, requestSignal, timeoutFailure } from '../httpFetch.ts';
 import type { AwsCredentials } from './eksToken.ts';
 

@@ -1,7 +1,7 @@
 // The EKS bearer token (the aws-iam-authenticator scheme): a presigned STS
 // GetCallerIdentity URL whose signed headers include x-k8s-aws-id = the cluster name,
 // base64url-encoded without padding behind "k8s-aws-v1.". EKS accepts it for 15 minutes
-// from its signing time; callers refresh well before that.
+// from its signing time (X-Amz-Date), whatever X-Amz-Expires says; callers refresh well before that.
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
@@ -21,8 +21,6 @@ export interface EksTokenRequest {
 
 export const TOKEN_PREFIX = 'k8s-aws-v1.';
 export const CLUSTER_HEADER = 'x-k8s-aws-id';
-/** EKS honours a token for 15 minutes from X-Amz-Date, whatever X-Amz-Expires says. */
-export const TOKEN_LIFETIME_MS = 15 * 60_000;
 
 export async function presignedIdentityUrl(req: EksTokenRequest): Promise<string> {
   const hostname = `sts.${req.region}.amazonaws.com`;

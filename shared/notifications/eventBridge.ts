@@ -2,8 +2,8 @@
 // from the environment, as the other AWS clients do; tests point it at moto. The client module is
 // loaded on first use, so a function that sends nothing never pays for it at cold start.
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { awsErrorCause } from '../aws/errorCause.ts';
-import { awsClientOptions } from '../aws/requestTimeouts.ts';
+import { awsErrorCause } from '../awsErrorCause.ts';
+import { awsClientOptions } from '../awsRequestTimeouts.ts';
 import type { Notice } from './derive.ts';
 import { NOTICE_SOURCE } from './kinds.ts';
 import type { NotificationSink, SinkResult } from './sink.ts';

@@ -68,8 +68,6 @@ export function sendsStepTimingMetrics(env: NodeJS.ProcessEnv = process.env): bo
   return env[STEP_TIMING_METRICS_SETTING] !== 'false';
 }
 
-export type MetricKey = keyof typeof METRIC;
-
 export const METRIC_NAMES: ReadonlySet<string> = new Set(Object.values(METRIC).map((m) => m.name));
 
 /** The stall gauges and which reasons count for each; a reason of a stalled class not named here counts by its class. */

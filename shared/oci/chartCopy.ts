@@ -9,7 +9,7 @@ import { gunzipSync } from 'node:zlib';
 import { parse } from 'yaml';
 import { ChartSourceError, TransientError } from '../errors.ts';
 import { type HttpFetch, requestSignal, timeoutFailure } from '../httpFetch.ts';
-import { HELM_CHART_LAYER, HELM_CONFIG } from '../plans/manifestsChartPackage.ts';
+import { HELM_CHART_LAYER, HELM_CONFIG } from '../api/helmMediaTypes.ts';
 import { OCI_MANIFEST, type PushOptions, type PushResult, pushArtifact, sessionFor, sha256 } from './push.ts';
 import { formatReference } from './reference.ts';
 import {

@@ -3,12 +3,10 @@
 // files/ and one template prints each of them: a manifest that happens to hold `{{` is then
 // still applied as written, never read as a template. Same files, same bytes, same digest.
 import { gzipSync } from 'node:zlib';
+import { HELM_CHART_LAYER, HELM_CONFIG } from '../api/helmMediaTypes.ts';
 import type { Artifact } from '../oci/push.ts';
 import { writeTar } from '../oci/tarWrite.ts';
 import { manifestsChartName, manifestsChartVersion } from './manifestsChart.ts';
-
-export const HELM_CONFIG = 'application/vnd.cncf.helm.config.v1+json';
-export const HELM_CHART_LAYER = 'application/vnd.cncf.helm.chart.content.v1.tar+gzip';
 
 /** Each file under files/ as one YAML document, in path order (Go templates range over sorted keys). */
 const TEMPLATE = [

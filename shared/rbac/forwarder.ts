@@ -4,7 +4,8 @@ import { STAGE_NAMESPACE } from '../aicr/stages.ts';
 import { FORWARDER_CHECKPOINT } from '../api/constants.ts';
 import { checkpointName, watchedBy } from '../forwarder/watched.ts';
 import { apiGroupOf } from '../kube/kinds.ts';
-import { STEP_TABLE, type KubeRule, type StepRow } from '../steps/table.ts';
+import type { KubeRule } from '../api/kubeRule.ts';
+import { STEP_TABLE, type StepRow } from '../steps/table.ts';
 
 /** A watch by name (`metadata.name=<name>`) is granted on that name only. */
 function namedBy(fieldSelector: string | undefined): { resourceNames?: string[] } {

@@ -1,6 +1,6 @@
 // One identity the control plane's RBAC is rendered for: a step's or the forwarder's IAM group, or
 // the ServiceAccount AICR's own Jobs run as, with its rules.
-import type { KubeRule } from './rule.ts';
+import type { KubeRule } from '../api/kubeRule.ts';
 
 export interface Identity {
   readonly name: string;

@@ -3,9 +3,11 @@
 // group and nothing else.
 // `npm run gen:rbac` writes it; a unit test fails when the committed file is stale.
 import { IDENTITY_GROUP } from '../api/constants.ts';
-import { STEP_TABLE, type KubeRule, type StepRow } from '../steps/table.ts';
+import type { KubeRule } from '../api/kubeRule.ts';
+import { STEP_TABLE, type StepRow } from '../steps/table.ts';
 import { forwarderRules } from './forwarder.ts';
 import type { Identity } from './identity.ts';
+import { stepRules } from './stepRules.ts';
 import { AICR_RUNNER_IDENTITY, AICR_SNAPSHOT_IDENTITY, AICR_VALIDATE_IDENTITY } from './runner.ts';
 
 export type { Identity } from './identity.ts';
@@ -13,7 +15,7 @@ export type { Identity } from './identity.ts';
 export function identities(table: readonly StepRow[] = STEP_TABLE): Identity[] {
   return [
     { name: 'aicr-forwarder', group: IDENTITY_GROUP.forwarder, rules: forwarderRules(table) },
-    ...table.map((r) => ({ name: `aicr-step-${r.name}`, group: IDENTITY_GROUP.step(r.name), rules: r.kube })),
+    ...table.map((r) => ({ name: `aicr-step-${r.name}`, group: IDENTITY_GROUP.step(r.name), rules: stepRules(r) })),
     AICR_RUNNER_IDENTITY,
     AICR_SNAPSHOT_IDENTITY,
     AICR_VALIDATE_IDENTITY,

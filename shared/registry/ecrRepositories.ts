@@ -5,7 +5,7 @@
 // whose IAM statement grants ecr:CreateRepository under the prefix alone).
 import type { ECRClient } from '@aws-sdk/client-ecr';
 import { ControlPlaneError, RegistryUnavailableError } from '../errors.ts';
-import { awsClientOptions } from '../aws/requestTimeouts.ts';
+import { awsClientOptions } from '../awsRequestTimeouts.ts';
 
 /** The setting that turns creation off, for deployments whose repositories are made beforehand. */
 export const CREATE_REPOSITORIES_SETTING = 'AICR_ECR_CREATE_REPOSITORIES';

@@ -3,8 +3,8 @@
 // from the environment, as the queue client does; tests point it at moto. The client module is
 // loaded on first use, so static mode never pays for it at cold start.
 import type { ECRClient } from '@aws-sdk/client-ecr';
-import { awsErrorCause } from '../aws/errorCause.ts';
-import { awsClientOptions } from '../aws/requestTimeouts.ts';
+import { awsErrorCause } from '../awsErrorCause.ts';
+import { awsClientOptions } from '../awsRequestTimeouts.ts';
 
 export interface MintedToken {
   /** base64 of `AWS:<password>`: the form a docker config's `auth` field takes. */

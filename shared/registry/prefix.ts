@@ -5,7 +5,7 @@
 // both values and both ways out. Pure: the caller reads the setting and the configuration.
 import type { Configuration } from '../configuration/schema.ts';
 
-/** The function setting that carries the deploy parameter (serverless.yml, shared/environment.ts). */
+/** The function setting that carries the deploy parameter (serverless.yml, shared/aws/environment.ts). */
 export const REGISTRY_PREFIX_SETTING = 'AICR_REGISTRY_PREFIX';
 /** The deploy parameter itself, and its value as serverless.yml gives it to a function (its default is the IAM statements'). */
 export const REGISTRY_PREFIX_PARAMETER = 'registryPrefix';

@@ -8,7 +8,7 @@
 // then npm run gen:steps.
 // Kept free of runner imports so a function bundles only the steps it runs.
 import { type ApiStepName, CONDITION, STEP, stepFieldManager, type DomainConditionType } from '../api/constants.ts';
-import type { KubeRule } from '../rbac/rule.ts';
+import type { KubeRule } from '../api/kubeRule.ts';
 import { SPEC_FIELDS, type SpecField } from '../api/clusterRuntime.ts';
 import { DRIFT_CHECK_AWS } from './driftCheck/aws.ts';
 import { NOTIFY_AWS } from './notify/aws.ts';
@@ -23,8 +23,6 @@ import { RESOLVE_RBAC } from './resolve/rbac.ts';
 import { ROLLOUT_RBAC } from './rollout/rbac.ts';
 import { SNAPSHOT_RBAC } from './snapshot/rbac.ts';
 import { TOKEN_REFRESH_RBAC } from './tokenRefresh/rbac.ts';
-
-export type { KubeRule } from '../rbac/rule.ts';
 
 /** What makes the forwarder enqueue a step. Watched kinds beyond the runtime come with their steps. */
 export const WAKE = {
@@ -74,12 +72,20 @@ export interface StepRow {
    * nothing then, so a deletion starting does not wake them.
    */
   readonly actsOnDeletion?: boolean;
-  /** Reads the configuration at every look: the framework starts that read beside the runtime's. */
+  /**
+   * Reads the configuration at every look: the framework starts that read beside the runtime's,
+   * and its identity may get the configuration's ConfigMap (shared/rbac/stepRules.ts).
+   */
   readonly readsConfiguration?: boolean;
+  /** What it records Events on; its identity may then write Events, counting repeats (shared/rbac/stepRules.ts). */
+  readonly recordsEventsOn?: string;
   /** The function's timeout; its queue's visibility timeout is six times this. */
   readonly timeoutSeconds: number;
   readonly wakesOn: readonly Wake[];
-  /** Everything the step's own Kubernetes identity may do (its folder's rbac.ts); the chart's RBAC is generated from it. */
+  /**
+   * What the step's own Kubernetes identity may do beyond what its flags imply (its folder's
+   * rbac.ts); the chart's RBAC is generated from both.
+   */
   readonly kube: readonly KubeRule[];
   /** What its function needs in AWS beyond every step's (its folder's aws.ts); serverless.yml is generated from it. */
   readonly aws: StepAws;
@@ -101,6 +107,7 @@ const ROWS = [
     owns: [CONDITION.resolved],
     ownsFields: ['candidatePlan', 'targetPlan'],
     readsConfiguration: true,
+    recordsEventsOn: 'the runtime',
     timeoutSeconds: 30,
     wakesOn: [WAKE.runtimeChange, WAKE.discoveryChange, WAKE.aicrRun, WAKE.planChange, WAKE.configurationChange],
     kube: RESOLVE_RBAC,
@@ -115,6 +122,7 @@ const ROWS = [
     // actionTimeout bounds only the Jobs it starts later; a change to it needs no look.
     specFields: SPEC_FIELDS.filter((f) => f !== 'actionTimeout'),
     readsConfiguration: true,
+    recordsEventsOn: 'the runtime',
     timeoutSeconds: 30,
     wakesOn: [WAKE.runtimeChange, WAKE.snapshotRun, WAKE.nodeChange, WAKE.configurationChange],
     kube: SNAPSHOT_RBAC,
@@ -130,6 +138,7 @@ const ROWS = [
     specFields: ROLLOUT_SPEC_FIELDS,
     actsOnDeletion: true,
     readsConfiguration: true,
+    recordsEventsOn: 'the runtime and its rollouts',
     timeoutSeconds: 30,
     // Argo CD's registry Secret too: a refreshed token ends RegistryCredentialsStale at once, not at the next recheck.
     wakesOn: [
@@ -167,6 +176,7 @@ const ROWS = [
     // Maintenance windows hold its rewrites; nothing else of the spec is its concern.
     specFields: ['maintenance'],
     readsConfiguration: true,
+    recordsEventsOn: 'the runtime (ApplicationRecreated, PlanRebuilt)',
     timeoutSeconds: 30,
     wakesOn: [
       WAKE.runtimeChange,
@@ -199,7 +209,6 @@ export const STEP_TABLE = ROWS.map((r) => ({
 
 export type StepName = (typeof STEP_TABLE)[number]['name'];
 export type QueueName = (typeof STEP_TABLE)[number]['queue'];
-export const STEP_NAMES: readonly StepName[] = STEP_TABLE.map((r) => r.name);
 export const QUEUE_NAMES: readonly QueueName[] = [...new Set(STEP_TABLE.map((r) => r.queue))];
 
 /** The one owner of each domain condition, as the rows say; a condition no row owns is nobody's until its step is built. */

@@ -14,7 +14,7 @@ import { stepKube } from './controlPlane.ts';
 import { testEnv } from './env.ts';
 import { getRuntime } from './runtime.ts';
 import { pushArtifact } from '../../shared/oci/push.ts';
-import { HELM_CHART_LAYER, HELM_CONFIG } from '../../shared/plans/manifestsChartPackage.ts';
+import { HELM_CHART_LAYER, HELM_CONFIG } from '../../shared/api/helmMediaTypes.ts';
 import { type FixtureContent, packageFixture } from '../env/charts/fixtureCharts.ts';
 
 export const CHART_PREFIX = ROLLOUT_CHARTS_PREFIX;

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { sqsRoutes } from '../../shared/aws/routes.ts';
-import { loadConfig } from '../../shared/environment.ts';
+import { loadConfig } from '../../shared/aws/environment.ts';
 import type { Json, ResolvedStack } from '../helpers/cfnTemplate.ts';
 import { ACTIONS, refusedByIam, type CallResult } from '../helpers/iamCalls.ts';
 import {

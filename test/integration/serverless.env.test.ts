@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sqsRoutes } from '../../shared/aws/routes.ts';
-import { loadConfig } from '../../shared/environment.ts';
+import { loadConfig } from '../../shared/aws/environment.ts';
 import { STEP_TIMING_METRICS_SETTING } from '../../shared/observability/metrics.ts';
 import { queueViews } from '../../infra/serverless/queues.ts';
 import { QUEUE_NAMES, QUEUE_URL_BASE_SETTING, queueSettings } from '../../shared/steps/table.ts';

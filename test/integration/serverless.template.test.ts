@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { IDENTITY_GROUP } from '../../shared/api/constants.ts';
-import { ConfigSchema } from '../../shared/environment.ts';
+import { ConfigSchema } from '../../shared/aws/environment.ts';
 import { testEnv } from '../helpers/env.ts';
 import { withList } from '../helpers/cfnTemplate.ts';
 import { EXAMPLE_PARAMS, ROOT, slsPackage } from '../helpers/sls.ts';

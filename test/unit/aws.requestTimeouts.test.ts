@@ -11,7 +11,7 @@ import {
   AWS_REQUEST_TIMEOUT_MS,
   attemptTimeoutMs,
   awsClientOptions,
-} from '../../shared/aws/requestTimeouts.ts';
+} from '../../shared/awsRequestTimeouts.ts';
 import { DEADLINE_RESERVE_MS, withDeadline } from '../../shared/deadline.ts';
 import { DeadlineError } from '../../shared/errors.ts';
 import { ClusterDescribeError, describeEksCluster } from '../../shared/kube/eksDescribe.ts';

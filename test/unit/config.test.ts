@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { requireQueues, sqsRoutes } from '../../shared/aws/routes.ts';
-import { ConfigError, loadConfig } from '../../shared/environment.ts';
+import { ConfigError, loadConfig } from '../../shared/aws/environment.ts';
 import { QUEUE_NAMES } from '../../shared/steps/table.ts';
 import { DEFAULT_TIMINGS, timingsFrom } from '../../shared/timings.ts';
 

@@ -59,7 +59,7 @@ test('deduplication IDs SQS would refuse are replaced by their digest', () => {
 
 test('a configuration error fails the whole invocation instead of hiding as failed records', async () => {
   const { createStepHandler } = await import('../../shared/aws/stepHandler.ts');
-  const { ConfigError } = await import('../../shared/environment.ts');
+  const { ConfigError } = await import('../../shared/aws/environment.ts');
   const handler = createStepHandler({}, () => {
     throw new ConfigError('unknown setting AICR_TYPO');
   });

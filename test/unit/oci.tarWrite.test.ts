@@ -7,7 +7,8 @@ import { gunzipSync } from 'node:zlib';
 import { readTar } from '../../shared/oci/tar.ts';
 import { writeTar } from '../../shared/oci/tarWrite.ts';
 import { manifestBytes, sha256 } from '../../shared/oci/push.ts';
-import { HELM_CHART_LAYER, HELM_CONFIG, packageManifestsChart } from '../../shared/plans/manifestsChartPackage.ts';
+import { HELM_CHART_LAYER, HELM_CONFIG } from '../../shared/api/helmMediaTypes.ts';
+import { packageManifestsChart } from '../../shared/plans/manifestsChartPackage.ts';
 
 const enc = new TextEncoder();
 

@@ -15,9 +15,11 @@ import {
   NAMESPACES,
   STEP,
 } from '../../shared/api/constants.ts';
-import { ConfigSchema } from '../../shared/environment.ts';
+import { ConfigSchema } from '../../shared/aws/environment.ts';
 import { RUNNERS } from '../../shared/steps/runners.ts';
-import { CONDITION_OWNER, QUEUE_NAMES, STEP_TABLE, queueSettings, type KubeRule } from '../../shared/steps/table.ts';
+import type { KubeRule } from '../../shared/api/kubeRule.ts';
+import { CONDITION_OWNER, QUEUE_NAMES, STEP_TABLE, queueSettings } from '../../shared/steps/table.ts';
+import { stepRules } from '../../shared/rbac/stepRules.ts';
 import { ownerTable, ownerTableIn } from '../../shared/steps/ownerTable.ts';
 import { renderChart, type RenderedObject } from '../helpers/chart.ts';
 
@@ -154,7 +156,7 @@ test('the chart as helm renders it grants each step row exactly its rules, bound
   for (const row of STEP_TABLE) {
     const group = IDENTITY_GROUP.step(row.name);
     const name = `aicr-step-${row.name}`;
-    const rules: readonly KubeRule[] = row.kube;
+    const rules: readonly KubeRule[] = stepRules(row);
     const scopes = [...new Set(rules.map((r) => r.namespace))];
     for (const namespace of scopes) {
       const role = rbac.find(

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { CreateScheduleCommandInput, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { timersFromConfig } from '../../shared/aws/routes.ts';
 import { SchedulerTimers } from '../../shared/aws/schedulerTimers.ts';
-import { ConfigSchema } from '../../shared/environment.ts';
+import { ConfigSchema } from '../../shared/aws/environment.ts';
 import { queueSettings } from '../../shared/steps/table.ts';
 
 const UID = '5f0c1e2d-3a4b-4c5d-8e6f-708192a3b4c5';

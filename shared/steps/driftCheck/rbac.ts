@@ -1,6 +1,7 @@
-// What the drift-check step's own Kubernetes identity may do; the chart's RBAC is generated from it.
+// What the drift-check step's own Kubernetes identity may do beyond what its row's flags imply
+// (shared/rbac/stepRules.ts adds those); the chart's RBAC is generated from both.
 import { API_GROUP, ARGOCD_REGISTRY_SECRET, KINDS, NAMESPACES } from '../../api/constants.ts';
-import type { KubeRule } from '../../rbac/rule.ts';
+import type { KubeRule } from '../../api/kubeRule.ts';
 
 export const DRIFT_CHECK_RBAC = [
   { apiGroups: [API_GROUP], resources: ['clusterruntimes'], verbs: ['get'], why: 'reads the runtime it was sent' },
@@ -22,7 +23,7 @@ export const DRIFT_CHECK_RBAC = [
     resources: ['configmaps'],
     verbs: ['get', 'list', 'create'],
     namespace: NAMESPACES.system,
-    why: 'reads the active and target plans and the configuration, and writes back an active plan rebuilt from the Applications to its own digest',
+    why: 'reads the active and target plans, and writes back an active plan rebuilt from the Applications to its own digest',
   },
   {
     apiGroups: ['argoproj.io'],
@@ -43,12 +44,5 @@ export const DRIFT_CHECK_RBAC = [
     namespace: ARGOCD_REGISTRY_SECRET.namespace,
     resourceNames: [ARGOCD_REGISTRY_SECRET.name],
     why: "reads when Argo CD's registry token expires (aws mode), as the rollout step does before it writes",
-  },
-  {
-    apiGroups: [''],
-    resources: ['events'],
-    verbs: ['create', 'get', 'patch'],
-    namespace: NAMESPACES.events,
-    why: 'records Events on the runtime (ApplicationRecreated, PlanRebuilt), counting repeats',
   },
 ] as const satisfies readonly KubeRule[];

@@ -1,6 +1,6 @@
 // What the notify step's own Kubernetes identity may do; the chart's RBAC is generated from it.
 import { API_GROUP, KINDS } from '../../api/constants.ts';
-import type { KubeRule } from '../../rbac/rule.ts';
+import type { KubeRule } from '../../api/kubeRule.ts';
 
 export const NOTIFY_RBAC = [
   {

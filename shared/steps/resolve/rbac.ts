@@ -1,6 +1,7 @@
-// What the resolve step's own Kubernetes identity may do; the chart's RBAC is generated from it.
-import { API_GROUP, CONFIGURATION, NAMESPACES, REGISTRY_JOB_SECRET, STATIC_SECRET_VALUE } from '../../api/constants.ts';
-import type { KubeRule } from '../../rbac/rule.ts';
+// What the resolve step's own Kubernetes identity may do beyond what its row's flags imply
+// (shared/rbac/stepRules.ts adds those); the chart's RBAC is generated from both.
+import { API_GROUP, NAMESPACES, REGISTRY_JOB_SECRET, STATIC_SECRET_VALUE } from '../../api/constants.ts';
+import type { KubeRule } from '../../api/kubeRule.ts';
 
 export const RESOLVE_RBAC = [
   { apiGroups: [API_GROUP], resources: ['clusterruntimes'], verbs: ['get'], why: 'reads the runtime it was sent' },
@@ -9,21 +10,6 @@ export const RESOLVE_RBAC = [
     resources: ['clusterruntimes/status'],
     verbs: ['patch'],
     why: 'applies Resolved and the summary conditions',
-  },
-  {
-    apiGroups: [''],
-    resources: ['configmaps'],
-    verbs: ['get'],
-    namespace: NAMESPACES.system,
-    resourceNames: [CONFIGURATION.name],
-    why: 'reads the configuration the chart renders',
-  },
-  {
-    apiGroups: [''],
-    resources: ['events'],
-    verbs: ['create', 'get', 'patch'],
-    namespace: NAMESPACES.events,
-    why: 'records Events on the runtime, counting repeats',
   },
   {
     apiGroups: ['batch'],

@@ -1,4 +1,5 @@
-// What the rollout step's own Kubernetes identity may do; the chart's RBAC is generated from it.
+// What the rollout step's own Kubernetes identity may do beyond what its row's flags imply
+// (shared/rbac/stepRules.ts adds those); the chart's RBAC is generated from both.
 import {
   AICR_VALIDATE_SERVICE_ACCOUNT,
   API_GROUP,
@@ -7,7 +8,7 @@ import {
   NAMESPACES,
   STATIC_SECRET_VALUE,
 } from '../../api/constants.ts';
-import type { KubeRule } from '../../rbac/rule.ts';
+import type { KubeRule } from '../../api/kubeRule.ts';
 
 export const ROLLOUT_RBAC = [
   {
@@ -39,7 +40,7 @@ export const ROLLOUT_RBAC = [
     resources: ['configmaps'],
     verbs: ['get'],
     namespace: NAMESPACES.system,
-    why: 'reads the active and target plans, and the configuration the chart renders',
+    why: 'reads the active and target plans',
   },
   {
     apiGroups: ['batch'],
@@ -103,13 +104,6 @@ export const ROLLOUT_RBAC = [
     resources: ['applications'],
     verbs: ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'],
     why: "reads the owned Applications a rollout is assessed against, and writes, finalizes and deletes them release by release (cluster-wide: a Role would need Argo CD's namespace to exist when the chart installs)",
-  },
-  {
-    apiGroups: [''],
-    resources: ['events'],
-    verbs: ['create', 'get', 'patch'],
-    namespace: NAMESPACES.events,
-    why: 'records Events on the runtime and its rollouts, counting repeats',
   },
   {
     apiGroups: [''],

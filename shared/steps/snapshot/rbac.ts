@@ -1,6 +1,7 @@
-// What the snapshot step's own Kubernetes identity may do; the chart's RBAC is generated from it.
-import { API_GROUP, CONFIGURATION, NAMESPACES } from '../../api/constants.ts';
-import type { KubeRule } from '../../rbac/rule.ts';
+// What the snapshot step's own Kubernetes identity may do beyond what its row's flags imply
+// (shared/rbac/stepRules.ts adds those); the chart's RBAC is generated from both.
+import { API_GROUP, NAMESPACES } from '../../api/constants.ts';
+import type { KubeRule } from '../../api/kubeRule.ts';
 
 export const SNAPSHOT_RBAC = [
   { apiGroups: [API_GROUP], resources: ['clusterruntimes'], verbs: ['get'], why: 'reads the runtime it was sent' },
@@ -9,24 +10,9 @@ export const SNAPSHOT_RBAC = [
   {
     apiGroups: [''],
     resources: ['configmaps'],
-    verbs: ['get'],
-    namespace: NAMESPACES.system,
-    resourceNames: [CONFIGURATION.name],
-    why: 'reads the configuration the chart renders',
-  },
-  {
-    apiGroups: [''],
-    resources: ['configmaps'],
     verbs: ['get', 'list', 'create', 'delete'],
     namespace: NAMESPACES.system,
     why: 'publishes the latest snapshot and removes earlier ones',
-  },
-  {
-    apiGroups: [''],
-    resources: ['events'],
-    verbs: ['create', 'get', 'patch'],
-    namespace: NAMESPACES.events,
-    why: 'records Events on the runtime, counting repeats',
   },
   {
     apiGroups: ['batch'],

@@ -1,6 +1,7 @@
-// What the token-refresh step's own Kubernetes identity may do; the chart's RBAC is generated from it.
-import { API_GROUP, ARGOCD_REGISTRY_SECRET, CONFIGURATION, NAMESPACES } from '../../api/constants.ts';
-import type { KubeRule } from '../../rbac/rule.ts';
+// What the token-refresh step's own Kubernetes identity may do beyond what its row's flags imply
+// (shared/rbac/stepRules.ts adds those); the chart's RBAC is generated from both.
+import { API_GROUP, ARGOCD_REGISTRY_SECRET } from '../../api/constants.ts';
+import type { KubeRule } from '../../api/kubeRule.ts';
 
 export const TOKEN_REFRESH_RBAC = [
   {
@@ -8,14 +9,6 @@ export const TOKEN_REFRESH_RBAC = [
     resources: ['clusterruntimes'],
     verbs: ['get'],
     why: 'reads the runtime it was sent, and the refresh a person asked for on it',
-  },
-  {
-    apiGroups: [''],
-    resources: ['configmaps'],
-    verbs: ['get'],
-    namespace: NAMESPACES.system,
-    resourceNames: [CONFIGURATION.name],
-    why: 'reads the configuration the chart renders',
   },
   // A server-side apply that creates the Secret is authorized as create with its name, so all three verbs hold to the one name.
   {

@@ -4,8 +4,8 @@
 // short near the invocation's deadline and no attempt starts when too little is left, so the
 // retries together never outlast the function: the caller gets a DeadlineError in time.
 import type { HttpHandler, HttpHandlerExtensionConfiguration } from '@smithy/protocol-http';
-import { remainingMs } from '../deadline.ts';
-import { DeadlineError } from '../errors.ts';
+import { remainingMs } from './deadline.ts';
+import { DeadlineError } from './errors.ts';
 
 /** The TCP connection is made within this (the SDK's connect timeout stops at TCP; TLS counts toward the total). */
 export const AWS_CONNECT_TIMEOUT_MS = 3_000;

@@ -1,5 +1,6 @@
-// One RBAC rule, apart from the step table so a step's rules (shared/steps/<step>/rbac.ts) can
-// name the type without importing the table that imports them.
+// The shape of one RBAC rule the chart grants. The steps declare their rules in it
+// (shared/steps/<step>/rbac.ts) and the RBAC renderer above them writes it out, so it sits on
+// the ground floor both can reach.
 
 /** One RBAC rule a step's identity holds; `namespace` makes it a Role there instead of cluster-wide. */
 export interface KubeRule {

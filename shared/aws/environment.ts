@@ -1,14 +1,14 @@
 // A deployed function's settings, parsed once at start from its environment (not the cluster-side
-// configuration, which is configuration/). A misspelt AICR_* variable fails start-up with a
+// configuration, which is shared/configuration/). A misspelt AICR_* variable fails start-up with a
 // message naming it. Queue settings are derived from the step table, so a new step's queue is a
 // known setting at once.
-import { CREATE_REPOSITORIES_SETTING } from './registry/ecrRepositories.ts';
-import { REGISTRY_PREFIX_SETTING } from './registry/prefix.ts';
-import { STEP_TIMING_METRICS_SETTING } from './observability/metrics.ts';
-import { EKS_CLUSTER_NAME } from './api/names.ts';
+import { CREATE_REPOSITORIES_SETTING } from '../registry/ecrRepositories.ts';
+import { REGISTRY_PREFIX_SETTING } from '../registry/prefix.ts';
+import { STEP_TIMING_METRICS_SETTING } from '../observability/metrics.ts';
+import { EKS_CLUSTER_NAME } from '../api/names.ts';
 import * as z from 'zod';
-import { QUEUE_NAMES, QUEUE_URL_BASE_SETTING, queueSettings } from './steps/table.ts';
-import { TimingsSchema } from './timings.ts';
+import { QUEUE_NAMES, QUEUE_URL_BASE_SETTING, queueSettings } from '../steps/table.ts';
+import { TimingsSchema } from '../timings.ts';
 
 function queueEntries(): [string, z.ZodType][] {
   return QUEUE_NAMES.flatMap((q) => {
