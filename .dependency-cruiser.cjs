@@ -1,5 +1,6 @@
 // Import rules the lint enforces (npm run lint): no import circles, no module importing a layer
-// above its own, and the rollout step's decision and the pure rollout rules kept free of I/O.
+// above its own (the harness sits below both the tests and the bench), and the rollout step's
+// decision and the pure rollout rules kept free of I/O.
 const PURE = [
   '^shared/steps/rollout/(state|stateKinds|actions|settings)\\.ts$',
   '^shared/rollouts/(assess|gate|progress|drift|approval|missingReleases|schemaVersions|chartPins|maintenanceSpec|maintenanceWindows|cronSchedule|syncWindows)\\.ts$',
@@ -17,9 +18,25 @@ module.exports = {
     {
       name: 'shared-stays-below-entry-points',
       severity: 'error',
-      comment: 'shared/ is what the functions, the CLI, the bench and the tests are built from; it never imports them.',
+      comment:
+        'shared/ is what the functions, the CLI, the bench and the tests are built from; it never imports them, nor the harness that drives the test environment for the last two.',
       from: { path: '^shared/' },
-      to: { path: '^(functions|cli|bench|scripts|test)/' },
+      to: { path: '^(functions|cli|harness|bench|scripts|test)/' },
+    },
+    {
+      name: 'harness-serves-tests-and-bench',
+      severity: 'error',
+      comment:
+        'harness/ drives the test environment for the tests and the bench alike, so it imports neither: what only tests use stays in test/helpers/.',
+      from: { path: '^harness/' },
+      to: { path: '^(test|bench)/' },
+    },
+    {
+      name: 'bench-reaches-tests-through-the-harness',
+      severity: 'error',
+      comment: 'The bench shares helpers with the tests through harness/ only; it never imports test/.',
+      from: { path: '^bench/' },
+      to: { path: '^test/' },
     },
     {
       name: 'api-is-the-ground-floor',

@@ -19,7 +19,7 @@ import { ConfigSchema } from '../../shared/environment.ts';
 import { RUNNERS } from '../../shared/steps/runners.ts';
 import { CONDITION_OWNER, QUEUE_NAMES, STEP_TABLE, queueSettings, type KubeRule } from '../../shared/steps/table.ts';
 import { ownerTable, ownerTableIn } from '../../shared/steps/ownerTable.ts';
-import { renderChart, type RenderedObject } from '../helpers/chart.ts';
+import { renderChart, type RenderedObject } from '../../harness/chart.ts';
 
 const root = new URL('../../', import.meta.url);
 const read = (path: string): string => readFileSync(new URL(path, root), 'utf8');
