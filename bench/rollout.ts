@@ -1,9 +1,10 @@
-// Performance goal P3: an approved rollout of a 50-release plan, with Argo CD v3.5.1's own
-// controller and repo-server deploying each release's fixture chart, timed from the approval to
-// Released=True and set against a floor: the same Applications written in the same order by a
-// plain loop that waits for the same gate after each, with no control plane. Run on the local
-// path and on the SQS path (forwarder → FIFO queue → the rollout function, delays through the
-// relay), with the control plane's API requests per step from the audit log.
+// An approved rollout of a 50-release plan, with Argo CD v3.5.1's own controller and
+// repo-server deploying each release's fixture chart, timed from the approval to Released=True
+// and set against a floor: the same Applications written in the same order by a plain loop that
+// waits for the same gate after each, with no control plane. Run on the local path and on the
+// SQS path (forwarder → FIFO queue → the rollout function, delays through the relay), with the
+// control plane's API requests per step from the audit log. Each ratio is given twice: plain,
+// and with Argo CD's part held to the run's own (./stepClock.ts), which is what ./goals.ts judges.
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SqsProducer } from '../shared/aws/sqsProducer.ts';
 import { decodeWorkItem } from '../shared/queue/workItem.ts';
