@@ -50,9 +50,24 @@ module.exports = {
       name: 'shared-stays-below-entry-points',
       severity: 'error',
       comment:
-        'shared/ is what the functions, the CLI, the generators, the bench and the tests are built from; it never imports them.',
+        'shared/ is what the functions, the CLI, the generators, the bench and the tests are built from; it never imports them, nor the harness that drives the test environment for the last two.',
       from: { path: '^shared/' },
-      to: { path: '^(functions|cli|bench|scripts|test|infra)/' },
+      to: { path: '^(functions|cli|harness|bench|scripts|test|infra)/' },
+    },
+    {
+      name: 'harness-serves-tests-and-bench',
+      severity: 'error',
+      comment:
+        'harness/ drives the test environment for the tests and the bench alike, so it imports neither: what only tests use stays in test/helpers/.',
+      from: { path: '^harness/' },
+      to: { path: '^(test|bench)/' },
+    },
+    {
+      name: 'bench-reaches-tests-through-the-harness',
+      severity: 'error',
+      comment: 'The bench shares helpers with the tests through harness/ only; it never imports test/.',
+      from: { path: '^bench/' },
+      to: { path: '^test/' },
     },
     {
       name: 'shared-modules-have-a-layer',

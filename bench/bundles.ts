@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { slsPackage } from '../test/helpers/sls.ts';
+import { slsPackage } from '../harness/sls.ts';
 
 const run = promisify(execFile);
 

@@ -1,4 +1,4 @@
-// P6: the idle monthly cost of one cluster and of a fleet of ten, from the quiet hour
+// The idle monthly cost of one cluster and of a fleet of ten, from the quiet hour
 // (./quietHour.ts), each function's bundle (its cold import is billed INIT time), the packaged
 // template (memory, queues, alarms, dashboard, forwarder window) and ./prices.ts.
 import { readFileSync } from 'node:fs';
@@ -17,8 +17,6 @@ import { STEP_TIMING_METRICS_SETTING } from '../shared/observability/metrics.ts'
 import type { QuietHour } from './quietHour.ts';
 
 type Res = { Type: string; Properties: Record<string, unknown> };
-
-export const COST_GOALS = { singleMonthly: 3, perClusterInFleetOfTen: 1 } as const;
 
 /** The shape ADR 0005 chose and ADR 0018 replaced as the default: 320 s windows every 5 minutes, so one always watches. */
 export const ALWAYS_WATCHING = { windowSeconds: 320, everySeconds: 300 } as const;
@@ -178,21 +176,5 @@ export function costFigures(quiet: QuietHour, bundles: readonly BundleFigures[],
     quietRequests: quiet.forwarder.requestsPerQuietWindow,
     privateEndpoints: privateEndpoints(),
     operatorPod: operatorPodMonthly(),
-    goals: COST_GOALS,
   };
-}
-
-export function costMisses(c: ReturnType<typeof costFigures>): string[] {
-  const missed: string[] = [];
-  if (c.single.total > COST_GOALS.singleMonthly) {
-    const fixed = round2((c.single.items['alarms'] ?? 0) + (c.single.items['dashboard'] ?? 0));
-    missed.push(
-      `cost (P6): one cluster $${c.single.total}/month > $${COST_GOALS.singleMonthly} at list prices (alarms and dashboard $${fixed} of it; $${c.singleWithFreeTier} with the account's free tiers)`,
-    );
-  }
-  // A fleet is served by one deployment (ADR 0019), its dashboard on; separate deployments are shown beside it.
-  const fleet = c.oneDeploymentForTen;
-  if (fleet > COST_GOALS.perClusterInFleetOfTen)
-    missed.push(`cost (P6): $${fleet}/cluster in a fleet of ten > $${COST_GOALS.perClusterInFleetOfTen}`);
-  return missed;
 }

@@ -13,12 +13,12 @@ import { RUNNERS } from '../shared/steps/runners.ts';
 import { STEP_TABLE, stepRow } from '../shared/steps/table.ts';
 import type { StepRunner } from '../shared/look/contract.ts';
 import { DEFAULT_TIMINGS } from '../shared/timings.ts';
-import { auditMark } from '../test/helpers/audit.ts';
-import { forwarderKube, stepKube } from '../test/helpers/controlPlane.ts';
-import { adminKubeConfig } from '../test/helpers/env.ts';
-import { chartRelease, pushChart, storePlan, target } from '../test/helpers/rolloutStage.ts';
-import { approve, awaitingRollout, clearApplications, clearRolloutStage, released } from '../test/helpers/rollouts.ts';
-import { createRuntime, deleteRuntime, kubectl } from '../test/helpers/runtime.ts';
+import { auditMark } from '../harness/audit.ts';
+import { forwarderKube, stepKube } from '../harness/controlPlane.ts';
+import { adminKubeConfig } from '../harness/env.ts';
+import { chartRelease, pushChart, storePlan, target } from '../harness/rolloutStage.ts';
+import { approve, awaitingRollout, clearApplications, clearRolloutStage, released } from '../harness/rollouts.ts';
+import { createRuntime, deleteRuntime, kubectl } from '../harness/runtime.ts';
 import { type RequestCounts, controlPlaneRequestsSince } from './requests.ts';
 
 const RELEASES = 5;

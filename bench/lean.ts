@@ -1,8 +1,8 @@
-// P4 and P6 together: each function's bundle (size, where the weight is, cold import) and the
-// idle cost built on them. `BENCH_ONLY=lean npm run bench` runs just this part.
+// Each function's bundle (size, where the weight is, cold import) and the idle cost built on
+// them. `BENCH_ONLY=lean npm run bench` runs just this part.
 import { type BundleFigures, measureBundles, packaged } from './bundles.ts';
 import { bundleWeight, type Weight } from './bundleWeight.ts';
-import { costFigures, costMisses, templateFacts } from './cost.ts';
+import { costFigures, templateFacts } from './cost.ts';
 import { measureQuietHour } from './quietHour.ts';
 import { type Quiet, untilQuiet } from './quietMachine.ts';
 
@@ -12,7 +12,6 @@ export interface LeanFigures {
   /** How idle the machine was when the imports began to be timed, and how long that took. */
   readonly quiet: Quiet;
   readonly cost: ReturnType<typeof costFigures>;
-  readonly missed: string[];
 }
 
 const $ = (n: number): string => `$${n.toFixed(2)}`;
@@ -25,7 +24,7 @@ export async function measureLean(): Promise<LeanFigures> {
   const weights = await Promise.all(bundles.map((b) => bundleWeight(b.function, 6)));
   const hour = await measureQuietHour(templateFacts(dir).forwarder.quietSeconds);
   const cost = costFigures(hour, bundles, dir);
-  return { bundles, weights, quiet, cost, missed: costMisses(cost) };
+  return { bundles, weights, quiet, cost };
 }
 
 export function printLean(f: LeanFigures): void {

@@ -3,7 +3,7 @@
 // drives only one of them still needs somewhere to send the others' messages.
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { queueSettings, STEP_TABLE } from '../shared/steps/table.ts';
-import { createFifoWithDlq, createQueue, type TestQueue } from '../test/helpers/sqsDriver.ts';
+import { createFifoWithDlq, createQueue, type TestQueue } from '../harness/sqsDriver.ts';
 
 export interface StepQueues {
   readonly fifo: ReadonlyMap<string, TestQueue>;

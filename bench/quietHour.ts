@@ -16,10 +16,10 @@ import { parseDuration } from '../shared/api/duration.ts';
 import { METRIC } from '../shared/observability/metrics.ts';
 import { EmbeddedQueue } from '../shared/queue/embedded.ts';
 import { DEFAULT_TIMINGS } from '../shared/timings.ts';
-import { auditMark } from '../test/helpers/audit.ts';
-import { controlPlaneKube } from '../test/helpers/controlPlane.ts';
-import { captureLogger } from '../test/helpers/logs.ts';
-import { createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../test/helpers/runtime.ts';
+import { auditMark } from '../harness/audit.ts';
+import { controlPlaneKube } from '../harness/controlPlane.ts';
+import { captureLogger } from '../harness/logs.ts';
+import { createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../harness/runtime.ts';
 
 const QUIET_SECONDS = Number(process.env['BENCH_QUIET_SECONDS'] ?? 60);
 const WINDOW_MS = 3000;

@@ -1,5 +1,5 @@
 // API requests the control plane made, counted from the API server's own audit log.
-import { controlPlaneEventsSince } from '../test/helpers/audit.ts';
+import { controlPlaneEventsSince } from '../harness/audit.ts';
 
 export type RequestCounts = Readonly<Record<string, number>> & { readonly total: number };
 

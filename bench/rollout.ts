@@ -1,9 +1,10 @@
-// Performance goal P3: an approved rollout of a 50-release plan, with Argo CD v3.5.1's own
-// controller and repo-server deploying each release's fixture chart, timed from the approval to
-// Released=True and set against a floor: the same Applications written in the same order by a
-// plain loop that waits for the same gate after each, with no control plane. Run on the local
-// path and on the SQS path (forwarder → FIFO queue → the rollout function, delays through the
-// relay), with the control plane's API requests per step from the audit log.
+// An approved rollout of a 50-release plan, with Argo CD v3.5.1's own controller and
+// repo-server deploying each release's fixture chart, timed from the approval to Released=True
+// and set against a floor: the same Applications written in the same order by a plain loop that
+// waits for the same gate after each, with no control plane. Run on the local path and on the
+// SQS path (forwarder → FIFO queue → the rollout function, delays through the relay), with the
+// control plane's API requests per step from the audit log. Each ratio is given twice: plain,
+// and with Argo CD's part held to the run's own (./stepClock.ts), which is what ./goals.ts judges.
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SqsProducer } from '../shared/aws/sqsProducer.ts';
 import { decodeWorkItem } from '../shared/queue/workItem.ts';
@@ -19,13 +20,13 @@ import type { Release } from '../shared/plans/release.ts';
 import { writeApplication } from '../shared/rollout/io/applicationWrites.ts';
 import { gate } from '../shared/rollout/rules/gate.ts';
 import { STEP_TABLE } from '../shared/steps/table.ts';
-import { auditMark } from '../test/helpers/audit.ts';
-import { controlPlaneKube, forwarderKube, stepKube } from '../test/helpers/controlPlane.ts';
-import { adminKubeConfig, awsClientConfig, CONTROL_PLANE_USER, resetMoto, testEnv } from '../test/helpers/env.ts';
-import { chartRelease, pushChart, storePlan, target } from '../test/helpers/rolloutStage.ts';
-import { clearApplications, clearRolloutStage, released, rolloutsOf } from '../test/helpers/rollouts.ts';
-import { createRuntime, deleteRuntime, kubectl } from '../test/helpers/runtime.ts';
-import { SqsLambdaDriver, type SqsHandler } from '../test/helpers/sqsDriver.ts';
+import { auditMark } from '../harness/audit.ts';
+import { controlPlaneKube, forwarderKube, stepKube } from '../harness/controlPlane.ts';
+import { adminKubeConfig, awsClientConfig, CONTROL_PLANE_USER, resetMoto, testEnv } from '../harness/env.ts';
+import { chartRelease, pushChart, storePlan, target } from '../harness/rolloutStage.ts';
+import { clearApplications, clearRolloutStage, released, rolloutsOf } from '../harness/rollouts.ts';
+import { createRuntime, deleteRuntime, kubectl } from '../harness/runtime.ts';
+import { SqsLambdaDriver, type SqsHandler } from '../harness/sqsDriver.ts';
 import { fifoUrls, queueNamed, stepQueues } from './queues.ts';
 import { ApplicationWatch } from './applicationWatch.ts';
 import { countLooks, withTotal } from './looks.ts';

@@ -3,8 +3,8 @@
 // Secret beside it, and Argo CD's repository Secret for that registry; local mode runs it before the control plane.
 // AICR_LOCAL_REGISTRY_AUTH=aws runs registry.auth.mode aws against moto instead: the control
 // plane mints ECR tokens there, and its token-refresh step writes Argo CD's credentials.
-import { ensureChart } from '../test/helpers/chart.ts';
-import { ensureArgoCdRepoCreds, ensureRegistrySecrets } from '../test/helpers/configuration.ts';
+import { ensureChart } from '../harness/chart.ts';
+import { ensureArgoCdRepoCreds, ensureRegistrySecrets } from '../harness/configuration.ts';
 import { awsRegistryMode } from '../test/helpers/ecrRegistry.ts';
 
 await ensureChart();

@@ -2,7 +2,7 @@
 # The main job, locally. With no arguments it runs on the embedded default: it builds (first
 # time only) and starts a private test cluster (kube-apiserver, controller-manager, scheduler
 # and simulated Nodes whose Pods run as local processes), installs the chart (infra/chart: CRDs,
-# namespaces, RBAC, configuration from test/fixtures/chart-values.yaml) and runs the
+# namespaces, RBAC, configuration from harness/chart-values.yaml) and runs the
 # control plane (forwarder, embedded queue and steps in one process) against it.
 # Ctrl-C at any moment, even while it is still starting, stops exactly what it started.
 # To run against a real cluster, name both the kubeconfig and the context:

@@ -27,7 +27,7 @@ typecheck=$!
 "$NODE" node_modules/.bin/eslint --max-warnings 0 .
 "$NODE" node_modules/.bin/prettier --check --log-level warn .
 wait "$typecheck"
-"$NODE" node_modules/.bin/depcruise --config .dependency-cruiser.cjs shared functions cli bench scripts
+"$NODE" node_modules/.bin/depcruise --config .dependency-cruiser.cjs shared functions cli harness bench scripts
 # Integration files in their own processes, one per environment at a time; the unit files together
 # in one process (test/unit/all.ts). Node strips the types itself: a loader would add about 1.5 s
 # to each process's start.

@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { knobPaths } from '../env/knobFiles.ts';
-import { testEnv } from './env.ts';
+import { testEnv } from '../../harness/env.ts';
 
 export function aicrDataArgs(): string[] {
   const dir = knobPaths(testEnv().TESTENV_STATE).aicrData;

@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { testEnv } from './env.ts';
+import { testEnv } from '../../harness/env.ts';
 
 export interface ExtraApiServer {
   readonly kubeconfig: string;

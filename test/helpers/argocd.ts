@@ -11,9 +11,9 @@ import {
   type V1StatefulSet,
   setHeaderOptions,
 } from '@kubernetes/client-node';
-import { argoCdCredentialSecret } from './configuration.ts';
+import { argoCdCredentialSecret } from '../../harness/configuration.ts';
 import { core, readOrUndefined, waitFor } from './cluster.ts';
-import { adminKubeConfig } from './env.ts';
+import { adminKubeConfig } from '../../harness/env.ts';
 import type { Application } from '../env/argocd/types.ts';
 
 export type { Application };

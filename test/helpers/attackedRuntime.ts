@@ -3,10 +3,10 @@
 // forge or borrow. Registers its own set-up and clean-up with node:test.
 import { before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyConfiguration, ensureRegistrySecrets, testConfiguration } from './configuration.ts';
-import { grantUsers } from './rollouts.ts';
-import { createRuntime, deleteRuntime, ensureCrds } from './runtime.ts';
-import { validatorPins } from './validatorPins.ts';
+import { applyConfiguration, ensureRegistrySecrets, testConfiguration } from '../../harness/configuration.ts';
+import { grantUsers } from '../../harness/rollouts.ts';
+import { createRuntime, deleteRuntime, ensureCrds } from '../../harness/runtime.ts';
+import { validatorPins } from '../../harness/validatorPins.ts';
 
 export const attackedConfiguration = (): Record<string, unknown> => ({
   ...testConfiguration(),

@@ -5,9 +5,15 @@ import type { Context } from 'aws-lambda';
 import type { WindowResult } from '../../shared/aws/forwarderWindow.ts';
 import { FORWARDER_CHECKPOINT } from '../../shared/api/constants.ts';
 import { checkpointName, watchedBy } from '../../shared/forwarder/watched.ts';
-import { resetMoto } from './env.ts';
-import { kubectl } from './runtime.ts';
-import { createFifoWithDlq, createQueue, createStepQueues, type SqsHandler, type TestQueue } from './sqsDriver.ts';
+import { resetMoto } from '../../harness/env.ts';
+import { kubectl } from '../../harness/runtime.ts';
+import {
+  createFifoWithDlq,
+  createQueue,
+  createStepQueues,
+  type SqsHandler,
+  type TestQueue,
+} from '../../harness/sqsDriver.ts';
 
 export interface AwsFunctions {
   /** The resolve step's queue. */

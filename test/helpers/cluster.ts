@@ -11,7 +11,7 @@ import {
   type V1PodSpec,
   type V1PolicyRule,
 } from '@kubernetes/client-node';
-import { adminKubeConfig, testEnv } from './env.ts';
+import { adminKubeConfig, testEnv } from '../../harness/env.ts';
 import { type NodeGroupShape, nodesOf } from '../env/node/nodeShapes.ts';
 import { deleteNodeGroup, registerNodeGroup } from '../env/node/registerNodes.ts';
 

@@ -2,7 +2,7 @@
 // (server-side dry run: every admission and validation stage runs, nothing is persisted).
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { API_GROUP, API_VERSION, GROUP_VERSION, KINDS } from '../../shared/api/constants.ts';
-import { adminKubeConfig } from './env.ts';
+import { adminKubeConfig } from '../../harness/env.ts';
 
 export interface Verdict {
   readonly accepted: boolean;

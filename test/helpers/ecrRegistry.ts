@@ -10,10 +10,10 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { ECRClient, GetAuthorizationTokenCommand } from '@aws-sdk/client-ecr';
 import { ARGOCD_REGISTRY_SECRET } from '../../shared/api/constants.ts';
-import { applyConfiguration, ensureArgoCdRepoCreds, testConfiguration } from './configuration.ts';
-import { awsClientConfig, testEnv } from './env.ts';
+import { applyConfiguration, ensureArgoCdRepoCreds, testConfiguration } from '../../harness/configuration.ts';
+import { awsClientConfig, testEnv } from '../../harness/env.ts';
 import type { Knob } from './knobs.ts';
-import { kubectl } from './runtime.ts';
+import { kubectl } from '../../harness/runtime.ts';
 
 const run = promisify(execFile);
 

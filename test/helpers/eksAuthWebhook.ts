@@ -7,7 +7,7 @@ import { createServer } from 'node:https';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { testEnv } from './env.ts';
+import { testEnv } from '../../harness/env.ts';
 
 export interface AccessEntry {
   readonly roleArn: string;

@@ -4,8 +4,8 @@
 // cluster, since most of them own the cluster-scoped runtime `cluster` while they run. Run by
 // hand, without TESTENV_ENVIRONMENTS, this does nothing and the file uses test/env/.state.
 import { join } from 'node:path';
-import { readEnvFile } from './envFile.ts';
-import { tryLock, unlock } from './pidLock.ts';
+import { readEnvFile } from '../../harness/envFile.ts';
+import { tryLock, unlock } from '../../harness/pidLock.ts';
 
 const LINKS = (process.env['TESTENV_ENVIRONMENTS'] ?? '').split(':').filter(Boolean);
 const WAIT_MS = 120_000;

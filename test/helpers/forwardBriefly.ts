@@ -6,7 +6,7 @@ import { Forwarder, type ForwarderOptions } from '../../shared/forwarder/forward
 import type { Watchable, WatchedKind } from '../../shared/forwarder/watchedKind.ts';
 import { decodeWorkItem, type WorkItem } from '../../shared/queue/workItem.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
-import { captureLogger } from './logs.ts';
+import { captureLogger } from '../../harness/logs.ts';
 import { RecordingProducer } from './recordingProducer.ts';
 
 type Varied = Pick<ForwarderOptions, 'kube'> &

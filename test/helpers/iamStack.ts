@@ -14,7 +14,7 @@ import { timerName } from '../../shared/aws/schedulerTimers.ts';
 import { ResolvedStack, readPackagedTemplate, type Json } from './cfnTemplate.ts';
 import type { CallResult } from './iamCalls.ts';
 import { assumeRole, queryAction, signedRequest, type Credentials, type IamMoto } from './motoIam.ts';
-import { ROOT } from './sls.ts';
+import { ROOT } from '../../harness/sls.ts';
 
 const run = promisify(execFile);
 /** Services whose calls the emulator authorizes by resource as well as action. */

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { IDENTITY_GROUP, IDENTITY_USER } from '../../shared/api/constants.ts';
-import { testEnv } from './env.ts';
+import { testEnv } from '../../harness/env.ts';
 
 export type Identity = { readonly user: string; readonly groups: readonly string[] };
 

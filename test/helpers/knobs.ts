@@ -18,9 +18,9 @@ import {
   aicrRunFile,
   knobPaths,
 } from '../env/knobFiles.ts';
-import { testEnv } from './env.ts';
+import { testEnv } from '../../harness/env.ts';
 import { core } from './cluster.ts';
-import { kubectl } from './runtime.ts';
+import { kubectl } from '../../harness/runtime.ts';
 import { schedulerSeesNoRoom } from './schedulerProbe.ts';
 import { startRegistry, stopRegistryProcess } from './registryProcess.ts';
 import { argoCdPodGone, argoCdReady } from './argocd.ts';

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { clusterRuntimeCrd } from '../../shared/api/crd.ts';
 import type { RuntimeObject } from '../../shared/kube/kinds.ts';
-import { installChart } from './chart.ts';
-import { createRuntime, getRuntime, kubectl, waitFor } from './runtime.ts';
+import { installChart } from '../../harness/chart.ts';
+import { createRuntime, getRuntime, kubectl, waitFor } from '../../harness/runtime.ts';
 
 export async function storeWithLooseSchema(spec: Record<string, unknown>): Promise<RuntimeObject> {
   const loose = structuredClone(clusterRuntimeCrd()) as {

@@ -2,7 +2,7 @@
 // proxy), and running the real AICR CLI as a Job that pushes a bundle there.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { testEnv } from './env.ts';
+import { testEnv } from '../../harness/env.ts';
 import { batch, oneShotJob } from './cluster.ts';
 
 export const OCI_MANIFEST = 'application/vnd.oci.image.manifest.v1+json';

@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ProxyWrite } from '../env/proxy/registryProxy.ts';
-import { testEnv } from './env.ts';
+import { testEnv } from '../../harness/env.ts';
 
 const auditFile = (): string => join(testEnv().TESTENV_STATE, 'registry-proxy-writes.log');
 

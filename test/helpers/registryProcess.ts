@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { openSync, closeSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { testEnv } from './env.ts';
+import { testEnv } from '../../harness/env.ts';
 
 const STOP_GRACE_MS = 10_000;
 const START_LIMIT_MS = 30_000;

@@ -1,6 +1,6 @@
 // Waiting for the runtime's Resolved condition in tests of AICR runs, with the control plane's
 // backoff scaled down so retries happen within a test.
-import { condition, getRuntime, waitFor } from './runtime.ts';
+import { condition, getRuntime, waitFor } from '../../harness/runtime.ts';
 import { DEFAULT_TIMINGS, type Timings } from '../../shared/timings.ts';
 
 export const SCALED_TIMINGS: Timings = { ...DEFAULT_TIMINGS, backoffBaseMs: 1_000, backoffCapMs: 4_000 };

@@ -9,7 +9,7 @@ import type { Release } from '../../shared/plans/release.ts';
 import { planConfigMap } from '../../shared/plans/store.ts';
 import { DEFAULT_TIMINGS } from '../../shared/timings.ts';
 import { memoryKube } from './memoryKube.ts';
-import { configurationData } from './configurationData.ts';
+import { configurationData } from '../../harness/configurationData.ts';
 
 export const UID = '11111111-1111-4111-8111-111111111111';
 const REPO = 'registry.example:5000/aicr';

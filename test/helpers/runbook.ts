@@ -1,8 +1,8 @@
 // Runs a command exactly as the runbook prints it: through bash, with the test cluster's
 // kubeconfig in KUBECONFIG and the real kubectl and the kubectl-aicr plugin on PATH, so quoting,
 // jsonpath escapes and `$(date +%s)` behave as they do in a person's shell.
-import { testEnv } from './env.ts';
-import { type PluginRun, personEnv, runCaptured } from './plugin.ts';
+import { testEnv } from '../../harness/env.ts';
+import { type PluginRun, personEnv, runCaptured } from '../../harness/plugin.ts';
 
 export function runbook(command: string): Promise<PluginRun> {
   return runCaptured('bash', ['-c', command], { ...personEnv(), KUBECONFIG: testEnv().KUBECONFIG });

@@ -3,7 +3,7 @@
 // too early; it is removed and another one tried.
 import type { V1Pod } from '@kubernetes/client-node';
 import { core, readOrUndefined, waitFor } from './cluster.ts';
-import { uniqueName } from './env.ts';
+import { uniqueName } from '../../harness/env.ts';
 
 const NAMESPACE = 'default';
 const ATTEMPTS = 5;

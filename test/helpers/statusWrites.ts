@@ -1,5 +1,5 @@
 import { KINDS } from '../../shared/api/constants.ts';
-import { type AuditEvent, controlPlaneEventsSince } from './audit.ts';
+import { type AuditEvent, controlPlaneEventsSince } from '../../harness/audit.ts';
 
 export interface WriteCount {
   readonly ok: number;

@@ -9,13 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse, stringify } from 'yaml';
-import { STAND_IN_REGISTRY } from '../env/node/images.ts';
+import { STAND_IN_REGISTRY } from '../../harness/imageNames.ts';
 import { knobPaths } from '../env/knobFiles.ts';
-import { testConfiguration } from './configuration.ts';
-import { testEnv } from './env.ts';
-import { kubectlApply } from './kubectlApply.ts';
-import { kubectl, waitFor } from './runtime.ts';
-import { validatorPins } from './validatorPins.ts';
+import { testConfiguration } from '../../harness/configuration.ts';
+import { testEnv } from '../../harness/env.ts';
+import { kubectlApply } from '../../harness/kubectlApply.ts';
+import { kubectl, waitFor } from '../../harness/runtime.ts';
+import { validatorPins } from '../../harness/validatorPins.ts';
 
 const run = promisify(execFile);
 /** The recipe overlay the test criteria (eks, h100, training, ubuntu) end on. */

@@ -10,11 +10,11 @@ import { ANNOTATION, NAMESPACES } from '../../shared/api/constants.ts';
 import { type GenericObject, KIND } from '../../shared/kube/kinds.ts';
 import type { Release } from '../../shared/plans/release.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
-import { auditMark } from '../helpers/audit.ts';
-import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
+import { auditMark } from '../../harness/audit.ts';
+import { startCapturedControlPlane, stepKube } from '../../harness/controlPlane.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
 import { runbookOk } from '../helpers/runbook.ts';
-import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
+import { chartRelease, pushChart, storePlan, target } from '../../harness/rolloutStage.ts';
 import {
   approve,
   assertNoApplicationWrite,
@@ -25,8 +25,8 @@ import {
   rolloutsOf,
   stalledOn,
   stopAndClear,
-} from '../helpers/rollouts.ts';
-import { createRuntime, deleteRuntime, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+} from '../../harness/rollouts.ts';
+import { createRuntime, deleteRuntime, getRuntime, kubectl, waitFor } from '../../harness/runtime.ts';
 
 const ROLLOUT_ONLY = STEP_TABLE.filter((r) => r.name === 'rollout');
 const RELEASES = (version = '1.0.0'): Release[] => [

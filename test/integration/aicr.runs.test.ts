@@ -9,10 +9,10 @@ import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { ANNOTATION, LABEL, NAMESPACES } from '../../shared/api/constants.ts';
 import { RECIPE_SNAPSHOT_ROLE } from '../../shared/aicr/recipeStage.ts';
-import { startCapturedControlPlane } from '../helpers/controlPlane.ts';
+import { startCapturedControlPlane } from '../../harness/controlPlane.ts';
 import { type ResolvedCondition, SCALED_TIMINGS, resolvedWith as waitResolved } from '../helpers/resolved.ts';
-import { applyConfiguration, testConfiguration } from '../helpers/configuration.ts';
-import { testEnv } from '../helpers/env.ts';
+import { applyConfiguration, testConfiguration } from '../../harness/configuration.ts';
+import { testEnv } from '../../harness/env.ts';
 import { denyRegistry, forceAicrExit, withKnob } from '../helpers/knobs.ts';
 import {
   condition,
@@ -23,7 +23,7 @@ import {
   kubectl,
   stalledBecomes,
   waitFor,
-} from '../helpers/runtime.ts';
+} from '../../harness/runtime.ts';
 import { aicrDataArgs } from '../helpers/aicrData.ts';
 import { runbookOk } from '../helpers/runbook.ts';
 

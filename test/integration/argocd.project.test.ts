@@ -15,10 +15,10 @@ import {
   readApp,
   repositorySecret,
 } from '../helpers/argocd.ts';
-import { testEnv, uniqueName } from '../helpers/env.ts';
-import { CHART_PREFIX, pushChart } from '../helpers/rolloutStage.ts';
-import { kubectlApply } from '../helpers/kubectlApply.ts';
-import { ensureCrds, kubectl } from '../helpers/runtime.ts';
+import { testEnv, uniqueName } from '../../harness/env.ts';
+import { CHART_PREFIX, pushChart } from '../../harness/rolloutStage.ts';
+import { kubectlApply } from '../../harness/kubectlApply.ts';
+import { ensureCrds, kubectl } from '../../harness/runtime.ts';
 
 const prefix = uniqueName('project');
 const cleanups: (() => Promise<void>)[] = [];

@@ -6,7 +6,7 @@
 // which credential Secrets the repo-server uses, and a controller scaled to 0.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { testEnv, uniqueName } from '../helpers/env.ts';
+import { testEnv, uniqueName } from '../../harness/env.ts';
 import {
   type Application,
   appReaches,
@@ -18,9 +18,9 @@ import {
   repositorySecret,
 } from '../helpers/argocd.ts';
 import { holdReleasePods, stopArgoCd, withKnob } from '../helpers/knobs.ts';
-import { pushChart } from '../helpers/rolloutStage.ts';
-import { kubectl } from '../helpers/runtime.ts';
-import { fixtureGroup } from '../env/charts/fixtureCharts.ts';
+import { pushChart } from '../../harness/rolloutStage.ts';
+import { kubectl } from '../../harness/runtime.ts';
+import { fixtureGroup } from '../../harness/fixtureCharts.ts';
 import { gate } from '../../shared/rollout/rules/gate.ts';
 import type { GenericObject } from '../../shared/kube/kinds.ts';
 import type { PlanApplication } from '../../shared/plans/applications.ts';

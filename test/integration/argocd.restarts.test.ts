@@ -8,11 +8,11 @@ import { KIND } from '../../shared/kube/kinds.ts';
 import { stringAt } from '../../shared/kube/fieldPath.ts';
 import type { Release } from '../../shared/plans/release.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
-import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
+import { startCapturedControlPlane, stepKube } from '../../harness/controlPlane.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
-import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
-import { approve, awaitingRollout, clearRolloutStage, released, stopAndClear } from '../helpers/rollouts.ts';
-import { createRuntime } from '../helpers/runtime.ts';
+import { chartRelease, pushChart, storePlan, target } from '../../harness/rolloutStage.ts';
+import { approve, awaitingRollout, clearRolloutStage, released, stopAndClear } from '../../harness/rollouts.ts';
+import { createRuntime } from '../../harness/runtime.ts';
 import { type Part, restart } from '../helpers/faults/restarts.ts';
 
 const ROLLOUT_ONLY = STEP_TABLE.filter((r) => r.name === 'rollout');

@@ -10,9 +10,9 @@ import { FORWARDER_CHECKPOINT } from '../../shared/api/constants.ts';
 import type { WindowResult } from '../../shared/aws/forwarderWindow.ts';
 import { compactEtcd, startExtraApiServer, type ExtraApiServer } from '../helpers/apiserver.ts';
 import { clearForwarderCheckpoints, forwarderAndResolve } from '../helpers/awsFunctions.ts';
-import { CONTROL_PLANE_USER, awsClientConfig } from '../helpers/env.ts';
-import { SqsLambdaDriver, type SqsHandler, type TestQueue } from '../helpers/sqsDriver.ts';
-import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl } from '../helpers/runtime.ts';
+import { CONTROL_PLANE_USER, awsClientConfig } from '../../harness/env.ts';
+import { SqsLambdaDriver, type SqsHandler, type TestQueue } from '../../harness/sqsDriver.ts';
+import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl } from '../../harness/runtime.ts';
 
 const sqs = new SQSClient(awsClientConfig());
 let server: ExtraApiServer;

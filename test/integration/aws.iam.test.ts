@@ -26,7 +26,7 @@ import {
   type StackFunction,
 } from '../helpers/iamStack.ts';
 import { startIamMoto, type IamMoto } from '../helpers/motoIam.ts';
-import { slsPackage } from '../helpers/sls.ts';
+import { slsPackage } from '../../harness/sls.ts';
 
 const FLEET_CLUSTER = 'gpu-fleet-b';
 /** The prefix the registryPrefix deploy parameter defaults to. */

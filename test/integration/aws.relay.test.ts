@@ -7,7 +7,7 @@ import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { SqsProducer } from '../../shared/aws/sqsProducer.ts';
 import { encodeEnvelope } from '../../shared/aws/envelope.ts';
 import type { Context, SQSRecord } from 'aws-lambda';
-import { awsClientConfig, resetMoto } from '../helpers/env.ts';
+import { awsClientConfig, resetMoto } from '../../harness/env.ts';
 import {
   createQueue,
   createStepQueues,
@@ -15,7 +15,7 @@ import {
   SqsLambdaDriver,
   type SqsHandler,
   type TestQueue,
-} from '../helpers/sqsDriver.ts';
+} from '../../harness/sqsDriver.ts';
 
 const sqs = new SQSClient(awsClientConfig());
 let fifo: TestQueue;

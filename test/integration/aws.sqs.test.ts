@@ -12,9 +12,9 @@ import { DEFAULT_TIMINGS } from '../../shared/timings.ts';
 import { MemoryCheckpoint } from '../../shared/forwarder/checkpoint.ts';
 import { Forwarder } from '../../shared/forwarder/forwarder.ts';
 import { encodeWorkItem, runtimeGroup } from '../../shared/queue/workItem.ts';
-import { controlPlaneKube } from '../helpers/controlPlane.ts';
-import { CONTROL_PLANE_USER, awsClientConfig, resetMoto, testEnv } from '../helpers/env.ts';
-import { captureLogger } from '../helpers/logs.ts';
+import { controlPlaneKube } from '../../harness/controlPlane.ts';
+import { CONTROL_PLANE_USER, awsClientConfig, resetMoto, testEnv } from '../../harness/env.ts';
+import { captureLogger } from '../../harness/logs.ts';
 import {
   createFifoWithDlq,
   createQueue,
@@ -22,8 +22,8 @@ import {
   SqsLambdaDriver,
   type SqsHandler,
   type TestQueue,
-} from '../helpers/sqsDriver.ts';
-import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl } from '../helpers/runtime.ts';
+} from '../../harness/sqsDriver.ts';
+import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl } from '../../harness/runtime.ts';
 
 const sqs = new SQSClient(awsClientConfig());
 let queue: TestQueue;

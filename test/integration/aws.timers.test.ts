@@ -9,7 +9,7 @@ import { SQSClient, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { SchedulerTimers, timerName, timerRuntime } from '../../shared/aws/schedulerTimers.ts';
 import { SqsProducer } from '../../shared/aws/sqsProducer.ts';
 import { encodeWorkItem, runtimeGroup } from '../../shared/queue/workItem.ts';
-import { CONTROL_PLANE_USER, awsClientConfig, resetMoto, testEnv } from '../helpers/env.ts';
+import { CONTROL_PLANE_USER, awsClientConfig, resetMoto, testEnv } from '../../harness/env.ts';
 import {
   createFifoWithDlq,
   createQueue,
@@ -17,8 +17,8 @@ import {
   SqsLambdaDriver,
   type SqsHandler,
   type TestQueue,
-} from '../helpers/sqsDriver.ts';
-import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime } from '../helpers/runtime.ts';
+} from '../../harness/sqsDriver.ts';
+import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime } from '../../harness/runtime.ts';
 
 const GROUP = 'aicr-control-plane-test';
 const ROLE = 'arn:aws:iam::123456789012:role/aicr-scheduler-target';

@@ -12,11 +12,11 @@ import {
   NAMESPACES,
   SECURITY_ADMISSION,
 } from '../../shared/api/constants.ts';
-import { CHART_CRDS, helm, installChart } from '../helpers/chart.ts';
+import { CHART_CRDS, helm, installChart } from '../../harness/chart.ts';
 import { runbook } from '../helpers/runbook.ts';
-import { testEnv } from '../helpers/env.ts';
+import { testEnv } from '../../harness/env.ts';
 import { kubectlAs, stepIdentity } from '../helpers/impersonate.ts';
-import { ensureCrds, kubectl } from '../helpers/runtime.ts';
+import { ensureCrds, kubectl } from '../../harness/runtime.ts';
 
 const AICR_FIELD_MANAGER = 'aicr';
 const CHART_NAMESPACES = [NAMESPACES.discovery, NAMESPACES.jobs, NAMESPACES.validation];

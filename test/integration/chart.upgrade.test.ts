@@ -12,10 +12,10 @@ import { parse } from 'yaml';
 import { CHART } from '../../shared/api/constants.ts';
 import { ClusterRuntimeSchema, ClusterRuntimeStatusSchema } from '../../shared/api/clusterRuntime.ts';
 import { parseRollout } from '../../shared/rollout/rules/rolloutObject.ts';
-import { chartValueArgs, ensureChart, helm, installChart } from '../helpers/chart.ts';
-import { testEnv } from '../helpers/env.ts';
-import { kubectlApply } from '../helpers/kubectlApply.ts';
-import { deleteRuntime, ensureCrds, kubectl } from '../helpers/runtime.ts';
+import { chartValueArgs, ensureChart, helm, installChart } from '../../harness/chart.ts';
+import { testEnv } from '../../harness/env.ts';
+import { kubectlApply } from '../../harness/kubectlApply.ts';
+import { deleteRuntime, ensureCrds, kubectl } from '../../harness/runtime.ts';
 
 /** The last commit whose chart landed before the deletion, drift and validation work. */
 const PREVIOUS_CHART = 'ba9276668d6545e637cc24ee1f4b55d6fa2c85d1';

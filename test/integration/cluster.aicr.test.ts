@@ -11,9 +11,9 @@ import { parse } from 'yaml';
 import type { V1Pod } from '@kubernetes/client-node';
 import { NAMESPACES } from '../../shared/api/constants.ts';
 import { batch, core, jobCondition, jobPods, jobReaches, oneShotJob, serviceAccountWith } from '../helpers/cluster.ts';
-import { uniqueName } from '../helpers/env.ts';
+import { uniqueName } from '../../harness/env.ts';
 import { aicrDataArgs } from '../helpers/aicrData.ts';
-import { ensureCrds } from '../helpers/runtime.ts';
+import { ensureCrds } from '../../harness/runtime.ts';
 
 const run = promisify(execFile);
 const NAMESPACE = NAMESPACES.jobs;

@@ -14,8 +14,8 @@ import {
   serviceAccountWith,
   waitFor,
 } from '../helpers/cluster.ts';
-import { uniqueName } from '../helpers/env.ts';
-import { kubectl } from '../helpers/runtime.ts';
+import { uniqueName } from '../../harness/env.ts';
+import { kubectl } from '../../harness/runtime.ts';
 
 const SHELL = 'testenv.aicr.local/shell:1';
 

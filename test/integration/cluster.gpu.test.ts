@@ -18,8 +18,8 @@ import {
   serviceAccountWith,
   waitFor,
 } from '../helpers/cluster.ts';
-import { adminKubeConfig, uniqueName } from '../helpers/env.ts';
-import { ensureCrds, kubectl } from '../helpers/runtime.ts';
+import { adminKubeConfig, uniqueName } from '../../harness/env.ts';
+import { ensureCrds, kubectl } from '../../harness/runtime.ts';
 
 const NAMESPACE = NAMESPACES.jobs;
 const GPU_NODE = { 'nvidia.com/gpu.present': 'true' };

@@ -15,8 +15,8 @@ import {
   serviceAccountWith,
   waitFor,
 } from '../helpers/cluster.ts';
-import { adminKubeConfig, uniqueName } from '../helpers/env.ts';
-import { auditMark, auditSince, settleAudit } from '../helpers/audit.ts';
+import { adminKubeConfig, uniqueName } from '../../harness/env.ts';
+import { auditMark, auditSince, settleAudit } from '../../harness/audit.ts';
 
 const SHELL = 'testenv.aicr.local/shell:1';
 

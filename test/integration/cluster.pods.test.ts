@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import type { V1Pod } from '@kubernetes/client-node';
 import { addNodeGroup, core, readOrUndefined, serviceAccountWith, waitFor } from '../helpers/cluster.ts';
-import { uniqueName } from '../helpers/env.ts';
-import { kubectl } from '../helpers/runtime.ts';
+import { uniqueName } from '../../harness/env.ts';
+import { kubectl } from '../../harness/runtime.ts';
 
 const PAUSE = 'testenv.aicr.local/pause:1';
 

@@ -15,8 +15,8 @@ import {
   serviceAccountWith,
   waitFor,
 } from '../helpers/cluster.ts';
-import { testEnv, uniqueName } from '../helpers/env.ts';
-import { kubectl } from '../helpers/runtime.ts';
+import { testEnv, uniqueName } from '../../harness/env.ts';
+import { kubectl } from '../../harness/runtime.ts';
 
 const registry = (): string => testEnv().TESTENV_PRIVATE_REGISTRY;
 const privateShell = (): string => `${registry()}/shell:1`;

@@ -4,7 +4,7 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { ALL_CRDS } from '../../shared/api/crd.ts';
 import { KINDS } from '../../shared/api/constants.ts';
-import { ensureCrds, kubectl } from '../helpers/runtime.ts';
+import { ensureCrds, kubectl } from '../../harness/runtime.ts';
 
 interface Node {
   properties?: Record<string, Node>;

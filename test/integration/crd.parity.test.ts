@@ -11,7 +11,7 @@ import { ClusterRuntimeSchema } from '../../shared/api/clusterRuntime.ts';
 import { RuntimeRolloutSchema } from '../../shared/api/runtimeRollout.ts';
 import { dryRunner, type DryRunner, type Kind } from '../helpers/dryRun.ts';
 import { clusterRuntimeSpec, runtimeName, runtimeRolloutSpec } from '../helpers/specArbitraries.ts';
-import { deleteRuntime, ensureCrds } from '../helpers/runtime.ts';
+import { deleteRuntime, ensureCrds } from '../../harness/runtime.ts';
 
 let api: DryRunner;
 

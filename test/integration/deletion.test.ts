@@ -14,11 +14,11 @@ import { applicationsToReleases } from '../../shared/plans/applications.ts';
 import { planDigest } from '../../shared/plans/digest.ts';
 import type { Release } from '../../shared/plans/release.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
-import { type AuditEvent, auditMark, auditSince, settleAudit } from '../helpers/audit.ts';
-import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
-import { kubectlAicr } from '../helpers/plugin.ts';
+import { type AuditEvent, auditMark, auditSince, settleAudit } from '../../harness/audit.ts';
+import { startCapturedControlPlane, stepKube } from '../../harness/controlPlane.ts';
+import { kubectlAicr } from '../../harness/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
-import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
+import { chartRelease, pushChart, storePlan, target } from '../../harness/rolloutStage.ts';
 import {
   FAILING_SOON,
   approve,
@@ -31,8 +31,8 @@ import {
   setActionTimeout,
   stalledOn,
   stopAndClear,
-} from '../helpers/rollouts.ts';
-import { deleteRuntime, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+} from '../../harness/rollouts.ts';
+import { deleteRuntime, getRuntime, kubectl, waitFor } from '../../harness/runtime.ts';
 
 const ROLLOUT_ONLY = STEP_TABLE.filter((r) => r.name === 'rollout');
 const RELEASES = (): Release[] => [

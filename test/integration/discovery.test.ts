@@ -8,13 +8,13 @@ import { VersionApi } from '@kubernetes/client-node';
 import { ANNOTATION, LABEL, NAMESPACES } from '../../shared/api/constants.ts';
 import { recipeSnapshotName } from '../../shared/aicr/stages.ts';
 import { discoveryOf } from '../../shared/discovery/status.ts';
-import { startCapturedControlPlane } from '../helpers/controlPlane.ts';
+import { startCapturedControlPlane } from '../../harness/controlPlane.ts';
 import { type ResolvedCondition, SCALED_TIMINGS, resolvedWith as waitResolved } from '../helpers/resolved.ts';
-import { applyConfiguration } from '../helpers/configuration.ts';
+import { applyConfiguration } from '../../harness/configuration.ts';
 import { addNodeGroup, core } from '../helpers/cluster.ts';
-import { adminKubeConfig, uniqueName } from '../helpers/env.ts';
+import { adminKubeConfig, uniqueName } from '../../harness/env.ts';
 import { forceAicrExit } from '../helpers/knobs.ts';
-import { createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+import { createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../../harness/runtime.ts';
 
 const TRAINING = { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' };
 const SLOW = 240_000;

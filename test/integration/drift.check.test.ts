@@ -13,13 +13,13 @@ import { readPlanConfigMap } from '../../shared/plans/store.ts';
 import type { Release } from '../../shared/plans/release.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
 import { appReaches, deleteApp, patchApp } from '../helpers/argocd.ts';
-import { auditMark, auditSince, settleAudit } from '../helpers/audit.ts';
-import { UPGRADE_CHECK_AICR_VERSION, testConfiguration } from '../helpers/configuration.ts';
-import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
+import { auditMark, auditSince, settleAudit } from '../../harness/audit.ts';
+import { UPGRADE_CHECK_AICR_VERSION, testConfiguration } from '../../harness/configuration.ts';
+import { startCapturedControlPlane, stepKube } from '../../harness/controlPlane.ts';
 import { holdReleasePods, withKnob } from '../helpers/knobs.ts';
-import { kubectlAicr } from '../helpers/plugin.ts';
+import { kubectlAicr } from '../../harness/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
-import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
+import { chartRelease, pushChart, storePlan, target } from '../../harness/rolloutStage.ts';
 import {
   approve,
   assertNoApplicationWrite,
@@ -31,8 +31,8 @@ import {
   rolloutsOf,
   stalledOn,
   stopAndClear,
-} from '../helpers/rollouts.ts';
-import { condition, createRuntime, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+} from '../../harness/rollouts.ts';
+import { condition, createRuntime, getRuntime, kubectl, waitFor } from '../../harness/runtime.ts';
 
 const STEPS = STEP_TABLE.filter((r) => r.name === 'rollout' || r.name === 'drift-check');
 let cp: ReturnType<typeof startCapturedControlPlane>;

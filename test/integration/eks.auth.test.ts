@@ -15,11 +15,11 @@ import { KIND } from '../../shared/kube/kinds.ts';
 import type { KubePort } from '../../shared/kube/port.ts';
 import { encodeWorkItem, runtimeGroup } from '../../shared/queue/workItem.ts';
 import { startExtraApiServer, type ExtraApiServer } from '../helpers/apiserver.ts';
-import { readAudit } from '../helpers/audit.ts';
+import { readAudit } from '../../harness/audit.ts';
 import { startEksAuthWebhook, type EksAuthWebhook } from '../helpers/eksAuthWebhook.ts';
-import { awsClientConfig, resetMoto, testEnv } from '../helpers/env.ts';
-import { createFifoWithDlq, createQueue, SqsLambdaDriver, type SqsHandler } from '../helpers/sqsDriver.ts';
-import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl } from '../helpers/runtime.ts';
+import { awsClientConfig, resetMoto, testEnv } from '../../harness/env.ts';
+import { createFifoWithDlq, createQueue, SqsLambdaDriver, type SqsHandler } from '../../harness/sqsDriver.ts';
+import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl } from '../../harness/runtime.ts';
 
 const RESOLVE_GROUP = IDENTITY_GROUP.step('resolve');
 

@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { eksToken, presignedIdentityUrl } from '../../shared/kube/eksToken.ts';
-import { testEnv } from '../helpers/env.ts';
+import { testEnv } from '../../harness/env.ts';
 
 const run = promisify(execFile);
 const REFERENCE = new URL('../fixtures/eks_token_reference.py', import.meta.url).pathname;

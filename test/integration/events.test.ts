@@ -3,10 +3,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { recordEvent } from '../../shared/events/recorder.ts';
-import { stepKube } from '../helpers/controlPlane.ts';
-import { captureLogger } from '../helpers/logs.ts';
-import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl } from '../helpers/runtime.ts';
-import { resolveItem, runResolveOnce } from '../helpers/steps.ts';
+import { stepKube } from '../../harness/controlPlane.ts';
+import { captureLogger } from '../../harness/logs.ts';
+import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl } from '../../harness/runtime.ts';
+import { resolveItem, runResolveOnce } from '../../harness/steps.ts';
 
 before(async () => {
   await ensureCrds();

@@ -18,15 +18,15 @@
 // answered 409 and 429 in the last test.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { auditMark, auditSince, settleAudit } from '../helpers/audit.ts';
+import { auditMark, auditSince, settleAudit } from '../../harness/audit.ts';
 import { BUSY, RELEASES, seeded, SEED } from '../helpers/faults/processes.ts';
 import { PARTS, type Part, restart } from '../helpers/faults/restarts.ts';
 import { assertEndState, assertHistory, rolloutUnderFaults } from '../helpers/faults/rolloutUnderFaults.ts';
 import { holdReleasePods } from '../helpers/knobs.ts';
-import { kubectlAicr } from '../helpers/plugin.ts';
-import { chartRelease, pushChart, storePlan } from '../helpers/rolloutStage.ts';
-import { clearApplications, clearRolloutStage, released } from '../helpers/rollouts.ts';
-import { createRuntime, deleteRuntime, kubectl } from '../helpers/runtime.ts';
+import { kubectlAicr } from '../../harness/plugin.ts';
+import { chartRelease, pushChart, storePlan } from '../../harness/rolloutStage.ts';
+import { clearApplications, clearRolloutStage, released } from '../../harness/rollouts.ts';
+import { createRuntime, deleteRuntime, kubectl } from '../../harness/runtime.ts';
 
 let uid = '';
 const names = Array.from({ length: RELEASES }, (_, i) => `flt-${String(i).padStart(2, '0')}`);

@@ -16,15 +16,15 @@ import { readPlanConfigMap } from '../../shared/plans/store.ts';
 import type { Release } from '../../shared/plans/release.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
 import { appReaches, deleteApp } from '../helpers/argocd.ts';
-import { type AuditEvent, auditMark, auditSince, settleAudit } from '../helpers/audit.ts';
-import { testConfiguration } from '../helpers/configuration.ts';
-import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
-import { CONTROL_PLANE_USER } from '../helpers/env.ts';
+import { type AuditEvent, auditMark, auditSince, settleAudit } from '../../harness/audit.ts';
+import { testConfiguration } from '../../harness/configuration.ts';
+import { startCapturedControlPlane, stepKube } from '../../harness/controlPlane.ts';
+import { CONTROL_PLANE_USER } from '../../harness/env.ts';
 import { CALM, SEED, type Start, crashUntil, seeded } from '../helpers/faults/processes.ts';
 import { assertEndState, assertHistory, rolloutUnderFaults } from '../helpers/faults/rolloutUnderFaults.ts';
 import { holdReleasePods, withKnob } from '../helpers/knobs.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
-import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
+import { chartRelease, pushChart, storePlan, target } from '../../harness/rolloutStage.ts';
 import {
   approve,
   awaitingRollout,
@@ -32,8 +32,8 @@ import {
   clearRolloutStage,
   installedRuntime,
   rolloutsOf,
-} from '../helpers/rollouts.ts';
-import { condition, createRuntime, deleteRuntime, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+} from '../../harness/rollouts.ts';
+import { condition, createRuntime, deleteRuntime, getRuntime, kubectl, waitFor } from '../../harness/runtime.ts';
 
 const NAMES = ['fo-a', 'fo-b', 'fo-c'];
 const SPEC = {

@@ -6,13 +6,13 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { NAMESPACES } from '../../shared/api/constants.ts';
-import { auditMark, auditSince, settleAudit } from '../helpers/audit.ts';
-import { applyConfiguration } from '../helpers/configuration.ts';
-import { stepKube } from '../helpers/controlPlane.ts';
-import { CONTROL_PLANE_USER } from '../helpers/env.ts';
+import { auditMark, auditSince, settleAudit } from '../../harness/audit.ts';
+import { applyConfiguration } from '../../harness/configuration.ts';
+import { stepKube } from '../../harness/controlPlane.ts';
+import { CONTROL_PLANE_USER } from '../../harness/env.ts';
 import { CALM, SEED, type Start, crashUntil, seeded } from '../helpers/faults/processes.ts';
 import { readPlanNamed } from '../helpers/plans.ts';
-import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl } from '../helpers/runtime.ts';
+import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl } from '../../harness/runtime.ts';
 
 const TRAINING = { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' };
 const rng = seeded(SEED + 3);

@@ -11,14 +11,20 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { auditMark, auditSince, settleAudit } from '../helpers/audit.ts';
-import { CONTROL_PLANE_USER, awsClientConfig, resetMoto, testEnv } from '../helpers/env.ts';
+import { auditMark, auditSince, settleAudit } from '../../harness/audit.ts';
+import { CONTROL_PLANE_USER, awsClientConfig, resetMoto, testEnv } from '../../harness/env.ts';
 import { RELEASES, SEED, seeded } from '../helpers/faults/processes.ts';
 import { assertEndState, assertHistory, rolloutUnderFaults } from '../helpers/faults/rolloutUnderFaults.ts';
-import { chartRelease, pushChart, storePlan } from '../helpers/rolloutStage.ts';
-import { clearApplications, clearRolloutStage } from '../helpers/rollouts.ts';
-import { createRuntime, deleteRuntime, kubectl } from '../helpers/runtime.ts';
-import { createFifoWithDlq, createQueue, createStepQueues, queueDepth, type TestQueue } from '../helpers/sqsDriver.ts';
+import { chartRelease, pushChart, storePlan } from '../../harness/rolloutStage.ts';
+import { clearApplications, clearRolloutStage } from '../../harness/rollouts.ts';
+import { createRuntime, deleteRuntime, kubectl } from '../../harness/runtime.ts';
+import {
+  createFifoWithDlq,
+  createQueue,
+  createStepQueues,
+  queueDepth,
+  type TestQueue,
+} from '../../harness/sqsDriver.ts';
 
 const sqs = new SQSClient(awsClientConfig());
 const deadLetterQueues: TestQueue[] = [];

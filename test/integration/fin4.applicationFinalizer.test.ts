@@ -20,9 +20,9 @@ import {
 import { KubeRequestError } from '../../shared/errors.ts';
 import { KIND } from '../../shared/kube/kinds.ts';
 import { finalizerRefusal } from '../../shared/rbac/applicationAdmission.ts';
-import { stepKube } from '../helpers/controlPlane.ts';
-import { testEnv, uniqueName } from '../helpers/env.ts';
-import { deleteRuntime, ensureCrds, kubectl, waitFor } from '../helpers/runtime.ts';
+import { stepKube } from '../../harness/controlPlane.ts';
+import { testEnv, uniqueName } from '../../harness/env.ts';
+import { deleteRuntime, ensureCrds, kubectl, waitFor } from '../../harness/runtime.ts';
 import { runbookOk } from '../helpers/runbook.ts';
 
 const NS = NAMESPACES.argocd;

@@ -24,12 +24,12 @@ import { runResolve } from '../../shared/steps/resolve/index.ts';
 import { DEFAULT_TIMINGS } from '../../shared/timings.ts';
 import { startExtraApiServer, type ExtraApiServer } from '../helpers/apiserver.ts';
 import { CHART_DIR } from '../../infra/chartPaths.ts';
-import { chartValueArgs, helm } from '../helpers/chart.ts';
+import { chartValueArgs, helm } from '../../harness/chart.ts';
 import { clearForwarderCheckpoints, forwarderAndResolve } from '../helpers/awsFunctions.ts';
-import { CONTROL_PLANE_USER, awsClientConfig, testEnv } from '../helpers/env.ts';
-import { captureLogger } from '../helpers/logs.ts';
-import { queueDepth, SqsLambdaDriver, type SqsHandler, type TestQueue } from '../helpers/sqsDriver.ts';
-import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl } from '../helpers/runtime.ts';
+import { CONTROL_PLANE_USER, awsClientConfig, testEnv } from '../../harness/env.ts';
+import { captureLogger } from '../../harness/logs.ts';
+import { queueDepth, SqsLambdaDriver, type SqsHandler, type TestQueue } from '../../harness/sqsDriver.ts';
+import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl } from '../../harness/runtime.ts';
 
 const FURTHER = 'fleet-b';
 const sqs = new SQSClient(awsClientConfig());

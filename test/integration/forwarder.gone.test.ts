@@ -7,8 +7,8 @@ import { kubeFromKubeconfig } from '../../shared/kube/fromKubeconfig.ts';
 import type { KubePort } from '../../shared/kube/port.ts';
 import { MemoryCheckpoint } from '../../shared/forwarder/checkpoint.ts';
 import { compactEtcd, type ExtraApiServer, startExtraApiServer } from '../helpers/apiserver.ts';
-import { startCapturedControlPlane } from '../helpers/controlPlane.ts';
-import { CONTROL_PLANE_USER } from '../helpers/env.ts';
+import { startCapturedControlPlane } from '../../harness/controlPlane.ts';
+import { CONTROL_PLANE_USER } from '../../harness/env.ts';
 import {
   condition,
   createRuntime,
@@ -17,7 +17,7 @@ import {
   getRuntime,
   kubectl,
   waitFor,
-} from '../helpers/runtime.ts';
+} from '../../harness/runtime.ts';
 
 let server: ExtraApiServer;
 

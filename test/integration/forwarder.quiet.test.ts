@@ -9,10 +9,10 @@ import { FORWARDER_CHECKPOINT } from '../../shared/api/constants.ts';
 import { createForwarderHandler, DEADLINE_MARGIN_MS, type WindowResult } from '../../shared/aws/forwarderWindow.ts';
 import { watchedBy } from '../../shared/forwarder/watched.ts';
 import type { OutgoingMessage, QueueProducer } from '../../shared/queue/port.ts';
-import { controlPlaneKube } from '../helpers/controlPlane.ts';
+import { controlPlaneKube } from '../../harness/controlPlane.ts';
 import { clearForwarderCheckpoints } from '../helpers/awsFunctions.ts';
-import { captureLogger } from '../helpers/logs.ts';
-import { createRuntime, deleteRuntime, ensureCrds, kubectl } from '../helpers/runtime.ts';
+import { captureLogger } from '../../harness/logs.ts';
+import { createRuntime, deleteRuntime, ensureCrds, kubectl } from '../../harness/runtime.ts';
 
 const QUIET_MS = 3000;
 const WINDOW_MS = 40_000;

@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import { IDENTITY_GROUP, IDENTITY_USER, NAMESPACES } from '../../shared/api/constants.ts';
 import { KubeRequestError } from '../../shared/errors.ts';
 import { KIND } from '../../shared/kube/kinds.ts';
-import { auditMark, controlPlaneEventsSince } from '../helpers/audit.ts';
-import { forwarderKube, stepKube } from '../helpers/controlPlane.ts';
-import { captureLogger } from '../helpers/logs.ts';
-import { createRuntime, deleteRuntime, ensureCrds, getRuntime } from '../helpers/runtime.ts';
-import { resolveItem, runResolveOnce } from '../helpers/steps.ts';
+import { auditMark, controlPlaneEventsSince } from '../../harness/audit.ts';
+import { forwarderKube, stepKube } from '../../harness/controlPlane.ts';
+import { captureLogger } from '../../harness/logs.ts';
+import { createRuntime, deleteRuntime, ensureCrds, getRuntime } from '../../harness/runtime.ts';
+import { resolveItem, runResolveOnce } from '../../harness/steps.ts';
 
 before(async () => {
   await ensureCrds();

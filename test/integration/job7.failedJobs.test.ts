@@ -5,8 +5,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { ANNOTATION, LABEL, NAMESPACES } from '../../shared/api/constants.ts';
-import { startCapturedControlPlane } from '../helpers/controlPlane.ts';
-import { applyConfiguration } from '../helpers/configuration.ts';
+import { startCapturedControlPlane } from '../../harness/controlPlane.ts';
+import { applyConfiguration } from '../../harness/configuration.ts';
 import { forceAicrExit } from '../helpers/knobs.ts';
 import { SCALED_TIMINGS, resolvedWith } from '../helpers/resolved.ts';
 import {
@@ -17,7 +17,7 @@ import {
   getRuntime,
   kubectl,
   waitFor,
-} from '../helpers/runtime.ts';
+} from '../../harness/runtime.ts';
 
 const TRAINING = { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' };
 let cp: ReturnType<typeof startCapturedControlPlane> | undefined;

@@ -14,8 +14,8 @@ import {
   serviceAccountWith,
   waitFor,
 } from '../helpers/cluster.ts';
-import { testEnv, uniqueName } from '../helpers/env.ts';
-import { kubectl } from '../helpers/runtime.ts';
+import { testEnv, uniqueName } from '../../harness/env.ts';
+import { kubectl } from '../../harness/runtime.ts';
 import {
   failPulls,
   forceAicrExit,

@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { runbook } from '../helpers/runbook.ts';
 import { codeCommands, stallEntries } from '../helpers/troubleshooting.ts';
-import { createRuntime, deleteRuntime, ensureCrds } from '../helpers/runtime.ts';
+import { createRuntime, deleteRuntime, ensureCrds } from '../../harness/runtime.ts';
 
 const READS = /^kubectl (?:-n \S+ )?(?:get|describe|auth can-i)\b/;
 

@@ -10,12 +10,12 @@ import { type Kind, KIND } from '../../shared/kube/kinds.ts';
 import type { KubePort } from '../../shared/kube/port.ts';
 import { EmbeddedQueue } from '../../shared/queue/embedded.ts';
 import { encodeWorkItem, runtimeGroup, type WorkItem } from '../../shared/queue/workItem.ts';
-import { dispatchAll, dispatchDeps, resolveItem, runResolveOnce } from '../helpers/steps.ts';
-import { auditMark } from '../helpers/audit.ts';
-import { stepKube } from '../helpers/controlPlane.ts';
-import { captureLogger } from '../helpers/logs.ts';
+import { dispatchAll, dispatchDeps, resolveItem, runResolveOnce } from '../../harness/steps.ts';
+import { auditMark } from '../../harness/audit.ts';
+import { stepKube } from '../../harness/controlPlane.ts';
+import { captureLogger } from '../../harness/logs.ts';
 import { controlPlaneRequests } from '../helpers/statusWrites.ts';
-import { applyConfiguration } from '../helpers/configuration.ts';
+import { applyConfiguration } from '../../harness/configuration.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
 import {
   condition,
@@ -25,7 +25,7 @@ import {
   getRuntime,
   kubectl,
   waitFor,
-} from '../helpers/runtime.ts';
+} from '../../harness/runtime.ts';
 
 let item: WorkItem;
 

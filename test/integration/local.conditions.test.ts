@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startCapturedControlPlane } from '../helpers/controlPlane.ts';
+import { startCapturedControlPlane } from '../../harness/controlPlane.ts';
 import {
   condition,
   deleteRuntime,
@@ -14,7 +14,7 @@ import {
   kubectl,
   runtimeManifest,
   waitFor,
-} from '../helpers/runtime.ts';
+} from '../../harness/runtime.ts';
 import { runbookOk } from '../helpers/runbook.ts';
 
 let cp: ReturnType<typeof startCapturedControlPlane>;

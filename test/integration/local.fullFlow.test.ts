@@ -21,14 +21,14 @@ import { KIND } from '../../shared/kube/kinds.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
 import { readPlanConfigMap } from '../../shared/plans/store.ts';
 import { fieldAt } from '../../shared/kube/fieldPath.ts';
-import { installChart } from '../helpers/chart.ts';
-import { applyConfiguration, ensureArgoCdRepoCreds, ensureRegistrySecrets } from '../helpers/configuration.ts';
-import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
-import { kubectlAicr } from '../helpers/plugin.ts';
+import { installChart } from '../../harness/chart.ts';
+import { applyConfiguration, ensureArgoCdRepoCreds, ensureRegistrySecrets } from '../../harness/configuration.ts';
+import { startCapturedControlPlane, stepKube } from '../../harness/controlPlane.ts';
+import { kubectlAicr } from '../../harness/plugin.ts';
 import { runbookOk as ok } from '../helpers/runbook.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
-import { clearApplications, released, rollout } from '../helpers/rollouts.ts';
-import { condition, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+import { clearApplications, released, rollout } from '../../harness/rollouts.ts';
+import { condition, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../../harness/runtime.ts';
 
 /** The deployment checks of AICR v0.11.1's h100-eks-ubuntu-training overlay, which the example's criteria select. */
 const EXAMPLE_CHECKS = ['operator-health', 'expected-resources', 'gpu-operator-version', 'check-nvidia-smi'];

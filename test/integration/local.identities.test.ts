@@ -9,11 +9,11 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { CONDITION, IDENTITY_GROUP, IDENTITY_USER, KINDS } from '../../shared/api/constants.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
-import { type AuditEvent, auditMark, controlPlaneEventsSince } from '../helpers/audit.ts';
-import { CONTROL_PLANE_USER, testEnv } from '../helpers/env.ts';
+import { type AuditEvent, auditMark, controlPlaneEventsSince } from '../../harness/audit.ts';
+import { CONTROL_PLANE_USER, testEnv } from '../../harness/env.ts';
 import { resolvedWith } from '../helpers/resolved.ts';
-import { createRuntime, deleteRuntime, ensureCrds } from '../helpers/runtime.ts';
-import { ROOT } from '../helpers/sls.ts';
+import { createRuntime, deleteRuntime, ensureCrds } from '../../harness/runtime.ts';
+import { ROOT } from '../../harness/sls.ts';
 
 /** The group each identity's requests must carry, by impersonated user name. */
 const GROUP_OF: ReadonlyMap<string, string> = new Map([

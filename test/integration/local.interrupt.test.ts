@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { ROOT } from '../helpers/sls.ts';
+import { ROOT } from '../../harness/sls.ts';
 
 interface Interrupted {
   readonly output: string;

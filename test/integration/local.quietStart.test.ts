@@ -4,7 +4,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { KINDS, API_GROUP } from '../../shared/api/constants.ts';
-import { startCapturedControlPlane } from '../helpers/controlPlane.ts';
+import { startCapturedControlPlane } from '../../harness/controlPlane.ts';
 import {
   condition,
   createRuntime,
@@ -13,7 +13,7 @@ import {
   getRuntime,
   kubectl,
   waitFor,
-} from '../helpers/runtime.ts';
+} from '../../harness/runtime.ts';
 
 after(ensureCrds);
 

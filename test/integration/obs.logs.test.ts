@@ -6,10 +6,10 @@ import { errorFields } from '../../shared/classify.ts';
 import { KIND } from '../../shared/kube/kinds.ts';
 import { EmbeddedQueue } from '../../shared/queue/embedded.ts';
 import { encodeWorkItem, runtimeGroup } from '../../shared/queue/workItem.ts';
-import { dispatchAll, dispatchDeps, resolveItem } from '../helpers/steps.ts';
-import { stepKube } from '../helpers/controlPlane.ts';
-import { captureLogger } from '../helpers/logs.ts';
-import { createRuntime, deleteRuntime, ensureCrds, getRuntime } from '../helpers/runtime.ts';
+import { dispatchAll, dispatchDeps, resolveItem } from '../../harness/steps.ts';
+import { stepKube } from '../../harness/controlPlane.ts';
+import { captureLogger } from '../../harness/logs.ts';
+import { createRuntime, deleteRuntime, ensureCrds, getRuntime } from '../../harness/runtime.ts';
 
 const SECRET = 'hunter2-S3CR3T-do-not-log';
 

@@ -5,11 +5,11 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
-import { startCapturedControlPlane } from '../helpers/controlPlane.ts';
+import { startCapturedControlPlane } from '../../harness/controlPlane.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
-import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
-import { approve, awaitingRollout, clearRolloutStage, released, stopAndClear } from '../helpers/rollouts.ts';
-import { createRuntime } from '../helpers/runtime.ts';
+import { chartRelease, pushChart, storePlan, target } from '../../harness/rolloutStage.ts';
+import { approve, awaitingRollout, clearRolloutStage, released, stopAndClear } from '../../harness/rollouts.ts';
+import { createRuntime } from '../../harness/runtime.ts';
 
 const VALUE = 'helm-value-never-logged-7f3a';
 let cp: ReturnType<typeof startCapturedControlPlane>;

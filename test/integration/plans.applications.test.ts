@@ -18,7 +18,7 @@ import {
 import { planDigest } from '../../shared/plans/digest.ts';
 import { type Release, sortReleases } from '../../shared/plans/release.ts';
 import { core, readOrUndefined, waitFor } from '../helpers/cluster.ts';
-import { controlPlaneKube } from '../helpers/controlPlane.ts';
+import { controlPlaneKube } from '../../harness/controlPlane.ts';
 import { sampleReleases } from '../helpers/releases.ts';
 
 const kube = controlPlaneKube();

@@ -20,7 +20,7 @@ import { BundleUnreadableError, RegistryRefusedError, RegistryUnavailableError }
 import { type PullOptions, pullArtifactFiles } from '../../shared/oci/pull.ts';
 import { releasesFromBundle } from '../../shared/plans/fromBundle.ts';
 import { manifestsChartVersion } from '../../shared/plans/manifestsChart.ts';
-import { testEnv, uniqueName } from '../helpers/env.ts';
+import { testEnv, uniqueName } from '../../harness/env.ts';
 import { denyRegistry, withKnob } from '../helpers/knobs.ts';
 import { pushBlob, pushManifest } from '../helpers/oci.ts';
 import { archive, entry } from '../helpers/tarFixture.ts';

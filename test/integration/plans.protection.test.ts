@@ -8,9 +8,9 @@ import { CoreV1Api, type V1ConfigMap } from '@kubernetes/client-node';
 import { FIELD_MANAGER, LABEL, NAMESPACES, PLAN_ADMISSION, ROLE } from '../../shared/api/constants.ts';
 import { KubeRequestError } from '../../shared/errors.ts';
 import { KIND } from '../../shared/kube/kinds.ts';
-import { forwarderKube, stepKube } from '../helpers/controlPlane.ts';
-import { adminKubeConfig, uniqueName } from '../helpers/env.ts';
-import { ensureCrds, waitFor } from '../helpers/runtime.ts';
+import { forwarderKube, stepKube } from '../../harness/controlPlane.ts';
+import { adminKubeConfig, uniqueName } from '../../harness/env.ts';
+import { ensureCrds, waitFor } from '../../harness/runtime.ts';
 
 const NS = NAMESPACES.system;
 /** Any namespace but aicr-system: the policy selects that one only. */

@@ -17,10 +17,10 @@ import { KIND, type ConfigMapObject } from '../../shared/kube/kinds.ts';
 import { planDigest } from '../../shared/plans/digest.ts';
 import type { Plan } from '../../shared/plans/plan.ts';
 import { planConfigMap } from '../../shared/plans/store.ts';
-import { controlPlaneKube, startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
+import { controlPlaneKube, startCapturedControlPlane, stepKube } from '../../harness/controlPlane.ts';
 import { SCALED_TIMINGS, resolvedWith } from '../helpers/resolved.ts';
-import { applyConfiguration, testConfiguration } from '../helpers/configuration.ts';
-import { createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+import { applyConfiguration, testConfiguration } from '../../harness/configuration.ts';
+import { createRuntime, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../../harness/runtime.ts';
 import { readPlanNamed } from '../helpers/plans.ts';
 import { aicrDataArgs } from '../helpers/aicrData.ts';
 

@@ -12,7 +12,7 @@ import { join, normalize } from 'node:path';
 import { promisify } from 'node:util';
 import { ChartSourceError } from '../../shared/errors.ts';
 import { copyChart } from '../../shared/oci/chartCopy.ts';
-import { testEnv, uniqueName } from '../helpers/env.ts';
+import { testEnv, uniqueName } from '../../harness/env.ts';
 
 const run = promisify(execFile);
 const CHART = { chart: 'fixture-operator', version: '1.2.3' };

@@ -14,18 +14,18 @@ import {
   NAMESPACES,
   REGISTRY_JOB_SECRET,
 } from '../../shared/api/constants.ts';
-import { type AuditEvent, auditMark, controlPlaneEventsSince } from '../helpers/audit.ts';
+import { type AuditEvent, auditMark, controlPlaneEventsSince } from '../../harness/audit.ts';
 import { KIND } from '../../shared/kube/kinds.ts';
-import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
+import { startCapturedControlPlane, stepKube } from '../../harness/controlPlane.ts';
 import {
   REGISTRY_SECRET,
   applyConfiguration,
   ensureRegistrySecrets,
   testConfiguration,
-} from '../helpers/configuration.ts';
+} from '../../harness/configuration.ts';
 import { acceptMotoEcrTokens, motoEcrCredential, refuseAwsCalls } from '../helpers/ecrRegistry.ts';
 import { DescribeRepositoriesCommand, ECRClient } from '@aws-sdk/client-ecr';
-import { awsClientConfig, resetMoto, testEnv } from '../helpers/env.ts';
+import { awsClientConfig, resetMoto, testEnv } from '../../harness/env.ts';
 import { withKnob } from '../helpers/knobs.ts';
 import { readPlanNamed } from '../helpers/plans.ts';
 import { SCALED_TIMINGS, resolvedWith } from '../helpers/resolved.ts';
@@ -37,7 +37,7 @@ import {
   getRuntime,
   kubectl,
   waitFor,
-} from '../helpers/runtime.ts';
+} from '../../harness/runtime.ts';
 
 const TRAINING = { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' };
 const asResolve = stepKube('resolve');

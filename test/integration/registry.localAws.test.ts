@@ -14,13 +14,13 @@ import {
 } from '../../shared/api/constants.ts';
 import { KIND } from '../../shared/kube/kinds.ts';
 import { fieldAt } from '../../shared/kube/fieldPath.ts';
-import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
+import { startCapturedControlPlane, stepKube } from '../../harness/controlPlane.ts';
 import { awsRegistryMode, motoEcrCredential } from '../helpers/ecrRegistry.ts';
 import type { Knob } from '../helpers/knobs.ts';
-import { kubectlAicr } from '../helpers/plugin.ts';
+import { kubectlAicr } from '../../harness/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
-import { clearApplications, released } from '../helpers/rollouts.ts';
-import { condition, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+import { clearApplications, released } from '../../harness/rollouts.ts';
+import { condition, deleteRuntime, ensureCrds, getRuntime, kubectl, waitFor } from '../../harness/runtime.ts';
 
 let cp: ReturnType<typeof startCapturedControlPlane> | undefined;
 let mode: Knob | undefined;

@@ -11,9 +11,9 @@ import { sha256 } from '../../shared/oci/push.ts';
 import { planToApplications } from '../../shared/plans/applications.ts';
 import type { Plan } from '../../shared/plans/plan.ts';
 import { type UpstreamInputs, mirrorUpstream } from '../../shared/steps/resolve/mirrorUpstream.ts';
-import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
-import { applyConfiguration, testConfiguration } from '../helpers/configuration.ts';
-import { testEnv, uniqueName } from '../helpers/env.ts';
+import { startCapturedControlPlane, stepKube } from '../../harness/controlPlane.ts';
+import { applyConfiguration, testConfiguration } from '../../harness/configuration.ts';
+import { testEnv, uniqueName } from '../../harness/env.ts';
 import { chartRepoOutage, denyRegistry, hideChartVersion, withKnob } from '../helpers/knobs.ts';
 import { basicAuth, OCI_MANIFEST } from '../helpers/oci.ts';
 import { readPlanNamed } from '../helpers/plans.ts';
@@ -27,7 +27,7 @@ import {
   getRuntime,
   kubectl,
   waitFor,
-} from '../helpers/runtime.ts';
+} from '../../harness/runtime.ts';
 
 const TRAINING = { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' };
 const asResolve = stepKube('resolve');

@@ -5,9 +5,9 @@
 // Job, pushes its Argo CD bundle there with the credentials of a mounted docker config.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { testEnv, uniqueName } from '../helpers/env.ts';
+import { testEnv, uniqueName } from '../../harness/env.ts';
 import { core, jobReaches, serviceAccountWith } from '../helpers/cluster.ts';
-import { kubectl } from '../helpers/runtime.ts';
+import { kubectl } from '../../harness/runtime.ts';
 import { OCI_MANIFEST, basicAuth, bundleJob, digestOf, pushBlob, pushManifest } from '../helpers/oci.ts';
 
 function base(): string {

@@ -4,9 +4,9 @@
 // DENIED with an OCI error body, which the real AICR CLI run as a Job reports.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { testEnv, uniqueName } from '../helpers/env.ts';
+import { testEnv, uniqueName } from '../../harness/env.ts';
 import { jobReaches, serviceAccountWith } from '../helpers/cluster.ts';
-import { kubectl } from '../helpers/runtime.ts';
+import { kubectl } from '../../harness/runtime.ts';
 import { denyRegistry, withKnob } from '../helpers/knobs.ts';
 import { OCI_MANIFEST, basicAuth, bundleJob, digestOf, pushBlob, pushManifest } from '../helpers/oci.ts';
 

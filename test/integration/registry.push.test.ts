@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { RegistryRefusedError, RegistryUnavailableError } from '../../shared/errors.ts';
 import { pushArtifact } from '../../shared/oci/push.ts';
 import { packageManifestsChart } from '../../shared/plans/manifestsChartPackage.ts';
-import { testEnv, uniqueName } from '../helpers/env.ts';
+import { testEnv, uniqueName } from '../../harness/env.ts';
 import { denyRegistry, stopRegistry, withKnob } from '../helpers/knobs.ts';
 
 const run = promisify(execFile);

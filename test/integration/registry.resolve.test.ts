@@ -9,14 +9,14 @@ import { ANNOTATION, LABEL, NAMESPACES, ROLE } from '../../shared/api/constants.
 import { KIND } from '../../shared/kube/kinds.ts';
 import { planToApplications } from '../../shared/plans/applications.ts';
 import type { Plan } from '../../shared/plans/plan.ts';
-import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
+import { startCapturedControlPlane, stepKube } from '../../harness/controlPlane.ts';
 import {
   REGISTRY_SECRET,
   applyConfiguration,
   ensureRegistrySecrets,
   testConfiguration,
-} from '../helpers/configuration.ts';
-import { testEnv } from '../helpers/env.ts';
+} from '../../harness/configuration.ts';
+import { testEnv } from '../../harness/env.ts';
 import { denyRegistry, stopRegistry, withKnob } from '../helpers/knobs.ts';
 import { SCALED_TIMINGS, resolvedWith } from '../helpers/resolved.ts';
 import {
@@ -27,7 +27,7 @@ import {
   getRuntime,
   kubectl,
   waitFor,
-} from '../helpers/runtime.ts';
+} from '../../harness/runtime.ts';
 import { readPlanNamed } from '../helpers/plans.ts';
 
 const TRAINING = { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' };

@@ -9,14 +9,14 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { ANNOTATION, ARGOCD_REGISTRY_SECRET, CONDITION } from '../../shared/api/constants.ts';
 import { STEP_TABLE, type StepRow } from '../../shared/steps/table.ts';
-import { type AuditEvent, auditMark, auditSince, settleAudit } from '../helpers/audit.ts';
-import { applyConfiguration, ensureArgoCdRepoCreds, testConfiguration } from '../helpers/configuration.ts';
-import { startCapturedControlPlane } from '../helpers/controlPlane.ts';
+import { type AuditEvent, auditMark, auditSince, settleAudit } from '../../harness/audit.ts';
+import { applyConfiguration, ensureArgoCdRepoCreds, testConfiguration } from '../../harness/configuration.ts';
+import { startCapturedControlPlane } from '../../harness/controlPlane.ts';
 import { holdReleasePods, withKnob } from '../helpers/knobs.ts';
-import { kubectlAicr } from '../helpers/plugin.ts';
+import { kubectlAicr } from '../../harness/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
-import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
-import { clearApplications, grantUsers, released, rollout } from '../helpers/rollouts.ts';
+import { chartRelease, pushChart, storePlan, target } from '../../harness/rolloutStage.ts';
+import { clearApplications, grantUsers, released, rollout } from '../../harness/rollouts.ts';
 import { METRIC } from '../../shared/observability/metrics.ts';
 import { assertDeclared, metricLines } from '../helpers/metrics.ts';
 import {
@@ -27,7 +27,7 @@ import {
   getRuntime,
   kubectl,
   waitFor,
-} from '../helpers/runtime.ts';
+} from '../../harness/runtime.ts';
 
 const ROLLOUT_ONLY: readonly StepRow[] = STEP_TABLE.filter((r) => r.name === 'rollout');
 const { name: SECRET, namespace: NS } = ARGOCD_REGISTRY_SECRET;

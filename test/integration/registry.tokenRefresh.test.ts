@@ -16,10 +16,10 @@ import {
   TOKEN_EXPIRY_METRIC,
 } from '../../shared/api/constants.ts';
 import { STEP_TABLE, type StepRow } from '../../shared/steps/table.ts';
-import { startCapturedControlPlane } from '../helpers/controlPlane.ts';
-import { applyConfiguration, ensureArgoCdRepoCreds, testConfiguration } from '../helpers/configuration.ts';
+import { startCapturedControlPlane } from '../../harness/controlPlane.ts';
+import { applyConfiguration, ensureArgoCdRepoCreds, testConfiguration } from '../../harness/configuration.ts';
 import { motoEcrCredential, refuseAwsCalls } from '../helpers/ecrRegistry.ts';
-import { kubectlAicr } from '../helpers/plugin.ts';
+import { kubectlAicr } from '../../harness/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
 import { runbook } from '../helpers/runbook.ts';
 import {
@@ -30,7 +30,7 @@ import {
   getRuntime,
   kubectl,
   waitFor,
-} from '../helpers/runtime.ts';
+} from '../../harness/runtime.ts';
 
 const { name: SECRET, namespace: NS } = ARGOCD_REGISTRY_SECRET;
 const TOKEN_ONLY: readonly StepRow[] = STEP_TABLE.filter((r) => r.name === 'token-refresh');

@@ -3,14 +3,14 @@
 // nothing but its status is written.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { resolveItem, runResolveOnce } from '../helpers/steps.ts';
-import { auditMark } from '../helpers/audit.ts';
-import { stepKube } from '../helpers/controlPlane.ts';
-import { captureLogger } from '../helpers/logs.ts';
+import { resolveItem, runResolveOnce } from '../../harness/steps.ts';
+import { auditMark } from '../../harness/audit.ts';
+import { stepKube } from '../../harness/controlPlane.ts';
+import { captureLogger } from '../../harness/logs.ts';
 import { controlPlaneRequests } from '../helpers/statusWrites.ts';
 import { storeWithLooseSchema } from '../helpers/looseSchema.ts';
-import { applyConfiguration } from '../helpers/configuration.ts';
-import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime } from '../helpers/runtime.ts';
+import { applyConfiguration } from '../../harness/configuration.ts';
+import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime } from '../../harness/runtime.ts';
 
 before(async () => {
   await ensureCrds();

@@ -17,12 +17,12 @@ import {
   NAMESPACES,
 } from '../../shared/api/constants.ts';
 import { KIND } from '../../shared/kube/kinds.ts';
-import { stepKube } from '../helpers/controlPlane.ts';
-import { uniqueName } from '../helpers/env.ts';
-import { kubectlApply } from '../helpers/kubectlApply.ts';
-import { kubectlAicr } from '../helpers/plugin.ts';
-import { grantUsers, rollout } from '../helpers/rollouts.ts';
-import { ensureCrds, kubectl, waitFor } from '../helpers/runtime.ts';
+import { stepKube } from '../../harness/controlPlane.ts';
+import { uniqueName } from '../../harness/env.ts';
+import { kubectlApply } from '../../harness/kubectlApply.ts';
+import { kubectlAicr } from '../../harness/plugin.ts';
+import { grantUsers, rollout } from '../../harness/rollouts.ts';
+import { ensureCrds, kubectl, waitFor } from '../../harness/runtime.ts';
 
 const asRollout = stepKube('rollout');
 const NAME = uniqueName('aicr-rollout-ack');

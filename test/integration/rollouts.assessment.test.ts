@@ -14,12 +14,12 @@ import { KIND } from '../../shared/kube/kinds.ts';
 import { planToApplications } from '../../shared/plans/applications.ts';
 import type { Plan } from '../../shared/plans/plan.ts';
 import { readPlanConfigMap } from '../../shared/plans/store.ts';
-import { auditMark, auditSince } from '../helpers/audit.ts';
-import { UPGRADE_CHECK_AICR_VERSION, applyConfiguration } from '../helpers/configuration.ts';
-import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
+import { auditMark, auditSince } from '../../harness/audit.ts';
+import { UPGRADE_CHECK_AICR_VERSION, applyConfiguration } from '../../harness/configuration.ts';
+import { startCapturedControlPlane, stepKube } from '../../harness/controlPlane.ts';
 import { batch } from '../helpers/cluster.ts';
-import { adminKubeConfig } from '../helpers/env.ts';
-import { kubectlApply } from '../helpers/kubectlApply.ts';
+import { adminKubeConfig } from '../../harness/env.ts';
+import { kubectlApply } from '../../harness/kubectlApply.ts';
 import { forceAicrExit, steerUpgradeCheck, withKnob } from '../helpers/knobs.ts';
 import { SCALED_TIMINGS, resolvedWith } from '../helpers/resolved.ts';
 import {
@@ -29,7 +29,7 @@ import {
   rolloutsOf,
   select,
   writePlan,
-} from '../helpers/rollouts.ts';
+} from '../../harness/rollouts.ts';
 import {
   condition,
   createRuntime,
@@ -38,8 +38,8 @@ import {
   getRuntime,
   kubectl,
   waitFor,
-} from '../helpers/runtime.ts';
-import { UPGRADE_CHECK_STAND_IN_IMAGE } from '../env/node/images.ts';
+} from '../../harness/runtime.ts';
+import { UPGRADE_CHECK_STAND_IN_IMAGE } from '../../harness/imageNames.ts';
 
 const TRAINING = { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' };
 const asResolve = stepKube('resolve');

@@ -8,12 +8,12 @@ import assert from 'node:assert/strict';
 import { NAMESPACES } from '../../shared/api/constants.ts';
 import type { Release } from '../../shared/plans/release.ts';
 import { STEP_TABLE, type StepRow } from '../../shared/steps/table.ts';
-import { type AuditEvent, auditMark, auditSince, settleAudit } from '../helpers/audit.ts';
-import { ensureRegistrySecrets } from '../helpers/configuration.ts';
-import { startCapturedControlPlane } from '../helpers/controlPlane.ts';
+import { type AuditEvent, auditMark, auditSince, settleAudit } from '../../harness/audit.ts';
+import { ensureRegistrySecrets } from '../../harness/configuration.ts';
+import { startCapturedControlPlane } from '../../harness/controlPlane.ts';
 import { stopRegistry, withKnob } from '../helpers/knobs.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
-import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
+import { chartRelease, pushChart, storePlan, target } from '../../harness/rolloutStage.ts';
 import {
   approve,
   awaitingRollout,
@@ -22,8 +22,8 @@ import {
   rollout,
   stalledOn,
   stopAndClear,
-} from '../helpers/rollouts.ts';
-import { createRuntime, kubectl } from '../helpers/runtime.ts';
+} from '../../harness/rollouts.ts';
+import { createRuntime, kubectl } from '../../harness/runtime.ts';
 
 const ROLLOUT_ONLY: readonly StepRow[] = STEP_TABLE.filter((r) => r.name === 'rollout');
 let cp: ReturnType<typeof startCapturedControlPlane> | undefined;

@@ -11,13 +11,13 @@ import { KIND } from '../../shared/kube/kinds.ts';
 import { fieldAt } from '../../shared/kube/fieldPath.ts';
 import type { Release } from '../../shared/plans/release.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
-import { auditMark } from '../helpers/audit.ts';
-import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
+import { auditMark } from '../../harness/audit.ts';
+import { startCapturedControlPlane, stepKube } from '../../harness/controlPlane.ts';
 import { holdReleasePods, withKnob } from '../helpers/knobs.ts';
-import { kubectlApply } from '../helpers/kubectlApply.ts';
-import { kubectlAicr } from '../helpers/plugin.ts';
+import { kubectlApply } from '../../harness/kubectlApply.ts';
+import { kubectlAicr } from '../../harness/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
-import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
+import { chartRelease, pushChart, storePlan, target } from '../../harness/rolloutStage.ts';
 import {
   approve,
   assertNoApplicationWrite,
@@ -27,8 +27,8 @@ import {
   rollout,
   rolloutsOf,
   stopAndClear,
-} from '../helpers/rollouts.ts';
-import { condition, createRuntime, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+} from '../../harness/rollouts.ts';
+import { condition, createRuntime, getRuntime, kubectl, waitFor } from '../../harness/runtime.ts';
 
 const ROLLOUT_ONLY = STEP_TABLE.filter((r) => r.name === 'rollout');
 let cp: ReturnType<typeof startCapturedControlPlane>;

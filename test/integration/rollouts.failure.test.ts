@@ -13,12 +13,12 @@ import { KIND } from '../../shared/kube/kinds.ts';
 import type { Release } from '../../shared/plans/release.ts';
 import type { RolloutObject } from '../../shared/rollout/rules/rolloutObject.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
-import { type AuditEvent, auditMark, auditSince, settleAudit } from '../helpers/audit.ts';
-import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
+import { type AuditEvent, auditMark, auditSince, settleAudit } from '../../harness/audit.ts';
+import { startCapturedControlPlane, stepKube } from '../../harness/controlPlane.ts';
 import { holdReleasePods, withKnob } from '../helpers/knobs.ts';
-import { kubectlAicr } from '../helpers/plugin.ts';
+import { kubectlAicr } from '../../harness/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
-import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
+import { chartRelease, pushChart, storePlan, target } from '../../harness/rolloutStage.ts';
 import {
   approve,
   awaitingRollout,
@@ -29,8 +29,8 @@ import {
   rollout,
   rolloutsOf,
   stalledOn,
-} from '../helpers/rollouts.ts';
-import { condition, createRuntime, deleteRuntime, getRuntime, kubectl } from '../helpers/runtime.ts';
+} from '../../harness/rollouts.ts';
+import { condition, createRuntime, deleteRuntime, getRuntime, kubectl } from '../../harness/runtime.ts';
 
 const ROLLOUT_ONLY = STEP_TABLE.filter((r) => r.name === 'rollout');
 let cp: ReturnType<typeof startCapturedControlPlane>;

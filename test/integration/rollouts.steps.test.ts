@@ -14,12 +14,12 @@ import { fieldAt } from '../../shared/kube/fieldPath.ts';
 import { KIND } from '../../shared/kube/kinds.ts';
 import type { Release } from '../../shared/plans/release.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
-import { type AuditEvent, auditMark, auditSince, settleAudit } from '../helpers/audit.ts';
-import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
+import { type AuditEvent, auditMark, auditSince, settleAudit } from '../../harness/audit.ts';
+import { startCapturedControlPlane, stepKube } from '../../harness/controlPlane.ts';
 import { stopArgoCd, holdReleasePods, withKnob } from '../helpers/knobs.ts';
-import { kubectlAicr } from '../helpers/plugin.ts';
+import { kubectlAicr } from '../../harness/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
-import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
+import { chartRelease, pushChart, storePlan, target } from '../../harness/rolloutStage.ts';
 import {
   approve,
   awaitingRollout,
@@ -29,8 +29,8 @@ import {
   rollout,
   rolloutsOf,
   stalledOn,
-} from '../helpers/rollouts.ts';
-import { condition, createRuntime, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+} from '../../harness/rollouts.ts';
+import { condition, createRuntime, getRuntime, kubectl, waitFor } from '../../harness/runtime.ts';
 
 const ROLLOUT_ONLY = STEP_TABLE.filter((r) => r.name === 'rollout');
 const ARGOCD_CONTROLLER = 'system:serviceaccount:argocd:argocd-application-controller';

@@ -13,11 +13,11 @@ import type { Plan } from '../../shared/plans/plan.ts';
 import { planToApplications } from '../../shared/plans/applications.ts';
 import { readPlanConfigMap } from '../../shared/plans/store.ts';
 import type { RolloutObject } from '../../shared/rollout/rules/rolloutObject.ts';
-import { auditMark } from '../helpers/audit.ts';
-import { applyConfiguration } from '../helpers/configuration.ts';
-import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
-import { kubectlApply } from '../helpers/kubectlApply.ts';
-import { kubectlAicr } from '../helpers/plugin.ts';
+import { auditMark } from '../../harness/audit.ts';
+import { applyConfiguration } from '../../harness/configuration.ts';
+import { startCapturedControlPlane, stepKube } from '../../harness/controlPlane.ts';
+import { kubectlApply } from '../../harness/kubectlApply.ts';
+import { kubectlAicr } from '../../harness/plugin.ts';
 import { SCALED_TIMINGS, resolvedWith } from '../helpers/resolved.ts';
 import {
   assertNoApplicationWrite,
@@ -29,7 +29,7 @@ import {
   select,
   writePlan,
   stalledOn,
-} from '../helpers/rollouts.ts';
+} from '../../harness/rollouts.ts';
 import {
   condition,
   createRuntime,
@@ -39,7 +39,7 @@ import {
   kubectl,
   stalledBecomes,
   waitFor,
-} from '../helpers/runtime.ts';
+} from '../../harness/runtime.ts';
 
 const TRAINING = { service: 'eks', accelerator: 'h100', intent: 'training', os: 'ubuntu' };
 const asResolve = stepKube('resolve');

@@ -9,14 +9,21 @@ import assert from 'node:assert/strict';
 import { ARGOCD, NAMESPACES } from '../../shared/api/constants.ts';
 import { SYNC_POLICY } from '../../shared/plans/applications.ts';
 import { STEP_TABLE, type StepRow } from '../../shared/steps/table.ts';
-import { startCapturedControlPlane } from '../helpers/controlPlane.ts';
+import { startCapturedControlPlane } from '../../harness/controlPlane.ts';
 import { appReaches, createApp, deleteApp } from '../helpers/argocd.ts';
 import { holdReleasePods, withKnob } from '../helpers/knobs.ts';
-import { kubectlAicr } from '../helpers/plugin.ts';
+import { kubectlAicr } from '../../harness/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
-import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
-import { approve, awaitingRollout, clearRolloutStage, released, rollout, stopAndClear } from '../helpers/rollouts.ts';
-import { createRuntime, getRuntime, kubectl, stalledBecomes, waitFor } from '../helpers/runtime.ts';
+import { chartRelease, pushChart, storePlan, target } from '../../harness/rolloutStage.ts';
+import {
+  approve,
+  awaitingRollout,
+  clearRolloutStage,
+  released,
+  rollout,
+  stopAndClear,
+} from '../../harness/rollouts.ts';
+import { createRuntime, getRuntime, kubectl, stalledBecomes, waitFor } from '../../harness/runtime.ts';
 
 const ROLLOUT_ONLY: readonly StepRow[] = STEP_TABLE.filter((r) => r.name === 'rollout');
 const MINUTE = 60_000;

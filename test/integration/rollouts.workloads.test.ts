@@ -6,13 +6,20 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { NAMESPACES } from '../../shared/api/constants.ts';
 import { STEP_TABLE, type StepRow } from '../../shared/steps/table.ts';
-import { startCapturedControlPlane } from '../helpers/controlPlane.ts';
-import { kubectlApply } from '../helpers/kubectlApply.ts';
-import { kubectlAicr } from '../helpers/plugin.ts';
+import { startCapturedControlPlane } from '../../harness/controlPlane.ts';
+import { kubectlApply } from '../../harness/kubectlApply.ts';
+import { kubectlAicr } from '../../harness/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
-import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
-import { approve, awaitingRollout, clearRolloutStage, released, rollout, stopAndClear } from '../helpers/rollouts.ts';
-import { condition, createRuntime, getRuntime, kubectl, stalledBecomes, waitFor } from '../helpers/runtime.ts';
+import { chartRelease, pushChart, storePlan, target } from '../../harness/rolloutStage.ts';
+import {
+  approve,
+  awaitingRollout,
+  clearRolloutStage,
+  released,
+  rollout,
+  stopAndClear,
+} from '../../harness/rollouts.ts';
+import { condition, createRuntime, getRuntime, kubectl, stalledBecomes, waitFor } from '../../harness/runtime.ts';
 
 const ROLLOUT_ONLY: readonly StepRow[] = STEP_TABLE.filter((r) => r.name === 'rollout');
 const WORK_NS = 'ml-work';

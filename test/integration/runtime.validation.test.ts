@@ -12,8 +12,8 @@ import { FOUR_10KB_KEYS, INVALID_SPECS } from '../fixtures/invalidSpecs.ts';
 import { VALID_SPECS } from '../fixtures/validSpecs.ts';
 import { COMPONENT_NAME } from '../../shared/api/names.ts';
 import { dryRunner } from '../helpers/dryRun.ts';
-import { adminKubeConfig } from '../helpers/env.ts';
-import { deleteRuntime, ensureCrds, getRuntime, kubectl, runtimeManifest } from '../helpers/runtime.ts';
+import { adminKubeConfig } from '../../harness/env.ts';
+import { deleteRuntime, ensureCrds, getRuntime, kubectl, runtimeManifest } from '../../harness/runtime.ts';
 
 before(async () => {
   await ensureCrds();

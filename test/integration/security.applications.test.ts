@@ -15,7 +15,7 @@ import {
   NAMESPACES,
   RUNTIME_NAME,
 } from '../../shared/api/constants.ts';
-import { testEnv } from '../helpers/env.ts';
+import { testEnv } from '../../harness/env.ts';
 import { attackedRuntime } from '../helpers/attackedRuntime.ts';
 import {
   type Identity,
@@ -26,7 +26,7 @@ import {
   refused,
   stepIdentity,
 } from '../helpers/impersonate.ts';
-import { getRuntime, kubectl } from '../helpers/runtime.ts';
+import { getRuntime, kubectl } from '../../harness/runtime.ts';
 
 const ROLLOUT = stepIdentity('rollout');
 const DRIFT = stepIdentity('drift-check');

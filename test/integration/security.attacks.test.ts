@@ -16,11 +16,11 @@ import {
 import { STAGE, jobName } from '../../shared/aicr/stages.ts';
 import { runJob } from '../../shared/aicr/jobSpec.ts';
 import { ConfigurationSchema } from '../../shared/configuration/schema.ts';
-import { REGISTRY_SECRET, TEST_AICR_IMAGE } from '../helpers/configuration.ts';
+import { REGISTRY_SECRET, TEST_AICR_IMAGE } from '../../harness/configuration.ts';
 import { attackedConfiguration, attackedRuntime } from '../helpers/attackedRuntime.ts';
 import { type Identity, allowed, createAs, kubectlAs, refused, stepIdentity } from '../helpers/impersonate.ts';
-import { kubectl } from '../helpers/runtime.ts';
-import { validatorPins } from '../helpers/validatorPins.ts';
+import { kubectl } from '../../harness/runtime.ts';
+import { validatorPins } from '../../harness/validatorPins.ts';
 
 const SNAPSHOT = stepIdentity('snapshot');
 const RESOLVE = stepIdentity('resolve');

@@ -15,7 +15,7 @@ import { loadConfig } from '../../shared/aws/environment.ts';
 import { STEP_TIMING_METRICS_SETTING } from '../../shared/observability/metrics.ts';
 import { queueViews } from '../../infra/serverless/queues.ts';
 import { QUEUE_NAMES, QUEUE_URL_BASE_SETTING, queueSettings } from '../../shared/steps/table.ts';
-import { slsPackage } from '../helpers/sls.ts';
+import { slsPackage } from '../../harness/sls.ts';
 
 type Fn = { Properties: { FunctionName: string; Environment: { Variables: Record<string, unknown> } } };
 let fns: Record<string, Record<string, unknown>>;

@@ -14,11 +14,11 @@ import { runResolve } from '../../shared/steps/resolve/index.ts';
 import { STEP_TABLE, WAKE, type StepRow } from '../../shared/steps/table.ts';
 import type { StepRunner } from '../../shared/look/contract.ts';
 import { MESSAGE_LIMIT_BYTES, byteLength } from '../../shared/status/message.ts';
-import { stepKube, startCapturedControlPlane } from '../helpers/controlPlane.ts';
-import { captureLogger } from '../helpers/logs.ts';
+import { stepKube, startCapturedControlPlane } from '../../harness/controlPlane.ts';
+import { captureLogger } from '../../harness/logs.ts';
 import { RecordingProducer } from '../helpers/recordingProducer.ts';
-import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, waitFor } from '../helpers/runtime.ts';
-import { dispatchDeps, resolveItem, runResolveOnce } from '../helpers/steps.ts';
+import { condition, createRuntime, deleteRuntime, ensureCrds, getRuntime, waitFor } from '../../harness/runtime.ts';
+import { dispatchDeps, resolveItem, runResolveOnce } from '../../harness/steps.ts';
 
 beforeEach(async () => {
   await ensureCrds();

@@ -9,10 +9,10 @@ import { ANNOTATION, LABEL, MANAGED_BY_VALUE, NAMESPACES } from '../../shared/ap
 import { KIND } from '../../shared/kube/kinds.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
 import { sweepLeftovers } from '../../shared/sweeper/leftovers.ts';
-import { controlPlaneKube, startCapturedControlPlane, forwarderKube, stepKube } from '../helpers/controlPlane.ts';
-import { captureLogger } from '../helpers/logs.ts';
+import { controlPlaneKube, startCapturedControlPlane, forwarderKube, stepKube } from '../../harness/controlPlane.ts';
+import { captureLogger } from '../../harness/logs.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
-import { createRuntime, deleteRuntime, ensureCrds, kubectl, waitFor } from '../helpers/runtime.ts';
+import { createRuntime, deleteRuntime, ensureCrds, kubectl, waitFor } from '../../harness/runtime.ts';
 
 let liveUID = '';
 

@@ -7,8 +7,15 @@ import { promisify } from 'node:util';
 import { ApiextensionsV1Api, CoreV1Api, CustomObjectsApi, VersionApi, ApisApi } from '@kubernetes/client-node';
 import { SQSClient, ListQueuesCommand, CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { ECRClient, GetAuthorizationTokenCommand } from '@aws-sdk/client-ecr';
-import { adminKubeConfig, awsClientConfig, nobodyKubeConfig, resetMoto, testEnv, uniqueName } from '../helpers/env.ts';
-import { auditMark, auditSince, settleAudit } from '../helpers/audit.ts';
+import {
+  adminKubeConfig,
+  awsClientConfig,
+  nobodyKubeConfig,
+  resetMoto,
+  testEnv,
+  uniqueName,
+} from '../../harness/env.ts';
+import { auditMark, auditSince, settleAudit } from '../../harness/audit.ts';
 
 const run = promisify(execFile);
 

@@ -8,12 +8,12 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { CONDITION, FINALIZER } from '../../shared/api/constants.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
-import { auditMark } from '../helpers/audit.ts';
-import { startCapturedControlPlane } from '../helpers/controlPlane.ts';
-import { testEnv } from '../helpers/env.ts';
+import { auditMark } from '../../harness/audit.ts';
+import { startCapturedControlPlane } from '../../harness/controlPlane.ts';
+import { testEnv } from '../../harness/env.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
-import { assertNoApplicationWrite, clearRolloutStage } from '../helpers/rollouts.ts';
-import { condition, createRuntime, deleteRuntime, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+import { assertNoApplicationWrite, clearRolloutStage } from '../../harness/rollouts.ts';
+import { condition, createRuntime, deleteRuntime, getRuntime, kubectl, waitFor } from '../../harness/runtime.ts';
 
 const ROLE = 'aicr-step-rollout';
 let original = '';

@@ -12,15 +12,15 @@ import { KIND } from '../../shared/kube/kinds.ts';
 import type { Release } from '../../shared/plans/release.ts';
 import type { RolloutObject } from '../../shared/rollout/rules/rolloutObject.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
-import { DEPLOYMENT_VALIDATOR_IMAGE } from '../env/node/images.ts';
-import { auditMark, auditSince, settleAudit } from '../helpers/audit.ts';
-import { applyConfiguration } from '../helpers/configuration.ts';
-import { startCapturedControlPlane, stepKube } from '../helpers/controlPlane.ts';
+import { DEPLOYMENT_VALIDATOR_IMAGE } from '../../harness/imageNames.ts';
+import { auditMark, auditSince, settleAudit } from '../../harness/audit.ts';
+import { applyConfiguration } from '../../harness/configuration.ts';
+import { startCapturedControlPlane, stepKube } from '../../harness/controlPlane.ts';
 import { forceAicrExit, withKnob } from '../helpers/knobs.ts';
-import { kubectlApply } from '../helpers/kubectlApply.ts';
-import { kubectlAicr } from '../helpers/plugin.ts';
+import { kubectlApply } from '../../harness/kubectlApply.ts';
+import { kubectlAicr } from '../../harness/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
-import { chartRelease, pushChart, storePlan, target } from '../helpers/rolloutStage.ts';
+import { chartRelease, pushChart, storePlan, target } from '../../harness/rolloutStage.ts';
 import {
   approve,
   awaitingRollout,
@@ -29,8 +29,8 @@ import {
   rollout,
   rolloutsOf,
   stopAndClear,
-} from '../helpers/rollouts.ts';
-import { createRuntime, getRuntime, kubectl, waitFor } from '../helpers/runtime.ts';
+} from '../../harness/rollouts.ts';
+import { createRuntime, getRuntime, kubectl, waitFor } from '../../harness/runtime.ts';
 import {
   GPU_OPERATOR,
   deploymentAssert,

@@ -25,7 +25,7 @@ import {
 import { CHART_DIR } from '../../infra/chartPaths.ts';
 import { admissionDisagreements } from '../../shared/configuration/admissionData.ts';
 import { ConfigurationSchema } from '../../shared/configuration/schema.ts';
-import { CHART_VALUES, renderChart, type RenderedObject } from '../helpers/chart.ts';
+import { CHART_VALUES, renderChart, type RenderedObject } from '../../harness/chart.ts';
 
 const KEEP = 'helm.sh/resource-policy';
 

@@ -9,7 +9,7 @@ import { parse } from 'yaml';
 import { CHART_DIR, VALUES_SCHEMA } from '../../infra/chartPaths.ts';
 import { ConfigurationSchema } from '../../shared/configuration/schema.ts';
 import { renderValuesSchema } from '../../shared/configuration/valuesSchema.ts';
-import { CHART_VALUES, helm, renderChart } from '../helpers/chart.ts';
+import { CHART_VALUES, helm, renderChart } from '../../harness/chart.ts';
 
 const VALUES_TEXT = readFileSync(join(CHART_DIR, 'values.yaml'), 'utf8');
 

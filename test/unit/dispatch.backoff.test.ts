@@ -17,9 +17,9 @@ import { createDispatcher } from '../../shared/steps/dispatch.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
 import type { StepRunner } from '../../shared/look/contract.ts';
 import { DEFAULT_TIMINGS } from '../../shared/timings.ts';
-import { captureLogger } from '../helpers/logs.ts';
+import { captureLogger } from '../../harness/logs.ts';
 import { RecordingProducer } from '../helpers/recordingProducer.ts';
-import { dispatchedRuntime as runtime, resolveItem } from '../helpers/steps.ts';
+import { dispatchedRuntime as runtime, resolveItem } from '../../harness/steps.ts';
 
 /** Just enough of the port for a step that fails before it writes (and for a stall's status write). */
 function fakeKube(): KubePort {

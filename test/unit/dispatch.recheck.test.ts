@@ -10,9 +10,9 @@ import { createDispatcher } from '../../shared/steps/dispatch.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
 import type { StepReport } from '../../shared/look/contract.ts';
 import { DEFAULT_TIMINGS } from '../../shared/timings.ts';
-import { captureLogger } from '../helpers/logs.ts';
+import { captureLogger } from '../../harness/logs.ts';
 import { RecordingProducer } from '../helpers/recordingProducer.ts';
-import { dispatchedRuntime, resolveItem } from '../helpers/steps.ts';
+import { dispatchedRuntime, resolveItem } from '../../harness/steps.ts';
 import { watchOnlyKube } from '../helpers/watchOnlyKube.ts';
 
 function readOnlyKube(): KubePort {

@@ -9,9 +9,9 @@ import { encodeWorkItem } from '../../shared/queue/workItem.ts';
 import { createDispatcher } from '../../shared/steps/dispatch.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
 import { DEFAULT_TIMINGS } from '../../shared/timings.ts';
-import { captureLogger } from '../helpers/logs.ts';
+import { captureLogger } from '../../harness/logs.ts';
 import { RecordingProducer } from '../helpers/recordingProducer.ts';
-import { dispatchedRuntime as runtime, resolveItem } from '../helpers/steps.ts';
+import { dispatchedRuntime as runtime, resolveItem } from '../../harness/steps.ts';
 
 /** Reads only: the step below changes nothing. */
 function readOnlyKube(): KubePort {

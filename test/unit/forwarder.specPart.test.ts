@@ -8,7 +8,7 @@ import type { RuntimeObject } from '../../shared/kube/kinds.ts';
 import type { KubePort, WatchEvent, WatchOptions } from '../../shared/kube/port.ts';
 import { decodeWorkItem } from '../../shared/queue/workItem.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
-import { captureLogger } from '../helpers/logs.ts';
+import { captureLogger } from '../../harness/logs.ts';
 import { RecordingProducer } from '../helpers/recordingProducer.ts';
 import { watchOnlyKube } from '../helpers/watchOnlyKube.ts';
 

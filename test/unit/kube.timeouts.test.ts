@@ -16,10 +16,10 @@ import { createDispatcher } from '../../shared/steps/dispatch.ts';
 import { runResolve } from '../../shared/steps/resolve/index.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
 import { DEFAULT_TIMINGS } from '../../shared/timings.ts';
-import { captureLogger } from '../helpers/logs.ts';
+import { captureLogger } from '../../harness/logs.ts';
 import { RecordingProducer } from '../helpers/recordingProducer.ts';
 import { silentServer } from '../helpers/silentServer.ts';
-import { resolveItem } from '../helpers/steps.ts';
+import { resolveItem } from '../../harness/steps.ts';
 
 const blackhole = await silentServer();
 const { port } = blackhole;

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { lambdaLogContext } from '../../shared/observability/lambda.ts';
-import { captureLogger } from '../helpers/logs.ts';
+import { captureLogger } from '../../harness/logs.ts';
 import { METRIC } from '../../shared/observability/metrics.ts';
 
 // Read when the process's Powertools logger is first built, which is on first use, below.

@@ -6,7 +6,7 @@ import { CONFIGURATION } from '../../shared/api/constants.ts';
 import type { ConfigMapObject } from '../../shared/kube/kinds.ts';
 import type { KubePort } from '../../shared/kube/port.ts';
 import { configurationUnderWay } from '../../shared/look/configuration.ts';
-import { configurationData } from '../helpers/configurationData.ts';
+import { configurationData } from '../../harness/configurationData.ts';
 import { watchOnlyKube } from '../helpers/watchOnlyKube.ts';
 
 /** A port serving the configuration at a version the test moves; it counts the reads. */

@@ -22,7 +22,7 @@ import { runStep } from '../../shared/steps/run.ts';
 import { notifyRunner } from '../../shared/steps/notify/index.ts';
 import { stepRow } from '../../shared/steps/table.ts';
 import { DEFAULT_TIMINGS } from '../../shared/timings.ts';
-import { captureLogger } from '../helpers/logs.ts';
+import { captureLogger } from '../../harness/logs.ts';
 import { memoryKube } from '../helpers/memoryKube.ts';
 import { UID, targetOf } from '../helpers/rolloutLook.ts';
 

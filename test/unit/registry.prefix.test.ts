@@ -17,8 +17,8 @@ import { runResolve } from '../../shared/steps/resolve/index.ts';
 import { runTokenRefresh } from '../../shared/steps/tokenRefresh/index.ts';
 import type { StepContext, StepReport, StepRunner } from '../../shared/look/contract.ts';
 import { DEFAULT_TIMINGS } from '../../shared/timings.ts';
-import { configurationData } from '../helpers/configurationData.ts';
-import { captureLogger } from '../helpers/logs.ts';
+import { configurationData } from '../../harness/configurationData.ts';
+import { captureLogger } from '../../harness/logs.ts';
 import { type MemoryKube, memoryKube } from '../helpers/memoryKube.ts';
 
 const HOST = '123456789012.dkr.ecr.us-east-1.amazonaws.com';

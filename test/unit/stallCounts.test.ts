@@ -8,7 +8,7 @@ import type { RuntimeObject } from '../../shared/kube/kinds.ts';
 import type { KubePort } from '../../shared/kube/port.ts';
 import { METRIC } from '../../shared/observability/metrics.ts';
 import { StallReporter, stallCounts } from '../../shared/observability/stallCounts.ts';
-import { captureLogger } from '../helpers/logs.ts';
+import { captureLogger } from '../../harness/logs.ts';
 
 function runtime(name: string, conditions: { type: string; status: string; reason: string }[]): RuntimeObject {
   const full = conditions.map((c) => ({

@@ -21,7 +21,7 @@ import type { KubeRule } from '../../shared/api/kubeRule.ts';
 import { CONDITION_OWNER, QUEUE_NAMES, STEP_TABLE, queueSettings } from '../../shared/steps/table.ts';
 import { stepRules } from '../../shared/rbac/stepRules.ts';
 import { ownerTable, ownerTableIn } from '../../shared/steps/ownerTable.ts';
-import { renderChart, type RenderedObject } from '../helpers/chart.ts';
+import { renderChart, type RenderedObject } from '../../harness/chart.ts';
 
 const root = new URL('../../', import.meta.url);
 const read = (path: string): string => readFileSync(new URL(path, root), 'utf8');

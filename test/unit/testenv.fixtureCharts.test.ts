@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { gunzipSync } from 'node:zlib';
 import { parse } from 'yaml';
 import { readTar } from '../../shared/oci/tar.ts';
-import { chartsNamed, indexEntry, indexYaml, packageFixture, pointAt } from '../env/charts/fixtureCharts.ts';
+import { chartsNamed, indexEntry, indexYaml, packageFixture, pointAt } from '../../harness/fixtureCharts.ts';
 
 const REGISTRY = `kind: ComponentRegistry
 components:

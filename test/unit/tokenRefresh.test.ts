@@ -13,8 +13,8 @@ import { credentialsHandling } from '../../shared/steps/tokenRefresh/handling.ts
 import { runTokenRefresh } from '../../shared/steps/tokenRefresh/index.ts';
 import { type Cadence, dueBecause, judge, nextDue, passwordOf } from '../../shared/steps/tokenRefresh/secret.ts';
 import { DEFAULT_TIMINGS } from '../../shared/timings.ts';
-import { captureLogger } from '../helpers/logs.ts';
-import { configurationData } from '../helpers/configurationData.ts';
+import { captureLogger } from '../../harness/logs.ts';
+import { configurationData } from '../../harness/configurationData.ts';
 
 const HOUR = 3_600_000;
 const NOW = new Date('2026-11-30T12:00:00Z');

@@ -4,7 +4,7 @@
 // version or drop every connection, as a real repository can.
 import { type Server, createServer } from 'node:http';
 import { type KnobPaths, readChartRepoKnobs } from '../knobFiles.ts';
-import { type IndexEntry, archiveName, indexYaml } from './fixtureCharts.ts';
+import { type IndexEntry, archiveName, indexYaml } from '../../../harness/fixtureCharts.ts';
 
 export interface ChartRepoOptions {
   readonly entries: readonly IndexEntry[];

@@ -1,5 +1,5 @@
 // TEST FIXTURES: makes the fixture charts and the AICR `--data` overlay from AICR's recipe data
-// (see fixtureCharts.ts), then serves the charts on loopback (chartRepo.ts). up.sh starts it and
+// (see harness/fixtureCharts.ts), then serves the charts on loopback (chartRepo.ts). up.sh starts it and
 // records its PID; down.sh stops it. The overlay is written before the port listens, so once
 // index.yaml answers, every aicr run in a Job sees the fixture repository.
 import { mkdir, readFile, readdir, rename, writeFile } from 'node:fs/promises';
@@ -15,7 +15,7 @@ import {
   indexEntry,
   packageFixture,
   pointAt,
-} from './fixtureCharts.ts';
+} from '../../../harness/fixtureCharts.ts';
 
 const { values } = parseArgs({
   options: { port: { type: 'string' }, recipes: { type: 'string' }, state: { type: 'string' } },

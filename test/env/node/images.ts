@@ -5,6 +5,12 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  DEPLOYMENT_VALIDATOR_IMAGE,
+  STAND_IN_REGISTRY,
+  UPGRADE_CHECK_STAND_IN_IMAGE,
+  UPGRADE_CHECK_STAND_IN_VERSION,
+} from '../../../harness/imageNames.ts';
 
 export interface ImageEntry {
   /** What runs when the container gives no command (the image's ENTRYPOINT). */
@@ -39,8 +45,6 @@ export interface ImageEntry {
 
 export type ImageTable = ReadonlyMap<string, ImageEntry>;
 
-/** Images in the table below that are not real images say so in their registry host. */
-export const STAND_IN_REGISTRY = 'testenv.aicr.local';
 /** A private registry host (a stand-in too): its images are pulled only with credentials. */
 export const PRIVATE_REGISTRY = `registry.${STAND_IN_REGISTRY}`;
 
@@ -84,10 +88,6 @@ function redis(p: ArgoCdPrograms): ImageEntry {
   return { entrypoint: ['redis-server'], path: [p.redisDir], digestOf: join(p.redisDir, 'redis-server') };
 }
 
-/** The AICR version the stand-in upgrade-check image poses as: the first with upgrade-check. */
-export const UPGRADE_CHECK_STAND_IN_VERSION = 'v0.17.0';
-export const UPGRADE_CHECK_STAND_IN_IMAGE = `${STAND_IN_REGISTRY}/aicr-upgrade-check:${UPGRADE_CHECK_STAND_IN_VERSION}`;
-
 const here = (name: string): string => fileURLToPath(new URL(name, import.meta.url));
 
 /**
@@ -127,9 +127,6 @@ function deploymentValidator(aicrBinDir: string, chainsawBinDir: string): ImageE
   const layers = [{ source: join(aicrBinDir, 'validators', 'testdata'), target: '/app/testdata' }];
   return { entrypoint: [program], path: [chainsawBinDir], digestOf: program, layers, workingDir: '/app' };
 }
-
-/** The tag AICR v0.11.1 gives its deployment validator image. */
-export const DEPLOYMENT_VALIDATOR_IMAGE = 'ghcr.io/nvidia/aicr-validators/deployment:v0.11.1';
 
 /** `verdictsKnob`: the test knob file that steers the stand-in upgrade-check's verdicts. */
 export function defaultImageTable(

@@ -6,7 +6,7 @@
 import { startLocalControlPlane } from '../../../shared/local/controlPlane.ts';
 import { createLogger } from '../../../shared/observability/log.ts';
 import { STEP_TABLE } from '../../../shared/steps/table.ts';
-import { forwarderKube, stepKube } from '../controlPlane.ts';
+import { forwarderKube, stepKube } from '../../../harness/controlPlane.ts';
 import { SCALED_TIMINGS } from '../resolved.ts';
 import { crashing, handleAgain, holdBackMs } from './injected.ts';
 

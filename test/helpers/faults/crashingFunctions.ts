@@ -1,7 +1,7 @@
 // FAULT HARNESS, test only (FLT-1): the AWS path in a process of its own, with the faults of
 // injected.ts. The forwarder sends to moto's SQS FIFO queues; the handlers of the rollout and
 // drift-check functions (the two that act on a rollout; drift-check reports the inventory Ready
-// waits for) and of the relay, as Lambda calls them, take their messages (test/helpers/sqsDriver.ts). When the
+// waits for) and of the relay, as Lambda calls them, take their messages (harness/sqsDriver.ts). When the
 // process is killed, the messages it had received come back after their visibility timeout, as
 // they would after a Lambda container died, and count towards the queue's redrive limit.
 // The test creates the queues and names them in the environment, as the deployment does.
@@ -19,10 +19,10 @@ import { queueSettings, STEP_TABLE } from '../../../shared/steps/table.ts';
 import { runRollout } from '../../../shared/steps/rollout/index.ts';
 import { runDriftCheck } from '../../../shared/steps/driftCheck/index.ts';
 import type { StepRunner } from '../../../shared/look/contract.ts';
-import { forwarderKube, stepKube } from '../controlPlane.ts';
-import { awsClientConfig } from '../env.ts';
+import { forwarderKube, stepKube } from '../../../harness/controlPlane.ts';
+import { awsClientConfig } from '../../../harness/env.ts';
 import { SCALED_TIMINGS } from '../resolved.ts';
-import { SqsLambdaDriver, type SqsHandler, type TestQueue } from '../sqsDriver.ts';
+import { SqsLambdaDriver, type SqsHandler, type TestQueue } from '../../../harness/sqsDriver.ts';
 import { crashing, handleAgain, holdBackMs } from './injected.ts';
 
 const sqs = new SQSClient(awsClientConfig());

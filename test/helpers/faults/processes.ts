@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { kubectl } from '../runtime.ts';
-import { ROOT } from '../sls.ts';
+import { kubectl } from '../../../harness/runtime.ts';
+import { ROOT } from '../../../harness/sls.ts';
 import { CONFLICT_LINE, CRASH_LINE, DELAY_LINE, DUPLICATE_LINE, GONE_LINE, SEND_LINE, THROTTLE_LINE } from './lines.ts';
 
 /** The control plane the harness runs: local mode, or the AWS path (forwarder, SQS, the rollout and relay functions). */

@@ -12,9 +12,9 @@ import { closeSync, openSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { NAMESPACES } from '../../../shared/api/constants.ts';
-import { testEnv } from '../env.ts';
+import { testEnv } from '../../../harness/env.ts';
 import { startRegistry, stopRegistryProcess } from '../registryProcess.ts';
-import { kubectl, waitFor } from '../runtime.ts';
+import { kubectl, waitFor } from '../../../harness/runtime.ts';
 
 export const ARGO_CD_PARTS = ['argocd-application-controller', 'argocd-repo-server', 'argocd-redis'] as const;
 export const PARTS = ['kube-apiserver', ...ARGO_CD_PARTS, 'registry'] as const;

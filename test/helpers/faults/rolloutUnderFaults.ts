@@ -4,11 +4,11 @@
 import assert from 'node:assert/strict';
 import { CONDITION, NAMESPACES } from '../../../shared/api/constants.ts';
 import type { RolloutObject } from '../../../shared/rollout/rules/rolloutObject.ts';
-import { type AuditEvent, auditMark, auditSince, settleAudit } from '../audit.ts';
-import { CONTROL_PLANE_USER } from '../env.ts';
-import { approve, rollout, rolloutsOf } from '../rollouts.ts';
-import { target } from '../rolloutStage.ts';
-import { condition, getRuntime, kubectl } from '../runtime.ts';
+import { type AuditEvent, auditMark, auditSince, settleAudit } from '../../../harness/audit.ts';
+import { CONTROL_PLANE_USER } from '../../../harness/env.ts';
+import { approve, rollout, rolloutsOf } from '../../../harness/rollouts.ts';
+import { target } from '../../../harness/rolloutStage.ts';
+import { condition, getRuntime, kubectl } from '../../../harness/runtime.ts';
 import { CRASH_LINE, DUPLICATE_LINE } from './lines.ts';
 import { type Busy, CALM, type Path, SEED, type Start, crashUntil, runProcess } from './processes.ts';
 

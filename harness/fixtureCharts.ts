@@ -2,11 +2,12 @@
 // AICR's recipes name (upstream chart repositories cannot be reached here), and an AICR `--data`
 // overlay that points every component at the loopback repository serving them. Both are made
 // from AICR's own recipe data (registry.yaml and overlays/) at up time, so they follow the
-// pinned AICR version instead of a list kept by hand.
+// pinned AICR version instead of a list kept by hand. The test environment's chart repository
+// (test/env/charts/) serves them; the rollout tests and the bench push their own (./rolloutStage.ts).
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { parse, stringify } from 'yaml';
-import { writeTar } from '../../../shared/oci/tarWrite.ts';
+import { writeTar } from '../shared/oci/tarWrite.ts';
 
 export interface FixtureChart {
   readonly chart: string;

@@ -1,13 +1,13 @@
 // Helpers for the rollout tests: waiting on Released, reading rollouts as the rollout step,
 // writing plans as resolution would, the named test users, and the audit check of COND-3.
 import assert from 'node:assert/strict';
-import { APPROVAL, LABEL, NAMESPACES } from '../../shared/api/constants.ts';
-import { KIND } from '../../shared/kube/kinds.ts';
-import { planDigest, planName } from '../../shared/plans/digest.ts';
-import type { Plan } from '../../shared/plans/plan.ts';
-import type { Release } from '../../shared/plans/release.ts';
-import { planConfigMap } from '../../shared/plans/store.ts';
-import { type RolloutObject, parseRollout } from '../../shared/rollout/rules/rolloutObject.ts';
+import { APPROVAL, LABEL, NAMESPACES } from '../shared/api/constants.ts';
+import { KIND } from '../shared/kube/kinds.ts';
+import { planDigest, planName } from '../shared/plans/digest.ts';
+import type { Plan } from '../shared/plans/plan.ts';
+import type { Release } from '../shared/plans/release.ts';
+import { planConfigMap } from '../shared/plans/store.ts';
+import { type RolloutObject, parseRollout } from '../shared/rollout/rules/rolloutObject.ts';
 import { type AuditEvent, auditSince, settleAudit } from './audit.ts';
 import { stepKube } from './controlPlane.ts';
 import { CONTROL_PLANE_USER } from './env.ts';

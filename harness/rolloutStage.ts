@@ -2,26 +2,26 @@
 // repository Secret for it, plans written as resolution would, and a runtime whose resolution
 // the test settles itself (Resolved=True naming the target, written as the resolve step), so
 // only the rollout step runs and each test decides the target plan.
-import { CONDITION, FIELD_MANAGER, NAMESPACES } from '../../shared/api/constants.ts';
-import { KIND } from '../../shared/kube/kinds.ts';
-import { planDigest, planName } from '../../shared/plans/digest.ts';
-import type { Plan } from '../../shared/plans/plan.ts';
-import type { Release } from '../../shared/plans/release.ts';
-import { planConfigMap } from '../../shared/plans/store.ts';
-import { kubeTime } from '../../shared/status/conditions.ts';
+import { CONDITION, FIELD_MANAGER, NAMESPACES } from '../shared/api/constants.ts';
+import { KIND } from '../shared/kube/kinds.ts';
+import { planDigest, planName } from '../shared/plans/digest.ts';
+import type { Plan } from '../shared/plans/plan.ts';
+import type { Release } from '../shared/plans/release.ts';
+import { planConfigMap } from '../shared/plans/store.ts';
+import { kubeTime } from '../shared/status/conditions.ts';
 import { ROLLOUT_CHARTS_PREFIX, dockerConfig } from './configuration.ts';
 import { stepKube } from './controlPlane.ts';
 import { testEnv } from './env.ts';
 import { getRuntime } from './runtime.ts';
-import { pushArtifact } from '../../shared/oci/push.ts';
-import { HELM_CHART_LAYER, HELM_CONFIG } from '../../shared/api/helmMediaTypes.ts';
-import { type FixtureContent, packageFixture } from '../env/charts/fixtureCharts.ts';
+import { pushArtifact } from '../shared/oci/push.ts';
+import { HELM_CHART_LAYER, HELM_CONFIG } from '../shared/api/helmMediaTypes.ts';
+import { type FixtureContent, packageFixture } from './fixtureCharts.ts';
 
 export const CHART_PREFIX = ROLLOUT_CHARTS_PREFIX;
 
 /**
  * Pushes `<prefix>/<chart>:<version>` as a Helm OCI artifact: a fixture chart Argo CD renders
- * and deploys for real (test/env/charts/fixtureCharts.ts). `versionInManifests: false` makes
+ * and deploys for real (harness/fixtureCharts.ts). `versionInManifests: false` makes
  * versions that render the same manifests. Returns the manifest digest, as resolution records it.
  */
 export async function pushChart(

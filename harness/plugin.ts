@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { testEnv } from './env.ts';
 
-const BIN = fileURLToPath(new URL('../../bin', import.meta.url));
+const BIN = fileURLToPath(new URL('../bin', import.meta.url));
 
 export interface PluginRun {
   readonly code: number;

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
 import { readEnvFile } from './envFile.ts';
 
-const ENV_FILE = fileURLToPath(new URL('../env/.state/env', import.meta.url));
+const ENV_FILE = fileURLToPath(new URL('../test/env/.state/env', import.meta.url));
 const REQUIRED = [
   'TESTENV_STATE',
   'KUBECONFIG',

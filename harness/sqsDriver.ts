@@ -11,7 +11,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { QUEUE_NAMES, queueSettings } from '../../shared/steps/table.ts';
+import { QUEUE_NAMES, queueSettings } from '../shared/steps/table.ts';
 
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 

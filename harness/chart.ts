@@ -1,6 +1,6 @@
 // The control plane's chart (infra/chart) as tests and local mode install it: with the pinned
 // Helm 4 that test/env/bootstrap.sh builds, server-side apply, and the values in
-// test/fixtures/chart-values.yaml plus the test registry's address and the validator image pins.
+// harness/chart-values.yaml plus the test registry's address and the validator image pins.
 import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -9,15 +9,15 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { ApiextensionsV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
-import { API_GROUP, CHART } from '../../shared/api/constants.ts';
-import { ALL_CRDS } from '../../shared/api/crd.ts';
-import { CHART_DIR } from '../../infra/chartPaths.ts';
+import { API_GROUP, CHART } from '../shared/api/constants.ts';
+import { ALL_CRDS } from '../shared/api/crd.ts';
+import { CHART_DIR } from '../infra/chartPaths.ts';
 import { adminKubeConfig, testEnv } from './env.ts';
 import { validatorPins } from './validatorPins.ts';
 
 const run = promisify(execFile);
-const LIB_SH = fileURLToPath(new URL('../env/lib.sh', import.meta.url));
-export const CHART_VALUES = fileURLToPath(new URL('../fixtures/chart-values.yaml', import.meta.url));
+const LIB_SH = fileURLToPath(new URL('../test/env/lib.sh', import.meta.url));
+export const CHART_VALUES = fileURLToPath(new URL('./chart-values.yaml', import.meta.url));
 /** Release label (on Helm's release Secret) naming what the release was installed from. */
 const INPUT_LABEL = 'testenv.aicr.local/chart-input';
 /** Names of the CRDs the chart carries. */

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { withLock } from './pidLock.ts';
 
 const run = promisify(execFile);
-export const ROOT = new URL('../../', import.meta.url).pathname;
+export const ROOT = new URL('../', import.meta.url).pathname;
 
 /** Example deployment parameters; packaging needs values, not a reachable cluster. */
 export const EXAMPLE_PARAMS = {

@@ -1,4 +1,4 @@
-import { type Logger, createLogger } from '../../shared/observability/log.ts';
+import { type Logger, createLogger } from '../shared/observability/log.ts';
 
 /** A logger whose lines a test can read back. */
 export function captureLogger(level: 'debug' | 'info' = 'debug'): {

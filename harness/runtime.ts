@@ -2,9 +2,9 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
-import { API_GROUP, API_VERSION, GROUP_VERSION, KINDS, RUNTIME_NAME } from '../../shared/api/constants.ts';
-import type { RuntimeObject } from '../../shared/kube/kinds.ts';
-import type { Condition } from '../../shared/api/condition.ts';
+import { API_GROUP, API_VERSION, GROUP_VERSION, KINDS, RUNTIME_NAME } from '../shared/api/constants.ts';
+import type { RuntimeObject } from '../shared/kube/kinds.ts';
+import type { Condition } from '../shared/api/condition.ts';
 import { ensureChart } from './chart.ts';
 import { ensureRegistrySecrets } from './configuration.ts';
 import { adminKubeConfig, testEnv } from './env.ts';
@@ -23,7 +23,7 @@ export async function kubectl(...args: string[]): Promise<string> {
 /**
  * Installs the control plane's chart, so its CRDs are served, its namespaces exist, each step
  * can run as its own identity and the configuration is there; skipped when the release is
- * already what the chart and its values make (test/helpers/chart.ts).
+ * already what the chart and its values make (harness/chart.ts).
  */
 export async function ensureCrds(): Promise<void> {
   await ensureChart();

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { DEPLOYMENT_VALIDATOR_IMAGE } from '../env/node/images.ts';
+import { DEPLOYMENT_VALIDATOR_IMAGE } from './imageNames.ts';
 
 let digest: string | undefined;
 

@@ -1,16 +1,16 @@
 // Running steps in tests the way the queue would, without repeating the wiring in every file.
-import type { RuntimeObject } from '../../shared/kube/kinds.ts';
-import type { KubePort } from '../../shared/kube/port.ts';
-import type { Logger } from '../../shared/observability/log.ts';
-import type { QueueProducer } from '../../shared/queue/port.ts';
-import type { WorkItem } from '../../shared/queue/workItem.ts';
-import { type DispatchDeps, createDispatcher } from '../../shared/steps/dispatch.ts';
-import { runResolve } from '../../shared/steps/resolve/index.ts';
-import { runStep } from '../../shared/steps/run.ts';
-import { RUNNERS } from '../../shared/steps/runners.ts';
-import { stepRow } from '../../shared/steps/table.ts';
-import type { StepResult } from '../../shared/look/contract.ts';
-import { DEFAULT_TIMINGS, type Timings } from '../../shared/timings.ts';
+import type { RuntimeObject } from '../shared/kube/kinds.ts';
+import type { KubePort } from '../shared/kube/port.ts';
+import type { Logger } from '../shared/observability/log.ts';
+import type { QueueProducer } from '../shared/queue/port.ts';
+import type { WorkItem } from '../shared/queue/workItem.ts';
+import { type DispatchDeps, createDispatcher } from '../shared/steps/dispatch.ts';
+import { runResolve } from '../shared/steps/resolve/index.ts';
+import { runStep } from '../shared/steps/run.ts';
+import { RUNNERS } from '../shared/steps/runners.ts';
+import { stepRow } from '../shared/steps/table.ts';
+import type { StepResult } from '../shared/look/contract.ts';
+import { DEFAULT_TIMINGS, type Timings } from '../shared/timings.ts';
 
 /** The runtime a dispatcher's unit tests hand their one work item for (uid u-1). */
 export const dispatchedRuntime: RuntimeObject = {

@@ -1,6 +1,6 @@
-import { kubeAsIdentity, kubeFromKubeconfig } from '../../shared/kube/fromKubeconfig.ts';
-import type { KubePort } from '../../shared/kube/port.ts';
-import { type LocalControlPlane, type LocalOptions, startLocalControlPlane } from '../../shared/local/controlPlane.ts';
+import { kubeAsIdentity, kubeFromKubeconfig } from '../shared/kube/fromKubeconfig.ts';
+import type { KubePort } from '../shared/kube/port.ts';
+import { type LocalControlPlane, type LocalOptions, startLocalControlPlane } from '../shared/local/controlPlane.ts';
 import { CONTROL_PLANE_USER, testEnv } from './env.ts';
 import { captureLogger } from './logs.ts';
 

@@ -1,10 +1,10 @@
 // The control plane's configuration on the test cluster, as the chart renders it from
-// test/fixtures/chart-values.yaml: AICR v0.11.1 pinned to the image the process node runs (and,
+// harness/chart-values.yaml: AICR v0.11.1 pinned to the image the process node runs (and,
 // for tests of the assessment, v0.17.0 to the stand-in image that answers upgrade-check), the
 // test registry (plain HTTP on loopback) with its account in a docker-config Secret in
 // aicr-system, aicr-jobs and aicr-validation. Tests that change the ConfigMap put this back afterwards.
-import { ARGOCD, CONFIGURATION, NAMESPACES } from '../../shared/api/constants.ts';
-import { UPGRADE_CHECK_STAND_IN_IMAGE, UPGRADE_CHECK_STAND_IN_VERSION } from '../env/node/images.ts';
+import { ARGOCD, CONFIGURATION, NAMESPACES } from '../shared/api/constants.ts';
+import { UPGRADE_CHECK_STAND_IN_IMAGE, UPGRADE_CHECK_STAND_IN_VERSION } from './imageNames.ts';
 import { testEnv } from './env.ts';
 import { configurationData } from './configurationData.ts';
 import { kubectlApply } from './kubectlApply.ts';
@@ -63,7 +63,7 @@ export async function ensureRegistrySecrets(): Promise<void> {
   await kubectlApply(secret(NAMESPACES.system), secret(NAMESPACES.jobs), secret(NAMESPACES.validation));
 }
 
-/** Where the rollout tests' own charts live (test/helpers/rolloutStage.ts), beside registry.repository. */
+/** Where the rollout tests' own charts live (harness/rolloutStage.ts), beside registry.repository. */
 export const ROLLOUT_CHARTS_PREFIX = 'aicr/rollout-charts';
 
 /**
