@@ -3,6 +3,7 @@
 // read only when a move needs it, and the AppProject at most once per look, however many
 // releases ask.
 import { NAMESPACES } from '../../api/constants.ts';
+import type { RolloutStep } from '../../api/runtimeRollout.ts';
 import { type GenericObject, KIND } from '../../kube/kinds.ts';
 import type { StepContext } from '../../look/contract.ts';
 import type { PlanApplication } from '../../plans/applications.ts';
@@ -83,7 +84,7 @@ function listedOf(look: RolloutLook, name: string, anyRuntime: boolean): Generic
   return pool.find((a) => a.metadata.name === name);
 }
 
-function guardOf(look: RolloutLook, r: RolloutObject, step: RolloutObject['spec']['steps'][number]): Guarded {
+function guardOf(look: RolloutLook, r: RolloutObject, step: RolloutStep): Guarded {
   const guard = look.settings.workloads;
   const applies = step.action !== 'Adopt' && disrupts(guard, step.release) && !r.spec.disruption;
   return applies && guard !== 'none' ? { applies: true, guard } : { applies: false };

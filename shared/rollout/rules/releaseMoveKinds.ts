@@ -4,8 +4,9 @@ import type { PlanApplication } from '../../plans/applications.ts';
 import type { Release } from '../../plans/release.ts';
 import type { WindowNow } from './maintenanceSpec.ts';
 import type { StepState } from './progress.ts';
-import type { ReleaseWords, RolloutStep } from './releaseWords.ts';
+import type { ReleaseWords } from './releaseWords.ts';
 import type { Unreadable } from '../../api/runtimeReading.ts';
+import type { RolloutStep } from '../../api/runtimeRollout.ts';
 import type { RunningWork, WorkloadGuard } from './workloadGuard.ts';
 
 /** Whether the workload guard holds this release: not at all, or by a guard that may not read. */

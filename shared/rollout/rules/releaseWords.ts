@@ -6,8 +6,6 @@ import type { PlanApplication } from '../../plans/applications.ts';
 import type { RolloutObject } from './rolloutObject.ts';
 import { moveOf } from './released.ts';
 
-export type RolloutStep = RolloutObject['spec']['steps'][number];
-
 export const OUTSIDE_WINDOW = 'OutsideMaintenanceWindow' satisfies Reason;
 
 export interface ReleaseWords {
