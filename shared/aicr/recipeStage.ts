@@ -4,16 +4,13 @@ import { createHash } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
 import type { ClusterRuntimeSpec } from '../api/clusterRuntime.ts';
-import { LABEL, MANAGED_BY_VALUE } from '../api/constants.ts';
+import { LABEL } from '../api/constants.ts';
 import { ownedByRuntime } from '../api/runtimeOwner.ts';
 import { type ConfigMapObject, KIND } from '../kube/kinds.ts';
 import type { KubePort } from '../kube/port.ts';
 import type { Collected, StageSpec } from './runStage.ts';
-import { STAGE, STAGE_NAMESPACE, recipeOutputName, recipeSnapshotName } from './stages.ts';
-import { ConflictError } from '../errors.ts';
-
-/** The data key AICR v0.11.1 writes any document under when its output is a ConfigMap. */
-export const CM_OUTPUT_KEY = 'snapshot.yaml';
+import { CM_OUTPUT_KEY, STAGE, STAGE_NAMESPACE, recipeOutputName, recipeSnapshotName } from './stages.ts';
+import { placeInput, stageLabels } from './stageObjects.ts';
 
 export interface Recipe {
   /** The ConfigMap in aicr-jobs that holds it, as `cm://` names it for the render stage. */
@@ -74,26 +71,13 @@ export const RECIPE_SNAPSHOT_ROLE = 'snapshot-input';
 
 /** Gives a recipe run its snapshot: a copy beside its output, labelled so it goes when the inputs change. */
 async function placeSnapshot(kube: KubePort, hash: string, text: string, runtimeUID: string): Promise<void> {
-  const name = recipeSnapshotName(hash);
-  const namespace = STAGE_NAMESPACE.recipe;
-  // Labelled with the recipe's stage and input so it goes with the run's outputs; its role tells it from the output.
-  const labels = {
-    [LABEL.stage]: STAGE.recipe,
-    [LABEL.input]: hash,
-    [LABEL.role]: RECIPE_SNAPSHOT_ROLE,
-    [LABEL.managedBy]: MANAGED_BY_VALUE,
+  const metadata = {
+    name: recipeSnapshotName(hash),
+    namespace: STAGE_NAMESPACE.recipe,
+    labels: stageLabels(STAGE.recipe, hash, RECIPE_SNAPSHOT_ROLE),
+    ownerReferences: ownedByRuntime(runtimeUID),
   };
-  try {
-    await kube.create(KIND.configMap, {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name, namespace, labels, ownerReferences: ownedByRuntime(runtimeUID) },
-      data: { [CM_OUTPUT_KEY]: text },
-    });
-  } catch (err) {
-    // Placed already (a run before, or a duplicate message): it holds the same document.
-    if (!(err instanceof ConflictError)) throw err;
-  }
+  await placeInput(kube, metadata, text);
 }
 
 /**
@@ -112,7 +96,7 @@ function recipeOutputReader(kube: KubePort): (hash: string) => Promise<ConfigMap
 async function labelCollected(kube: KubePort, hash: string, runtimeUID: string): Promise<void> {
   await kube.patch(KIND.configMap, recipeOutputName(hash), STAGE_NAMESPACE.recipe, {
     metadata: {
-      labels: { [LABEL.stage]: STAGE.recipe, [LABEL.input]: hash, [LABEL.managedBy]: MANAGED_BY_VALUE },
+      labels: stageLabels(STAGE.recipe, hash),
       ownerReferences: ownedByRuntime(runtimeUID),
     },
   });

@@ -2,7 +2,7 @@
 // registry. The helm deployer, because v0.11.1's argocd deployer drops components' raw
 // manifests and writes no recipe.yaml. AICR writes the pushed digest to the termination log;
 // the control plane records the bundle reference in a ConfigMap of its own.
-import { FIELD_MANAGER, LABEL, MANAGED_BY_VALUE } from '../api/constants.ts';
+import { FIELD_MANAGER } from '../api/constants.ts';
 import { ownedByRuntime } from '../api/runtimeOwner.ts';
 import { KIND } from '../kube/kinds.ts';
 import type { KubePort } from '../kube/port.ts';
@@ -10,6 +10,7 @@ import { TERMINATION_LOG } from './jobSpec.ts';
 import type { Recipe } from './recipeStage.ts';
 import type { Collected, StageSpec } from './runStage.ts';
 import { STAGE, STAGE_NAMESPACE, renderRecordName } from './stages.ts';
+import { stageLabels } from './stageObjects.ts';
 
 export interface Bundle {
   /** `<repository>/aicr-bundle:<input hash>@sha256:…`: pullable by digest. */
@@ -91,7 +92,7 @@ async function writeRenderRecord(kube: KubePort, inputs: RenderInputs, hash: str
       metadata: {
         name: renderRecordName(hash),
         namespace: STAGE_NAMESPACE.render,
-        labels: { [LABEL.stage]: STAGE.render, [LABEL.input]: hash, [LABEL.managedBy]: MANAGED_BY_VALUE },
+        labels: stageLabels(STAGE.render, hash),
         ownerReferences: ownedByRuntime(inputs.runtimeUID),
       },
       data: { bundle: reference, recipe: inputs.recipe.configMap, recipeDigest: inputs.recipe.digest },

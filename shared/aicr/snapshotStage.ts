@@ -5,14 +5,15 @@
 import { createHash } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
-import { ANNOTATION, LABEL, MANAGED_BY_VALUE, NAMESPACES } from '../api/constants.ts';
+import { ANNOTATION, LABEL, NAMESPACES } from '../api/constants.ts';
 import { ownedByRuntime } from '../api/runtimeOwner.ts';
 import { KIND } from '../kube/kinds.ts';
 import type { KubePort } from '../kube/port.ts';
 import { ConflictError } from '../errors.ts';
-import { CM_OUTPUT_KEY } from './recipeStage.ts';
+import { CM_OUTPUT_KEY } from './stages.ts';
 import type { Collected, StageSpec } from './runStage.ts';
 import { STAGE, STAGE_NAMESPACE, snapshotOutputName } from './stages.ts';
+import { stageLabels } from './stageObjects.ts';
 
 /** The Snapshot schema v0.11.1 writes; a snapshot of any other is not read (a newer AICR's, say). */
 export const SNAPSHOT_API_VERSION = 'aicr.nvidia.com/v1alpha1';
@@ -100,11 +101,7 @@ export interface SnapshotInputs {
   readonly resnapshot: string;
 }
 
-const labelsFor = (hash: string): Record<string, string> => ({
-  [LABEL.stage]: STAGE.snapshot,
-  [LABEL.input]: hash,
-  [LABEL.managedBy]: MANAGED_BY_VALUE,
-});
+const labelsFor = (hash: string): Record<string, string> => stageLabels(STAGE.snapshot, hash);
 
 /** Publishes a checked snapshot in aicr-system, replacing whatever holds that name (a corrupted copy, say). */
 async function publish(kube: KubePort, hash: string, text: string, runtimeUID: string): Promise<void> {

@@ -2,6 +2,9 @@
 import { createHash } from 'node:crypto';
 import { NAMESPACES } from '../api/constants.ts';
 
+/** The data key AICR v0.11.1 writes any document under when its output is a ConfigMap. */
+export const CM_OUTPUT_KEY = 'snapshot.yaml';
+
 export const STAGE = {
   snapshot: 'snapshot',
   recipe: 'recipe',

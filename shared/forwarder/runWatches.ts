@@ -32,6 +32,11 @@ const podProgress = (pod: PodObject): string =>
       .filter((reason) => reason !== '' && !ON_ITS_WAY.includes(reason)),
   ]);
 
+/** What a run's Job and Pod watches share: the run they belong to, and no coalescing. */
+function runWatchBase(wake: Wake, selection: Selection, id: string | undefined) {
+  return { ...(id ? { id } : {}), wake, selection, runtimeOf: runtimeFromAnnotation, coalesceMs: 0 } as const;
+}
+
 /**
  * An AICR run's Job, in the namespace of its stage. A Job just created, or a successful one the
  * step deleted after reading it, is no news; a failed one deleted by a person lets its stage
@@ -40,12 +45,8 @@ const podProgress = (pod: PodObject): string =>
  */
 function runJobWatch(wake: Wake, selection: Selection, id?: string): WatchedKind<JobObject> {
   return {
-    ...(id ? { id } : {}),
-    wake,
+    ...runWatchBase(wake, selection, id),
     kind: KIND.job,
-    selection,
-    runtimeOf: runtimeFromAnnotation,
-    coalesceMs: 0,
     arrivalIsNews: (job) => jobEnd(job) !== undefined,
     deletionIsNews: (job) => !isFinished(job, 'Complete'),
     // Whether and how the run ended, once however many ways the Job says it; the control
@@ -57,12 +58,8 @@ function runJobWatch(wake: Wake, selection: Selection, id?: string): WatchedKind
 /** An AICR run's Pod: news only when it is held up; it goes with its Job, which is watched itself. */
 function runPodWatch(wake: Wake, selection: Selection, id?: string): WatchedKind<PodObject> {
   return {
-    ...(id ? { id } : {}),
-    wake,
+    ...runWatchBase(wake, selection, id),
     kind: KIND.pod,
-    selection,
-    runtimeOf: runtimeFromAnnotation,
-    coalesceMs: 0,
     deletionIsNews: () => false,
     arrivalIsNews: (pod) => podProgress(pod) !== QUIET_POD,
     fingerprint: podProgress,
@@ -79,3 +76,13 @@ export const ASSESSMENT_POD_WATCH = runPodWatch(WAKE.assessmentRun, ASSESSMENT_R
 /** The snapshot agent's Jobs and Pods, in aicr-discovery: they wake the snapshot step. */
 export const SNAPSHOT_JOB_WATCH = runJobWatch(WAKE.snapshotRun, SNAPSHOT_RUNS, 'snapshot-jobs');
 export const SNAPSHOT_POD_WATCH = runPodWatch(WAKE.snapshotRun, SNAPSHOT_RUNS, 'snapshot-pods');
+
+/** Every run's watches, in the order the forwarder lists them. */
+export const RUN_WATCHES = [
+  AICR_JOB_WATCH,
+  AICR_POD_WATCH,
+  ASSESSMENT_JOB_WATCH,
+  ASSESSMENT_POD_WATCH,
+  SNAPSHOT_JOB_WATCH,
+  SNAPSHOT_POD_WATCH,
+] as const;

@@ -20,14 +20,7 @@ import { STEP_TABLE, type StepRow, WAKE } from '../steps/table.ts';
 import { type NodeFacts, nodeFingerprint } from '../discovery/nodeGroups.ts';
 import { fieldAt } from '../kube/fieldPath.ts';
 import { type ReportStage, reportStage } from '../rollout/rules/gate.ts';
-import {
-  AICR_JOB_WATCH,
-  AICR_POD_WATCH,
-  ASSESSMENT_JOB_WATCH,
-  ASSESSMENT_POD_WATCH,
-  SNAPSHOT_JOB_WATCH,
-  SNAPSHOT_POD_WATCH,
-} from './runWatches.ts';
+import { RUN_WATCHES } from './runWatches.ts';
 import { type Watchable, type WatchedKind, runtimeFromAnnotation } from './watchedKind.ts';
 import {
   RUNTIME_DISCOVERY_WATCH,
@@ -103,13 +96,18 @@ const applicationPrint = (app: GenericObject): ApplicationPrint => ({
 const refreshAsked = (b: ApplicationPrint, a: ApplicationPrint): boolean =>
   !b.refresh && a.refresh && JSON.stringify({ ...a, refresh: false }) === JSON.stringify(b);
 
+/** What both watches of the owned Applications are: their kind, the runtime each names, its arrival no news. */
+const OWNED_APPLICATION = {
+  kind: KIND.application,
+  selection: OWNED_APPLICATIONS,
+  runtimeOf: (obj: GenericObject) => runtimeFromAnnotation(obj),
+  arrivalIsNews: () => false,
+} as const;
+
 export const APPLICATION_WATCH: WatchedKind<GenericObject> = {
   id: 'applications',
   wake: WAKE.applicationChange,
-  kind: KIND.application,
-  selection: OWNED_APPLICATIONS,
-  runtimeOf: (obj) => runtimeFromAnnotation(obj),
-  arrivalIsNews: () => false,
+  ...OWNED_APPLICATION,
   fingerprint: (obj) => JSON.stringify(applicationPrint(obj)),
   // The step's own write of a new spec, which Argo CD has yet to compare, is no news: the step
   // wrote it in the look that ended, and what it waits for is the stage Argo CD reaches next. A
@@ -130,10 +128,7 @@ export const APPLICATION_WATCH: WatchedKind<GenericObject> = {
 export const APPLICATION_SPEC_WATCH: WatchedKind<GenericObject> = {
   id: 'application-specs',
   wake: WAKE.applicationSpecChange,
-  kind: KIND.application,
-  selection: OWNED_APPLICATIONS,
-  runtimeOf: (obj) => runtimeFromAnnotation(obj),
-  arrivalIsNews: () => false,
+  ...OWNED_APPLICATION,
   fingerprint: fingerprintOf(['spec', 'metadata.deletionTimestamp', 'metadata.finalizers']),
 };
 
@@ -219,12 +214,7 @@ export const REGISTRY_SECRET_WATCH: WatchedKind<GenericObject> = {
 export const WATCHED: readonly WatchedKind<Watchable>[] = [
   RUNTIME_WATCH,
   RUNTIME_DISCOVERY_WATCH,
-  AICR_JOB_WATCH,
-  AICR_POD_WATCH,
-  ASSESSMENT_JOB_WATCH,
-  ASSESSMENT_POD_WATCH,
-  SNAPSHOT_JOB_WATCH,
-  SNAPSHOT_POD_WATCH,
+  ...RUN_WATCHES,
   SNAPSHOT_CONFIGMAP_WATCH,
   PLAN_WATCH,
   NODE_WATCH,

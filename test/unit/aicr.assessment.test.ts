@@ -14,7 +14,7 @@ import { assessmentOutputName } from '../../shared/aicr/stages.ts';
 import type { KubePort, WritableObject } from '../../shared/kube/port.ts';
 import type { Kind } from '../../shared/kube/kinds.ts';
 import { assess } from '../../shared/rollout/rules/assess.ts';
-import { hasUpgradeCheck, judgementOf } from '../../shared/rollout/actions/assessment.ts';
+import { hasUpgradeCheck, judgementOf } from '../../shared/rollout/rules/verdicts.ts';
 import { DEFAULT_TIMINGS } from '../../shared/timings.ts';
 import type { Release } from '../../shared/plans/release.ts';
 

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { CM_OUTPUT_KEY } from '../../shared/aicr/recipeStage.ts';
+import { CM_OUTPUT_KEY } from '../../shared/aicr/stages.ts';
 import type { ConfigMapObject, RuntimeObject } from '../../shared/kube/kinds.ts';
 import type { KubePort } from '../../shared/kube/port.ts';
 import { SnapshotUnreadableError, discoveredSnapshot } from '../../shared/steps/resolve/discovered.ts';

@@ -2,19 +2,13 @@
 // `upgrade-check` (AICR_UPGRADE_CHECK_SINCE and later), it runs as an assessment Job keyed on the
 // active and target plans' recipes, and AICR's per-component verdicts become the steps'. Where it
 // has none, or a plan carries no recipe, every changed release is `unknown` and needs approval.
-import { AICR_UPGRADE_CHECK_SINCE } from '../../api/constants.ts';
-import {
-  type AssessmentInputs,
-  type Verdicts,
-  assessmentArgs,
-  assessmentStage,
-  recipeDigest,
-} from '../io/assessmentStage.ts';
+import { type AssessmentInputs, assessmentArgs, assessmentStage, recipeDigest } from '../io/assessmentStage.ts';
 import { runJob, runLimits } from '../../aicr/jobSpec.ts';
 import { type StageOutcome, runStage, stageDepsOf } from '../../aicr/runStage.ts';
 import { STAGE } from '../../aicr/stages.ts';
 import type { Plan } from '../../plans/plan.ts';
-import type { Assessor, Judgement } from '../rules/assess.ts';
+import type { Assessor } from '../rules/assess.ts';
+import { type Verdicts, hasUpgradeCheck, judgementOf } from '../rules/verdicts.ts';
 import type { StepContext, StepReport } from '../../look/contract.ts';
 import type { RolloutLook } from '../io/look.ts';
 import { released } from '../rules/released.ts';
@@ -23,41 +17,6 @@ export type Assessed =
   { readonly ok: true; readonly assessor: Assessor } | { readonly ok: false; readonly report: StepReport };
 
 const unknownFor = (why: string): Assessed => ({ ok: true, assessor: () => ({ verdict: 'unknown', why }) });
-
-function versionParts(v: string): number[] {
-  return v
-    .replace(/^v/, '')
-    .split(/[.-]/)
-    .slice(0, 3)
-    .map((p) => Number(p) || 0);
-}
-
-/** Whether an AICR release has `upgrade-check`: the first one with it, or any later one. */
-export function hasUpgradeCheck(version: string): boolean {
-  const [a, b] = [versionParts(version), versionParts(AICR_UPGRADE_CHECK_SINCE)];
-  for (let i = 0; i < 3; i++) {
-    const d = (a[i] ?? 0) - (b[i] ?? 0);
-    if (d !== 0) return d > 0;
-  }
-  return true;
-}
-
-/** AICR's verdict on one component, in the rollout's terms (`unversioned` reads as `unknown`). */
-export function judgementOf(verdicts: Verdicts, release: string): Judgement {
-  const v = verdicts.get(release);
-  if (!v) return { verdict: 'unknown', why: 'aicr upgrade-check gave no verdict for it, so it needs approval' };
-  const reason = v.reason ? ` (${v.reason})` : '';
-  switch (v.verdict) {
-    case 'safe':
-      return { verdict: 'safe', why: `aicr upgrade-check assessed it safe${reason}` };
-    case 'manual':
-      return { verdict: 'manual', why: `aicr upgrade-check says it needs operator steps${reason}` };
-    case 'blocked':
-      return { verdict: 'blocked', why: `aicr upgrade-check assessed it blocked${reason}` };
-    default:
-      return { verdict: 'unknown', why: `aicr upgrade-check assessed it ${v.verdict}${reason}, so it needs approval` };
-  }
-}
 
 async function runAssessment(
   ctx: StepContext,

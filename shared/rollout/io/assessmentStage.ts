@@ -4,26 +4,13 @@
 // readable verdicts is an answer (components need attention), not a failed run.
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
-import { LABEL, MANAGED_BY_VALUE } from '../../api/constants.ts';
-import { ConflictError } from '../../errors.ts';
+import { LABEL } from '../../api/constants.ts';
 import { type ConfigMapObject, KIND } from '../../kube/kinds.ts';
 import type { KubePort } from '../../kube/port.ts';
-import { CM_OUTPUT_KEY } from '../../aicr/recipeStage.ts';
 import type { Collected, StageSpec } from '../../aicr/runStage.ts';
 import { STAGE, STAGE_NAMESPACE, assessmentOutputName, assessmentRecipeName } from '../../aicr/stages.ts';
-
-/** upgrade-check's per-component verdicts. */
-export const COMPONENT_VERDICTS = ['safe', 'manual', 'blocked', 'unknown', 'unversioned'] as const;
-export type ComponentVerdict = (typeof COMPONENT_VERDICTS)[number];
-
-export interface ComponentAssessment {
-  readonly verdict: ComponentVerdict;
-  /** AICR's reason code, when it gave one. */
-  readonly reason?: string;
-}
-
-/** Component name → its verdict. */
-export type Verdicts = ReadonlyMap<string, ComponentAssessment>;
+import { placeInput, reportText, stageLabels } from '../../aicr/stageObjects.ts';
+import { COMPONENT_VERDICTS, type Verdicts } from '../rules/verdicts.ts';
 
 /** The role labels of the recipe copies an assessment run reads. */
 export const ASSESSMENT_RECIPE_ROLE = { from: 'recipe-from', to: 'recipe-to' } as const;
@@ -76,30 +63,9 @@ export function recipeDigest(text: string): string {
 }
 
 async function placeRecipe(kube: KubePort, hash: string, side: 'from' | 'to', text: string): Promise<void> {
-  const labels = {
-    [LABEL.stage]: STAGE.assessment,
-    [LABEL.input]: hash,
-    [LABEL.role]: ASSESSMENT_RECIPE_ROLE[side],
-    [LABEL.managedBy]: MANAGED_BY_VALUE,
-  };
+  const labels = stageLabels(STAGE.assessment, hash, ASSESSMENT_RECIPE_ROLE[side]);
   const metadata = { name: assessmentRecipeName(hash, side), namespace: STAGE_NAMESPACE.assessment, labels };
-  try {
-    await kube.create(KIND.configMap, {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata,
-      data: { [CM_OUTPUT_KEY]: text },
-    });
-  } catch (err) {
-    // Placed already (an earlier run, or a duplicate message): it holds the same recipe.
-    if (!(err instanceof ConflictError)) throw err;
-  }
-}
-
-/** The report in whichever data key AICR wrote it under. */
-function reportText(cm: ConfigMapObject | undefined): string | undefined {
-  const data = cm?.data ?? {};
-  return data[CM_OUTPUT_KEY] ?? data['report.json'] ?? Object.values(data).find((v) => v.trimStart().startsWith('{'));
+  await placeInput(kube, metadata, text);
 }
 
 export function assessmentStage(
@@ -134,7 +100,7 @@ export function assessmentStage(
       if (r.ok)
         await kube.patch(KIND.configMap, cm.metadata.name, namespace, {
           metadata: {
-            labels: { [LABEL.stage]: STAGE.assessment, [LABEL.input]: hash, [LABEL.managedBy]: MANAGED_BY_VALUE },
+            labels: stageLabels(STAGE.assessment, hash),
           },
         });
       return r;

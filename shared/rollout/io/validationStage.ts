@@ -4,14 +4,13 @@
 // AICR writes its CTRF report to a third ConfigMap before it exits, 0 or 8: a readable report
 // is the run's answer, whatever the exit; no report means the run broke (shared/aicr/verdict.ts
 // tells a readiness refusal from an internal failure).
-import { LABEL, MANAGED_BY_VALUE } from '../../api/constants.ts';
-import { ConflictError } from '../../errors.ts';
-import { type ConfigMapObject, KIND } from '../../kube/kinds.ts';
+import { LABEL } from '../../api/constants.ts';
+import { KIND } from '../../kube/kinds.ts';
 import type { KubePort } from '../../kube/port.ts';
 import { type ValidationReport, parseReport } from '../../aicr/ctrf.ts';
-import { CM_OUTPUT_KEY } from '../../aicr/recipeStage.ts';
 import type { Collected, StageSpec } from '../../aicr/runStage.ts';
 import { STAGE, STAGE_NAMESPACE, validationObjectName } from '../../aicr/stages.ts';
+import { placeInput, reportText, stageLabels } from '../../aicr/stageObjects.ts';
 
 /** Counted failures (runs that broke without a report) after which validation is not run again: the first is retried once. */
 export const VALIDATION_RUNS_BOUND = 2;
@@ -33,11 +32,7 @@ export interface ValidationRun {
   readonly reportConfigMap: string;
 }
 
-const labelsFor = (hash: string): Record<string, string> => ({
-  [LABEL.stage]: STAGE.validation,
-  [LABEL.input]: hash,
-  [LABEL.managedBy]: MANAGED_BY_VALUE,
-});
+const labelsFor = (hash: string): Record<string, string> => stageLabels(STAGE.validation, hash);
 
 async function place(kube: KubePort, hash: string, what: 'recipe' | 'snapshot', text: string): Promise<void> {
   const metadata = {
@@ -45,22 +40,7 @@ async function place(kube: KubePort, hash: string, what: 'recipe' | 'snapshot', 
     namespace: STAGE_NAMESPACE.validation,
     labels: labelsFor(hash),
   };
-  try {
-    await kube.create(KIND.configMap, {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata,
-      data: { [CM_OUTPUT_KEY]: text },
-    });
-  } catch (err) {
-    // Placed already (an earlier run of the same inputs, or a duplicate message): the same text.
-    if (!(err instanceof ConflictError)) throw err;
-  }
-}
-
-/** The report in whichever data key AICR wrote it under (v0.11.1: snapshot.json). */
-function reportText(cm: ConfigMapObject | undefined): string | undefined {
-  return Object.values(cm?.data ?? {}).find((v) => v.trimStart().startsWith('{'));
+  await placeInput(kube, metadata, text);
 }
 
 export function validationStage(

@@ -2,16 +2,11 @@
 // (shared/registry/credentials.ts), and the bundle's files turned into releases, with every way
 // it can fail turned into what the runtime shows.
 import type { Configuration } from '../../configuration/schema.ts';
-import {
-  BundleUnreadableError,
-  RegistryCredentialsInvalidError,
-  RegistryRefusedError,
-  RegistryUnavailableError,
-} from '../../errors.ts';
+import { BundleUnreadableError, RegistryCredentialsInvalidError } from '../../errors.ts';
 import { pullArtifactFiles } from '../../oci/pull.ts';
 import { releasesFromBundle } from '../../plans/fromBundle.ts';
 import type { Release } from '../../plans/release.ts';
-import type { Reason } from '../../api/reasons.ts';
+import { type RegistryFailure, registryFailure } from './registryFailure.ts';
 
 export type BundleRead =
   | {
@@ -20,20 +15,11 @@ export type BundleRead =
       readonly recipeText: string;
       readonly files: ReadonlyMap<string, Uint8Array>;
     }
-  | { readonly ok: false; readonly retry: boolean; readonly reason: Reason; readonly message: string };
+  | RegistryFailure;
 
 function failed(err: unknown, reference: string, repository: string): BundleRead {
-  if (err instanceof RegistryUnavailableError)
-    return {
-      ok: false,
-      retry: true,
-      reason: 'Resolving',
-      message: `[SERVICE_UNAVAILABLE] pulling bundle ${reference}: ${err.message}`,
-    };
-  if (err instanceof RegistryRefusedError) {
-    const message = `pulling bundle ${reference}: ${err.message}. Check that the credentials may pull and push under the repository prefix registry.repository=${repository}, then request a snapshot`;
-    return { ok: false, retry: false, reason: 'Unauthorized', message };
-  }
+  const failure = registryFailure(err, `pulling bundle ${reference}`, repository);
+  if (failure) return failure;
   if (err instanceof RegistryCredentialsInvalidError)
     return {
       ok: false,

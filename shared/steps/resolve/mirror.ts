@@ -5,20 +5,14 @@
 // few KB, a chart already there costs one HEAD, and the client adds no dependency to the
 // Lambda bundle. The upstream charts the recipe names are copied beside them (mirrorUpstream.ts).
 import type { Configuration } from '../../configuration/schema.ts';
-import { RegistryRefusedError, RegistryUnavailableError } from '../../errors.ts';
 import { pushArtifact } from '../../oci/push.ts';
 import { manifestFilesOf } from '../../plans/manifestsChart.ts';
 import { packageManifestsChart } from '../../plans/manifestsChartPackage.ts';
 import type { Release } from '../../plans/release.ts';
-import type { Reason } from '../../api/reasons.ts';
 import { REGISTRY_CONCURRENCY, pooled } from './pooled.ts';
+import { type RegistryFailure, registryFailure } from './registryFailure.ts';
 
-export type MirrorFailure = {
-  readonly ok: false;
-  readonly retry: boolean;
-  readonly reason: Reason;
-  readonly message: string;
-};
+export type MirrorFailure = RegistryFailure;
 /** How many charts were pushed, and the releases with the digest each mirrored chart has in the registry (SEC-5). */
 export type Mirrored = { readonly ok: true; readonly pushed: number; readonly releases: Release[] } | MirrorFailure;
 
@@ -30,17 +24,8 @@ export interface MirrorInputs {
 }
 
 function failed(err: unknown, target: string, repository: string): MirrorFailure {
-  if (err instanceof RegistryUnavailableError)
-    return {
-      ok: false,
-      retry: true,
-      reason: 'Resolving',
-      message: `[SERVICE_UNAVAILABLE] mirroring ${target}: ${err.message}`,
-    };
-  if (err instanceof RegistryRefusedError) {
-    const message = `mirroring ${target}: ${err.message}. Check that the credentials may pull and push under the repository prefix registry.repository=${repository}, then request a snapshot`;
-    return { ok: false, retry: false, reason: 'Unauthorized', message };
-  }
+  const failure = registryFailure(err, `mirroring ${target}`, repository);
+  if (failure) return failure;
   throw err;
 }
 

@@ -9,7 +9,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { ApiException, CoreV1Api, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { parse } from 'yaml';
-import { CM_OUTPUT_KEY } from '../../../shared/aicr/recipeStage.ts';
+import { CM_OUTPUT_KEY } from '../../../shared/aicr/stages.ts';
 import { UpgradeCheckKnob, type UpgradeCheckVerdict } from '../knobFiles.ts';
 
 const STAND_IN = "aicr upgrade-check STAND-IN (test environment; not AICR's compatibility logic)";
