@@ -28,7 +28,7 @@ export function requestVariables(): { name: string; expression: string }[] {
   ];
 }
 
-type Validation = Record<string, unknown>;
+type Validation = Record<string, string>;
 
 const AUTHORIZED = `authorizer.group(${celString(API_GROUP)}).resource(${celString(PLURAL)}).name(object.metadata.name).check(${celString(APPROVAL.verb)}).allowed()`;
 
