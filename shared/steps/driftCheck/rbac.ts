@@ -1,7 +1,8 @@
 // What the drift-check step's own Kubernetes identity may do beyond what its row's flags imply
 // (shared/rbac/stepRules.ts adds those); the chart's RBAC is generated from both.
-import { API_GROUP, ARGOCD_REGISTRY_SECRET, KINDS, NAMESPACES } from '../../api/constants.ts';
+import { API_GROUP, KINDS, NAMESPACES } from '../../api/constants.ts';
 import type { KubeRule } from '../../api/kubeRule.ts';
+import { readsWhenTheRegistryTokenExpires } from '../tokenRefresh/rbac.ts';
 
 export const DRIFT_CHECK_RBAC = [
   { apiGroups: [API_GROUP], resources: ['clusterruntimes'], verbs: ['get'], why: 'reads the runtime it was sent' },
@@ -37,12 +38,5 @@ export const DRIFT_CHECK_RBAC = [
     verbs: ['list'],
     why: "reads whether Argo CD's application controller is up before writing an Application again",
   },
-  {
-    apiGroups: [''],
-    resources: ['secrets'],
-    verbs: ['get'],
-    namespace: ARGOCD_REGISTRY_SECRET.namespace,
-    resourceNames: [ARGOCD_REGISTRY_SECRET.name],
-    why: "reads when Argo CD's registry token expires (aws mode), as the rollout step does before it writes",
-  },
+  readsWhenTheRegistryTokenExpires('as the rollout step does before it writes'),
 ] as const satisfies readonly KubeRule[];

@@ -3,12 +3,12 @@
 import {
   AICR_VALIDATE_SERVICE_ACCOUNT,
   API_GROUP,
-  ARGOCD_REGISTRY_SECRET,
   KINDS,
   NAMESPACES,
   STATIC_SECRET_VALUE,
 } from '../../api/constants.ts';
 import type { KubeRule } from '../../api/kubeRule.ts';
+import { readsWhenTheRegistryTokenExpires } from '../tokenRefresh/rbac.ts';
 
 export const ROLLOUT_RBAC = [
   {
@@ -139,12 +139,5 @@ export const ROLLOUT_RBAC = [
     resourceNamesFromValues: ['argocd.project'],
     why: "reads the sync windows of the Applications' AppProject (argocd.project), so a step starts only when Argo CD would sync it (WIN-3); no other project",
   },
-  {
-    apiGroups: [''],
-    resources: ['secrets'],
-    verbs: ['get'],
-    namespace: ARGOCD_REGISTRY_SECRET.namespace,
-    resourceNames: [ARGOCD_REGISTRY_SECRET.name],
-    why: "reads when Argo CD's registry token expires (aws mode), to hold rollouts while it is stale",
-  },
+  readsWhenTheRegistryTokenExpires('to hold rollouts while it is stale'),
 ] as const satisfies readonly KubeRule[];
