@@ -81,7 +81,9 @@ export const AICR_VALIDATE_IDENTITY = jobIdentity(AICR_VALIDATE_SERVICE_ACCOUNT,
     apiGroups: ['rbac.authorization.k8s.io'],
     resources: ['clusterrolebindings'],
     verbs: ['create'],
-    why: 'AICR’s apply creates that binding when it is missing (the admission policy holds it to that one binding of cluster-admin)',
+    why:
+      'AICR’s apply creates that binding when it is missing (the ' +
+      'admission policy holds it to that one binding of cluster-admin)',
   },
   {
     apiGroups: [''],

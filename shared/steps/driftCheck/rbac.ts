@@ -16,21 +16,28 @@ export const DRIFT_CHECK_RBAC = [
     apiGroups: [API_GROUP],
     resources: [KINDS.runtimeRollout.plural],
     verbs: ['list'],
-    why: 'reads whether a rollout is in progress, which releases an unsuccessful one moved, and which schema each was written in',
+    why:
+      'reads whether a rollout is in progress, which releases an ' +
+      'unsuccessful one moved, and which schema each was written in',
   },
-  // A server-side apply that creates a plan is authorized as create; the plan admission policy lets this group create plans and change none.
+  // A server-side apply that creates a plan is authorized as create; the plan admission policy lets
+  // this group create plans and change none.
   {
     apiGroups: [''],
     resources: ['configmaps'],
     verbs: ['get', 'list', 'create'],
     namespace: NAMESPACES.system,
-    why: 'reads the active and target plans, and writes back an active plan rebuilt from the Applications to its own digest',
+    why:
+      'reads the active and target plans, and writes back an ' +
+      'active plan rebuilt from the Applications to its own digest',
   },
   {
     apiGroups: ['argoproj.io'],
     resources: ['applications'],
     verbs: ['list', 'create', 'patch'],
-    why: 'reads the owned Applications and writes a deleted one again from the active plan (cluster-wide, for the same reason as the rollout step)',
+    why:
+      'reads the owned Applications and writes a deleted one again from the ' +
+      'active plan (cluster-wide, for the same reason as the rollout step)',
   },
   {
     apiGroups: ['apps'],

@@ -30,14 +30,18 @@ export const RESOLVE_RBAC = [
     resources: ['configmaps'],
     verbs: ['get', 'list', 'create', 'patch', 'delete'],
     namespace: NAMESPACES.jobs,
-    why: 'collects recipe output, gives a recipe run its snapshot, records what a render pushed, and removes outputs of changed inputs',
+    why:
+      'collects recipe output, gives a recipe run its snapshot, records ' +
+      'what a render pushed, and removes outputs of changed inputs',
   },
   {
     apiGroups: [''],
     resources: ['configmaps'],
     verbs: ['get', 'list', 'create', 'update', 'patch', 'delete'],
     namespace: NAMESPACES.system,
-    why: 'reads the latest snapshot named in status.discovery, and writes, replaces, reads and retires plans (names carry their digest)',
+    why:
+      'reads the latest snapshot named in status.discovery, and writes, ' +
+      'replaces, reads and retires plans (names carry their digest)',
   },
   {
     apiGroups: [''],
@@ -45,7 +49,9 @@ export const RESOLVE_RBAC = [
     verbs: ['get'],
     namespace: NAMESPACES.system,
     resourceNamesFromValues: [STATIC_SECRET_VALUE],
-    why: 'reads the registry credentials (registry.auth.staticSecretRef) to pull the bundle a render pushed, and no other Secret there',
+    why:
+      'reads the registry credentials (registry.auth.staticSecretRef) ' +
+      'to pull the bundle a render pushed, and no other Secret there',
   },
   // A server-side apply that creates the Secret is authorized as create with its name, so the verbs hold to the names.
   {
@@ -55,7 +61,9 @@ export const RESOLVE_RBAC = [
     namespace: NAMESPACES.jobs,
     resourceNames: [REGISTRY_JOB_SECRET],
     resourceNamesFromValues: [STATIC_SECRET_VALUE],
-    why: 'checks the render Jobs have the static registry Secret, and in aws mode writes them a docker config with a minted ECR token; no other Secret there',
+    why:
+      'checks the render Jobs have the static registry Secret, and in aws mode ' +
+      'writes them a docker config with a minted ECR token; no other Secret there',
   },
   {
     apiGroups: [''],

@@ -83,7 +83,9 @@ export const ROLLOUT_RBAC = [
     resources: ['jobs'],
     verbs: ['list', 'create', 'patch', 'delete'],
     namespace: NAMESPACES.validation,
-    why: "runs aicr validate as a Job, records how failed runs count, and deletes AICR's validator Jobs that break the image pins",
+    why:
+      'runs aicr validate as a Job, records how failed runs count, ' +
+      "and deletes AICR's validator Jobs that break the image pins",
   },
   {
     apiGroups: [''],
@@ -97,13 +99,17 @@ export const ROLLOUT_RBAC = [
     resources: ['configmaps'],
     verbs: ['get', 'list', 'create', 'patch', 'delete'],
     namespace: NAMESPACES.validation,
-    why: "gives a validation run the plan's recipe and the snapshot, reads its CTRF report, and removes those of earlier rollouts",
+    why:
+      "gives a validation run the plan's recipe and the snapshot, " +
+      'reads its CTRF report, and removes those of earlier rollouts',
   },
   {
     apiGroups: ['argoproj.io'],
     resources: ['applications'],
     verbs: ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'],
-    why: "reads the owned Applications a rollout is assessed against, and writes, finalizes and deletes them release by release (cluster-wide: a Role would need Argo CD's namespace to exist when the chart installs)",
+    why:
+      'reads the owned Applications a rollout is assessed against, and writes, finalizes and deletes them ' +
+      "release by release (cluster-wide: a Role would need Argo CD's namespace to exist when the chart installs)",
   },
   {
     apiGroups: [''],
@@ -115,7 +121,9 @@ export const ROLLOUT_RBAC = [
     apiGroups: [''],
     resources: ['pods'],
     verbs: ['list'],
-    why: 'reads which protected Pods run on GPU Nodes before a step of a disruptive release (spec.workloads, GPU-1); it never evicts or changes them',
+    why:
+      'reads which protected Pods run on GPU Nodes before a step of a disruptive ' +
+      'release (spec.workloads, GPU-1); it never evicts or changes them',
   },
   {
     apiGroups: ['apps'],
@@ -129,7 +137,9 @@ export const ROLLOUT_RBAC = [
     verbs: ['get'],
     namespace: NAMESPACES.system,
     resourceNamesFromValues: [STATIC_SECRET_VALUE],
-    why: 'reads the registry credentials (registry.auth.staticSecretRef) to check, before a step writes a release, that its charts are the bytes the plan pinned; no other Secret there',
+    why:
+      'reads the registry credentials (registry.auth.staticSecretRef) to check, before a step ' +
+      'writes a release, that its charts are the bytes the plan pinned; no other Secret there',
   },
   {
     apiGroups: ['argoproj.io'],
@@ -137,7 +147,9 @@ export const ROLLOUT_RBAC = [
     verbs: ['get'],
     namespace: NAMESPACES.argocd,
     resourceNamesFromValues: ['argocd.project'],
-    why: "reads the sync windows of the Applications' AppProject (argocd.project), so a step starts only when Argo CD would sync it (WIN-3); no other project",
+    why:
+      "reads the sync windows of the Applications' AppProject (argocd.project), " +
+      'so a step starts only when Argo CD would sync it (WIN-3); no other project',
   },
   readsWhenTheRegistryTokenExpires('to hold rollouts while it is stale'),
 ] as const satisfies readonly KubeRule[];
