@@ -1,13 +1,8 @@
 // What the rollout step's own Kubernetes identity may do beyond what its row's flags imply
 // (shared/rbac/stepRules.ts adds those); the chart's RBAC is generated from both.
-import {
-  AICR_VALIDATE_SERVICE_ACCOUNT,
-  API_GROUP,
-  KINDS,
-  NAMESPACES,
-  STATIC_SECRET_VALUE,
-} from '../../api/constants.ts';
+import { AICR_VALIDATE_SERVICE_ACCOUNT, API_GROUP, KINDS, NAMESPACES } from '../../api/constants.ts';
 import type { KubeRule } from '../../api/kubeRule.ts';
+import { readsTheRegistryCredentials } from '../resolve/rbac.ts';
 import { readsWhenTheRegistryTokenExpires } from '../tokenRefresh/rbac.ts';
 
 export const ROLLOUT_RBAC = [
@@ -131,16 +126,9 @@ export const ROLLOUT_RBAC = [
     verbs: ['list'],
     why: "reads whether Argo CD's application controller is up (cluster-wide, for the same reason as Applications)",
   },
-  {
-    apiGroups: [''],
-    resources: ['secrets'],
-    verbs: ['get'],
-    namespace: NAMESPACES.system,
-    resourceNamesFromValues: [STATIC_SECRET_VALUE],
-    why:
-      'reads the registry credentials (registry.auth.staticSecretRef) to check, before a step ' +
-      'writes a release, that its charts are the bytes the plan pinned; no other Secret there',
-  },
+  readsTheRegistryCredentials(
+    'to check, before a step writes a release, that its charts are the bytes the plan pinned; no other Secret there',
+  ),
   {
     apiGroups: ['argoproj.io'],
     resources: ['appprojects'],
