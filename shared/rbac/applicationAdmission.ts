@@ -31,20 +31,30 @@ export function controlPlaneGroups(table: readonly StepRow[] = STEP_TABLE): stri
 /** The request comes from one of the control plane's identities. */
 export function fromTheControlPlane(table: readonly StepRow[] = STEP_TABLE): string {
   const groups = controlPlaneGroups(table).map(celString).join(', ');
-  return `request.userInfo.?groups.orValue([]).exists(g, g in [${groups}] || g.startsWith(${celString(STEP_GROUP_PREFIX)}))`;
+  const prefix = celString(STEP_GROUP_PREFIX);
+  return `request.userInfo.?groups.orValue([]).exists(g, g in [${groups}] || g.startsWith(${prefix}))`;
 }
 
-/** The Application as sent either lacks the finalizer or carries, beside it, the delete-rollout annotation naming a rollout. */
+const DELETE_ROLLOUT = `object.metadata.?annotations[?${celString(ANNOTATION.deleteRollout)}].orValue('')`;
+
+/**
+ * The Application as sent either lacks the finalizer or carries, beside it, the delete-rollout
+ * annotation naming a rollout.
+ */
 export const FINALIZER_ONLY_WHILE_REMOVING =
   `!object.metadata.?finalizers.orValue([]).exists(f, f == ${celString(ARGOCD.resourcesFinalizer)}) || ` +
-  `[${Object.values(ROLLOUT_NAME_PREFIX).map(celString).join(', ')}].exists(p, object.metadata.?annotations[?${celString(ANNOTATION.deleteRollout)}].orValue('').startsWith(p))`;
+  `[${Object.values(ROLLOUT_NAME_PREFIX).map(celString).join(', ')}].exists(p, ${DELETE_ROLLOUT}.startsWith(p))`;
 
 /** What a refused writer reads, for an Application named `name` in `namespace`. */
 export function finalizerRefusal(name: string, namespace: string = NAMESPACES.argocd): string {
+  const prefixes = Object.values(ROLLOUT_NAME_PREFIX).join('…, ');
   return (
-    `Application ${namespace}/${name} carries Argo CD's resources finalizer (${ARGOCD.resourcesFinalizer}) without annotation ${ANNOTATION.deleteRollout} naming a rollout (${Object.values(ROLLOUT_NAME_PREFIX).join('…, ')}…): ` +
-    'the control plane sets that finalizer only during an approved Remove step, together with the annotation, and writes no Application that carries it otherwise. ' +
-    `If a person added it, remove it by hand: kubectl -n ${namespace} patch application ${name} --type merge -p '{"metadata":{"finalizers":null}}'`
+    `Application ${namespace}/${name} carries Argo CD's resources finalizer (${ARGOCD.resourcesFinalizer}) ` +
+    `without annotation ${ANNOTATION.deleteRollout} naming a rollout (${prefixes}…): ` +
+    'the control plane sets that finalizer only during an approved Remove step, together with the annotation, ' +
+    'and writes no Application that carries it otherwise. ' +
+    `If a person added it, remove it by hand: kubectl -n ${namespace} patch application ${name} ` +
+    `--type merge -p '{"metadata":{"finalizers":null}}'`
   );
 }
 
@@ -68,7 +78,11 @@ export function managedByTheControlPlane(obj: string): string {
 }
 
 function unownedExpression(): string {
-  return `'Application ' + request.namespace + '/' + request.name + ${celString(` is not one the control plane wrote (annotation ${ANNOTATION.runtimeUID} and label ${LABEL.managedBy}=${MANAGED_BY_VALUE}, before and after the change): the control plane creates, changes and deletes only its own Applications`)}`;
+  const text =
+    ` is not one the control plane wrote (annotation ${ANNOTATION.runtimeUID} and label ` +
+    `${LABEL.managedBy}=${MANAGED_BY_VALUE}, before and after the change): ` +
+    'the control plane creates, changes and deletes only its own Applications';
+  return `'Application ' + request.namespace + '/' + request.name + ${celString(text)}`;
 }
 
 // The message names the Application, so CEL builds it from the same text around the two names.
@@ -109,7 +123,9 @@ export function applicationAdmissionPolicy(table: readonly StepRow[] = STEP_TABL
         messageExpression: refusalExpression(),
       },
       {
-        expression: `(request.operation == 'CREATE' || ${ownedBySomeRuntime('oldObject')}) && (request.operation == 'DELETE' || ${ownedBySomeRuntime('object')})`,
+        expression:
+          `(request.operation == 'CREATE' || ${ownedBySomeRuntime('oldObject')}) && ` +
+          `(request.operation == 'DELETE' || ${ownedBySomeRuntime('object')})`,
         messageExpression: unownedExpression(),
       },
     ],

@@ -46,8 +46,9 @@ const variables = [
 
 /** Only a rollout that has not ended takes the change; an ended one leaves nothing to `verb`. */
 function beforeTheEnd(changes: string, verb: string): Check {
+  const ended = "'rollout ' + object.metadata.name + ' has ended ' + variables.outcome";
   return onChange(changes, "variables.outcome == ''", {
-    messageExpression: `'rollout ' + object.metadata.name + ' has ended ' + variables.outcome + '; there is nothing to ${verb}'`,
+    messageExpression: `${ended} + '; there is nothing to ${verb}'`,
   });
 }
 
@@ -117,7 +118,10 @@ export function approvalAdmissionPolicy(): Record<string, unknown> {
   });
 }
 
-/** Who may approve: read the runtime, its rollouts and a manual release's recorded steps, and record an approval or an acknowledgement. */
+/**
+ * Who may approve: read the runtime, its rollouts and a manual release's recorded steps, and
+ * record an approval or an acknowledgement.
+ */
 export function approverRole(): Record<string, unknown> {
   return {
     apiVersion: RBAC_VERSION,
@@ -125,9 +129,11 @@ export function approverRole(): Record<string, unknown> {
     metadata: { name: APPROVAL.approverRole },
     rules: [
       { apiGroups: [API_GROUP], resources: [KINDS.clusterRuntime.plural, PLURAL], verbs: ['get', 'list', 'watch'] },
-      // patch writes spec.approval, spec.acknowledgements, spec.revocation and spec.retry; approve is the verb the admission policy asks RBAC about.
+      // patch writes the fields a person sets (PERSON_FIELDS); approve is the verb the admission
+      // policy asks RBAC about.
       { apiGroups: [API_GROUP], resources: [PLURAL], verbs: ['patch', APPROVAL.verb] },
-      // A manual release's recorded steps live on its owned Application; whoever acknowledges them reads them there.
+      // A manual release's recorded steps live on its owned Application; whoever acknowledges them
+      // reads them there.
       { apiGroups: ['argoproj.io'], resources: ['applications'], verbs: ['get'] },
     ],
   };

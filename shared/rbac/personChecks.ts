@@ -60,7 +60,6 @@ export function byAnApprover(changes: string, doing: string): Check {
 
 /** What `field` names, as `holds` checks, is the requester as the API server sees them. */
 export function asThemselves(changes: string, field: string, holds: string): Check {
-  return onChange(changes, holds, {
-    messageExpression: `'${field} must be your own identity as the API server sees it (' + request.userInfo.username + ')'`,
-  });
+  const text = `'${field} must be your own identity as the API server sees it ('`;
+  return onChange(changes, holds, { messageExpression: `${text} + request.userInfo.username + ')'` });
 }

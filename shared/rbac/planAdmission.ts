@@ -17,8 +17,11 @@ import { NAMESPACE_NAME_LABEL, admissionBinding, admissionPolicy, renderAdmissio
 /** The role label of `obj` (`object` or `oldObject`), or '' when it has none. */
 const roleOf = (obj: string): string => `${obj}.metadata.?labels[?${celString(LABEL.role)}].orValue('')`;
 
+const PLAN = celString(ROLE.plan);
+
 /** The object as sent is a plan, or (an update) the stored one was: labelling into and out of plans both count. */
-export const IS_OR_WAS_A_PLAN = `${roleOf('object')} == ${celString(ROLE.plan)} || (oldObject != null && ${roleOf('oldObject')} == ${celString(ROLE.plan)})`;
+export const IS_OR_WAS_A_PLAN =
+  `${roleOf('object')} == ${PLAN} || ` + `(oldObject != null && ${roleOf('oldObject')} == ${PLAN})`;
 
 /**
  * Left alone: an update to a plan already being deleted that keeps its data, labels and

@@ -94,7 +94,8 @@ export function retryValidations(): Check[] {
     ),
     onChange('retryChanges', `object.?status.?outcome.orValue('') in [${allowed}]`, {
       messageExpression:
-        "'spec.retry: rollout ' + object.metadata.name + ' ended ' + object.status.outcome + ', which is not retried; " +
+        "'spec.retry: rollout ' + object.metadata.name + ' ended ' + object.status.outcome + " +
+        "', which is not retried; " +
         `only a rollout that has not ended or ended ${RETRYABLE_OUTCOMES.join(', ')} can be. ` +
         "Change the target plan to roll out again'",
     }),

@@ -18,15 +18,19 @@ const q = celString;
 const VALIDATOR = q(AICR_VALIDATOR_IDENTITY);
 /** The one binding AICR writes: cluster-admin to its validators' ServiceAccount in aicr-validation. */
 const THE_BINDING =
-  `object.metadata.name == ${VALIDATOR} && object.roleRef.kind == 'ClusterRole' && object.roleRef.name == 'cluster-admin' && ` +
-  `object.?subjects.orValue([]).size() == 1 && object.subjects.all(s, s.kind == 'ServiceAccount' && s.name == ${VALIDATOR} && s.?namespace.orValue('') == ${q(NAMESPACES.validation)})`;
+  `object.metadata.name == ${VALIDATOR} && ` +
+  "object.roleRef.kind == 'ClusterRole' && object.roleRef.name == 'cluster-admin' && " +
+  'object.?subjects.orValue([]).size() == 1 && ' +
+  `object.subjects.all(s, s.kind == 'ServiceAccount' && s.name == ${VALIDATOR} && ` +
+  `s.?namespace.orValue('') == ${q(NAMESPACES.validation)})`;
 
 export const VALIDATE_WRITES =
   `request.resource.resource == 'namespaces' ? object.metadata.name == ${q(NAMESPACES.validation)} : ` +
   `request.resource.resource == 'serviceaccounts' ? object.metadata.name == ${VALIDATOR} : ${THE_BINDING}`;
 
 const REFUSAL =
-  `${AICR_VALIDATE_SERVICE_ACCOUNT} may create only namespace ${NAMESPACES.validation}, ServiceAccount ${AICR_VALIDATOR_IDENTITY} there, ` +
+  `${AICR_VALIDATE_SERVICE_ACCOUNT} may create only namespace ${NAMESPACES.validation}, ` +
+  `ServiceAccount ${AICR_VALIDATOR_IDENTITY} there, ` +
   `and ClusterRoleBinding ${AICR_VALIDATOR_IDENTITY} of cluster-admin to that ServiceAccount (docs/security.md)`;
 
 export function validateAdmissionPolicy(): Record<string, unknown> {
