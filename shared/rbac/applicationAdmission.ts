@@ -6,7 +6,6 @@
 // People and Argo CD are not matched: a person's edit is theirs, and Argo CD takes the finalizer
 // off once it has deleted the resources.
 // `npm run gen:rbac` writes it beside the RBAC; a unit test fails when the committed file is stale.
-import { stringify } from 'yaml';
 import {
   ANNOTATION,
   APPLICATION_ADMISSION,
@@ -18,7 +17,7 @@ import {
   ROLLOUT_NAME_PREFIX,
 } from '../api/constants.ts';
 import { celString } from '../api/cel.ts';
-import { ADMISSION_VERSION, admissionBinding } from './admissionDocuments.ts';
+import { admissionBinding, admissionPolicy, renderAdmissionFile } from './admissionDocuments.ts';
 import { STEP_TABLE, type StepRow } from '../steps/table.ts';
 
 /** Every step's group starts with this; matching it too covers a step added later without a new chart. */
@@ -32,20 +31,30 @@ export function controlPlaneGroups(table: readonly StepRow[] = STEP_TABLE): stri
 /** The request comes from one of the control plane's identities. */
 export function fromTheControlPlane(table: readonly StepRow[] = STEP_TABLE): string {
   const groups = controlPlaneGroups(table).map(celString).join(', ');
-  return `request.userInfo.?groups.orValue([]).exists(g, g in [${groups}] || g.startsWith(${celString(STEP_GROUP_PREFIX)}))`;
+  const prefix = celString(STEP_GROUP_PREFIX);
+  return `request.userInfo.?groups.orValue([]).exists(g, g in [${groups}] || g.startsWith(${prefix}))`;
 }
 
-/** The Application as sent either lacks the finalizer or carries, beside it, the delete-rollout annotation naming a rollout. */
+const DELETE_ROLLOUT = `object.metadata.?annotations[?${celString(ANNOTATION.deleteRollout)}].orValue('')`;
+
+/**
+ * The Application as sent either lacks the finalizer or carries, beside it, the delete-rollout
+ * annotation naming a rollout.
+ */
 export const FINALIZER_ONLY_WHILE_REMOVING =
   `!object.metadata.?finalizers.orValue([]).exists(f, f == ${celString(ARGOCD.resourcesFinalizer)}) || ` +
-  `[${Object.values(ROLLOUT_NAME_PREFIX).map(celString).join(', ')}].exists(p, object.metadata.?annotations[?${celString(ANNOTATION.deleteRollout)}].orValue('').startsWith(p))`;
+  `[${Object.values(ROLLOUT_NAME_PREFIX).map(celString).join(', ')}].exists(p, ${DELETE_ROLLOUT}.startsWith(p))`;
 
 /** What a refused writer reads, for an Application named `name` in `namespace`. */
 export function finalizerRefusal(name: string, namespace: string = NAMESPACES.argocd): string {
+  const prefixes = Object.values(ROLLOUT_NAME_PREFIX).join('…, ');
   return (
-    `Application ${namespace}/${name} carries Argo CD's resources finalizer (${ARGOCD.resourcesFinalizer}) without annotation ${ANNOTATION.deleteRollout} naming a rollout (${Object.values(ROLLOUT_NAME_PREFIX).join('…, ')}…): ` +
-    'the control plane sets that finalizer only during an approved Remove step, together with the annotation, and writes no Application that carries it otherwise. ' +
-    `If a person added it, remove it by hand: kubectl -n ${namespace} patch application ${name} --type merge -p '{"metadata":{"finalizers":null}}'`
+    `Application ${namespace}/${name} carries Argo CD's resources finalizer (${ARGOCD.resourcesFinalizer}) ` +
+    `without annotation ${ANNOTATION.deleteRollout} naming a rollout (${prefixes}…): ` +
+    'the control plane sets that finalizer only during an approved Remove step, together with the annotation, ' +
+    'and writes no Application that carries it otherwise. ' +
+    `If a person added it, remove it by hand: kubectl -n ${namespace} patch application ${name} ` +
+    `--type merge -p '{"metadata":{"finalizers":null}}'`
   );
 }
 
@@ -69,7 +78,11 @@ export function managedByTheControlPlane(obj: string): string {
 }
 
 function unownedExpression(): string {
-  return `'Application ' + request.namespace + '/' + request.name + ${celString(` is not one the control plane wrote (annotation ${ANNOTATION.runtimeUID} and label ${LABEL.managedBy}=${MANAGED_BY_VALUE}, before and after the change): the control plane creates, changes and deletes only its own Applications`)}`;
+  const text =
+    ` is not one the control plane wrote (annotation ${ANNOTATION.runtimeUID} and label ` +
+    `${LABEL.managedBy}=${MANAGED_BY_VALUE}, before and after the change): ` +
+    'the control plane creates, changes and deletes only its own Applications';
+  return `'Application ' + request.namespace + '/' + request.name + ${celString(text)}`;
 }
 
 // The message names the Application, so CEL builds it from the same text around the two names.
@@ -91,52 +104,43 @@ function refusalExpression(): string {
 }
 
 export function applicationAdmissionPolicy(table: readonly StepRow[] = STEP_TABLE): Record<string, unknown> {
-  return {
-    apiVersion: ADMISSION_VERSION,
-    kind: 'ValidatingAdmissionPolicy',
-    metadata: { name: APPLICATION_ADMISSION.name },
-    spec: {
-      // A broken policy must refuse: a finalizer slipped through would delete a release's workloads with its Application.
-      failurePolicy: 'Fail',
-      matchConstraints: {
-        resourceRules: [
-          {
-            apiGroups: ['argoproj.io'],
-            apiVersions: ['v1alpha1'],
-            operations: ['CREATE', 'UPDATE', 'DELETE'],
-            resources: ['applications'],
-          },
-        ],
-      },
-      matchConditions: [{ name: 'from-the-control-plane', expression: fromTheControlPlane(table) }],
-      validations: [
+  // Failing closed matters here: a finalizer slipped through would delete a release's workloads with its Application.
+  return admissionPolicy(APPLICATION_ADMISSION.name, {
+    matchConstraints: {
+      resourceRules: [
         {
-          expression: `request.operation == 'DELETE' || ${FINALIZER_ONLY_WHILE_REMOVING}`,
-          messageExpression: refusalExpression(),
-          reason: 'Forbidden',
-        },
-        {
-          expression: `(request.operation == 'CREATE' || ${ownedBySomeRuntime('oldObject')}) && (request.operation == 'DELETE' || ${ownedBySomeRuntime('object')})`,
-          messageExpression: unownedExpression(),
-          reason: 'Forbidden',
+          apiGroups: ['argoproj.io'],
+          apiVersions: ['v1alpha1'],
+          operations: ['CREATE', 'UPDATE', 'DELETE'],
+          resources: ['applications'],
         },
       ],
     },
-  };
-}
-
-export function applicationAdmissionBinding(): Record<string, unknown> {
-  return admissionBinding(APPLICATION_ADMISSION.name);
+    matchConditions: [{ name: 'from-the-control-plane', expression: fromTheControlPlane(table) }],
+    validations: [
+      {
+        expression: `request.operation == 'DELETE' || ${FINALIZER_ONLY_WHILE_REMOVING}`,
+        messageExpression: refusalExpression(),
+      },
+      {
+        expression:
+          `(request.operation == 'CREATE' || ${ownedBySomeRuntime('oldObject')}) && ` +
+          `(request.operation == 'DELETE' || ${ownedBySomeRuntime('object')})`,
+        messageExpression: unownedExpression(),
+      },
+    ],
+  });
 }
 
 export function renderApplicationAdmission(): string {
-  const header = [
-    '# Generated by `npm run gen:rbac` from the step table and shared/api/constants.ts by',
-    "# shared/rbac/applicationAdmission.ts; do not edit. The control plane's identities may not write",
-    "# an Argo CD Application that carries Argo CD's resources finalizer without the delete-rollout",
-    "# annotation naming a rollout (FIN-4), nor create, change or delete one that carries no runtime's",
-    '# UID and managed-by label (SEC-3); people and Argo CD are not matched.',
-  ].join('\n');
-  const docs = [applicationAdmissionPolicy(), applicationAdmissionBinding()].map((d) => stringify(d, { lineWidth: 0 }));
-  return `${header}\n${docs.join('---\n')}`;
+  return renderAdmissionFile(
+    [
+      'Generated by `npm run gen:rbac` from the step table and shared/api/constants.ts by',
+      "shared/rbac/applicationAdmission.ts; do not edit. The control plane's identities may not write",
+      "an Argo CD Application that carries Argo CD's resources finalizer without the delete-rollout",
+      "annotation naming a rollout (FIN-4), nor create, change or delete one that carries no runtime's",
+      'UID and managed-by label (SEC-3); people and Argo CD are not matched.',
+    ],
+    [applicationAdmissionPolicy(), admissionBinding(APPLICATION_ADMISSION.name)],
+  );
 }

@@ -34,11 +34,29 @@ const q = celString;
 const RUNTIME_UID = 'params.metadata.uid';
 const ADOPTED_FROM = `params.spec.?adoption.?runtimeUID.orValue('')`;
 
-export const OWNED_BEFORE = `request.operation == 'CREATE' || ${runtimeUidOf('oldObject')} == ${RUNTIME_UID} || (${ADOPTED_FROM} != '' && ${runtimeUidOf('oldObject')} == ${ADOPTED_FROM})`;
-export const OWNED_AFTER = `request.operation == 'DELETE' || (${runtimeUidOf('object')} == ${RUNTIME_UID} && ${managedByTheControlPlane('object')})`;
+export const OWNED_BEFORE =
+  `request.operation == 'CREATE' || ${runtimeUidOf('oldObject')} == ${RUNTIME_UID} || ` +
+  `(${ADOPTED_FROM} != '' && ${runtimeUidOf('oldObject')} == ${ADOPTED_FROM})`;
+export const OWNED_AFTER =
+  `request.operation == 'DELETE' || ` +
+  `(${runtimeUidOf('object')} == ${RUNTIME_UID} && ${managedByTheControlPlane('object')})`;
 
 const CONFIGURED_PROJECT = `params.?data[?${q(ADMISSION_KEYS.argocdProject)}].orValue('')`;
-export const IN_THE_PROJECT = `object.spec.project == ${CONFIGURED_PROJECT} || (oldObject != null && object.spec.project == oldObject.spec.project)`;
+export const IN_THE_PROJECT =
+  `object.spec.project == ${CONFIGURED_PROJECT} || ` +
+  '(oldObject != null && object.spec.project == oldObject.spec.project)';
+
+// The fixed ends of what a refused writer reads; CEL puts the names in front.
+const NOT_ITS_OWN =
+  ` belongs to no runtime of this control plane (annotation ${ANNOTATION.runtimeUID} is not ` +
+  `ClusterRuntime ${RUNTIME_NAME}'s UID, nor the one its spec.adoption names): ` +
+  'the control plane changes and deletes only its own Applications';
+const MUST_BE_ITS_OWN =
+  ` must carry ClusterRuntime ${RUNTIME_NAME}'s UID in annotation ${ANNOTATION.runtimeUID} and label ` +
+  `${LABEL.managedBy}=${MANAGED_BY_VALUE}: the control plane writes only Applications of its own runtime`;
+const ONLY_THE_PROJECT =
+  ` (argocd.project in ConfigMap ${CONFIGURATION.namespace}/${CONFIGURATION.name}): ` +
+  'the control plane writes Applications only into the configured AppProject';
 
 function policy(
   name: string,
@@ -72,11 +90,11 @@ export function applicationOwnershipPolicy(): Record<string, unknown> {
     [
       {
         expression: OWNED_BEFORE,
-        messageExpression: `${app} + ${q(` belongs to no runtime of this control plane (annotation ${ANNOTATION.runtimeUID} is not ClusterRuntime ${RUNTIME_NAME}'s UID, nor the one its spec.adoption names): the control plane changes and deletes only its own Applications`)}`,
+        messageExpression: `${app} + ${q(NOT_ITS_OWN)}`,
       },
       {
         expression: OWNED_AFTER,
-        messageExpression: `${app} + ${q(` must carry ClusterRuntime ${RUNTIME_NAME}'s UID in annotation ${ANNOTATION.runtimeUID} and label ${LABEL.managedBy}=${MANAGED_BY_VALUE}: the control plane writes only Applications of its own runtime`)}`,
+        messageExpression: `${app} + ${q(MUST_BE_ITS_OWN)}`,
       },
     ],
   );
@@ -90,7 +108,9 @@ export function applicationProjectPolicy(): Record<string, unknown> {
     [
       {
         expression: IN_THE_PROJECT,
-        messageExpression: `'Application ' + request.namespace + '/' + request.name + ' names AppProject ' + object.spec.project + ', not ' + ${CONFIGURED_PROJECT} + ${q(` (argocd.project in ConfigMap ${CONFIGURATION.namespace}/${CONFIGURATION.name}): the control plane writes Applications only into the configured AppProject`)}`,
+        messageExpression:
+          `'Application ' + request.namespace + '/' + request.name + ' names AppProject ' + object.spec.project + ` +
+          `', not ' + ${CONFIGURED_PROJECT} + ${q(ONLY_THE_PROJECT)}`,
       },
     ],
   );

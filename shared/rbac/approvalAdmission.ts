@@ -7,11 +7,11 @@
 // identity rule, and an acknowledgement once given is never rewritten or taken back; so are a
 // revocation and a retry request (requestAdmission.ts), each set once.
 // `npm run gen:rbac` writes it; a unit test fails when the committed file is stale.
-import { stringify } from 'yaml';
 import { API_GROUP, API_VERSION, APPROVAL, IDENTITY_GROUP, KINDS } from '../api/constants.ts';
 import { celString } from '../api/cel.ts';
-import { ADMISSION_VERSION, admissionBinding } from './admissionDocuments.ts';
+import { admissionBinding, admissionPolicy, renderAdmissionFile } from './admissionDocuments.ts';
 import { RuntimeRolloutSpecSchema } from '../api/runtimeRollout.ts';
+import { anyDiffers, asThemselves, byAnApprover, onChange, sentAndStored, type Check } from './personChecks.ts';
 import {
   disruptionValidations,
   requestVariables,
@@ -35,53 +35,43 @@ function controlPlaneFields(): string[] {
 }
 
 const variables = [
-  { name: 'newBy', expression: "object.?spec.?approval.?approvedBy.orValue('')" },
-  { name: 'oldBy', expression: "oldObject == null ? '' : oldObject.?spec.?approval.?approvedBy.orValue('')" },
-  { name: 'newAt', expression: "object.?spec.?approval.?approvedAt.orValue('')" },
-  { name: 'oldAt', expression: "oldObject == null ? '' : oldObject.?spec.?approval.?approvedAt.orValue('')" },
-  { name: 'changes', expression: 'variables.newBy != variables.oldBy || variables.newAt != variables.oldAt' },
+  ...sentAndStored('By', 'approval.?approvedBy', "''"),
+  ...sentAndStored('At', 'approval.?approvedAt', "''"),
+  { name: 'changes', expression: anyDiffers(['By', 'At']) },
   { name: 'outcome', expression: "object.?status.?outcome.orValue('')" },
-  { name: 'newAcks', expression: 'object.?spec.?acknowledgements.orValue([])' },
-  { name: 'oldAcks', expression: 'oldObject == null ? [] : oldObject.?spec.?acknowledgements.orValue([])' },
-  { name: 'acksChange', expression: 'variables.newAcks != variables.oldAcks' },
+  ...sentAndStored('Acks', 'acknowledgements', '[]'),
+  { name: 'acksChange', expression: anyDiffers(['Acks']) },
   ...requestVariables(),
 ];
 
-const APPROVER_HINT = `bind ClusterRole ${APPROVAL.approverRole} to whoever may approve`;
+/** Only a rollout that has not ended takes the change; an ended one leaves nothing to `verb`. */
+function beforeTheEnd(changes: string, verb: string): Check {
+  const ended = "'rollout ' + object.metadata.name + ' has ended ' + variables.outcome";
+  return onChange(changes, "variables.outcome == ''", {
+    messageExpression: `${ended} + '; there is nothing to ${verb}'`,
+  });
+}
 
-/** RBAC grants the requester the approve verb on this rollout: the same question for approving and acknowledging. */
-const AUTHORIZED = `authorizer.group(${celString(API_GROUP)}).resource(${celString(PLURAL)}).name(object.metadata.name).check(${celString(APPROVAL.verb)}).allowed()`;
-
-/** Checks on spec.acknowledgements; each holds trivially when a write leaves the list as it was. */
-export function acknowledgementValidations(): Record<string, unknown>[] {
+/** Checks on spec.acknowledgements. */
+export function acknowledgementValidations(): Check[] {
   const ack = 'spec.acknowledgements';
   return [
-    {
-      expression: '!variables.acksChange || variables.oldAcks.all(o, variables.newAcks.exists(n, n == o))',
-      message: `${ack} only grows: an acknowledgement once given stays as it was; add your own entry and keep every earlier one unchanged`,
-      reason: 'Forbidden',
-    },
-    {
-      expression: "!variables.acksChange || variables.outcome == ''",
-      messageExpression:
-        "'rollout ' + object.metadata.name + ' has ended ' + variables.outcome + '; there is nothing to acknowledge'",
-      reason: 'Forbidden',
-    },
-    {
-      expression: `!variables.acksChange || ${AUTHORIZED}`,
-      messageExpression: `request.userInfo.username + ' is not allowed to acknowledge releases: RBAC grants no ${APPROVAL.verb} verb on ${PLURAL}; ${APPROVER_HINT}'`,
-      reason: 'Forbidden',
-    },
-    {
-      expression:
-        '!variables.acksChange || variables.newAcks.all(n, variables.oldAcks.exists(o, o == n) || n.acknowledgedBy == request.userInfo.username)',
-      messageExpression: `'${ack}[].acknowledgedBy must be your own identity as the API server sees it (' + request.userInfo.username + ')'`,
-      reason: 'Forbidden',
-    },
+    onChange('acksChange', 'variables.oldAcks.all(o, variables.newAcks.exists(n, n == o))', {
+      message:
+        `${ack} only grows: an acknowledgement once given stays as it was; ` +
+        'add your own entry and keep every earlier one unchanged',
+    }),
+    beforeTheEnd('acksChange', 'acknowledge'),
+    byAnApprover('acksChange', 'acknowledge releases'),
+    asThemselves(
+      'acksChange',
+      `${ack}[].acknowledgedBy`,
+      'variables.newAcks.all(n, variables.oldAcks.exists(o, o == n) || n.acknowledgedBy == request.userInfo.username)',
+    ),
   ];
 }
 
-function validations(): Record<string, unknown>[] {
+function validations(): Check[] {
   const sameSpec = controlPlaneFields()
     .map((k) => `object.spec.?${k} == oldObject.spec.?${k}`)
     .join(' && ');
@@ -89,32 +79,18 @@ function validations(): Record<string, unknown>[] {
     {
       expression: `oldObject == null || (${sameSpec})`,
       message:
-        "only the control plane writes a rollout's spec; a person changes spec.approval, adds to spec.acknowledgements and sets spec.revocation, spec.retry or spec.disruption once, nothing else (kubectl aicr approve, acknowledge, revoke, retry, approve --disrupt)",
+        "only the control plane writes a rollout's spec; a person changes spec.approval, adds to " +
+        'spec.acknowledgements and sets spec.revocation, spec.retry or spec.disruption once, nothing else ' +
+        '(kubectl aicr approve, acknowledge, revoke, retry, approve --disrupt)',
       reason: 'Forbidden',
     },
-    {
-      expression: "!variables.changes || variables.outcome == ''",
-      messageExpression:
-        "'rollout ' + object.metadata.name + ' has ended ' + variables.outcome + '; there is nothing to approve'",
-      reason: 'Forbidden',
-    },
-    {
-      expression: "!variables.changes || variables.oldBy == ''",
+    beforeTheEnd('changes', 'approve'),
+    onChange('changes', "variables.oldBy == ''", {
       messageExpression:
         "'rollout ' + object.metadata.name + ' is already approved by ' + variables.oldBy + ' at ' + variables.oldAt",
-      reason: 'Forbidden',
-    },
-    {
-      expression: `!variables.changes || ${AUTHORIZED}`,
-      messageExpression: `request.userInfo.username + ' is not allowed to approve rollouts: RBAC grants no ${APPROVAL.verb} verb on ${PLURAL}; ${APPROVER_HINT}'`,
-      reason: 'Forbidden',
-    },
-    {
-      expression: '!variables.changes || variables.newBy == request.userInfo.username',
-      messageExpression:
-        "'spec.approval.approvedBy must be your own identity as the API server sees it (' + request.userInfo.username + ')'",
-      reason: 'Forbidden',
-    },
+    }),
+    byAnApprover('changes', 'approve rollouts'),
+    asThemselves('changes', 'spec.approval.approvedBy', 'variables.newBy == request.userInfo.username'),
     ...acknowledgementValidations(),
     ...revocationValidations(),
     ...retryValidations(),
@@ -123,36 +99,29 @@ function validations(): Record<string, unknown>[] {
 }
 
 export function approvalAdmissionPolicy(): Record<string, unknown> {
-  return {
-    apiVersion: ADMISSION_VERSION,
-    kind: 'ValidatingAdmissionPolicy',
-    metadata: { name: APPROVAL.admission },
-    spec: {
-      // A broken policy must refuse, never let an approval through unchecked.
-      failurePolicy: 'Fail',
-      matchConstraints: {
-        resourceRules: [
-          { apiGroups: [API_GROUP], apiVersions: [API_VERSION], operations: ['CREATE', 'UPDATE'], resources: [PLURAL] },
-        ],
-      },
-      // The rollout step writes rollouts (and clears an approval it refused); everyone else is checked.
-      matchConditions: [
-        {
-          name: 'not-the-rollout-step',
-          expression: `!request.userInfo.?groups.orValue([]).exists(g, g == ${ROLLOUT_GROUP})`,
-        },
+  // Failing closed matters here: a broken policy must never let an approval through unchecked.
+  return admissionPolicy(APPROVAL.admission, {
+    matchConstraints: {
+      resourceRules: [
+        { apiGroups: [API_GROUP], apiVersions: [API_VERSION], operations: ['CREATE', 'UPDATE'], resources: [PLURAL] },
       ],
-      variables,
-      validations: validations(),
     },
-  };
+    // The rollout step writes rollouts (and clears an approval it refused); everyone else is checked.
+    matchConditions: [
+      {
+        name: 'not-the-rollout-step',
+        expression: `!request.userInfo.?groups.orValue([]).exists(g, g == ${ROLLOUT_GROUP})`,
+      },
+    ],
+    variables,
+    validations: validations(),
+  });
 }
 
-function binding(): Record<string, unknown> {
-  return admissionBinding(APPROVAL.admission);
-}
-
-/** Who may approve: read the runtime, its rollouts and a manual release's recorded steps, and record an approval or an acknowledgement. */
+/**
+ * Who may approve: read the runtime, its rollouts and a manual release's recorded steps, and
+ * record an approval or an acknowledgement.
+ */
 export function approverRole(): Record<string, unknown> {
   return {
     apiVersion: RBAC_VERSION,
@@ -160,19 +129,23 @@ export function approverRole(): Record<string, unknown> {
     metadata: { name: APPROVAL.approverRole },
     rules: [
       { apiGroups: [API_GROUP], resources: [KINDS.clusterRuntime.plural, PLURAL], verbs: ['get', 'list', 'watch'] },
-      // patch writes spec.approval, spec.acknowledgements, spec.revocation and spec.retry; approve is the verb the admission policy asks RBAC about.
+      // patch writes the fields a person sets (PERSON_FIELDS); approve is the verb the admission
+      // policy asks RBAC about.
       { apiGroups: [API_GROUP], resources: [PLURAL], verbs: ['patch', APPROVAL.verb] },
-      // A manual release's recorded steps live on its owned Application; whoever acknowledges them reads them there.
+      // A manual release's recorded steps live on its owned Application; whoever acknowledges them
+      // reads them there.
       { apiGroups: ['argoproj.io'], resources: ['applications'], verbs: ['get'] },
     ],
   };
 }
 
 export function renderApprovalAdmission(): string {
-  const header = [
-    '# Generated by `npm run gen:rbac` by shared/rbac/approvalAdmission.ts; do not edit. Approving a',
-    `# rollout needs ClusterRole ${APPROVAL.approverRole} (bind it to your approvers); the policy holds`,
-    '# every recorded approval and acknowledgement to the identity of the user who sent it.',
-  ].join('\n');
-  return `${header}\n${[approverRole(), approvalAdmissionPolicy(), binding()].map((d) => stringify(d, { lineWidth: 0 })).join('---\n')}`;
+  return renderAdmissionFile(
+    [
+      'Generated by `npm run gen:rbac` by shared/rbac/approvalAdmission.ts; do not edit. Approving a',
+      `rollout needs ClusterRole ${APPROVAL.approverRole} (bind it to your approvers); the policy holds`,
+      'every recorded approval and acknowledgement to the identity of the user who sent it.',
+    ],
+    [approverRole(), approvalAdmissionPolicy(), admissionBinding(APPROVAL.admission)],
+  );
 }

@@ -21,7 +21,8 @@ const NAME = '(object != null ? object.metadata.name : oldObject.metadata.name)'
 const FROM_THE_FORWARDER = `request.userInfo.?groups.orValue([]).exists(g, g == ${q(IDENTITY_GROUP.forwarder)})`;
 
 export const NOT_THE_CONFIGURATION = `${NAME} != ${q(CONFIGURATION.name)}`;
-export const CHECKPOINTS_BY_THE_FORWARDER = `!${NAME}.startsWith(${q(FORWARDER_CHECKPOINT.name)}) || ${FROM_THE_FORWARDER}`;
+export const CHECKPOINTS_BY_THE_FORWARDER =
+  `!${NAME}.startsWith(${q(FORWARDER_CHECKPOINT.name)}) || ` + FROM_THE_FORWARDER;
 
 export function configAdmissionPolicy(): Record<string, unknown> {
   return admissionPolicy(SECURITY_ADMISSION.protectedConfig, {
@@ -35,11 +36,15 @@ export function configAdmissionPolicy(): Record<string, unknown> {
     validations: [
       {
         expression: NOT_THE_CONFIGURATION,
-        message: `ConfigMap ${CONFIGURATION.namespace}/${CONFIGURATION.name} is the chart's: change it through the chart's values (helm upgrade), never from a step`,
+        message:
+          `ConfigMap ${CONFIGURATION.namespace}/${CONFIGURATION.name} is the chart's: ` +
+          "change it through the chart's values (helm upgrade), never from a step",
       },
       {
         expression: CHECKPOINTS_BY_THE_FORWARDER,
-        message: `ConfigMaps ${FORWARDER_CHECKPOINT.name}* in ${FORWARDER_CHECKPOINT.namespace} are the forwarder's checkpoints; only the forwarder (group ${IDENTITY_GROUP.forwarder}) writes them`,
+        message:
+          `ConfigMaps ${FORWARDER_CHECKPOINT.name}* in ${FORWARDER_CHECKPOINT.namespace} are the forwarder's ` +
+          `checkpoints; only the forwarder (group ${IDENTITY_GROUP.forwarder}) writes them`,
       },
     ],
   });

@@ -32,24 +32,33 @@ function rulesYaml(rules: readonly KubeRule[]): string {
         ...(r.resourceNamesFromValues ?? []).map((path) => `{{ .Values.${path} | quote }}`),
       ];
       const names = named.length > 0 ? `\n    resourceNames: ${list(named)}` : '';
-      return `  # ${r.why}\n  - apiGroups: ${list(r.apiGroups)}\n    resources: ${list(r.resources)}${names}\n    verbs: ${list(r.verbs)}`;
+      return [
+        `  # ${r.why}`,
+        `  - apiGroups: ${list(r.apiGroups)}`,
+        `    resources: ${list(r.resources)}${names}`,
+        `    verbs: ${list(r.verbs)}`,
+      ].join('\n');
     })
     .join('\n');
 }
 
 function subject(id: Identity): string {
-  if (id.serviceAccount)
-    return `  - kind: ServiceAccount\n    name: ${id.serviceAccount.name}\n    namespace: ${id.serviceAccount.namespace}`;
+  if (id.serviceAccount) {
+    const { name, namespace } = id.serviceAccount;
+    return `  - kind: ServiceAccount\n    name: ${name}\n    namespace: ${namespace}`;
+  }
   return `  - apiGroup: rbac.authorization.k8s.io\n    kind: Group\n    name: ${id.group ?? ''}`;
 }
 
 function roleAndBinding(id: Identity, namespace: string | undefined, rules: readonly KubeRule[]): string {
   const kind = namespace ? 'Role' : 'ClusterRole';
   const ns = namespace ? `\n  namespace: ${namespace}` : '';
-  return [
-    `apiVersion: rbac.authorization.k8s.io/v1\nkind: ${kind}\nmetadata:\n  name: ${id.name}${ns}\nrules:\n${rulesYaml(rules)}`,
-    `apiVersion: rbac.authorization.k8s.io/v1\nkind: ${kind}Binding\nmetadata:\n  name: ${id.name}${ns}\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ${kind}\n  name: ${id.name}\nsubjects:\n${subject(id)}`,
-  ].join('\n---\n');
+  const head = (k: string): string =>
+    `apiVersion: rbac.authorization.k8s.io/v1\nkind: ${k}\nmetadata:\n  name: ${id.name}${ns}`;
+  const binding =
+    `${head(`${kind}Binding`)}\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n` +
+    `  kind: ${kind}\n  name: ${id.name}\nsubjects:\n${subject(id)}`;
+  return [`${head(kind)}\nrules:\n${rulesYaml(rules)}`, binding].join('\n---\n');
 }
 
 export function renderRbac(table: readonly StepRow[] = STEP_TABLE): string {
@@ -57,7 +66,8 @@ export function renderRbac(table: readonly StepRow[] = STEP_TABLE): string {
   for (const id of identities(table)) {
     if (id.serviceAccount)
       docs.push(
-        `apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: ${id.serviceAccount.name}\n  namespace: ${id.serviceAccount.namespace}`,
+        `apiVersion: v1\nkind: ServiceAccount\nmetadata:\n` +
+          `  name: ${id.serviceAccount.name}\n  namespace: ${id.serviceAccount.namespace}`,
       );
     const scopes = [...new Set(id.rules.map((r) => r.namespace))];
     for (const ns of scopes)

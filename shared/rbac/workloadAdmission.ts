@@ -55,41 +55,59 @@ const VARIABLES = [
 
 const NO_HOST_NAMESPACES = '!variables.pod.?hostNetwork.orValue(false) && !variables.pod.?hostIPC.orValue(false)';
 const NOT_PRIVILEGED =
-  'variables.containers.all(c, !c.?securityContext.?privileged.orValue(false) && c.?securityContext.?capabilities.?add.orValue([]).size() == 0)';
+  'variables.containers.all(c, !c.?securityContext.?privileged.orValue(false) && ' +
+  'c.?securityContext.?capabilities.?add.orValue([]).size() == 0)';
+const HOST_PATHS = AGENT_HOST_PATHS.map((h) => h.path);
 
 export const WORKLOAD_RULES = [
   {
     expression:
-      'variables.containers.all(c, variables.fromValidate ? c.image in variables.validatorImages : c.image in variables.aicrImages)',
+      'variables.containers.all(c, variables.fromValidate ? ' +
+      'c.image in variables.validatorImages : c.image in variables.aicrImages)',
     messageExpression:
-      `'image ' + variables.containers.map(c, c.image).filter(i, !((variables.fromValidate ? variables.validatorImages : variables.aicrImages).exists(p, p == i))).join(', ') + ` +
-      `' is not pinned by the configuration (ConfigMap ${CONFIGURATION.namespace}/${CONFIGURATION.name}: ' + (variables.fromValidate ? 'aicr.validatorImages' : 'aicr.versions') + '); pin it there through the chart\\'s values'`,
+      `'image ' + variables.containers.map(c, c.image).filter(i, ` +
+      `!((variables.fromValidate ? variables.validatorImages : variables.aicrImages).exists(p, p == i)))` +
+      `.join(', ') + ` +
+      `' is not pinned by the configuration (ConfigMap ${CONFIGURATION.namespace}/${CONFIGURATION.name}: ' + ` +
+      `(variables.fromValidate ? 'aicr.validatorImages' : 'aicr.versions') + ` +
+      `'); pin it there through the chart\\'s values'`,
   },
   {
     expression: 'variables.serviceAccount == variables.runAs',
-    messageExpression: `'runs in ' + request.namespace + ' run as ServiceAccount ' + variables.runAs + ', not ' + variables.serviceAccount`,
+    messageExpression:
+      "'runs in ' + request.namespace + ' run as ServiceAccount ' + " +
+      "variables.runAs + ', not ' + variables.serviceAccount",
   },
   {
-    expression: `request.namespace == ${q(NAMESPACES.discovery)} || (${NO_HOST_NAMESPACES} && !variables.pod.?hostPID.orValue(false) && ${NOT_PRIVILEGED} && variables.hostVolumes.size() == 0)`,
-    messageExpression: `'runs in ' + request.namespace + ' use no host namespaces, privilege, added capabilities or host paths'`,
+    expression:
+      `request.namespace == ${q(NAMESPACES.discovery)} || (${NO_HOST_NAMESPACES} && ` +
+      `!variables.pod.?hostPID.orValue(false) && ${NOT_PRIVILEGED} && variables.hostVolumes.size() == 0)`,
+    messageExpression:
+      "'runs in ' + request.namespace + ' use no host namespaces, privilege, added capabilities or host paths'",
   },
   {
     expression:
       `request.namespace != ${q(NAMESPACES.discovery)} || (${NO_HOST_NAMESPACES} && ` +
-      `variables.pod.?volumes.orValue([]).all(v, !has(v.hostPath) || v.hostPath.path in [${AGENT_HOST_PATHS.map((h) => q(h.path)).join(', ')}]) && ` +
-      'variables.containers.all(c, c.?volumeMounts.orValue([]).all(m, !(m.name in variables.hostVolumes) || m.?readOnly.orValue(false))))',
-    message: `the snapshot agent in ${NAMESPACES.discovery} shares the host's PID namespace and reads ${AGENT_HOST_PATHS.map((h) => h.path).join(' and ')} read-only; nothing more of the host`,
+      `variables.pod.?volumes.orValue([]).all(v, !has(v.hostPath) || ` +
+      `v.hostPath.path in [${HOST_PATHS.map((p) => q(p)).join(', ')}]) && ` +
+      'variables.containers.all(c, c.?volumeMounts.orValue([]).all(m, ' +
+      '!(m.name in variables.hostVolumes) || m.?readOnly.orValue(false))))',
+    message:
+      `the snapshot agent in ${NAMESPACES.discovery} shares the host's PID namespace and reads ` +
+      `${HOST_PATHS.join(' and ')} read-only; nothing more of the host`,
   },
   {
     expression:
       `request.namespace != ${q(NAMESPACES.validation)} || variables.fromValidate || ` +
-      `variables.containers.all(c, c.?args.orValue([]).size() >= ${VALIDATE_SHAPE.length} && ${VALIDATE_SHAPE.map((a, i) => `c.args[${i}] == ${q(a)}`).join(' && ')})`,
+      `variables.containers.all(c, c.?args.orValue([]).size() >= ${VALIDATE_SHAPE.length} && ` +
+      `${VALIDATE_SHAPE.map((a, i) => `c.args[${i}] == ${q(a)}`).join(' && ')})`,
     message: `a run as ${AICR_VALIDATE_SERVICE_ACCOUNT} is aicr ${VALIDATE_SHAPE.join(' ')}, nothing else`,
   },
 ] as const;
 
 export function workloadAdmissionPolicy(): Record<string, unknown> {
-  // A configuration without its admission keys pins nothing, so refuses every Job; without the ConfigMap the control plane runs none.
+  // A configuration without its admission keys pins nothing, so refuses every Job; without the
+  // ConfigMap the control plane runs none.
   return admissionPolicy(SECURITY_ADMISSION.workloads, {
     paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
     matchConstraints: {

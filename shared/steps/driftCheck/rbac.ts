@@ -1,7 +1,8 @@
 // What the drift-check step's own Kubernetes identity may do beyond what its row's flags imply
 // (shared/rbac/stepRules.ts adds those); the chart's RBAC is generated from both.
-import { API_GROUP, ARGOCD_REGISTRY_SECRET, KINDS, NAMESPACES } from '../../api/constants.ts';
+import { API_GROUP, KINDS, NAMESPACES } from '../../api/constants.ts';
 import type { KubeRule } from '../../api/kubeRule.ts';
+import { readsWhenTheRegistryTokenExpires } from '../tokenRefresh/rbac.ts';
 
 export const DRIFT_CHECK_RBAC = [
   { apiGroups: [API_GROUP], resources: ['clusterruntimes'], verbs: ['get'], why: 'reads the runtime it was sent' },
@@ -15,21 +16,28 @@ export const DRIFT_CHECK_RBAC = [
     apiGroups: [API_GROUP],
     resources: [KINDS.runtimeRollout.plural],
     verbs: ['list'],
-    why: 'reads whether a rollout is in progress, which releases an unsuccessful one moved, and which schema each was written in',
+    why:
+      'reads whether a rollout is in progress, which releases an ' +
+      'unsuccessful one moved, and which schema each was written in',
   },
-  // A server-side apply that creates a plan is authorized as create; the plan admission policy lets this group create plans and change none.
+  // A server-side apply that creates a plan is authorized as create; the plan admission policy lets
+  // this group create plans and change none.
   {
     apiGroups: [''],
     resources: ['configmaps'],
     verbs: ['get', 'list', 'create'],
     namespace: NAMESPACES.system,
-    why: 'reads the active and target plans, and writes back an active plan rebuilt from the Applications to its own digest',
+    why:
+      'reads the active and target plans, and writes back an ' +
+      'active plan rebuilt from the Applications to its own digest',
   },
   {
     apiGroups: ['argoproj.io'],
     resources: ['applications'],
     verbs: ['list', 'create', 'patch'],
-    why: 'reads the owned Applications and writes a deleted one again from the active plan (cluster-wide, for the same reason as the rollout step)',
+    why:
+      'reads the owned Applications and writes a deleted one again from the ' +
+      'active plan (cluster-wide, for the same reason as the rollout step)',
   },
   {
     apiGroups: ['apps'],
@@ -37,12 +45,5 @@ export const DRIFT_CHECK_RBAC = [
     verbs: ['list'],
     why: "reads whether Argo CD's application controller is up before writing an Application again",
   },
-  {
-    apiGroups: [''],
-    resources: ['secrets'],
-    verbs: ['get'],
-    namespace: ARGOCD_REGISTRY_SECRET.namespace,
-    resourceNames: [ARGOCD_REGISTRY_SECRET.name],
-    why: "reads when Argo CD's registry token expires (aws mode), as the rollout step does before it writes",
-  },
+  readsWhenTheRegistryTokenExpires('as the rollout step does before it writes'),
 ] as const satisfies readonly KubeRule[];

@@ -3,6 +3,21 @@
 import { API_GROUP, NAMESPACES, REGISTRY_JOB_SECRET, STATIC_SECRET_VALUE } from '../../api/constants.ts';
 import type { KubeRule } from '../../api/kubeRule.ts';
 
+/**
+ * get on the registry Secret a person names in the chart's values, in aicr-system, and on no other
+ * Secret there: this step pulls with it, and the rollout step reads it too; `purpose` says what for.
+ */
+export function readsTheRegistryCredentials(purpose: string): KubeRule {
+  return {
+    apiGroups: [''],
+    resources: ['secrets'],
+    verbs: ['get'],
+    namespace: NAMESPACES.system,
+    resourceNamesFromValues: [STATIC_SECRET_VALUE],
+    why: `reads the registry credentials (registry.auth.staticSecretRef) ${purpose}`,
+  };
+}
+
 export const RESOLVE_RBAC = [
   { apiGroups: [API_GROUP], resources: ['clusterruntimes'], verbs: ['get'], why: 'reads the runtime it was sent' },
   {
@@ -30,23 +45,20 @@ export const RESOLVE_RBAC = [
     resources: ['configmaps'],
     verbs: ['get', 'list', 'create', 'patch', 'delete'],
     namespace: NAMESPACES.jobs,
-    why: 'collects recipe output, gives a recipe run its snapshot, records what a render pushed, and removes outputs of changed inputs',
+    why:
+      'collects recipe output, gives a recipe run its snapshot, records ' +
+      'what a render pushed, and removes outputs of changed inputs',
   },
   {
     apiGroups: [''],
     resources: ['configmaps'],
     verbs: ['get', 'list', 'create', 'update', 'patch', 'delete'],
     namespace: NAMESPACES.system,
-    why: 'reads the latest snapshot named in status.discovery, and writes, replaces, reads and retires plans (names carry their digest)',
+    why:
+      'reads the latest snapshot named in status.discovery, and writes, ' +
+      'replaces, reads and retires plans (names carry their digest)',
   },
-  {
-    apiGroups: [''],
-    resources: ['secrets'],
-    verbs: ['get'],
-    namespace: NAMESPACES.system,
-    resourceNamesFromValues: [STATIC_SECRET_VALUE],
-    why: 'reads the registry credentials (registry.auth.staticSecretRef) to pull the bundle a render pushed, and no other Secret there',
-  },
+  readsTheRegistryCredentials('to pull the bundle a render pushed, and no other Secret there'),
   // A server-side apply that creates the Secret is authorized as create with its name, so the verbs hold to the names.
   {
     apiGroups: [''],
@@ -55,7 +67,9 @@ export const RESOLVE_RBAC = [
     namespace: NAMESPACES.jobs,
     resourceNames: [REGISTRY_JOB_SECRET],
     resourceNamesFromValues: [STATIC_SECRET_VALUE],
-    why: 'checks the render Jobs have the static registry Secret, and in aws mode writes them a docker config with a minted ECR token; no other Secret there',
+    why:
+      'checks the render Jobs have the static registry Secret, and in aws mode ' +
+      'writes them a docker config with a minted ECR token; no other Secret there',
   },
   {
     apiGroups: [''],

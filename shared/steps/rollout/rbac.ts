@@ -1,14 +1,9 @@
 // What the rollout step's own Kubernetes identity may do beyond what its row's flags imply
 // (shared/rbac/stepRules.ts adds those); the chart's RBAC is generated from both.
-import {
-  AICR_VALIDATE_SERVICE_ACCOUNT,
-  API_GROUP,
-  ARGOCD_REGISTRY_SECRET,
-  KINDS,
-  NAMESPACES,
-  STATIC_SECRET_VALUE,
-} from '../../api/constants.ts';
+import { AICR_VALIDATE_SERVICE_ACCOUNT, API_GROUP, KINDS, NAMESPACES } from '../../api/constants.ts';
 import type { KubeRule } from '../../api/kubeRule.ts';
+import { readsTheRegistryCredentials } from '../resolve/rbac.ts';
+import { readsWhenTheRegistryTokenExpires } from '../tokenRefresh/rbac.ts';
 
 export const ROLLOUT_RBAC = [
   {
@@ -83,7 +78,9 @@ export const ROLLOUT_RBAC = [
     resources: ['jobs'],
     verbs: ['list', 'create', 'patch', 'delete'],
     namespace: NAMESPACES.validation,
-    why: "runs aicr validate as a Job, records how failed runs count, and deletes AICR's validator Jobs that break the image pins",
+    why:
+      'runs aicr validate as a Job, records how failed runs count, ' +
+      "and deletes AICR's validator Jobs that break the image pins",
   },
   {
     apiGroups: [''],
@@ -97,13 +94,17 @@ export const ROLLOUT_RBAC = [
     resources: ['configmaps'],
     verbs: ['get', 'list', 'create', 'patch', 'delete'],
     namespace: NAMESPACES.validation,
-    why: "gives a validation run the plan's recipe and the snapshot, reads its CTRF report, and removes those of earlier rollouts",
+    why:
+      "gives a validation run the plan's recipe and the snapshot, " +
+      'reads its CTRF report, and removes those of earlier rollouts',
   },
   {
     apiGroups: ['argoproj.io'],
     resources: ['applications'],
     verbs: ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'],
-    why: "reads the owned Applications a rollout is assessed against, and writes, finalizes and deletes them release by release (cluster-wide: a Role would need Argo CD's namespace to exist when the chart installs)",
+    why:
+      'reads the owned Applications a rollout is assessed against, and writes, finalizes and deletes them ' +
+      "release by release (cluster-wide: a Role would need Argo CD's namespace to exist when the chart installs)",
   },
   {
     apiGroups: [''],
@@ -115,7 +116,9 @@ export const ROLLOUT_RBAC = [
     apiGroups: [''],
     resources: ['pods'],
     verbs: ['list'],
-    why: 'reads which protected Pods run on GPU Nodes before a step of a disruptive release (spec.workloads, GPU-1); it never evicts or changes them',
+    why:
+      'reads which protected Pods run on GPU Nodes before a step of a disruptive ' +
+      'release (spec.workloads, GPU-1); it never evicts or changes them',
   },
   {
     apiGroups: ['apps'],
@@ -123,28 +126,18 @@ export const ROLLOUT_RBAC = [
     verbs: ['list'],
     why: "reads whether Argo CD's application controller is up (cluster-wide, for the same reason as Applications)",
   },
-  {
-    apiGroups: [''],
-    resources: ['secrets'],
-    verbs: ['get'],
-    namespace: NAMESPACES.system,
-    resourceNamesFromValues: [STATIC_SECRET_VALUE],
-    why: 'reads the registry credentials (registry.auth.staticSecretRef) to check, before a step writes a release, that its charts are the bytes the plan pinned; no other Secret there',
-  },
+  readsTheRegistryCredentials(
+    'to check, before a step writes a release, that its charts are the bytes the plan pinned; no other Secret there',
+  ),
   {
     apiGroups: ['argoproj.io'],
     resources: ['appprojects'],
     verbs: ['get'],
     namespace: NAMESPACES.argocd,
     resourceNamesFromValues: ['argocd.project'],
-    why: "reads the sync windows of the Applications' AppProject (argocd.project), so a step starts only when Argo CD would sync it (WIN-3); no other project",
+    why:
+      "reads the sync windows of the Applications' AppProject (argocd.project), " +
+      'so a step starts only when Argo CD would sync it (WIN-3); no other project',
   },
-  {
-    apiGroups: [''],
-    resources: ['secrets'],
-    verbs: ['get'],
-    namespace: ARGOCD_REGISTRY_SECRET.namespace,
-    resourceNames: [ARGOCD_REGISTRY_SECRET.name],
-    why: "reads when Argo CD's registry token expires (aws mode), to hold rollouts while it is stale",
-  },
+  readsWhenTheRegistryTokenExpires('to hold rollouts while it is stale'),
 ] as const satisfies readonly KubeRule[];
