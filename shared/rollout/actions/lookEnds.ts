@@ -49,7 +49,7 @@ async function save(
   states: readonly StepState[],
   shown: Shown,
   extra: Partial<RuntimeRolloutStatus> = {},
-): Promise<void> {
+): Promise<RolloutObject> {
   const { r, ctx } = run;
   const approval = run.approved.approval ?? r.status?.approval;
   const conditions = rolloutConditions(
@@ -64,6 +64,7 @@ async function save(
     ...extra,
   });
   await announceApproval(run, written);
+  return written;
 }
 
 /**
@@ -102,16 +103,21 @@ function progressLook(run: Running, state: StepState | undefined): Omit<RolloutR
  * Write-ahead: release `i` recorded as started, with the approval verdict, before its write to
  * Argo CD, so a look after a crash between the two finds the write it may have made expected, not
  * drift, and an approval already accepted, not refused for the Applications it changed. The
- * write's result is the next look's to read.
+ * rollout as written, which a record after the write in the same look must name.
  */
-export async function started(
+export function recordStart(run: Running, states: readonly StepState[], i: number): Promise<RolloutObject> {
+  const message = lineOf(run, i, states[i]?.message ?? '');
+  return save(run, states, { state: 'progressing', reason: 'RolloutProgressing', message }, { currentStep: i });
+}
+
+/** The look after a release's start: its write's result is the next look's to read. */
+export function startedReport(
   run: Running,
   states: readonly StepState[],
   i: number,
   end: 'progress' | 'soon',
-): Promise<RolloutReport> {
+): RolloutReport {
   const message = lineOf(run, i, states[i]?.message ?? '');
-  await save(run, states, { state: 'progressing', reason: 'RolloutProgressing', message }, { currentStep: i });
   const next = end === 'soon' ? { recheckAfterMs: 0 } : progressLook(run, states[i]);
   return released('False', 'RolloutProgressing', message, next);
 }
@@ -134,7 +140,7 @@ export function ended(run: Running, states: readonly StepState[], i: number, end
 }
 
 /** A release in flight: look again when Argo CD's report may have changed, or when its time runs out. */
-async function progress(run: Running, states: readonly StepState[], i: number): Promise<RolloutReport> {
+export async function progress(run: Running, states: readonly StepState[], i: number): Promise<RolloutReport> {
   const message = lineOf(run, i, states[i]?.message ?? '');
   await save(run, states, { state: 'progressing', reason: 'RolloutProgressing', message }, { currentStep: i });
   // Argo CD's report wakes the step; the recheck is only a net under a missed change.

@@ -9,7 +9,7 @@ import { type ConfigMapObject, KIND } from '../../kube/kinds.ts';
 import type { KubePort } from '../../kube/port.ts';
 import type { Collected, StageSpec } from '../../aicr/runStage.ts';
 import { STAGE, STAGE_NAMESPACE, assessmentOutputName, assessmentRecipeName } from '../../aicr/stages.ts';
-import { placeInput, reportText, stageLabels } from '../../aicr/stageObjects.ts';
+import { collectReport, placeInput, reportText, stageLabels } from '../../aicr/stageObjects.ts';
 import { COMPONENT_VERDICTS, type Verdicts } from '../rules/verdicts.ts';
 
 /** The role labels of the recipe copies an assessment run reads. */
@@ -92,18 +92,9 @@ export function assessmentStage(
       const r = parseVerdicts(reportText(cm));
       return r.ok ? r.output : undefined;
     },
-    collect: async (hash) => {
-      const cm = await read(hash);
-      if (!cm)
-        return { ok: false, problem: `its output ConfigMap ${namespace}/${assessmentOutputName(hash)} is missing` };
-      const r = parseVerdicts(reportText(cm));
-      if (r.ok)
-        await kube.patch(KIND.configMap, cm.metadata.name, namespace, {
-          metadata: {
-            labels: stageLabels(STAGE.assessment, hash),
-          },
-        });
-      return r;
+    collect: (hash) => {
+      const at = { stage: STAGE.assessment, hash, namespace, name: assessmentOutputName(hash), called: 'output' };
+      return collectReport(kube, at, parseVerdicts);
     },
   };
 }

@@ -4,13 +4,11 @@
 // AICR writes its CTRF report to a third ConfigMap before it exits, 0 or 8: a readable report
 // is the run's answer, whatever the exit; no report means the run broke (shared/aicr/verdict.ts
 // tells a readiness refusal from an internal failure).
-import { LABEL } from '../../api/constants.ts';
-import { KIND } from '../../kube/kinds.ts';
 import type { KubePort } from '../../kube/port.ts';
 import { type ValidationReport, parseReport } from '../../aicr/ctrf.ts';
 import type { Collected, StageSpec } from '../../aicr/runStage.ts';
 import { STAGE, STAGE_NAMESPACE, validationObjectName } from '../../aicr/stages.ts';
-import { placeInput, reportText, stageLabels } from '../../aicr/stageObjects.ts';
+import { collectReport, placeInput, stageLabels } from '../../aicr/stageObjects.ts';
 
 /** Counted failures (runs that broke without a report) after which validation is not run again: the first is retried once. */
 export const VALIDATION_RUNS_BOUND = 2;
@@ -52,14 +50,9 @@ export function validationStage(
   const namespace = STAGE_NAMESPACE.validation;
   const read = async (hash: string): Promise<Collected<ValidationRun>> => {
     const name = validationObjectName(hash, 'report');
-    const cm = await kube.get(KIND.configMap, name, namespace);
-    if (!cm) return { ok: false, problem: `its report ConfigMap ${namespace}/${name} is missing` };
-    const r = parseReport(reportText(cm));
-    if (!r.ok) return r;
-    // AICR writes the report unlabelled; labelled, it goes with the run's other objects when the inputs change.
-    if (cm.metadata.labels?.[LABEL.input] !== hash)
-      await kube.patch(KIND.configMap, name, namespace, { metadata: { labels: labelsFor(hash) } });
-    return { ok: true, output: { report: r.output, reportConfigMap: name } };
+    const at = { stage: STAGE.validation, hash, namespace, name, called: 'report' };
+    const r = await collectReport(kube, at, parseReport);
+    return r.ok ? { ok: true, output: { report: r.output, reportConfigMap: name } } : r;
   };
   return {
     stage: STAGE.validation,

@@ -195,13 +195,17 @@ function writtenYet(f: ReleaseFacts, app: PlanApplication): ReleaseMove {
   const live = f.listed;
   if (live === undefined || !writtenAsIntended(live, app))
     return { kind: 'act', state: f.state, action: writeOf(f, app), end: { kind: 'progress' } };
-  const state: StepState = {
-    ...f.state,
-    applicationUID: live.metadata.uid,
+  return check({ ...f, state: writtenState(f.state, app, live.metadata.uid) });
+}
+
+/** A release whose Application is written: what is recorded once the write went through. */
+export function writtenState(state: StepState, app: PlanApplication, applicationUID: string | undefined): StepState {
+  return {
+    ...state,
+    ...(applicationUID ? { applicationUID } : {}),
     reason: 'GateNotMet',
     message: `written; waiting for Argo CD to report it synced and healthy at ${revisions(app)}`,
   };
-  return check({ ...f, state });
 }
 
 /** Done with its write and its report: a manual release then waits for a person (APR-3). */
