@@ -5,14 +5,10 @@ import { NAMESPACES } from '../api/constants.ts';
 /** The data key AICR v0.11.1 writes any document under when its output is a ConfigMap. */
 export const CM_OUTPUT_KEY = 'snapshot.yaml';
 
-export const STAGE = {
-  snapshot: 'snapshot',
-  recipe: 'recipe',
-  render: 'render',
-  assessment: 'assessment',
-  validation: 'validation',
-} as const;
-export type Stage = (typeof STAGE)[keyof typeof STAGE];
+const STAGES = ['snapshot', 'recipe', 'render', 'assessment', 'validation'] as const;
+export type Stage = (typeof STAGES)[number];
+/** Each stage by its own name, so a stage is named as a property, never as a bare string. */
+export const STAGE = Object.fromEntries(STAGES.map((s) => [s, s])) as { readonly [S in Stage]: S };
 
 /** The aicr command each stage runs, as its failures name it. */
 export const STAGE_COMMAND: Readonly<Record<Stage, string>> = {

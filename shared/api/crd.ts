@@ -99,6 +99,17 @@ function buildCrd(input: CrdInput): JsonObject {
 const condition = (type: string, field: 'status' | 'reason'): string =>
   `.status.conditions[?(@.type=="${type}")].${field}`;
 
+/** A printer column of a string at `jsonPath`; `priority: 1` shows it only with -o wide. */
+const column = (name: string, jsonPath: string, priority?: 1) => ({
+  name,
+  type: 'string',
+  jsonPath,
+  ...(priority ? { priority } : {}),
+});
+const READY = column('Ready', condition('Ready', 'status'));
+const REASON = column('Reason', condition('Ready', 'reason'));
+const AGE = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
+
 export function clusterRuntimeCrd(): JsonObject {
   return buildCrd({
     names: KINDS.clusterRuntime,
@@ -107,13 +118,13 @@ export function clusterRuntimeCrd(): JsonObject {
     rootRules: [nameIsCluster],
     description: 'The software stack a GPU cluster should run, declared once per cluster; its only name is cluster.',
     columns: [
-      { name: 'Ready', type: 'string', jsonPath: condition('Ready', 'status') },
-      { name: 'Stalled', type: 'string', jsonPath: condition('Stalled', 'status') },
-      { name: 'Reason', type: 'string', jsonPath: condition('Ready', 'reason') },
-      { name: 'Active', type: 'string', jsonPath: '.status.activePlan' },
-      { name: 'Target', type: 'string', jsonPath: '.status.targetPlan' },
-      { name: 'Candidate', type: 'string', jsonPath: '.status.candidatePlan', priority: 1 },
-      { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+      READY,
+      column('Stalled', condition('Stalled', 'status')),
+      REASON,
+      column('Active', '.status.activePlan'),
+      column('Target', '.status.targetPlan'),
+      column('Candidate', '.status.candidatePlan', 1),
+      AGE,
     ],
   });
 }
@@ -125,15 +136,15 @@ export function runtimeRolloutCrd(): JsonObject {
     status: RuntimeRolloutStatusSchema,
     description: 'One move of the ClusterRuntime from one plan to another; created by the control plane.',
     columns: [
-      { name: 'Type', type: 'string', jsonPath: '.spec.type' },
-      { name: 'From', type: 'string', jsonPath: '.spec.fromPlan', priority: 1 },
-      { name: 'Target', type: 'string', jsonPath: '.spec.toPlan' },
-      { name: 'Ready', type: 'string', jsonPath: condition('Ready', 'status') },
-      { name: 'Reason', type: 'string', jsonPath: condition('Ready', 'reason') },
-      { name: 'Outcome', type: 'string', jsonPath: '.status.outcome' },
-      { name: 'Approved-By', type: 'string', jsonPath: '.spec.approval.approvedBy' },
-      { name: 'Deadline', type: 'string', jsonPath: '.spec.deadline', priority: 1 },
-      { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+      column('Type', '.spec.type'),
+      column('From', '.spec.fromPlan', 1),
+      column('Target', '.spec.toPlan'),
+      READY,
+      REASON,
+      column('Outcome', '.status.outcome'),
+      column('Approved-By', '.spec.approval.approvedBy'),
+      column('Deadline', '.spec.deadline', 1),
+      AGE,
     ],
   });
 }

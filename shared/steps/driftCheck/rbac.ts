@@ -1,17 +1,11 @@
 // What the drift-check step's own Kubernetes identity may do beyond what its row's flags imply
 // (shared/rbac/stepRules.ts adds those); the chart's RBAC is generated from both.
 import { API_GROUP, KINDS, NAMESPACES } from '../../api/constants.ts';
-import type { KubeRule } from '../../api/kubeRule.ts';
+import { type KubeRule, runtimeRules } from '../../api/kubeRule.ts';
 import { readsWhenTheRegistryTokenExpires } from '../tokenRefresh/rbac.ts';
 
 export const DRIFT_CHECK_RBAC = [
-  { apiGroups: [API_GROUP], resources: ['clusterruntimes'], verbs: ['get'], why: 'reads the runtime it was sent' },
-  {
-    apiGroups: [API_GROUP],
-    resources: ['clusterruntimes/status'],
-    verbs: ['patch'],
-    why: 'applies InventoryConsistent and the summary conditions',
-  },
+  ...runtimeRules('InventoryConsistent and the summary conditions'),
   {
     apiGroups: [API_GROUP],
     resources: [KINDS.runtimeRollout.plural],

@@ -1,7 +1,7 @@
 // What the resolve step's own Kubernetes identity may do beyond what its row's flags imply
 // (shared/rbac/stepRules.ts adds those); the chart's RBAC is generated from both.
-import { API_GROUP, NAMESPACES, REGISTRY_JOB_SECRET, STATIC_SECRET_VALUE } from '../../api/constants.ts';
-import type { KubeRule } from '../../api/kubeRule.ts';
+import { NAMESPACES, REGISTRY_JOB_SECRET, STATIC_SECRET_VALUE } from '../../api/constants.ts';
+import { type KubeRule, runtimeRules } from '../../api/kubeRule.ts';
 
 /**
  * get on the registry Secret a person names in the chart's values, in aicr-system, and on no other
@@ -19,13 +19,7 @@ export function readsTheRegistryCredentials(purpose: string): KubeRule {
 }
 
 export const RESOLVE_RBAC = [
-  { apiGroups: [API_GROUP], resources: ['clusterruntimes'], verbs: ['get'], why: 'reads the runtime it was sent' },
-  {
-    apiGroups: [API_GROUP],
-    resources: ['clusterruntimes/status'],
-    verbs: ['patch'],
-    why: 'applies Resolved and the summary conditions',
-  },
+  ...runtimeRules('Resolved and the summary conditions'),
   {
     apiGroups: ['batch'],
     resources: ['jobs'],

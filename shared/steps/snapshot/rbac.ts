@@ -1,11 +1,10 @@
 // What the snapshot step's own Kubernetes identity may do beyond what its row's flags imply
 // (shared/rbac/stepRules.ts adds those); the chart's RBAC is generated from both.
-import { API_GROUP, NAMESPACES } from '../../api/constants.ts';
-import type { KubeRule } from '../../api/kubeRule.ts';
+import { NAMESPACES } from '../../api/constants.ts';
+import { type KubeRule, runtimeRules } from '../../api/kubeRule.ts';
 
 export const SNAPSHOT_RBAC = [
-  { apiGroups: [API_GROUP], resources: ['clusterruntimes'], verbs: ['get'], why: 'reads the runtime it was sent' },
-  { apiGroups: [API_GROUP], resources: ['clusterruntimes/status'], verbs: ['patch'], why: 'applies status.discovery' },
+  ...runtimeRules('status.discovery'),
   { apiGroups: [''], resources: ['nodes'], verbs: ['list'], why: 'reads the node groups from the Nodes' },
   {
     apiGroups: [''],
