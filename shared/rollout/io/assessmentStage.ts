@@ -4,12 +4,12 @@
 // readable verdicts is an answer (components need attention), not a failed run.
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
-import { LABEL } from '../../api/constants.ts';
-import { type ConfigMapObject, KIND } from '../../kube/kinds.ts';
+
 import type { KubePort } from '../../kube/port.ts';
 import type { Collected, StageSpec } from '../../aicr/runStage.ts';
 import { STAGE, STAGE_NAMESPACE, assessmentOutputName, assessmentRecipeName } from '../../aicr/stages.ts';
-import { collectReport, placeInput, reportText, stageLabels } from '../../aicr/stageObjects.ts';
+import { reportStage } from '../../aicr/reportStage.ts';
+import { stageLabels } from '../../aicr/stageObjects.ts';
 import { COMPONENT_VERDICTS, type Verdicts } from '../rules/verdicts.ts';
 
 /** The role labels of the recipe copies an assessment run reads. */
@@ -62,10 +62,17 @@ export function recipeDigest(text: string): string {
   return `sha256:${createHash('sha256').update(text).digest('hex')}`;
 }
 
-async function placeRecipe(kube: KubePort, hash: string, side: 'from' | 'to', text: string): Promise<void> {
-  const labels = stageLabels(STAGE.assessment, hash, ASSESSMENT_RECIPE_ROLE[side]);
-  const metadata = { name: assessmentRecipeName(hash, side), namespace: STAGE_NAMESPACE.assessment, labels };
-  await placeInput(kube, metadata, text);
+/** The two recipes an assessment run reads, placed beside it. */
+function placed(hash: string, recipes: { readonly from: string; readonly to: string }) {
+  const at = (side: 'from' | 'to') => ({
+    metadata: {
+      name: assessmentRecipeName(hash, side),
+      namespace: STAGE_NAMESPACE.assessment,
+      labels: stageLabels(STAGE.assessment, hash, ASSESSMENT_RECIPE_ROLE[side]),
+    },
+    text: recipes[side],
+  });
+  return [at('from'), at('to')];
 }
 
 export function assessmentStage(
@@ -74,29 +81,21 @@ export function assessmentStage(
   job: StageSpec<Verdicts>['job'],
   recipes: { readonly from: string; readonly to: string },
 ): StageSpec<Verdicts> {
-  const namespace = STAGE_NAMESPACE.assessment;
-  const read = async (hash: string): Promise<ConfigMapObject | undefined> =>
-    kube.get(KIND.configMap, assessmentOutputName(hash), namespace);
-  return {
-    stage: STAGE.assessment,
-    inputs,
-    job,
-    collectsExits: [2],
-    prepare: async (hash) => {
-      await Promise.all([placeRecipe(kube, hash, 'from', recipes.from), placeRecipe(kube, hash, 'to', recipes.to)]);
+  return reportStage(
+    kube,
+    {
+      stage: STAGE.assessment,
+      inputs,
+      job,
+      placed: (hash) => placed(hash, recipes),
+      report: (hash) => ({ name: assessmentOutputName(hash), called: 'output' }),
+      parse: parseVerdicts,
+      output: (verdicts) => verdicts,
+      // Only a report the control plane has collected (and labelled) counts.
+      recordOnceCollected: true,
     },
-    // Only a report the control plane has collected (and labelled) counts.
-    readRecord: async (hash) => {
-      const cm = await read(hash);
-      if (cm?.metadata.labels?.[LABEL.input] !== hash) return undefined;
-      const r = parseVerdicts(reportText(cm));
-      return r.ok ? r.output : undefined;
-    },
-    collect: (hash) => {
-      const at = { stage: STAGE.assessment, hash, namespace, name: assessmentOutputName(hash), called: 'output' };
-      return collectReport(kube, at, parseVerdicts);
-    },
-  };
+    { collectsExits: [2] },
+  );
 }
 
 export function assessmentArgs(hash: string): string[] {

@@ -6,9 +6,10 @@
 // tells a readiness refusal from an internal failure).
 import type { KubePort } from '../../kube/port.ts';
 import { type ValidationReport, parseReport } from '../../aicr/ctrf.ts';
-import type { Collected, StageSpec } from '../../aicr/runStage.ts';
+import type { StageSpec } from '../../aicr/runStage.ts';
 import { STAGE, STAGE_NAMESPACE, validationObjectName } from '../../aicr/stages.ts';
-import { collectReport, placeInput, stageLabels } from '../../aicr/stageObjects.ts';
+import { reportStage } from '../../aicr/reportStage.ts';
+import { stageLabels } from '../../aicr/stageObjects.ts';
 
 /** Counted failures (runs that broke without a report) after which validation is not run again: the first is retried once. */
 export const VALIDATION_RUNS_BOUND = 2;
@@ -30,15 +31,17 @@ export interface ValidationRun {
   readonly reportConfigMap: string;
 }
 
-const labelsFor = (hash: string): Record<string, string> => stageLabels(STAGE.validation, hash);
-
-async function place(kube: KubePort, hash: string, what: 'recipe' | 'snapshot', text: string): Promise<void> {
-  const metadata = {
-    name: validationObjectName(hash, what),
-    namespace: STAGE_NAMESPACE.validation,
-    labels: labelsFor(hash),
-  };
-  await placeInput(kube, metadata, text);
+/** The recipe and snapshot a validation run reads, placed beside it (without -s AICR would take its own snapshot). */
+function placed(hash: string, texts: { readonly recipe: string; readonly snapshot: string }) {
+  const at = (what: 'recipe' | 'snapshot') => ({
+    metadata: {
+      name: validationObjectName(hash, what),
+      namespace: STAGE_NAMESPACE.validation,
+      labels: stageLabels(STAGE.validation, hash),
+    },
+    text: texts[what],
+  });
+  return [at('recipe'), at('snapshot')];
 }
 
 export function validationStage(
@@ -47,28 +50,21 @@ export function validationStage(
   job: StageSpec<ValidationRun>['job'],
   texts: { readonly recipe: string; readonly snapshot: string },
 ): StageSpec<ValidationRun> {
-  const namespace = STAGE_NAMESPACE.validation;
-  const read = async (hash: string): Promise<Collected<ValidationRun>> => {
-    const name = validationObjectName(hash, 'report');
-    const at = { stage: STAGE.validation, hash, namespace, name, called: 'report' };
-    const r = await collectReport(kube, at, parseReport);
-    return r.ok ? { ok: true, output: { report: r.output, reportConfigMap: name } } : r;
-  };
-  return {
-    stage: STAGE.validation,
-    inputs,
-    job,
-    failedRunsBound: VALIDATION_RUNS_BOUND,
-    prepare: async (hash) => {
-      await Promise.all([place(kube, hash, 'recipe', texts.recipe), place(kube, hash, 'snapshot', texts.snapshot)]);
+  return reportStage(
+    kube,
+    {
+      stage: STAGE.validation,
+      inputs,
+      job,
+      placed: (hash) => placed(hash, texts),
+      report: (hash) => ({ name: validationObjectName(hash, 'report'), called: 'report' }),
+      parse: parseReport,
+      output: (report, reportConfigMap) => ({ report, reportConfigMap }),
+      // A readable report is the answer even while its Job winds down, and after exit 8 (checks failed).
+      recordOnceCollected: false,
     },
-    // A readable report is the answer even while its Job winds down, and after exit 8 (checks failed).
-    readRecord: async (hash) => {
-      const r = await read(hash);
-      return r.ok ? r.output : undefined;
-    },
-    collect: (hash) => read(hash),
-  };
+    { failedRunsBound: VALIDATION_RUNS_BOUND },
+  );
 }
 
 /** Only the deployment phase, only in aicr-validation (VAL-5). */
