@@ -4,6 +4,7 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { ANNOTATION, LABEL, MANAGED_BY_VALUE, NAMESPACES, PLAN_SCHEMA_VERSION, ROLE } from '../api/constants.ts';
 import type { ConfigMapObject } from '../kube/kinds.ts';
+import { planTooLarge } from '../status/reasonMessages.resolved.ts';
 import { canonicalJson, planDigest, planName } from './digest.ts';
 import { type Plan, PlanInputsSchema, REBUILT_ORIGIN, ReleaseSetSchema } from './plan.ts';
 import { type ReleaseSet, sortReleases } from './release.ts';
@@ -60,7 +61,13 @@ export function planConfigMap(plan: Plan): PlanConfigMap {
       (a, b) => JSON.stringify(b.values).length - JSON.stringify(a.values).length,
     )[0];
     throw new PlanTooLargeError(
-      `plan ${planName(plan.digest)} would take ${Math.ceil(size / 1024)} KiB gzipped, over the ${SIZE_LIMIT / 1024} KiB a plan may hold; the largest Helm values are ${largest?.name ?? 'none'}'s (${Math.ceil(JSON.stringify(largest?.values ?? {}).length / 1024)} KiB). Reduce the values the overrides add, or disable components you do not need`,
+      planTooLarge({
+        plan: planName(plan.digest),
+        kib: Math.ceil(size / 1024),
+        limitKib: SIZE_LIMIT / 1024,
+        largest: largest?.name ?? 'none',
+        largestKib: Math.ceil(JSON.stringify(largest?.values ?? {}).length / 1024),
+      }),
     );
   }
   return {

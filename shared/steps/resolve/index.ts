@@ -36,6 +36,7 @@ import { deploymentPrefix, registryPrefixCheck } from '../../registry/prefix.ts'
 import { RegistryAccessRefused, registryAccess } from './registryAccess.ts';
 import { selectTarget } from '../../plans/selection.ts';
 import { statusPlan } from '../../status/statusPlans.ts';
+import { aicrVersionMismatch } from '../../status/reasonMessages.resolved.ts';
 
 function resolved(status: DesiredCondition['status'], reason: Reason, message: string): StepReport {
   return { conditions: [{ type: CONDITION.resolved, status, reason, message }] };
@@ -46,9 +47,7 @@ function pinnedImage(spec: ClusterRuntimeSpec, configuration: Configuration): { 
   const image = configuration.aicr.versions[spec.aicrVersion];
   if (image) return { image };
   const allowed = Object.keys(configuration.aicr.versions).sort();
-  return {
-    refusal: `spec.aicrVersion ${spec.aicrVersion} has no pinned AICR image; this control plane may run ${allowed.length > 0 ? allowed.join(', ') : 'no version (aicr.versions is empty)'}. Set spec.aicrVersion to one of them, or pin an image for ${spec.aicrVersion} in the chart's aicr.versions`,
-  };
+  return { refusal: aicrVersionMismatch(spec.aicrVersion, allowed) };
 }
 
 /** Whether Resolved was True for this very spec: then re-running for other inputs keeps it True (JOB-9). */
