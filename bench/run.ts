@@ -38,7 +38,10 @@ import { controlPlaneRequestsSince, perChange } from './requests.ts';
 const CHANGES = Number(process.env['BENCH_CHANGES'] ?? 200);
 const silent = createLogger({ level: 'silent' });
 
-/** A runtime on an AICR version the configuration does not pin: it settles at once and starts no Job, so these figures are the framework's own. */
+/**
+ * A runtime on an AICR version the configuration does not pin: it settles at once and starts no
+ * Job, so these figures are the framework's own.
+ */
 async function freshRuntime(): Promise<void> {
   await ensureCrds();
   await deleteRuntime();
@@ -47,7 +50,10 @@ async function freshRuntime(): Promise<void> {
 
 const AICR_RUNS = Number(process.env['BENCH_AICR_RUNS'] ?? 10);
 
-/** Resolutions with the real aicr: the control plane's own time around each Job, and its API requests per resolution. */
+/**
+ * Resolutions with the real aicr: the control plane's own time around each Job, and its API
+ * requests per resolution.
+ */
 async function aicrRunsPath() {
   await ensureCrds();
   await ensureRegistrySecrets();

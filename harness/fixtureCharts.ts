@@ -56,7 +56,10 @@ function versionsByComponent(
   return versions;
 }
 
-/** Every chart and version any recipe can name: the registry's charts, at each version its overlays or defaults give. */
+/**
+ * Every chart and version any recipe can name: the registry's charts, at each version its overlays
+ * or defaults give.
+ */
 export function chartsNamed(registryText: string, overlayTexts: readonly string[]): FixtureChart[] {
   const registry = (parse(registryText) as RegistryDoc | null)?.components ?? [];
   const versions = versionsByComponent(registry, overlayTexts);
@@ -238,7 +241,10 @@ spec:
 `;
 }
 
-/** A valid chart as `helm package` lays it out, under <chart>/: Chart.yaml, its CRDs in crds/, and the templates above. */
+/**
+ * A valid chart as `helm package` lays it out, under <chart>/: Chart.yaml, its CRDs in crds/, and
+ * the templates above.
+ */
 export function packageFixture(c: FixtureChart, content: FixtureContent = {}): Uint8Array {
   const chartYaml = `apiVersion: v2\nname: ${c.chart}\nversion: ${JSON.stringify(c.version)}\ndescription: test fixture standing in for the upstream ${c.chart} chart\n`;
   const files = new Map([

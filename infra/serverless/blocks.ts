@@ -5,7 +5,10 @@ import { STEP_TIMING_METRICS_SETTING } from '../../shared/observability/metrics.
 import { QUEUE_URL_BASE_SETTING, stepQueueName } from '../../shared/steps/table.ts';
 import type { QueueView } from './queues.ts';
 
-/** AWS's advice for a queue that feeds Lambda: the poller's retries of a throttled batch stay hidden from a second receive. */
+/**
+ * AWS's advice for a queue that feeds Lambda: the poller's retries of a throttled batch stay hidden
+ * from a second receive.
+ */
 const VISIBILITY_PER_TIMEOUT = 6;
 const EKS_SETTINGS = [
   'AICR_EKS_CLUSTER_NAME: ${param:eksClusterName}',

@@ -48,14 +48,20 @@ export const ConfigSchema = z.object({
   AICR_EKS_ENDPOINT: z.url({ error: 'must be the cluster API endpoint (https://…)' }).optional(),
   AICR_EKS_CA_DATA: z.base64({ error: 'must be the base64 certificate authority data of the cluster' }).optional(),
   AWS_REGION: z.string().min(1).default('us-east-1'),
-  /** registry.auth.mode aws: create missing repositories under registry.repository (the deploy parameter createRepositories). */
+  /**
+   * registry.auth.mode aws: create missing repositories under registry.repository (the deploy
+   * parameter createRepositories).
+   */
   [CREATE_REPOSITORIES_SETTING]: z.enum(['true', 'false'], { error: 'must be true or false' }).default('true'),
   /**
    * registry.auth.mode aws: the repository prefix the roles' ECR rights end at (the deploy
    * parameter registryPrefix); resolution and the token refresh refuse a registry.repository outside it.
    */
   [REGISTRY_PREFIX_SETTING]: z.string().max(200).optional(),
-  /** Whether a step run's timings are sent as metrics (true, as in local mode) or only logged (the template's default without the dashboard). */
+  /**
+   * Whether a step run's timings are sent as metrics (true, as in local mode) or only logged (the
+   * template's default without the dashboard).
+   */
   [STEP_TIMING_METRICS_SETTING]: z.enum(['true', 'false'], { error: 'must be true or false' }).default('true'),
   /**
    * Further clusters this deployment serves (ADR 0019), comma-separated: EKS cluster names read

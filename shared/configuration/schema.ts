@@ -119,7 +119,10 @@ export const ConfigurationSchema = z.strictObject({
       project: z.string().min(1).max(253).default(ARGOCD.project),
       /** Whether the chart ships that AppProject (docs/deploy.md); false when the operator keeps one of their own. */
       createProject: z.boolean().default(true),
-      /** Where releases deploy: a cluster registered in Argo CD by name when `name` is set (the EKS Argo CD capability), else the API server `server`. */
+      /**
+       * Where releases deploy: a cluster registered in Argo CD by name when `name` is set (the EKS
+       * Argo CD capability), else the API server `server`.
+       */
       destination: z
         .strictObject({
           server: z.string().min(1).max(512).default('https://kubernetes.default.svc'),

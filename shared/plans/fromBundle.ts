@@ -9,7 +9,10 @@ import { manifestFilesOf, manifestsChartName, manifestsChartVersion } from './ma
 export const RECIPE_FILE = 'recipe.yaml';
 
 export interface ChartRegistry {
-  /** `<registry host>/<repository>` without a scheme: where upstream charts are mirrored and manifests charts pushed. */
+  /**
+   * `<registry host>/<repository>` without a scheme: where upstream charts are mirrored and
+   * manifests charts pushed.
+   */
   readonly repoURL: string;
 }
 

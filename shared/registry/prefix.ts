@@ -8,7 +8,10 @@ import { invalidConfigurationOutsidePrefix } from '../status/reasonMessages.reso
 
 /** The function setting that carries the deploy parameter (serverless.yml, shared/aws/environment.ts). */
 export const REGISTRY_PREFIX_SETTING = 'AICR_REGISTRY_PREFIX';
-/** The deploy parameter itself, and its value as serverless.yml gives it to a function (its default is the IAM statements'). */
+/**
+ * The deploy parameter itself, and its value as serverless.yml gives it to a function (its default
+ * is the IAM statements').
+ */
 export const REGISTRY_PREFIX_PARAMETER = 'registryPrefix';
 export const REGISTRY_PREFIX_VALUE = `\${param:${REGISTRY_PREFIX_PARAMETER}, 'aicr'}`;
 

@@ -211,7 +211,10 @@ export type StepName = (typeof STEP_TABLE)[number]['name'];
 export type QueueName = (typeof STEP_TABLE)[number]['queue'];
 export const QUEUE_NAMES: readonly QueueName[] = [...new Set(STEP_TABLE.map((r) => r.queue))];
 
-/** The one owner of each domain condition, as the rows say; a condition no row owns is nobody's until its step is built. */
+/**
+ * The one owner of each domain condition, as the rows say; a condition no row owns is nobody's
+ * until its step is built.
+ */
 export const CONDITION_OWNER: Readonly<Partial<Record<DomainConditionType, StepName>>> = Object.fromEntries(
   STEP_TABLE.flatMap((r) => r.owns.map((type) => [type, r.name])),
 );

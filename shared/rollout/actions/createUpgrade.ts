@@ -63,7 +63,8 @@ export async function createUpgrade(
   if (!assessor.ok) return assessor.report;
   const assessed = assess(inventoryOf(look.apps), read.plan.releases, assessor.assessor, due.unfinished);
   if (!assessed.ok) return blockedReport(target, assessed.blocked);
-  // A target never validated still needs its validation (deploymentValidation.ts): a rollout with no step runs only that.
+  // A target never validated still needs its validation (deploymentValidation.ts): a rollout with
+  // no step runs only that.
   if (assessed.steps.length === 0 && !(look.settings.validationRequired && due.from !== target)) {
     return released(
       'True',

@@ -86,7 +86,10 @@ function failValidation(
   return failWith(run, states, message, { validation: { ...status, state: 'Failed', message: why } });
 }
 
-/** After the last step: the target plan becomes active only once deployment validation passed, or when it is Disabled. */
+/**
+ * After the last step: the target plan becomes active only once deployment validation passed, or
+ * when it is Disabled.
+ */
 export async function validateThenSucceed(
   run: Running,
   states: readonly StepState[],

@@ -91,7 +91,10 @@ function verdictRecorded(run: Running): boolean {
 
 const lineOf = (run: Running, i: number, text: string): string => `${headOf(run.r)}: ${whereOf(run.r, i)}: ${text}`;
 
-/** When a release in flight is looked at again: when its time runs out, or now and then as a net under a missed report. */
+/**
+ * When a release in flight is looked at again: when its time runs out, or now and then as a net
+ * under a missed report.
+ */
 function progressLook(run: Running, state: StepState | undefined): Omit<RolloutReport, 'conditions'> {
   const left = state ? timeLeft(state, run.actionTimeoutMs, run.ctx.now()) : run.actionTimeoutMs;
   const untilTimeout = Math.max(0, left + 1000);
@@ -196,7 +199,10 @@ async function stall(
   return released('False', reason, full, again);
 }
 
-/** ROL-2: the owned Applications changed since the rollout was approved; nothing is written until they are as approved again, or a retry replaces it. */
+/**
+ * ROL-2: the owned Applications changed since the rollout was approved; nothing is written until
+ * they are as approved again, or a retry replaces it.
+ */
 export async function drifted(
   run: Running,
   states: readonly StepState[],

@@ -138,7 +138,10 @@ function projectWindow(look: RolloutLook, f: ReleaseFacts, syncWindows: unknown,
     : { open: false, why: judged.why, recheckAfterMs: Math.min(recheckAfterMs, judged.recheckAfterMs) };
 }
 
-/** SEC-5 at the moment it matters: a registry that cannot be asked holds the release, as an unavailable Argo CD does. */
+/**
+ * SEC-5 at the moment it matters: a registry that cannot be asked holds the release, as an
+ * unavailable Argo CD does.
+ */
 async function pinsOf(ctx: StepContext, look: RolloutLook, f: ReleaseFacts): Promise<PinsFact> {
   const { release } = f;
   if (!release) return { state: 'held' };

@@ -68,7 +68,10 @@ export async function validatorPods(kube: KubePort): Promise<PodObject[]> {
   return (await kube.list(KIND.pod, { namespace: NAMESPACES.validation, labelSelector: VALIDATOR_POD_SELECTOR })).items;
 }
 
-/** Deletes AICR's validator Jobs in aicr-validation, so a breaching validator stops; AICR's own run then ends and cleans up its binding. */
+/**
+ * Deletes AICR's validator Jobs in aicr-validation, so a breaching validator stops; AICR's own run
+ * then ends and cleans up its binding.
+ */
 export async function stopValidators(kube: KubePort): Promise<string[]> {
   const jobs = (await kube.list(KIND.job, { namespace: NAMESPACES.validation, labelSelector: VALIDATOR_JOB_SELECTOR }))
     .items;

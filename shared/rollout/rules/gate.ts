@@ -81,7 +81,8 @@ function conditionMessage(app: unknown, type: string): string | undefined {
 
 /** Argo CD's own report on what it compared and when; stale or failed reports do not count. */
 function reportProblem(name: string, app: unknown, writtenAt: Date): GateVerdict | undefined {
-  // InvalidSpecError: the AppProject (or the spec itself) refuses the Application, so Argo CD neither compares nor syncs it.
+  // InvalidSpecError: the AppProject (or the spec itself) refuses the Application, so Argo CD
+  // neither compares nor syncs it.
   const refused = conditionMessage(app, 'InvalidSpecError');
   if (refused)
     return waiting(

@@ -29,7 +29,10 @@ function retryWhy(r: RolloutObject): string {
   return `${by?.requestedBy ?? 'someone'} asked for a retry at ${by?.requestedAt ?? 'an unknown time'}, so a new rollout from the current state replaces it and needs its own approval`;
 }
 
-/** APR-1 holds only steps not assessed safe: a rollout aicr upgrade-check assessed safe throughout needs no approver. */
+/**
+ * APR-1 holds only steps not assessed safe: a rollout aicr upgrade-check assessed safe throughout
+ * needs no approver.
+ */
 function allSafe(r: RolloutObject): boolean {
   return r.spec.steps.length > 0 && r.spec.steps.every((s) => s.verdict === 'safe');
 }

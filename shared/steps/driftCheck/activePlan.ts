@@ -86,7 +86,8 @@ export async function activePlan(ctx: StepContext, look: ActiveLook): Promise<Ac
       report: consistent('False', 'PlanUnreadable', planUnreadableActive(read.problem)),
     };
   }
-  // Once a rollout is approved the Applications move between two plans; when it ends its target is active and this plan may not matter any more.
+  // Once a rollout is approved the Applications move between two plans; when it ends its target is
+  // active and this plan may not matter any more.
   if (live?.spec.approval)
     return {
       ok: false,

@@ -38,7 +38,6 @@ function nodeGroupFailure(reading: NodeGroupReading): SnapshotStatus['failure'] 
   return undefined;
 }
 
-/** What status.discovery.snapshot says after this run of the stage, keeping the last good snapshot while a new one is under way. */
 /** The last good snapshot, kept while a new one is under way or discovery fails. */
 function kept(previous: SnapshotStatus | undefined): SnapshotStatus {
   return {
@@ -48,6 +47,10 @@ function kept(previous: SnapshotStatus | undefined): SnapshotStatus {
   };
 }
 
+/**
+ * What status.discovery.snapshot says after this run of the stage, keeping the last good snapshot
+ * while a new one is under way.
+ */
 function snapshotStatus(
   outcome: StageOutcome<Snapshot>,
   previous: SnapshotStatus | undefined,
