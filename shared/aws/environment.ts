@@ -33,7 +33,8 @@ export const ConfigSchema = z.object({
   [QUEUE_URL_BASE_SETTING]: z
     .url({
       error:
-        'must be the URL of the step queues up to their names (https://sqs.<region>.amazonaws.com/<account>/<service>-<stage>-)',
+        'must be the URL of the step queues up to their names ' +
+        '(https://sqs.<region>.amazonaws.com/<account>/<service>-<stage>-)',
     })
     .optional(),
   /** Where delayed sends go; every function that delays a message needs it (the forwarder does not). */
@@ -118,7 +119,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const unknown = Object.keys(env).filter((k) => k.startsWith('AICR_') && !KNOWN.has(k));
   if (unknown.length > 0) {
     throw new ConfigError(
-      `unknown setting ${unknown.join(', ')}: known AICR_ settings are ${[...KNOWN].filter((k) => k.startsWith('AICR_')).join(', ')}`,
+      `unknown setting ${unknown.join(', ')}: known AICR_ settings are ` +
+        `${[...KNOWN].filter((k) => k.startsWith('AICR_')).join(', ')}`,
     );
   }
   const parsed = ConfigSchema.safeParse(env);
@@ -135,7 +137,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // KROP-3's invariant: the sweeper never acts before the forwarder has had a whole window.
   if (parsed.data.AICR_SWEEP_GRACE <= parsed.data.AICR_FORWARDER_WINDOW_SECONDS * 1000) {
     throw new ConfigError(
-      `setting AICR_SWEEP_GRACE must be longer than one forwarder window (AICR_FORWARDER_WINDOW_SECONDS, ${parsed.data.AICR_FORWARDER_WINDOW_SECONDS}s)`,
+      'setting AICR_SWEEP_GRACE must be longer than one forwarder window (AICR_FORWARDER_WINDOW_SECONDS, ' +
+        `${parsed.data.AICR_FORWARDER_WINDOW_SECONDS}s)`,
     );
   }
   return parsed.data;

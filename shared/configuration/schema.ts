@@ -86,7 +86,9 @@ export const ConfigurationSchema = z.strictObject({
           ctx.addIssue({
             code: 'custom',
             path: [field, key],
-            message: `${image} carries no digest; pin it as <image>@sha256:<digest> (aicr.digests is Required outside local mode and the tests)`,
+            message:
+              `${image} carries no digest; pin it as <image>@sha256:<digest> (aicr.digests is Required outside ` +
+              'local mode and the tests)',
           });
       }
     })
@@ -99,7 +101,8 @@ export const ConfigurationSchema = z.strictObject({
         .max(255)
         .regex(/^$|^[a-z0-9.-]+(:[0-9]+)?(\/[a-z0-9._-]+)*$/, {
           error:
-            'must be <host>[:port]/<prefix> without a scheme, such as 123456789012.dkr.ecr.us-east-1.amazonaws.com/aicr',
+            'must be <host>[:port]/<prefix> without a scheme, ' +
+            'such as 123456789012.dkr.ecr.us-east-1.amazonaws.com/aicr',
         })
         .default(''),
       /** Talk plain HTTP to the registry (a registry on loopback or inside the cluster). */

@@ -43,7 +43,8 @@ interface IndexEntry {
 function silent(url: string, what: string, err: unknown): TransientError {
   const failure = timeoutFailure(err);
   return new TransientError(
-    `chart repository ${new URL(url).host} did not answer (${what}${failure === undefined ? '' : `: ${failure}`}); retrying`,
+    `chart repository ${new URL(url).host} did not answer ` +
+      `(${what}${failure === undefined ? '' : `: ${failure}`}); retrying`,
   );
 }
 

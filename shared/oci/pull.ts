@@ -89,7 +89,8 @@ function bundleLayer(ref: OciReference, bytes: Uint8Array): Descriptor {
   if (layers.length !== 1 || parsed.data.layers.length !== 1) {
     throw unreadable(
       ref,
-      `the manifest has ${parsed.data.layers.length} layers, ${layers.length} of them gzip tar; a bundle has exactly one`,
+      `the manifest has ${parsed.data.layers.length} layers, ${layers.length} of them gzip tar; ` +
+        'a bundle has exactly one',
     );
   }
   const [layer] = layers as [Descriptor];

@@ -94,7 +94,8 @@ function releaseOf(
   const manifests = manifestsOf(files, ref.name, registry);
   if (!chart && !manifests)
     throw new BundleProblem(
-      `component ${ref.name} has neither a chart (chart and source in ${RECIPE_FILE}) nor files in ${ref.name}/manifests/`,
+      `component ${ref.name} has neither a chart (chart and source in ${RECIPE_FILE}) nor files in ` +
+        `${ref.name}/manifests/`,
     );
   const candidate = {
     name: ref.name,

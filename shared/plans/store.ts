@@ -115,7 +115,10 @@ function labelProblem(cm: ConfigMapObject): string | undefined {
     return `is not a plan (it lacks the label ${LABEL.role}=${ROLE.plan})`;
   const schema = cm.metadata.labels[LABEL.schemaVersion];
   if (schema !== PLAN_SCHEMA_VERSION)
-    return `unsupported plan schema version label ${JSON.stringify(schema ?? '')}; this control plane reads version "${PLAN_SCHEMA_VERSION}"`;
+    return (
+      `unsupported plan schema version label ${JSON.stringify(schema ?? '')}; this control plane reads version ` +
+      `"${PLAN_SCHEMA_VERSION}"`
+    );
   return undefined;
 }
 
@@ -125,7 +128,9 @@ function releasesOf(payload: Record<string, string>): { releases: ReleaseSet } |
   const releases = ReleaseSetSchema.safeParse(json.value);
   if (!releases.success)
     return {
-      problem: `${PAYLOAD.releases} is not a release set (${releases.error.issues[0]?.path.join('.') ?? ''}: ${releases.error.issues[0]?.message ?? ''})`,
+      problem:
+        `${PAYLOAD.releases} is not a release set (${releases.error.issues[0]?.path.join('.') ?? ''}: ` +
+        `${releases.error.issues[0]?.message ?? ''})`,
     };
   return { releases: releases.data };
 }
@@ -153,7 +158,8 @@ export function readPlanConfigMap(cm: ConfigMapObject): ReadPlan {
   const recorded = cm.metadata.annotations?.[ANNOTATION.planDigest];
   if (recorded !== digest)
     return bad(
-      `its ${ANNOTATION.planDigest} annotation ${JSON.stringify(recorded ?? '')} does not match the digest of its releases, ${digest}`,
+      `its ${ANNOTATION.planDigest} annotation ${JSON.stringify(recorded ?? '')} does not match the digest of ` +
+        `its releases, ${digest}`,
     );
   if (planName(digest) !== name) return bad(`its name does not match its digest ${digest}`);
   const rebuilt = cm.metadata.annotations?.[ANNOTATION.planOrigin] === REBUILT_ORIGIN;

@@ -180,7 +180,8 @@ function judgeReport(
       run,
       states,
       done,
-      `deployment validation failed: ${describeFailures(report)} (CTRF report: ConfigMap aicr-validation/${reportConfigMap})`,
+      `deployment validation failed: ${describeFailures(report)} (CTRF report: ` +
+        `ConfigMap aicr-validation/${reportConfigMap})`,
     );
   const passed = {
     ...done,
@@ -214,7 +215,8 @@ async function judge(
       run,
       states,
       status,
-      `deployment validation was stopped: ${breach}; its validator Jobs were deleted (${stopped.join(', ') || 'none left'})`,
+      `deployment validation was stopped: ${breach}; its validator Jobs were deleted ` +
+        `(${stopped.join(', ') || 'none left'})`,
     );
   }
   const running = outcome.message.startsWith('aicr validation is running');

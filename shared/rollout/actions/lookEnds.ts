@@ -263,7 +263,8 @@ export async function succeed(
   validation?: { readonly status: NonNullable<RuntimeRolloutStatus['validation']>; readonly note: string },
 ): Promise<RolloutReport> {
   const plan = run.r.spec.toPlan;
-  const message = `${headOf(run.r)} succeeded: ${WHAT_SUCCESS[run.r.spec.type](plan)}${validation ? `; ${validation.note}` : ''}`;
+  const note = validation ? `; ${validation.note}` : '';
+  const message = `${headOf(run.r)} succeeded: ${WHAT_SUCCESS[run.r.spec.type](plan)}${note}`;
   await save(
     run,
     states,

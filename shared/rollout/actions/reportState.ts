@@ -69,7 +69,8 @@ const REPORTS: Reports = {
     released(
       'False',
       'RolloutProgressing',
-      "the deletion (deletionPolicy Delete) waits: Argo CD's Application API is not served, so the releases to remove cannot be listed",
+      "the deletion (deletionPolicy Delete) waits: Argo CD's Application API is not served, " +
+        'so the releases to remove cannot be listed',
       { recheckAfterMs: ctx.timings.engineRecheckMs },
     ),
   DeletionWaitsForNewer: ({ look }) =>

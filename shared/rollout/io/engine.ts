@@ -101,7 +101,8 @@ export async function engineAvailability(
     return {
       available: true,
       message:
-        "Argo CD's Application API is served (the EKS Argo CD capability: no controller workload to read in the cluster)",
+        "Argo CD's Application API is served (the EKS Argo CD capability: no controller workload to read in the " +
+        'cluster)',
     };
   return controllerUp(kube);
 }

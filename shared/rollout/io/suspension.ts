@@ -118,7 +118,9 @@ export async function settleSuspension(
       if (!(err instanceof KubeRequestError) || passing(err.status)) throw err;
       refused.push({
         app: app.metadata.name,
-        message: `turning automated sync ${turn ?? ''} on Application ${NAMESPACES.argocd}/${app.metadata.name}: ${err.message}`,
+        message:
+          `turning automated sync ${turn ?? ''} on Application ${NAMESPACES.argocd}/${app.metadata.name}: ` +
+          `${err.message}`,
       });
     }
   }

@@ -241,8 +241,8 @@ function waitOrFail(f: ReleaseFacts, why: { readonly reason: string; readonly me
   if (late) {
     const message = `${why.message}; the step ran past actionTimeout`;
     const state: StepState = { ...f.state, state: 'Failed', reason: 'ActionTimeout', message, finishedAt: at(f) };
-    const { index } = f.words;
-    const failure = `step ${index + 1} (${f.step.action} ${f.step.release}) did not finish within actionTimeout: ${why.message}`;
+    const step = `step ${f.words.index + 1} (${f.step.action} ${f.step.release})`;
+    const failure = `${step} did not finish within actionTimeout: ${why.message}`;
     return { kind: 'fail', state, why: failure };
   }
   return { kind: 'end', state: { ...f.state, reason: why.reason, message: why.message }, end: { kind: 'progress' } };

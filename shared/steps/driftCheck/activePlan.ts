@@ -41,7 +41,9 @@ async function writeBack(ctx: StepContext, plan: Plan): Promise<void> {
     if (err instanceof KubeRequestError && err.status === 409) return;
     throw err;
   }
-  const message = `the active plan ${planName(plan.digest)} was missing; rebuilt from the owned Argo CD Applications to the same digest ${plan.digest} and written back (it has no recipe)`;
+  const message =
+    `the active plan ${planName(plan.digest)} was missing; rebuilt from the owned Argo CD Applications to the ` +
+    `same digest ${plan.digest} and written back (it has no recipe)`;
   await recordEvent(
     { kube: ctx.kube, runtime: ctx.runtime, reporter: 'drift-check', now: ctx.now() },
     { type: 'Normal', reason: PLAN_REBUILT_EVENT, message },
@@ -94,7 +96,8 @@ export async function activePlan(ctx: StepContext, look: ActiveLook): Promise<Ac
       report: consistent(
         'True',
         'InventoryConsistent',
-        `the active plan ${name} is missing; rollout ${live.metadata.name} is approved and in progress, so it is rebuilt from the Applications once the rollout has ended, if it is still the active plan`,
+        `the active plan ${name} is missing; rollout ${live.metadata.name} is approved and in progress, ` +
+          'so it is rebuilt from the Applications once the rollout has ended, if it is still the active plan',
       ),
     };
   return rebuild(ctx, name, look.apps);

@@ -66,7 +66,8 @@ async function check(ctx: StepContext, look: Look): Promise<StepReport> {
     return consistent(
       'True',
       'InventoryConsistent',
-      `Argo CD's Application API is not served, so the Applications of the active plan ${look.active} are not compared (EngineAvailable says why)`,
+      `Argo CD's Application API is not served, so the Applications of the active plan ${look.active} are not ` +
+        'compared (EngineAvailable says why)',
     );
   const live = rolloutInProgress(look.rollouts);
   const plan = await activePlan(ctx, { name: look.active, configMap: look.activeMap, apps: look.apps, live });

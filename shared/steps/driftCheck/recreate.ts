@@ -43,7 +43,9 @@ async function rewrite(ctx: StepContext, look: InventoryLook, plan: Plan, names:
     names.has(a.metadata.name),
   )) {
     await writeApplication(ctx.kube, app);
-    const message = `Application ${NAMESPACES.argocd}/${app.metadata.name} was deleted outside a rollout (its resources kept running); written again from the active plan ${name}`;
+    const message =
+      `Application ${NAMESPACES.argocd}/${app.metadata.name} was deleted outside a rollout (its resources kept ` +
+      `running); written again from the active plan ${name}`;
     await recordEvent(
       { kube: ctx.kube, runtime: ctx.runtime, reporter: 'drift-check', now: ctx.now() },
       { type: 'Normal', reason: APPLICATION_RECREATED_EVENT, message },

@@ -80,7 +80,10 @@ function unknownComponents(spec: ClusterRuntimeSpec, recipe: Recipe): string | u
   const known = new Set(recipe.components);
   const unknown = Object.keys(spec.components ?? {}).filter((n) => !known.has(n));
   if (unknown.length === 0) return undefined;
-  return `${unknown.map((n) => `spec.components.${n}`).join(', ')}: the recipe for these criteria has no such component; its components are ${recipe.components.join(', ')}`;
+  return (
+    `${unknown.map((n) => `spec.components.${n}`).join(', ')}: the recipe for these criteria has no such ` +
+    `component; its components are ${recipe.components.join(', ')}`
+  );
 }
 
 interface JobBase {
@@ -172,7 +175,9 @@ async function planPhase(ctx: StepContext, c: CandidateInputs): Promise<StepRepo
   const target = selection.pinned
     ? `; the target is ${selection.target}, which spec.selection pins`
     : '; it is the target';
-  const message = `plan ${name} (${candidate.plan.releases.length} releases) resolved by aicr ${c.spec.aicrVersion} from bundle ${c.bundle.reference}${target}`;
+  const message =
+    `plan ${name} (${candidate.plan.releases.length} releases) resolved by aicr ${c.spec.aicrVersion} from bundle ` +
+    `${c.bundle.reference}${target}`;
   return {
     ...resolved('True', 'Resolved', message),
     fields: { candidatePlan: name, targetPlan: selection.target },
