@@ -121,7 +121,8 @@ function templates(c: FixtureChart, content: FixtureContent): Map<string, string
   const version =
     content.versionInManifests === false
       ? ''
-      : `\n        fixtures.testenv.aicr.local/chart-version: ${JSON.stringify(c.version)}\n        fixtures.testenv.aicr.local/values: {{ toJson .Values | sha256sum | quote }}`;
+      : `\n        fixtures.testenv.aicr.local/chart-version: ${JSON.stringify(c.version)}` +
+        '\n        fixtures.testenv.aicr.local/values: {{ toJson .Values | sha256sum | quote }}';
   const upstream = UPSTREAM_WORKLOAD[c.chart];
   const selector = `app.kubernetes.io/instance: {{ .Release.Name }}, app.kubernetes.io/name: ${c.chart}`;
   const versionLabel =
@@ -158,7 +159,8 @@ spec:
   chart: ${c.chart}
 `;
   const configMap = (suffix: string, annotations = ''): string =>
-    `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-${suffix}\n${annotations}data:\n  chart: ${c.chart}\n`;
+    `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-${suffix}\n` +
+    `${annotations}data:\n  chart: ${c.chart}\n`;
   return new Map([
     ['templates/fixture.yaml', configMap('fixture')],
     ['templates/workload.yaml', workload],
@@ -246,7 +248,9 @@ spec:
  * the templates above.
  */
 export function packageFixture(c: FixtureChart, content: FixtureContent = {}): Uint8Array {
-  const chartYaml = `apiVersion: v2\nname: ${c.chart}\nversion: ${JSON.stringify(c.version)}\ndescription: test fixture standing in for the upstream ${c.chart} chart\n`;
+  const chartYaml =
+    `apiVersion: v2\nname: ${c.chart}\nversion: ${JSON.stringify(c.version)}\n` +
+    `description: test fixture standing in for the upstream ${c.chart} chart\n`;
   const files = new Map([
     [`${c.chart}/Chart.yaml`, utf8(chartYaml)],
     [
