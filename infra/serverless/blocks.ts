@@ -62,7 +62,8 @@ export function vpcExtension(v: QueueView): string[] {
   return [
     `${v.functionResource}:`,
     '  Properties:',
-    '    VpcConfig: !If [InVpc, { SubnetIds: !Ref VpcSubnetIds, SecurityGroupIds: !Ref VpcSecurityGroupIds }, !Ref AWS::NoValue]',
+    '    VpcConfig: !If [InVpc, { SubnetIds: !Ref VpcSubnetIds, SecurityGroupIds: !Ref VpcSecurityGroupIds }, ' +
+      '!Ref AWS::NoValue]',
   ];
 }
 
@@ -91,7 +92,8 @@ function roleStatements(v: QueueView): string[] {
     '# Writing its own log group only.',
     '- Effect: Allow',
     '  Action: [logs:CreateLogStream, logs:PutLogEvents]',
-    `  Resource: !Sub arn:\${AWS::Partition}:logs:\${AWS::Region}:\${AWS::AccountId}:log-group:/aws/lambda/\${self:service}-\${sls:stage}-${v.queue}:*`,
+    '  Resource: !Sub arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:' +
+      `log-group:/aws/lambda/\${self:service}-\${sls:stage}-${v.queue}:*`,
     `# The event source mapping reads and deletes from the ${v.queue} queue.`,
     '- Effect: Allow',
     '  Action: [sqs:ReceiveMessage, sqs:DeleteMessage, sqs:GetQueueAttributes, sqs:ChangeMessageVisibility]',
