@@ -37,6 +37,50 @@ export default tseslint.config(
     },
   },
   {
+    // No line of the product's source runs past the formatter's width. Prettier wraps code but
+    // leaves strings and comments as written, so this is what keeps those within it too: split a
+    // long string into joined pieces, rewrap a long comment. Only a line holding a URL may run on.
+    files: [
+      'shared/**/*.ts',
+      'cli/**/*.ts',
+      'harness/**/*.ts',
+      'bench/**/*.ts',
+      'scripts/**/*.ts',
+      'infra/**/*.ts',
+      'functions/**/*.ts',
+    ],
+    // Modules whose long lines are still being split elsewhere. The list only shrinks: a module
+    // leaves it once its lines fit, and when it is empty this key goes too.
+    ignores: [
+      'shared/aicr/snapshotStage.ts',
+      'shared/api/clusterRuntime.ts',
+      'shared/api/constants.ts',
+      'shared/api/maintenance.ts',
+      'shared/errors.ts',
+      'shared/rbac/applicationAdmission.ts',
+      'shared/rbac/applicationOwnership.ts',
+      'shared/rbac/approvalAdmission.ts',
+      'shared/rbac/configAdmission.ts',
+      'shared/rbac/planAdmission.ts',
+      'shared/rbac/render.ts',
+      'shared/rbac/requestAdmission.ts',
+      'shared/rbac/runner.ts',
+      'shared/rbac/validateAdmission.ts',
+      'shared/rbac/workloadAdmission.ts',
+      'shared/registry/credentials.ts',
+      'shared/rollout/actions/assessment.ts',
+      'shared/rollout/io/assessmentStage.ts',
+      'shared/rollout/io/validationStage.ts',
+      'shared/steps/driftCheck/rbac.ts',
+      'shared/steps/resolve/bundleFiles.ts',
+      'shared/steps/resolve/mirror.ts',
+      'shared/steps/resolve/rbac.ts',
+      'shared/steps/rollout/rbac.ts',
+      'shared/steps/tokenRefresh/rbac.ts',
+    ],
+    rules: { 'max-len': ['error', { code: 120, ignoreUrls: true }] },
+  },
+  {
     // The import rules' configuration and the layer list it reads are CommonJS, as dependency-cruiser
     // reads them; require is how one takes the other.
     files: ['**/*.cjs'],
