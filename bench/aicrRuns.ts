@@ -23,9 +23,15 @@ export interface AicrRunFigures {
   readonly jobToNext: LatencySummary;
   /** The same, for each of the three: snapshot → recipe Job, recipe → render Job, render → Resolved. */
   readonly jobToNextByStage: Readonly<Record<'snapshot' | 'recipe' | 'render', LatencySummary>>;
-  /** Runtime created → Resolved=True naming its plan, less the time its three Jobs ran: the control plane's own share. */
+  /**
+   * Runtime created → Resolved=True naming its plan, less the time its three Jobs ran: the control
+   * plane's own share.
+   */
   readonly overhead: LatencySummary;
-  /** The slowest Job finished → next act, and which run it was in: the first run mirrors every chart into a new registry. */
+  /**
+   * The slowest Job finished → next act, and which run it was in: the first run mirrors every chart
+   * into a new registry.
+   */
   readonly slowest: { readonly run: number; readonly stage: string; readonly ms: number };
 }
 

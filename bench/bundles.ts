@@ -22,7 +22,10 @@ export interface BundleFigures {
 const middle = (sorted: readonly number[]): number =>
   Math.round((sorted[Math.floor(sorted.length / 2)] ?? 0) * 10) / 10;
 
-const IMPORT_TIMER = `const t=process.hrtime.bigint();const c=process.cpuUsage();import(process.argv[1]).then(()=>{const u=process.cpuUsage(c);console.log(Number(process.hrtime.bigint()-t)/1e6,(u.user+u.system)/1e3)})`;
+const IMPORT_TIMER =
+  'const t=process.hrtime.bigint();const c=process.cpuUsage();' +
+  'import(process.argv[1]).then(()=>{const u=process.cpuUsage(c);' +
+  'console.log(Number(process.hrtime.bigint()-t)/1e6,(u.user+u.system)/1e3)})';
 
 /** Packages the service offline into a fresh directory (the template and one zip per function). */
 export async function packaged(): Promise<string> {

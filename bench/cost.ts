@@ -18,7 +18,10 @@ import type { QuietHour } from './quietHour.ts';
 
 type Res = { Type: string; Properties: Record<string, unknown> };
 
-/** The shape ADR 0005 chose and ADR 0018 replaced as the default: 320 s windows every 5 minutes, so one always watches. */
+/**
+ * The shape ADR 0005 chose and ADR 0018 replaced as the default: 320 s windows every 5 minutes, so
+ * one always watches.
+ */
 export const ALWAYS_WATCHING = { windowSeconds: 320, everySeconds: 300 } as const;
 
 const round2 = (n: number): number => Math.round(n * 100) / 100;

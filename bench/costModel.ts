@@ -29,9 +29,15 @@ export interface CostInputs {
 export interface ForwarderQuiet {
   /** How often the schedule starts a window. */
   readonly everySeconds: number;
-  /** What one quiet window runs, ms: its whole length when it watches always, one pass when it leaves when quiet; measured. */
+  /**
+   * What one quiet window runs, ms: its whole length when it watches always, one pass when it
+   * leaves when quiet; measured.
+   */
   readonly billedMsPerWindow: number;
-  /** Cold starts an hour, each billing the cold import: every window when windows are minutes apart, about one an hour when a window starts every minute. */
+  /**
+   * Cold starts an hour, each billing the cold import: every window when windows are minutes apart,
+   * about one an hour when a window starts every minute.
+   */
   readonly coldStartsPerHour: number;
   readonly initMs: number;
   readonly memoryMb: number;
@@ -43,7 +49,10 @@ export type LineItems = Record<string, number>;
 const cents = (n: number): number => Math.round(n * 100) / 100;
 const gbSeconds = (ms: number, memoryMb: number): number => (ms / 1000) * (memoryMb / 1024);
 
-/** One deployment's monthly cost by line item, before free tiers; SQS polling at the floor and at the field-report rate. */
+/**
+ * One deployment's monthly cost by line item, before free tiers; SQS polling at the floor and at
+ * the field-report rate.
+ */
 export function monthlyCost(i: CostInputs): { items: LineItems; total: number; sqsPollingHigh: number } {
   const runsPerMonth = (MONTH_HOURS * 3600) / i.forwarder.everySeconds;
   const f = i.forwarder;
@@ -116,7 +125,10 @@ export interface Privately {
   readonly natAlternative: number;
 }
 
-/** Interface endpoints the functions in a private cluster's VPC need, and their price (shared by every deployment in that VPC). */
+/**
+ * Interface endpoints the functions in a private cluster's VPC need, and their price (shared by
+ * every deployment in that VPC).
+ */
 export function privateEndpoints(azs = 2): Privately {
   const endpoints = ['sqs', 'scheduler', 'ecr.api', 'ecr.dkr', 'eks', 'sts'];
   return {

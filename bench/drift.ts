@@ -136,7 +136,10 @@ export async function measureDrift(): Promise<DriftFigures> {
 
 export function driftSummary(d: DriftFigures): string {
   return [
-    `drift check: ${d.updates} Application updates in ${d.seconds.toFixed(0)} s, ${d.applicationEvents} Application events forwarded, ${d.driftChecks} drift checks: ${d.eventsPerDriftCheck} events coalesced per drift check`,
-    `API requests per drift check on a quiet cluster: ${d.quiet.writes} status writes, requests ${JSON.stringify(d.quiet.requests)}`,
+    `drift check: ${d.updates} Application updates in ${d.seconds.toFixed(0)} s, ` +
+      `${d.applicationEvents} Application events forwarded, ${d.driftChecks} drift checks: ` +
+      `${d.eventsPerDriftCheck} events coalesced per drift check`,
+    `API requests per drift check on a quiet cluster: ${d.quiet.writes} status writes, ` +
+      `requests ${JSON.stringify(d.quiet.requests)}`,
   ].join('\n');
 }

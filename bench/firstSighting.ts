@@ -83,6 +83,8 @@ export type Sighting = Awaited<ReturnType<typeof measureFirstSighting>>;
 
 export function printSighting(f: Sighting): void {
   console.log(
-    `first sighting on the SQS path (creation -> first conditions, forwarder in its window, every step's handler, ${f.runs} runtimes): p50 ${f.p50Ms} ms, max ${f.maxMs} ms, ${f.handled} messages handled, ${f.redeliveries} redeliveries`,
+    'first sighting on the SQS path (creation -> first conditions, forwarder in its window, ' +
+      `every step's handler, ${f.runs} runtimes): p50 ${f.p50Ms} ms, max ${f.maxMs} ms, ` +
+      `${f.handled} messages handled, ${f.redeliveries} redeliveries`,
   );
 }

@@ -6,7 +6,8 @@ export type RequestCounts = Readonly<Record<string, number>> & { readonly total:
 export async function controlPlaneRequestsSince(mark: number): Promise<RequestCounts> {
   const counts: Record<string, number> = { total: 0 };
   for (const e of await controlPlaneEventsSince(mark)) {
-    const key = `${e.verb} ${e.objectRef?.resource ?? e.requestURI}${e.objectRef?.subresource ? `/${e.objectRef.subresource}` : ''}`;
+    const subresource = e.objectRef?.subresource ? `/${e.objectRef.subresource}` : '';
+    const key = `${e.verb} ${e.objectRef?.resource ?? e.requestURI}${subresource}`;
     counts[key] = (counts[key] ?? 0) + 1;
     counts['total'] = (counts['total'] ?? 0) + 1;
   }

@@ -69,7 +69,8 @@ async function floor(watch: ApplicationWatch): Promise<number> {
     { runtimeUID: 'bench-floor', planDigest: 'sha256:bench-floor' },
     { project: 'default', destination: { server: 'https://kubernetes.default.svc' } },
   );
-  // Not a step's identity: the floor's Applications belong to no runtime and use Argo CD's default project, which the chart's policies refuse the steps.
+  // Not a step's identity: the floor's Applications belong to no runtime and use Argo CD's default
+  // project, which the chart's policies refuse the steps.
   const kube = controlPlaneKube();
   const started = performance.now();
   for (const app of apps) {
@@ -207,7 +208,10 @@ async function sqsRig() {
   const forwarding = Promise.all(forwarders.map((f) => f.run()));
   return {
     invocations: () => drivers[0]?.deliveries.length ?? 0,
-    /** The rollout function's deliveries from the `from`th on, by the cause their work item names; a redelivery counts as `redelivered`. */
+    /**
+     * The rollout function's deliveries from the `from`th on, by the cause their work item names; a
+     * redelivery counts as `redelivered`.
+     */
     causes: (from: number): Record<string, number> => {
       const counts: Record<string, number> = {};
       for (const d of drivers[0]?.deliveries.slice(from) ?? []) {

@@ -38,7 +38,10 @@ import { controlPlaneRequestsSince, perChange } from './requests.ts';
 const CHANGES = Number(process.env['BENCH_CHANGES'] ?? 200);
 const silent = createLogger({ level: 'silent' });
 
-/** A runtime on an AICR version the configuration does not pin: it settles at once and starts no Job, so these figures are the framework's own. */
+/**
+ * A runtime on an AICR version the configuration does not pin: it settles at once and starts no
+ * Job, so these figures are the framework's own.
+ */
 async function freshRuntime(): Promise<void> {
   await ensureCrds();
   await deleteRuntime();
@@ -47,7 +50,10 @@ async function freshRuntime(): Promise<void> {
 
 const AICR_RUNS = Number(process.env['BENCH_AICR_RUNS'] ?? 10);
 
-/** Resolutions with the real aicr: the control plane's own time around each Job, and its API requests per resolution. */
+/**
+ * Resolutions with the real aicr: the control plane's own time around each Job, and its API
+ * requests per resolution.
+ */
 async function aicrRunsPath() {
   await ensureCrds();
   await ensureRegistrySecrets();
@@ -250,27 +256,36 @@ async function phase<T>(p: Phase<T>, failed: string[]): Promise<T | undefined> {
 
 function printLatency(label: string, l: ReturnType<typeof summarise>, extra = ''): void {
   console.log(
-    `change -> status latency (${label}, ${l.n} changes): p50 ${l.p50Ms} ms, p99 ${l.p99Ms} ms, max ${l.maxMs} ms${extra}`,
+    `change -> status latency (${label}, ${l.n} changes): p50 ${l.p50Ms} ms, p99 ${l.p99Ms} ms, ` +
+      `max ${l.maxMs} ms${extra}`,
   );
 }
 
 function printRollout(ro: RolloutFigures): void {
   console.log(
-    `rollout of ${ro.releases} releases (P3), approval -> Released: floor ${ro.floorMs} ms; local ${ro.local.ms} ms (${ro.local.ratio}x), sqs ${ro.sqs.ms} ms (${ro.sqs.ratio}x, ${ro.sqs.deliveries} deliveries)`,
+    `rollout of ${ro.releases} releases (P3), approval -> Released: floor ${ro.floorMs} ms; ` +
+      `local ${ro.local.ms} ms (${ro.local.ratio}x), sqs ${ro.sqs.ms} ms (${ro.sqs.ratio}x, ` +
+      `${ro.sqs.deliveries} deliveries)`,
   );
   console.log(
-    `API requests per rollout step: local ${JSON.stringify(ro.local.requestsPerStep)}; sqs ${JSON.stringify(ro.sqs.requestsPerStep)}`,
+    `API requests per rollout step: local ${JSON.stringify(ro.local.requestsPerStep)}; ` +
+      `sqs ${JSON.stringify(ro.sqs.requestsPerStep)}`,
   );
   console.log(
-    `rollout step looks per release, by what woke each: local ${JSON.stringify(ro.local.looksPerStep)}; sqs ${JSON.stringify(ro.sqs.deliveriesPerStep)}`,
+    `rollout step looks per release, by what woke each: local ${JSON.stringify(ro.local.looksPerStep)}; ` +
+      `sqs ${JSON.stringify(ro.sqs.deliveriesPerStep)}`,
   );
   const part = (t: StepTimes): string =>
-    `Argo CD ${(t.argoCdMs / 1000).toFixed(1)} s, writer ${(t.reactionMs / 1000).toFixed(1)} s (p50 ${t.reactionP50Ms} ms a step)`;
+    `Argo CD ${(t.argoCdMs / 1000).toFixed(1)} s, writer ${(t.reactionMs / 1000).toFixed(1)} s (p50 ` +
+    `${t.reactionP50Ms} ms a step)`;
   console.log(
-    `  where the time went, over ${ro.floorSteps.steps} steps: floor ${part(ro.floorSteps)}; local ${part(ro.local.steps)}; sqs ${part(ro.sqs.steps)}`,
+    `  where the time went, over ${ro.floorSteps.steps} steps: floor ${part(ro.floorSteps)}; ` +
+      `local ${part(ro.local.steps)}; sqs ${part(ro.sqs.steps)}`,
   );
   console.log(
-    `  the ratio with Argo CD's part held to each run's own, which the goal judges: local ${ro.local.ratioAtEqualArgoCd}x, sqs ${ro.sqs.ratioAtEqualArgoCd}x (Argo CD's part moves between runs; the writer's is the control plane's own)`,
+    "  the ratio with Argo CD's part held to each run's own, which the goal judges: " +
+      `local ${ro.local.ratioAtEqualArgoCd}x, sqs ${ro.sqs.ratioAtEqualArgoCd}x (Argo CD's part moves between ` +
+      "runs; the writer's is the control plane's own)",
   );
 }
 
@@ -317,7 +332,8 @@ async function main(): Promise<void> {
       run: stormPath,
       print: (f) =>
         console.log(
-          `storm: ${f.updates} updates to one runtime, ${f.eventsForwarded} events forwarded, ${f.reconciles} reconciles: ${f.eventsPerReconcile} events per reconcile`,
+          `storm: ${f.updates} updates to one runtime, ${f.eventsForwarded} events forwarded, ` +
+            `${f.reconciles} reconciles: ${f.eventsPerReconcile} events per reconcile`,
         ),
     },
     failed,
@@ -328,7 +344,10 @@ async function main(): Promise<void> {
       run: aicrRunsPath,
       print: (a) => {
         console.log(
-          `aicr runs (${a.runs} resolutions, 3 Jobs each: snapshot, recipe, render): change -> Job p50 ${a.changeToJob.p50Ms} ms, p99 ${a.changeToJob.p99Ms} ms; Job finished -> next act p50 ${a.jobToNext.p50Ms} ms, p99 ${a.jobToNext.p99Ms} ms; created -> Resolved less AICR's time p50 ${a.overhead.p50Ms} ms, p99 ${a.overhead.p99Ms} ms`,
+          `aicr runs (${a.runs} resolutions, 3 Jobs each: snapshot, recipe, render): ` +
+            `change -> Job p50 ${a.changeToJob.p50Ms} ms, p99 ${a.changeToJob.p99Ms} ms; Job finished -> next act ` +
+            `p50 ${a.jobToNext.p50Ms} ms, p99 ${a.jobToNext.p99Ms} ms; created -> Resolved less AICR's time p50 ` +
+            `${a.overhead.p50Ms} ms, p99 ${a.overhead.p99Ms} ms`,
         );
         const stages = Object.entries(a.jobToNextByStage).map(([k, v]) => `${k} p50 ${v.p50Ms} ms, max ${v.maxMs} ms`);
         console.log(`  Job finished -> next act by the Job that finished: ${stages.join('; ')}`);

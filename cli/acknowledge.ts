@@ -37,7 +37,9 @@ export function pickRelease(r: RolloutObject, asked: string | undefined): { rele
   const given = r.spec.acknowledgements?.find((a) => a.release === release);
   if (given)
     return {
-      problem: `release ${release} of rollout ${name} is already acknowledged by ${given.acknowledgedBy} at ${given.acknowledgedAt}`,
+      problem:
+        `release ${release} of rollout ${name} is already acknowledged by ${given.acknowledgedBy} at ` +
+        `${given.acknowledgedAt}`,
     };
   if (!awaiting.includes(release))
     return {
@@ -107,5 +109,8 @@ export async function acknowledge(
 export function acknowledgedText(name: string, a: Acknowledged): string {
   const reason = a.step.reason ? ` (${a.step.reason})` : '';
   const message = a.step.message ? `: ${a.step.message}` : '';
-  return `rollout ${name}: ${a.acknowledgement.release} acknowledged by ${a.acknowledgement.acknowledgedBy}; now ${a.step.state}${reason}${message}`;
+  return (
+    `rollout ${name}: ${a.acknowledgement.release} acknowledged by ${a.acknowledgement.acknowledgedBy}; ` +
+    `now ${a.step.state}${reason}${message}`
+  );
 }

@@ -62,7 +62,8 @@ async function verdict(k: Kubectl, name: string, approvedAt: string, timeoutMs: 
     if (r.status?.approval?.approvedAt === approvedAt) return r;
     if (Date.now() > until)
       throw new Refused(
-        `no verdict on the approval within ${timeoutMs / 1000}s; kubectl aicr describe ${name} shows it once the control plane answers`,
+        `no verdict on the approval within ${timeoutMs / 1000}s; kubectl aicr describe ${name} shows it once ` +
+          'the control plane answers',
       );
     await new Promise((done) => setTimeout(done, 500));
   }

@@ -40,7 +40,8 @@ async function acknowledgeCommand(args: Args): Promise<number> {
   const [name, release] = args.positional;
   if (!name)
     throw new UsageError(
-      'acknowledge needs the rollout: kubectl aicr acknowledge ROLLOUT [RELEASE] (kubectl aicr describe names the one waiting)',
+      'acknowledge needs the rollout: kubectl aicr acknowledge ROLLOUT [RELEASE] (kubectl aicr describe names ' +
+        'the one waiting)',
     );
   const done = await acknowledge({ flags: args.kubectl }, name, release, args.timeoutMs);
   console.log(args.output === 'human' ? acknowledgedText(name, done) : show(done, args.output));
@@ -51,7 +52,8 @@ async function revokeCommand(args: Args): Promise<number> {
   const [name] = args.positional;
   if (!name)
     throw new UsageError(
-      'revoke needs the rollout: kubectl aicr revoke NAME [--reason TEXT] (kubectl aicr describe names the one in progress)',
+      'revoke needs the rollout: kubectl aicr revoke NAME [--reason TEXT] (kubectl aicr describe names the one ' +
+        'in progress)',
     );
   const r = await revoke({ flags: args.kubectl }, name, args.reason, args.timeoutMs);
   const ready = r.status?.conditions?.find((c) => c.type === CONDITION.ready);

@@ -21,7 +21,8 @@ type Annotated = { metadata?: { annotations?: Record<string, string> } };
 export async function refreshCredentials(k: Kubectl, timeoutMs: number, now: Date = new Date()): Promise<Refreshed> {
   if (!(await getJson(k, 'clusterruntime', RUNTIME_NAME)))
     throw new Refused(
-      `there is no ClusterRuntime ${RUNTIME_NAME}; the control plane refreshes Argo CD's registry credentials only for a runtime`,
+      `there is no ClusterRuntime ${RUNTIME_NAME}; the control plane refreshes Argo CD's registry credentials ` +
+        'only for a runtime',
     );
   const request = now.toISOString();
   await runKubectl(k, [
@@ -31,7 +32,10 @@ export async function refreshCredentials(k: Kubectl, timeoutMs: number, now: Dat
     `${ANNOTATION.refreshCredentials}=${request}`,
     '--overwrite',
   ]);
-  const awaited = `refresh ${request} requested, but the control plane has not written Secret ${SECRET} for it (in registry.auth.mode static, or with the EKS Argo CD capability, it writes none; otherwise the token-refresh step's log says why)`;
+  const awaited =
+    `refresh ${request} requested, but the control plane has not written Secret ${SECRET} for it (in ` +
+    'registry.auth.mode static, or with the EKS Argo CD capability, it writes none; otherwise the token-refresh ' +
+    "step's log says why)";
   return waitUntil(timeoutMs, awaited, async () => {
     const notes = (
       (await getJson(k, 'secret', ARGOCD_REGISTRY_SECRET.name, ARGOCD_REGISTRY_SECRET.namespace)) as

@@ -14,10 +14,16 @@ export function retryProblem(r: RolloutObject): string | undefined {
   const name = r.metadata.name;
   const outcome = r.status?.outcome;
   if (!RETRYABLE.includes(outcome))
-    return `rollout ${name} ended ${outcome ?? ''}, which is not retried; only a rollout that has not ended or ended Failed, Expired or Revoked can be. Change the target plan to roll out again`;
+    return (
+      `rollout ${name} ended ${outcome ?? ''}, which is not retried; only a rollout that has not ended or ended ` +
+      'Failed, Expired or Revoked can be. Change the target plan to roll out again'
+    );
   const given = r.spec.retry;
   if (given)
-    return `a retry of rollout ${name} was already requested by ${given.requestedBy} at ${given.requestedAt}; kubectl aicr describe names the new rollout`;
+    return (
+      `a retry of rollout ${name} was already requested by ${given.requestedBy} at ${given.requestedAt}; ` +
+      'kubectl aicr describe names the new rollout'
+    );
   return undefined;
 }
 
@@ -68,5 +74,8 @@ export async function retry(k: Kubectl, name: string, timeoutMs: number): Promis
 /** The one line a person reads. */
 export function retriedText(r: Retried): string {
   const how = r.old.status?.outcome ? `after it ended ${r.old.status.outcome}` : 'which ends it Superseded';
-  return `rollout ${r.old.metadata.name} retried ${how}: new rollout ${r.created.metadata.name} to ${r.created.spec.toPlan}; approve it with kubectl aicr approve ${r.created.metadata.name}`;
+  return (
+    `rollout ${r.old.metadata.name} retried ${how}: new rollout ${r.created.metadata.name} to ` +
+    `${r.created.spec.toPlan}; approve it with kubectl aicr approve ${r.created.metadata.name}`
+  );
 }

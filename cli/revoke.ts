@@ -13,7 +13,10 @@ export function revokeProblem(r: RolloutObject): string | undefined {
   if (r.status?.outcome) return `rollout ${name} has ended ${r.status.outcome}; there is nothing to revoke`;
   const given = r.spec.revocation;
   if (given)
-    return `rollout ${name} was already revoked by ${given.revokedBy} at ${given.revokedAt}; kubectl aicr describe ${name} shows it`;
+    return (
+      `rollout ${name} was already revoked by ${given.revokedBy} at ${given.revokedAt}; ` +
+      `kubectl aicr describe ${name} shows it`
+    );
   return undefined;
 }
 
@@ -34,7 +37,8 @@ export async function revoke(
   );
   const ended = await waitUntil(
     timeoutMs,
-    `revocation of ${name} recorded, but the control plane has not ended it; kubectl aicr describe ${name} shows it once it does`,
+    `revocation of ${name} recorded, but the control plane has not ended it; kubectl aicr describe ${name} ` +
+      'shows it once it does',
     async () => {
       const r = await readRollout(k, name);
       return r.status?.outcome ? r : undefined;

@@ -40,7 +40,10 @@ function approvalText(r: RolloutObject): string {
   if (recorded && (!given || given.approvedAt !== recorded.approvedAt))
     return `recorded by ${recorded.approvedBy} at ${recorded.approvedAt}; the control plane has not answered yet`;
   if (given) return `${given.state} (${given.reason}): ${given.message}`;
-  return `none recorded; approve with kubectl aicr approve ${r.metadata.name} before ${r.spec.deadline ?? 'its deadline'}`;
+  return (
+    `none recorded; approve with kubectl aicr approve ${r.metadata.name} before ` +
+    `${r.spec.deadline ?? 'its deadline'}`
+  );
 }
 
 function stateText(r: RolloutObject): { state: string; message: string } {
@@ -83,7 +86,10 @@ export function inFlight(r: RolloutObject): { index: number; spec: SpecStep; sta
 
 /** How to see a release's recorded steps without the plugin. */
 export function recordedStepsCommand(release: string): string {
-  return `kubectl -n ${NAMESPACES.argocd} get application ${release} -o jsonpath='{.metadata.annotations.operator\\.aicr\\.run/steps}'`;
+  return (
+    `kubectl -n ${NAMESPACES.argocd} get application ${release} -o ` +
+    "jsonpath='{.metadata.annotations.operator\\.aicr\\.run/steps}'"
+  );
 }
 
 function recordedLines(r: RolloutObject, release: string, recorded: RecordedSteps | undefined): string[] {
@@ -91,7 +97,8 @@ function recordedLines(r: RolloutObject, release: string, recorded: RecordedStep
   if (!recorded || 'problem' in recorded) {
     const why = recorded?.problem ?? 'not read';
     return [
-      `Recorded steps: cannot read Application ${NAMESPACES.argocd}/${release} (${why}); see them with ${recordedStepsCommand(release)}`,
+      `Recorded steps: cannot read Application ${NAMESPACES.argocd}/${release} (${why}); ` +
+        `see them with ${recordedStepsCommand(release)}`,
       hint,
     ];
   }
@@ -122,17 +129,20 @@ function requestLines(r: RolloutObject): string[] {
   return [
     ...(disruption
       ? [
-          `Disrupt:   allowed by ${disruption.approvedBy} at ${disruption.approvedAt}: steps do not wait for protected GPU work`,
+          `Disrupt:   allowed by ${disruption.approvedBy} at ${disruption.approvedAt}: ` +
+            'steps do not wait for protected GPU work',
         ]
       : []),
     ...(revocation
       ? [
-          `Revoked:   by ${revocation.revokedBy} at ${revocation.revokedAt}${revocation.reason ? `: ${revocation.reason}` : ''}`,
+          `Revoked:   by ${revocation.revokedBy} at ${revocation.revokedAt}` +
+            (revocation.reason ? `: ${revocation.reason}` : ''),
         ]
       : []),
     ...(retry
       ? [
-          `Retry:     requested by ${retry.requestedBy} at ${retry.requestedAt}; the new rollout to ${r.spec.toPlan} replaces this one`,
+          `Retry:     requested by ${retry.requestedBy} at ${retry.requestedAt}; ` +
+            `the new rollout to ${r.spec.toPlan} replaces this one`,
         ]
       : []),
   ];

@@ -4,12 +4,15 @@
 import { NAMESPACES } from '../shared/api/constants.ts';
 import type { RolloutObject } from '../shared/rollout/rules/rolloutObject.ts';
 
+const EVIDENCE_NEVER_PUSHED = 'none: AICR v0.11.1 cannot push validation evidence, so the reference stays empty';
+
 export function validationLines(r: RolloutObject): string[] {
   const v = r.status?.validation;
   if (!v) return [`Validation: ${r.status?.outcome ? 'none recorded' : 'runs once every step is done'}`];
   if (v.state === 'Disabled')
     return [
-      'Validation: Disabled (spec.validation.deployment: Disabled): skipped, so this rollout has no validation evidence',
+      'Validation: Disabled (spec.validation.deployment: Disabled): ' +
+        'skipped, so this rollout has no validation evidence',
     ];
   const report = v.report
     ? `kubectl get configmap ${v.report} -n ${NAMESPACES.validation} -o jsonpath='{.data.snapshot\\.json}'`
@@ -20,6 +23,6 @@ export function validationLines(r: RolloutObject): string[] {
     `  Run:      ${v.runID ?? '-'}`,
     `  Report:   ${report}`,
     ...(v.checks ?? []).map((c) => `  Check:    ${c.name}: ${c.status}`),
-    `  Evidence: ${v.evidence ? v.evidence : 'none: AICR v0.11.1 cannot push validation evidence, so the reference stays empty'}`,
+    `  Evidence: ${v.evidence ? v.evidence : EVIDENCE_NEVER_PUSHED}`,
   ];
 }

@@ -49,7 +49,8 @@ export function auditSince(mark: number, file = testEnv().TESTENV_AUDIT_LOG): Au
   const size = statSync(file).size;
   if (size < mark)
     throw new Error(
-      `the audit log ${file} is shorter than the mark (${size} < ${mark} bytes): it was rotated, so requests since the mark cannot be counted`,
+      `the audit log ${file} is shorter than the mark (${size} < ${mark} bytes): it was rotated, ` +
+        'so requests since the mark cannot be counted',
     );
   return linesAfter(mark, file).events;
 }

@@ -12,7 +12,10 @@ import { kubectlApply } from './kubectlApply.ts';
 export const TEST_AICR_VERSION = 'v0.11.1';
 export const TEST_AICR_IMAGE = 'ghcr.io/nvidia/aicr:v0.11.1';
 export const REGISTRY_SECRET = 'aicr-registry-auth';
-/** A version with upgrade-check, pinned to the stand-in (test/env/node/upgradeCheck.ts); everything else is the real v0.11.1. */
+/**
+ * A version with upgrade-check, pinned to the stand-in (test/env/node/upgradeCheck.ts); everything
+ * else is the real v0.11.1.
+ */
 export const UPGRADE_CHECK_AICR_VERSION = UPGRADE_CHECK_STAND_IN_VERSION;
 
 export function testConfiguration(): Record<string, unknown> {

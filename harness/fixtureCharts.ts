@@ -56,7 +56,10 @@ function versionsByComponent(
   return versions;
 }
 
-/** Every chart and version any recipe can name: the registry's charts, at each version its overlays or defaults give. */
+/**
+ * Every chart and version any recipe can name: the registry's charts, at each version its overlays
+ * or defaults give.
+ */
 export function chartsNamed(registryText: string, overlayTexts: readonly string[]): FixtureChart[] {
   const registry = (parse(registryText) as RegistryDoc | null)?.components ?? [];
   const versions = versionsByComponent(registry, overlayTexts);
@@ -118,7 +121,8 @@ function templates(c: FixtureChart, content: FixtureContent): Map<string, string
   const version =
     content.versionInManifests === false
       ? ''
-      : `\n        fixtures.testenv.aicr.local/chart-version: ${JSON.stringify(c.version)}\n        fixtures.testenv.aicr.local/values: {{ toJson .Values | sha256sum | quote }}`;
+      : `\n        fixtures.testenv.aicr.local/chart-version: ${JSON.stringify(c.version)}` +
+        '\n        fixtures.testenv.aicr.local/values: {{ toJson .Values | sha256sum | quote }}';
   const upstream = UPSTREAM_WORKLOAD[c.chart];
   const selector = `app.kubernetes.io/instance: {{ .Release.Name }}, app.kubernetes.io/name: ${c.chart}`;
   const versionLabel =
@@ -155,7 +159,8 @@ spec:
   chart: ${c.chart}
 `;
   const configMap = (suffix: string, annotations = ''): string =>
-    `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-${suffix}\n${annotations}data:\n  chart: ${c.chart}\n`;
+    `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-${suffix}\n` +
+    `${annotations}data:\n  chart: ${c.chart}\n`;
   return new Map([
     ['templates/fixture.yaml', configMap('fixture')],
     ['templates/workload.yaml', workload],
@@ -238,9 +243,14 @@ spec:
 `;
 }
 
-/** A valid chart as `helm package` lays it out, under <chart>/: Chart.yaml, its CRDs in crds/, and the templates above. */
+/**
+ * A valid chart as `helm package` lays it out, under <chart>/: Chart.yaml, its CRDs in crds/, and
+ * the templates above.
+ */
 export function packageFixture(c: FixtureChart, content: FixtureContent = {}): Uint8Array {
-  const chartYaml = `apiVersion: v2\nname: ${c.chart}\nversion: ${JSON.stringify(c.version)}\ndescription: test fixture standing in for the upstream ${c.chart} chart\n`;
+  const chartYaml =
+    `apiVersion: v2\nname: ${c.chart}\nversion: ${JSON.stringify(c.version)}\n` +
+    `description: test fixture standing in for the upstream ${c.chart} chart\n`;
   const files = new Map([
     [`${c.chart}/Chart.yaml`, utf8(chartYaml)],
     [

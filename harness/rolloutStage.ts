@@ -56,7 +56,10 @@ export function chartRelease(name: string, order: number, version: string, extra
   };
 }
 
-/** Writes the plan as resolution would (its own identity), with the recipe it records if given, and returns its name. */
+/**
+ * Writes the plan as resolution would (its own identity), with the recipe it records if given, and
+ * returns its name.
+ */
 export async function storePlan(
   runtimeUID: string,
   releases: Release[],

@@ -92,7 +92,10 @@ export async function stalledOn(reason: string, timeoutMs = 20_000): Promise<voi
   }
 }
 
-/** The runtime's rollouts, oldest first (names sort by target plan, not by time), as the rollout step's own identity reads them. */
+/**
+ * The runtime's rollouts, oldest first (names sort by target plan, not by time), as the rollout
+ * step's own identity reads them.
+ */
 export async function rolloutsOf(runtimeUID: string): Promise<RolloutObject[]> {
   return (await asRollout.list(KIND.runtimeRollout)).items
     .map(parseRollout)
@@ -218,7 +221,10 @@ export async function approve(name: string): Promise<void> {
   assert.equal(ok.code, 0, ok.stderr);
 }
 
-/** Creates the runtime, settles resolution on a plan of `releases`, approves its rollout and waits until the plan is active. */
+/**
+ * Creates the runtime, settles resolution on a plan of `releases`, approves its rollout and waits
+ * until the plan is active.
+ */
 export async function installedRuntime(
   spec: Record<string, unknown>,
   releases: Release[],

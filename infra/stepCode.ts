@@ -31,7 +31,8 @@ export function handlerSource(queue: string, table: readonly StepRow[] = STEP_TA
     // Laid out as the formatter lays it out, so a generated file passes its check unchanged.
     'export const handler = middy<SQSEvent, SQSBatchResponse>()',
     '  .use(lambdaLogContext())',
-    `  .handler(createStepHandler({ ${steps.map((s) => `${key(s)}: ${runnerName(s)}`).join(', ')} }, stepDeps('${queue}')));`,
+    `  .handler(createStepHandler({ ${steps.map((s) => `${key(s)}: ${runnerName(s)}`).join(', ')} }, ` +
+      `stepDeps('${queue}')));`,
     '',
   ].join('\n');
 }

@@ -18,7 +18,10 @@ await build({
   legalComments: 'none',
   // The bundled CommonJS packages call require for Node's own modules, which ESM lacks.
   banner: {
-    js: "#!/usr/bin/env node\nimport { createRequire as __aicrRequire } from 'node:module';\nconst require = __aicrRequire(import.meta.url);",
+    js:
+      '#!/usr/bin/env node\n' +
+      "import { createRequire as __aicrRequire } from 'node:module';\n" +
+      'const require = __aicrRequire(import.meta.url);',
   },
   logLevel: 'warning',
 });

@@ -54,7 +54,8 @@ export class StatusWriteRefusedError extends ControlPlaneError {
   constructor(fields: readonly string[]) {
     const on = fields.length > 0 ? ` on ${fields.join(', ')}` : '';
     super(
-      `the api server refused this step's status write (http 422${on}); this is a control plane bug: report it with the control plane's log`,
+      `the api server refused this step's status write (http 422${on}); this is a control plane ` +
+        `bug: report it with the control plane's log`,
     );
     this.fields = fields;
   }
@@ -65,7 +66,8 @@ export class StepNotRoutedError extends ControlPlaneError {
   readonly kind = 'step-not-routed';
   constructor(step: string, runs: readonly string[]) {
     super(
-      `this function runs steps ${runs.join(', ')} but received a message for step ${step}: check the queue routes in serverless.yml against the step table`,
+      `this function runs steps ${runs.join(', ')} but received a message for step ${step}: ` +
+        `check the queue routes in serverless.yml against the step table`,
     );
   }
 }
@@ -111,8 +113,10 @@ export class KubeUnreachableError extends TransientError {
   readonly failure: string;
   constructor(server: string, failure: string) {
     super(
-      `kubernetes api at ${server} unreachable (${failure}); check that the cluster security group allows tcp 443 from the function's security group, ` +
-        `that the endpoint's access (public, private) admits the function's network, and that its subnets resolve the endpoint`,
+      `kubernetes api at ${server} unreachable (${failure}); check that the cluster security ` +
+        `group allows tcp 443 from the function's security group, ` +
+        `that the endpoint's access (public, private) admits the function's network, and that its ` +
+        `subnets resolve the endpoint`,
     );
     this.server = server;
     this.failure = failure;
@@ -163,7 +167,10 @@ export class RegistryRefusedError extends ControlPlaneError {
   }
 }
 
-/** The bundle AICR pushed cannot be read: no such tag or blob, a digest mismatch, a bad archive, or over a size limit. */
+/**
+ * The bundle AICR pushed cannot be read: no such tag or blob, a digest mismatch, a bad archive, or
+ * over a size limit.
+ */
 export class BundleUnreadableError extends ControlPlaneError {
   readonly reference: string;
   readonly problem: string;

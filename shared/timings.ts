@@ -38,7 +38,10 @@ export const TimingsSchema = z.object({
   AICR_STALLED_JOB_TTL: duration('168h'),
   /** Work of a runtime that no longer exists is swept once older than this (KROP-3). */
   AICR_SWEEP_STALE_AFTER: duration('5m'),
-  /** No sweep until this long after the forwarder started; longer than one forwarder window (70 s by default, 320 s watching always). */
+  /**
+   * No sweep until this long after the forwarder started; longer than one forwarder window (70 s by
+   * default, 320 s watching always).
+   */
   AICR_SWEEP_GRACE: duration('11m'),
 });
 

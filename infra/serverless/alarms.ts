@@ -46,7 +46,8 @@ export function functionAlarm(v: QueueView): string[] {
     '  Condition: WithDetailedAlarms',
     '  Properties:',
     `    AlarmName: ${SERVICE}-${v.queue}-errors`,
-    `    AlarmDescription: 'Function ${v.queue} failed or was throttled in two of three 5-minute periods. See docs/troubleshooting.md#alarm-function-errors'`,
+    `    AlarmDescription: 'Function ${v.queue} failed or was throttled in two of three 5-minute periods. ` +
+      "See docs/troubleshooting.md#alarm-function-errors'",
     '    Metrics:',
     '      - Id: total',
     "        Expression: 'e + t'",

@@ -5,7 +5,10 @@ import { STEP_TIMING_METRICS_SETTING } from '../../shared/observability/metrics.
 import { QUEUE_URL_BASE_SETTING, stepQueueName } from '../../shared/steps/table.ts';
 import type { QueueView } from './queues.ts';
 
-/** AWS's advice for a queue that feeds Lambda: the poller's retries of a throttled batch stay hidden from a second receive. */
+/**
+ * AWS's advice for a queue that feeds Lambda: the poller's retries of a throttled batch stay hidden
+ * from a second receive.
+ */
 const VISIBILITY_PER_TIMEOUT = 6;
 const EKS_SETTINGS = [
   'AICR_EKS_CLUSTER_NAME: ${param:eksClusterName}',
@@ -59,7 +62,8 @@ export function vpcExtension(v: QueueView): string[] {
   return [
     `${v.functionResource}:`,
     '  Properties:',
-    '    VpcConfig: !If [InVpc, { SubnetIds: !Ref VpcSubnetIds, SecurityGroupIds: !Ref VpcSecurityGroupIds }, !Ref AWS::NoValue]',
+    '    VpcConfig: !If [InVpc, { SubnetIds: !Ref VpcSubnetIds, SecurityGroupIds: !Ref VpcSecurityGroupIds }, ' +
+      '!Ref AWS::NoValue]',
   ];
 }
 
@@ -88,7 +92,8 @@ function roleStatements(v: QueueView): string[] {
     '# Writing its own log group only.',
     '- Effect: Allow',
     '  Action: [logs:CreateLogStream, logs:PutLogEvents]',
-    `  Resource: !Sub arn:\${AWS::Partition}:logs:\${AWS::Region}:\${AWS::AccountId}:log-group:/aws/lambda/\${self:service}-\${sls:stage}-${v.queue}:*`,
+    '  Resource: !Sub arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:' +
+      `log-group:/aws/lambda/\${self:service}-\${sls:stage}-${v.queue}:*`,
     `# The event source mapping reads and deletes from the ${v.queue} queue.`,
     '- Effect: Allow',
     '  Action: [sqs:ReceiveMessage, sqs:DeleteMessage, sqs:GetQueueAttributes, sqs:ChangeMessageVisibility]',

@@ -69,7 +69,9 @@ export function parseReport(text: string | undefined): Collected<ValidationRepor
     const issue = parsed.error.issues[0];
     return {
       ok: false,
-      problem: `the CTRF report does not read as one: ${issue ? `${issue.path.join('.')} ${issue.message}` : 'unknown shape'}`,
+      problem:
+        'the CTRF report does not read as one: ' +
+        `${issue ? `${issue.path.join('.')} ${issue.message}` : 'unknown shape'}`,
     };
   }
   const { summary, tests } = parsed.data.results;

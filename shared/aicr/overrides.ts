@@ -59,7 +59,10 @@ function tooLong(component: string, field: string, paths: readonly string[]): Sp
     if (bytes <= MAX_SET_ARGUMENT_BYTES) continue;
     problems.push({
       field: `${field}.${p.slice(0, p.indexOf('='))}`,
-      message: `too large for one command-line argument: its --set argument is ${String(bytes)} bytes, the limit is ${String(MAX_SET_ARGUMENT_BYTES)} bytes (128 KiB); AICR v0.11.1 takes overrides only as --set, so shorten the value`,
+      message:
+        `too large for one command-line argument: its --set argument is ${String(bytes)} bytes, ` +
+        `the limit is ${String(MAX_SET_ARGUMENT_BYTES)} bytes (128 KiB); AICR v0.11.1 takes overrides only as ` +
+        '--set, so shorten the value',
     });
   }
   return problems;

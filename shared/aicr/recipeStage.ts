@@ -36,14 +36,18 @@ export function parseRecipe(configMap: string, text: string | undefined): Collec
   } catch (err) {
     return {
       ok: false,
-      problem: `its output ConfigMap ${STAGE_NAMESPACE.recipe}/${configMap} is not YAML: ${(err as Error).message.split('\n')[0] ?? ''}`,
+      problem:
+        `its output ConfigMap ${STAGE_NAMESPACE.recipe}/${configMap} is not YAML: ` +
+        `${(err as Error).message.split('\n')[0] ?? ''}`,
     };
   }
   const parsed = RecipeResultSchema.safeParse(doc);
   if (!parsed.success)
     return {
       ok: false,
-      problem: `its output ConfigMap ${STAGE_NAMESPACE.recipe}/${configMap} ${parsed.error.issues[0]?.message ?? 'is not a recipe'}`,
+      problem:
+        `its output ConfigMap ${STAGE_NAMESPACE.recipe}/${configMap} ` +
+        `${parsed.error.issues[0]?.message ?? 'is not a recipe'}`,
     };
   const digest = `sha256:${createHash('sha256').update(text).digest('hex')}`;
   return { ok: true, output: { configMap, digest, components: parsed.data.componentRefs.map((c) => c.name) } };

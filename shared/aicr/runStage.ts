@@ -25,6 +25,7 @@ import {
 import { jobsAfterCleanup, removeStaleOutputs } from './staleRuns.ts';
 import { describeWaiting, runningMessage } from './waiting.ts';
 import type { Logger } from '../observability/log.ts';
+import { aicrStageStalled, unauthorizedStagePush } from '../status/reasonMessages.resolved.ts';
 import { PENDING_RECHECK_MS, jobFinished, jobPending } from './runMetrics.ts';
 
 /** Failed runs for the same inputs after which a stage is not run again for them. */
@@ -177,21 +178,23 @@ function stallOf<Out>({
   const { stage } = spec;
   const last = failures.at(-1);
   const counted = failures.filter((f) => f.verdict === VERDICT.counted);
-  const again = `delete the failed Jobs to run it again: kubectl delete jobs -n ${STAGE_NAMESPACE[stage]} -l ${LABEL.stage}=${stage},${LABEL.input}=${hash}`;
+  const runs = { stage, namespace: STAGE_NAMESPACE[stage], hash };
   const refused = failures.find((f) => f.verdict === VERDICT.refused);
   if (refused)
     return {
       state: 'stalled',
       hash,
       reason: 'InvalidSpec',
-      message: `AICR refused the ${stage} inputs, so it is not run again for them: ${failureSummary(stage, refused)}. Fix the spec`,
+      message:
+        `AICR refused the ${stage} inputs, so it is not run again for them: ` +
+        `${failureSummary(stage, refused)}. Fix the spec`,
     };
   if (last?.verdict === VERDICT.unauthorized) {
     return {
       state: 'stalled',
       hash,
       reason: 'Unauthorized',
-      message: `the registry refused the push of ${failureSummary(stage, last)}. Check the identity's registry policy and registry.repository, then request a snapshot or ${again}`,
+      message: unauthorizedStagePush(runs, failureSummary(stage, last)),
     };
   }
   const lastCounted = counted.at(-1);
@@ -200,7 +203,7 @@ function stallOf<Out>({
     state: 'stalled',
     hash,
     reason: 'AICRStageStalled',
-    message: `aicr ${stage} failed ${counted.length} times for the same inputs and is not run again for them; last: ${failureSummary(stage, lastCounted)}. Fix the cause, then request a snapshot or ${again}`,
+    message: aicrStageStalled(runs, { count: counted.length, last: failureSummary(stage, lastCounted) }),
   };
 }
 

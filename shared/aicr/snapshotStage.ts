@@ -66,7 +66,10 @@ export function parseSnapshot(where: string, configMap: string, text: string | u
   if (parsed.data.apiVersion !== SNAPSHOT_API_VERSION) {
     return {
       ok: false,
-      problem: `ConfigMap ${where} holds a snapshot of schema ${parsed.data.apiVersion}, which this control plane cannot read (it reads ${SNAPSHOT_API_VERSION}); set spec.aicrVersion to an AICR version whose snapshots it reads`,
+      problem:
+        `ConfigMap ${where} holds a snapshot of schema ${parsed.data.apiVersion}, which this ` +
+        `control plane cannot read (it reads ${SNAPSHOT_API_VERSION}); set spec.aicrVersion to an ` +
+        `AICR version whose snapshots it reads`,
     };
   }
   const m = parsed.data.measurements;

@@ -1,4 +1,6 @@
-// The AICR stages the control plane runs as Jobs (snapshot by the snapshot step, recipe and render by resolve, assessment and validation by the rollout step), where they run, and how a run is named.
+// The AICR stages the control plane runs as Jobs (snapshot by the snapshot step, recipe and render
+// by resolve, assessment and validation by the rollout step), where they run, and how a run is
+// named.
 import { createHash } from 'node:crypto';
 import { NAMESPACES } from '../api/constants.ts';
 
@@ -49,7 +51,10 @@ export function inputHash(inputs: unknown): string {
     .slice(0, 16);
 }
 
-/** `aicr-<stage>-<input hash>-<run number>`: a duplicate message computes the same name, so it cannot start a second run. */
+/**
+ * `aicr-<stage>-<input hash>-<run number>`: a duplicate message computes the same name, so it
+ * cannot start a second run.
+ */
 export function jobName(stage: Stage, hash: string, run: number): string {
   return `aicr-${stage}-${hash}-${run}`;
 }
@@ -89,7 +94,10 @@ export function assessmentRecipeName(hash: string, side: 'from' | 'to'): string 
   return `aicr-assessment-${hash}-${side}`;
 }
 
-/** The ConfigMaps a validation run reads (the plan's recipe, discovery's snapshot) and writes (its CTRF report), in aicr-validation. */
+/**
+ * The ConfigMaps a validation run reads (the plan's recipe, discovery's snapshot) and writes (its
+ * CTRF report), in aicr-validation.
+ */
 export function validationObjectName(hash: string, what: 'recipe' | 'snapshot' | 'report'): string {
   return `aicr-validation-${hash}-${what}`;
 }

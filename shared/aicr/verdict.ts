@@ -48,7 +48,10 @@ export function errorTail(output: string): string {
 /** A push the registry refused (401/403), which AICR wraps like an outage. */
 const REGISTRY_REFUSAL =
   /failed to push artifact to registry[\s\S]*(\b401\b|\b403\b|unauthorized|denied|forbidden|credential not found)/i;
-/** An outage AICR reports inside another code: v0.11.1's `bundle` wraps a failed push as INTERNAL (exit 8); newer releases exit 6. */
+/**
+ * An outage AICR reports inside another code: v0.11.1's `bundle` wraps a failed push as INTERNAL
+ * (exit 8); newer releases exit 6.
+ */
 const NESTED_UNAVAILABLE = /\[SERVICE_UNAVAILABLE\]/;
 /** AICR's own code for bad input, which `recipe` re-wraps as INTERNAL (exit 8). */
 const INVALID_REQUEST = /\[INVALID_REQUEST\]/;

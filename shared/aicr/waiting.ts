@@ -43,7 +43,9 @@ function withoutPod(job: JobObject, now: Date, podGraceMs: number): Waiting {
   if (now.getTime() - created < podGraceMs)
     return { message: runningMessage(job.metadata.labels?.[LABEL.stage] ?? '', name), recheck: true };
   return {
-    message: `Job ${name} has no pod (a quota or Pod Security refusal; kubectl describe job ${name} -n ${job.metadata.namespace ?? ''} shows it)`,
+    message:
+      `Job ${name} has no pod (a quota or Pod Security refusal; kubectl describe job ${name} -n ` +
+      `${job.metadata.namespace ?? ''} shows it)`,
     recheck: false,
     pending: true,
   };

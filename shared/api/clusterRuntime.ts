@@ -216,7 +216,8 @@ export const ClusterRuntimeStatusSchema = z
         sent: described(z.int().min(0), 'How many notifications were sent for this runtime.'),
         rollout: boundedString(
           512,
-          'The rollout state last told (awaiting approval, ended, or a wait that started); empty when none is worth telling.',
+          'The rollout state last told (awaiting approval, ended, or a wait that started); empty ' +
+            'when none is worth telling.',
         ),
         released: boundedString(512, 'The released plan last told; empty while the runtime is not Released.'),
         stalled: boundedString(
@@ -234,7 +235,9 @@ export const ClusterRuntimeStatusSchema = z
       .meta({
         maxProperties: 16,
         description:
-          'For each step whose conditions depend on only part of the spec, keyed by step: what that part was at its last report. Its conditions stay current across changes to the rest of the spec.',
+          'For each step whose conditions depend on only part of the spec, keyed by step: what that ' +
+          'part was at its last report. Its conditions stay current across changes to the rest of ' +
+          'the spec.',
       })
       .optional(),
   })

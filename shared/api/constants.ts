@@ -7,7 +7,10 @@ export const GROUP_VERSION = `${API_GROUP}/${API_VERSION}`;
 
 /** The only accepted name of the cluster-scoped ClusterRuntime. */
 export const RUNTIME_NAME = 'cluster';
-/** How each type of RuntimeRollout's name starts (shared/rollout/io/record.ts); the finalizer policy reads delete-rollout by them. */
+/**
+ * How each type of RuntimeRollout's name starts (shared/rollout/io/record.ts); the finalizer policy
+ * reads delete-rollout by them.
+ */
 export const ROLLOUT_NAME_PREFIX = { Upgrade: 'aicr-rollout-', Adopt: 'aicr-adopt-', Remove: 'aicr-removal-' } as const;
 
 export const KINDS = {
@@ -66,7 +69,10 @@ export const DOMAIN_CONDITIONS = [
   CONDITION.released,
 ] as const satisfies readonly DomainConditionType[];
 
-/** The first AICR release this control plane runs `aicr upgrade-check` with; earlier ones have no such command, and their moves are assessed `unknown` (docs/adr/0009). */
+/**
+ * The first AICR release this control plane runs `aicr upgrade-check` with; earlier ones have no such
+ * command, and their moves are assessed `unknown` (docs/adr/0009).
+ */
 export const AICR_UPGRADE_CHECK_SINCE = 'v0.17.0';
 
 export const LABEL = {
@@ -88,7 +94,10 @@ export const ANNOTATION = {
   tokenExpiresAt: `${API_GROUP}/token-expires-at`,
   /** On Argo CD's registry Secret: when the control plane last minted its token (RFC 3339). */
   tokenRefreshedAt: `${API_GROUP}/token-refreshed-at`,
-  /** On the runtime: any new value asks the token-refresh step to mint a token now (REG-5, kubectl aicr refresh-credentials). */
+  /**
+   * On the runtime: any new value asks the token-refresh step to mint a token now (REG-5, kubectl aicr
+   * refresh-credentials).
+   */
   refreshCredentials: `${API_GROUP}/refresh-credentials`,
   /** On Argo CD's registry Secret: the refresh-credentials value the last mint answered, so one request mints once. */
   refreshAnswered: `${API_GROUP}/refresh-answered`,
@@ -108,11 +117,17 @@ export const ANNOTATION = {
   manual: `${API_GROUP}/manual`,
   /** On an owned Application: a manual release's steps as a JSON list of strings; absent when none. */
   steps: `${API_GROUP}/steps`,
-  /** On an owned Application: the manifest digest of its chart source, as the plan recorded it (SEC-5); absent in older plans. */
+  /**
+   * On an owned Application: the manifest digest of its chart source, as the plan recorded it (SEC-5);
+   * absent in older plans.
+   */
   chartDigest: `${API_GROUP}/chart-digest`,
   /** On an owned Application: the manifest digest of its manifests source, as the plan recorded it (SEC-5). */
   manifestsDigest: `${API_GROUP}/manifests-digest`,
-  /** On an owned Application: set while spec.suspendEngine has its automated sync off, so only those are turned back on. */
+  /**
+   * On an owned Application: set while spec.suspendEngine has its automated sync off, so only those
+   * are turned back on.
+   */
   engineSuspended: `${API_GROUP}/engine-suspended`,
 } as const;
 
@@ -132,7 +147,10 @@ export const ADMISSION_KEYS = {
   argocdProject: 'admission.argocd-project',
 } as const;
 
-/** In aws mode: the docker-config Secret the control plane writes in aicr-jobs, holding a minted ECR token for the Jobs that push. */
+/**
+ * In aws mode: the docker-config Secret the control plane writes in aicr-jobs, holding a minted ECR
+ * token for the Jobs that push.
+ */
 export const REGISTRY_JOB_SECRET = 'aicr-registry-ecr';
 /** The chart value naming the static registry Secret, which RBAC rules grant by name. */
 export const STATIC_SECRET_VALUE = 'registry.auth.staticSecretRef';
@@ -151,7 +169,10 @@ export const DOCKER_CONFIG_KEY = '.dockerconfigjson';
 
 /** The ServiceAccount AICR Jobs run as in aicr-jobs: it may write and read their output ConfigMaps only. */
 export const AICR_RUNNER_SERVICE_ACCOUNT = 'aicr-runner';
-/** The ServiceAccount AICR's snapshot agent runs as in aicr-discovery: reads Nodes and Pods, writes its output ConfigMap. */
+/**
+ * The ServiceAccount AICR's snapshot agent runs as in aicr-discovery: reads Nodes and Pods, writes its
+ * output ConfigMap.
+ */
 export const AICR_SNAPSHOT_SERVICE_ACCOUNT = 'aicr-snapshot-agent';
 
 /**
@@ -193,7 +214,10 @@ export const STEP = {
   rollout: 'rollout',
   /** Its field manager writes only Argo CD's registry Secret (ARGOCD_REGISTRY_SECRET). */
   tokenRefresh: 'token-refresh',
-  /** Its field manager writes only InventoryConsistent and plans rebuilt from the Applications; Applications it writes again go under rollout's. */
+  /**
+   * Its field manager writes only InventoryConsistent and plans rebuilt from the Applications;
+   * Applications it writes again go under rollout's.
+   */
   driftCheck: 'drift-check',
   /** Its field manager writes only status.notifications. */
   notify: 'notify',
@@ -310,7 +334,8 @@ export const PLAN_ADMISSION = {
   name: 'aicr-plan-writers',
   /** What a refused writer reads, after the API server's own "… denied request: ". */
   message:
-    `plan ConfigMaps (label ${LABEL.role}=${ROLE.plan} in ${NAMESPACES.system}) are written only by the control plane ` +
+    `plan ConfigMaps (label ${LABEL.role}=${ROLE.plan} in ${NAMESPACES.system}) are written ` +
+    `only by the control plane ` +
     `(group ${PLAN_WRITER_GROUPS.join(', ')}); to have a plan resolved again, delete it`,
 } as const;
 

@@ -30,7 +30,9 @@ function fieldPattern(atom: string): string {
 export const SCHEDULE_PATTERN = new RegExp(`^${Object.values(ATOMS).map(fieldPattern).join(' ')}$`);
 const SCHEDULE_MAX_LENGTH = 128;
 export const SCHEDULE_MESSAGE =
-  'must be a cron schedule of five fields separated by single spaces: minute (0-59) hour (0-23) day-of-month (1-31) month (1-12 or JAN-DEC) day-of-week (0-7 or SUN-SAT), each *, a value, a range a-b or a list, optionally with a step /n';
+  'must be a cron schedule of five fields separated by single spaces: minute (0-59) hour ' +
+  '(0-23) day-of-month (1-31) month (1-12 or JAN-DEC) day-of-week (0-7 or SUN-SAT), each *, ' +
+  'a value, a range a-b or a list, optionally with a step /n';
 
 /**
  * IANA names as zoneinfo spells them (each part capitalised), or UTC: what Go's time.LoadLocation
@@ -52,7 +54,9 @@ export function isTimeZone(name: string): boolean {
 // The API server loads the zone to read an hour in it; an unknown zone fails that evaluation,
 // which refuses the object as a false rule would.
 const timeZoneCheck: CelCheck<string> = {
-  rule: `self != 'Local' && self.matches(${celString(TIME_ZONE_FORM.source)}) && timestamp('2000-01-01T00:00:00Z').getHours(self) >= 0`,
+  rule:
+    `self != 'Local' && self.matches(${celString(TIME_ZONE_FORM.source)}) && ` +
+    `timestamp('2000-01-01T00:00:00Z').getHours(self) >= 0`,
   message: TIME_ZONE_MESSAGE,
   holds: (s) => s !== 'Local' && TIME_ZONE_FORM.test(s) && isTimeZone(s),
 };
@@ -84,11 +88,13 @@ export const MaintenanceSchema = apiObject(
   z.object({
     windows: described(
       z.array(MaintenanceWindowSchema).max(MAX_WINDOWS),
-      `When rollout steps may start, at most ${MAX_WINDOWS}. None: at any time. With any Allow window, only inside one; never inside a Deny window.`,
+      `When rollout steps may start, at most ${MAX_WINDOWS}. None: at any time. With any Allow ` +
+        `window, only inside one; never inside a Deny window.`,
     ).optional(),
   }),
 ).meta({
   description:
-    'When the control plane may change the cluster. Creating and approving a rollout is possible at any time; its steps wait for a window.',
+    'When the control plane may change the cluster. Creating and approving a rollout is ' +
+    'possible at any time; its steps wait for a window.',
 });
 export type Maintenance = z.output<typeof MaintenanceSchema>;

@@ -73,7 +73,8 @@ export const RevocationSchema = apiObject(
   }),
 ).meta({
   description:
-    'A request to stop the rollout where it is (kubectl aicr revoke); set once, by the requester as themselves, while the rollout has not ended.',
+    'A request to stop the rollout where it is (kubectl aicr revoke); set once, by the requester as themselves, ' +
+    'while the rollout has not ended.',
 });
 
 /** Most owned Applications a rollout records as its approved inventory. */
@@ -90,7 +91,8 @@ export const InventoryEntrySchema = z
     ),
     project: boundedString(
       253,
-      'The Argo CD project it belonged to; absent in rollouts recorded before projects were compared, which then leave it out.',
+      'The Argo CD project it belonged to; absent in rollouts recorded before projects were compared, ' +
+        'which then leave it out.',
     ).optional(),
   })
   .meta({ description: 'One owned Application as it stood when the rollout was created.' });
@@ -103,7 +105,8 @@ export const RetrySchema = apiObject(
   }),
 ).meta({
   description:
-    'A request for a new rollout to the same target from the current state (kubectl aicr retry); set once, by the requester as themselves.',
+    'A request for a new rollout to the same target from the current state (kubectl aicr retry); set once, ' +
+    'by the requester as themselves.',
 });
 
 export const DisruptionSchema = apiObject(
@@ -116,7 +119,8 @@ export const DisruptionSchema = apiObject(
   }),
 ).meta({
   description:
-    'A go-ahead for steps of releases that disrupt GPU Nodes while protected work still runs there (kubectl aicr approve --disrupt); set once, by an approver as themselves, while the rollout has not ended.',
+    'A go-ahead for steps of releases that disrupt GPU Nodes while protected work still runs there ' +
+    '(kubectl aicr approve --disrupt); set once, by an approver as themselves, while the rollout has not ended.',
 });
 
 export const RuntimeRolloutSpecSchema = apiObject(
@@ -143,7 +147,8 @@ export const RuntimeRolloutSpecSchema = apiObject(
     ).optional(),
     applications: described(
       z.array(InventoryEntrySchema).max(MAX_INVENTORY),
-      'The owned Applications as they stood when the rollout was created, which its approval is given against; a change to them while it runs stalls it with InventoryDrift.',
+      'The owned Applications as they stood when the rollout was created, which its approval is given against; ' +
+        'a change to them while it runs stalls it with InventoryDrift.',
     ).optional(),
     deadline: time('When an unapproved rollout expires').optional(),
     approval: ApprovalSchema.optional(),
@@ -182,10 +187,12 @@ const StepStateSchema = z
     startedAt: time('When the control plane wrote the step to Argo CD').optional(),
     finishedAt: time('When the step ended').optional(),
     timeoutFrom: time(
-      "When a sync window of Argo CD's AppProject stopped holding the step's sync; actionTimeout counts from then instead of startedAt",
+      "When a sync window of Argo CD's AppProject stopped holding the step's sync; actionTimeout counts from " +
+        'then instead of startedAt',
     ).optional(),
     waitingSince: time(
-      'When the step began waiting for protected GPU work to end (WorkloadsStillRunning once spec.workloads.maxWait has passed)',
+      'When the step began waiting for protected GPU work to end (WorkloadsStillRunning once ' +
+        'spec.workloads.maxWait has passed)',
     ).optional(),
     applicationUID: boundedString(
       64,

@@ -22,7 +22,8 @@ const SELECTOR = {
   pattern: new RegExp(`^${LABEL_TERM}(,${LABEL_TERM})*$`),
   maxLength: 1024,
   message:
-    'must be a label selector of comma-separated terms such as team=ml,aicr.run/protected or tier!=batch (equality terms; set terms are not taken)',
+    'must be a label selector of comma-separated terms such as team=ml,aicr.run/protected or tier!=batch ' +
+    '(equality terms; set terms are not taken)',
 };
 
 const MAX_CLASSES = 16;
@@ -32,7 +33,8 @@ export const WorkloadsSchema = apiObject(
   z.object({
     selector: patternString(
       SELECTOR,
-      'Pods that count as protected work, as a label selector (team=ml,aicr.run/protected). AICR bundles get the same selector as --workload-selector.',
+      'Pods that count as protected work, as a label selector (team=ml,aicr.run/protected). ' +
+        'AICR bundles get the same selector as --workload-selector.',
     ).optional(),
     priorityClasses: described(
       z.array(boundedString(253, 'A PriorityClass name.')).max(MAX_CLASSES),
@@ -44,11 +46,14 @@ export const WorkloadsSchema = apiObject(
     ).optional(),
     maxWait: durationString(
       { min: '1m', max: '720h', maxInWords: '30 days' },
-      'Longest a step waits for protected work to end before the runtime is Stalled (WorkloadsStillRunning) for a person to decide; 1m to 720h.',
+      'Longest a step waits for protected work to end before the runtime is Stalled (WorkloadsStillRunning) for ' +
+        'a person to decide; 1m to 720h.',
     ).default('24h'),
   }),
 ).meta({
   description:
-    'The GPU work rollouts wait for: before a step of a release that disrupts GPU Nodes, the rollout waits while protected Pods run on Nodes labelled nvidia.com/gpu.present=true. Nothing is protected unless selector or priorityClasses is set.',
+    'The GPU work rollouts wait for: before a step of a release that disrupts GPU Nodes, ' +
+    'the rollout waits while protected Pods run on Nodes labelled nvidia.com/gpu.present=true. ' +
+    'Nothing is protected unless selector or priorityClasses is set.',
 });
 export type Workloads = z.output<typeof WorkloadsSchema>;

@@ -33,7 +33,8 @@ export const ConfigSchema = z.object({
   [QUEUE_URL_BASE_SETTING]: z
     .url({
       error:
-        'must be the URL of the step queues up to their names (https://sqs.<region>.amazonaws.com/<account>/<service>-<stage>-)',
+        'must be the URL of the step queues up to their names ' +
+        '(https://sqs.<region>.amazonaws.com/<account>/<service>-<stage>-)',
     })
     .optional(),
   /** Where delayed sends go; every function that delays a message needs it (the forwarder does not). */
@@ -48,14 +49,20 @@ export const ConfigSchema = z.object({
   AICR_EKS_ENDPOINT: z.url({ error: 'must be the cluster API endpoint (https://…)' }).optional(),
   AICR_EKS_CA_DATA: z.base64({ error: 'must be the base64 certificate authority data of the cluster' }).optional(),
   AWS_REGION: z.string().min(1).default('us-east-1'),
-  /** registry.auth.mode aws: create missing repositories under registry.repository (the deploy parameter createRepositories). */
+  /**
+   * registry.auth.mode aws: create missing repositories under registry.repository (the deploy
+   * parameter createRepositories).
+   */
   [CREATE_REPOSITORIES_SETTING]: z.enum(['true', 'false'], { error: 'must be true or false' }).default('true'),
   /**
    * registry.auth.mode aws: the repository prefix the roles' ECR rights end at (the deploy
    * parameter registryPrefix); resolution and the token refresh refuse a registry.repository outside it.
    */
   [REGISTRY_PREFIX_SETTING]: z.string().max(200).optional(),
-  /** Whether a step run's timings are sent as metrics (true, as in local mode) or only logged (the template's default without the dashboard). */
+  /**
+   * Whether a step run's timings are sent as metrics (true, as in local mode) or only logged (the
+   * template's default without the dashboard).
+   */
   [STEP_TIMING_METRICS_SETTING]: z.enum(['true', 'false'], { error: 'must be true or false' }).default('true'),
   /**
    * Further clusters this deployment serves (ADR 0019), comma-separated: EKS cluster names read
@@ -112,7 +119,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const unknown = Object.keys(env).filter((k) => k.startsWith('AICR_') && !KNOWN.has(k));
   if (unknown.length > 0) {
     throw new ConfigError(
-      `unknown setting ${unknown.join(', ')}: known AICR_ settings are ${[...KNOWN].filter((k) => k.startsWith('AICR_')).join(', ')}`,
+      `unknown setting ${unknown.join(', ')}: known AICR_ settings are ` +
+        `${[...KNOWN].filter((k) => k.startsWith('AICR_')).join(', ')}`,
     );
   }
   const parsed = ConfigSchema.safeParse(env);
@@ -129,7 +137,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // KROP-3's invariant: the sweeper never acts before the forwarder has had a whole window.
   if (parsed.data.AICR_SWEEP_GRACE <= parsed.data.AICR_FORWARDER_WINDOW_SECONDS * 1000) {
     throw new ConfigError(
-      `setting AICR_SWEEP_GRACE must be longer than one forwarder window (AICR_FORWARDER_WINDOW_SECONDS, ${parsed.data.AICR_FORWARDER_WINDOW_SECONDS}s)`,
+      'setting AICR_SWEEP_GRACE must be longer than one forwarder window (AICR_FORWARDER_WINDOW_SECONDS, ' +
+        `${parsed.data.AICR_FORWARDER_WINDOW_SECONDS}s)`,
     );
   }
   return parsed.data;

@@ -20,6 +20,7 @@ export function kubeFromConfig(config: Config): KubePort {
   if (config.AICR_KUBECONFIG && config.AICR_KUBE_CONTEXT)
     return kubeFromKubeconfig(config.AICR_KUBECONFIG, config.AICR_KUBE_CONTEXT);
   throw new ConfigError(
-    'no cluster configured: set AICR_EKS_CLUSTER_NAME, AICR_EKS_ENDPOINT and AICR_EKS_CA_DATA (EKS), or AICR_KUBECONFIG and AICR_KUBE_CONTEXT',
+    'no cluster configured: set AICR_EKS_CLUSTER_NAME, AICR_EKS_ENDPOINT and AICR_EKS_CA_DATA (EKS), ' +
+      'or AICR_KUBECONFIG and AICR_KUBE_CONTEXT',
   );
 }

@@ -59,7 +59,8 @@ export function requireQueues(
   const missing = queues.filter((q) => urls[q] === undefined);
   if (missing.length > 0) {
     throw new ConfigError(
-      `this function sends to queue ${missing.join(', ')}: setting ${QUEUE_URL_BASE_SETTING} or ${missing.map((q) => queueSettings(q).url).join(', ')} is required`,
+      `this function sends to queue ${missing.join(', ')}: setting ${QUEUE_URL_BASE_SETTING} or ` +
+        `${missing.map((q) => queueSettings(q).url).join(', ')} is required`,
     );
   }
   if (opts.delays) required(config, 'AICR_DELAY_QUEUE_URL');

@@ -17,7 +17,10 @@ export function admissionData(configuration: Configuration): Record<string, stri
   };
 }
 
-/** The admission keys of `data` that are missing or disagree with what `configuration` gives; none when they all agree. */
+/**
+ * The admission keys of `data` that are missing or disagree with what `configuration` gives; none
+ * when they all agree.
+ */
 export function admissionDisagreements(configuration: Configuration, data: Readonly<Record<string, string>>): string[] {
   const want = admissionData(configuration);
   return Object.entries(want)

@@ -8,14 +8,19 @@ import { CONFIGURATION } from '../api/constants.ts';
 import { KubeRequestError, StalledError } from '../errors.ts';
 import { type ConfigMapObject, KIND } from '../kube/kinds.ts';
 import type { KubePort } from '../kube/port.ts';
+import {
+  apiRequestRefusedConfiguration,
+  invalidConfiguration,
+  invalidConfigurationAdmission,
+  invalidConfigurationMissing,
+  invalidConfigurationNoKey,
+} from '../status/reasonMessages.resolved.ts';
 import { admissionDisagreements } from './admissionData.ts';
 import { describeIssues } from './describeIssues.ts';
 import { type Configuration, ConfigurationSchema } from './schema.ts';
 
-const WHERE = `ConfigMap ${CONFIGURATION.namespace}/${CONFIGURATION.name}`;
-
-function refused(why: string): StalledError {
-  return new StalledError('InvalidConfiguration', `configuration ${WHERE}: ${why}`);
+function refused(message: string): StalledError {
+  return new StalledError('InvalidConfiguration', message);
 }
 
 /** Parses the configuration document; throws a stall naming each bad key and its fix. */
@@ -24,17 +29,18 @@ export function parseConfiguration(text: string): Configuration {
   try {
     document = parseYaml(text) ?? {};
   } catch (err) {
-    throw refused(`key ${CONFIGURATION.key} is not YAML: ${(err as Error).message.split('\n')[0] ?? ''}`);
+    const first = (err as Error).message.split('\n')[0] ?? '';
+    throw refused(invalidConfiguration(`key ${CONFIGURATION.key} is not YAML: ${first}`));
   }
   const parsed = ConfigurationSchema.safeParse(document);
-  if (!parsed.success) throw refused(describeIssues(ConfigurationSchema, parsed.error).join('; '));
+  if (!parsed.success)
+    throw refused(invalidConfiguration(describeIssues(ConfigurationSchema, parsed.error).join('; ')));
   return parsed.data;
 }
 
 function forbidden(err: KubeRequestError): KubeRequestError {
   const refused = new KubeRequestError(err.status, err.reason, err.fields, err.identity);
-  const who = err.identity ? ` for ${err.identity}` : '';
-  refused.message = `configuration ${WHERE} cannot be read (http ${err.status} ${err.reason}${who}): the chart's Roles in ${CONFIGURATION.namespace} are gone, as when the namespace was deleted with everything in it. Install the chart again (helm upgrade --install with --create-namespace), which recreates the namespace, its configuration and Roles; the active plan is then rebuilt from the Applications`;
+  refused.message = apiRequestRefusedConfiguration(err);
   return refused;
 }
 
@@ -70,7 +76,7 @@ export async function readConfigurationVersion(
   kube: KubePort,
 ): Promise<{ readonly configuration: Configuration; readonly version: string }> {
   const cm = await configMap(kube);
-  if (!cm) throw refused('not found; install or upgrade the chart, which renders it from its values');
+  if (!cm) throw refused(invalidConfigurationMissing());
   const version = cm.metadata.resourceVersion;
   const data = JSON.stringify(cm.data ?? {});
   if (parsed?.data === data) return { configuration: parsed.configuration, version };
@@ -81,15 +87,9 @@ export async function readConfigurationVersion(
 
 function checked(cm: ConfigMapObject): Configuration {
   const text = cm.data?.[CONFIGURATION.key];
-  if (text === undefined)
-    throw refused(`has no key ${CONFIGURATION.key}; install or upgrade the chart, which renders it from its values`);
+  if (text === undefined) throw refused(invalidConfigurationNoKey());
   const configuration = parseConfiguration(text);
   const off = admissionDisagreements(configuration, cm.data ?? {});
-  if (off.length > 0) {
-    throw refused(
-      `key${off.length === 1 ? '' : 's'} ${off.join(', ')} ${off.length === 1 ? 'is' : 'are'} missing or disagree${off.length === 1 ? 's' : ''} with ${CONFIGURATION.key}; ` +
-        "the chart's admission policies read them, so runs would be refused: install or upgrade the chart, which renders both from its values",
-    );
-  }
+  if (off.length > 0) throw refused(invalidConfigurationAdmission(off));
   return configuration;
 }

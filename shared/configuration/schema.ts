@@ -86,7 +86,9 @@ export const ConfigurationSchema = z.strictObject({
           ctx.addIssue({
             code: 'custom',
             path: [field, key],
-            message: `${image} carries no digest; pin it as <image>@sha256:<digest> (aicr.digests is Required outside local mode and the tests)`,
+            message:
+              `${image} carries no digest; pin it as <image>@sha256:<digest> (aicr.digests is Required outside ` +
+              'local mode and the tests)',
           });
       }
     })
@@ -99,7 +101,8 @@ export const ConfigurationSchema = z.strictObject({
         .max(255)
         .regex(/^$|^[a-z0-9.-]+(:[0-9]+)?(\/[a-z0-9._-]+)*$/, {
           error:
-            'must be <host>[:port]/<prefix> without a scheme, such as 123456789012.dkr.ecr.us-east-1.amazonaws.com/aicr',
+            'must be <host>[:port]/<prefix> without a scheme, ' +
+            'such as 123456789012.dkr.ecr.us-east-1.amazonaws.com/aicr',
         })
         .default(''),
       /** Talk plain HTTP to the registry (a registry on loopback or inside the cluster). */
@@ -119,7 +122,10 @@ export const ConfigurationSchema = z.strictObject({
       project: z.string().min(1).max(253).default(ARGOCD.project),
       /** Whether the chart ships that AppProject (docs/deploy.md); false when the operator keeps one of their own. */
       createProject: z.boolean().default(true),
-      /** Where releases deploy: a cluster registered in Argo CD by name when `name` is set (the EKS Argo CD capability), else the API server `server`. */
+      /**
+       * Where releases deploy: a cluster registered in Argo CD by name when `name` is set (the EKS
+       * Argo CD capability), else the API server `server`.
+       */
       destination: z
         .strictObject({
           server: z.string().min(1).max(512).default('https://kubernetes.default.svc'),

@@ -8,5 +8,6 @@ import { ConfigurationSchema } from './schema.ts';
 export function renderValuesSchema(): string {
   // Inputs, not outputs: every key has a default, so a values file may leave any of them out.
   const schema = z.toJSONSchema(ConfigurationSchema, { io: 'input', unrepresentable: 'any' });
-  return `${JSON.stringify({ ...schema, title: 'Values of the aicr-control-plane chart (written by npm run gen:crds)' }, null, 2)}\n`;
+  const title = 'Values of the aicr-control-plane chart (written by npm run gen:crds)';
+  return `${JSON.stringify({ ...schema, title }, null, 2)}\n`;
 }

@@ -53,12 +53,21 @@ function gpuProblem(node: NodeFacts, group: string, capacity: number): string | 
   const labelled = labels[NODE_LABEL.gpuCount];
   const where = `Node ${node.metadata.name} (node group ${group})`;
   if (capacity > 0 && !labels[NODE_LABEL.gpuProduct])
-    return `${where} has ${capacity} ${GPU_RESOURCE} but no ${NODE_LABEL.gpuProduct} label; check that GPU feature discovery runs on it`;
+    return (
+      `${where} has ${capacity} ${GPU_RESOURCE} but no ${NODE_LABEL.gpuProduct} label; ` +
+      'check that GPU feature discovery runs on it'
+    );
   if (labelled !== undefined && Number(labelled) !== capacity) {
-    return `${where} is labelled ${NODE_LABEL.gpuCount}=${labelled} but its capacity has ${capacity} ${GPU_RESOURCE}; check its device plugin and GPU feature discovery`;
+    return (
+      `${where} is labelled ${NODE_LABEL.gpuCount}=${labelled} but its capacity has ${capacity} ${GPU_RESOURCE}; ` +
+      'check its device plugin and GPU feature discovery'
+    );
   }
   if (labels[NODE_LABEL.gpuPresent] === 'true' && capacity === 0)
-    return `${where} is labelled ${NODE_LABEL.gpuPresent}=true but its capacity has no ${GPU_RESOURCE}; check its device plugin`;
+    return (
+      `${where} is labelled ${NODE_LABEL.gpuPresent}=true but its capacity has no ${GPU_RESOURCE}; ` +
+      'check its device plugin'
+    );
   return undefined;
 }
 

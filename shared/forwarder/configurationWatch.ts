@@ -27,7 +27,10 @@ export const CONFIGURATION_WATCH: WatchedKind<ConfigMapObject> = {
       .digest('hex'),
 };
 
-/** The configuration's resourceVersion as the forwarder last saw it; undefined until its watch has listed, once it is gone, and while its watch fails. */
+/**
+ * The configuration's resourceVersion as the forwarder last saw it; undefined until its watch has
+ * listed, once it is gone, and while its watch fails.
+ */
 export class ConfigurationVersion {
   private current: string | undefined;
 

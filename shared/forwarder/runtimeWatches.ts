@@ -21,7 +21,10 @@ const NO_TARGET_YET: Reason = 'AwaitingPlan';
  */
 const runtimeGoneIsNoNews = (): boolean => false;
 
-/** What every watch of the runtime shares: the kind, the runtime an event concerns (itself), and that its going is no news. */
+/**
+ * What every watch of the runtime shares: the kind, the runtime an event concerns (itself), and
+ * that its going is no news.
+ */
 const OF_THE_RUNTIME = {
   kind: KIND.clusterRuntime,
   runtimeOf: (obj: RuntimeObject) => ({ name: obj.metadata.name, uid: obj.metadata.uid }),

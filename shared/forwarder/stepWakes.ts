@@ -24,7 +24,10 @@ export class StepWakes {
     return JSON.stringify([print, ...this.rows.map((r) => stepPrint(obj, r))]);
   }
 
-  /** The steps an event that moved the object's print (or deleted it) wakes: all, or on a change with step prints those whose own print moved. */
+  /**
+   * The steps an event that moved the object's print (or deleted it) wakes: all, or on a change
+   * with step prints those whose own print moved.
+   */
   wokenBy(type: string, obj: Watchable, before: string | undefined, after: string): readonly string[] {
     if (!this.isNews(type, obj, before, after)) return [];
     if (type === 'DELETED' || before === undefined || !this.watched.stepPrint) return this.steps;

@@ -28,11 +28,17 @@ export interface WatchedKind<T extends { readonly metadata: ObjectMeta }> {
   readonly coalesceMs?: number;
   /** Whether this object's deletion is work; by default every deletion is. */
   deletionIsNews?(obj: T): boolean;
-  /** Whether an object first seen in this state is work; by default it is. Objects the control plane just created are not. */
+  /**
+   * Whether an object first seen in this state is work; by default it is. Objects the control plane
+   * just created are not.
+   */
   arrivalIsNews?(obj: T): boolean;
   /** Two events with the same fingerprint for one object are one change. */
   fingerprint(obj: T): string;
-  /** Whether a move from one fingerprint to another is work; by default every move is. Not asked of a kind with step prints. */
+  /**
+   * Whether a move from one fingerprint to another is work; by default every move is. Not asked of
+   * a kind with step prints.
+   */
   changeIsNews?(before: string, after: string): boolean;
   /**
    * What of the object one step acts on. When given, a change wakes only the steps whose print
@@ -48,7 +54,10 @@ export interface WatchedKind<T extends { readonly metadata: ObjectMeta }> {
   answering?(obj: T): Answering;
   /** Tells apart two watches of one kind (in different namespaces), for their checkpoints. */
   readonly id?: string;
-  /** The control plane's configuration: its resourceVersion goes on every message the process sends (ConfigurationVersion). */
+  /**
+   * The control plane's configuration: its resourceVersion goes on every message the process sends
+   * (ConfigurationVersion).
+   */
   readonly isConfiguration?: boolean;
   /** Whether a relist wakes the steps of every object listed; by default it does. */
   readonly relistIsNews?: boolean;

@@ -59,7 +59,8 @@ async function describe(
   } catch (err) {
     throw new ClusterDescribeError(
       clusterName,
-      `eks:DescribeCluster at ${url.host} did not answer (${networkFailure(err)}); check the functions' route to the EKS API (NAT or an eks VPC endpoint)`,
+      `eks:DescribeCluster at ${url.host} did not answer (${networkFailure(err)}); check the functions' route ` +
+        'to the EKS API (NAT or an eks VPC endpoint)',
     );
   }
 }

@@ -41,7 +41,8 @@ function entries(file: string, context: string): Entries {
   const ctx = cfg.contexts?.find((c) => c.name === context)?.context;
   if (!ctx) {
     throw new Error(
-      `kubeconfig ${file} has no context named ${context}; pass --context with one of: ${(cfg.contexts ?? []).map((c) => c.name).join(', ')}`,
+      `kubeconfig ${file} has no context named ${context}; pass --context with one of: ` +
+        `${(cfg.contexts ?? []).map((c) => c.name).join(', ')}`,
     );
   }
   const cluster = cfg.clusters?.find((c) => c.name === ctx.cluster)?.cluster;

@@ -72,7 +72,10 @@ export interface Connection {
   readonly name: string;
   /** The full identity, which may cost a request (EKS asks STS); used only when the server refused it. */
   readonly identity: () => Promise<string>;
-  /** Act as this user and groups (Kubernetes impersonation): how tests and local mode run a step as its own identity. */
+  /**
+   * Act as this user and groups (Kubernetes impersonation): how tests and local mode run a step as
+   * its own identity.
+   */
   readonly impersonate?: { readonly user: string; readonly groups: readonly string[] };
 }
 

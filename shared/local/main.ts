@@ -25,7 +25,8 @@ function main(): void {
   });
   if (!values.kubeconfig || !values.context) {
     console.error(
-      'usage: main.ts --kubeconfig <file> --context <name>  (both are required, so a real cluster is never reached by accident)',
+      'usage: main.ts --kubeconfig <file> --context <name>  (both are required, so a real cluster is never ' +
+        'reached by accident)',
     );
     process.exit(2);
   }

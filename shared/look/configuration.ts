@@ -15,7 +15,10 @@ import type { StepContext } from './contract.ts';
  */
 const lastRead = new Map<string, { readonly version: string; readonly configuration: Configuration }>();
 
-/** Starts reading the configuration now, unless the item's version is the one last read; the step meets a failure when it asks. */
+/**
+ * Starts reading the configuration now, unless the item's version is the one last read; the step
+ * meets a failure when it asks.
+ */
 export function configurationUnderWay(
   kube: KubePort,
   item: Pick<WorkItem, 'step' | 'cluster' | 'configuration'>,

@@ -94,7 +94,10 @@ export interface Notice {
 
 interface Reading {
   readonly signature: string;
-  /** What to tell on moving into this state; undefined tells nothing (a state not worth telling, or one another channel tells). */
+  /**
+   * What to tell on moving into this state; undefined tells nothing (a state not worth telling, or
+   * one another channel tells).
+   */
   readonly kind?: NoticeKind;
 }
 
@@ -154,7 +157,10 @@ function readings(input: NoticeInput): Readonly<Record<Channel, Reading>> {
   };
 }
 
-/** The record to start from: nothing told for a new runtime; for one that predates notifications, what it shows now, told silently. */
+/**
+ * The record to start from: nothing told for a new runtime; for one that predates notifications,
+ * what it shows now, told silently.
+ */
 function startingRecord(input: NoticeInput, now: Readonly<Record<Channel, Reading>>): NoticeRecord {
   if (input.record) return input.record;
   const created = Date.parse(input.runtime.creationTimestamp ?? '');
@@ -163,7 +169,10 @@ function startingRecord(input: NoticeInput, now: Readonly<Record<Channel, Readin
   return { sent: 0, rollout: now.rollout.signature, released: now.released.signature, stalled: now.stalled.signature };
 }
 
-/** Stable for one notification (one channel moving into one state as the n-th send), so a resend after a failure keeps it. */
+/**
+ * Stable for one notification (one channel moving into one state as the n-th send), so a resend
+ * after a failure keeps it.
+ */
 function keyOf(uid: string, channel: Channel, signature: string, sequence: number): string {
   return createHash('sha256')
     .update(JSON.stringify([uid, channel, signature, sequence]))

@@ -34,7 +34,9 @@ export function eventBridgeSink(bus: string): NotificationSink {
           if (failed > 0)
             return {
               ok: false,
-              cause: `EventBridge refused ${failed} of ${entries.length} entries (${out.Entries?.find((e) => e.ErrorCode)?.ErrorCode ?? 'no code'})`,
+              cause:
+                `EventBridge refused ${failed} of ${entries.length} entries ` +
+                `(${out.Entries?.find((e) => e.ErrorCode)?.ErrorCode ?? 'no code'})`,
             };
         }
         return { ok: true };

@@ -4,8 +4,9 @@
 // built by Powertools Metrics and written through the logger: on AWS CloudWatch extracts the
 // metric from the log line, and in local mode the same numbers are in the log.
 //
-// Dimensions stay low in cardinality: the service, a step, a stage, a result, an exit code. Never a plan digest, a Job name, a run ID or a message ID (those go on the
-// line as plain fields, where logs can be searched for them).
+// Dimensions stay low in cardinality: the service, a step, a stage, a result, an exit code. Never a
+// plan digest, a Job name, a run ID or a message ID (those go on the line as plain fields, where
+// logs can be searched for them).
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { TOKEN_EXPIRY_METRIC } from '../api/constants.ts';
 import { REASON_CLASS, type Reason, reasonRow } from '../api/reasons.ts';
@@ -24,7 +25,10 @@ export interface MetricDef {
 const SERVICE_ONLY: readonly string[] = [];
 
 export const METRIC = {
-  /** Counts, one per stall class: how many runtimes' domain conditions show a reason of that class (./stallCounts.ts). */
+  /**
+   * Counts, one per stall class: how many runtimes' domain conditions show a reason of that class
+   * (./stallCounts.ts).
+   */
   stalledNeedsPerson: { name: 'StalledNeedsPerson', unit: 'Count', sets: [SERVICE_ONLY] },
   stalledRetrying: { name: 'StalledRetrying', unit: 'Count', sets: [SERVICE_ONLY] },
   awaitingApproval: { name: 'AwaitingApproval', unit: 'Count', sets: [SERVICE_ONLY] },
@@ -70,7 +74,10 @@ export function sendsStepTimingMetrics(env: NodeJS.ProcessEnv = process.env): bo
 
 export const METRIC_NAMES: ReadonlySet<string> = new Set(Object.values(METRIC).map((m) => m.name));
 
-/** The stall gauges and which reasons count for each; a reason of a stalled class not named here counts by its class. */
+/**
+ * The stall gauges and which reasons count for each; a reason of a stalled class not named here
+ * counts by its class.
+ */
 export const STALL_GAUGES = [
   { metric: METRIC.awaitingApproval, reasons: ['AwaitingApproval', 'AwaitingAcknowledgement'] },
   { metric: METRIC.credentialsStale, reasons: ['RegistryCredentialsStale'] },

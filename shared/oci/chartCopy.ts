@@ -43,7 +43,8 @@ interface IndexEntry {
 function silent(url: string, what: string, err: unknown): TransientError {
   const failure = timeoutFailure(err);
   return new TransientError(
-    `chart repository ${new URL(url).host} did not answer (${what}${failure === undefined ? '' : `: ${failure}`}); retrying`,
+    `chart repository ${new URL(url).host} did not answer ` +
+      `(${what}${failure === undefined ? '' : `: ${failure}`}); retrying`,
   );
 }
 
@@ -157,7 +158,10 @@ async function blob(session: RegistrySession, digest: string, limit: number): Pr
   return bytes;
 }
 
-/** Copies a chart from an OCI registry (`oci://host/path` + chart): read its manifest, then its blobs only when the target lacks the same layer. */
+/**
+ * Copies a chart from an OCI registry (`oci://host/path` + chart): read its manifest, then its
+ * blobs only when the target lacks the same layer.
+ */
 async function copyOciChart(up: UpstreamChart, target: string, options: PushOptions): Promise<PushResult> {
   const source = sessionFor(
     `${up.source.slice('oci://'.length).replace(/\/$/, '')}/${up.chart}:${up.version}`,

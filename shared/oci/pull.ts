@@ -31,7 +31,10 @@ export interface PullLimits {
 export const PULL_LIMITS: PullLimits = { manifestBytes: 4 * MIB, layerBytes: 32 * MIB, unpackedBytes: 64 * MIB };
 
 export interface PullOptions {
-  /** A docker config's JSON text (a `.dockerconfigjson`); without it, or without an entry for the registry, the pull is anonymous. */
+  /**
+   * A docker config's JSON text (a `.dockerconfigjson`); without it, or without an entry for the
+   * registry, the pull is anonymous.
+   */
   readonly dockerConfig?: string;
   readonly plainHTTP: boolean;
   readonly fetch?: typeof fetch;
@@ -86,7 +89,8 @@ function bundleLayer(ref: OciReference, bytes: Uint8Array): Descriptor {
   if (layers.length !== 1 || parsed.data.layers.length !== 1) {
     throw unreadable(
       ref,
-      `the manifest has ${parsed.data.layers.length} layers, ${layers.length} of them gzip tar; a bundle has exactly one`,
+      `the manifest has ${parsed.data.layers.length} layers, ${layers.length} of them gzip tar; ` +
+        'a bundle has exactly one',
     );
   }
   const [layer] = layers as [Descriptor];

@@ -69,5 +69,7 @@ export function parseReference(text: string): OciReference {
 }
 
 export function formatReference(ref: OciReference): string {
-  return `${ref.registry}/${ref.repository}${ref.tag === undefined ? '' : `:${ref.tag}`}${ref.digest === undefined ? '' : `@${ref.digest}`}`;
+  const tag = ref.tag === undefined ? '' : `:${ref.tag}`;
+  const digest = ref.digest === undefined ? '' : `@${ref.digest}`;
+  return `${ref.registry}/${ref.repository}${tag}${digest}`;
 }

@@ -31,7 +31,10 @@ export interface RegistrySessionOptions {
 export interface RegistrySession {
   readonly ref: OciReference;
   readonly options: RegistrySessionOptions;
-  /** What the next request sends: Basic at first when there are credentials, a Bearer token once the registry asked for one. */
+  /**
+   * What the next request sends: Basic at first when there are credentials, a Bearer token once the
+   * registry asked for one.
+   */
   authorization?: string;
 }
 
@@ -47,7 +50,10 @@ function unavailable(session: RegistrySession, what: string, detail: string): Re
   );
 }
 
-/** Which timeout ended the request, or the system's error code (ECONNREFUSED, ENOTFOUND…) or the error's name; never a message a server wrote. */
+/**
+ * Which timeout ended the request, or the system's error code (ECONNREFUSED, ENOTFOUND…) or the
+ * error's name; never a message a server wrote.
+ */
 function failureCode(err: unknown): string {
   const timeout = timeoutFailure(err);
   if (timeout !== undefined) return timeout;
@@ -81,7 +87,8 @@ async function send(
   if (session.authorization !== undefined) headers['authorization'] = session.authorization;
   const signal = requestSignal(session.options.timeoutMs, 'a registry request');
   try {
-    // A blob may redirect to object storage; fetch drops the authorization header when the redirect leaves the registry's origin.
+    // A blob may redirect to object storage; fetch drops the authorization header when the redirect
+    // leaves the registry's origin.
     const init: HttpInit = { method: req.method, headers, redirect: 'follow', signal };
     return await session.options.fetch(url, req.body === undefined ? init : { ...init, body: req.body });
   } catch (err) {

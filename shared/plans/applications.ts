@@ -89,7 +89,10 @@ function source(name: SourceName, chart: ChartSource, helm: HelmOciSource['helm'
   return { name, repoURL: chart.repoURL, chart: chart.chart, targetRevision: chart.version, helm };
 }
 
-/** The chart source, then the manifests source. Values go on the chart, or on the manifests when they are all there is. */
+/**
+ * The chart source, then the manifests source. Values go on the chart, or on the manifests when
+ * they are all there is.
+ */
 function sourcesOf(release: Release): [HelmOciSource, ...HelmOciSource[]] {
   const bare = { releaseName: release.name };
   const withValues = { ...bare, ...helmValuesFields(release.values) };

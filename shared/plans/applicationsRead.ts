@@ -42,7 +42,8 @@ const ApplicationSchema = z.looseObject({
     annotations: z.record(z.string(), z.string()).optional(),
   }),
   spec: z.looseObject({
-    // Where the release runs is configuration (argocd.destination), not part of the release: only the namespace is read back.
+    // Where the release runs is configuration (argocd.destination), not part of the release: only
+    // the namespace is read back.
     destination: z.union([
       z.strictObject({ server: z.string().min(1), namespace: z.string().min(1) }),
       z.strictObject({ name: z.string().min(1), namespace: z.string().min(1) }),
@@ -131,7 +132,10 @@ function namedSources(app: Application, say: Say): Map<string, Source> {
 
 type ReleaseCharts = Pick<Release, 'chart' | 'manifests'> & { values?: Values | undefined };
 
-/** A source's recorded digest (SEC-5); one beside a source the Application lacks pins nothing Argo CD fetches, so it is not read. */
+/**
+ * A source's recorded digest (SEC-5); one beside a source the Application lacks pins nothing Argo
+ * CD fetches, so it is not read.
+ */
 const digestOf = (app: Application, key: string, source: Source | undefined): string | undefined =>
   source ? app.metadata.annotations?.[key] || undefined : undefined;
 

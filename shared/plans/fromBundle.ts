@@ -9,7 +9,10 @@ import { manifestFilesOf, manifestsChartName, manifestsChartVersion } from './ma
 export const RECIPE_FILE = 'recipe.yaml';
 
 export interface ChartRegistry {
-  /** `<registry host>/<repository>` without a scheme: where upstream charts are mirrored and manifests charts pushed. */
+  /**
+   * `<registry host>/<repository>` without a scheme: where upstream charts are mirrored and
+   * manifests charts pushed.
+   */
   readonly repoURL: string;
 }
 
@@ -91,7 +94,8 @@ function releaseOf(
   const manifests = manifestsOf(files, ref.name, registry);
   if (!chart && !manifests)
     throw new BundleProblem(
-      `component ${ref.name} has neither a chart (chart and source in ${RECIPE_FILE}) nor files in ${ref.name}/manifests/`,
+      `component ${ref.name} has neither a chart (chart and source in ${RECIPE_FILE}) nor files in ` +
+        `${ref.name}/manifests/`,
     );
   const candidate = {
     name: ref.name,

@@ -24,7 +24,10 @@ export interface Plan {
   /** AICR's effective recipe, as the bundle carries it; absent for a rebuilt plan. */
   readonly recipe?: string;
   readonly inputs?: PlanInputs;
-  /** Rebuilt from the Applications (annotation operator.aicr.run/plan-origin): it has no recipe, so it cannot be validated (PLAN-6). */
+  /**
+   * Rebuilt from the Applications (annotation operator.aicr.run/plan-origin): it has no recipe, so
+   * it cannot be validated (PLAN-6).
+   */
   readonly rebuilt?: boolean;
 }
 

@@ -54,13 +54,19 @@ function inconsistency(recipe: Recipe): string | undefined {
   const ordered = new Set(recipe.deploymentOrder);
   const twice = firstDuplicate(names) ?? firstDuplicate(recipe.deploymentOrder);
   if (twice !== undefined)
-    return `component ${twice} is listed twice; each component is listed once in componentRefs and once in deploymentOrder`;
+    return (
+      `component ${twice} is listed twice; each component is listed once in componentRefs and once in ` +
+      'deploymentOrder'
+    );
   const unknown = recipe.deploymentOrder.find((n) => !known.has(n));
   if (unknown !== undefined)
     return `deploymentOrder names ${unknown}, but no componentRef has that name: regenerate the recipe with aicr`;
   const unordered = names.find((n) => !ordered.has(n));
   if (unordered !== undefined)
-    return `component ${unordered} is missing from deploymentOrder, so it has no place in the rollout: regenerate the recipe with aicr`;
+    return (
+      `component ${unordered} is missing from deploymentOrder, so it has no place in the rollout: ` +
+      'regenerate the recipe with aicr'
+    );
   for (const c of recipe.componentRefs) {
     const missing = c.dependencyRefs?.find((d) => !known.has(d));
     if (missing !== undefined) return `component ${c.name} depends on ${missing}, which the recipe does not list`;

@@ -3,6 +3,12 @@
 // ConfigMap it names; the previous target stays in status while the pin is refused.
 import type { ClusterRuntimeSpec } from '../api/clusterRuntime.ts';
 import { ANNOTATION, LABEL, NAMESPACES } from '../api/constants.ts';
+import {
+  notFoundNotAPlan,
+  notFoundPinned,
+  planOfAnotherRuntime,
+  planUnreadablePinned,
+} from '../status/reasonMessages.resolved.ts';
 import { KIND } from '../kube/kinds.ts';
 import type { KubePort } from '../kube/port.ts';
 import type { Reason } from '../api/reasons.ts';
@@ -16,8 +22,6 @@ export type Selection =
       readonly message: string;
     };
 
-const LIST_PLANS = `kubectl get configmaps -n ${NAMESPACES.system} -l ${LABEL.role}=plan -L ${LABEL.schemaVersion}`;
-
 export async function selectTarget(
   kube: KubePort,
   spec: ClusterRuntimeSpec,
@@ -27,34 +31,16 @@ export async function selectTarget(
   const pin = spec.selection.mode === 'Pinned' ? spec.selection.plan : undefined;
   if (!pin) return { ok: true, target: candidate, pinned: false };
   const cm = await kube.get(KIND.configMap, pin, NAMESPACES.system);
-  const fix = `pin a plan that exists (${LIST_PLANS}) or set spec.selection.mode: Automatic`;
-  if (!cm)
-    return {
-      ok: false,
-      reason: 'NotFound',
-      message: `plan ${pin} is missing: spec.selection.plan pins it, but no such ConfigMap is in ${NAMESPACES.system} (retention may have removed it before the pin); ${fix}`,
-    };
+  if (!cm) return { ok: false, reason: 'NotFound', message: notFoundPinned(pin) };
   const read = readPlanConfigMap(cm);
   if (!read.ok) {
     if (cm.metadata.labels?.[LABEL.role] === undefined)
-      return {
-        ok: false,
-        reason: 'NotFound',
-        message: `plan ${pin} is missing: ${NAMESPACES.system}/${pin} is a ConfigMap but not a plan; ${fix}`,
-      };
-    return {
-      ok: false,
-      reason: 'PlanUnreadable',
-      message: `${read.problem}. spec.selection pins it; after a downgrade, upgrade the control plane again, or delete the ConfigMap and ${fix}`,
-    };
+      return { ok: false, reason: 'NotFound', message: notFoundNotAPlan(pin) };
+    return { ok: false, reason: 'PlanUnreadable', message: planUnreadablePinned(read.problem) };
   }
   const owner = cm.metadata.annotations?.[ANNOTATION.runtimeUID] ?? '';
   if (owner !== runtimeUID) {
-    return {
-      ok: false,
-      reason: 'PlanOfAnotherRuntime',
-      message: `plan ${pin} was resolved for runtime ${owner}, not for this runtime ${runtimeUID}, so its Applications would belong to that runtime; pin a plan this runtime resolved, or set spec.selection.mode: Automatic to follow this runtime's candidate`,
-    };
+    return { ok: false, reason: 'PlanOfAnotherRuntime', message: planOfAnotherRuntime(pin, owner, runtimeUID) };
   }
   return { ok: true, target: pin, pinned: true };
 }

@@ -4,6 +4,7 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { ANNOTATION, LABEL, MANAGED_BY_VALUE, NAMESPACES, PLAN_SCHEMA_VERSION, ROLE } from '../api/constants.ts';
 import type { ConfigMapObject } from '../kube/kinds.ts';
+import { planTooLarge } from '../status/reasonMessages.resolved.ts';
 import { canonicalJson, planDigest, planName } from './digest.ts';
 import { type Plan, PlanInputsSchema, REBUILT_ORIGIN, ReleaseSetSchema } from './plan.ts';
 import { type ReleaseSet, sortReleases } from './release.ts';
@@ -60,7 +61,13 @@ export function planConfigMap(plan: Plan): PlanConfigMap {
       (a, b) => JSON.stringify(b.values).length - JSON.stringify(a.values).length,
     )[0];
     throw new PlanTooLargeError(
-      `plan ${planName(plan.digest)} would take ${Math.ceil(size / 1024)} KiB gzipped, over the ${SIZE_LIMIT / 1024} KiB a plan may hold; the largest Helm values are ${largest?.name ?? 'none'}'s (${Math.ceil(JSON.stringify(largest?.values ?? {}).length / 1024)} KiB). Reduce the values the overrides add, or disable components you do not need`,
+      planTooLarge({
+        plan: planName(plan.digest),
+        kib: Math.ceil(size / 1024),
+        limitKib: SIZE_LIMIT / 1024,
+        largest: largest?.name ?? 'none',
+        largestKib: Math.ceil(JSON.stringify(largest?.values ?? {}).length / 1024),
+      }),
     );
   }
   return {
@@ -108,7 +115,10 @@ function labelProblem(cm: ConfigMapObject): string | undefined {
     return `is not a plan (it lacks the label ${LABEL.role}=${ROLE.plan})`;
   const schema = cm.metadata.labels[LABEL.schemaVersion];
   if (schema !== PLAN_SCHEMA_VERSION)
-    return `unsupported plan schema version label ${JSON.stringify(schema ?? '')}; this control plane reads version "${PLAN_SCHEMA_VERSION}"`;
+    return (
+      `unsupported plan schema version label ${JSON.stringify(schema ?? '')}; this control plane reads version ` +
+      `"${PLAN_SCHEMA_VERSION}"`
+    );
   return undefined;
 }
 
@@ -118,7 +128,9 @@ function releasesOf(payload: Record<string, string>): { releases: ReleaseSet } |
   const releases = ReleaseSetSchema.safeParse(json.value);
   if (!releases.success)
     return {
-      problem: `${PAYLOAD.releases} is not a release set (${releases.error.issues[0]?.path.join('.') ?? ''}: ${releases.error.issues[0]?.message ?? ''})`,
+      problem:
+        `${PAYLOAD.releases} is not a release set (${releases.error.issues[0]?.path.join('.') ?? ''}: ` +
+        `${releases.error.issues[0]?.message ?? ''})`,
     };
   return { releases: releases.data };
 }
@@ -146,7 +158,8 @@ export function readPlanConfigMap(cm: ConfigMapObject): ReadPlan {
   const recorded = cm.metadata.annotations?.[ANNOTATION.planDigest];
   if (recorded !== digest)
     return bad(
-      `its ${ANNOTATION.planDigest} annotation ${JSON.stringify(recorded ?? '')} does not match the digest of its releases, ${digest}`,
+      `its ${ANNOTATION.planDigest} annotation ${JSON.stringify(recorded ?? '')} does not match the digest of ` +
+        `its releases, ${digest}`,
     );
   if (planName(digest) !== name) return bad(`its name does not match its digest ${digest}`);
   const rebuilt = cm.metadata.annotations?.[ANNOTATION.planOrigin] === REBUILT_ORIGIN;

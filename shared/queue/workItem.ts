@@ -14,7 +14,10 @@ export const WorkItemSchema = z.object({
   runtime: z.object({ name: z.string().min(1).max(253), uid: z.string().min(1).max(64) }),
   /** The further cluster of a fleet the runtime is in (ADR 0019); absent, the deployment's own. */
   cluster: z.string().max(EKS_CLUSTER_NAME.maxLength).regex(EKS_CLUSTER_NAME.pattern).optional(),
-  /** Why the work was asked for: the wake and its watch event type ("runtime-change MODIFIED", "aicr-run relist"), "retry", "recheck", "timer". */
+  /**
+   * Why the work was asked for: the wake and its watch event type ("runtime-change MODIFIED",
+   * "aicr-run relist"), "retry", "recheck", "timer".
+   */
   cause: z.string().min(1).max(64),
   /** 1 for new work; each retry of the same work carries the next number, so backoff grows. */
   attempt: z.int().min(1).max(10_000).default(1),

@@ -45,7 +45,9 @@ async function readDockerConfig(kube: KubePort, name: string, namespace: string,
   const encoded = dataOf(secret)?.[DOCKER_CONFIG_KEY];
   if (!encoded)
     return {
-      problem: `Secret ${namespace}/${name} has no ${DOCKER_CONFIG_KEY} key; recreate it as type kubernetes.io/dockerconfigjson`,
+      problem:
+        `Secret ${namespace}/${name} has no ${DOCKER_CONFIG_KEY} key; recreate it as type ` +
+        `kubernetes.io/dockerconfigjson`,
     };
   const text = Buffer.from(encoded, 'base64').toString('utf8');
   try {
@@ -82,7 +84,9 @@ async function staticCredentials(
   if (!name)
     return {
       ok: false,
-      message: `${mode}: registry.auth.staticSecretRef is empty; name a docker-config Secret in ${listed([NAMESPACES.system, ...besides])}`,
+      message:
+        `${mode}: registry.auth.staticSecretRef is empty; name a docker-config Secret in ` +
+        `${listed([NAMESPACES.system, ...besides])}`,
     };
   const own = await readDockerConfig(kube, name, NAMESPACES.system, host);
   // Resolution needs the control plane's copy and the render Jobs'; the other namespaces are
@@ -100,7 +104,8 @@ async function staticCredentials(
   const parts = [
     ...(lacking.length > 0
       ? [
-          `the docker-config Secret ${name} (registry.auth.staticSecretRef) is missing in ${lacking.join(', ')}; create it there (type kubernetes.io/dockerconfigjson)`,
+          `the docker-config Secret ${name} (registry.auth.staticSecretRef) is missing in ` +
+            `${lacking.join(', ')}; create it there (type kubernetes.io/dockerconfigjson)`,
         ]
       : []),
     ...('problem' in own ? [own.problem] : []),
@@ -154,7 +159,8 @@ async function awsCredentials(deps: CredentialDeps, host: string): Promise<Regis
   const minted = await mintDockerConfig(
     deps.mint,
     host,
-    "check the control plane's AWS identity (its role, or in local mode the EKS Pod Identity association or IRSA annotation) and that its policy allows ecr:GetAuthorizationToken",
+    "check the control plane's AWS identity (its role, or in local mode the EKS Pod Identity " +
+      'association or IRSA annotation) and that its policy allows ecr:GetAuthorizationToken',
   );
   if (!minted.ok) return minted;
   await deps.kube.apply(KIND.secret, jobSecret(minted.dockerConfig, minted.expiresAt), {

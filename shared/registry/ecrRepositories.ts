@@ -16,7 +16,8 @@ export class RepositoryCreationRefusedError extends ControlPlaneError {
   readonly kind = 'repository-creation-refused';
   constructor(repository: string) {
     super(
-      `ecr refused to create repository ${repository} (access denied): allow the resolve function's role ecr:CreateRepository on it ` +
+      `ecr refused to create repository ${repository} (access denied): allow the resolve function's role ` +
+        'ecr:CreateRepository on it ' +
         `(deploy with createRepositories=true), or create it yourself`,
     );
     this.repository = repository;

@@ -4,10 +4,14 @@
 // until actionTimeout; checked before anything is pushed or written for Argo CD, the stall names
 // both values and both ways out. Pure: the caller reads the setting and the configuration.
 import type { Configuration } from '../configuration/schema.ts';
+import { invalidConfigurationOutsidePrefix } from '../status/reasonMessages.resolved.ts';
 
 /** The function setting that carries the deploy parameter (serverless.yml, shared/aws/environment.ts). */
 export const REGISTRY_PREFIX_SETTING = 'AICR_REGISTRY_PREFIX';
-/** The deploy parameter itself, and its value as serverless.yml gives it to a function (its default is the IAM statements'). */
+/**
+ * The deploy parameter itself, and its value as serverless.yml gives it to a function (its default
+ * is the IAM statements').
+ */
 export const REGISTRY_PREFIX_PARAMETER = 'registryPrefix';
 export const REGISTRY_PREFIX_VALUE = `\${param:${REGISTRY_PREFIX_PARAMETER}, 'aicr'}`;
 
@@ -34,13 +38,15 @@ function split(repository: string): { readonly host: string; readonly path: stri
 export function underPrefix(repository: string, prefix: string): PrefixCheck {
   const { host, path } = split(repository);
   if (path === prefix || path.startsWith(`${prefix}/`)) return { under: true };
-  // With no path at all, no prefix covers it: only the values can be fixed.
-  const redeploy = path === '' ? '' : `, or deploy with --param=${REGISTRY_PREFIX_PARAMETER}=${path}`;
   return {
     under: false,
-    message:
-      `configuration: registry.repository ${repository} is outside this deployment's registry prefix ${prefix}, and its roles may push and pull only under repository/${prefix}/*: ` +
-      `set registry.repository to ${host}/${prefix} or below it (${host}/${prefix}/...) in the chart's values and upgrade the release${redeploy}; resolution resumes by itself`,
+    message: invalidConfigurationOutsidePrefix({
+      repository,
+      host,
+      path,
+      prefix,
+      parameter: REGISTRY_PREFIX_PARAMETER,
+    }),
   };
 }
 

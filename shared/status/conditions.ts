@@ -15,7 +15,10 @@ export function kubeTime(now: Date): string {
   return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-/** The full conditions for `desired` (a runtime's or a rollout's), keeping each one's transition time unless its status flips. */
+/**
+ * The full conditions for `desired` (a runtime's or a rollout's), keeping each one's transition
+ * time unless its status flips.
+ */
 export function buildConditions(
   existing: readonly Condition[] | undefined,
   desired: readonly (Omit<DesiredCondition, 'type'> & { readonly type: string })[],

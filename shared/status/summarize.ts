@@ -21,7 +21,10 @@ export interface SummaryInput {
   readonly generation: number;
   /** The domain conditions some step writes today; the summary waits for each of them. */
   readonly expected: readonly DomainConditionType[];
-  /** Conditions whose older generation does not make them stale: the spec they depend on has not moved (specPart.ts). */
+  /**
+   * Conditions whose older generation does not make them stale: the spec they depend on has not
+   * moved (specPart.ts).
+   */
   readonly current?: readonly DomainConditionType[];
 }
 

@@ -160,7 +160,10 @@ async function runRerunningConflicts(item: WorkItem, call: StepCall, deps: StepD
   }
 }
 
-/** The cluster a work item is for: the deployment's own (as the step's identity, where one process runs several), or a further one. */
+/**
+ * The cluster a work item is for: the deployment's own (as the step's identity, where one process
+ * runs several), or a further one.
+ */
 async function kubeOf(item: WorkItem, deps: DispatchDeps): Promise<KubePort | undefined> {
   if (item.cluster === undefined) return deps.kubeFor?.(item.step) ?? deps.kube;
   return await deps.clusterKube?.(item.cluster);

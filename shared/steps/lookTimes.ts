@@ -12,7 +12,10 @@ const KEPT = 4096;
 export class LookTimes {
   private readonly startedAt = new Map<string, number>();
 
-  /** Records a look starting now, or says (and returns false) that the item is a look again a later look made redundant. */
+  /**
+   * Records a look starting now, or says (and returns false) that the item is a look again a later
+   * look made redundant.
+   */
   begin(item: WorkItem, at: number, log: Logger): boolean {
     if (this.superseded(item)) {
       log.debug('a later look of this step asked for its own look again; this one is skipped', {

@@ -13,7 +13,9 @@ export function ownerTable(table: readonly StepRow[] = STEP_TABLE): string {
       ? `| \`${type}\` | ${owner.name} step | \`${owner.fieldManager}\` |`
       : `| \`${type}\` | no step yet | |`;
   });
-  const summary = `| ${SUMMARY_CONDITIONS.map((t) => `\`${t}\``).join(', ')} | summary, with the writing step's own conditions | that step's; \`${FIELD_MANAGER.summary}\` for a step with none |`;
+  const summary =
+    `| ${SUMMARY_CONDITIONS.map((t) => `\`${t}\``).join(', ')} | summary, with the writing step's own conditions ` +
+    `| that step's; \`${FIELD_MANAGER.summary}\` for a step with none |`;
   return [OWNER_TABLE_HEADER, '|---|---|---|', ...rows, summary].join('\n');
 }
 

@@ -131,7 +131,8 @@ const ROWS = [
   {
     name: STEP.rollout,
     description:
-      'Rollout step - moves the runtime from its active plan to its target plan through RuntimeRollouts, writing Argo CD Applications release by release; owns Released and EngineAvailable',
+      'Rollout step - moves the runtime from its active plan to its target plan through RuntimeRollouts, ' +
+      'writing Argo CD Applications release by release; owns Released and EngineAvailable',
     queue: 'rollout',
     owns: [CONDITION.engineAvailable, CONDITION.released],
     ownsFields: ['activePlan'],
@@ -156,7 +157,8 @@ const ROWS = [
   {
     name: STEP.tokenRefresh,
     description:
-      "Token-refresh step - in aws registry mode keeps Argo CD's registry credentials (Secret argocd/aicr-registry) holding a fresh ECR token",
+      "Token-refresh step - in aws registry mode keeps Argo CD's registry credentials " +
+      '(Secret argocd/aicr-registry) holding a fresh ECR token',
     queue: 'token-refresh',
     owns: [],
     // It reads none of the spec: a runtime's arrival and its annotations (a refresh asked) wake it.
@@ -170,7 +172,9 @@ const ROWS = [
   {
     name: STEP.driftCheck,
     description:
-      'Drift-check step - between rollouts compares the owned Applications with the active and target plans: writes a deleted Application again from the active plan, rebuilds a lost active plan from the Applications, and refuses objects of a newer control plane; owns InventoryConsistent',
+      'Drift-check step - between rollouts compares the owned Applications with the active and target plans: ' +
+      'writes a deleted Application again from the active plan, rebuilds a lost active plan from the ' +
+      'Applications, and refuses objects of a newer control plane; owns InventoryConsistent',
     queue: 'drift-check',
     owns: [CONDITION.inventoryConsistent],
     // Maintenance windows hold its rewrites; nothing else of the spec is its concern.
@@ -192,7 +196,9 @@ const ROWS = [
   {
     name: STEP.notify,
     description:
-      'Notify step - puts a notification on EventBridge (or the log) when a rollout awaits approval, ends failed, expired or revoked, or starts a window or workload wait, and when the runtime is Released or newly Stalled; writes status.notifications',
+      'Notify step - puts a notification on EventBridge (or the log) when a rollout awaits approval, ' +
+      'ends failed, expired or revoked, or starts a window or workload wait, and when the runtime is Released ' +
+      'or newly Stalled; writes status.notifications',
     queue: 'notify',
     owns: [],
     timeoutSeconds: 30,
@@ -211,7 +217,10 @@ export type StepName = (typeof STEP_TABLE)[number]['name'];
 export type QueueName = (typeof STEP_TABLE)[number]['queue'];
 export const QUEUE_NAMES: readonly QueueName[] = [...new Set(STEP_TABLE.map((r) => r.queue))];
 
-/** The one owner of each domain condition, as the rows say; a condition no row owns is nobody's until its step is built. */
+/**
+ * The one owner of each domain condition, as the rows say; a condition no row owns is nobody's
+ * until its step is built.
+ */
 export const CONDITION_OWNER: Readonly<Partial<Record<DomainConditionType, StepName>>> = Object.fromEntries(
   STEP_TABLE.flatMap((r) => r.owns.map((type) => [type, r.name])),
 );

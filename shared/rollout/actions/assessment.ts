@@ -79,7 +79,8 @@ export async function assessorFor(
   if (!from) return unknownFor('there is no active plan to assess the move from, so it needs approval');
   if (from.recipe === undefined || to.recipe === undefined)
     return unknownFor(
-      `the ${from.recipe === undefined ? 'active' : 'target'} plan carries no recipe for aicr upgrade-check, so the move needs approval`,
+      `the ${from.recipe === undefined ? 'active' : 'target'} plan carries no recipe for aicr ` +
+        `upgrade-check, so the move needs approval`,
     );
   return runAssessment(ctx, look, version, { from: from.recipe, to: to.recipe });
 }

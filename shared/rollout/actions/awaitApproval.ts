@@ -4,15 +4,15 @@ import type { RuntimeRolloutStatus } from '../../api/runtimeRollout.ts';
 import { type RolloutObject, approvedCondition, rolloutConditions, rolloutState } from '../rules/rolloutObject.ts';
 import type { StepContext } from '../../look/contract.ts';
 import { writeStatus } from '../io/record.ts';
-import { type RolloutReport, moveOf, released, stepSummary } from '../rules/released.ts';
+import { type RolloutReport, released, stepSummary } from '../rules/released.ts';
+import { namesOf } from '../rules/releaseWords.ts';
+import { awaitingApproval } from '../../status/reasonMessages.released.ts';
 
 /**
  * Longest single wait for a deadline: a timer beyond it is armed again on the next look. Node's
  * timers (local mode) cannot wait longer than about 24.8 days, and approvalTimeout may be 30.
  */
 const MAX_RECHECK_MS = 24 * 3600 * 1000;
-
-export const APPROVE_HINT = (name: string): string => `kubectl aicr approve ${name}`;
 
 export function pendingSteps(r: RolloutObject): { release: string; state: 'Pending' }[] {
   return r.spec.steps.map((s) => ({ release: s.release, state: 'Pending' as const }));
@@ -37,9 +37,12 @@ export interface Refused {
 }
 
 export async function awaitApproval(ctx: StepContext, r: RolloutObject, refused?: Refused): Promise<RolloutReport> {
-  const name = r.metadata.name;
-  const lead = refused ? `${refused.why}. ` : '';
-  const message = `${lead}rollout ${name} (${moveOf(r)}) needs an approver: ${stepSummary(r)}, ${verdicts(r)}. Nothing has been written. Approve it with ${APPROVE_HINT(name)} before ${r.spec.deadline}; unapproved, it ends Expired then`;
+  const message = awaitingApproval({
+    ...namesOf(r),
+    assessed: `${stepSummary(r)}, ${verdicts(r)}`,
+    deadline: r.spec.deadline,
+    refused: refused?.why,
+  });
   const approved = refused
     ? approvedCondition('False', refused.approval.reason, refused.why)
     : approvedCondition('False', 'AwaitingApproval', 'no approval recorded yet');

@@ -13,7 +13,8 @@ import { stepSummary } from '../rules/released.ts';
 import type { RolloutState } from '../rules/stateKinds.ts';
 
 const WHY =
-  'adoption takes over Applications another runtime wrote; only their ownership annotations change, and a person confirms this is the stack to manage';
+  'adoption takes over Applications another runtime wrote; only their ownership annotations change, ' +
+  'and a person confirms this is the stack to manage';
 
 export function createAdoption(
   ctx: StepContext,
@@ -37,7 +38,8 @@ export function createAdoption(
   const wrote =
     rebuilt.plans.length === 1
       ? `every one was written by one plan (${planName(rebuilt.plans[0] ?? '')})`
-      : `they were written by ${rebuilt.plans.length} plans (${rebuilt.plans.map(planName).join(', ')}), as after an orphaning mid-rollout`;
+      : `they were written by ${rebuilt.plans.length} plans (${rebuilt.plans.map(planName).join(', ')}), ` +
+        'as after an orphaning mid-rollout';
   return createRollout(
     ctx,
     { type: 'Adopt', toPlan, steps, inventory: inventoryDigest(apps) },

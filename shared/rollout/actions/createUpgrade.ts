@@ -12,26 +12,19 @@ import { createRollout } from '../io/record.ts';
 import { type RolloutReport, planMissing, released, stepSummary } from '../rules/released.ts';
 import type { RolloutState } from '../rules/stateKinds.ts';
 import { assessorFor } from './assessment.ts';
-
-const PIN_HINT =
-  'set spec.selection to mode: Pinned with the active plan, or revert the change to the runtime that led to this plan';
+import { planWithoutRecipe, transitionBlocked } from '../../status/reasonMessages.noRollout.ts';
 
 type Due = Extract<RolloutState, { kind: 'Due' }>;
 
 /** PLAN-6: a rebuilt plan has no recipe, so a rollout to it cannot be validated while validation is Required. */
 function withoutRecipe(ctx: StepContext, target: string): RolloutReport {
-  const message =
-    `the target plan ${target} was rebuilt from the Argo CD Applications, so it has no recipe, and spec.validation.deployment is Required: deployment validation cannot run, and nothing was written. ` +
-    'Change the inputs so that resolution reproduces the plan (it then writes the resolved plan, with its recipe, in its place); pin another plan (spec.selection); ' +
-    'or set spec.validation.deployment: Disabled for this rollout, which leaves it without validation evidence';
+  const message = planWithoutRecipe(target);
   ctx.log.info('no rollout to a plan without a recipe while validation is required', { plan: target });
   return released('False', 'PlanWithoutRecipe', message);
 }
 
 function blockedReport(target: string, blocked: readonly Blocked[]): RolloutReport {
-  const list = blocked.map((b) => `${b.release}: ${b.why}`).join('; ');
-  const message = `the move to plan ${target} needs a migration the control plane does not perform (${list}). No rollout is created and nothing is written to Argo CD. Return to a plan without that change: ${PIN_HINT}`;
-  return released('False', 'TransitionBlocked', message);
+  return released('False', 'TransitionBlocked', transitionBlocked(target, blocked));
 }
 
 /** Why no rollout to this plan can be made whatever the Applications carry, if anything. */
@@ -70,7 +63,8 @@ export async function createUpgrade(
   if (!assessor.ok) return assessor.report;
   const assessed = assess(inventoryOf(look.apps), read.plan.releases, assessor.assessor, due.unfinished);
   if (!assessed.ok) return blockedReport(target, assessed.blocked);
-  // A target never validated still needs its validation (deploymentValidation.ts): a rollout with no step runs only that.
+  // A target never validated still needs its validation (deploymentValidation.ts): a rollout with
+  // no step runs only that.
   if (assessed.steps.length === 0 && !(look.settings.validationRequired && due.from !== target)) {
     return released(
       'True',

@@ -23,7 +23,9 @@ import {
 } from '../io/validatorPins.ts';
 import type { StepState } from '../rules/progress.ts';
 import type { RolloutReport } from '../rules/released.ts';
-import { headOf } from '../rules/releaseWords.ts';
+import { headOf, namesOf } from '../rules/releaseWords.ts';
+import { planWithoutRecipeAtStart } from '../../status/reasonMessages.noRollout.ts';
+import { rolloutFailedValidation } from '../../status/reasonMessages.released.ts';
 import { type Running, failWith, phase, succeed } from './lookEnds.ts';
 
 /** How often a validation under way is looked at: its validator Pods' images are checked on each look. */
@@ -43,12 +45,7 @@ export async function validationGate(
   const missing = await validationNotInstalled(run.ctx.kube, run.look.configuration);
   if (missing) return held(run, states, 'ValidationUnavailable', `${missing}. No step has started`);
   if (plan.recipe === undefined) {
-    return held(
-      run,
-      states,
-      'PlanWithoutRecipe',
-      `the target plan ${plan.digest} has no recipe (it was rebuilt from the Applications), and deployment validation is Required. Nothing was written. Change the inputs so that resolution reproduces the plan, pin another plan, or set spec.validation.deployment: Disabled for this rollout`,
-    );
+    return held(run, states, 'PlanWithoutRecipe', planWithoutRecipeAtStart(plan.digest));
   }
   return undefined;
 }
@@ -72,7 +69,8 @@ function validating(
   unavailable?: string,
 ): Promise<RolloutReport> {
   const reason: Reason = unavailable ? 'ValidationUnavailable' : 'Validating';
-  const message = `${headOf(run.r)}: every step is done; deployment validation ${unavailable ? `cannot run now: ${unavailable}` : `runs: ${status.message ?? ''}`}`;
+  const now = unavailable ? `cannot run now: ${unavailable}` : `runs: ${status.message ?? ''}`;
+  const message = `${headOf(run.r)}: every step is done; deployment validation ${now}`;
   const shown = { state: unavailable ? ('waiting' as const) : ('progressing' as const), reason, message };
   const recheckAfterMs = unavailable ? run.ctx.timings.engineRecheckMs : VALIDATION_LOOK_MS;
   return phase(run, states, shown, { extra: { validation: status }, recheckAfterMs });
@@ -84,11 +82,14 @@ function failValidation(
   status: ValidationStatus,
   why: string,
 ): Promise<RolloutReport> {
-  const message = `${headOf(run.r)} failed: ${why}. Read the Job in aicr-validation, fix the cause, then retry it with kubectl aicr retry ${run.r.metadata.name}: a retry is a new rollout and a new run`;
+  const message = rolloutFailedValidation(namesOf(run.r), why);
   return failWith(run, states, message, { validation: { ...status, state: 'Failed', message: why } });
 }
 
-/** After the last step: the target plan becomes active only once deployment validation passed, or when it is Disabled. */
+/**
+ * After the last step: the target plan becomes active only once deployment validation passed, or
+ * when it is Disabled.
+ */
 export async function validateThenSucceed(
   run: Running,
   states: readonly StepState[],
@@ -179,7 +180,8 @@ function judgeReport(
       run,
       states,
       done,
-      `deployment validation failed: ${describeFailures(report)} (CTRF report: ConfigMap aicr-validation/${reportConfigMap})`,
+      `deployment validation failed: ${describeFailures(report)} (CTRF report: ` +
+        `ConfigMap aicr-validation/${reportConfigMap})`,
     );
   const passed = {
     ...done,
@@ -213,7 +215,8 @@ async function judge(
       run,
       states,
       status,
-      `deployment validation was stopped: ${breach}; its validator Jobs were deleted (${stopped.join(', ') || 'none left'})`,
+      `deployment validation was stopped: ${breach}; its validator Jobs were deleted ` +
+        `(${stopped.join(', ') || 'none left'})`,
     );
   }
   const running = outcome.message.startsWith('aicr validation is running');

@@ -21,7 +21,8 @@ import { type Approved, type Running, drifted, ended, fail, hold, succeed } from
 import { startRelease } from './releaseStart.ts';
 
 const PAUSED =
-  'the runtime is paused (spec.paused): the rollout moves on once it is unpaused, and a step in flight longer than actionTimeout may then fail';
+  'the runtime is paused (spec.paused): the rollout moves on once it is unpaused, and a step in flight longer ' +
+  'than actionTimeout may then fail';
 
 type Planned = Pick<Running, 'intended' | 'releases'> & { readonly plan?: Plan };
 

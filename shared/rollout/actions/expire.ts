@@ -2,11 +2,13 @@
 import type { RolloutObject } from '../rules/rolloutObject.ts';
 import type { StepContext } from '../../look/contract.ts';
 import { endRollout } from '../io/record.ts';
-import { type RolloutReport, endedBadly, moveOf } from '../rules/released.ts';
+import { type RolloutReport, endedBadly } from '../rules/released.ts';
+import { namesOf } from '../rules/releaseWords.ts';
+import { rolloutExpired } from '../../status/reasonMessages.released.ts';
 import { pendingSteps } from './awaitApproval.ts';
 
 export async function expire(ctx: StepContext, r: RolloutObject): Promise<RolloutReport> {
-  const message = `rollout ${r.metadata.name} (${moveOf(r)}) expired at ${r.spec.deadline} without an approval; nothing was written to Argo CD. Retry it with kubectl aicr retry ${r.metadata.name}, or change the target plan`;
+  const message = rolloutExpired(namesOf(r), r.spec.deadline);
   await endRollout(ctx, r, { outcome: 'Expired', message, keep: { steps: pendingSteps(r) } });
   return endedBadly(r, 'RolloutExpired', message);
 }

@@ -13,8 +13,9 @@ import { removed } from './cleanup.ts';
 import { type StepState, timeLeft } from '../rules/progress.ts';
 import { type RolloutReport, endedBadly, periodicLook, released } from '../rules/released.ts';
 import type { LookEnd } from '../rules/releaseMoveKinds.ts';
-import { OUTSIDE_WINDOW, headOf, whereOf } from '../rules/releaseWords.ts';
+import { OUTSIDE_WINDOW, headOf, namesOf, whereOf } from '../rules/releaseWords.ts';
 import { type RolloutObject, type WantedCondition, rolloutConditions, rolloutState } from '../rules/rolloutObject.ts';
+import { inventoryDrift, rolloutFailed } from '../../status/reasonMessages.released.ts';
 
 export interface Approved {
   /** The rollout's Approved condition while it runs. */
@@ -91,7 +92,10 @@ function verdictRecorded(run: Running): boolean {
 
 const lineOf = (run: Running, i: number, text: string): string => `${headOf(run.r)}: ${whereOf(run.r, i)}: ${text}`;
 
-/** When a release in flight is looked at again: when its time runs out, or now and then as a net under a missed report. */
+/**
+ * When a release in flight is looked at again: when its time runs out, or now and then as a net
+ * under a missed report.
+ */
 function progressLook(run: Running, state: StepState | undefined): Omit<RolloutReport, 'conditions'> {
   const left = state ? timeLeft(state, run.actionTimeoutMs, run.ctx.now()) : run.actionTimeoutMs;
   const untilTimeout = Math.max(0, left + 1000);
@@ -201,15 +205,18 @@ async function stall(
   return released('False', reason, full, again);
 }
 
-/** ROL-2: the owned Applications changed since the rollout was approved; nothing is written until they are as approved again, or a retry replaces it. */
+/**
+ * ROL-2: the owned Applications changed since the rollout was approved; nothing is written until
+ * they are as approved again, or a retry replaces it.
+ */
 export async function drifted(
   run: Running,
   states: readonly StepState[],
   changes: readonly string[],
 ): Promise<RolloutReport> {
-  const name = run.r.metadata.name;
   const i = states.findIndex((s) => s.state !== 'Succeeded');
-  const message = `${headOf(run.r)} holds${i < 0 ? '' : ` at ${whereOf(run.r, i)}`}: the owned Argo CD Applications changed since it was created and approved: ${changes.join('; ')}. Nothing is written to Argo CD while they differ. Undo the changes and it resumes by itself, or run kubectl aicr retry ${name} to end it Superseded and create a new rollout from the current state, which needs a fresh approval`;
+  const where = i < 0 ? undefined : whereOf(run.r, i);
+  const message = inventoryDrift({ ...namesOf(run.r), where, changes });
   await save(run, states, { state: 'waiting', reason: 'InventoryDrift', message }, i < 0 ? {} : { currentStep: i });
   return released('False', 'InventoryDrift', message, { recheckAfterMs: run.ctx.timings.engineRecheckMs });
 }
@@ -226,8 +233,7 @@ export async function phase(
 }
 
 export function fail(run: Running, states: readonly StepState[], i: number, why: string): Promise<RolloutReport> {
-  const name = run.r.metadata.name;
-  const message = `${headOf(run.r)} failed: ${why}. Releases it already moved stay at plan ${run.r.spec.toPlan}. Fix the cause, then retry it with kubectl aicr retry ${name}, or pin the active plan to roll back`;
+  const message = rolloutFailed(namesOf(run.r), why, run.r.spec.toPlan);
   return failWith(run, states, message, { currentStep: i });
 }
 
@@ -263,7 +269,8 @@ export async function succeed(
   validation?: { readonly status: NonNullable<RuntimeRolloutStatus['validation']>; readonly note: string },
 ): Promise<RolloutReport> {
   const plan = run.r.spec.toPlan;
-  const message = `${headOf(run.r)} succeeded: ${WHAT_SUCCESS[run.r.spec.type](plan)}${validation ? `; ${validation.note}` : ''}`;
+  const note = validation ? `; ${validation.note}` : '';
+  const message = `${headOf(run.r)} succeeded: ${WHAT_SUCCESS[run.r.spec.type](plan)}${note}`;
   await save(
     run,
     states,

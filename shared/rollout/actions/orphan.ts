@@ -24,11 +24,17 @@ function orphanedMessage(ctx: StepContext, apps: readonly GenericObject[], ended
   const uid = ctx.runtime.metadata.uid;
   const names = apps.map((a) => a.metadata.name).join(', ') || 'none';
   const rollouts = ended > 0 ? `; ${ended} unfinished rollout${ended === 1 ? '' : 's'} ended Orphaned` : '';
-  return `${KINDS.clusterRuntime.kind} ${ctx.runtime.metadata.name} was deleted with deletionPolicy Orphan: ${apps.length} Application${apps.length === 1 ? '' : 's'} (${names}) keep running, marked ${ANNOTATION.orphanedFrom}=${uid}${rollouts}. A new runtime adopts them through spec.adoption.runtimeUID: ${uid}`;
+  return (
+    `${KINDS.clusterRuntime.kind} ${ctx.runtime.metadata.name} was deleted with deletionPolicy Orphan: ` +
+    `${apps.length} Application${apps.length === 1 ? '' : 's'} (${names}) keep running, ` +
+    `marked ${ANNOTATION.orphanedFrom}=${uid}${rollouts}. A new runtime adopts them through ` +
+    `spec.adoption.runtimeUID: ${uid}`
+  );
 }
 
 const endedMessage = (r: RolloutObject): string =>
-  `rollout ${r.metadata.name} (${moveOf(r)}) ended Orphaned: its runtime was deleted with deletionPolicy Orphan, so nothing more is written; releases it moved stay where they are`;
+  `rollout ${r.metadata.name} (${moveOf(r)}) ended Orphaned: its runtime was deleted with deletionPolicy ` +
+  'Orphan, so nothing more is written; releases it moved stay where they are';
 
 /**
  * Each rollout's Event is told before its status ends it: the rollout goes with its runtime, so a

@@ -1,6 +1,6 @@
 // The states that call for no write: what the runtime's Released condition says about each.
-import { KINDS } from '../../api/constants.ts';
-import { newerMessage } from '../rules/schemaVersions.ts';
+import { planUnreadableNewer } from '../../status/reasonMessages.inventory.ts';
+import { orphanedObjectsPresent, planUnreadableOrphaning } from '../../status/reasonMessages.noRollout.ts';
 import type { RolloutObject } from '../rules/rolloutObject.ts';
 import type { StepContext } from '../../look/contract.ts';
 import type { ReportedState } from '../rules/actionFor.ts';
@@ -31,22 +31,8 @@ function orphansPresent(
   look: RolloutLook,
   others: Extract<ReportedState, { kind: 'OrphansPresent' }>['others'],
 ): RolloutReport {
-  const list = others
-    .map(
-      ([uid, apps]) =>
-        `runtime ${uid}: ${apps
-          .map((a) => a.metadata.name)
-          .sort()
-          .join(', ')}`,
-    )
-    .join('; ');
-  const first = others[0]?.[0] ?? '<uid>';
-  const patch = `kubectl patch ${KINDS.clusterRuntime.kind.toLowerCase()} ${look.runtime.metadata.name} --type merge -p '{"spec":{"adoption":{"runtimeUID":"${first}"}}}'`;
-  return released(
-    'False',
-    'OrphanedObjectsPresent',
-    `Argo CD holds Applications another runtime wrote (${list}). Nothing is adopted silently and nothing is written to Argo CD meanwhile. To take them over, name their runtime: ${patch}; to leave them unmanaged, delete them (their resources keep running)`,
-  );
+  const owners = others.map(([uid, apps]) => ({ uid, apps: apps.map((a) => a.metadata.name) }));
+  return released('False', 'OrphanedObjectsPresent', orphanedObjectsPresent(look.runtime.metadata.name, owners));
 }
 
 type Reports = {
@@ -60,7 +46,7 @@ type Reports = {
 const REPORTS: Reports = {
   NoTarget: () =>
     released('False', 'AwaitingPlan', 'no target plan yet: resolution names one once it has resolved the runtime'),
-  NewerSchema: ({ look }) => released('False', 'PlanUnreadable', newerMessage(look.newer)),
+  NewerSchema: ({ look }) => released('False', 'PlanUnreadable', planUnreadableNewer(look.newer)),
   Ended: ({ state: s }) => released('False', BADLY_REASON[s.outcome], endedMessage(s.rollout, s.outcome, 'rollout')),
   Released: ({ look, state: s }) => released('True', 'Released', activeMessage(s.target, look.rollouts)),
   AwaitingResolution: ({ state: s }) =>
@@ -83,17 +69,13 @@ const REPORTS: Reports = {
     released(
       'False',
       'RolloutProgressing',
-      "the deletion (deletionPolicy Delete) waits: Argo CD's Application API is not served, so the releases to remove cannot be listed",
+      "the deletion (deletionPolicy Delete) waits: Argo CD's Application API is not served, " +
+        'so the releases to remove cannot be listed',
       { recheckAfterMs: ctx.timings.engineRecheckMs },
     ),
   DeletionWaitsForNewer: ({ look }) =>
-    released('False', 'PlanUnreadable', `the deletion waits: ${newerMessage(look.newer)}`),
-  OrphanBlocked: ({ state: s }) =>
-    released(
-      'False',
-      'PlanUnreadable',
-      `the deletion (deletionPolicy Orphan) waits: ${s.problem}. Nothing is marked orphaned while the active plan does not read back; upgrade the control plane to the version that wrote it, or remove the finalizer by hand (docs/deletion.md)`,
-    ),
+    released('False', 'PlanUnreadable', `the deletion waits: ${planUnreadableNewer(look.newer)}`),
+  OrphanBlocked: ({ state: s }) => released('False', 'PlanUnreadable', planUnreadableOrphaning(s.problem)),
 };
 
 export function reportOf(ctx: StepContext, look: RolloutLook, state: ReportedState): RolloutReport {

@@ -5,7 +5,10 @@ import { KubeRequestError } from '../../errors.ts';
 import { type GenericObject, KIND } from '../../kube/kinds.ts';
 import type { KubePort } from '../../kube/port.ts';
 
-/** Every Application the control plane marks as its own, of any runtime; undefined while Argo CD's Application API is not served. */
+/**
+ * Every Application the control plane marks as its own, of any runtime; undefined while Argo CD's
+ * Application API is not served.
+ */
 export async function listManagedApplications(kube: KubePort): Promise<GenericObject[] | undefined> {
   try {
     const { items } = await kube.list(KIND.application, {

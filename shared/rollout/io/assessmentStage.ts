@@ -38,10 +38,8 @@ export function parseVerdicts(text: string | undefined): Collected<Verdicts> {
   const parsed = ReportSchema.safeParse(doc);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return {
-      ok: false,
-      problem: `aicr upgrade-check's report does not read as verdicts: ${issue ? `${issue.path.join('.')} ${issue.message}` : 'unknown shape'}`,
-    };
+    const what = issue ? `${issue.path.join('.')} ${issue.message}` : 'unknown shape';
+    return { ok: false, problem: `aicr upgrade-check's report does not read as verdicts: ${what}` };
   }
   const verdicts = new Map(
     parsed.data.components.map((c) => [c.name, { verdict: c.verdict, ...(c.reason ? { reason: c.reason } : {}) }]),

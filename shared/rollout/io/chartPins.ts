@@ -74,7 +74,9 @@ export async function checkPins(release: Release, options: PinOptions): Promise<
     const now = held === undefined ? 'the registry no longer has that version' : `the registry now holds ${held}`;
     return {
       state: 'changed',
-      message: `chart ${chartReference(source)} of release ${release.name} is not what the plan pinned: the plan recorded ${source.digest ?? ''}, and ${now}; it was pushed again after the plan was made`,
+      message:
+        `chart ${chartReference(source)} of release ${release.name} is not what the plan pinned: ` +
+        `the plan recorded ${source.digest ?? ''}, and ${now}; it was pushed again after the plan was made`,
     };
   }
   return { state: 'held' };

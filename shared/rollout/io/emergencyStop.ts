@@ -2,12 +2,12 @@
 // the decision, since it must hold whatever the decision is: the owned Applications are switched
 // to what spec.suspendEngine asks, and while the stop holds, or a switch was refused, Argo CD
 // counts as unavailable in the look the decision is made from, so no rollout step writes (ENG-1).
-import { NAMESPACES } from '../../api/constants.ts';
 import { recordEvent } from '../../events/recorder.ts';
 import type { Engine } from './engine.ts';
 import { settleSuspension } from './suspension.ts';
 import type { StepContext } from '../../look/contract.ts';
 import type { RolloutLook } from './look.ts';
+import { engineSuspended, engineSuspensionRefused } from '../../status/reasonMessages.engine.ts';
 
 export const EVENT_SUSPENSION_REFUSED = 'EngineSuspensionRefused';
 
@@ -25,14 +25,13 @@ export async function applyEmergencyStop(ctx: StepContext, look: RolloutLook): P
       message: `the API server refused ${r.message}`,
     });
   if (s.refused.length > 0) {
-    const names = s.refused.map((r) => r.app).join(', ');
-    const what = suspend
-      ? 'off for spec.suspendEngine: during the emergency stop it keeps syncing'
-      : 'back on after spec.suspendEngine: it stays without automated sync';
-    const message = `the API server refused for good to turn automated sync ${what}: Application ${names} in ${NAMESPACES.argocd} (${s.refused.map((r) => r.message).join('; ')}). Undo the outside edit to it, or the admission policy that refuses it; this is tried again on every reconcile, and no rollout step starts until it succeeds`;
+    const message = engineSuspensionRefused({
+      suspend,
+      apps: s.refused.map((r) => r.app),
+      refusals: s.refused.map((r) => r.message),
+    });
     return { available: false, message, suspension: 'EngineSuspensionRefused' };
   }
   if (!suspend || !engine.available) return engine;
-  const message = `spec.suspendEngine is true: automated sync is off on ${s.off} owned Application${s.off === 1 ? '' : 's'}, so Argo CD applies nothing by itself, and no rollout step writes to it. Set spec.suspendEngine to false to turn it back on as the plans say`;
-  return { available: false, message, suspension: 'EngineSuspended' };
+  return { available: false, message: engineSuspended(s.off), suspension: 'EngineSuspended' };
 }

@@ -8,6 +8,11 @@ import { KubeRequestError } from '../../errors.ts';
 import { type GenericObject, KIND } from '../../kube/kinds.ts';
 import type { KubePort } from '../../kube/port.ts';
 import { type Freshness, staleCredentials } from './registryFreshness.ts';
+import {
+  engineUnavailableControllerDown,
+  engineUnavailableNoController,
+  engineUnavailableNotServed,
+} from '../../status/reasonMessages.engine.ts';
 
 export type Engine =
   | { readonly available: true; readonly message: string }
@@ -22,7 +27,8 @@ export type Engine =
       readonly suspension?: 'EngineSuspended' | 'EngineSuspensionRefused';
     };
 
-const APPLICATION_API = `${KIND.application.plural}.${KIND.application.apiVersion.split('/')[0] ?? ''}/${KIND.application.apiVersion.split('/')[1] ?? ''}`;
+const [APPLICATION_GROUP = '', APPLICATION_VERSION = ''] = KIND.application.apiVersion.split('/');
+const APPLICATION_API = `${KIND.application.plural}.${APPLICATION_GROUP}/${APPLICATION_VERSION}`;
 
 // A selector no Application carries: the answer says whether the API is served, without the list.
 async function applicationsServed(kube: KubePort): Promise<boolean> {
@@ -65,23 +71,18 @@ async function controllerWorkloads(kube: KubePort): Promise<Workload[]> {
 }
 
 function describeWorkload(w: Workload): string {
-  return `${w.kind} ${w.name} has ${w.ready} ready of ${w.wanted}${w.current ? '' : ', and its controller has not caught up with its latest spec'}`;
+  const behind = w.current ? '' : ', and its controller has not caught up with its latest spec';
+  return `${w.kind} ${w.name} has ${w.ready} ready of ${w.wanted}${behind}`;
 }
 
 async function controllerUp(kube: KubePort): Promise<Engine> {
   const workloads = await controllerWorkloads(kube);
   if (workloads.length === 0) {
-    return {
-      available: false,
-      message: `no Argo CD application controller runs in namespace ${NAMESPACES.argocd} (no StatefulSet or Deployment labelled ${ARGOCD.controllerSelector}); install Argo CD there, or set argocd.mode to managed in the chart's values for the EKS Argo CD capability`,
-    };
+    return { available: false, message: engineUnavailableNoController() };
   }
   const up = workloads.find(isUp);
   if (up) return { available: true, message: `Argo CD's application controller is up (${describeWorkload(up)})` };
-  return {
-    available: false,
-    message: `Argo CD's application controller is down: ${workloads.map(describeWorkload).join('; ')}. Nothing is written to Argo CD until it is back; the control plane looks again by itself`,
-  };
+  return { available: false, message: engineUnavailableControllerDown(workloads.map(describeWorkload)) };
 }
 
 /**
@@ -94,16 +95,14 @@ export async function engineAvailability(
   served?: boolean,
 ): Promise<Engine> {
   if (!(served ?? (await applicationsServed(kube)))) {
-    return {
-      available: false,
-      message: `Argo CD's Application API (${APPLICATION_API}) is not served: install Argo CD, with its CRDs, in namespace ${NAMESPACES.argocd}`,
-    };
+    return { available: false, message: engineUnavailableNotServed(APPLICATION_API) };
   }
   if (configuration.argocd.mode === 'managed')
     return {
       available: true,
       message:
-        "Argo CD's Application API is served (the EKS Argo CD capability: no controller workload to read in the cluster)",
+        "Argo CD's Application API is served (the EKS Argo CD capability: no controller workload to read in the " +
+        'cluster)',
     };
   return controllerUp(kube);
 }
@@ -119,7 +118,9 @@ export async function engineState(
   if (configuration.argocd.mode === 'managed' && configuration.registry.auth.mode === 'aws') {
     return {
       available: true,
-      message: `${engine.message}; its registry credentials are handled by AWS (the capability pulls from ECR with its own role), so the control plane writes none`,
+      message:
+        `${engine.message}; its registry credentials are handled by AWS ` +
+        '(the capability pulls from ECR with its own role), so the control plane writes none',
     };
   }
   const stale = await staleCredentials(kube, configuration, freshness);

@@ -20,7 +20,10 @@ import { kubeTime } from '../../status/conditions.ts';
 import type { StepContext } from '../../look/contract.ts';
 import { moveOf } from '../rules/released.ts';
 
-/** Applies the rollout's status when it changed; the rollout as it now stands, so a later write in the same look carries its resourceVersion. */
+/**
+ * Applies the rollout's status when it changed; the rollout as it now stands, so a later write in
+ * the same look carries its resourceVersion.
+ */
 export async function writeStatus(
   ctx: StepContext,
   r: RolloutObject,

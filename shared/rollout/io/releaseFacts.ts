@@ -129,7 +129,9 @@ function projectWindow(look: RolloutLook, f: ReleaseFacts, syncWindows: unknown,
   if (!read.ok)
     return {
       open: false,
-      why: `Argo CD refuses to sync Application ${app.metadata.name} while a sync window of AppProject ${project} it falls under is unreadable: ${read.problem}; fix ${source.field}`,
+      why:
+        `Argo CD refuses to sync Application ${app.metadata.name} while a sync window of AppProject ${project} it ` +
+        `falls under is unreadable: ${read.problem}; fix ${source.field}`,
       recheckAfterMs,
     };
   const judged = windowNow(read.windows, f.now, source);
@@ -138,7 +140,10 @@ function projectWindow(look: RolloutLook, f: ReleaseFacts, syncWindows: unknown,
     : { open: false, why: judged.why, recheckAfterMs: Math.min(recheckAfterMs, judged.recheckAfterMs) };
 }
 
-/** SEC-5 at the moment it matters: a registry that cannot be asked holds the release, as an unavailable Argo CD does. */
+/**
+ * SEC-5 at the moment it matters: a registry that cannot be asked holds the release, as an
+ * unavailable Argo CD does.
+ */
 async function pinsOf(ctx: StepContext, look: RolloutLook, f: ReleaseFacts): Promise<PinsFact> {
   const { release } = f;
   if (!release) return { state: 'held' };
@@ -147,7 +152,9 @@ async function pinsOf(ctx: StepContext, look: RolloutLook, f: ReleaseFacts): Pro
   if (!credentials.ok)
     return {
       state: 'unchecked',
-      message: `the chart digests of release ${release.name} cannot be checked, so nothing is written for it yet: ${credentials.message}`,
+      message:
+        `the chart digests of release ${release.name} cannot be checked, so nothing is written for it yet: ` +
+        `${credentials.message}`,
     };
   const checked = await checkPins(release, { dockerConfig: credentials.dockerConfig, plainHTTP: registry.plainHTTP });
   if (checked.state !== 'unchecked') return checked;

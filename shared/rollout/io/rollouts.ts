@@ -9,7 +9,10 @@ export async function listRollouts(kube: KubePort, runtimeUID: string): Promise<
   return (await listRolloutsRead(kube, runtimeUID)).rollouts;
 }
 
-/** The runtime's rollouts, oldest first, and every rollout object as listed (for what the schema cannot say, such as a newer version). */
+/**
+ * The runtime's rollouts, oldest first, and every rollout object as listed (for what the schema
+ * cannot say, such as a newer version).
+ */
 export async function listRolloutsRead(
   kube: KubePort,
   runtimeUID: string,

@@ -38,7 +38,10 @@ function turnOf(app: GenericObject, suspend: boolean): Turn | undefined {
   return marked ? 'on' : undefined;
 }
 
-/** The live values of the fields in a managedFields set (fieldsV1): maps are followed key by key, anything else is taken whole. */
+/**
+ * The live values of the fields in a managedFields set (fieldsV1): maps are followed key by key,
+ * anything else is taken whole.
+ */
 function pick(value: unknown, fields: Loose): unknown {
   const keys = Object.keys(fields).filter((k) => k.startsWith('f:'));
   if (!isLoose(value) || keys.length === 0) return value;
@@ -115,7 +118,9 @@ export async function settleSuspension(
       if (!(err instanceof KubeRequestError) || passing(err.status)) throw err;
       refused.push({
         app: app.metadata.name,
-        message: `turning automated sync ${turn ?? ''} on Application ${NAMESPACES.argocd}/${app.metadata.name}: ${err.message}`,
+        message:
+          `turning automated sync ${turn ?? ''} on Application ${NAMESPACES.argocd}/${app.metadata.name}: ` +
+          `${err.message}`,
       });
     }
   }

@@ -11,6 +11,7 @@ import type { Configuration } from '../../configuration/schema.ts';
 import { discoveryOf } from '../../discovery/status.ts';
 import { KIND, type RuntimeObject } from '../../kube/kinds.ts';
 import type { KubePort } from '../../kube/port.ts';
+import { validationUnavailable } from '../../status/reasonMessages.noRollout.ts';
 
 /** What is missing of the install, in words that say how to fix it; undefined when installed. */
 export async function validationNotInstalled(
@@ -29,7 +30,7 @@ export async function validationNotInstalled(
       : ['validator images pinned in aicr.validatorImages']),
   ];
   if (missing.length === 0) return undefined;
-  return `deployment validation is not installed: ${missing.join(', ')} missing. Install or upgrade the control plane's chart with aicr.validatorImages set, or set spec.validation.deployment: Disabled to roll out without validation evidence`;
+  return validationUnavailable(missing);
 }
 
 export type RunNeeds =

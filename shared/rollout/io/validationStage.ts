@@ -11,7 +11,10 @@ import { STAGE, STAGE_NAMESPACE, validationObjectName } from '../../aicr/stages.
 import { reportStage } from '../../aicr/reportStage.ts';
 import { stageLabels } from '../../aicr/stageObjects.ts';
 
-/** Counted failures (runs that broke without a report) after which validation is not run again: the first is retried once. */
+/**
+ * Counted failures (runs that broke without a report) after which validation is not run again: the
+ * first is retried once.
+ */
 export const VALIDATION_RUNS_BOUND = 2;
 
 export interface ValidationInputs {

@@ -20,9 +20,15 @@ export function deploymentValidatorImage(version: string): string {
 export function unpinned(image: string, pins: Readonly<Record<string, string>>): string | undefined {
   const pin = pins[image];
   if (pin === undefined)
-    return `validator image ${image} is not pinned in aicr.validatorImages at the tag AICR names; pin it by digest there`;
+    return (
+      `validator image ${image} is not pinned in aicr.validatorImages at the tag AICR names; ` +
+      'pin it by digest there'
+    );
   if (!DIGEST_PINNED.test(pin))
-    return `validator image ${image} is pinned in aicr.validatorImages as ${pin}, without a digest; pin it as <image>@sha256:<digest>`;
+    return (
+      `validator image ${image} is pinned in aicr.validatorImages as ${pin}, without a digest; ` +
+      'pin it as <image>@sha256:<digest>'
+    );
   return undefined;
 }
 
@@ -68,7 +74,10 @@ export async function validatorPods(kube: KubePort): Promise<PodObject[]> {
   return (await kube.list(KIND.pod, { namespace: NAMESPACES.validation, labelSelector: VALIDATOR_POD_SELECTOR })).items;
 }
 
-/** Deletes AICR's validator Jobs in aicr-validation, so a breaching validator stops; AICR's own run then ends and cleans up its binding. */
+/**
+ * Deletes AICR's validator Jobs in aicr-validation, so a breaching validator stops; AICR's own run
+ * then ends and cleans up its binding.
+ */
 export async function stopValidators(kube: KubePort): Promise<string[]> {
   const jobs = (await kube.list(KIND.job, { namespace: NAMESPACES.validation, labelSelector: VALIDATOR_JOB_SELECTOR }))
     .items;

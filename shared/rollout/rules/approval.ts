@@ -45,18 +45,25 @@ function refusal(f: ApprovalFacts): { reason: string; message: string; supersede
     };
   }
   if (spec.inventory && spec.inventory !== f.inventory) {
-    const message = `the owned Argo CD Applications changed since rollout ${metadata.name} was created (drift since creation), so what was approved is not what would run; it is superseded by a new rollout from the current state, which needs a fresh approval`;
+    const message =
+      `the owned Argo CD Applications changed since rollout ${metadata.name} was created (drift since creation), ` +
+      'so what was approved is not what would run; it is superseded by a new rollout from the current state, ' +
+      'which needs a fresh approval';
     return { reason: REFUSAL.drift, message, supersede: true };
   }
   if (f.staleCredentials) {
     return {
       reason: REFUSAL.staleCredentials,
-      message: `the registry credentials Argo CD pulls charts with are stale (${f.staleCredentials}); approve again once they are refreshed`,
+      message:
+        `the registry credentials Argo CD pulls charts with are stale (${f.staleCredentials}); ` +
+        'approve again once they are refreshed',
       supersede: false,
     };
   }
   if (f.suspensionRefused) {
-    const message = `no new rollout starts while the engine suspension is refused (${f.suspensionRefused}); approve again once automated sync is in the state spec.suspendEngine declares`;
+    const message =
+      `no new rollout starts while the engine suspension is refused (${f.suspensionRefused}); ` +
+      'approve again once automated sync is in the state spec.suspendEngine declares';
     return { reason: REFUSAL.suspensionRefused, message, supersede: false };
   }
   return undefined;

@@ -78,7 +78,9 @@ function changeStep(name: string, from: Release | undefined, to: Release | undef
 function regated(judged: Judgement): Judgement {
   return {
     verdict: judged.verdict,
-    why: `its Application already carries the target release, but its step in the last rollout to this plan never finished, so Argo CD's report is awaited again; ${judged.why}`,
+    why:
+      'its Application already carries the target release, but its step in the last rollout to this plan never ' +
+      `finished, so Argo CD's report is awaited again; ${judged.why}`,
   };
 }
 

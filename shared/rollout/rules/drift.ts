@@ -21,7 +21,10 @@ interface AppLike {
   };
 }
 
-/** The release an Application carries as a digest: what the canonical release set reads from it, and its sources and destination as they stand. */
+/**
+ * The release an Application carries as a digest: what the canonical release set reads from it, and
+ * its sources and destination as they stand.
+ */
 export function releaseDigest(app: AppLike): string {
   const spec = fieldAt(app, 'spec');
   const facts = {
@@ -126,7 +129,10 @@ function editOf(name: string, now: InventoryEntry, want: Exclude<Want, 'absent' 
     : `Application ${name} was edited (its source, Helm values or destination)`;
 }
 
-/** Each change since the rollout was approved, one phrase per Application, in name order; none for a rollout that recorded no inventory. */
+/**
+ * Each change since the rollout was approved, one phrase per Application, in name order; none for a
+ * rollout that recorded no inventory.
+ */
 export function inventoryChanges(f: DriftFacts): string[] {
   if (!f.recorded) return [];
   const byName = new Map(f.live.filter((a) => !a.metadata.deletionTimestamp).map((a) => [a.metadata.name, a]));

@@ -81,12 +81,14 @@ function conditionMessage(app: unknown, type: string): string | undefined {
 
 /** Argo CD's own report on what it compared and when; stale or failed reports do not count. */
 function reportProblem(name: string, app: unknown, writtenAt: Date): GateVerdict | undefined {
-  // InvalidSpecError: the AppProject (or the spec itself) refuses the Application, so Argo CD neither compares nor syncs it.
+  // InvalidSpecError: the AppProject (or the spec itself) refuses the Application, so Argo CD
+  // neither compares nor syncs it.
   const refused = conditionMessage(app, 'InvalidSpecError');
   if (refused)
     return waiting(
       'SpecRefused',
-      `Argo CD refuses Application ${name}: ${refused}. Allow it in the AppProject (argocd.project), or fix the plan's source or destination; the step fails at actionTimeout otherwise`,
+      `Argo CD refuses Application ${name}: ${refused}. Allow it in the AppProject (argocd.project), ` +
+        "or fix the plan's source or destination; the step fails at actionTimeout otherwise",
     );
   const error = conditionMessage(app, 'ComparisonError');
   if (error) return waiting('ComparisonError', `Argo CD cannot compare Application ${name}: ${error}`);
@@ -97,7 +99,8 @@ function reportProblem(name: string, app: unknown, writtenAt: Date): GateVerdict
   if (!(Date.parse(at ?? '') >= Math.floor(writtenAt.getTime() / 1000) * 1000)) {
     return waiting(
       'GateNotMet',
-      `Argo CD's last report on Application ${name} (${at ?? 'none'}) is older than the write at ${writtenAt.toISOString()}`,
+      `Argo CD's last report on Application ${name} (${at ?? 'none'}) is older than the write at ` +
+        `${writtenAt.toISOString()}`,
     );
   }
   return undefined;
@@ -108,7 +111,8 @@ function operationProblem(name: string, app: unknown): GateVerdict | undefined {
   if (phase === 'Failed' || phase === 'Error')
     return waiting(
       'SyncFailed',
-      `Argo CD's sync of Application ${name} ended ${phase}: ${stringAt(app, 'status.operationState.message') ?? 'no message'}`,
+      `Argo CD's sync of Application ${name} ended ${phase}: ` +
+        `${stringAt(app, 'status.operationState.message') ?? 'no message'}`,
     );
   if (fieldAt(app, 'operation'))
     return waiting('GateNotMet', `Argo CD is syncing Application ${name} (operation requested)`);
@@ -124,7 +128,8 @@ function revisionProblem(name: string, app: unknown, wanted: readonly string[]):
   if (canonicalJson(synced) === canonicalJson(wanted)) return undefined;
   return waiting(
     'GateNotMet',
-    `Argo CD reports Application ${name} synced at ${synced.join(', ') || 'no revision'} (last sync ${result.join(', ') || 'none'}), not at ${wanted.join(', ')}`,
+    `Argo CD reports Application ${name} synced at ${synced.join(', ') || 'no revision'} (last sync ` +
+      `${result.join(', ') || 'none'}), not at ${wanted.join(', ')}`,
   );
 }
 
@@ -150,7 +155,9 @@ function verdict(live: GenericObject, wanted: Wanted, writtenAt: Date): GateVerd
   if (targets(fieldAt(live, 'spec')) !== targets(wanted.spec) || stringAt(live, 'spec.project') !== wanted.project) {
     return waiting(
       'SpecDrifted',
-      `Application ${name} was edited since the step wrote it (its source, values, destination or project differ); the control plane does not write over the edit: undo it, or the step fails at actionTimeout`,
+      `Application ${name} was edited since the step wrote it (its source, values, ` +
+        'destination or project differ); the control plane does not write over the edit: undo it, ' +
+        'or the step fails at actionTimeout',
     );
   }
   return (

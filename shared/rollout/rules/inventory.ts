@@ -24,7 +24,10 @@ export function inventoryOf(apps: readonly GenericObject[]): Inventory {
   );
 }
 
-/** What of an Application counts as drift: its identity, plan, source, values and destination, not its sync policy or status. */
+/**
+ * What of an Application counts as drift: its identity, plan, source, values and destination, not
+ * its sync policy or status.
+ */
 function driftFacts(app: GenericObject): unknown {
   const spec = (app as { spec?: Record<string, unknown> }).spec ?? {};
   return [

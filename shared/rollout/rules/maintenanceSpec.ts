@@ -40,7 +40,9 @@ export function windowNow(windows: RuntimeWindows, now: Date, source: WindowSour
   if (windows === UNREADABLE) {
     return {
       open: false,
-      why: "spec.maintenance does not validate, so the windows are not known and nothing starts; the runtime's Resolved condition names the field to fix",
+      why:
+        'spec.maintenance does not validate, so the windows are not known and nothing starts; ' +
+        "the runtime's Resolved condition names the field to fix",
       recheckAfterMs: NO_WINDOW_RECHECK_MS,
     };
   }

@@ -40,7 +40,10 @@ function touchedByLast(rollouts: readonly RolloutObject[]): {
   };
 }
 
-/** Whether any rollout of the runtime has not ended: then a missing Application is the rollout's drift, not this check's. */
+/**
+ * Whether any rollout of the runtime has not ended: then a missing Application is the rollout's
+ * drift, not this check's.
+ */
 export function rolloutInProgress(rollouts: readonly RolloutObject[]): RolloutObject | undefined {
   return rollouts.find((r) => r.status?.outcome === undefined);
 }

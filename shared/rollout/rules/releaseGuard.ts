@@ -4,6 +4,11 @@
 import { formatDuration } from '../../api/duration.ts';
 import { UNREADABLE } from '../../api/runtimeReading.ts';
 import { kubeTime } from '../../status/conditions.ts';
+import {
+  waitingForWorkloads,
+  waitingForWorkloadsUnknown,
+  workloadsStillRunning,
+} from '../../status/reasonMessages.released.ts';
 import type { StepState } from './progress.ts';
 import type { ReleaseFacts, ReleaseMove } from './releaseMoveKinds.ts';
 import type { RunningWork } from './workloadGuard.ts';
@@ -16,7 +21,8 @@ const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' 
 export function podsText(work: RunningWork): string {
   const more = work.count > work.shown.length ? ` and ${work.count - work.shown.length} more` : '';
   const runs = work.count === 1 ? 's' : '';
-  return `${plural(work.count, 'protected Pod')} run${runs} on its ${plural(work.gpuNodes, 'GPU Node')}: ${work.shown.join(', ')}${more}`;
+  const where = `on its ${plural(work.gpuNodes, 'GPU Node')}`;
+  return `${plural(work.count, 'protected Pod')} run${runs} ${where}: ${work.shown.join(', ')}${more}`;
 }
 
 function held(
@@ -30,13 +36,7 @@ function held(
 export function guardMove(f: ReleaseFacts): GuardOutcome {
   if (!f.guard.applies) return { kind: 'clear', state: f.state };
   const { guard } = f.guard;
-  const head = `${f.words.head} waits before ${f.words.where}, a release that disrupts GPU Nodes`;
-  if (guard === UNREADABLE)
-    return held(
-      f.state,
-      'WaitingForWorkloads',
-      `${head}: spec.workloads does not validate, so which work is protected is not known; the runtime's Resolved condition names the field to fix`,
-    );
+  if (guard === UNREADABLE) return held(f.state, 'WaitingForWorkloads', waitingForWorkloadsUnknown(f.words));
   if (f.work === undefined) return { kind: 'held', move: { kind: 'need', fact: 'work' } };
   if (f.work.count === 0) {
     const state: StepState = { ...f.state };
@@ -45,16 +45,8 @@ export function guardMove(f: ReleaseFacts): GuardOutcome {
   }
   const since = f.state.waitingSince ?? kubeTime(f.now);
   const state: StepState = { ...f.state, waitingSince: since };
-  const maxWait = formatDuration(guard.maxWaitMs);
+  const wait = { pods: podsText(f.work), since, maxWait: formatDuration(guard.maxWaitMs) };
   if (f.now.getTime() - Date.parse(since) >= guard.maxWaitMs)
-    return held(
-      state,
-      'WorkloadsStillRunning',
-      `${head}: ${podsText(f.work)}, still after spec.workloads.maxWait (${maxWait}, waiting since ${since}). Let the work end and it goes on by itself, or let it disrupt them with kubectl aicr approve --disrupt ${f.words.rollout}; the control plane never evicts`,
-    );
-  return held(
-    state,
-    'WaitingForWorkloads',
-    `${head}: ${podsText(f.work)}; it starts once they end (waiting since ${since}, at most ${maxWait} before a person is asked)`,
-  );
+    return held(state, 'WorkloadsStillRunning', workloadsStillRunning(f.words, wait));
+  return held(state, 'WaitingForWorkloads', waitingForWorkloads(f.words, wait));
 }

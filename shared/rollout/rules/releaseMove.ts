@@ -14,7 +14,8 @@ import { gate } from './gate.ts';
 import { STEP_WRITING, type StepState, needsAcknowledgement, timeLeft } from './progress.ts';
 import { guardMove } from './releaseGuard.ts';
 import type { ClosedWindow, FactName, LookEnd, ReleaseAction, ReleaseFacts, ReleaseMove } from './releaseMoveKinds.ts';
-import { OUTSIDE_WINDOW, acknowledgeText, chartFix, revisions } from './releaseWords.ts';
+import { OUTSIDE_WINDOW, revisions } from './releaseWords.ts';
+import { awaitingAcknowledgement, chartChanged } from '../../status/reasonMessages.released.ts';
 
 const need = (fact: FactName): ReleaseMove => ({ kind: 'need', fact });
 const at = (f: ReleaseFacts): string => kubeTime(f.now);
@@ -84,7 +85,7 @@ function pinsHeld(f: ReleaseFacts): 'held' | ReleaseMove {
   if (f.pins === undefined) return need('pins');
   if (f.pins.state === 'held') return 'held';
   if (f.pins.state === 'unchecked') return { kind: 'end', state: f.state, end: { kind: 'hold', why: f.pins.message } };
-  return stall(f, 'ChartChanged', `${f.pins.message}. ${chartFix(f.words)}`);
+  return stall(f, 'ChartChanged', chartChanged(f.pins.message, f.words.toPlan));
 }
 
 const hasPins = (release: Release): boolean =>
@@ -229,7 +230,7 @@ function acknowledgeWait(f: ReleaseFacts): ReleaseMove {
     const message = 'its recorded steps were acknowledged';
     return { kind: 'done', state: { ...f.state, state: 'Succeeded', reason: 'Acknowledged', message } };
   }
-  const message = acknowledgeText(f.words, f.step.release);
+  const message = awaitingAcknowledgement(f.step.release, f.words.rollout);
   const end: LookEnd = { kind: 'stall', reason: 'AwaitingAcknowledgement', message };
   return { kind: 'end', state: f.state, end };
 }
@@ -244,8 +245,8 @@ function waitOrFail(f: ReleaseFacts, why: { readonly reason: string; readonly me
   if (late) {
     const message = `${why.message}; the step ran past actionTimeout`;
     const state: StepState = { ...f.state, state: 'Failed', reason: 'ActionTimeout', message, finishedAt: at(f) };
-    const { index } = f.words;
-    const failure = `step ${index + 1} (${f.step.action} ${f.step.release}) did not finish within actionTimeout: ${why.message}`;
+    const step = `step ${f.words.index + 1} (${f.step.action} ${f.step.release})`;
+    const failure = `${step} did not finish within actionTimeout: ${why.message}`;
     return { kind: 'fail', state, why: failure };
   }
   return { kind: 'end', state: { ...f.state, reason: why.reason, message: why.message }, end: { kind: 'progress' } };

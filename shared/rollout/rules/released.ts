@@ -1,8 +1,10 @@
 // What the rollout step reports on the runtime: its Released condition, and the words it uses for a rollout.
-import { CONDITION, NAMESPACES } from '../../api/constants.ts';
+import { CONDITION } from '../../api/constants.ts';
 import type { RolloutObject } from './rolloutObject.ts';
 import type { Reason } from '../../api/reasons.ts';
 import type { StepReport } from '../../look/contract.ts';
+import { removalFailed as removalFailedMessage } from '../../status/reasonMessages.released.ts';
+import { planMissingTarget, planMissingUnreadable } from '../../status/reasonMessages.noRollout.ts';
 
 /** What the rollout step reports: its Released condition, and when to look again. */
 export type RolloutReport = StepReport;
@@ -62,25 +64,12 @@ export function planMissing(
   name: string,
   read: { readonly state: 'missing' } | { readonly state: 'unreadable'; readonly problem: string },
 ): StepReport {
-  if (read.state === 'missing')
-    return released(
-      'False',
-      'PlanMissing',
-      `the target plan ${name} is missing from ${NAMESPACES.system}, so no rollout can be made; resolution writes it again, or pin a plan that exists`,
-    );
-  return released(
-    'False',
-    'PlanMissing',
-    `${read.problem}; no rollout is made from a plan that does not read back. Delete the ConfigMap to have it resolved again`,
-  );
+  if (read.state === 'missing') return released('False', 'PlanMissing', planMissingTarget(name));
+  return released('False', 'PlanMissing', planMissingUnreadable(read.problem));
 }
 
 export function removalFailed(r: RolloutObject, message: string): StepReport {
-  return released(
-    'False',
-    'RemovalFailed',
-    `${message}. The runtime keeps its cleanup finalizer until the removal succeeds: fix the cause, then kubectl aicr retry ${r.metadata.name}`,
-  );
+  return released('False', 'RemovalFailed', removalFailedMessage(message, r.metadata.name));
 }
 
 /** A rollout that ended without success; a removal's end is the deletion's, which keeps its finalizer. */

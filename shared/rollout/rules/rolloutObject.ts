@@ -35,7 +35,10 @@ export function parseRollout(raw: unknown): RolloutObject | undefined {
   return parsed.success ? parsed.data : undefined;
 }
 
-/** aicr-rollout-<the target's digest digits>-<creation second, base 36>: sorted by target, unique per second. An adoption's starts aicr-adopt-. */
+/**
+ * aicr-rollout-<the target's digest digits>-<creation second, base 36>: sorted by target, unique
+ * per second. An adoption's starts aicr-adopt-.
+ */
 export function rolloutName(toPlan: string, now: Date, prefix: string = ROLLOUT_NAME_PREFIX.Upgrade): string {
   return `${toPlan.replace(/^aicr-plan-/, prefix)}-${Math.floor(now.getTime() / 1000).toString(36)}`;
 }

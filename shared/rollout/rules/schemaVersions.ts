@@ -28,8 +28,3 @@ function newerOf(objects: readonly Labelled[], what: string, ours: string): stri
 export function newerObjects(rollouts: readonly Labelled[], plans: readonly Labelled[]): string[] {
   return [...newerOf(rollouts, 'rollout', ROLLOUT_SCHEMA_VERSION), ...newerOf(plans, 'plan', PLAN_SCHEMA_VERSION)];
 }
-
-/** The PlanUnreadable message the runbook's entry for newer objects starts from. */
-export function newerMessage(newer: readonly string[]): string {
-  return `objects written by a newer control plane: ${newer.join('; ')}; upgrade the control plane. Nothing is written to Argo CD while they exist, and they are never rewritten down`;
-}

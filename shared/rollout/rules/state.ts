@@ -26,10 +26,16 @@ const live = (r: RolloutObject): boolean => !r.status?.outcome;
 
 function retryWhy(r: RolloutObject): string {
   const by = r.spec.retry;
-  return `${by?.requestedBy ?? 'someone'} asked for a retry at ${by?.requestedAt ?? 'an unknown time'}, so a new rollout from the current state replaces it and needs its own approval`;
+  return (
+    `${by?.requestedBy ?? 'someone'} asked for a retry at ${by?.requestedAt ?? 'an unknown time'}, ` +
+    'so a new rollout from the current state replaces it and needs its own approval'
+  );
 }
 
-/** APR-1 holds only steps not assessed safe: a rollout aicr upgrade-check assessed safe throughout needs no approver. */
+/**
+ * APR-1 holds only steps not assessed safe: a rollout aicr upgrade-check assessed safe throughout
+ * needs no approver.
+ */
 function allSafe(r: RolloutObject): boolean {
   return r.spec.steps.length > 0 && r.spec.steps.every((s) => s.verdict === 'safe');
 }
@@ -123,7 +129,9 @@ function rebuild(uid: string, apps: readonly GenericObject[]): { readonly blocke
       .sort()
       .join(', ');
     return {
-      blocked: `Applications ${names} record plan digest ${plans[0]}, but what they carry now rebuilds into ${rebuilt.digest}: one was edited outside the control plane (values, chart or namespace) or deleted since`,
+      blocked:
+        `Applications ${names} record plan digest ${plans[0]}, but what they carry now rebuilds into ` +
+        `${rebuilt.digest}: one was edited outside the control plane (values, chart or namespace) or deleted since`,
     };
   }
   return { digest: rebuilt.digest, plans };

@@ -129,7 +129,10 @@ function windowOf(w: SyncWindow): MaintenanceWindow | string {
   if (!parsed.ok) return `window ${label(w)} has a schedule that does not parse: ${parsed.problem}`;
   const durationMs = typeof w.duration === 'string' ? parseDuration(w.duration) : undefined;
   if (!durationMs)
-    return `window ${label(w)} has a duration the control plane does not read: write it in whole h, m and s, such as 1h30m`;
+    return (
+      `window ${label(w)} has a duration the control plane does not read: write it in whole h, m and s, ` +
+      'such as 1h30m'
+    );
   // Argo CD falls back to UTC for a zone it does not know, and so does this.
   const zone = typeof w.timeZone === 'string' && w.timeZone !== '' && isTimeZone(w.timeZone) ? w.timeZone : 'UTC';
   return { kind: w.kind === 'allow' ? 'Allow' : 'Deny', schedule, durationMs, timeZone: zone };

@@ -14,10 +14,14 @@ import type { Plan } from '../../plans/plan.ts';
 import { planConfigMap, readPlanConfigMap } from '../../plans/store.ts';
 import type { RolloutObject } from '../../rollout/rules/rolloutObject.ts';
 import type { StepContext, StepReport } from '../../look/contract.ts';
+import {
+  planMissingActive,
+  planMissingRebuiltElsewhere,
+  planUnreadableActive,
+} from '../../status/reasonMessages.inventory.ts';
 import { consistent } from './report.ts';
 
 export const PLAN_REBUILT_EVENT = 'PlanRebuilt';
-const UNKNOWN_NEXT = 'The next rollout assesses every upgrade unknown and needs approval';
 
 export type ActivePlan =
   { readonly ok: true; readonly plan: Plan } | { readonly ok: false; readonly report: StepReport };
@@ -25,11 +29,7 @@ export type ActivePlan =
 function missing(name: string, cause: string): ActivePlan {
   return {
     ok: false,
-    report: consistent(
-      'False',
-      'PlanMissing',
-      `the active plan ${name} is missing from ${NAMESPACES.system} and cannot be rebuilt: ${cause}. ${UNKNOWN_NEXT}`,
-    ),
+    report: consistent('False', 'PlanMissing', planMissingActive(name, cause)),
   };
 }
 
@@ -41,7 +41,9 @@ async function writeBack(ctx: StepContext, plan: Plan): Promise<void> {
     if (err instanceof KubeRequestError && err.status === 409) return;
     throw err;
   }
-  const message = `the active plan ${planName(plan.digest)} was missing; rebuilt from the owned Argo CD Applications to the same digest ${plan.digest} and written back (it has no recipe)`;
+  const message =
+    `the active plan ${planName(plan.digest)} was missing; rebuilt from the owned Argo CD Applications to the ` +
+    `same digest ${plan.digest} and written back (it has no recipe)`;
   await recordEvent(
     { kube: ctx.kube, runtime: ctx.runtime, reporter: 'drift-check', now: ctx.now() },
     { type: 'Normal', reason: PLAN_REBUILT_EVENT, message },
@@ -56,7 +58,7 @@ async function rebuild(ctx: StepContext, name: string, apps: readonly GenericObj
   if (!rebuilt.ok) return missing(name, rebuilt.problems.join('; '));
   const found = planName(rebuilt.digest);
   if (found !== name) {
-    const message = `the active plan ${name} is missing from ${NAMESPACES.system} and cannot be written back: the owned Applications rebuild to plan ${found} (digest ${rebuilt.digest}), not ${name}, so one was edited outside the control plane. ${UNKNOWN_NEXT}`;
+    const message = planMissingRebuiltElsewhere(name, { plan: found, digest: rebuilt.digest });
     return { ok: false, report: consistent('False', 'PlanMissing', message) };
   }
   const plan: Plan = {
@@ -83,21 +85,19 @@ export async function activePlan(ctx: StepContext, look: ActiveLook): Promise<Ac
     if (read.ok) return read;
     return {
       ok: false,
-      report: consistent(
-        'False',
-        'PlanUnreadable',
-        `${read.problem}. After a downgrade, upgrade again; otherwise delete the ConfigMap to have the active plan rebuilt from the Applications`,
-      ),
+      report: consistent('False', 'PlanUnreadable', planUnreadableActive(read.problem)),
     };
   }
-  // Once a rollout is approved the Applications move between two plans; when it ends its target is active and this plan may not matter any more.
+  // Once a rollout is approved the Applications move between two plans; when it ends its target is
+  // active and this plan may not matter any more.
   if (live?.spec.approval)
     return {
       ok: false,
       report: consistent(
         'True',
         'InventoryConsistent',
-        `the active plan ${name} is missing; rollout ${live.metadata.name} is approved and in progress, so it is rebuilt from the Applications once the rollout has ended, if it is still the active plan`,
+        `the active plan ${name} is missing; rollout ${live.metadata.name} is approved and in progress, ` +
+          'so it is rebuilt from the Applications once the rollout has ended, if it is still the active plan',
       ),
     };
   return rebuild(ctx, name, look.apps);

@@ -4,7 +4,8 @@ import type { StepAws } from '../stepAws.ts';
 
 export const DRIFT_CHECK_AWS: StepAws = {
   description:
-    'Drift-check step - between rollouts writes deleted Applications again from the active plan and rebuilds a lost active plan from the Applications',
+    'Drift-check step - between rollouts writes deleted Applications again from the active plan and rebuilds a ' +
+    'lost active plan from the Applications',
   sends: 'Retries and the periodic look',
   timers: 'A drift.checkInterval longer than the delay queue allows',
 };

@@ -14,7 +14,8 @@ import { listOwnedApplications } from '../../rollout/io/applications.ts';
 import { rolloutInProgress } from '../../rollout/rules/missingReleases.ts';
 import { listRolloutsRead } from '../../rollout/io/rollouts.ts';
 import type { RolloutObject } from '../../rollout/rules/rolloutObject.ts';
-import { newerMessage, newerObjects } from '../../rollout/rules/schemaVersions.ts';
+import { newerObjects } from '../../rollout/rules/schemaVersions.ts';
+import { planUnreadableNewer } from '../../status/reasonMessages.inventory.ts';
 import type { StepContext, StepReport, StepRunner } from '../../look/contract.ts';
 import { activePlan } from './activePlan.ts';
 import { checkInventory } from './recreate.ts';
@@ -54,7 +55,7 @@ async function lookAround(ctx: StepContext): Promise<Look> {
 async function check(ctx: StepContext, look: Look): Promise<StepReport> {
   const plans = [look.activeMap, look.targetMap].filter((cm) => cm !== undefined);
   const newer = newerObjects(look.listedRollouts, plans);
-  if (newer.length > 0) return consistent('False', 'PlanUnreadable', newerMessage(newer));
+  if (newer.length > 0) return consistent('False', 'PlanUnreadable', planUnreadableNewer(newer));
   if (!look.active)
     return consistent(
       'True',
@@ -65,7 +66,8 @@ async function check(ctx: StepContext, look: Look): Promise<StepReport> {
     return consistent(
       'True',
       'InventoryConsistent',
-      `Argo CD's Application API is not served, so the Applications of the active plan ${look.active} are not compared (EngineAvailable says why)`,
+      `Argo CD's Application API is not served, so the Applications of the active plan ${look.active} are not ` +
+        'compared (EngineAvailable says why)',
     );
   const live = rolloutInProgress(look.rollouts);
   const plan = await activePlan(ctx, { name: look.active, configMap: look.activeMap, apps: look.apps, live });

@@ -16,6 +16,7 @@ import { type MovedRelease, missingReleases } from '../../rollout/rules/missingR
 import type { RolloutObject } from '../../rollout/rules/rolloutObject.ts';
 import type { StepContext, StepReport } from '../../look/contract.ts';
 import { readWindows, windowNow } from '../../rollout/rules/maintenanceSpec.ts';
+import { movedReleaseMissing } from '../../status/reasonMessages.inventory.ts';
 import { consistent } from './report.ts';
 
 export const APPLICATION_RECREATED_EVENT = 'ApplicationRecreated';
@@ -32,12 +33,7 @@ function optionsOf(configuration: Configuration): ApplicationOptions {
 }
 
 function movedReport(plan: string, moved: readonly MovedRelease[]): StepReport {
-  const first = moved[0];
-  const list = moved.map((m) => `${m.release} (moved to plan ${m.plan} by rollout ${m.rollout})`).join(', ');
-  const message =
-    `the Application of ${list} was deleted after a rollout that did not succeed moved it; it is not written again from the active plan ${plan}, which would roll it back without approval. ` +
-    `Retry: kubectl aicr retry ${first?.rollout ?? '<rollout>'} creates a rollout that installs it at plan ${first?.plan ?? '<target>'}; or revert the runtime change behind that plan, which creates a rollout that installs it at ${plan}. Both need approval`;
-  return consistent('False', 'MovedReleaseMissing', message);
+  return consistent('False', 'MovedReleaseMissing', movedReleaseMissing(plan, moved));
 }
 
 async function rewrite(ctx: StepContext, look: InventoryLook, plan: Plan, names: ReadonlySet<string>): Promise<void> {
@@ -47,7 +43,9 @@ async function rewrite(ctx: StepContext, look: InventoryLook, plan: Plan, names:
     names.has(a.metadata.name),
   )) {
     await writeApplication(ctx.kube, app);
-    const message = `Application ${NAMESPACES.argocd}/${app.metadata.name} was deleted outside a rollout (its resources kept running); written again from the active plan ${name}`;
+    const message =
+      `Application ${NAMESPACES.argocd}/${app.metadata.name} was deleted outside a rollout (its resources kept ` +
+      `running); written again from the active plan ${name}`;
     await recordEvent(
       { kube: ctx.kube, runtime: ctx.runtime, reporter: 'drift-check', now: ctx.now() },
       { type: 'Normal', reason: APPLICATION_RECREATED_EVENT, message },

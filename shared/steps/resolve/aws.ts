@@ -17,14 +17,18 @@ export const RESOLVE_AWS: StepAws = {
     "  Resource: '*'",
     "# ...used only under the repository prefix: the bundle pull, the manifests charts, the render Job's push.",
     '- Effect: Allow',
-    '  Action: [ecr:BatchGetImage, ecr:GetDownloadUrlForLayer, ecr:BatchCheckLayerAvailability, ecr:InitiateLayerUpload, ecr:UploadLayerPart, ecr:CompleteLayerUpload, ecr:PutImage]',
-    "  Resource: !Sub arn:${AWS::Partition}:ecr:${AWS::Region}:${AWS::AccountId}:repository/${param:registryPrefix, 'aicr'}/*",
-    '# The repositories those pushes go to, created when missing (ECR makes none on push); off with createRepositories=false.',
+    '  Action: [ecr:BatchGetImage, ecr:GetDownloadUrlForLayer, ecr:BatchCheckLayerAvailability, ' +
+      'ecr:InitiateLayerUpload, ecr:UploadLayerPart, ecr:CompleteLayerUpload, ecr:PutImage]',
+    '  Resource: !Sub arn:${AWS::Partition}:ecr:${AWS::Region}:${AWS::AccountId}:' +
+      "repository/${param:registryPrefix, 'aicr'}/*",
+    '# The repositories those pushes go to, created when missing (ECR makes none on push); ' +
+      'off with createRepositories=false.',
     '- !If',
     '  - CreatesRepositories',
     '  - Effect: Allow',
     '    Action: ecr:CreateRepository',
-    "    Resource: !Sub arn:${AWS::Partition}:ecr:${AWS::Region}:${AWS::AccountId}:repository/${param:registryPrefix, 'aicr'}/*",
+    '    Resource: !Sub arn:${AWS::Partition}:ecr:${AWS::Region}:${AWS::AccountId}:' +
+      "repository/${param:registryPrefix, 'aicr'}/*",
     '  - !Ref AWS::NoValue',
   ],
 };

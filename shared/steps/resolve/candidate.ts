@@ -15,6 +15,7 @@ import type { Plan, PlanInputs } from '../../plans/plan.ts';
 import { plansToRetire } from '../../plans/retention.ts';
 import { PlanTooLargeError, type PlanConfigMap, planConfigMap, readPlanConfigMap } from '../../plans/store.ts';
 import type { Reason } from '../../api/reasons.ts';
+import { planUnreadableCandidate } from '../../status/reasonMessages.resolved.ts';
 import { readBundle } from './bundleFiles.ts';
 import type { Release } from '../../plans/release.ts';
 import { mirrorManifests } from './mirror.ts';
@@ -51,7 +52,7 @@ async function recorded(kube: KubePort, c: CandidateInputs): Promise<Candidate |
     return {
       state: 'failed',
       reason: 'PlanUnreadable',
-      message: `${read.problem}. It is the candidate: after a downgrade, upgrade the control plane again; otherwise delete the ConfigMap and it is resolved again`,
+      message: planUnreadableCandidate(read.problem),
     };
   // A plan of an earlier runtime of the same name is resolved again for this one (PLAN-5).
   return read.plan.runtimeUID === c.runtimeUID ? { state: 'ready', plan: read.plan, written: false } : undefined;

@@ -36,6 +36,7 @@ import { deploymentPrefix, registryPrefixCheck } from '../../registry/prefix.ts'
 import { RegistryAccessRefused, registryAccess } from './registryAccess.ts';
 import { selectTarget } from '../../plans/selection.ts';
 import { statusPlan } from '../../status/statusPlans.ts';
+import { aicrVersionMismatch } from '../../status/reasonMessages.resolved.ts';
 
 function resolved(status: DesiredCondition['status'], reason: Reason, message: string): StepReport {
   return { conditions: [{ type: CONDITION.resolved, status, reason, message }] };
@@ -46,9 +47,7 @@ function pinnedImage(spec: ClusterRuntimeSpec, configuration: Configuration): { 
   const image = configuration.aicr.versions[spec.aicrVersion];
   if (image) return { image };
   const allowed = Object.keys(configuration.aicr.versions).sort();
-  return {
-    refusal: `spec.aicrVersion ${spec.aicrVersion} has no pinned AICR image; this control plane may run ${allowed.length > 0 ? allowed.join(', ') : 'no version (aicr.versions is empty)'}. Set spec.aicrVersion to one of them, or pin an image for ${spec.aicrVersion} in the chart's aicr.versions`,
-  };
+  return { refusal: aicrVersionMismatch(spec.aicrVersion, allowed) };
 }
 
 /** Whether Resolved was True for this very spec: then re-running for other inputs keeps it True (JOB-9). */
@@ -81,7 +80,10 @@ function unknownComponents(spec: ClusterRuntimeSpec, recipe: Recipe): string | u
   const known = new Set(recipe.components);
   const unknown = Object.keys(spec.components ?? {}).filter((n) => !known.has(n));
   if (unknown.length === 0) return undefined;
-  return `${unknown.map((n) => `spec.components.${n}`).join(', ')}: the recipe for these criteria has no such component; its components are ${recipe.components.join(', ')}`;
+  return (
+    `${unknown.map((n) => `spec.components.${n}`).join(', ')}: the recipe for these criteria has no such ` +
+    `component; its components are ${recipe.components.join(', ')}`
+  );
 }
 
 interface JobBase {
@@ -173,7 +175,9 @@ async function planPhase(ctx: StepContext, c: CandidateInputs): Promise<StepRepo
   const target = selection.pinned
     ? `; the target is ${selection.target}, which spec.selection pins`
     : '; it is the target';
-  const message = `plan ${name} (${candidate.plan.releases.length} releases) resolved by aicr ${c.spec.aicrVersion} from bundle ${c.bundle.reference}${target}`;
+  const message =
+    `plan ${name} (${candidate.plan.releases.length} releases) resolved by aicr ${c.spec.aicrVersion} from bundle ` +
+    `${c.bundle.reference}${target}`;
   return {
     ...resolved('True', 'Resolved', message),
     fields: { candidatePlan: name, targetPlan: selection.target },

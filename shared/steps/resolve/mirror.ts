@@ -55,7 +55,10 @@ async function pushManifests(m: MirrorInputs, release: Release): Promise<Pushed 
   }
 }
 
-/** Pushes each release's manifests chart that the registry lacks; how many were pushed, and each manifests source with its digest. */
+/**
+ * Pushes each release's manifests chart that the registry lacks; how many were pushed, and each
+ * manifests source with its digest.
+ */
 export async function mirrorManifests(m: MirrorInputs): Promise<Mirrored> {
   const done = await pooled(m.releases, REGISTRY_CONCURRENCY, (r) => pushManifests(m, r));
   if (!done.ok) return done;

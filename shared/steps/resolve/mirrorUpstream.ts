@@ -11,6 +11,7 @@ import { readRecipe } from '../../plans/recipe.ts';
 import type { Release } from '../../plans/release.ts';
 import type { MirrorFailure, Mirrored } from './mirror.ts';
 import { REGISTRY_CONCURRENCY, pooled } from './pooled.ts';
+import { chartUnavailable, unauthorizedRegistry } from '../../status/reasonMessages.resolved.ts';
 
 export interface UpstreamInputs {
   readonly registry: Configuration['registry'];
@@ -47,10 +48,7 @@ export function upstreamCopies(recipeText: string, releases: readonly Release[],
 }
 
 function unavailable(copy: UpstreamCopy, err: ChartSourceError | RegistryRefusedError): MirrorFailure {
-  const { component, up } = copy;
-  const message =
-    `component ${component}: ${err.message}. The recipe names chart ${up.chart} at version ${up.version} from ${up.source}, ` +
-    'and no plan is written until it is in the registry: make that version available there (or choose criteria, overrides or an aicrVersion whose recipe names one it has), then request a snapshot';
+  const message = chartUnavailable(copy.component, err.message, copy.up);
   return { ok: false, retry: false, reason: 'ChartUnavailable', message };
 }
 
@@ -58,7 +56,7 @@ function unavailable(copy: UpstreamCopy, err: ChartSourceError | RegistryRefused
 export function copyFailed(err: unknown, copy: UpstreamCopy, repository: string): MirrorFailure {
   const ours = parseReference(copy.target).registry;
   if (err instanceof RegistryRefusedError && err.registry === ours) {
-    const message = `mirroring ${copy.target}: ${err.message}. Check that the credentials may pull and push under the repository prefix registry.repository=${repository}, then request a snapshot`;
+    const message = unauthorizedRegistry(`mirroring ${copy.target}`, err.message, repository);
     return { ok: false, retry: false, reason: 'Unauthorized', message };
   }
   // An upstream OCI registry that refuses an anonymous pull has, for us, no such chart.

@@ -23,7 +23,8 @@ export async function registryAccess(
   if (!registry.repository) {
     throw new StalledError(
       'InvalidConfiguration',
-      "configuration: registry.repository is empty; set it in the chart's values to <host>/<prefix> where bundles are pushed",
+      "configuration: registry.repository is empty; set it in the chart's values to <host>/<prefix> where " +
+        'bundles are pushed',
     );
   }
   const credentials = await registryCredentials(

@@ -2,6 +2,7 @@
 // unavailable registry is retried, one that refuses the credentials needs a person.
 import type { Reason } from '../../api/reasons.ts';
 import { RegistryRefusedError, RegistryUnavailableError } from '../../errors.ts';
+import { unauthorizedRegistry } from '../../status/reasonMessages.resolved.ts';
 
 export interface RegistryFailure {
   readonly ok: false;
@@ -10,14 +11,15 @@ export interface RegistryFailure {
   readonly message: string;
 }
 
-/** The failure `err` means while `doing` (say, "pulling bundle …"); undefined for an error that is not the registry's. */
+/**
+ * The failure `err` means while `doing` (say, "pulling bundle …"); undefined for an error that is not
+ * the registry's.
+ */
 export function registryFailure(err: unknown, doing: string, repository: string): RegistryFailure | undefined {
   if (err instanceof RegistryUnavailableError)
     return { ok: false, retry: true, reason: 'Resolving', message: `[SERVICE_UNAVAILABLE] ${doing}: ${err.message}` };
   if (err instanceof RegistryRefusedError) {
-    const message =
-      `${doing}: ${err.message}. Check that the credentials may pull and push under the repository prefix ` +
-      `registry.repository=${repository}, then request a snapshot`;
+    const message = unauthorizedRegistry(doing, err.message, repository);
     return { ok: false, retry: false, reason: 'Unauthorized', message };
   }
   return undefined;

@@ -12,6 +12,7 @@ export const ROLLOUT_AWS: StepAws = {
     "# ...that only reads chart manifests under the repository prefix, to compare them with the plan's digests.",
     '- Effect: Allow',
     '  Action: ecr:BatchGetImage',
-    "  Resource: !Sub arn:${AWS::Partition}:ecr:${AWS::Region}:${AWS::AccountId}:repository/${param:registryPrefix, 'aicr'}/*",
+    '  Resource: !Sub arn:${AWS::Partition}:ecr:${AWS::Region}:${AWS::AccountId}:' +
+      "repository/${param:registryPrefix, 'aicr'}/*",
   ],
 };

@@ -20,8 +20,7 @@ import {
 } from '../../discovery/nodeGroups.ts';
 import { KIND } from '../../kube/kinds.ts';
 import type { StepContext, StepReport, StepRunner } from '../../look/contract.ts';
-
-const RESNAPSHOT_HINT = `kubectl annotate clusterruntime cluster ${ANNOTATION.resnapshot}="$(date +%s)" --overwrite`;
+import { discoveryFailed, noGPUNodes, nodeGroupMismatch } from '../../status/reasonMessages.resolved.ts';
 
 function stageDeps(ctx: StepContext): StageDeps {
   return stageDepsOf(ctx, 'snapshot');
@@ -30,22 +29,15 @@ function stageDeps(ctx: StepContext): StageDeps {
 /** Why the node groups give nothing to snapshot, if they do not. */
 function nodeGroupFailure(reading: NodeGroupReading): SnapshotStatus['failure'] {
   if (reading.problems.length > 0) {
-    return {
-      reason: 'NodeGroupMismatch',
-      message: `node groups disagree with their Nodes' capacity: ${reading.problems.join('; ')}. Discovery runs again once the Nodes change`,
-    };
+    return { reason: 'NodeGroupMismatch', message: nodeGroupMismatch(reading.problems) };
   }
   if (!reading.groups.some((g) => g.gpu)) {
     const seen = reading.groups.map((g) => g.name).join(', ') || 'none';
-    return {
-      reason: 'NoGPUNodes',
-      message: `no node group has GPUs (node groups: ${seen}), so AICR's snapshot agent has no GPU node to run on. Add a GPU node group (Nodes with nvidia.com/gpu capacity and GPU feature discovery labels); discovery runs again once it appears`,
-    };
+    return { reason: 'NoGPUNodes', message: noGPUNodes(seen) };
   }
   return undefined;
 }
 
-/** What status.discovery.snapshot says after this run of the stage, keeping the last good snapshot while a new one is under way. */
 /** The last good snapshot, kept while a new one is under way or discovery fails. */
 function kept(previous: SnapshotStatus | undefined): SnapshotStatus {
   return {
@@ -55,6 +47,10 @@ function kept(previous: SnapshotStatus | undefined): SnapshotStatus {
   };
 }
 
+/**
+ * What status.discovery.snapshot says after this run of the stage, keeping the last good snapshot
+ * while a new one is under way.
+ */
 function snapshotStatus(
   outcome: StageOutcome<Snapshot>,
   previous: SnapshotStatus | undefined,
@@ -70,10 +66,7 @@ function snapshotStatus(
     case 'stalled':
       return {
         ...kept(previous),
-        failure: {
-          reason: 'DiscoveryFailed',
-          message: `the snapshot of the cluster failed: ${outcome.message}. After fixing the cause, request a snapshot: ${RESNAPSHOT_HINT}`,
-        },
+        failure: { reason: 'DiscoveryFailed', message: discoveryFailed(outcome.message) },
       };
     default:
       return { ...kept(previous), waiting: outcome.message };

@@ -17,6 +17,7 @@ export const TOKEN_REFRESH_AWS: StepAws = {
     "# ...carries this role's rights, and Argo CD only pulls: the charts under the prefix, nothing else.",
     '- Effect: Allow',
     '  Action: [ecr:BatchGetImage, ecr:GetDownloadUrlForLayer, ecr:BatchCheckLayerAvailability]',
-    "  Resource: !Sub arn:${AWS::Partition}:ecr:${AWS::Region}:${AWS::AccountId}:repository/${param:registryPrefix, 'aicr'}/*",
+    '  Resource: !Sub arn:${AWS::Partition}:ecr:${AWS::Region}:${AWS::AccountId}:' +
+      "repository/${param:registryPrefix, 'aicr'}/*",
   ],
 };

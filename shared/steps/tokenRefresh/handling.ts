@@ -16,13 +16,17 @@ export function credentialsHandling(configuration: Configuration, capability: Ca
   if (configuration.registry.auth.mode !== 'aws') {
     return {
       writes: false,
-      why: `registry.auth.mode ${configuration.registry.auth.mode}: Argo CD's registry credentials are kept by a person; the control plane writes no Secret ${SECRET}`,
+      why:
+        `registry.auth.mode ${configuration.registry.auth.mode}: Argo CD's registry credentials are kept by a ` +
+        `person; the control plane writes no Secret ${SECRET}`,
     };
   }
   if (configuration.argocd.mode === 'managed' || capability === 'present') {
     return {
       writes: false,
-      why: `Argo CD is the EKS capability, which pulls from ECR with its own role: registry credentials are handled by AWS, and the control plane creates or overwrites no Secret ${SECRET}`,
+      why:
+        'Argo CD is the EKS capability, which pulls from ECR with its own role: registry credentials are handled ' +
+        `by AWS, and the control plane creates or overwrites no Secret ${SECRET}`,
     };
   }
   return { writes: true };

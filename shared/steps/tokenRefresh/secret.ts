@@ -123,7 +123,10 @@ export function judge(secret: GenericObject | undefined, shape: RepoCredsShape):
   if (!managedEntries(secret).some((e) => e.manager === FIELD_MANAGER.tokenRefresh)) {
     return {
       state: 'foreign',
-      why: `Secret ${SECRET} exists but the control plane did not create it (field manager ${FIELD_MANAGER.tokenRefresh} never wrote it), so it is left as it is; delete it to let the control plane write Argo CD's registry credentials, or set registry.auth.mode static to keep your own`,
+      why:
+        `Secret ${SECRET} exists but the control plane did not create it (field manager ` +
+        `${FIELD_MANAGER.tokenRefresh} never wrote it), so it is left as it is; delete it to let the control ` +
+        "plane write Argo CD's registry credentials, or set registry.auth.mode static to keep your own",
     };
   }
   const notes = secret.metadata.annotations ?? {};
