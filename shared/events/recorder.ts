@@ -17,8 +17,6 @@ export const EVENT_REASON = {
   rolloutSucceeded: 'RolloutSucceeded',
   rolloutFailed: 'RolloutFailed',
   rolloutRevoked: 'RolloutRevoked',
-  releaseWritten: 'ReleaseWritten',
-  releaseRemoved: 'ReleaseRemoved',
   approvalAccepted: 'ApprovalAccepted',
   approvalRefused: 'ApprovalRefused',
   runtimeOrphaned: 'RuntimeOrphaned',
