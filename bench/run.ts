@@ -220,6 +220,29 @@ async function leanOnly(): Promise<void> {
   conclude('results/lean.json', { ...run, ...lean, firstSighting: sighting }, ['coldImport']);
 }
 
+type AicrRuns = Awaited<ReturnType<typeof aicrRunsPath>>;
+
+function printAicrRuns(a: AicrRuns): void {
+  console.log(
+    `aicr runs (${a.runs} resolutions, 3 Jobs each: snapshot, recipe, render): ` +
+      `change -> Job p50 ${a.changeToJob.p50Ms} ms, p99 ${a.changeToJob.p99Ms} ms; Job finished -> next act ` +
+      `p50 ${a.jobToNext.p50Ms} ms, p99 ${a.jobToNext.p99Ms} ms; created -> Resolved less AICR's time p50 ` +
+      `${a.overhead.p50Ms} ms, p99 ${a.overhead.p99Ms} ms`,
+  );
+  const stages = Object.entries(a.jobToNextByStage).map(([k, v]) => `${k} p50 ${v.p50Ms} ms, max ${v.maxMs} ms`);
+  console.log(`  Job finished -> next act by the Job that finished: ${stages.join('; ')}`);
+  console.log(`  slowest: after the ${a.slowest.stage} Job of run ${a.slowest.run}, ${a.slowest.ms} ms`);
+  console.log(`API requests per resolution: ${JSON.stringify(a.requestsPerResolution)}`);
+}
+
+/** `BENCH_ONLY=aicr`: resolutions with the real aicr alone; judges their requests and Job finished -> next act. */
+async function aicrOnly(): Promise<void> {
+  const aicrRuns = await aicrRunsPath();
+  printAicrRuns(aicrRuns);
+  const run = { date: new Date().toISOString(), node: process.version };
+  conclude('results/aicr.json', { ...run, aicrRuns }, ['requestsPerResolution', 'jobFinishedToNextActP99']);
+}
+
 /** `BENCH_ONLY=rollout`: the rollout against Argo CD and its floor alone; judges the rollout's goal. */
 async function rolloutOnly(): Promise<void> {
   const rollout = await measureRollout();
@@ -293,6 +316,7 @@ function printRollout(ro: RolloutFigures): void {
 async function main(): Promise<void> {
   if (process.env['BENCH_ONLY'] === 'lean') return await leanOnly();
   if (process.env['BENCH_ONLY'] === 'rollout') return await rolloutOnly();
+  if (process.env['BENCH_ONLY'] === 'aicr') return await aicrOnly();
   const started = Date.now();
   const failed: string[] = [];
   const local = await phase(
@@ -342,18 +366,7 @@ async function main(): Promise<void> {
     {
       name: 'aicr runs',
       run: aicrRunsPath,
-      print: (a) => {
-        console.log(
-          `aicr runs (${a.runs} resolutions, 3 Jobs each: snapshot, recipe, render): ` +
-            `change -> Job p50 ${a.changeToJob.p50Ms} ms, p99 ${a.changeToJob.p99Ms} ms; Job finished -> next act ` +
-            `p50 ${a.jobToNext.p50Ms} ms, p99 ${a.jobToNext.p99Ms} ms; created -> Resolved less AICR's time p50 ` +
-            `${a.overhead.p50Ms} ms, p99 ${a.overhead.p99Ms} ms`,
-        );
-        const stages = Object.entries(a.jobToNextByStage).map(([k, v]) => `${k} p50 ${v.p50Ms} ms, max ${v.maxMs} ms`);
-        console.log(`  Job finished -> next act by the Job that finished: ${stages.join('; ')}`);
-        console.log(`  slowest: after the ${a.slowest.stage} Job of run ${a.slowest.run}, ${a.slowest.ms} ms`);
-        console.log(`API requests per resolution: ${JSON.stringify(a.requestsPerResolution)}`);
-      },
+      print: printAicrRuns,
     },
     failed,
   );
