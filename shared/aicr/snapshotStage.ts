@@ -104,8 +104,6 @@ export interface SnapshotInputs {
   readonly resnapshot: string;
 }
 
-const labelsFor = (hash: string): Record<string, string> => stageLabels(STAGE.snapshot, hash);
-
 /** Publishes a checked snapshot in aicr-system, replacing whatever holds that name (a corrupted copy, say). */
 async function publish(kube: KubePort, hash: string, text: string, runtimeUID: string): Promise<void> {
   const name = snapshotOutputName(hash);
@@ -113,7 +111,7 @@ async function publish(kube: KubePort, hash: string, text: string, runtimeUID: s
   const metadata = {
     name,
     namespace: NAMESPACES.system,
-    labels: labelsFor(hash),
+    labels: stageLabels(STAGE.snapshot, hash),
     annotations: { [ANNOTATION.runtimeUID]: runtimeUID },
     ownerReferences: ownedByRuntime(runtimeUID),
   };

@@ -58,6 +58,11 @@ export const ReleaseSchema = z.strictObject({
 });
 export type Release = z.output<typeof ReleaseSchema>;
 
+/** The releases' sources that carry a recorded digest; plans made before digests were recorded have none. */
+export function pinnedSources(release: Release): ChartSource[] {
+  return [release.chart, release.manifests].filter((s): s is ChartSource => s?.digest !== undefined);
+}
+
 /** The canonical release set: sorted by order, then name. */
 export const ReleaseSetSchema = z.array(ReleaseSchema);
 export type ReleaseSet = readonly Release[];

@@ -120,7 +120,7 @@ function named(move: ReleaseMove): string | undefined {
     case 'need':
       return move.fact;
     case 'act':
-      return `${move.action.name}${move.action.name === 'write' && move.action.refresh ? '+refresh' : ''}/${move.end.kind}`;
+      return `${move.action.name}${move.action.name === 'write' && move.action.refresh ? '+refresh' : ''}/${move.then}`;
     case 'end':
       return move.end.kind === 'stall' || move.end.kind === 'guard'
         ? `${move.end.kind}:${move.end.reason}`

@@ -119,10 +119,7 @@ async function moveOn(run: Running, initial: readonly StepState[], plan: Plan | 
       case 'done':
         continue;
       case 'act':
-        return startRelease(run, states, i, {
-          action: move.action,
-          end: move.end.kind === 'soon' ? 'soon' : 'progress',
-        });
+        return startRelease(run, states, i, move);
       case 'end':
         return ended(run, states, i, move.end);
       case 'fail':

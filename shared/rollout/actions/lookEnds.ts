@@ -12,7 +12,7 @@ import { endRollout, noteRollout, writeStatus } from '../io/record.ts';
 import { removed } from './cleanup.ts';
 import { type StepState, timeLeft } from '../rules/progress.ts';
 import { type RolloutReport, endedBadly, periodicLook, released } from '../rules/released.ts';
-import type { LookEnd } from '../rules/releaseMoveKinds.ts';
+import type { AfterAct, LookEnd } from '../rules/releaseMoveKinds.ts';
 import { OUTSIDE_WINDOW, headOf, namesOf, whereOf } from '../rules/releaseWords.ts';
 import { type RolloutObject, type WantedCondition, rolloutConditions, rolloutState } from '../rules/rolloutObject.ts';
 import { inventoryDrift, rolloutFailed } from '../../status/reasonMessages.released.ts';
@@ -115,14 +115,9 @@ export function recordStart(run: Running, states: readonly StepState[], i: numbe
 }
 
 /** The look after a release's start: its write's result is the next look's to read. */
-export function startedReport(
-  run: Running,
-  states: readonly StepState[],
-  i: number,
-  end: 'progress' | 'soon',
-): RolloutReport {
+export function startedReport(run: Running, states: readonly StepState[], i: number, then: AfterAct): RolloutReport {
   const message = lineOf(run, i, states[i]?.message ?? '');
-  const next = end === 'soon' ? { recheckAfterMs: 0 } : progressLook(run, states[i]);
+  const next = then === 'soon' ? { recheckAfterMs: 0 } : progressLook(run, states[i]);
   return released('False', 'RolloutProgressing', message, next);
 }
 
@@ -130,7 +125,6 @@ export function startedReport(
 export function ended(run: Running, states: readonly StepState[], i: number, end: LookEnd): Promise<RolloutReport> {
   switch (end.kind) {
     case 'progress':
-    case 'soon':
       return progress(run, states, i);
     case 'window':
       return windowWait(run, states, i, end);

@@ -8,21 +8,21 @@ import { adoptApplication, removeApplication, requestRefresh, writeApplication }
 import type { StepState } from '../rules/progress.ts';
 import type { RolloutReport } from '../rules/released.ts';
 import { writtenState } from '../rules/releaseMove.ts';
-import type { ReleaseAction } from '../rules/releaseMoveKinds.ts';
+import type { AfterAct, ReleaseAction } from '../rules/releaseMoveKinds.ts';
 import { type Running, progress, recordStart, startedReport } from './lookEnds.ts';
 
 export async function startRelease(
   run: Running,
   states: readonly StepState[],
   i: number,
-  move: { readonly action: ReleaseAction; readonly end: 'progress' | 'soon' },
+  move: { readonly action: ReleaseAction; readonly then: AfterAct },
 ): Promise<RolloutReport> {
   const rollout = await recordStart(run, states, i);
   const { action } = move;
   const release = states[i]?.release ?? '';
   if (action.name !== 'write') {
     await changeApplication(run, release, action);
-    return startedReport(run, states, i, move.end);
+    return startedReport(run, states, i, move.then);
   }
   const written = await writeApplication(run.ctx.kube, action.app);
   if (action.refresh) await requestRefresh(run.ctx.kube, release);

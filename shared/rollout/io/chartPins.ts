@@ -12,7 +12,7 @@ import {
 } from '../../errors.ts';
 import { OCI_MANIFEST, sessionFor, sha256 } from '../../oci/push.ts';
 import { readLimited, registryRequest } from '../../oci/registryHttp.ts';
-import type { ChartSource, Release } from '../../plans/release.ts';
+import { type ChartSource, type Release, pinnedSources } from '../../plans/release.ts';
 import type { PinsFact } from '../rules/releaseMoveKinds.ts';
 
 export interface PinOptions {
@@ -23,11 +23,6 @@ export interface PinOptions {
 }
 
 const MANIFEST_LIMIT = 1024 * 1024;
-
-/** The releases' sources that carry a recorded digest; plans made before digests were recorded have none. */
-export function pinnedSources(release: Release): ChartSource[] {
-  return [release.chart, release.manifests].filter((s): s is ChartSource => s?.digest !== undefined);
-}
 
 export const chartReference = (s: ChartSource): string => `${s.repoURL}/${s.chart}:${s.version}`;
 

@@ -2,12 +2,13 @@
 // steps in order: a release that is done lets the next one move in the same look, and the first
 // that is not says how the look ends, with at most one write to Argo CD. What a move needs that
 // the look has not read (the AppProject's sync windows, the protected Pods, the registry's charts,
-// an Application the listing lacks) it asks for by name; the look reads it and asks again. The
-// result of a write is never judged by the look that made it: the next look reads it.
+// an Application the listing lacks) it asks for by name; the look reads it and asks again. What a
+// write did is never judged by the look that made it: an applied Application is recorded as written
+// there, as decided before the write, and the next look reads the rest.
 import { ANNOTATION } from '../../api/constants.ts';
 import type { GenericObject } from '../../kube/kinds.ts';
 import type { PlanApplication } from '../../plans/applications.ts';
-import type { Release } from '../../plans/release.ts';
+import { pinnedSources } from '../../plans/release.ts';
 import { kubeTime } from '../../status/conditions.ts';
 import { writtenAsIntended } from './drift.ts';
 import { gate } from './gate.ts';
@@ -54,7 +55,7 @@ function start(f: ReleaseFacts): ReleaseMove {
     reason: STEP_WRITING,
     message: `being written to Argo CD at ${revisions(app)}`,
   };
-  return { kind: 'act', state: writing, action: writeOf(g, app), end: { kind: 'progress' } };
+  return { kind: 'act', state: writing, action: writeOf(g, app), then: 'progress' };
 }
 
 /** WIN-1 to WIN-3: the runtime's maintenance windows, then, for a step Argo CD syncs, its AppProject's. */
@@ -81,15 +82,12 @@ function writeOf(f: ReleaseFacts, app: PlanApplication): ReleaseAction {
 
 /** SEC-5: the charts the release names must still be the bytes the plan pinned. */
 function pinsHeld(f: ReleaseFacts): 'held' | ReleaseMove {
-  if (f.release === undefined || !hasPins(f.release)) return 'held';
+  if (f.release === undefined || pinnedSources(f.release).length === 0) return 'held';
   if (f.pins === undefined) return need('pins');
   if (f.pins.state === 'held') return 'held';
   if (f.pins.state === 'unchecked') return { kind: 'end', state: f.state, end: { kind: 'hold', why: f.pins.message } };
   return stall(f, 'ChartChanged', chartChanged(f.pins.message, f.words.toPlan));
 }
-
-const hasPins = (release: Release): boolean =>
-  release.chart?.digest !== undefined || release.manifests?.digest !== undefined;
 
 /** A Remove step: its start recorded, then Argo CD asked to delete; one already gone is done at once. */
 function startRemoval(f: ReleaseFacts): ReleaseMove {
@@ -114,7 +112,7 @@ function startRemoval(f: ReleaseFacts): ReleaseMove {
     reason: 'Removing',
     message: "Argo CD is deleting the release's resources, then the Application",
   };
-  return { kind: 'act', state: removing, action: { name: 'remove' }, end: { kind: 'progress' } };
+  return { kind: 'act', state: removing, action: { name: 'remove' }, then: 'progress' };
 }
 
 /** The listed copy, else one read by name. */
@@ -153,7 +151,7 @@ function adopt(f: ReleaseFacts): ReleaseMove {
   }
   const message = 'its ownership annotations are being moved to this runtime';
   const state: StepState = { ...f.state, state: 'InProgress', startedAt, reason: 'Adopting', message };
-  return { kind: 'act', state, action: { name: 'adopt' }, end: { kind: 'soon' } };
+  return { kind: 'act', state, action: { name: 'adopt' }, then: 'soon' };
 }
 
 function adopted(app: GenericObject, runtimeUID: string): boolean {
@@ -183,7 +181,7 @@ function checkRemoval(f: ReleaseFacts): ReleaseMove {
   const waiting = waitOrFail(f, why);
   // Started but not yet deleted (the control plane stopped between the record and the deletion): asked again.
   if (waiting.kind === 'end' && live.metadata.deletionTimestamp === undefined)
-    return { ...waiting, kind: 'act', action: { name: 'remove' } };
+    return { kind: 'act', state: waiting.state, action: { name: 'remove' }, then: 'progress' };
   return waiting;
 }
 
@@ -195,7 +193,7 @@ function checkRemoval(f: ReleaseFacts): ReleaseMove {
 function writtenYet(f: ReleaseFacts, app: PlanApplication): ReleaseMove {
   const live = f.listed;
   if (live === undefined || !writtenAsIntended(live, app))
-    return { kind: 'act', state: f.state, action: writeOf(f, app), end: { kind: 'progress' } };
+    return { kind: 'act', state: f.state, action: writeOf(f, app), then: 'progress' };
   return check({ ...f, state: writtenState(f.state, app, live.metadata.uid) });
 }
 

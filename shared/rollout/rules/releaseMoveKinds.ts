@@ -55,8 +55,6 @@ export type ReleaseAction =
 /** How a look that stops at this release ends. */
 export type LookEnd =
   | { readonly kind: 'progress' }
-  /** An adoption's write wakes nothing the control plane watches, so the next look is asked for at once. */
-  | { readonly kind: 'soon' }
   | { readonly kind: 'window'; readonly what: 'waits before' | 'holds at'; readonly window: ClosedWindow }
   | { readonly kind: 'hold'; readonly why: string }
   | {
@@ -70,10 +68,17 @@ export type LookEnd =
       readonly message: string;
     };
 
+/** When the look after a write comes: at a release's own pace, or at once. */
+export type AfterAct = 'progress' | 'soon';
+
 export type ReleaseMove =
   | { readonly kind: 'need'; readonly fact: FactName }
   /** Done: the next release may move in the same look. */
   | { readonly kind: 'done'; readonly state: StepState }
-  | { readonly kind: 'act'; readonly state: StepState; readonly action: ReleaseAction; readonly end: LookEnd }
+  /**
+   * Its start recorded, then its one write. `soon`: an adoption's write wakes nothing the control
+   * plane watches, so the next look is asked for at once.
+   */
+  | { readonly kind: 'act'; readonly state: StepState; readonly action: ReleaseAction; readonly then: AfterAct }
   | { readonly kind: 'end'; readonly state: StepState; readonly end: LookEnd }
   | { readonly kind: 'fail'; readonly state: StepState; readonly why: string };
