@@ -7,7 +7,6 @@ import {
   KubeRequestError,
   MalformedMessageError,
   RegistryRefusedError,
-  RequeueAfterError,
   StalledError,
   StatusWriteRefusedError,
   StepNotRoutedError,
@@ -52,7 +51,6 @@ function stalled(err: unknown): Outcome | undefined {
 export function classify(err: unknown): Outcome {
   const stall = stalled(err);
   if (stall) return stall;
-  if (err instanceof RequeueAfterError) return { kind: OUTCOME.retryAfter, delayMs: err.delayMs };
   if (err instanceof ThrottledError) return { kind: OUTCOME.retryAfter, delayMs: err.retryAfterMs };
   // Out of time in this invocation: the next one picks the work up at once.
   if (err instanceof DeadlineError) return { kind: OUTCOME.retryAfter, delayMs: 0 };

@@ -16,16 +16,6 @@ export class TransientError extends ControlPlaneError {
   readonly kind = 'transient';
 }
 
-/** Not ready yet; try again after a delay. */
-export class RequeueAfterError extends ControlPlaneError {
-  readonly delayMs: number;
-  readonly kind = 'requeue-after';
-  constructor(message: string, delayMs: number) {
-    super(message);
-    this.delayMs = delayMs;
-  }
-}
-
 /**
  * A person must act. `retrying` marks the stalled states that still clear by themselves once
  * the cause is fixed outside the runtime (missing credentials, say), so work keeps retrying.

@@ -9,10 +9,10 @@ import {
   MalformedMessageError,
   RegistryRefusedError,
   RegistryUnavailableError,
-  RequeueAfterError,
   StalledError,
   StatusWriteRefusedError,
   StepNotRoutedError,
+  ThrottledError,
   TransientError,
 } from '../../shared/errors.ts';
 import { DEFAULT_TIMINGS, backoffDelay } from '../../shared/timings.ts';
@@ -25,7 +25,7 @@ test('each error class maps to its outcome', () => {
     [new ConflictError('409'), OUTCOME.retryNow],
     [new MalformedMessageError('step', 'invalid_value'), OUTCOME.retryNow],
     [new StepNotRoutedError('probe', ['resolve']), OUTCOME.retryNow],
-    [new RequeueAfterError('job running', 5000), OUTCOME.retryAfter],
+    [new ThrottledError('429', 5000), OUTCOME.retryAfter],
     [new KubeRequestError(404, 'NotFound', []), OUTCOME.retryAfter],
     [new KubeRequestError(403, 'Forbidden', []), OUTCOME.stalledRetrying],
     [new KubeRequestError(400, 'BadRequest', []), OUTCOME.stalledRetrying],
@@ -45,7 +45,7 @@ test('a refusal by the API server is stalled-but-retrying with a reason from the
 });
 
 test('requeue delay is the one the error asked for; backoff doubles from 10 s and is capped at 5 min', () => {
-  const out = classify(new RequeueAfterError('wait', 1234));
+  const out = classify(new ThrottledError('wait', 1234));
   assert.equal(out.kind === OUTCOME.retryAfter && out.delayMs, 1234);
   const noJitter = (): number => 0;
   assert.deepEqual(

@@ -5,11 +5,9 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
 
-import type { KubePort } from '../../kube/port.ts';
-import type { Collected, StageSpec } from '../../aicr/runStage.ts';
+import type { Collected } from '../../aicr/runStage.ts';
 import { STAGE, STAGE_NAMESPACE, assessmentOutputName, assessmentRecipeName } from '../../aicr/stages.ts';
 import { reportStage } from '../../aicr/reportStage.ts';
-import { stageLabels } from '../../aicr/stageObjects.ts';
 import { COMPONENT_VERDICTS, type Verdicts } from '../rules/verdicts.ts';
 
 /** The role labels of the recipe copies an assessment run reads. */
@@ -56,45 +54,31 @@ export interface AssessmentInputs {
   readonly toRecipe: string;
 }
 
+/** The two recipes an assessment run compares: the active plan's and the target plan's. */
+export interface AssessmentRecipes {
+  readonly from: string;
+  readonly to: string;
+}
+
 export function recipeDigest(text: string): string {
   return `sha256:${createHash('sha256').update(text).digest('hex')}`;
 }
 
-/** The two recipes an assessment run reads, placed beside it. */
-function placed(hash: string, recipes: { readonly from: string; readonly to: string }) {
-  const at = (side: 'from' | 'to') => ({
-    metadata: {
+export const assessmentStage = reportStage<Verdicts, Verdicts, AssessmentInputs, AssessmentRecipes>({
+  stage: STAGE.assessment,
+  placed: (hash, recipes) =>
+    (['from', 'to'] as const).map((side) => ({
       name: assessmentRecipeName(hash, side),
-      namespace: STAGE_NAMESPACE.assessment,
-      labels: stageLabels(STAGE.assessment, hash, ASSESSMENT_RECIPE_ROLE[side]),
-    },
-    text: recipes[side],
-  });
-  return [at('from'), at('to')];
-}
-
-export function assessmentStage(
-  inputs: AssessmentInputs,
-  kube: KubePort,
-  job: StageSpec<Verdicts>['job'],
-  recipes: { readonly from: string; readonly to: string },
-): StageSpec<Verdicts> {
-  return reportStage(
-    kube,
-    {
-      stage: STAGE.assessment,
-      inputs,
-      job,
-      placed: (hash) => placed(hash, recipes),
-      report: (hash) => ({ name: assessmentOutputName(hash), called: 'output' }),
-      parse: parseVerdicts,
-      output: (verdicts) => verdicts,
-      // Only a report the control plane has collected (and labelled) counts.
-      recordOnceCollected: true,
-    },
-    { collectsExits: [2] },
-  );
-}
+      role: ASSESSMENT_RECIPE_ROLE[side],
+      text: recipes[side],
+    })),
+  report: (hash) => ({ name: assessmentOutputName(hash), called: 'output' }),
+  parse: parseVerdicts,
+  output: (verdicts) => verdicts,
+  // Only a report the control plane has collected (and labelled) counts.
+  recordOnceCollected: true,
+  collectsExits: [2],
+});
 
 export function assessmentArgs(hash: string): string[] {
   const cm = (name: string): string => `cm://${STAGE_NAMESPACE.assessment}/${name}`;

@@ -4,12 +4,9 @@
 // AICR writes its CTRF report to a third ConfigMap before it exits, 0 or 8: a readable report
 // is the run's answer, whatever the exit; no report means the run broke (shared/aicr/verdict.ts
 // tells a readiness refusal from an internal failure).
-import type { KubePort } from '../../kube/port.ts';
 import { type ValidationReport, parseReport } from '../../aicr/ctrf.ts';
-import type { StageSpec } from '../../aicr/runStage.ts';
 import { STAGE, STAGE_NAMESPACE, validationObjectName } from '../../aicr/stages.ts';
 import { reportStage } from '../../aicr/reportStage.ts';
-import { stageLabels } from '../../aicr/stageObjects.ts';
 
 /**
  * Counted failures (runs that broke without a report) after which validation is not run again: the
@@ -34,41 +31,23 @@ export interface ValidationRun {
   readonly reportConfigMap: string;
 }
 
-/** The recipe and snapshot a validation run reads, placed beside it (without -s AICR would take its own snapshot). */
-function placed(hash: string, texts: { readonly recipe: string; readonly snapshot: string }) {
-  const at = (what: 'recipe' | 'snapshot') => ({
-    metadata: {
-      name: validationObjectName(hash, what),
-      namespace: STAGE_NAMESPACE.validation,
-      labels: stageLabels(STAGE.validation, hash),
-    },
-    text: texts[what],
-  });
-  return [at('recipe'), at('snapshot')];
+/** The recipe the target plan records and the snapshot discovery took. */
+export interface ValidationTexts {
+  readonly recipe: string;
+  readonly snapshot: string;
 }
 
-export function validationStage(
-  inputs: ValidationInputs,
-  kube: KubePort,
-  job: StageSpec<ValidationRun>['job'],
-  texts: { readonly recipe: string; readonly snapshot: string },
-): StageSpec<ValidationRun> {
-  return reportStage(
-    kube,
-    {
-      stage: STAGE.validation,
-      inputs,
-      job,
-      placed: (hash) => placed(hash, texts),
-      report: (hash) => ({ name: validationObjectName(hash, 'report'), called: 'report' }),
-      parse: parseReport,
-      output: (report, reportConfigMap) => ({ report, reportConfigMap }),
-      // A readable report is the answer even while its Job winds down, and after exit 8 (checks failed).
-      recordOnceCollected: false,
-    },
-    { failedRunsBound: VALIDATION_RUNS_BOUND },
-  );
-}
+export const validationStage = reportStage<ValidationReport, ValidationRun, ValidationInputs, ValidationTexts>({
+  stage: STAGE.validation,
+  placed: (hash, texts) =>
+    (['recipe', 'snapshot'] as const).map((what) => ({ name: validationObjectName(hash, what), text: texts[what] })),
+  report: (hash) => ({ name: validationObjectName(hash, 'report'), called: 'report' }),
+  parse: parseReport,
+  output: (report, reportConfigMap) => ({ report, reportConfigMap }),
+  // A readable report is the answer even while its Job winds down, and after exit 8 (checks failed).
+  recordOnceCollected: false,
+  failedRunsBound: VALIDATION_RUNS_BOUND,
+});
 
 /** Only the deployment phase, only in aicr-validation (VAL-5). */
 export function validationArgs(hash: string): string[] {
