@@ -6,6 +6,7 @@ import { renderApprovalAdmission } from '../shared/rbac/approvalAdmission.ts';
 import { renderConfigAdmission } from '../shared/rbac/configAdmission.ts';
 import { renderPlanAdmission } from '../shared/rbac/planAdmission.ts';
 import { renderRbac } from '../shared/rbac/render.ts';
+import { renderRuntimeAdmission } from '../shared/rbac/runtimeAdmission.ts';
 import { renderValidateAdmission } from '../shared/rbac/validateAdmission.ts';
 import { renderWorkloadAdmission } from '../shared/rbac/workloadAdmission.ts';
 import {
@@ -15,6 +16,7 @@ import {
   CONFIG_ADMISSION_TEMPLATE,
   PLAN_ADMISSION_TEMPLATE,
   RBAC_TEMPLATE,
+  RUNTIME_ADMISSION_TEMPLATE,
   VALIDATE_ADMISSION_TEMPLATE,
   WORKLOAD_ADMISSION_TEMPLATE,
 } from './chartPaths.ts';
@@ -28,4 +30,5 @@ export const ACCESS_CONTROL_FILES: readonly { readonly path: string; readonly re
   { path: WORKLOAD_ADMISSION_TEMPLATE, render: renderWorkloadAdmission },
   { path: CONFIG_ADMISSION_TEMPLATE, render: renderConfigAdmission },
   { path: APPLICATION_OWNERSHIP_TEMPLATE, render: renderApplicationOwnership },
+  { path: RUNTIME_ADMISSION_TEMPLATE, render: renderRuntimeAdmission },
 ];

@@ -46,3 +46,6 @@ export const CONFIG_ADMISSION_TEMPLATE = fileURLToPath(
 export const APPLICATION_OWNERSHIP_TEMPLATE = fileURLToPath(
   new URL('./chart/templates/application-ownership.yaml', import.meta.url),
 );
+export const RUNTIME_ADMISSION_TEMPLATE = fileURLToPath(
+  new URL('./chart/templates/runtime-admission.yaml', import.meta.url),
+);

@@ -302,6 +302,7 @@ export const SECURITY_ADMISSION = {
   protectedConfig: 'aicr-protected-configuration',
   applicationOwnership: 'aicr-application-ownership',
   applicationProject: 'aicr-application-project',
+  runtimeSpec: 'aicr-runtime-spec',
 } as const;
 
 /**

@@ -2,15 +2,17 @@
 // the approver ClusterRole, and an admission policy for what RBAC cannot say. RBAC decides who
 // may patch a rollout; the policy makes any change to spec.approval name the requesting user as
 // the API server sees it, need the custom approve verb, land on a rollout that has not ended
-// and has no approval yet, and leave the rest of the spec as the control plane wrote it.
+// and has no approval yet (or only one the control plane refused), and leave the rest of the spec
+// as the control plane wrote it. It holds for every requester, the control plane's own identities
+// included (SEC-7): they create rollouts without a person's fields and never set one afterwards.
 // Acknowledging a manual release's recorded steps is held to the same people and the same
 // identity rule, and an acknowledgement once given is never rewritten or taken back; so are a
 // revocation and a retry request (requestAdmission.ts), each set once.
 // `npm run gen:rbac` writes it; a unit test fails when the committed file is stale.
-import { API_GROUP, API_VERSION, APPROVAL, IDENTITY_GROUP, KINDS } from '../api/constants.ts';
-import { celString } from '../api/cel.ts';
+import { API_GROUP, API_VERSION, APPROVAL, KINDS } from '../api/constants.ts';
 import { admissionBinding, admissionPolicy, renderAdmissionFile } from './admissionDocuments.ts';
 import { RuntimeRolloutSpecSchema } from '../api/runtimeRollout.ts';
+import { fromTheControlPlane } from './applicationAdmission.ts';
 import { anyDiffers, asThemselves, byAnApprover, onChange, sentAndStored, type Check } from './personChecks.ts';
 import {
   disruptionValidations,
@@ -21,7 +23,6 @@ import {
 
 const RBAC_VERSION = 'rbac.authorization.k8s.io/v1';
 const PLURAL = KINDS.runtimeRollout.plural;
-const ROLLOUT_GROUP = celString(IDENTITY_GROUP.step('rollout'));
 
 /** The spec fields a person writes; the control plane sets every other one. */
 export const PERSON_FIELDS = ['approval', 'acknowledgements', 'revocation', 'retry', 'disruption'] as const;
@@ -39,6 +40,14 @@ const variables = [
   ...sentAndStored('At', 'approval.?approvedAt', "''"),
   { name: 'changes', expression: anyDiffers(['By', 'At']) },
   { name: 'outcome', expression: "object.?status.?outcome.orValue('')" },
+  // The status as stored (a write of the rollout itself never changes it): the verdict on the stored approval.
+  {
+    name: 'refusedAsIs',
+    expression:
+      "object.?status.?approval.?state.orValue('') == 'Refused' && " +
+      "object.status.approval.?approvedBy.orValue('') == variables.oldBy && " +
+      "object.status.approval.?approvedAt.orValue('') == variables.oldAt",
+  },
   ...sentAndStored('Acks', 'acknowledgements', '[]'),
   { name: 'acksChange', expression: anyDiffers(['Acks']) },
   ...requestVariables(),
@@ -71,6 +80,31 @@ export function acknowledgementValidations(): Check[] {
   ];
 }
 
+const PERSON_CHANGES = ['changes', 'acksChange', 'revocationChanges', 'retryChanges', 'disruptionChanges'];
+const PERSON_FIELD_LIST = 'spec.approval, spec.acknowledgements, spec.revocation, spec.retry or spec.disruption';
+
+/** A rollout is created without a person's fields, and no identity of the control plane sets one later (SEC-7). */
+export function personOnlyValidations(): Check[] {
+  const absent = PERSON_FIELDS.map((f) => `!object.?spec.?${f}.hasValue()`).join(' && ');
+  const changed = PERSON_CHANGES.map((c) => `variables.${c}`).join(' || ');
+  return [
+    {
+      expression: `oldObject != null || (${absent})`,
+      message:
+        `a rollout is created without ${PERSON_FIELD_LIST}: a person sets them afterwards, ` +
+        'as themselves (kubectl aicr approve, acknowledge, revoke, retry, approve --disrupt)',
+      reason: 'Forbidden',
+    },
+    {
+      expression: `!(${changed}) || !(${fromTheControlPlane()})`,
+      messageExpression:
+        "request.userInfo.username + ' is an identity of the control plane: only a person writes " +
+        `${PERSON_FIELD_LIST} of a rollout'`,
+      reason: 'Forbidden',
+    },
+  ];
+}
+
 function validations(): Check[] {
   const sameSpec = controlPlaneFields()
     .map((k) => `object.spec.?${k} == oldObject.spec.?${k}`)
@@ -84,8 +118,9 @@ function validations(): Check[] {
         '(kubectl aicr approve, acknowledge, revoke, retry, approve --disrupt)',
       reason: 'Forbidden',
     },
+    ...personOnlyValidations(),
     beforeTheEnd('changes', 'approve'),
-    onChange('changes', "variables.oldBy == ''", {
+    onChange('changes', "variables.oldBy == '' || variables.refusedAsIs", {
       messageExpression:
         "'rollout ' + object.metadata.name + ' is already approved by ' + variables.oldBy + ' at ' + variables.oldAt",
     }),
@@ -106,13 +141,8 @@ export function approvalAdmissionPolicy(): Record<string, unknown> {
         { apiGroups: [API_GROUP], apiVersions: [API_VERSION], operations: ['CREATE', 'UPDATE'], resources: [PLURAL] },
       ],
     },
-    // The rollout step writes rollouts (and clears an approval it refused); everyone else is checked.
-    matchConditions: [
-      {
-        name: 'not-the-rollout-step',
-        expression: `!request.userInfo.?groups.orValue([]).exists(g, g == ${ROLLOUT_GROUP})`,
-      },
-    ],
+    // Every requester is checked, the rollout step too: it writes only what it creates and the status.
+    matchConditions: [],
     variables,
     validations: validations(),
   });

@@ -1,8 +1,9 @@
-// An approval the control plane does not accept (APR-2): recorded as refused with its reason.
-// Drift since creation supersedes the rollout, so a new one from the current state is made; any
-// other refusal keeps it waiting and clears the approval, so a fresh one can be given.
+// An approval the control plane does not accept (APR-2, SEC-7): recorded as refused with its
+// reason. Drift since creation supersedes the rollout, so a new one from the current state is made;
+// any other refusal keeps it waiting with the refusal in its status, final for that approval: the
+// approver replaces it with a new one, which admission lets them do. No control-plane identity
+// writes a rollout's spec after creating it.
 import { EVENT_REASON } from '../../events/recorder.ts';
-import { KIND } from '../../kube/kinds.ts';
 import type { Judgement } from '../rules/approval.ts';
 import { type RolloutObject, approvedCondition } from '../rules/rolloutObject.ts';
 import type { StepContext } from '../../look/contract.ts';
@@ -15,7 +16,7 @@ export async function refuseApproval(
   r: RolloutObject,
   j: Extract<Judgement, { state: 'Refused' }>,
 ): Promise<RolloutReport> {
-  const why = `approval by ${j.approvedBy} refused: ${j.message}`;
+  const why = j.recorded ? j.message : `approval by ${j.approvedBy} refused: ${j.message}`;
   const approval = {
     state: 'Refused' as const,
     approvedBy: j.approvedBy,
@@ -23,6 +24,7 @@ export async function refuseApproval(
     reason: j.reason,
     message: why,
   };
+  if (j.recorded) return await awaitApproval(ctx, r, { why, approval });
   await noteRollout(ctx, r, { type: 'Warning', reason: EVENT_REASON.approvalRefused, message: why });
   if (j.supersede) {
     await endRollout(ctx, r, {
@@ -34,9 +36,5 @@ export async function refuseApproval(
     });
     return released('False', 'AwaitingApproval', `${why}. A new rollout is being created`, { recheckAfterMs: 0 });
   }
-  const report = await awaitApproval(ctx, r, { why, approval });
-  // Cleared after the status (whose write is conditional on the version read), so a fresh
-  // approval can be recorded once the cause is gone.
-  await ctx.kube.patch(KIND.runtimeRollout, r.metadata.name, undefined, { spec: { approval: null } });
-  return report;
+  return await awaitApproval(ctx, r, { why, approval });
 }

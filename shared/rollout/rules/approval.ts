@@ -25,6 +25,8 @@ export type Judgement =
       readonly reason: string;
       readonly message: string;
       readonly supersede: boolean;
+      /** The control plane refused this very approval before: final for it, only a new one is judged. */
+      readonly recorded: boolean;
     };
 
 export const REFUSAL = {
@@ -69,7 +71,11 @@ function refusal(f: ApprovalFacts): { reason: string; message: string; supersede
   return undefined;
 }
 
-/** The verdict on the recorded approval: the one already given if it is about the same approval. */
+/**
+ * The verdict on the recorded approval: the one already given if it is about the same approval.
+ * A refusal is final for the approval it judged, even once its cause is gone: the approver
+ * replaces it with a new one (admission lets them), so nothing starts on a judgement made earlier.
+ */
 export function judgeApproval(f: ApprovalFacts): Judgement {
   const approval = f.rollout.spec.approval;
   if (!approval) return { state: 'none' };
@@ -78,7 +84,11 @@ export function judgeApproval(f: ApprovalFacts): Judgement {
   if (given?.state === 'Accepted' && given.approvedBy === approvedBy && given.approvedAt === approvedAt) {
     return { state: 'Accepted', approvedBy, approvedAt, message: given.message };
   }
+  if (given?.state === 'Refused' && given.approvedBy === approvedBy && given.approvedAt === approvedAt) {
+    const { reason, message } = given;
+    return { state: 'Refused', approvedBy, approvedAt, reason, message, supersede: false, recorded: true };
+  }
   const refused = refusal(f);
-  if (refused) return { state: 'Refused', approvedBy, approvedAt, ...refused };
+  if (refused) return { state: 'Refused', approvedBy, approvedAt, ...refused, recorded: false };
   return { state: 'Accepted', approvedBy, approvedAt, message: `approved by ${approvedBy} at ${approvedAt}` };
 }

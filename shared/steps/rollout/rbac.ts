@@ -21,8 +21,8 @@ export const ROLLOUT_RBAC = [
   {
     apiGroups: [API_GROUP],
     resources: [KINDS.runtimeRollout.plural],
-    verbs: ['get', 'list', 'create', 'patch'],
-    why: 'reads and creates rollouts, and clears an approval it refused so a fresh one can be recorded',
+    verbs: ['get', 'list', 'create'],
+    why: "reads and creates rollouts; never changes one's spec (SEC-7)",
   },
   {
     apiGroups: [API_GROUP],
