@@ -10,7 +10,7 @@ import { parse } from 'yaml';
 import { ChartSourceError, TransientError } from '../errors.ts';
 import { type HttpFetch, requestSignal, timeoutFailure } from '../httpFetch.ts';
 import { HELM_CHART_LAYER, HELM_CONFIG } from '../api/helmMediaTypes.ts';
-import { OCI_MANIFEST, type PushOptions, type PushResult, pushArtifact, sessionFor, sha256 } from './push.ts';
+import { OCI_MANIFEST, type PushOptions, type PushResult, pushTo, sessionFor, sha256 } from './push.ts';
 import { formatReference } from './reference.ts';
 import {
   REGISTRY_REQUEST_TIMEOUT_MS,
@@ -94,11 +94,7 @@ async function indexEntry(up: UpstreamChart, doFetch: HttpFetch, reads: IndexRea
 }
 
 /** The manifest the tag holds now and its layer's digest, if any. */
-async function atTag(
-  target: string,
-  options: PushOptions,
-): Promise<{ manifest: string; layer: string | undefined } | undefined> {
-  const session = sessionFor(target, options);
+async function atTag(session: RegistrySession): Promise<{ manifest: string; layer: string | undefined } | undefined> {
   const res = await registryRequest(
     session,
     { method: 'GET', path: `manifests/${session.ref.tag ?? ''}`, accept: OCI_MANIFEST, expected: [404] },
@@ -168,19 +164,20 @@ async function copyOciChart(up: UpstreamChart, target: string, options: PushOpti
     options,
   );
   const chart = await ociChart(source, up);
-  const present = await atTag(target, options);
+  const session = sessionFor(target, options);
+  const present = await atTag(session);
   if (present !== undefined && present.layer === chart.layer.digest) return { digest: present.manifest, pushed: false };
-  const [config, layer] = [
-    await blob(source, chart.config.digest, MIB),
-    await blob(source, chart.layer.digest, CHART_LIMIT),
-  ];
-  return await pushArtifact(
-    target,
+  const [config, layer] = await Promise.all([
+    blob(source, chart.config.digest, MIB),
+    blob(source, chart.layer.digest, CHART_LIMIT),
+  ]);
+  return await pushTo(
+    session,
     {
       config: { mediaType: chart.config.mediaType, bytes: config },
       layers: [{ mediaType: chart.layer.mediaType, bytes: layer }],
     },
-    options,
+    present?.manifest,
   );
 }
 
@@ -194,19 +191,24 @@ export async function copyChart(
   if (up.source.startsWith('oci://')) return await copyOciChart(up, target, options);
   const doFetch = options.fetch ?? registryFetch;
   const entry = await indexEntry(up, doFetch, indexes);
-  const present = entry.digest === undefined ? undefined : await atTag(target, options);
-  if (present !== undefined && present.layer === entry.digest) return { digest: present.manifest, pushed: false };
-  const tgz = await get(entry.url, 'chart', CHART_LIMIT, doFetch);
+  const session = sessionFor(target, options);
+  // The tag is read while the archive downloads: both are needed unless the tag holds the same layer.
+  const reading = atTag(session);
+  if (entry.digest !== undefined) {
+    const present = await reading;
+    if (present !== undefined && present.layer === entry.digest) return { digest: present.manifest, pushed: false };
+  }
+  const [tgz, present] = await Promise.all([get(entry.url, 'chart', CHART_LIMIT, doFetch), reading]);
   if (entry.digest !== undefined && sha256(tgz) !== entry.digest)
     throw new ChartSourceError(
       `the archive served for ${up.chart} ${up.version} does not match the digest its index gives`,
     );
-  return await pushArtifact(
-    target,
+  return await pushTo(
+    session,
     {
       config: { mediaType: HELM_CONFIG, bytes: chartConfig(up, tgz) },
       layers: [{ mediaType: HELM_CHART_LAYER, bytes: tgz }],
     },
-    options,
+    present?.manifest,
   );
 }

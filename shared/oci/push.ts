@@ -97,21 +97,33 @@ export function sessionFor(reference: string, options: PushOptions): RegistrySes
 /** Pushes `artifact` under `reference` (host/repository:tag) unless the tag already names it. */
 export async function pushArtifact(reference: string, artifact: Artifact, options: PushOptions): Promise<PushResult> {
   const session = sessionFor(reference, options);
-  const { ref } = session;
-  const manifest = manifestBytes(artifact);
-  const digest = sha256(manifest);
-  const tag = ref.tag ?? digest;
+  const tag = session.ref.tag ?? sha256(manifestBytes(artifact));
   const present = await registryRequest(
     session,
     { method: 'HEAD', path: `manifests/${tag}`, accept: OCI_MANIFEST, expected: [404] },
     'manifest check',
   );
-  if (present.status === 200 && present.headers.get('docker-content-digest') === digest)
-    return { digest, pushed: false };
-  for (const blob of [artifact.config, ...artifact.layers]) await pushBlob(session, blob);
+  const holds = present.status === 200 ? (present.headers.get('docker-content-digest') ?? '') : undefined;
+  return await pushTo(session, artifact, holds);
+}
+
+/**
+ * Pushes `artifact` under the session's tag, which the caller has just read to hold manifest
+ * `holds` (undefined: nothing); nothing is sent when that is this very manifest. The blobs go up
+ * side by side: each is its own upload.
+ */
+export async function pushTo(
+  session: RegistrySession,
+  artifact: Artifact,
+  holds: string | undefined,
+): Promise<PushResult> {
+  const manifest = manifestBytes(artifact);
+  const digest = sha256(manifest);
+  if (holds === digest) return { digest, pushed: false };
+  await Promise.all([artifact.config, ...artifact.layers].map((blob) => pushBlob(session, blob)));
   const put = await registryRequest(
     session,
-    { method: 'PUT', path: `manifests/${tag}`, contentType: OCI_MANIFEST, body: manifest },
+    { method: 'PUT', path: `manifests/${session.ref.tag ?? digest}`, contentType: OCI_MANIFEST, body: manifest },
     'manifest',
   );
   await put.body?.cancel();
