@@ -11,7 +11,13 @@ const FIRST = { approvedBy: 'alice', approvedAt: '2026-12-07T09:00:00Z' };
 
 function rollout(approval: typeof FIRST, status?: Record<string, unknown>): RolloutObject {
   const parsed = parseRollout({
-    metadata: { name: 'r1', uid: 'uid-r1', creationTimestamp: '2026-12-07T08:00:00Z', generation: 1, resourceVersion: '1' },
+    metadata: {
+      name: 'r1',
+      uid: 'uid-r1',
+      creationTimestamp: '2026-12-07T08:00:00Z',
+      generation: 1,
+      resourceVersion: '1',
+    },
     spec: {
       runtimeUID: UID,
       type: 'Upgrade',
