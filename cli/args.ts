@@ -127,6 +127,8 @@ export const USAGE = `kubectl aicr: the AICR control plane's commands
 
   kubectl aicr describe [cluster | rollout NAME | NAME]   the runtime, or one rollout: message, steps, approval,
                                                          the step in flight and a manual release's recorded steps
+  kubectl aicr history                                   every rollout kept, newest first, of this runtime and of
+                                                         deleted ones: what moved, who approved it, how it ended
   kubectl aicr approve NAME [--timeout 2m]               approve a rollout as yourself and wait for the verdict
   kubectl aicr approve --disrupt NAME                    let a rollout stalled on WorkloadsStillRunning go ahead
                                                          although protected GPU work still runs (recorded as you)

@@ -5,6 +5,7 @@ import { type Args, USAGE, UsageError, parseArgs } from './args.ts';
 import { acknowledge, acknowledgedText } from './acknowledge.ts';
 import { Refused, approve } from './approve.ts';
 import { NotFound, describe } from './describe.ts';
+import { history, historyText } from './history.ts';
 import { refreshCredentials, refreshedText } from './refreshCredentials.ts';
 import { retriedText, retry } from './retry.ts';
 import { revoke } from './revoke.ts';
@@ -83,7 +84,14 @@ async function refreshCredentialsCommand(args: Args): Promise<number> {
   return 0;
 }
 
+async function historyCommand(args: Args): Promise<number> {
+  const rows = await history({ flags: args.kubectl });
+  console.log(args.output === 'human' ? historyText(rows) : show(rows, args.output));
+  return 0;
+}
+
 const COMMANDS: Record<string, (args: Args) => Promise<number>> = {
+  history: historyCommand,
   approve: approveCommand,
   acknowledge: acknowledgeCommand,
   revoke: revokeCommand,

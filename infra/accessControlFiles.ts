@@ -5,6 +5,7 @@ import { renderApplicationOwnership } from '../shared/rbac/applicationOwnership.
 import { renderApprovalAdmission } from '../shared/rbac/approvalAdmission.ts';
 import { renderConfigAdmission } from '../shared/rbac/configAdmission.ts';
 import { renderPlanAdmission } from '../shared/rbac/planAdmission.ts';
+import { renderRecordAdmission } from '../shared/rbac/recordAdmission.ts';
 import { renderRbac } from '../shared/rbac/render.ts';
 import { renderRuntimeAdmission } from '../shared/rbac/runtimeAdmission.ts';
 import { renderValidateAdmission } from '../shared/rbac/validateAdmission.ts';
@@ -16,6 +17,7 @@ import {
   CONFIG_ADMISSION_TEMPLATE,
   PLAN_ADMISSION_TEMPLATE,
   RBAC_TEMPLATE,
+  RECORD_ADMISSION_TEMPLATE,
   RUNTIME_ADMISSION_TEMPLATE,
   VALIDATE_ADMISSION_TEMPLATE,
   WORKLOAD_ADMISSION_TEMPLATE,
@@ -31,4 +33,5 @@ export const ACCESS_CONTROL_FILES: readonly { readonly path: string; readonly re
   { path: CONFIG_ADMISSION_TEMPLATE, render: renderConfigAdmission },
   { path: APPLICATION_OWNERSHIP_TEMPLATE, render: renderApplicationOwnership },
   { path: RUNTIME_ADMISSION_TEMPLATE, render: renderRuntimeAdmission },
+  { path: RECORD_ADMISSION_TEMPLATE, render: renderRecordAdmission },
 ];

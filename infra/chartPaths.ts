@@ -49,3 +49,6 @@ export const APPLICATION_OWNERSHIP_TEMPLATE = fileURLToPath(
 export const RUNTIME_ADMISSION_TEMPLATE = fileURLToPath(
   new URL('./chart/templates/runtime-admission.yaml', import.meta.url),
 );
+export const RECORD_ADMISSION_TEMPLATE = fileURLToPath(
+  new URL('./chart/templates/rollout-records.yaml', import.meta.url),
+);

@@ -303,6 +303,7 @@ export const SECURITY_ADMISSION = {
   applicationOwnership: 'aicr-application-ownership',
   applicationProject: 'aicr-application-project',
   runtimeSpec: 'aicr-runtime-spec',
+  rolloutRecords: 'aicr-rollout-records',
 } as const;
 
 /**

@@ -9,6 +9,8 @@ import { SCHEDULE_MESSAGE, SCHEDULE_PATTERN, isTimeZone } from '../api/maintenan
 
 /** Plans kept besides the ones in use: enough to pin back a few resolutions. */
 export const DEFAULT_PLANS_KEPT = 5;
+/** Rollouts kept as the record of who approved what: the newest, of this runtime and of those before it. */
+export const DEFAULT_ROLLOUTS_KEPT = 20;
 /** The drift check's periodic look, besides the Application and plan changes that wake it. */
 export const DEFAULT_DRIFT_CHECK_INTERVAL = '5m';
 
@@ -148,6 +150,12 @@ export const ConfigurationSchema = z.strictObject({
     .strictObject({
       /** How many plans to keep besides the active, target, candidate and pinned ones (docs/plans.md). */
       keep: z.int().min(1).max(100).default(DEFAULT_PLANS_KEPT),
+    })
+    .prefault({}),
+  rollouts: z
+    .strictObject({
+      /** How many rollouts to keep, newest first; one that has not ended is never removed (docs/deletion.md). */
+      keep: z.int().min(1).max(1000).default(DEFAULT_ROLLOUTS_KEPT),
     })
     .prefault({}),
   drift: z

@@ -97,7 +97,7 @@ test('FIN-1 the cleanup finalizer is on the runtime before the rollout step crea
   );
 });
 
-test('FIN-2 deletionPolicy Orphan marks every Application orphaned-from the runtime, changes nothing else on them, ends the unfinished rollout Orphaned and lets the runtime go', async () => {
+test('FIN-2 SEC-11 deletionPolicy Orphan marks every Application orphaned-from the runtime, changes nothing else on them, ends the unfinished rollout Orphaned and lets the runtime go; its rollouts stay, listed by kubectl aicr history', async () => {
   const { uid } = await installed({});
   const { name: next } = await storePlan(
     uid,
@@ -141,6 +141,22 @@ test('FIN-2 deletionPolicy Orphan marks every Application orphaned-from the runt
     ),
   );
   assert.match(reasons, /RuntimeOrphaned=rollout aicr-rollout-[0-9a-z-]+ \(.*\) ended Orphaned/);
+  // SEC-11: the record outlives the runtime: both rollouts stay, with who approved the first.
+  const shown = await kubectlAicr(['history', '-o', 'json'], 'alice');
+  assert.equal(shown.code, 0, shown.stderr);
+  const rows = (
+    JSON.parse(shown.stdout) as { runtimeUID: string; current: boolean; outcome?: string; approvedBy?: string }[]
+  ).filter((r) => r.runtimeUID === uid);
+  assert.deepEqual(
+    rows.map((r) => [r.current, r.outcome, r.approvedBy]),
+    [
+      [false, 'Orphaned', undefined],
+      [false, 'Succeeded', 'alice'],
+    ],
+    'newest first, each marked as of a runtime that no longer exists',
+  );
+  const text = await kubectlAicr(['history'], 'alice');
+  assert.match(text.stdout, new RegExp(`${uid.slice(0, 8)} \\(deleted\\)`));
 });
 
 test('FIN-2 the finalizer removed by hand (the runbook escape hatch) leaves the Applications as they were, owned by the old UID and rebuilding into its plan', async () => {

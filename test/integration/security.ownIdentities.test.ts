@@ -206,3 +206,32 @@ test("SEC-7 the runtime's intent is a person's: no identity of the control plane
     'a person with rights to the runtime switching validation off',
   );
 });
+
+test('SEC-11 the control plane removes a rollout only once it has ended: a stolen rollout role cannot erase the record of one in flight', async () => {
+  await kubectl('delete', KINDS.runtimeRollout.plural, NAME, '--ignore-not-found');
+  allowed(await createAs(ROLLOUT, rolloutBody(), false), 'the rollout step creating a rollout');
+  const remove = (who: Identity): Promise<Outcome> =>
+    kubectlAs(who, ['delete', KINDS.runtimeRollout.plural, NAME, '--dry-run=server']);
+  try {
+    refused(
+      await remove(ROLLOUT),
+      new RegExp(
+        `aicr-step-rollout is an identity of the control plane: it removes only rollouts that have ended, and rollout ${NAME} has not`,
+      ),
+      'the rollout step removing a rollout in flight',
+    );
+    refused(await remove(DRIFT), /forbidden/i, 'the drift check removing a rollout (RBAC)');
+    await kubectl(
+      'patch',
+      KINDS.runtimeRollout.plural,
+      NAME,
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      JSON.stringify({ status: { outcome: 'Expired' } }),
+    );
+    allowed(await remove(ROLLOUT), 'the rollout step retiring an ended rollout');
+  } finally {
+    await kubectl('delete', KINDS.runtimeRollout.plural, NAME, '--ignore-not-found');
+  }
+});

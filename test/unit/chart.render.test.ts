@@ -68,6 +68,7 @@ test('with the default values the configuration holds the documented empty defau
       syncWindows: [],
     },
     plans: { keep: 5 },
+    rollouts: { keep: 20 },
     drift: { checkInterval: '5m' },
   });
 });
@@ -103,7 +104,7 @@ test('outside local mode the chart refuses an image without a digest, naming the
   );
 });
 
-test('the configuration ConfigMap is the YAML of the aicr, registry, argocd, plans and drift values, whatever they hold', async () => {
+test('the configuration ConfigMap is the YAML of the aicr, registry, argocd, plans, rollouts and drift values, whatever they hold', async () => {
   const toleration = { key: 'dedicated', operator: 'Equal', value: 'system', effect: 'NoSchedule' };
   const objects = await renderChart([
     '-f',
@@ -120,6 +121,8 @@ test('the configuration ConfigMap is the YAML of the aicr, registry, argocd, pla
     'registry.auth.staticSecretRef=aicr-registry',
     '--set',
     'plans.keep=3',
+    '--set',
+    'rollouts.keep=7',
     '--set',
     'argocd.project=gpu-stack',
     '--set',
@@ -154,6 +157,7 @@ test('the configuration ConfigMap is the YAML of the aicr, registry, argocd, pla
       syncWindows: [],
     },
     plans: { keep: 3 },
+    rollouts: { keep: 7 },
     drift: { checkInterval: '90s' },
   });
 });

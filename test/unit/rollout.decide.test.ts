@@ -133,6 +133,7 @@ function lookOf(s: LookShape = {}): RolloutLook {
     settings: settingsOf(runtime),
     configuration: CONFIGURATION,
     rollouts: base.rollouts,
+    records: base.rollouts,
     apps: base.apps,
     inventory: 'inv',
     served: base.served,

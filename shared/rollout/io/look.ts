@@ -30,6 +30,8 @@ export interface RolloutLook {
   readonly configuration: Configuration;
   /** The runtime's rollouts, oldest first. */
   readonly rollouts: readonly RolloutObject[];
+  /** Every rollout, whichever runtime made it: the record retention bounds (SEC-11). */
+  readonly records: readonly RolloutObject[];
   /** The managed Applications this runtime owns; empty when the Application API is not served. */
   readonly apps: readonly GenericObject[];
   /** Digest of `apps`, which approvals and drift are judged against. */
@@ -118,6 +120,7 @@ export async function observe(ctx: StepContext): Promise<RolloutLook> {
     settings: settingsOf(runtime),
     configuration,
     rollouts: read.rollouts,
+    records: read.records,
     apps,
     inventory: inventoryDigest(apps),
     served,

@@ -114,7 +114,7 @@ export async function createRollout(
     deadline: kubeTime(new Date(now.getTime() + approvalMs)),
   };
   const created = parseRollout(
-    await ctx.kube.create(KIND.runtimeRollout, rolloutManifest(nameOf(ctx, spec, now), full, ctx.runtime.metadata)),
+    await ctx.kube.create(KIND.runtimeRollout, rolloutManifest(nameOf(ctx, spec, now), full)),
   );
   if (!created) throw new Error('the API server returned a RuntimeRollout that does not fit its schema');
   await noteRollout(ctx, created, { type: 'Normal', reason: EVENT_REASON.rolloutCreated, message: describe(created) });

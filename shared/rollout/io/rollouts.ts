@@ -10,24 +10,23 @@ export async function listRollouts(kube: KubePort, runtimeUID: string): Promise<
 }
 
 /**
- * The runtime's rollouts, oldest first, and every rollout object as listed (for what the schema
- * cannot say, such as a newer version).
+ * The runtime's rollouts, oldest first; every rollout that parses, whichever runtime made it (the
+ * record, rules/retention.ts); and every rollout object as listed (for what the schema cannot say,
+ * such as a newer version).
  */
 export async function listRolloutsRead(
   kube: KubePort,
   runtimeUID: string,
-): Promise<{ rollouts: RolloutObject[]; listed: GenericObject[] }> {
+): Promise<{ rollouts: RolloutObject[]; records: RolloutObject[]; listed: GenericObject[] }> {
   const { items } = await kube.list(KIND.runtimeRollout);
-  return { rollouts: ownRollouts(items, runtimeUID), listed: items };
+  const records = items.map(parseRollout).filter((r): r is RolloutObject => r !== undefined);
+  return { rollouts: oldestFirst(records.filter((r) => r.spec.runtimeUID === runtimeUID)), records, listed: items };
 }
 
-function ownRollouts(items: readonly GenericObject[], runtimeUID: string): RolloutObject[] {
-  return items
-    .map(parseRollout)
-    .filter((r): r is RolloutObject => r !== undefined && r.spec.runtimeUID === runtimeUID)
-    .sort(
-      (a, b) =>
-        (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') ||
-        a.metadata.name.localeCompare(b.metadata.name),
-    );
+function oldestFirst(rollouts: RolloutObject[]): RolloutObject[] {
+  return rollouts.sort(
+    (a, b) =>
+      (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') ||
+      a.metadata.name.localeCompare(b.metadata.name),
+  );
 }

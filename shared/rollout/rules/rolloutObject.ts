@@ -1,7 +1,6 @@
 // RuntimeRollout objects as the rollout step reads them: parsed with the API's own schema,
 // named by target plan and creation time, and the conditions they carry. The rollout
 // step's writer (steps/rollout/record.ts) is the one place they are created and their status written.
-import { runtimeOwner } from '../../api/runtimeOwner.ts';
 import * as z from 'zod';
 import type { ConditionSchema } from '../../api/condition.ts';
 import {
@@ -44,22 +43,20 @@ export function rolloutName(toPlan: string, now: Date, prefix: string = ROLLOUT_
 }
 
 /**
- * Owned by its runtime, so the garbage collector removes a deleted runtime's rollouts once the
- * runtime is gone; labelled with the schema it is written in, so an older control plane knows
- * it for a newer one's (PLAN-2).
+ * Owned by nothing, so the record of who approved what outlives a deleted runtime (SEC-11;
+ * retention bounds it); labelled with the schema it is written in, so an older control plane
+ * knows it for a newer one's (PLAN-2).
  */
 export function rolloutManifest(
   name: string,
   spec: RuntimeRolloutSpec,
-  runtime: { readonly name: string; readonly uid: string },
 ): Record<string, unknown> & {
-  metadata: { name: string; labels: Record<string, string>; ownerReferences: unknown[] };
+  metadata: { name: string; labels: Record<string, string> };
 } {
-  const owner = { ...runtimeOwner(runtime.uid, runtime.name), controller: true };
   return {
     apiVersion: GROUP_VERSION,
     kind: KINDS.runtimeRollout.kind,
-    metadata: { name, labels: { [LABEL.schemaVersion]: ROLLOUT_SCHEMA_VERSION }, ownerReferences: [owner] },
+    metadata: { name, labels: { [LABEL.schemaVersion]: ROLLOUT_SCHEMA_VERSION } },
     spec,
   };
 }

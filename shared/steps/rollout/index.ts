@@ -24,6 +24,7 @@ import { execute } from '../../rollout/actions/execute.ts';
 import { expire } from '../../rollout/actions/expire.ts';
 import { orphanEverything, waitToOrphan } from '../../rollout/actions/orphan.ts';
 import { refuseApproval } from '../../rollout/actions/refuseApproval.ts';
+import { retireRollouts } from '../../rollout/io/retention.ts';
 import { reportOf } from '../../rollout/actions/reportState.ts';
 import { revoke } from '../../rollout/actions/revoke.ts';
 import { applyEmergencyStop } from '../../rollout/io/emergencyStop.ts';
@@ -54,6 +55,7 @@ async function follow(
   purpose: Purpose,
 ): Promise<RolloutReport> {
   if (!('spec' in created)) return created;
+  await retireRollouts(ctx, [...look.records, created], look.configuration.rollouts.keep);
   // Judged against the Applications it was made from: the same look's.
   const approval = approvalOf(created, { ...look, inventory: created.spec.inventory ?? look.inventory }, ctx.now());
   return act(ctx, look, followAction(created, approval, purpose));

@@ -21,8 +21,8 @@ export const ROLLOUT_RBAC = [
   {
     apiGroups: [API_GROUP],
     resources: [KINDS.runtimeRollout.plural],
-    verbs: ['get', 'list', 'create'],
-    why: "reads and creates rollouts; never changes one's spec (SEC-7)",
+    verbs: ['get', 'list', 'create', 'delete'],
+    why: "reads and creates rollouts, never changes one's spec (SEC-7); retires ended ones past rollouts.keep (SEC-11)",
   },
   {
     apiGroups: [API_GROUP],
