@@ -43,6 +43,11 @@ export const TimingsSchema = z.object({
    * default, 320 s watching always).
    */
   AICR_SWEEP_GRACE: duration('11m'),
+  /**
+   * A step that keeps failing (an error retried by itself, known or not) this long turns the
+   * runtime Stalled with StepFailing (STL-1), and goes on retrying.
+   */
+  AICR_FAILING_STALL_AFTER: duration('15m'),
 });
 
 export type TimingSettings = z.output<typeof TimingsSchema>;
@@ -57,6 +62,7 @@ export interface Timings {
   readonly stalledJobTtlMs: number;
   readonly sweepStaleAfterMs: number;
   readonly sweepGraceMs: number;
+  readonly failingStallAfterMs: number;
 }
 
 export function timingsFrom(s: TimingSettings): Timings {
@@ -70,6 +76,7 @@ export function timingsFrom(s: TimingSettings): Timings {
     stalledJobTtlMs: s.AICR_STALLED_JOB_TTL,
     sweepStaleAfterMs: s.AICR_SWEEP_STALE_AFTER,
     sweepGraceMs: s.AICR_SWEEP_GRACE,
+    failingStallAfterMs: s.AICR_FAILING_STALL_AFTER,
   };
 }
 

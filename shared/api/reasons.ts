@@ -82,6 +82,8 @@ export const REASONS = {
   RemovalFailed: { on: [L], class: stalledWaiting },
   // Any step.
   APIRequestRefused: { on: ANY, class: stalledRetrying },
+  // A person must look (a bug, or an error no rule knows), though the step goes on retrying (STL-1).
+  StepFailing: { on: ANY, class: stalledWaiting },
   StatusWriteRefused: { on: ANY, class: stalledWaiting },
 } as const satisfies Record<string, ReasonRow>;
 

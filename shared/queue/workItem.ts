@@ -27,6 +27,11 @@ export const WorkItemSchema = z.object({
    */
   askedAt: z.int().min(0).optional(),
   /**
+   * For a retry: when this work first failed, in ms. Carried from retry to retry, so a step that
+   * keeps failing is known to, however often its message is sent again (STL-1).
+   */
+  failingSince: z.int().min(0).optional(),
+  /**
    * The configuration's resourceVersion as the forwarder last saw it. A step that read the
    * configuration at that version already uses what it read instead of reading it again.
    */

@@ -2,6 +2,7 @@
 // of the reasons table in docs/troubleshooting.md (scripts/gen-docs.ts writes it; a unit test
 // keeps the two equal) and of what `kubectl aicr describe` says about the runtime's current
 // reason (KROP-2). The class column comes from shared/api/reasons.ts.
+import { ANY_STEP_GUIDE } from './reasonGuide.anyStep.ts';
 import { RELEASED_GUIDE } from './reasonGuide.released.ts';
 import type { ReasonGuide } from './reasonGuideEntry.ts';
 
@@ -208,24 +209,7 @@ export const REASON_GUIDE: Readonly<Record<Reason | SummaryReason, ReasonGuide>>
     fix: 'nothing to do ([drift](drift.md))',
   },
   ...RELEASED_GUIDE,
-  APIRequestRefused: {
-    on:
-      "the owning step's condition (`Resolved=False`, `EngineAvailable=False`, `InventoryConsistent=False` or " +
-      '`Released=False`)',
-    cause:
-      'the Kubernetes API server refused a request for good (e.g. 403); the message names the identity, ' +
-      'HTTP status and refused fields',
-    fix:
-      'fix the RBAC or admission policy; retries back off up to every 5 minutes ' +
-      '([entry](#stalled-with-apirequestrefused))',
-  },
-  StatusWriteRefused: {
-    on:
-      "the owning step's condition (`Resolved=False`, `EngineAvailable=False`, `InventoryConsistent=False` or " +
-      '`Released=False`)',
-    cause: "the API server refused the control plane's own status write with 422: a control plane bug",
-    fix: 'report it with the log; the work is not retried forever ([entry](#stalled-with-statuswriterefused))',
-  },
+  ...ANY_STEP_GUIDE,
   Ready: {
     on: '`Ready=True`',
     cause: 'every domain condition a step writes is True for the current generation',

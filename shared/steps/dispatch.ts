@@ -7,46 +7,27 @@
 //   to its cap, and keep retrying there for as long as they last (the runbook's promise);
 // - only a message that cannot be processed at all (malformed or misrouted) fails the delivery,
 //   which the queue dead-letters after MAX_RECEIVES (shared/queue/deliveryPolicy.ts).
-// Transient failures are logged only; they never become conditions or Events (OBS-2).
-import { OUTCOME, type Outcome, classify, errorFields } from '../classify.ts';
+// Transient failures are logged only while they last less than a bound; past it the runtime stalls
+// with StepFailing (STL-1, failure.ts).
+import { errorFields } from '../classify.ts';
 import { ConflictError, MalformedMessageError, StepNotRoutedError } from '../errors.ts';
 import type { KubePort } from '../kube/port.ts';
 import { DEADLINE_RESERVE_MS, STEP_START_MIN_MS, remainingMs } from '../deadline.ts';
 import type { Logger } from '../observability/log.ts';
-import { reportIfUnreachable, reportUnwritableStall } from '../observability/unreachable.ts';
 import { METRIC, type MetricPoint, plainFields, sendsStepTimingMetrics } from '../observability/metrics.ts';
 import { recheckDedupId, retryDedupId, timerDedupId } from '../queue/dedup.ts';
 import { CONFLICT_RERUNS, CONFLICT_SPREAD_MS, MAX_RECEIVES } from '../queue/deliveryPolicy.ts';
-import type { QueueProducer, ReceivedMessage } from '../queue/port.ts';
+import type { ReceivedMessage } from '../queue/port.ts';
 import { type WorkItem, decodeWorkItem, encodeWorkItem, runtimeGroup } from '../queue/workItem.ts';
-import type { Reason } from '../api/reasons.ts';
-import { conditionForReason, replacingOwned, writeStepStatus } from '../status/writeStatus.ts';
-import { backoffDelay } from '../timings.ts';
-import { type StepCall, observeRuntime, runStep } from './run.ts';
-import { STEP_TABLE, type StepRow, ownedConditions, stepRow } from './table.ts';
+import { type StepCall, runStep } from './run.ts';
+import { STEP_TABLE, type StepRow, stepRow } from './table.ts';
 import type { StepDeps, StepResult, StepRunner } from '../look/contract.ts';
 import { LookTimes } from './lookTimes.ts';
+import { type DispatchDeps, onFailure, retry } from './failure.ts';
 
-export interface DispatchDeps extends StepDeps {
-  readonly producer: QueueProducer;
-  /** Each step's own Kubernetes identity, where one process runs several (local mode, tests). */
-  readonly kubeFor?: (step: string) => KubePort;
-  /** The further clusters of a fleet (ADR 0019): undefined for one this deployment does not serve. */
-  readonly clusterKube?: (cluster: string) => Promise<KubePort | undefined>;
-  /** For backoff jitter; tests pass a fixed one. */
-  readonly random?: () => number;
-}
+export type { DispatchDeps } from './failure.ts';
 
 export type MessageDispatcher = (msg: ReceivedMessage, deps: DispatchDeps) => Promise<StepResult | undefined>;
-
-interface Failure {
-  readonly item: WorkItem;
-  readonly row: StepRow;
-  readonly msg: ReceivedMessage;
-  readonly deps: DispatchDeps;
-  readonly log: Logger;
-  readonly table: readonly StepRow[];
-}
 
 function decode(msg: ReceivedMessage, log: Logger): WorkItem {
   try {
@@ -189,90 +170,4 @@ async function recheck(item: WorkItem, msg: ReceivedMessage, result: StepResult,
     delayMs: Math.max(0, Math.round(delayMs)),
   });
   deps.log.debug('recheck scheduled', { delayMs });
-}
-
-async function onFailure(err: unknown, f: Failure): Promise<StepResult | undefined> {
-  const outcome = classify(err);
-  f.log.warn('step failed', {
-    outcome: outcome.kind,
-    attempt: f.item.attempt,
-    receiveCount: f.msg.receiveCount,
-    ...errorFields(err),
-  });
-  reportIfUnreachable(err, f.log);
-  switch (outcome.kind) {
-    case OUTCOME.retryNow:
-      // Still losing the race after the re-runs: a new message, due at once, behind the group's others.
-      await retry(f, 0);
-      return undefined;
-    case OUTCOME.retryAfter:
-      await retry(f, outcome.delayMs);
-      return undefined;
-    case OUTCOME.stalledWaiting:
-    case OUTCOME.stalledRetrying:
-      return await stall(outcome, f);
-  }
-}
-
-async function stall(outcome: Extract<Outcome, { reason: Reason }>, f: Failure): Promise<StepResult | undefined> {
-  let writes: number;
-  try {
-    writes = await writeStall(outcome.reason, outcome.message, f);
-  } catch (writeErr) {
-    if (outcome.reason === 'StatusWriteRefused') {
-      // Even the fixed report was refused: stop here, loudly, rather than loop on our own bug.
-      f.log.error('status write refused again; giving up on this message', errorFields(writeErr));
-      return undefined;
-    }
-    const next = classify(writeErr);
-    if (
-      (next.kind === OUTCOME.stalledWaiting || next.kind === OUTCOME.stalledRetrying) &&
-      next.reason !== 'StatusWriteRefused'
-    ) {
-      // Refused again (no access entry, no RBAC): going round would spin on the same refusal.
-      // A write refused for its content (StatusWriteRefused) still gets its fixed report below.
-      reportUnwritableStall(outcome.reason, writeErr, f.log);
-      await retry(f, undefined);
-      return undefined;
-    }
-    return await onFailure(writeErr, f);
-  }
-  // A stall that clears by itself keeps retrying, at most every backoff cap, and is never dead-lettered.
-  if (outcome.kind === OUTCOME.stalledRetrying) await retry(f, undefined);
-  return { writes };
-}
-
-async function writeStall(reason: Reason, message: string, f: Failure): Promise<number> {
-  const type = conditionForReason(f.row, reason);
-  if (!type) {
-    f.log.error('stall reason has no condition this step owns', { reason });
-    return 0;
-  }
-  const observed = await observeRuntime(f.item, f.deps);
-  if (!observed) return 0;
-  const desired = replacingOwned(observed.runtime, f.row, { type, status: 'False', reason, message });
-  return await writeStepStatus({
-    kube: f.deps.kube,
-    runtime: observed.runtime,
-    row: f.row,
-    desired,
-    expected: ownedConditions(f.table),
-    writers: f.table,
-    now: f.deps.now(),
-    reporter: f.row.name,
-    onEventError: (err) => f.log.warn('event not recorded', errorFields(err)),
-  });
-}
-
-async function retry(f: Failure, delayMs: number | undefined): Promise<void> {
-  const { item, deps } = f;
-  const delay = delayMs ?? backoffDelay(item.attempt, deps.timings, deps.random);
-  await deps.producer.send({
-    step: item.step,
-    group: runtimeGroup(item.runtime.uid),
-    dedupId: retryDedupId(item.runtime.uid, item.step, f.msg.id),
-    body: encodeWorkItem({ ...item, cause: 'retry', attempt: Math.min(item.attempt + 1, 10_000) }),
-    delayMs: delay,
-  });
-  f.log.info('retry scheduled', { attempt: item.attempt + 1, delayMs: delay });
 }

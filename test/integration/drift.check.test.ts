@@ -348,7 +348,15 @@ test('PLAN-2 a rollout written in a newer schema stops the drift check and the r
     apiVersion: 'operator.aicr.run/v1alpha1',
     kind: 'RuntimeRollout',
     metadata: { name: 'aicr-rollout-newer-schema', labels: { [LABEL.schemaVersion]: '2' } },
-    spec: { ...last.spec, approval: undefined, retry: undefined },
+    // Created by the control plane's identity: without a person's fields (SEC-7).
+    spec: {
+      ...last.spec,
+      approval: undefined,
+      retry: undefined,
+      acknowledgements: undefined,
+      revocation: undefined,
+      disruption: undefined,
+    },
   };
   await stepKube('rollout').create(
     KIND.runtimeRollout,

@@ -66,7 +66,6 @@ before(async () => {
     fromPlan: 'aicr-plan-aaaaaaaaaaaaaaaa',
     toPlan: 'aicr-plan-bbbbbbbbbbbbbbbb',
     steps,
-    approval: { approvedBy: 'alice', approvedAt: '2026-11-30T10:00:00Z' },
   };
   await asRollout.create(KIND.runtimeRollout, {
     apiVersion: GROUP_VERSION,
@@ -74,6 +73,17 @@ before(async () => {
     metadata: { name: NAME },
     spec,
   });
+  // Approved by a person, as themselves: no identity of the control plane may (SEC-7).
+  const approval = { approvedBy: 'alice', approvedAt: '2026-11-30T10:00:00Z' };
+  await kubectl(
+    'patch',
+    'runtimerollout',
+    NAME,
+    '--as=alice',
+    '--type=merge',
+    '-p',
+    JSON.stringify({ spec: { approval } }),
+  );
   await setSteps([awaiting(MANUAL), { release: LATER, state: 'Pending' }]);
   await kubectlApply({
     apiVersion: 'argoproj.io/v1alpha1',

@@ -42,6 +42,7 @@ test('every duration defaults to the runbook value and can be set', () => {
     stalledJobTtlMs: 7 * 24 * 3_600_000,
     sweepStaleAfterMs: 5 * 60_000,
     sweepGraceMs: 11 * 60_000,
+    failingStallAfterMs: 15 * 60_000,
   });
   assert.deepEqual(DEFAULT_TIMINGS, t);
   const scaled = timingsFrom(loadConfig({ ...good, AICR_BACKOFF_BASE: '100ms', AICR_BACKOFF_CAP: '2s' }));
