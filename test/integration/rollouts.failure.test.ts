@@ -15,6 +15,7 @@ import type { RolloutObject } from '../../shared/rollout/rules/rolloutObject.ts'
 import { STEP_TABLE } from '../../shared/steps/table.ts';
 import { type AuditEvent, auditMark, auditSince, settleAudit } from '../../harness/audit.ts';
 import { startCapturedControlPlane, stepKube } from '../../harness/controlPlane.ts';
+import { forgeRolloutSpec } from '../helpers/forgedRollout.ts';
 import { holdReleasePods, withKnob } from '../helpers/knobs.ts';
 import { kubectlAicr } from '../../harness/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
@@ -188,9 +189,7 @@ test('ROL-6 pinning the active plan after a rollout that removed a release and t
         ['Upgrade bravo', 'Remove charlie'],
       );
       // The removal first, so the step after it is the one that fails.
-      await stepKube('rollout').patch(KIND.runtimeRollout, r.metadata.name, undefined, {
-        spec: { steps: [...r.spec.steps].reverse() },
-      });
+      await forgeRolloutSpec(r.metadata.name, { steps: [...r.spec.steps].reverse() });
       await approve(r.metadata.name);
       await released('RolloutFailed', (reason) => reason === 'RolloutFailed', 45_000);
       assert.equal(await chartVersion('charlie'), undefined, 'charlie was removed');
@@ -220,9 +219,7 @@ test('ROL-6 kubectl aicr retry of a stalled rollout that has not ended ends it S
   const { plan, rollout: r } = await stage(at('1.1.0', { values: { rol6: 'stalled' } }));
   // A step for a release the plan does not have, so the approved rollout stalls with StepUnknown.
   const ghost = { release: 'ghost', action: 'Install', verdict: 'unknown' };
-  await stepKube('rollout').patch(KIND.runtimeRollout, r.metadata.name, undefined, {
-    spec: { steps: [ghost, ...r.spec.steps] },
-  });
+  await forgeRolloutSpec(r.metadata.name, { steps: [ghost, ...r.spec.steps] });
   await approve(r.metadata.name);
   await released('StepUnknown', (reason) => reason === 'StepUnknown');
   const run = await kubectlAicr(['retry', r.metadata.name, '--timeout', '30s'], 'alice');

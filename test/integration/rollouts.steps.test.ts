@@ -16,6 +16,7 @@ import type { Release } from '../../shared/plans/release.ts';
 import { STEP_TABLE } from '../../shared/steps/table.ts';
 import { type AuditEvent, auditMark, auditSince, settleAudit } from '../../harness/audit.ts';
 import { startCapturedControlPlane, stepKube } from '../../harness/controlPlane.ts';
+import { forgeRolloutSpec } from '../helpers/forgedRollout.ts';
 import { stopArgoCd, holdReleasePods, withKnob } from '../helpers/knobs.ts';
 import { kubectlAicr } from '../../harness/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
@@ -300,9 +301,7 @@ test('ROL-4 a step naming a release the target plan lacks stalls the rollout wit
   const r = await awaitingRollout(plan);
   // A step for a release the plan does not have, as a rollout from an older control plane could hold.
   const ghost = { release: 'ghost', action: 'Install', verdict: 'unknown' };
-  await stepKube('rollout').patch(KIND.runtimeRollout, r.metadata.name, undefined, {
-    spec: { steps: [ghost, ...r.spec.steps] },
-  });
+  await forgeRolloutSpec(r.metadata.name, { steps: [ghost, ...r.spec.steps] });
   const mark = auditMark();
   await approve(r.metadata.name);
   const unknown = await released('StepUnknown', (reason) => reason === 'StepUnknown');

@@ -56,6 +56,27 @@ const delivery = (body: string, n: number): ReceivedMessage => ({
 
 const T0 = Date.parse('2026-12-07T10:00:00Z');
 
+/** Feeds each retry back in, the clock moved by its delay, until a status is written; when that was. */
+async function failUntilStalled(
+  dispatch: ReturnType<typeof createDispatcher>,
+  deps: Parameters<ReturnType<typeof createDispatcher>>[1] & { producer: RecordingProducer },
+  applies: readonly Applied[][],
+  advance: (ms: number) => number,
+): Promise<{ body: string; stalledAt: number | undefined }> {
+  let body = encodeWorkItem(resolveItem('u-1'));
+  let at = deps.now().getTime();
+  for (let n = 0; n < 12; n++) {
+    await dispatch(delivery(body, n), deps);
+    const next = deps.producer.sent.at(-1);
+    assert.ok(next, 'every failure schedules a retry');
+    assert.equal(decodeWorkItem(next.body).failingSince, T0, 'the first failure is carried from retry to retry');
+    body = next.body;
+    if (applies.length > 0) return { body, stalledAt: at };
+    at = advance(next.delayMs ?? 0);
+  }
+  return { body, stalledAt: undefined };
+}
+
 test('STL-1 OBS-2 a step failing with an unknown error stalls the runtime with StepFailing past the bound, keeps retrying, and clears on its next success', async () => {
   const { kube, applies } = recordingKube();
   const producer = new RecordingProducer();
@@ -76,17 +97,7 @@ test('STL-1 OBS-2 a step failing with an unknown error stalls the runtime with S
     producer,
     random: () => 0,
   };
-  let body = encodeWorkItem(resolveItem('u-1'));
-  let stalledAt: number | undefined;
-  for (let n = 0; n < 12 && stalledAt === undefined; n++) {
-    await dispatch(delivery(body, n), deps);
-    const next = producer.sent.at(-1);
-    assert.ok(next, 'every failure schedules a retry');
-    assert.equal(decodeWorkItem(next.body).failingSince, T0, 'the first failure is carried from retry to retry');
-    if (applies.length > 0) stalledAt = clock;
-    body = next.body;
-    clock += next.delayMs ?? 0;
-  }
+  const { body, stalledAt } = await failUntilStalled(dispatch, deps, applies, (ms) => (clock += ms));
   assert.ok(stalledAt !== undefined, 'the runtime stalled');
   assert.ok(stalledAt - T0 >= DEFAULT_TIMINGS.failingStallAfterMs, 'not before the bound: below it, logs only');
   assert.ok(
