@@ -132,3 +132,28 @@ test("OBS-3 a fleet's counts cover every cluster and name a further cluster's ru
       ),
   );
 });
+
+test('STL-2 a stall that retries by itself counts as needing a person once it has lasted 30 minutes, so the default alarm pages every stall class', () => {
+  const now = new Date('2026-12-07T12:00:00Z');
+  const down = (since: string): RuntimeObject => {
+    const r = runtime('cluster', [{ type: 'EngineAvailable', status: 'False', reason: 'EngineUnavailable' }]);
+    const c = r.status?.conditions?.[0];
+    if (c) c.lastTransitionTime = since;
+    return r;
+  };
+  const counts = (r: RuntimeObject): Record<string, number> => {
+    const p = stallCounts([{ name: 'cluster', runtime: r }], now);
+    return Object.fromEntries(
+      [{ metric: p.metric, value: p.value }, ...(p.more ?? [])].map((m) => [m.metric.name, m.value]),
+    );
+  };
+  assert.equal(counts(down('2026-12-07T11:45:00Z'))[METRIC.stalledNeedsPerson.name], 0, 'not yet: 15 minutes');
+  assert.equal(counts(down('2026-12-07T11:45:00Z'))[METRIC.stalledRetrying.name], 1);
+  const lasting = counts(down('2026-12-07T11:29:00Z'));
+  assert.equal(lasting[METRIC.stalledNeedsPerson.name], 1, 'paged: 31 minutes');
+  assert.equal(lasting[METRIC.stalledRetrying.name], 1);
+  const line = stallCounts([{ name: 'cluster', runtime: down('2026-12-07T11:29:00Z') }], now).metadata?.['runtimes'];
+  assert.match(line ?? '', /StalledNeedsPerson: cluster \(EngineUnavailable since 2026-12-07T11:29:00Z\)/);
+  const failing = runtime('cluster', [{ type: 'Released', status: 'False', reason: 'StepFailing' }]);
+  assert.equal(counts(failing)[METRIC.stalledNeedsPerson.name], 1, 'STL-1 pages at once');
+});
