@@ -45,13 +45,20 @@ export function admissionPolicy(name: string, spec: PolicySpec): Record<string, 
 }
 
 /**
- * The binding of policy `name`. A missing parameter object lets the request through: the API
- * server looks the parameter up before it reads matchConditions, so Deny would refuse everyone,
- * Argo CD's own status writes included. What must hold without it lives in a policy without one.
+ * The binding of policy `name`, and what a missing parameter object does (SEC-8). The API server
+ * looks the parameter up before it reads matchConditions, so Deny refuses every request the
+ * policy's matchConstraints take, whoever sends it: it fails closed only where those constraints
+ * are the control plane's own namespaces. Where they take Argo CD's writes too, Deny would stop
+ * Argo CD cluster-wide, so such a policy says Allow and what must hold without it lives in a
+ * policy without a parameter (docs/security.md says which is which).
  */
 export function admissionBinding(
   name: string,
-  paramRef?: { readonly name: string; readonly namespace?: string },
+  paramRef?: {
+    readonly name: string;
+    readonly namespace?: string;
+    readonly whenMissing: 'Deny' | 'Allow';
+  },
 ): Record<string, unknown> {
   return {
     apiVersion: ADMISSION_VERSION,
@@ -60,7 +67,15 @@ export function admissionBinding(
     spec: {
       policyName: name,
       validationActions: ['Deny'],
-      ...(paramRef ? { paramRef: { ...paramRef, parameterNotFoundAction: 'Allow' } } : {}),
+      ...(paramRef
+        ? {
+            paramRef: {
+              name: paramRef.name,
+              ...(paramRef.namespace ? { namespace: paramRef.namespace } : {}),
+              parameterNotFoundAction: paramRef.whenMissing,
+            },
+          }
+        : {}),
     },
   };
 }

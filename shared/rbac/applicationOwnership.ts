@@ -125,11 +125,14 @@ export function renderApplicationOwnership(): string {
     ],
     [
       applicationOwnershipPolicy(),
-      admissionBinding(SECURITY_ADMISSION.applicationOwnership, { name: RUNTIME_NAME }),
+      // Both match every Application write, Argo CD's own included: Deny would stop Argo CD
+      // cluster-wide before the first runtime and after an Orphan deletion (docs/security.md, SEC-8).
+      admissionBinding(SECURITY_ADMISSION.applicationOwnership, { name: RUNTIME_NAME, whenMissing: 'Allow' }),
       applicationProjectPolicy(),
       admissionBinding(SECURITY_ADMISSION.applicationProject, {
         name: CONFIGURATION.name,
         namespace: CONFIGURATION.namespace,
+        whenMissing: 'Allow',
       }),
     ],
   );

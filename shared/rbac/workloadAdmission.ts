@@ -11,7 +11,9 @@
 // - use host namespaces, privilege and host paths only in aicr-discovery, and there only in the
 //   shape AICR's snapshot agent needs (host PID, two read-only host paths);
 // - in aicr-validation, as aicr-validate, be `aicr validate --phase deployment`.
-// People are not matched: the namespaces' Pod Security levels hold them.
+// People are not matched: the namespaces' Pod Security levels hold them. With aicr-config missing
+// the binding refuses every Job and Pod in the three namespaces, anyone's (SEC-8): the parameter
+// is looked up before matchConditions, and nothing should run there without the configuration.
 // `npm run gen:rbac` writes it beside the RBAC; a unit test fails when the committed file is stale.
 import {
   ADMISSION_KEYS,
@@ -139,7 +141,12 @@ export function renderWorkloadAdmission(): string {
     ],
     [
       workloadAdmissionPolicy(),
-      admissionBinding(SECURITY_ADMISSION.workloads, { name: CONFIGURATION.name, namespace: CONFIGURATION.namespace }),
+      // Matched only in the three AICR namespaces: without the configuration nothing runs there at all.
+      admissionBinding(SECURITY_ADMISSION.workloads, {
+        name: CONFIGURATION.name,
+        namespace: CONFIGURATION.namespace,
+        whenMissing: 'Deny',
+      }),
     ],
   );
 }

@@ -19,7 +19,8 @@ import { ConfigurationSchema } from '../../shared/configuration/schema.ts';
 import { REGISTRY_SECRET, TEST_AICR_IMAGE } from '../../harness/configuration.ts';
 import { attackedConfiguration, attackedRuntime } from '../helpers/attackedRuntime.ts';
 import { type Identity, allowed, createAs, kubectlAs, refused, stepIdentity } from '../helpers/impersonate.ts';
-import { kubectl } from '../../harness/runtime.ts';
+import { kubectl, waitFor } from '../../harness/runtime.ts';
+import { kubectlApply } from '../../harness/kubectlApply.ts';
 import { validatorPins } from '../../harness/validatorPins.ts';
 
 const SNAPSHOT = stepIdentity('snapshot');
@@ -324,4 +325,54 @@ test("SEC-2 no step writes the configuration or the forwarder's checkpoints, and
   } finally {
     await kubectl('delete', 'secret', 'sec-someone-elses', '-n', NAMESPACES.system, '--ignore-not-found');
   }
+});
+
+test("SEC-1 with aicr-config deleted the workload boundary fails closed: no Job runs in the AICR namespaces, the product's own included, while Applications elsewhere are untouched", async () => {
+  const config = JSON.parse(
+    await kubectl('get', 'configmap', CONFIGURATION.name, '-n', CONFIGURATION.namespace, '-o', 'json'),
+  ) as { data: Record<string, string> };
+  const app = {
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'Application',
+    metadata: { name: 'sec8-someone-elses', namespace: NAMESPACES.argocd },
+    spec: {
+      project: 'default',
+      destination: { server: 'https://kubernetes.default.svc', namespace: 'sec8' },
+      source: { repoURL: 'https://charts.example/x', chart: 'x', targetRevision: '1.0.0' },
+    },
+  };
+  await kubectl('delete', 'configmap', CONFIGURATION.name, '-n', CONFIGURATION.namespace);
+  try {
+    // The API server's parameter cache follows the delete within moments.
+    const shut = await waitFor(
+      'the workload policy to find its parameter gone',
+      async () => {
+        const o = await createAs(RESOLVE, productJob(STAGE.recipe));
+        return o.ok ? undefined : o;
+      },
+      20_000,
+    );
+    refused(shut, /aicr-run-workloads/, "the resolve step's own Job, with the configuration gone");
+    refused(
+      await createAs(
+        SNAPSHOT,
+        productJob(STAGE.snapshot, (_p, c) => (c['image'] = 'docker.io/library/busybox:latest')),
+      ),
+      /aicr-run-workloads/,
+      'the snapshot step running any image privileged, with the configuration gone',
+    );
+    allowed(await createAs({ user: 'admin', groups: ['system:masters'] }, app), 'an Application outside our scope');
+  } finally {
+    await kubectlApply({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: CONFIGURATION.name, namespace: CONFIGURATION.namespace },
+      data: config.data,
+    });
+  }
+  await waitFor(
+    'the workload policy to read its parameter again',
+    async () => ((await createAs(RESOLVE, productJob(STAGE.recipe))).ok ? true : undefined),
+    20_000,
+  );
 });

@@ -66,12 +66,9 @@ const patchRuntime = (who: Identity, body: Record<string, unknown>): Promise<Out
     JSON.stringify(body),
   ]);
 
-/** Records the control plane's refusal of `approval` as the rollout step does: in status only. */
-async function refuseInStatus(approval: { approvedBy: string; approvedAt: string }): Promise<void> {
-  const status = {
-    approval: { state: 'Refused', ...approval, reason: 'RegistryCredentialsStale', message: 'refused for the test' },
-  };
-  await kubectl(
+/** Writes the rollout's status as the rollout step would (through the status subresource). */
+const patchStatus = (status: Record<string, unknown>): Promise<string> =>
+  kubectl(
     'patch',
     KINDS.runtimeRollout.plural,
     NAME,
@@ -80,6 +77,12 @@ async function refuseInStatus(approval: { approvedBy: string; approvedAt: string
     '-p',
     JSON.stringify({ status }),
   );
+
+/** Records the control plane's refusal of `approval` as the rollout step does: in status only. */
+async function refuseInStatus(approval: { approvedBy: string; approvedAt: string }): Promise<void> {
+  await patchStatus({
+    approval: { state: 'Refused', ...approval, reason: 'RegistryCredentialsStale', message: 'refused for the test' },
+  });
 }
 
 test('SEC-7 no identity of the control plane approves a rollout: not on create, not by a later write, not with an approver account in its group', async () => {
@@ -221,15 +224,7 @@ test('SEC-11 the control plane removes a rollout only once it has ended: a stole
       'the rollout step removing a rollout in flight',
     );
     refused(await remove(DRIFT), /forbidden/i, 'the drift check removing a rollout (RBAC)');
-    await kubectl(
-      'patch',
-      KINDS.runtimeRollout.plural,
-      NAME,
-      '--subresource=status',
-      '--type=merge',
-      '-p',
-      JSON.stringify({ status: { outcome: 'Expired' } }),
-    );
+    await patchStatus({ outcome: 'Expired' });
     allowed(await remove(ROLLOUT), 'the rollout step retiring an ended rollout');
   } finally {
     await kubectl('delete', KINDS.runtimeRollout.plural, NAME, '--ignore-not-found');

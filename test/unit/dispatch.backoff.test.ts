@@ -9,8 +9,7 @@ import { ConflictError, KubeRequestError, StalledError, TransientError } from '.
 import { CONFLICT_RERUNS, MAX_RECEIVES } from '../../shared/queue/deliveryPolicy.ts';
 import { EmbeddedQueue } from '../../shared/queue/embedded.ts';
 import { METRIC } from '../../shared/observability/metrics.ts';
-import type { KubePort, WritableObject } from '../../shared/kube/port.ts';
-import type { RuntimeObject } from '../../shared/kube/kinds.ts';
+import type { KubePort } from '../../shared/kube/port.ts';
 import type { ReceivedMessage } from '../../shared/queue/port.ts';
 import { decodeWorkItem, encodeWorkItem } from '../../shared/queue/workItem.ts';
 import { createDispatcher } from '../../shared/steps/dispatch.ts';
@@ -19,28 +18,10 @@ import type { StepRunner } from '../../shared/look/contract.ts';
 import { DEFAULT_TIMINGS } from '../../shared/timings.ts';
 import { captureLogger } from '../../harness/logs.ts';
 import { RecordingProducer } from '../helpers/recordingProducer.ts';
-import { dispatchedRuntime as runtime, resolveItem } from '../../harness/steps.ts';
+import { recordingKube } from '../helpers/statusKube.ts';
+import { resolveItem } from '../../harness/steps.ts';
 
-/** Just enough of the port for a step that fails before it writes (and for a stall's status write). */
-function fakeKube(): KubePort {
-  const current = structuredClone(runtime) as RuntimeObject;
-  const unused = (): Promise<never> => Promise.reject(new Error('not used'));
-  return {
-    get: <T>() => Promise.resolve(structuredClone(current) as T),
-    applyStatus: <T>(_: unknown, obj: WritableObject) => {
-      current.status = { ...current.status, ...(obj['status'] as object) };
-      current.metadata.resourceVersion = String(Number(current.metadata.resourceVersion) + 1);
-      return Promise.resolve(structuredClone(current) as T);
-    },
-    list: unused,
-    watch: unused,
-    create: unused,
-    update: unused,
-    apply: unused,
-    patch: unused,
-    delete: unused,
-  };
-}
+const fakeKube = (): KubePort => recordingKube().kube;
 
 function delivery(body: string, n: number): ReceivedMessage {
   return { id: `m-${n}`, group: 'runtime-u-1', dedupId: `d-${n}`, body, receiveCount: 1, sentAt: 0 };

@@ -5,8 +5,6 @@
 // keeps retrying, and the step's next successful report clears it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { KubePort, WritableObject } from '../../shared/kube/port.ts';
-import type { RuntimeObject } from '../../shared/kube/kinds.ts';
 import type { ReceivedMessage } from '../../shared/queue/port.ts';
 import { decodeWorkItem, encodeWorkItem } from '../../shared/queue/workItem.ts';
 import { createDispatcher } from '../../shared/steps/dispatch.ts';
@@ -15,35 +13,8 @@ import type { StepReport, StepRunner } from '../../shared/look/contract.ts';
 import { DEFAULT_TIMINGS } from '../../shared/timings.ts';
 import { captureLogger } from '../../harness/logs.ts';
 import { RecordingProducer } from '../helpers/recordingProducer.ts';
-import { dispatchedRuntime as runtime, resolveItem } from '../../harness/steps.ts';
-
-type Applied = { readonly type: string; readonly status: string; readonly reason: string; readonly message: string };
-
-/** The runtime as a list of status applies: each apply's conditions, in order. */
-function recordingKube(): { kube: KubePort; applies: Applied[][] } {
-  const current = structuredClone(runtime) as RuntimeObject;
-  const applies: Applied[][] = [];
-  const unused = (): Promise<never> => Promise.reject(new Error('not used'));
-  const kube: KubePort = {
-    get: <T>() => Promise.resolve(structuredClone(current) as T),
-    applyStatus: <T>(_: unknown, obj: WritableObject) => {
-      const conditions = ((obj['status'] as { conditions?: Applied[] }).conditions ?? []).map((c) => ({ ...c }));
-      applies.push(conditions);
-      const kept = (current.status?.conditions ?? []).filter((c) => !conditions.some((n) => n.type === c.type));
-      current.status = { ...current.status, conditions: [...kept, ...conditions] as never };
-      current.metadata.resourceVersion = String(Number(current.metadata.resourceVersion) + 1);
-      return Promise.resolve(structuredClone(current) as T);
-    },
-    list: unused,
-    watch: unused,
-    create: unused,
-    update: unused,
-    apply: unused,
-    patch: unused,
-    delete: unused,
-  };
-  return { kube, applies };
-}
+import { type Applied, recordingKube } from '../helpers/statusKube.ts';
+import { resolveItem } from '../../harness/steps.ts';
 
 const delivery = (body: string, n: number): ReceivedMessage => ({
   id: `m-${n}`,
