@@ -27,6 +27,8 @@ import {
 } from '../api/constants.ts';
 import { celString } from '../api/cel.ts';
 import { AGENT_HOST_PATHS } from '../aicr/jobSpec.ts';
+import { snapshotArgs } from '../aicr/snapshotStage.ts';
+import { validationArgs } from '../rollout/io/validationStage.ts';
 import { NAMESPACE_NAME_LABEL, admissionBinding, admissionPolicy, renderAdmissionFile } from './admissionDocuments.ts';
 import { fromTheControlPlane } from './applicationAdmission.ts';
 import { VALIDATE_USER } from './validateAdmission.ts';
@@ -35,6 +37,19 @@ const q = celString;
 const RUN_NAMESPACES = [NAMESPACES.discovery, NAMESPACES.jobs, NAMESPACES.validation] as const;
 /** The arguments the control plane's validation Job starts with (shared/rollout/io/validationStage.ts). */
 export const VALIDATE_SHAPE = ['validate', '--phase', 'deployment'] as const;
+
+/**
+ * A container's arguments exactly as `made` builds them for some input hash: every flag and value
+ * the same, each `cm://<namespace>/<name>` only to a ConfigMap in that same namespace.
+ */
+function exactArgs(made: readonly string[]): string {
+  const each = made.map((a, i) => {
+    const cm = /^(cm:\/\/[^/]+\/)/.exec(a)?.[1];
+    return cm ? `c.args[${i}].startsWith(${q(cm)})` : `c.args[${i}] == ${q(a)}`;
+  });
+  return `c.?args.orValue([]).size() == ${made.length} && ${each.join(' && ')}`;
+}
+const SAMPLE_HASH = '0000000000000000';
 
 const pinned = (key: string): string => `params.?data[?${q(key)}].orValue('').split('\\n')`;
 
@@ -99,11 +114,25 @@ export const WORKLOAD_RULES = [
       `${HOST_PATHS.join(' and ')} read-only; nothing more of the host`,
   },
   {
+    // The image's entrypoint is aicr; a command would run something else with AICR's rights.
+    expression: 'variables.fromValidate || variables.containers.all(c, !has(c.command))',
+    messageExpression:
+      "'runs in ' + request.namespace + ' start the image\\'s own entrypoint (aicr): no container sets command'",
+  },
+  {
+    expression:
+      `request.namespace != ${q(NAMESPACES.discovery)} || ` +
+      `variables.containers.all(c, ${exactArgs(snapshotArgs(SAMPLE_HASH))})`,
+    message:
+      `the snapshot agent in ${NAMESPACES.discovery} runs aicr ` + `${snapshotArgs('<hash>').join(' ')}, nothing else`,
+  },
+  {
     expression:
       `request.namespace != ${q(NAMESPACES.validation)} || variables.fromValidate || ` +
-      `variables.containers.all(c, c.?args.orValue([]).size() >= ${VALIDATE_SHAPE.length} && ` +
-      `${VALIDATE_SHAPE.map((a, i) => `c.args[${i}] == ${q(a)}`).join(' && ')})`,
-    message: `a run as ${AICR_VALIDATE_SERVICE_ACCOUNT} is aicr ${VALIDATE_SHAPE.join(' ')}, nothing else`,
+      `variables.containers.all(c, ${exactArgs(validationArgs(SAMPLE_HASH))})`,
+    message:
+      `a run as ${AICR_VALIDATE_SERVICE_ACCOUNT} is aicr ${VALIDATE_SHAPE.join(' ')} with its own flags ` +
+      `and ConfigMaps in ${NAMESPACES.validation}, nothing else`,
   },
 ] as const;
 

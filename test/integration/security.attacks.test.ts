@@ -15,6 +15,8 @@ import {
 } from '../../shared/api/constants.ts';
 import { STAGE, jobName } from '../../shared/aicr/stages.ts';
 import { runJob } from '../../shared/aicr/jobSpec.ts';
+import { snapshotArgs } from '../../shared/aicr/snapshotStage.ts';
+import { validationArgs } from '../../shared/rollout/io/validationStage.ts';
 import { ConfigurationSchema } from '../../shared/configuration/schema.ts';
 import { REGISTRY_SECRET, TEST_AICR_IMAGE } from '../../harness/configuration.ts';
 import { attackedConfiguration, attackedRuntime } from '../helpers/attackedRuntime.ts';
@@ -42,11 +44,12 @@ function productJob(
   stage: (typeof STAGE)[keyof typeof STAGE],
   edit: (pod: Record<string, unknown>, container: Record<string, unknown>) => void = () => undefined,
 ): Record<string, unknown> {
+  // The arguments the product itself passes for the stage.
   const args =
     stage === STAGE.validation
-      ? ['validate', '--phase', 'deployment', '-n', NAMESPACES.validation]
+      ? validationArgs('sec0attack0000')
       : stage === STAGE.snapshot
-        ? ['snapshot']
+        ? snapshotArgs('sec0attack0000')
         : ['recipe'];
   const job = runJob({
     stage,
@@ -73,6 +76,22 @@ function productJob(
 
 test("SEC-1 the snapshot identity runs only the pinned AICR image, as the snapshot agent, in the agent's own host shape", async () => {
   allowed(await createAs(SNAPSHOT, productJob(STAGE.snapshot)), "the product's own snapshot Job");
+  refused(
+    await createAs(
+      SNAPSHOT,
+      productJob(STAGE.snapshot, (_p, c) => (c['command'] = ['/bin/sh', '-c', 'nsenter -t 1 -m -u -i -n sh'])),
+    ),
+    /no container sets command/,
+    'a host shell in the privileged snapshot agent',
+  );
+  refused(
+    await createAs(
+      SNAPSHOT,
+      productJob(STAGE.snapshot, (_p, c) => (c['args'] = ['validate', '--phase', 'deployment'])),
+    ),
+    /the snapshot agent in aicr-discovery runs aicr snapshot -o cm:\/\/aicr-discovery\/.*, nothing else/,
+    "another aicr command with the agent's host access",
+  );
   refused(
     await createAs(
       SNAPSHOT,
@@ -183,8 +202,38 @@ test('SEC-1 the resolve and rollout identities run AICR unprivileged as aicr-run
       ROLLOUT,
       productJob(STAGE.validation, (_p, c) => (c['args'] = ['snapshot'])),
     ),
-    /a run as aicr-validate is aicr validate --phase deployment, nothing else/,
+    /a run as aicr-validate is aicr validate --phase deployment with its own flags and ConfigMaps in aicr-validation/,
     'another aicr command as aicr-validate',
+  );
+  refused(
+    await createAs(
+      ROLLOUT,
+      productJob(
+        STAGE.validation,
+        (_p, c) => (c['command'] = ['/bin/sh', '-c', 'kubectl create clusterrolebinding x']),
+      ),
+    ),
+    /start the image's own entrypoint \(aicr\): no container sets command/,
+    'a shell as aicr-validate with the expected arguments',
+  );
+  refused(
+    await createAs(
+      ROLLOUT,
+      productJob(STAGE.validation, (_p, c) => {
+        const args = c['args'] as string[];
+        args[6] = 'cm://aicr-system/aicr-config';
+      }),
+    ),
+    /with its own flags and ConfigMaps in aicr-validation/,
+    'aicr validate reading a ConfigMap outside aicr-validation',
+  );
+  refused(
+    await createAs(
+      RESOLVE,
+      productJob(STAGE.recipe, (_p, c) => (c['command'] = ['/bin/sh'])),
+    ),
+    /no container sets command/,
+    'a recipe Job with a command of its own',
   );
   refused(
     await createAs(
