@@ -5,16 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { ApiextensionsV1Api, type V1Job, type V1Node, type V1Pod } from '@kubernetes/client-node';
-import {
-  batch,
-  core,
-  jobPods,
-  jobReaches,
-  oneShotJob,
-  readOrUndefined,
-  serviceAccountWith,
-  waitFor,
-} from '../helpers/cluster.ts';
+import { batch, core, jobPods, oneShotJob, readOrUndefined, serviceAccountWith, waitFor } from '../helpers/cluster.ts';
 import { adminKubeConfig, uniqueName } from '../../harness/env.ts';
 import { auditMark, auditSince, settleAudit } from '../../harness/audit.ts';
 
@@ -32,9 +23,15 @@ test('ttlSecondsAfterFinished deletes a finished Job and its Pod', async () => {
       { ttlSecondsAfterFinished: 1 },
     ),
   });
-  await jobReaches(ns, name, 'Complete');
-  const [pod] = await jobPods(ns, name);
+  // The Pod is read as soon as the Job controller makes it: a second after the Job completes the
+  // TTL controller may already have taken both.
+  let pod: Awaited<ReturnType<typeof jobPods>>[number] | undefined;
+  for (const deadline = Date.now() + 30_000; !pod && Date.now() < deadline;) {
+    [pod] = await jobPods(ns, name);
+    if (!pod) await new Promise((r) => setTimeout(r, 50));
+  }
   assert.ok(pod?.metadata?.name, 'the Job had a Pod');
+  // The TTL controller deletes only a finished Job: its deletion says the run ended.
   await waitFor<V1Job>({
     path: `/apis/batch/v1/namespaces/${ns}/jobs`,
     name,
