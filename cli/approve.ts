@@ -3,6 +3,7 @@
 // accept or refuse it. Exit 0 when accepted; otherwise the reason, and a non-zero exit.
 import { APPROVAL, KINDS } from '../shared/api/constants.ts';
 import { parseRollout, type RolloutObject } from '../shared/rollout/rules/rolloutObject.ts';
+import { verdictOnRecorded } from '../shared/rollout/rules/approval.ts';
 import { kubeTime } from '../shared/status/conditions.ts';
 import { type Kubectl, KubectlError, getJson, runKubectl, whoami } from './kubectl.ts';
 import { NotFound } from './describe.ts';
@@ -18,18 +19,12 @@ export async function readRollout(k: Kubectl, name: string): Promise<RolloutObje
   return r;
 }
 
-/** The recorded approval is the one the control plane refused: an approver may replace it. */
-function refusedAsIs(r: RolloutObject): boolean {
-  const given = r.status?.approval;
-  const asked = r.spec.approval;
-  return given?.state === 'Refused' && given.approvedBy === asked?.approvedBy && given.approvedAt === asked.approvedAt;
-}
-
 /** Why an approval cannot be recorded, before trying (admission says the same, later and terser). */
 function precheck(r: RolloutObject, now: Date): string | undefined {
   const name = r.metadata.name;
   if (r.status?.outcome) return `rollout ${name} has ended ${r.status.outcome}; there is nothing to approve`;
-  if (r.spec.approval && !refusedAsIs(r))
+  // An approval the control plane refused may be replaced by a new one.
+  if (r.spec.approval && verdictOnRecorded(r)?.state !== 'Refused')
     return `rollout ${name} is already approved by ${r.spec.approval.approvedBy} at ${r.spec.approval.approvedAt}`;
   if (r.spec.deadline && now.getTime() > Date.parse(r.spec.deadline))
     return `rollout ${name} expired at ${r.spec.deadline}; it can no longer be approved`;

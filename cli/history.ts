@@ -2,7 +2,7 @@
 // (rollouts outlive their runtime, SEC-11): what moved, who approved it and when, and how it ended.
 // The runtime that exists now is marked, so a record of a deleted one reads as such.
 import { KINDS, RUNTIME_NAME } from '../shared/api/constants.ts';
-import { parseRollout, type RolloutObject } from '../shared/rollout/rules/rolloutObject.ts';
+import { byCreation, parseRollout, type RolloutObject } from '../shared/rollout/rules/rolloutObject.ts';
 import { type Kubectl, getJson, listJson } from './kubectl.ts';
 import { table } from './rolloutView.ts';
 
@@ -42,8 +42,8 @@ export function historyRows(rollouts: readonly unknown[], currentUID: string | u
   return rollouts
     .map(parseRollout)
     .filter((r): r is RolloutObject => r !== undefined)
-    .map((r) => rowOf(r, currentUID))
-    .sort((a, b) => (b.createdAt ?? '').localeCompare(a.createdAt ?? '') || b.name.localeCompare(a.name));
+    .sort((a, b) => byCreation(b, a))
+    .map((r) => rowOf(r, currentUID));
 }
 
 const short = (plan: string | undefined): string => (plan ? plan.replace(/^aicr-plan-/, '').slice(0, 12) : '-');

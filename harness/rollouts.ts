@@ -7,7 +7,7 @@ import { planDigest, planName } from '../shared/plans/digest.ts';
 import type { Plan } from '../shared/plans/plan.ts';
 import type { Release } from '../shared/plans/release.ts';
 import { planConfigMap } from '../shared/plans/store.ts';
-import { type RolloutObject, parseRollout } from '../shared/rollout/rules/rolloutObject.ts';
+import { type RolloutObject, byCreation, parseRollout } from '../shared/rollout/rules/rolloutObject.ts';
 import { type AuditEvent, auditSince, settleAudit } from './audit.ts';
 import { stepKube } from './controlPlane.ts';
 import { CONTROL_PLANE_USER } from './env.ts';
@@ -100,11 +100,7 @@ export async function rolloutsOf(runtimeUID: string): Promise<RolloutObject[]> {
   return (await asRollout.list(KIND.runtimeRollout)).items
     .map(parseRollout)
     .filter((r): r is RolloutObject => r !== undefined && r.spec.runtimeUID === runtimeUID)
-    .sort(
-      (a, b) =>
-        (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') ||
-        a.metadata.name.localeCompare(b.metadata.name),
-    );
+    .sort(byCreation);
 }
 
 export async function rollout(name: string): Promise<RolloutObject> {

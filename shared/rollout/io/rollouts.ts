@@ -2,7 +2,7 @@
 // oldest first, beside every listed object (a newer control plane's rollouts do not parse here).
 import { type GenericObject, KIND } from '../../kube/kinds.ts';
 import type { KubePort } from '../../kube/port.ts';
-import { type RolloutObject, parseRollout } from '../rules/rolloutObject.ts';
+import { type RolloutObject, byCreation, parseRollout } from '../rules/rolloutObject.ts';
 
 /** The runtime's rollouts, oldest first. */
 export async function listRollouts(kube: KubePort, runtimeUID: string): Promise<RolloutObject[]> {
@@ -20,13 +20,6 @@ export async function listRolloutsRead(
 ): Promise<{ rollouts: RolloutObject[]; records: RolloutObject[]; listed: GenericObject[] }> {
   const { items } = await kube.list(KIND.runtimeRollout);
   const records = items.map(parseRollout).filter((r): r is RolloutObject => r !== undefined);
-  return { rollouts: oldestFirst(records.filter((r) => r.spec.runtimeUID === runtimeUID)), records, listed: items };
-}
-
-function oldestFirst(rollouts: RolloutObject[]): RolloutObject[] {
-  return rollouts.sort(
-    (a, b) =>
-      (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') ||
-      a.metadata.name.localeCompare(b.metadata.name),
-  );
+  const rollouts = records.filter((r) => r.spec.runtimeUID === runtimeUID).sort(byCreation);
+  return { rollouts, records, listed: items };
 }

@@ -71,6 +71,15 @@ function refusal(f: ApprovalFacts): { reason: string; message: string; supersede
   return undefined;
 }
 
+/** The control plane's verdict in status, when it is about the very approval the spec records. */
+export function verdictOnRecorded(r: RolloutObject): NonNullable<RolloutObject['status']>['approval'] {
+  const given = r.status?.approval;
+  const asked = r.spec.approval;
+  return given && asked && given.approvedBy === asked.approvedBy && given.approvedAt === asked.approvedAt
+    ? given
+    : undefined;
+}
+
 /**
  * The verdict on the recorded approval: the one already given if it is about the same approval.
  * A refusal is final for the approval it judged, even once its cause is gone: the approver
@@ -79,12 +88,10 @@ function refusal(f: ApprovalFacts): { reason: string; message: string; supersede
 export function judgeApproval(f: ApprovalFacts): Judgement {
   const approval = f.rollout.spec.approval;
   if (!approval) return { state: 'none' };
-  const given = f.rollout.status?.approval;
+  const given = verdictOnRecorded(f.rollout);
   const { approvedBy, approvedAt } = approval;
-  if (given?.state === 'Accepted' && given.approvedBy === approvedBy && given.approvedAt === approvedAt) {
-    return { state: 'Accepted', approvedBy, approvedAt, message: given.message };
-  }
-  if (given?.state === 'Refused' && given.approvedBy === approvedBy && given.approvedAt === approvedAt) {
+  if (given?.state === 'Accepted') return { state: 'Accepted', approvedBy, approvedAt, message: given.message };
+  if (given?.state === 'Refused') {
     const { reason, message } = given;
     return { state: 'Refused', approvedBy, approvedAt, reason, message, supersede: false, recorded: true };
   }

@@ -35,6 +35,17 @@ export function parseRollout(raw: unknown): RolloutObject | undefined {
 }
 
 /**
+ * Rollouts in the order they were created, a name breaking a tie within the second (names sort
+ * by target plan, not by time).
+ */
+export function byCreation(a: RolloutObject, b: RolloutObject): number {
+  return (
+    (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') ||
+    a.metadata.name.localeCompare(b.metadata.name)
+  );
+}
+
+/**
  * aicr-rollout-<the target's digest digits>-<creation second, base 36>: sorted by target, unique
  * per second. An adoption's starts aicr-adopt-.
  */
