@@ -4,6 +4,7 @@ import { MAX_RECEIVES } from '../../shared/queue/deliveryPolicy.ts';
 import { STEP_TIMING_METRICS_SETTING } from '../../shared/observability/metrics.ts';
 import { QUEUE_URL_BASE_SETTING, stepQueueName } from '../../shared/steps/table.ts';
 import type { QueueView } from './queues.ts';
+import { LOG_GROUP_SKIPS, QUEUE_SKIPS, STEP_FUNCTION_SKIPS, skipMetadata } from './scannerSkips.ts';
 
 /**
  * AWS's advice for a queue that feeds Lambda: the poller's retries of a throttled batch stay hidden
@@ -58,12 +59,16 @@ export function queueUrlBaseSetting(views: readonly QueueView[]): string {
   return `${QUEUE_URL_BASE_SETTING}: !Select [0, !Split ['${stepQueueName(first.queue)}', !Ref ${first.stem}Queue]]`;
 }
 
-export function vpcExtension(v: QueueView): string[] {
+/** What the template adds to a step's function and log group, which serverless makes: the VPC, the scanner's skips. */
+export function functionExtension(v: QueueView): string[] {
   return [
     `${v.functionResource}:`,
     '  Properties:',
     '    VpcConfig: !If [InVpc, { SubnetIds: !Ref VpcSubnetIds, SecurityGroupIds: !Ref VpcSecurityGroupIds }, ' +
       '!Ref AWS::NoValue]',
+    ...indent(2, skipMetadata(STEP_FUNCTION_SKIPS)),
+    `${v.functionResource.replace(/LambdaFunction$/, 'LogGroup')}:`,
+    ...indent(2, skipMetadata(LOG_GROUP_SKIPS)),
   ];
 }
 
@@ -71,6 +76,7 @@ export function stepQueue(v: QueueView): string[] {
   return [
     `${v.stem}Queue:`,
     '  Type: AWS::SQS::Queue',
+    ...indent(2, skipMetadata(QUEUE_SKIPS)),
     '  Properties:',
     '    # Encrypted at rest with SQS-managed keys, said here rather than left to the account default.',
     '    SqsManagedSseEnabled: true',

@@ -14,9 +14,17 @@ import {
   roleArnOutput,
   stepMetricLines,
 } from './alarms.ts';
-import { accessEntry, queueUrlBaseSetting, stepFunction, stepQueue, stepRole, vpcExtension } from './blocks.ts';
+import { accessEntry, functionExtension, queueUrlBaseSetting, stepFunction, stepQueue, stepRole } from './blocks.ts';
 import { noticeRules } from './notices.ts';
 import { queueViews, type QueueView } from './queues.ts';
+import {
+  DEPLOYMENT_BUCKET_SKIPS,
+  FORWARDER_SKIPS,
+  LOG_GROUP_SKIPS,
+  QUEUE_SKIPS,
+  RELAY_SKIPS,
+  skipMetadata,
+} from './scannerSkips.ts';
 
 export const SERVERLESS_TEMPLATE = fileURLToPath(new URL('./template.yml', import.meta.url));
 export const SERVERLESS_YML = fileURLToPath(new URL('../../serverless.yml', import.meta.url));
@@ -29,7 +37,7 @@ type Blocks = Readonly<Record<string, (v: QueueView) => string[]>>;
 const BLOCKS: Blocks = {
   stepQueueArnSettings: (v) => [`${v.settings.arn}: !GetAtt ${v.stem}Queue.Arn`],
   stepFunctions: stepFunction,
-  stepVpcExtensions: vpcExtension,
+  stepFunctionExtensions: functionExtension,
   stepQueues: stepQueue,
   stepRoles: stepRole,
   stepAccessEntries: accessEntry,
@@ -54,6 +62,11 @@ function inlines(views: readonly QueueView[]): Readonly<Record<string, string>> 
 /** Blocks made once, not per step. */
 const WHOLE_BLOCKS: Readonly<Record<string, () => string[]>> = {
   noticeRules,
+  forwarderScannerSkips: () => skipMetadata(FORWARDER_SKIPS),
+  relayScannerSkips: () => skipMetadata(RELAY_SKIPS),
+  logGroupScannerSkips: () => skipMetadata(LOG_GROUP_SKIPS),
+  queueScannerSkips: () => skipMetadata(QUEUE_SKIPS),
+  deploymentBucketScannerSkips: () => skipMetadata(DEPLOYMENT_BUCKET_SKIPS),
 };
 
 function fillLine(line: string, views: readonly QueueView[], inline: Readonly<Record<string, string>>): string[] {

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs everything the tests need, outside the repository: a Python venv with moto and
-# cfn-lint; etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kubectl built
-# from the Go module proxy; the OCI registry and Helm 4 from the module proxy too; and the AICR
-# CLI built offline from its source tarball; Argo CD from its release source; Redis from Debian.
+# cfn-lint and one with Checkov; etcd, kube-apiserver, kube-controller-manager, kube-scheduler
+# and kubectl built from the Go module proxy; the OCI registry and Helm 4 from the module proxy
+# too; and the AICR CLI built offline from its source tarball; Argo CD from its release source;
+# Redis from Debian.
 # Idempotent; a warm machine finishes in seconds.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -33,6 +34,16 @@ install_python_tools() {
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install -q --disable-pip-version-check \
     "moto[server]==$MOTO_VERSION" "cfn-lint==$CFN_LINT_VERSION"
+}
+
+# Checkov in a venv of its own, keyed by its version (see CHECKOV_VENV in lib.sh); the stamp is
+# written only once pip has finished, so an interrupted install is redone.
+install_checkov() {
+  [ -f "$CHECKOV_VENV/.installed" ] && [ -x "$CHECKOV_VENV/bin/checkov" ] && return 0
+  log "creating Python venv with checkov $CHECKOV_VERSION (about 1 minute)"
+  python3 -m venv "$CHECKOV_VENV"
+  "$CHECKOV_VENV/bin/pip" install -q --disable-pip-version-check "checkov==$CHECKOV_VERSION"
+  touch "$CHECKOV_VENV/.installed"
 }
 
 report_progress() {
@@ -241,6 +252,7 @@ mkdir -p "$CACHE"
 install_os_packages
 install_node_packages
 install_python_tools
+install_checkov
 build_binaries
 build_aicr
 build_aicr_validator
@@ -249,4 +261,4 @@ build_registry
 build_helm
 build_argocd
 install_redis
-log "ready in $(($(date +%s) - start))s: binaries in $BIN_DIR, aicr and its deployment validator in $AICR_BIN_DIR, chainsaw in $CHAINSAW_BIN_DIR, registry in $REGISTRY_BIN_DIR, helm in $HELM_BIN_DIR, argocd in $ARGOCD_DIR, redis in $REDIS_DIR, venv in $VENV"
+log "ready in $(($(date +%s) - start))s: binaries in $BIN_DIR, aicr and its deployment validator in $AICR_BIN_DIR, chainsaw in $CHAINSAW_BIN_DIR, registry in $REGISTRY_BIN_DIR, helm in $HELM_BIN_DIR, argocd in $ARGOCD_DIR, redis in $REDIS_DIR, venvs in $VENV and $CHECKOV_VENV"

@@ -5,6 +5,12 @@ REPO_ROOT=$(cd "$TESTENV_DIR/../.." && pwd)
 . "$TESTENV_DIR/versions.env"
 CACHE=${TESTENV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/aicr-testenv}
 VENV="$CACHE/venv"
+# Checkov, the outside scanner the suite runs on the packaged template and the rendered chart
+# (SEC-10). Pinned here, not in versions.env, whose content keys the Go builds. It has a venv of
+# its own: it pins boto3, botocore and networkx below what moto and cfn-lint run on, and one venv
+# would move moto onto older AWS service models.
+CHECKOV_VERSION=3.3.30
+CHECKOV_VENV="$CACHE/venv-checkov/$CHECKOV_VERSION"
 # Binaries are keyed by what built them, so a changed pin rebuilds and an unchanged one never does.
 BIN_KEY=$(cat "$TESTENV_DIR/tools/go.mod" "$TESTENV_DIR/tools/go.sum" "$TESTENV_DIR/versions.env" | sha256sum | cut -c1-12)
 BIN_DIR="$CACHE/bin/$BIN_KEY"
