@@ -37,6 +37,7 @@ export const REASONS = {
   RegistryCredentialsUnavailable: { on: [R], class: stalledRetrying },
   BundleUnreadable: { on: [R], class: stalledWaiting },
   ChartUnavailable: { on: [R], class: stalledWaiting },
+  NamespaceNotAllowed: { on: [R], class: stalledWaiting },
   PlanTooLarge: { on: [R], class: stalledWaiting },
   // Released carries it too, also while a plan that does not read back blocks a deletion with policy Orphan.
   PlanUnreadable: { on: [R, I, L], class: stalledWaiting },

@@ -6,6 +6,7 @@ import { ARGOCD } from '../api/constants.ts';
 import { AICR_VERSION } from '../api/names.ts';
 import { GO_DURATION_PATTERN, parseDuration } from '../api/duration.ts';
 import { SCHEDULE_MESSAGE, SCHEDULE_PATTERN, isTimeZone } from '../api/maintenance.ts';
+import { DEFAULT_CLUSTER_RESOURCES, DEFAULT_RELEASE_NAMESPACES, NAMESPACE_ENTRY } from '../api/releaseNamespaces.ts';
 
 /** Plans kept besides the ones in use: enough to pin back a few resolutions. */
 export const DEFAULT_PLANS_KEPT = 5;
@@ -120,18 +121,68 @@ export const ConfigurationSchema = z.strictObject({
     .prefault({}),
   argocd: z
     .strictObject({
-      /** The AppProject the owned Applications belong to; it must allow the release namespaces and the registry. */
-      project: z.string().min(1).max(253).default(ARGOCD.project),
+      /**
+       * The AppProject the owned Applications belong to; it must allow the release namespaces and
+       * the registry. Admission reads it as a CEL string, so it is a DNS subdomain name.
+       */
+      project: z
+        .string()
+        .min(1)
+        .max(253)
+        .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, { error: 'must be an AppProject name (a DNS subdomain name)' })
+        .default(ARGOCD.project),
+      /**
+       * Where releases may put objects: the AppProject's destinations, what admission lets the
+       * control plane's Applications name, and what resolution accepts of a plan (docs/security.md).
+       */
+      namespaces: z
+        .array(
+          z.string().max(NAMESPACE_ENTRY.maxLength).regex(NAMESPACE_ENTRY.pattern, { error: NAMESPACE_ENTRY.message }),
+        )
+        .min(1)
+        .max(100)
+        .default([...DEFAULT_RELEASE_NAMESPACES]),
       /** Whether the chart ships that AppProject (docs/deploy.md); false when the operator keeps one of their own. */
       createProject: z.boolean().default(true),
+      /**
+       * The cluster-scoped kinds that AppProject lets releases create; the chart's default says why
+       * each is there (infra/chart/values.yaml). Argo CD reads it; the control plane only keeps it strict.
+       */
+      clusterResources: z
+        .array(
+          z.strictObject({
+            group: z
+              .string()
+              .max(253)
+              .regex(/^$|^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, { error: 'must be an API group' }),
+            kind: z
+              .string()
+              .min(1)
+              .max(63)
+              .regex(/^[A-Za-z][A-Za-z0-9]*$/, { error: 'must be a kind' }),
+          }),
+        )
+        .max(100)
+        .default([...DEFAULT_CLUSTER_RESOURCES]),
       /**
        * Where releases deploy: a cluster registered in Argo CD by name when `name` is set (the EKS
        * Argo CD capability), else the API server `server`.
        */
       destination: z
         .strictObject({
-          server: z.string().min(1).max(512).default('https://kubernetes.default.svc'),
-          name: z.string().max(253).default(''),
+          server: z
+            .string()
+            .min(1)
+            .max(512)
+            .regex(/^https:\/\/[^\s'"\\]+$/, { error: 'must be an https:// URL of an API server' })
+            .default('https://kubernetes.default.svc'),
+          name: z
+            .string()
+            .max(253)
+            .regex(/^$|^[A-Za-z0-9][-A-Za-z0-9_.@:/]*$/, {
+              error: 'must be the name of a cluster registered in Argo CD',
+            })
+            .default(''),
         })
         .prefault({}),
       /**

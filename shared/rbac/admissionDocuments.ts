@@ -45,6 +45,19 @@ export function admissionPolicy(name: string, spec: PolicySpec): Record<string, 
 }
 
 /**
+ * The API server's refusal for a missing parameter names the policy and the binding and nothing
+ * else, so a binding that denies then is named for the ConfigMap it needs.
+ */
+export function admissionBindingName(
+  name: string,
+  paramRef?: { readonly name: string; readonly namespace?: string; readonly whenMissing: 'Deny' | 'Allow' },
+): string {
+  return paramRef?.whenMissing === 'Deny' && paramRef.namespace
+    ? `${name}-needs-configmap-${paramRef.namespace}-${paramRef.name}`
+    : name;
+}
+
+/**
  * The binding of policy `name`, and what a missing parameter object does (SEC-8). The API server
  * looks the parameter up before it reads matchConditions, so Deny refuses every request the
  * policy's matchConstraints take, whoever sends it: it fails closed only where those constraints
@@ -60,10 +73,11 @@ export function admissionBinding(
     readonly whenMissing: 'Deny' | 'Allow';
   },
 ): Record<string, unknown> {
+  const bindingName = admissionBindingName(name, paramRef);
   return {
     apiVersion: ADMISSION_VERSION,
     kind: 'ValidatingAdmissionPolicyBinding',
-    metadata: paramRef ? parameterisedMetadata(name) : { name },
+    metadata: paramRef ? parameterisedMetadata(bindingName) : { name },
     spec: {
       policyName: name,
       validationActions: ['Deny'],

@@ -3,21 +3,21 @@
 // cluster-wide (Argo CD's namespace may not exist when the chart installs) and cannot tell one
 // Application from another, so without these an identity that writes Applications could write
 // any Application in any AppProject, and so deploy anything anywhere through Argo CD, or delete a
-// person's app-of-apps. Two policies, because each takes one parameter object:
-// - ownership, against the cluster's one ClusterRuntime: an Application the control plane
-//   creates, changes or deletes carries that runtime's UID, before and after; the one change of
-//   owner allowed is the Adopt step's, from the UID the runtime's spec.adoption names;
-// - project, against the configuration's admission keys: an Application it creates names the
-//   configured AppProject, and a change keeps the project or moves it there.
-// Without a runtime or a configuration these have nothing to compare with and let requests
-// through; the finalizer policy (applicationAdmission.ts), which takes no parameter, still holds
-// the control plane to Applications carrying a runtime's UID, and the resources finalizer to
-// Remove steps. No control-plane identity may delete the runtime or the configuration.
+// person's app-of-apps. Two policies:
+// - ownership, against the cluster's one ClusterRuntime (its parameter): an Application the
+//   control plane creates, changes or deletes carries that runtime's UID, before and after; the
+//   one change of owner allowed is the Adopt step's, from the UID the runtime's spec.adoption names;
+// - project, with the chart's values rendered in and no parameter: an Application it writes names
+//   the configured AppProject (a change may keep the project it had), deploys to a namespace
+//   argocd.namespaces lists, and to the configured cluster.
+// Without a runtime the ownership policy lets requests through (its binding says Allow): the API
+// server looks a parameter up before matchConditions, so Deny would refuse Argo CD's own writes to
+// every Application whenever no runtime exists (before the first, after an Orphan deletion). What
+// holds then: the project policy above, and the finalizer policy (applicationAdmission.ts), both
+// without a parameter. No control-plane identity may delete the runtime or the configuration.
 // `npm run gen:rbac` writes it beside the RBAC; a unit test fails when the committed file is stale.
 import {
-  ADMISSION_KEYS,
   ANNOTATION,
-  CONFIGURATION,
   GROUP_VERSION,
   KINDS,
   LABEL,
@@ -41,10 +41,30 @@ export const OWNED_AFTER =
   `request.operation == 'DELETE' || ` +
   `(${runtimeUidOf('object')} == ${RUNTIME_UID} && ${managedByTheControlPlane('object')})`;
 
-const CONFIGURED_PROJECT = `params.?data[?${q(ADMISSION_KEYS.argocdProject)}].orValue('')`;
+// The chart's own values, which Helm writes into the project policy as CEL literals when it
+// renders (the helpers in templates/_helpers.tpl): the policy reads no parameter, so nothing a
+// person or a namespace deletion removes can open it (SEC-8).
+export const CHART_LITERAL = {
+  project: 'aicr.cel.project',
+  namespaces: 'aicr.cel.namespaces',
+  namespacePrefixes: 'aicr.cel.namespacePrefixes',
+  destinationServer: 'aicr.cel.destinationServer',
+  destinationName: 'aicr.cel.destinationName',
+} as const;
+/** Where a Helm include goes in the generated CEL; renderApplicationOwnership swaps each for its include. */
+const slot = (helper: string): string => `__${helper.replaceAll('.', '_')}__`;
+const PROJECT = slot(CHART_LITERAL.project);
 export const IN_THE_PROJECT =
-  `object.spec.project == ${CONFIGURED_PROJECT} || ` +
-  '(oldObject != null && object.spec.project == oldObject.spec.project)';
+  `object.spec.project == ${PROJECT} || ` + '(oldObject != null && object.spec.project == oldObject.spec.project)';
+const DESTINATION_NAMESPACE = "object.spec.destination.?namespace.orValue('')";
+export const TO_AN_ALLOWED_NAMESPACE =
+  `${DESTINATION_NAMESPACE} in ${slot(CHART_LITERAL.namespaces)} || ` +
+  `${slot(CHART_LITERAL.namespacePrefixes)}.exists(p, ${DESTINATION_NAMESPACE}.startsWith(p))`;
+export const TO_THE_CLUSTER =
+  `${slot(CHART_LITERAL.destinationName)} != '' ? ` +
+  `object.spec.destination.?name.orValue('') == ${slot(CHART_LITERAL.destinationName)} : ` +
+  `(object.spec.destination.?server.orValue('') == ${slot(CHART_LITERAL.destinationServer)} && ` +
+  `object.spec.destination.?name.orValue('') == '')`;
 
 // The fixed ends of what a refused writer reads; CEL puts the names in front.
 const NOT_ITS_OWN =
@@ -55,39 +75,25 @@ const MUST_BE_ITS_OWN =
   ` must carry ClusterRuntime ${RUNTIME_NAME}'s UID in annotation ${ANNOTATION.runtimeUID} and label ` +
   `${LABEL.managedBy}=${MANAGED_BY_VALUE}: the control plane writes only Applications of its own runtime`;
 const ONLY_THE_PROJECT =
-  ` (argocd.project in ConfigMap ${CONFIGURATION.namespace}/${CONFIGURATION.name}): ` +
-  'the control plane writes Applications only into the configured AppProject';
+  " (the chart's argocd.project): the control plane writes Applications only into the configured AppProject";
+const ONLY_THOSE_NAMESPACES =
+  " (the chart's argocd.namespaces): the control plane deploys only there; a person adds a namespace with " +
+  '`helm upgrade --reuse-values --set-json argocd.namespaces=[...]`';
+const ONLY_THAT_CLUSTER = " (the chart's argocd.destination): the control plane deploys only to the configured cluster";
 
-function policy(
-  name: string,
-  paramKind: { apiVersion: string; kind: string },
-  operations: readonly string[],
-  validations: readonly Record<string, string>[],
-): Record<string, unknown> {
-  return admissionPolicy(name, {
-    paramKind,
-    matchConstraints: {
-      resourceRules: [
-        {
-          apiGroups: ['argoproj.io'],
-          apiVersions: ['v1alpha1'],
-          resources: ['applications'],
-          operations: [...operations],
-        },
-      ],
-    },
-    matchConditions: [{ name: 'from-the-control-plane', expression: fromTheControlPlane() }],
-    validations,
-  });
-}
+const APPLICATION_WRITES = (operations: readonly string[]): Record<string, unknown> => ({
+  resourceRules: [
+    { apiGroups: ['argoproj.io'], apiVersions: ['v1alpha1'], resources: ['applications'], operations: [...operations] },
+  ],
+});
 
 export function applicationOwnershipPolicy(): Record<string, unknown> {
   const app = `'Application ' + request.namespace + '/' + request.name`;
-  return policy(
-    SECURITY_ADMISSION.applicationOwnership,
-    { apiVersion: GROUP_VERSION, kind: KINDS.clusterRuntime.kind },
-    ['CREATE', 'UPDATE', 'DELETE'],
-    [
+  return admissionPolicy(SECURITY_ADMISSION.applicationOwnership, {
+    paramKind: { apiVersion: GROUP_VERSION, kind: KINDS.clusterRuntime.kind },
+    matchConstraints: APPLICATION_WRITES(['CREATE', 'UPDATE', 'DELETE']),
+    matchConditions: [{ name: 'from-the-control-plane', expression: fromTheControlPlane() }],
+    validations: [
       {
         expression: OWNED_BEFORE,
         messageExpression: `${app} + ${q(NOT_ITS_OWN)}`,
@@ -97,23 +103,32 @@ export function applicationOwnershipPolicy(): Record<string, unknown> {
         messageExpression: `${app} + ${q(MUST_BE_ITS_OWN)}`,
       },
     ],
-  );
+  });
 }
 
 export function applicationProjectPolicy(): Record<string, unknown> {
-  return policy(
-    SECURITY_ADMISSION.applicationProject,
-    { apiVersion: 'v1', kind: 'ConfigMap' },
-    ['CREATE', 'UPDATE'],
-    [
+  const app = `'Application ' + request.namespace + '/' + request.name`;
+  return admissionPolicy(SECURITY_ADMISSION.applicationProject, {
+    matchConstraints: APPLICATION_WRITES(['CREATE', 'UPDATE']),
+    matchConditions: [{ name: 'from-the-control-plane', expression: fromTheControlPlane() }],
+    validations: [
       {
         expression: IN_THE_PROJECT,
         messageExpression:
-          `'Application ' + request.namespace + '/' + request.name + ' names AppProject ' + object.spec.project + ` +
-          `', not ' + ${CONFIGURED_PROJECT} + ${q(ONLY_THE_PROJECT)}`,
+          `${app} + ' names AppProject ' + object.spec.project + ', not ' + ${PROJECT} + ` + q(ONLY_THE_PROJECT),
+      },
+      {
+        expression: TO_AN_ALLOWED_NAMESPACE,
+        messageExpression:
+          `${app} + ' deploys to namespace ' + ${DESTINATION_NAMESPACE} + ', which is not listed' + ` +
+          q(ONLY_THOSE_NAMESPACES),
+      },
+      {
+        expression: TO_THE_CLUSTER,
+        messageExpression: `${app} + ' deploys to another cluster than the configured one' + ${q(ONLY_THAT_CLUSTER)}`,
       },
     ],
-  );
+  });
 }
 
 export function renderApplicationOwnership(): string {
@@ -121,7 +136,7 @@ export function renderApplicationOwnership(): string {
     [
       'Generated by `npm run gen:rbac` from shared/api/constants.ts by shared/rbac/applicationOwnership.ts;',
       "do not edit. The control plane's identities write only their runtime's own Applications, in the",
-      `configured AppProject, in ${NAMESPACES.argocd} or wherever they are (SEC-3, docs/security.md).`,
+      `configured AppProject, to argocd.namespaces, in ${NAMESPACES.argocd} or wherever they are (SEC-3, SEC-8).`,
     ],
     [
       applicationOwnershipPolicy(),
@@ -129,11 +144,11 @@ export function renderApplicationOwnership(): string {
       // cluster-wide before the first runtime and after an Orphan deletion (docs/security.md, SEC-8).
       admissionBinding(SECURITY_ADMISSION.applicationOwnership, { name: RUNTIME_NAME, whenMissing: 'Allow' }),
       applicationProjectPolicy(),
-      admissionBinding(SECURITY_ADMISSION.applicationProject, {
-        name: CONFIGURATION.name,
-        namespace: CONFIGURATION.namespace,
-        whenMissing: 'Allow',
-      }),
+      admissionBinding(SECURITY_ADMISSION.applicationProject),
     ],
-  );
+  ).replace(/__aicr_cel_[A-Za-z]+__/g, (token) => {
+    const helper = Object.values(CHART_LITERAL).find((h) => slot(h) === token);
+    if (!helper) throw new Error(`no chart helper for ${token}`);
+    return `{{ include \`${helper}\` . }}`;
+  });
 }

@@ -29,11 +29,24 @@ import { celString } from '../api/cel.ts';
 import { AGENT_HOST_PATHS } from '../aicr/jobSpec.ts';
 import { snapshotArgs } from '../aicr/snapshotStage.ts';
 import { validationArgs } from '../rollout/io/validationStage.ts';
-import { NAMESPACE_NAME_LABEL, admissionBinding, admissionPolicy, renderAdmissionFile } from './admissionDocuments.ts';
+import {
+  NAMESPACE_NAME_LABEL,
+  admissionBinding,
+  admissionBindingName,
+  admissionPolicy,
+  renderAdmissionFile,
+} from './admissionDocuments.ts';
 import { fromTheControlPlane } from './applicationAdmission.ts';
 import { VALIDATE_USER } from './validateAdmission.ts';
 
 const q = celString;
+const WORKLOAD_PARAMETER = {
+  name: CONFIGURATION.name,
+  namespace: CONFIGURATION.namespace,
+  whenMissing: 'Deny',
+} as const;
+/** What the API server names when it refuses a run for want of the configuration (SEC-8). */
+export const WORKLOAD_BINDING = admissionBindingName(SECURITY_ADMISSION.workloads, WORKLOAD_PARAMETER);
 const RUN_NAMESPACES = [NAMESPACES.discovery, NAMESPACES.jobs, NAMESPACES.validation] as const;
 /** The arguments the control plane's validation Job starts with (shared/rollout/io/validationStage.ts). */
 export const VALIDATE_SHAPE = ['validate', '--phase', 'deployment'] as const;
@@ -171,11 +184,7 @@ export function renderWorkloadAdmission(): string {
     [
       workloadAdmissionPolicy(),
       // Matched only in the three AICR namespaces: without the configuration nothing runs there at all.
-      admissionBinding(SECURITY_ADMISSION.workloads, {
-        name: CONFIGURATION.name,
-        namespace: CONFIGURATION.namespace,
-        whenMissing: 'Deny',
-      }),
+      admissionBinding(SECURITY_ADMISSION.workloads, WORKLOAD_PARAMETER),
     ],
   );
 }

@@ -91,6 +91,15 @@ export const REASON_GUIDE: Readonly<Record<Reason | SummaryReason, ReasonGuide>>
       'make the version available there or choose inputs whose recipe names one it has, ' +
       'then request a snapshot ([entry](#stalled-with-chartunavailable))',
   },
+  NamespaceNotAllowed: {
+    on: '`Resolved=False`',
+    cause:
+      "a release of the new plan, or one of its raw manifests, names a namespace the chart's `argocd.namespaces` " +
+      'does not list; no plan is written and the previous target stays',
+    fix:
+      'add the namespace to `argocd.namespaces` with `helm upgrade` if the recipe should deploy there ' +
+      '([entry](#stalled-with-namespacenotallowed))',
+  },
   PlanTooLarge: {
     on: '`Resolved=False`',
     cause: 'the plan would hold more than 900 KiB even gzipped; nothing was written and the previous target stays',

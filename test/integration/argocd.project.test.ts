@@ -57,7 +57,8 @@ test("SEC-4 Argo CD enforces the chart's AppProject: an Application in it whose 
     'the chart ships the project with registry.repository as its one source',
   );
   const name = uniqueName('outside');
-  const ns = `${name}-ns`;
+  // A namespace the test cluster's argocd.namespaces allows (ns-*), so only the source is wrong.
+  const ns = `ns-${name}`;
   apps.push(name);
   const spec = {
     project: ARGOCD.project,
@@ -73,6 +74,29 @@ test("SEC-4 Argo CD enforces the chart's AppProject: an Application in it whose 
   const later = await readApp(name);
   assert.ok(invalidSpec(later));
   assert.equal(later?.status?.operationState, undefined, 'no sync was started');
+  assert.equal(
+    (await kubectl('get', 'namespace', ns, '--ignore-not-found', '-o', 'name')).trim(),
+    '',
+    'nothing was deployed',
+  );
+});
+
+test("SEC-4 the chart's AppProject deploys only to argocd.namespaces: an Application in it aimed at another namespace is refused by Argo CD, and nothing is synced", async () => {
+  const name = uniqueName('wide');
+  const ns = `${name}-ns`;
+  apps.push(name);
+  await createApp(name, {
+    project: ARGOCD.project,
+    destination: { server: ARGOCD.inClusterServer, namespace: ns },
+    source: { repoURL: `${testEnv().TESTENV_REGISTRY}/aicr`, chart: `${prefix}-demo`, targetRevision: '1.0.0' },
+    syncPolicy: { automated: { prune: true, selfHeal: true }, syncOptions: ['CreateNamespace=true'] },
+  });
+  const refused = await appReaches(name, 'refused by its project', (a) => invalidSpec(a) !== undefined, 60_000);
+  assert.equal(
+    invalidSpec(refused),
+    `application destination server '${ARGOCD.inClusterServer}' and namespace '${ns}' do not match any of the allowed destinations in project '${ARGOCD.project}'`,
+  );
+  assert.equal((await readApp(name))?.status?.operationState, undefined, 'no sync was started');
   assert.equal(
     (await kubectl('get', 'namespace', ns, '--ignore-not-found', '-o', 'name')).trim(),
     '',

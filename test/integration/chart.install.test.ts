@@ -13,6 +13,7 @@ import {
   SECURITY_ADMISSION,
 } from '../../shared/api/constants.ts';
 import { CHART_CRDS, helm, installChart } from '../../harness/chart.ts';
+import { WORKLOAD_BINDING } from '../../shared/rbac/workloadAdmission.ts';
 import { runbook } from '../helpers/runbook.ts';
 import { testEnv } from '../../harness/env.ts';
 import { kubectlAs, stepIdentity } from '../helpers/impersonate.ts';
@@ -128,10 +129,10 @@ test("NS-1 COND-5 after an uninstall an install refuses the kept namespaces AICR
     /NotFound/,
     'the configuration went with the release',
   );
-  for (const kind of ['validatingadmissionpolicy', 'validatingadmissionpolicybinding']) {
-    for (const name of [SECURITY_ADMISSION.workloads, SECURITY_ADMISSION.applicationProject])
-      await getJson<Meta>(kind, name);
-  }
+  // The policies that read a parameter stay, so the API server never stops watching their parameter kinds.
+  for (const name of [SECURITY_ADMISSION.workloads, SECURITY_ADMISSION.applicationOwnership])
+    await getJson<Meta>('validatingadmissionpolicy', name);
+  await getJson<Meta>('validatingadmissionpolicybinding', WORKLOAD_BINDING);
 
   await relabelAsAicr(NAMESPACES.discovery);
   await relabelAsAicr(NAMESPACES.validation);

@@ -60,7 +60,7 @@ function application(name: string, extra: Extra = {}): Record<string, unknown> {
     },
     spec: {
       project: ARGOCD.project,
-      destination: { server: ARGOCD.inClusterServer, namespace: 'fin4-test' },
+      destination: { server: ARGOCD.inClusterServer, namespace: 'ns-fin4-test' },
       source: { repoURL: 'registry.example/aicr', chart: 'demo', targetRevision: '1.0.0' },
     },
   };

@@ -34,7 +34,14 @@ const runtimeUID = attackedRuntime();
 
 function application(
   name: string,
-  opts: { uid?: string; project?: string; managed?: boolean; finalizer?: boolean; deleteRollout?: string } = {},
+  opts: {
+    uid?: string;
+    project?: string;
+    managed?: boolean;
+    finalizer?: boolean;
+    deleteRollout?: string;
+    destination?: Record<string, string>;
+  } = {},
 ): Record<string, unknown> {
   const annotations: Record<string, string> = {};
   if (opts.uid !== '') annotations[ANNOTATION.runtimeUID] = opts.uid ?? runtimeUID();
@@ -52,12 +59,13 @@ function application(
     spec: {
       project: opts.project ?? ARGOCD.project,
       source: { repoURL: `${testEnv().TESTENV_REGISTRY}/aicr`, chart: 'sec-chart', targetRevision: '1.0.0' },
-      destination: { server: 'https://kubernetes.default.svc', namespace: 'sec-attack' },
+      // harness/chart-values.yaml lets releases into ns-* on the test cluster.
+      destination: opts.destination ?? { server: 'https://kubernetes.default.svc', namespace: 'ns-sec-attack' },
     },
   };
 }
 
-test("SEC-3 the rollout and drift-check identities write only their runtime's own Applications, in the configured AppProject", async () => {
+test("SEC-3 SEC-4 the rollout and drift-check identities write only their runtime's own Applications, in the configured AppProject, to argocd.namespaces on the configured cluster", async () => {
   for (const who of [ROLLOUT, DRIFT]) {
     allowed(
       await createAs(who, application('sec-owned')),
@@ -82,6 +90,27 @@ test("SEC-3 the rollout and drift-check identities write only their runtime's ow
       await createAs(who, application('sec-unlabelled', { managed: false })),
       /(is not one the control plane wrote|must carry ClusterRuntime cluster's UID).*managed-by/,
       `${who.user} writing an Application without the managed-by label`,
+    );
+    refused(
+      await createAs(
+        who,
+        application('sec-wide', { destination: { server: ARGOCD.inClusterServer, namespace: 'kube-public' } }),
+      ),
+      /deploys to namespace kube-public, which is not listed \(the chart's argocd\.namespaces\)/,
+      `${who.user} deploying into a namespace argocd.namespaces does not list`,
+    );
+    refused(
+      await createAs(
+        who,
+        application('sec-far', { destination: { server: 'https://elsewhere.example', namespace: 'ns-x' } }),
+      ),
+      /deploys to another cluster than the configured one \(the chart's argocd\.destination\)/,
+      `${who.user} deploying to another cluster`,
+    );
+    refused(
+      await createAs(who, application('sec-named', { destination: { name: 'in-cluster', namespace: 'ns-x' } })),
+      /deploys to another cluster than the configured one/,
+      `${who.user} naming a cluster when the configuration names a server`,
     );
   }
   refused(

@@ -7,12 +7,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  ANNOTATION,
+  ARGOCD,
   CONFIGURATION,
   FORWARDER_CHECKPOINT,
   IDENTITY_GROUP,
   IDENTITY_USER,
+  LABEL,
+  MANAGED_BY_VALUE,
   NAMESPACES,
 } from '../../shared/api/constants.ts';
+import { WORKLOAD_BINDING } from '../../shared/rbac/workloadAdmission.ts';
 import { STAGE, jobName } from '../../shared/aicr/stages.ts';
 import { runJob } from '../../shared/aicr/jobSpec.ts';
 import { snapshotArgs } from '../../shared/aicr/snapshotStage.ts';
@@ -38,6 +43,25 @@ const runtimeUID = attackedRuntime();
 
 const configuration = (): ReturnType<typeof ConfigurationSchema.parse> =>
   ConfigurationSchema.parse(attackedConfiguration());
+
+/** An Application as the rollout step writes one for this runtime, in `project`, deploying to `namespace`. */
+function ownedApplication(name: string, to: { project: string; namespace: string }): Record<string, unknown> {
+  return {
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'Application',
+    metadata: {
+      name,
+      namespace: NAMESPACES.argocd,
+      annotations: { [ANNOTATION.runtimeUID]: runtimeUID() },
+      labels: { [LABEL.managedBy]: MANAGED_BY_VALUE },
+    },
+    spec: {
+      project: to.project,
+      destination: { server: ARGOCD.inClusterServer, namespace: to.namespace },
+      source: { repoURL: 'registry.example/aicr', chart: 'x', targetRevision: '1.0.0' },
+    },
+  };
+}
 
 /** The Job the control plane itself makes for `stage`, with the pod spec changed by `edit`. */
 function productJob(
@@ -376,7 +400,7 @@ test("SEC-2 no step writes the configuration or the forwarder's checkpoints, and
   }
 });
 
-test("SEC-1 with aicr-config deleted the workload boundary fails closed: no Job runs in the AICR namespaces, the product's own included, while Applications elsewhere are untouched", async () => {
+test("SEC-8 SEC-1 with aicr-config deleted the boundaries fail closed: no Job runs in the AICR namespaces, the product's own included, the refusal names the ConfigMap, Applications still keep to the project and namespaces, and Argo CD's other Applications are untouched", async () => {
   const config = JSON.parse(
     await kubectl('get', 'configmap', CONFIGURATION.name, '-n', CONFIGURATION.namespace, '-o', 'json'),
   ) as { data: Record<string, string> };
@@ -401,7 +425,12 @@ test("SEC-1 with aicr-config deleted the workload boundary fails closed: no Job 
       },
       20_000,
     );
-    refused(shut, /aicr-run-workloads/, "the resolve step's own Job, with the configuration gone");
+    refused(
+      shut,
+      new RegExp(`binding '${WORKLOAD_BINDING}' denied request: .*no params found`),
+      "the resolve step's own Job, with the configuration gone: the refusal names the missing ConfigMap",
+    );
+    assert.match(WORKLOAD_BINDING, /aicr-system-aicr-config$/);
     refused(
       await createAs(
         SNAPSHOT,
@@ -410,7 +439,42 @@ test("SEC-1 with aicr-config deleted the workload boundary fails closed: no Job 
       /aicr-run-workloads/,
       'the snapshot step running any image privileged, with the configuration gone',
     );
-    allowed(await createAs({ user: 'admin', groups: ['system:masters'] }, app), 'an Application outside our scope');
+    allowed(
+      await createAs({ user: 'admin', groups: ['system:masters'] }, app, false),
+      'an Application outside our scope',
+    );
+    // Argo CD still writes its Applications: it records what it found on this one.
+    await waitFor(
+      "Argo CD's application controller to write the status of an Application of another project",
+      async () =>
+        (
+          await kubectl(
+            'get',
+            'application',
+            'sec8-someone-elses',
+            '-n',
+            NAMESPACES.argocd,
+            '-o',
+            'jsonpath={.status.reconciledAt}',
+          )
+        ).trim() || undefined,
+      60_000,
+    );
+    // The policy on the control plane's Application writes reads no parameter: it still holds.
+    refused(
+      await createAs(ROLLOUT, ownedApplication('sec8-outside', { project: 'default', namespace: 'ns-sec8' })),
+      /names AppProject default, not aicr/,
+      'the rollout identity writing into another project, with the configuration gone',
+    );
+    refused(
+      await createAs(ROLLOUT, ownedApplication('sec8-wide', { project: ARGOCD.project, namespace: 'kube-public' })),
+      /deploys to namespace kube-public, which is not listed/,
+      'the rollout identity deploying outside argocd.namespaces, with the configuration gone',
+    );
+    allowed(
+      await createAs(ROLLOUT, ownedApplication('sec8-owned', { project: ARGOCD.project, namespace: 'ns-sec8' })),
+      'the rollout identity writing an owned Application as a step does, with the configuration gone',
+    );
   } finally {
     await kubectlApply({
       apiVersion: 'v1',
@@ -418,6 +482,15 @@ test("SEC-1 with aicr-config deleted the workload boundary fails closed: no Job 
       metadata: { name: CONFIGURATION.name, namespace: CONFIGURATION.namespace },
       data: config.data,
     });
+    await kubectl(
+      'delete',
+      'application',
+      'sec8-someone-elses',
+      '-n',
+      NAMESPACES.argocd,
+      '--ignore-not-found',
+      '--wait=false',
+    );
   }
   await waitFor(
     'the workload policy to read its parameter again',

@@ -23,8 +23,10 @@ import {
   NOT_FINISHING_A_DELETION,
 } from '../../shared/rbac/planAdmission.ts';
 import { CHART_DIR } from '../../infra/chartPaths.ts';
+import { WORKLOAD_BINDING } from '../../shared/rbac/workloadAdmission.ts';
 import { admissionDisagreements } from '../../shared/configuration/admissionData.ts';
 import { ConfigurationSchema } from '../../shared/configuration/schema.ts';
+import { DEFAULT_CLUSTER_RESOURCES, DEFAULT_RELEASE_NAMESPACES } from '../../shared/api/releaseNamespaces.ts';
 import { CHART_VALUES, renderChart, type RenderedObject } from '../../harness/chart.ts';
 
 const KEEP = 'helm.sh/resource-policy';
@@ -63,6 +65,8 @@ test('with the default values the configuration holds the documented empty defau
     argocd: {
       project: ARGOCD.project,
       createProject: true,
+      clusterResources: [...DEFAULT_CLUSTER_RESOURCES],
+      namespaces: [...DEFAULT_RELEASE_NAMESPACES],
       destination: { server: 'https://kubernetes.default.svc', name: '' },
       mode: 'self-managed',
       syncWindows: [],
@@ -127,6 +131,8 @@ test('the configuration ConfigMap is the YAML of the aicr, registry, argocd, pla
     'argocd.project=gpu-stack',
     '--set',
     'argocd.createProject=false',
+    '--set-json',
+    'argocd.namespaces=["gpu-operator","team-*"]',
     '--set',
     'argocd.destination.name=eks-prod',
     '--set',
@@ -152,6 +158,8 @@ test('the configuration ConfigMap is the YAML of the aicr, registry, argocd, pla
     argocd: {
       project: 'gpu-stack',
       createProject: false,
+      clusterResources: [...DEFAULT_CLUSTER_RESOURCES],
+      namespaces: ['gpu-operator', 'team-*'],
       destination: { server: 'https://kubernetes.default.svc', name: 'eks-prod' },
       mode: 'managed',
       syncWindows: [],
@@ -190,11 +198,7 @@ test('the chart owns the Job namespaces with their Pod Security levels, and keep
   );
   assert.deepEqual(
     [...new Set(parameterised.map((o) => o.metadata.name))].sort(),
-    [
-      SECURITY_ADMISSION.applicationOwnership,
-      SECURITY_ADMISSION.applicationProject,
-      SECURITY_ADMISSION.workloads,
-    ].sort(),
+    [SECURITY_ADMISSION.applicationOwnership, SECURITY_ADMISSION.workloads, WORKLOAD_BINDING].sort(),
   );
   const kept = [...namespaces, ...crds, ...projects, ...parameterised];
   for (const o of kept)
@@ -208,22 +212,35 @@ function appProject(objects: readonly RenderedObject[]): RenderedObject | undefi
   return objects.find((o) => o.kind === 'AppProject');
 }
 
-test("the chart ships the AppProject argocd.project names, in Argo CD's namespace: charts from registry.repository only, releases to the configured cluster, any kind", async () => {
+test("SEC-4 the chart ships the AppProject argocd.project names, in Argo CD's namespace: charts from registry.repository only, releases only to argocd.namespaces on the configured cluster, cluster-scoped kinds only from argocd.clusterResources", async () => {
   const project = appProject(await renderChart(['--set', 'registry.repository=registry.example:5000/aicr']));
   assert.ok(project, 'the chart renders an AppProject');
   assert.equal(project.apiVersion, 'argoproj.io/v1alpha1');
   assert.deepEqual([project.metadata.name, project.metadata.namespace], [ARGOCD.project, NAMESPACES.argocd]);
   const spec = project['spec'] as Record<string, unknown>;
   assert.deepEqual(spec['sourceRepos'], ['registry.example:5000/aicr']);
-  assert.deepEqual(spec['destinations'], [{ server: ARGOCD.inClusterServer, namespace: '*' }]);
-  assert.deepEqual(spec['clusterResourceWhitelist'], [{ group: '*', kind: '*' }]);
+  assert.deepEqual(
+    spec['destinations'],
+    DEFAULT_RELEASE_NAMESPACES.map((namespace) => ({ server: ARGOCD.inClusterServer, namespace })),
+  );
+  assert.deepEqual(spec['clusterResourceWhitelist'], DEFAULT_CLUSTER_RESOURCES, 'only the listed cluster-scoped kinds');
   const byName = appProject(
-    await renderChart(['--set', 'argocd.project=gpu-stack', '--set', 'argocd.destination.name=eks-prod']),
+    await renderChart([
+      '--set',
+      'argocd.project=gpu-stack',
+      '--set',
+      'argocd.destination.name=eks-prod',
+      '--set-json',
+      'argocd.namespaces=["gpu-operator","team-*"]',
+    ]),
   );
   assert.equal(byName?.metadata.name, 'gpu-stack');
   assert.deepEqual(
     (byName?.['spec'] as Record<string, unknown>)['destinations'],
-    [{ name: 'eks-prod', namespace: '*' }],
+    [
+      { name: 'eks-prod', namespace: 'gpu-operator' },
+      { name: 'eks-prod', namespace: 'team-*' },
+    ],
     'a cluster registered by name is the destination by name',
   );
 });
@@ -289,4 +306,35 @@ test('PLAN-1 the chart holds plans to their writers: a denying policy on creatin
     ],
   });
   assert.deepEqual(binding['spec'], { policyName: PLAN_ADMISSION.name, validationActions: ['Deny'] });
+});
+
+test("SEC-8 SEC-3 the policy on the control plane's Application writes reads no parameter: the project, namespaces and cluster are rendered into it from the values", async () => {
+  const objects = await renderChart([
+    '--set',
+    'argocd.project=gpu-stack',
+    '--set-json',
+    'argocd.namespaces=["gpu-operator","team-*"]',
+    '--set',
+    'argocd.destination.name=eks-prod',
+  ]);
+  const policy = objects.find(
+    (o) => o.kind === 'ValidatingAdmissionPolicy' && o.metadata.name === SECURITY_ADMISSION.applicationProject,
+  );
+  const binding = objects.find(
+    (o) => o.kind === 'ValidatingAdmissionPolicyBinding' && o.metadata.name === SECURITY_ADMISSION.applicationProject,
+  );
+  assert.ok(policy && binding);
+  assert.equal('paramKind' in (policy['spec'] as object), false);
+  assert.equal('paramRef' in (binding['spec'] as object), false);
+  const expressions = ((policy['spec'] as { validations: { expression: string }[] }).validations ?? []).map(
+    (v) => v.expression,
+  );
+  assert.match(expressions[0] ?? '', /^object\.spec\.project == 'gpu-stack' \|\|/);
+  assert.match(expressions[1] ?? '', / in \['gpu-operator', \] \|\| \['team-', \]\.exists\(/);
+  assert.match(expressions[2] ?? '', /^'eks-prod' != '' \?/);
+  await assert.rejects(
+    renderChart(['--set-json', `argocd.namespaces=["it's"]`]),
+    /at '\/argocd\/namespaces\/0'/,
+    'a value that would break out of its CEL literal is refused by the values schema',
+  );
 });

@@ -5,6 +5,7 @@ import type { Configuration } from '../../configuration/schema.ts';
 import { BundleUnreadableError, RegistryCredentialsInvalidError } from '../../errors.ts';
 import { pullArtifactFiles } from '../../oci/pull.ts';
 import { releasesFromBundle } from '../../plans/fromBundle.ts';
+import { namespaceOutside } from '../../plans/namespaceReach.ts';
 import type { Release } from '../../plans/release.ts';
 import { type RegistryFailure, registryFailure } from './registryFailure.ts';
 
@@ -55,6 +56,18 @@ export async function readBundle(
       retry: false,
       reason: 'BundleUnreadable',
       message: `bundle ${reference}: ${built.problem}; request a snapshot to render it again`,
+    };
+  const outside = namespaceOutside(built.releases, files, configuration.argocd.namespaces);
+  if (outside)
+    return {
+      ok: false,
+      retry: false,
+      reason: 'NamespaceNotAllowed',
+      message:
+        `release ${outside.release} would put objects in namespace ${outside.namespace}` +
+        `${outside.file ? ` (${outside.file})` : ''}, which argocd.namespaces does not list; ` +
+        'add it to the chart value argocd.namespaces (helm upgrade) if the recipe should deploy there, ' +
+        'then request a snapshot',
     };
   return { ok: true, releases: built.releases, recipeText: built.recipeText, files };
 }
