@@ -22,7 +22,14 @@ import { STAGE, STAGE_NAMESPACE, type Stage, jobName } from './stages.ts';
 export const DOCKER_CONFIG_DIR = '/aicr/docker';
 /** AICR writes the pushed bundle's digest here; the kubelet reports it as the termination message. */
 export const TERMINATION_LOG = '/dev/termination-log';
-const WORK_DIR = '/aicr/work';
+/** The run's working directory, an emptyDir: with /tmp the only places an AICR run may write. */
+export const WORK_DIR = '/aicr/work';
+/** The one container of every run's Pod. */
+export const AICR_CONTAINER = 'aicr';
+/** The unprivileged user and group AICR runs as outside aicr-discovery (the image's nonroot). */
+export const RUN_AS = 65532;
+/** The environment the snapshot agent is given, by name: nothing else reaches it. */
+export const AGENT_ENV = ['AICR_AGENT_MODE', 'AICR_LOG_PREFIX', 'NODE_NAME'] as const;
 
 export interface RunRequest {
   readonly stage: Stage;
@@ -57,8 +64,8 @@ function podSpec(r: RunRequest): Record<string, unknown> {
     ...(secret ? { imagePullSecrets: [{ name: secret }] } : {}),
     securityContext: {
       runAsNonRoot: true,
-      runAsUser: 65532,
-      runAsGroup: 65532,
+      runAsUser: RUN_AS,
+      runAsGroup: RUN_AS,
       seccompProfile: { type: 'RuntimeDefault' },
     },
     containers: [aicrContainer(r, dockerConfig)],
@@ -68,7 +75,7 @@ function podSpec(r: RunRequest): Record<string, unknown> {
 
 function aicrContainer(r: RunRequest, dockerConfig: boolean): Record<string, unknown> {
   return {
-    name: 'aicr',
+    name: AICR_CONTAINER,
     image: r.image,
     args: [...r.args],
     workingDir: WORK_DIR,
@@ -125,14 +132,14 @@ function agentPodSpec(r: RunRequest): Record<string, unknown> {
     securityContext: { runAsUser: 0, runAsGroup: 0 },
     containers: [
       {
-        name: 'aicr',
+        name: AICR_CONTAINER,
         image: r.image,
         args: [...r.args],
         env: [
           // Agent mode: measure this node here instead of deploying another agent.
-          { name: 'AICR_AGENT_MODE', value: 'true' },
-          { name: 'AICR_LOG_PREFIX', value: 'agent' },
-          { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+          { name: AGENT_ENV[0], value: 'true' },
+          { name: AGENT_ENV[1], value: 'agent' },
+          { name: AGENT_ENV[2], valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
         ],
         terminationMessagePolicy: 'FallbackToLogsOnError',
         securityContext: { privileged: true, runAsUser: 0, runAsGroup: 0 },

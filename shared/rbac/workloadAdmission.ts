@@ -5,12 +5,17 @@
 // identity could run any image privileged on a node, and the rollout identity could run a Job as
 // aicr-validate and bind itself cluster-admin. So every Job or Pod those identities create must:
 // - run only images the configuration pins (aicr.versions; for AICR's validators the tags
-//   aicr.validatorImages names, whose digests are checked once they start, VAL-4), read from
+//   aicr.validatorImages names, or their pinned digests), read from
 //   the admission keys the chart renders beside config.yaml;
 // - run as the ServiceAccount of that namespace's runs;
 // - use host namespaces, privilege and host paths only in aicr-discovery, and there only in the
 //   shape AICR's snapshot agent needs (host PID, two read-only host paths);
-// - in aicr-validation, as aicr-validate, be `aicr validate --phase deployment`.
+// - in aicr-validation, as aicr-validate, be `aicr validate --phase deployment`;
+// - in every other field that could run or reach something more (command, arguments, environment,
+//   volumes and mounts, hooks and probes, security context) take exactly the shape its kind of run
+//   has, the product's or AICR v0.11.1's own validators' (shared/rbac/workloadShapes.ts).
+// v0.11.1 names its validator images by tag only, so a tag is admitted when the configuration pins
+// it to a digest; the digest a validator runs is checked once it starts (VAL-4).
 // People are not matched: the namespaces' Pod Security levels hold them. With aicr-config missing
 // the binding refuses every Job and Pod in the three namespaces, anyone's (SEC-8): the parameter
 // is looked up before matchConditions, and nothing should run there without the configuration.
@@ -38,6 +43,7 @@ import {
 } from './admissionDocuments.ts';
 import { fromTheControlPlane } from './applicationAdmission.ts';
 import { VALIDATE_USER } from './validateAdmission.ts';
+import { SHAPE, SHAPE_RULES, SHAPE_VARIABLES } from './workloadShapes.ts';
 
 const q = celString;
 const WORKLOAD_PARAMETER = {
@@ -74,6 +80,7 @@ const VARIABLES = [
   { name: 'validatorImages', expression: pinned(ADMISSION_KEYS.validatorImages) },
   { name: 'hostVolumes', expression: 'variables.pod.?volumes.orValue([]).filter(v, has(v.hostPath)).map(v, v.name)' },
   { name: 'serviceAccount', expression: "variables.pod.?serviceAccountName.orValue('default')" },
+  ...SHAPE_VARIABLES,
   {
     name: 'runAs',
     expression:
@@ -127,10 +134,12 @@ export const WORKLOAD_RULES = [
       `${HOST_PATHS.join(' and ')} read-only; nothing more of the host`,
   },
   {
-    // The image's entrypoint is aicr; a command would run something else with AICR's rights.
-    expression: 'variables.fromValidate || variables.containers.all(c, !has(c.command))',
+    // The image's entrypoint is aicr (or, for AICR's validators, the validator program); a command
+    // would run something else with the run's rights, cluster-admin for a validator.
+    expression: 'variables.containers.all(c, !has(c.command))',
     messageExpression:
-      "'runs in ' + request.namespace + ' start the image\\'s own entrypoint (aicr): no container sets command'",
+      "'runs in ' + request.namespace + ' start the image\\'s own entrypoint (' + " +
+      `(variables.shape == ${q(SHAPE.validator)} ? 'AICR\\'s validator' : 'aicr') + '): no container sets command'`,
   },
   {
     expression:
@@ -147,6 +156,7 @@ export const WORKLOAD_RULES = [
       `a run as ${AICR_VALIDATE_SERVICE_ACCOUNT} is aicr ${VALIDATE_SHAPE.join(' ')} with its own flags ` +
       `and ConfigMaps in ${NAMESPACES.validation}, nothing else`,
   },
+  ...SHAPE_RULES,
 ] as const;
 
 export function workloadAdmissionPolicy(): Record<string, unknown> {

@@ -291,7 +291,12 @@ test("SEC-1 aicr validate's identity runs AICR's validators only at the tags aic
     spec: {
       backoffLimit: 0,
       template: {
-        spec: { serviceAccountName: sa, restartPolicy: 'Never', containers: [{ name: 'validator', image }], ...extra },
+        spec: {
+          serviceAccountName: sa,
+          restartPolicy: 'Never',
+          containers: [{ name: 'validator', image, args: ['operator-health'] }],
+          ...extra,
+        },
       },
     },
   });
