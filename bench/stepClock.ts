@@ -18,7 +18,7 @@ export interface StepTimes {
   readonly reactionP50Ms: number;
 }
 
-/** The version an Application's spec asks for: its single source's, or its first source's. */
+/** What an Application's spec asks for: its single source's revision, or its first source's (a digest when pinned). */
 function versionOf(app: GenericObject): string | undefined {
   return stringAt(app, 'spec.source.targetRevision') ?? stringAt(app, 'spec.sources.0.targetRevision');
 }

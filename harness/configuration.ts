@@ -70,37 +70,34 @@ export async function ensureRegistrySecrets(): Promise<void> {
 export const ROLLOUT_CHARTS_PREFIX = 'aicr/rollout-charts';
 
 /**
- * Argo CD's repository credentials for the test registry, as a person writes them in static
- * mode: a repository Secret for registry.repository, the repoURL every Application names, for
- * Argo CD to fetch the plan's charts with; and one for the rollout tests' own charts. Plain
- * HTTP, as the test registry speaks.
+ * Argo CD's credentials for the test registry, as a person writes them in static mode: a
+ * credential template for oci://<registry.repository>, the prefix of every chart source the
+ * Applications name (SEC-9), which covers the rollout tests' own charts under it too. Plain HTTP,
+ * as the test registry speaks.
  */
 export async function ensureArgoCdRepoCreds(): Promise<void> {
-  const url = (path: string): string => `${testEnv().TESTENV_REGISTRY}/${path}`;
-  await kubectlApply(
-    argoCdCredentialSecret('aicr-registry', url('aicr')),
-    argoCdCredentialSecret('aicr-test-rollout-charts', url(ROLLOUT_CHARTS_PREFIX)),
-  );
+  await kubectlApply(argoCdCredentialSecret('aicr-registry', `${ARGOCD.ociScheme}${testEnv().TESTENV_REGISTRY}/aicr`));
 }
 
 /**
- * An Argo CD credential Secret for the test registry at `url`, plain HTTP: `repository` (matched
- * by exact URL) unless told `repo-creds` (a URL-prefix template).
+ * An Argo CD credential Secret for the test registry at `url`, plain HTTP: an OCI credential
+ * template (`repo-creds`, matched by URL prefix) unless told `repository` (matched exactly, the
+ * Helm-over-OCI form a source by version needs).
  */
 export function argoCdCredentialSecret(
   name: string,
   url: string,
-  type: 'repository' | 'repo-creds' = ARGOCD.repositorySecretType,
+  type: 'repository' | 'repo-creds' = ARGOCD.repoCredsSecretType,
   password = testEnv().TESTENV_REGISTRY_PASSWORD,
 ): Record<string, unknown> {
+  const oci = url.startsWith(ARGOCD.ociScheme);
   return {
     apiVersion: 'v1',
     kind: 'Secret',
     metadata: { name, namespace: NAMESPACES.argocd, labels: { [ARGOCD.secretTypeLabel]: type } },
     stringData: {
       url,
-      type: 'helm',
-      enableOCI: 'true',
+      ...(oci ? { type: ARGOCD.ociCredentialType } : { type: 'helm', enableOCI: 'true' }),
       insecureOCIForceHttp: 'true',
       username: testEnv().TESTENV_REGISTRY_USER,
       password,

@@ -19,6 +19,9 @@ import { type FixtureContent, packageFixture } from './fixtureCharts.ts';
 
 export const CHART_PREFIX = ROLLOUT_CHARTS_PREFIX;
 
+/** What this process pushed, `<repoURL>/<chart>:<version>` to manifest digest, for chartRelease to pin. */
+const pushedDigests = new Map<string, string>();
+
 /**
  * Pushes `<prefix>/<chart>:<version>` as a Helm OCI artifact: a fixture chart Argo CD renders
  * and deploys for real (harness/fixtureCharts.ts). `versionInManifests: false` makes
@@ -38,16 +41,22 @@ export async function pushChart(
     { config: { mediaType: HELM_CONFIG, bytes: config }, layers: [{ mediaType: HELM_CHART_LAYER, bytes: tgz }] },
     { plainHTTP: true, dockerConfig: dockerConfig() },
   );
+  pushedDigests.set(target, digest);
   return digest;
 }
 
-/** A release of one chart from the test registry. */
+/**
+ * A release of one chart from the test registry, pinned to the digest this process last pushed for
+ * it (as resolution pins what it mirrors); unpinned when it was not pushed here.
+ */
 export function chartRelease(name: string, order: number, version: string, extra: Partial<Release> = {}): Release {
+  const repoURL = `${testEnv().TESTENV_REGISTRY}/${CHART_PREFIX}`;
+  const digest = pushedDigests.get(`${repoURL}/${name}:${version}`);
   return {
     name,
     namespace: `ns-${name}`,
     order,
-    chart: { repoURL: `${testEnv().TESTENV_REGISTRY}/${CHART_PREFIX}`, chart: name, version },
+    chart: { repoURL, chart: name, version, ...(digest ? { digest } : {}) },
     values: {},
     dependsOn: [],
     manual: false,

@@ -125,6 +125,13 @@ export const ANNOTATION = {
   /** On an owned Application: the manifest digest of its manifests source, as the plan recorded it (SEC-5). */
   manifestsDigest: `${API_GROUP}/manifests-digest`,
   /**
+   * On an owned Application whose chart source is pinned by digest (SEC-9): the chart version the
+   * plan names, which the source itself no longer shows.
+   */
+  chartVersion: `${API_GROUP}/chart-version`,
+  /** The same for its manifests source. */
+  manifestsVersion: `${API_GROUP}/manifests-version`,
+  /**
    * On an owned Application: set while spec.suspendEngine has its automated sync off, so only those
    * are turned back on.
    */
@@ -267,6 +274,8 @@ export const ARGOCD = {
   defaultProject: 'default',
   /** The AppProject the chart ships for the owned Applications, and argocd.project's default. */
   project: 'aicr',
+  /** The scheme of Argo CD's native OCI source, which fetches an artifact by the digest it is given (SEC-9). */
+  ociScheme: 'oci://',
   /** Source names: they say which of a release's charts a source is when there is only one. */
   sourceName: { chart: 'chart', manifests: 'manifests' },
   /** Argo CD deletes an Application's resources before the Application while it carries this (FIN-4). */
@@ -276,12 +285,14 @@ export const ARGOCD = {
   /** Labels of Argo CD's repository-credential Secrets. */
   secretTypeLabel: 'argocd.argoproj.io/secret-type',
   /**
-   * A repository Secret, matched to an Application's repoURL exactly. Not a `repo-creds`
-   * credential template: Argo CD matches templates by URL prefix after parsing the URL as a URL,
-   * and a scheme-less `host:port/path` (the form Helm-over-OCI sources take) does not parse, so a
-   * template never matches a registry with a port and the repo-server pulls without credentials.
+   * A credential template: Argo CD lends it to every source whose repoURL starts with its url. The
+   * Applications name each chart as oci://<registry.repository>/<chart> (SEC-9), so one template for
+   * oci://<registry.repository> covers them all; the scheme also lets Argo CD parse a registry with
+   * a port, which a scheme-less host:port does not.
    */
-  repositorySecretType: 'repository',
+  repoCredsSecretType: 'repo-creds',
+  /** Argo CD's credential type for its native OCI sources. */
+  ociCredentialType: 'oci',
   /** How Argo CD's own manifests and chart label the application controller's workload. */
   controllerSelector: 'app.kubernetes.io/component=application-controller,app.kubernetes.io/part-of=argocd',
 } as const;

@@ -13,14 +13,35 @@ export type SourceName = (typeof ARGOCD.sourceName)[keyof typeof ARGOCD.sourceNa
 /** Where a source's values go: at most one of the two, none when the release has no values. */
 export type HelmValuesFields = { valuesObject?: HelmValues; values?: string };
 
-/** A chart in the Helm-over-OCI form (docs/plans.md): a scheme-less repoURL, a chart and its exact version. */
-export type HelmOciSource = {
+type SourceHelm = { releaseName: string } & HelmValuesFields;
+/**
+ * A chart pinned by its manifest digest (SEC-9): Argo CD's native OCI source, `oci://` and the
+ * chart's repository, the digest as the revision; `helm` keeps it rendered as a Helm chart.
+ */
+export type PinnedOciSource = {
+  name: SourceName;
+  repoURL: string;
+  path: '.';
+  targetRevision: string;
+  helm: SourceHelm;
+};
+/** A chart by version in the Helm-over-OCI form: what a plan without digests still gets. */
+export type VersionOciSource = {
   name: SourceName;
   repoURL: string;
   chart: string;
   targetRevision: string;
-  helm: { releaseName: string } & HelmValuesFields;
+  helm: SourceHelm;
 };
+export type HelmOciSource = PinnedOciSource | VersionOciSource;
+
+/** Whether a source is the pinned form. */
+export const isPinned = (s: HelmOciSource): s is PinnedOciSource => !('chart' in s);
+
+/** The chart's name, which the pinned form carries as the last segment of its repoURL. */
+export function sourceChart(s: HelmOciSource): string {
+  return isPinned(s) ? s.repoURL.slice(s.repoURL.lastIndexOf('/') + 1) : s.chart;
+}
 
 export type PlanApplication = {
   apiVersion: string;
@@ -84,8 +105,19 @@ function helmValuesFields(values: HelmValues): HelmValuesFields {
   return { valuesObject: structuredClone(values) };
 }
 
-/** The digest is not part of the source: annotationsOf carries it. */
-function source(name: SourceName, chart: ChartSource, helm: HelmOciSource['helm']): HelmOciSource {
+/**
+ * Pinned by digest when the plan recorded one, so a chart pushed again under its version changes
+ * nothing Argo CD deploys; by version otherwise (the rollout refuses to write such a release).
+ */
+function source(name: SourceName, chart: ChartSource, helm: SourceHelm): HelmOciSource {
+  if (chart.digest)
+    return {
+      name,
+      repoURL: `${ARGOCD.ociScheme}${chart.repoURL}/${chart.chart}`,
+      path: '.',
+      targetRevision: chart.digest,
+      helm,
+    };
   return { name, repoURL: chart.repoURL, chart: chart.chart, targetRevision: chart.version, helm };
 }
 
@@ -105,6 +137,13 @@ function sourcesOf(release: Release): [HelmOciSource, ...HelmOciSource[]] {
   return [first, ...rest];
 }
 
+/** The chart version a source stands for: its revision, or, pinned, the version the Application's annotations keep. */
+export function sourceVersion(app: Pick<PlanApplication, 'metadata'>, s: HelmOciSource): string {
+  if (!isPinned(s)) return s.targetRevision;
+  const key = s.name === ARGOCD.sourceName.chart ? ANNOTATION.chartVersion : ANNOTATION.manifestsVersion;
+  return app.metadata.annotations[key] ?? s.targetRevision;
+}
+
 /** Order always; the others only when they say something, so absent reads back as none or false. */
 function annotationsOf(release: Release, owner: PlanOwner): Record<string, string> {
   return {
@@ -114,9 +153,16 @@ function annotationsOf(release: Release, owner: PlanOwner): Record<string, strin
     ...(release.dependsOn.length > 0 ? { [ANNOTATION.dependsOn]: release.dependsOn.join(',') } : {}),
     ...(release.manual ? { [ANNOTATION.manual]: 'true' } : {}),
     ...(release.steps.length > 0 ? { [ANNOTATION.steps]: JSON.stringify(release.steps) } : {}),
-    // Argo CD's source has no field for a digest, so it rides beside the source and the plan digest covers it.
-    ...(release.chart?.digest ? { [ANNOTATION.chartDigest]: release.chart.digest } : {}),
-    ...(release.manifests?.digest ? { [ANNOTATION.manifestsDigest]: release.manifests.digest } : {}),
+    // A pinned source names the digest and not the version; both ride here too, for people and readers.
+    ...(release.chart?.digest
+      ? { [ANNOTATION.chartDigest]: release.chart.digest, [ANNOTATION.chartVersion]: release.chart.version }
+      : {}),
+    ...(release.manifests?.digest
+      ? {
+          [ANNOTATION.manifestsDigest]: release.manifests.digest,
+          [ANNOTATION.manifestsVersion]: release.manifests.version,
+        }
+      : {}),
   };
 }
 

@@ -16,23 +16,40 @@ type Values = Release['values'];
 
 const ValuesSchema = ReleaseSchema.shape.values;
 const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+const DIGEST = /^sha256:[a-f0-9]{64}$/;
 
-// Strict: a key the Helm-over-OCI form does not have (path, helm.parameters, valueFiles…) could
-// change what gets deployed without changing the release, so it is a problem.
-const SourceSchema = z.strictObject({
-  name: z.enum([ARGOCD.sourceName.chart, ARGOCD.sourceName.manifests]),
+// Strict: a key neither source form has (helm.parameters, valueFiles…) could change what gets
+// deployed without changing the release, so it is a problem.
+const HelmSchema = z.strictObject({
+  releaseName: z.string(),
+  valuesObject: ValuesSchema.optional(),
+  values: z.string().optional(),
+});
+const SourceNameSchema = z.enum([ARGOCD.sourceName.chart, ARGOCD.sourceName.manifests]);
+/** Pinned by digest (SEC-9): oci://<repository>/<chart>, the chart's root, the digest as the revision. */
+const PinnedSourceSchema = z.strictObject({
+  name: SourceNameSchema,
+  repoURL: z
+    .string()
+    .refine((url) => url.startsWith(ARGOCD.ociScheme) && url.lastIndexOf('/') > ARGOCD.ociScheme.length, {
+      error: `repoURL must be ${ARGOCD.ociScheme}<repository>/<chart>`,
+    }),
+  path: z.literal('.'),
+  targetRevision: z.string().regex(DIGEST, { error: 'targetRevision must be a manifest digest, sha256:<64 hex>' }),
+  helm: HelmSchema,
+});
+/** By version, in the Helm-over-OCI form: a scheme-less repoURL, a chart, its exact version. */
+const VersionSourceSchema = z.strictObject({
+  name: SourceNameSchema,
   repoURL: z
     .string()
     .min(1)
     .refine((url) => !SCHEME.test(url), 'repoURL must have no scheme'),
   chart: z.string().min(1),
   targetRevision: z.string().min(1),
-  helm: z.strictObject({
-    releaseName: z.string(),
-    valuesObject: ValuesSchema.optional(),
-    values: z.string().optional(),
-  }),
+  helm: HelmSchema,
 });
+const SourceSchema = z.union([PinnedSourceSchema, VersionSourceSchema]);
 type Source = z.output<typeof SourceSchema>;
 
 const ApplicationSchema = z.looseObject({
@@ -58,7 +75,7 @@ const NameOnlySchema = z.object({ metadata: z.object({ name: z.string() }) });
 
 function issueText(issue: z.core.$ZodIssue): string {
   const path = issue.path.join('.');
-  const form = /^spec\.sources?\b/.test(path) ? ' (not the Helm-over-OCI form)' : '';
+  const form = /^spec\.sources?\b/.test(path) ? ' (neither the pinned OCI form nor the Helm-over-OCI form)' : '';
   return `${path || 'the object'}: ${issue.message}${form}`;
 }
 
@@ -106,12 +123,30 @@ function readValues(helm: Source['helm'], say: Say): Values | undefined {
   return helm.values !== undefined ? readValuesText(helm.values, say) : (helm.valuesObject ?? {});
 }
 
-const chartOf = (s: Source, digest: string | undefined): ChartSource => ({
-  repoURL: s.repoURL,
-  chart: s.chart,
-  version: s.targetRevision,
-  ...(digest ? { digest } : {}),
-});
+/**
+ * The chart a source deploys. Pinned, the digest is the source's revision and the version comes from
+ * the annotations; by version, the digest the plan recorded (if any) comes from the annotations.
+ */
+function chartOf(s: Source, noted: { digest?: string; version?: string }, say: Say): ChartSource {
+  if (!('chart' in s)) {
+    const at = s.repoURL.lastIndexOf('/');
+    if (noted.digest !== undefined && noted.digest !== s.targetRevision)
+      say(`source "${s.name}" is pinned to ${s.targetRevision}, its annotation to ${noted.digest}`);
+    if (noted.version === undefined) say(`source "${s.name}" is pinned by digest, with no chart version annotation`);
+    return {
+      repoURL: s.repoURL.slice(ARGOCD.ociScheme.length, at),
+      chart: s.repoURL.slice(at + 1),
+      version: noted.version ?? '',
+      digest: s.targetRevision,
+    };
+  }
+  return {
+    repoURL: s.repoURL,
+    chart: s.chart,
+    version: s.targetRevision,
+    ...(noted.digest ? { digest: noted.digest } : {}),
+  };
+}
 const hasValues = (s: Source): boolean => s.helm.values !== undefined || s.helm.valuesObject !== undefined;
 
 /** The listed sources, each named once, each rendered under the Application's name. */
@@ -133,11 +168,17 @@ function namedSources(app: Application, say: Say): Map<string, Source> {
 type ReleaseCharts = Pick<Release, 'chart' | 'manifests'> & { values?: Values | undefined };
 
 /**
- * A source's recorded digest (SEC-5); one beside a source the Application lacks pins nothing Argo
- * CD fetches, so it is not read.
+ * What the annotations note about a source: its recorded digest (SEC-5) and, pinned, its version.
+ * Notes beside a source the Application lacks pin nothing Argo CD fetches, so they are not read.
  */
-const digestOf = (app: Application, key: string, source: Source | undefined): string | undefined =>
-  source ? app.metadata.annotations?.[key] || undefined : undefined;
+function notedOf(app: Application, keys: { digest: string; version: string }, source: Source | undefined) {
+  const annotations = app.metadata.annotations ?? {};
+  if (!source) return {};
+  return {
+    ...(annotations[keys.digest] ? { digest: annotations[keys.digest] } : {}),
+    ...(annotations[keys.version] ? { version: annotations[keys.version] } : {}),
+  };
+}
 
 function readSources(app: Application, say: Say): ReleaseCharts {
   const named = namedSources(app, say);
@@ -146,11 +187,15 @@ function readSources(app: Application, say: Say): ReleaseCharts {
   if (chart && manifests && hasValues(manifests))
     say('the manifests source carries values; they belong on the chart source');
   const carrier = chart ?? manifests;
-  const chartDigest = digestOf(app, ANNOTATION.chartDigest, chart);
-  const manifestsDigest = digestOf(app, ANNOTATION.manifestsDigest, manifests);
+  const chartNoted = notedOf(app, { digest: ANNOTATION.chartDigest, version: ANNOTATION.chartVersion }, chart);
+  const manifestsNoted = notedOf(
+    app,
+    { digest: ANNOTATION.manifestsDigest, version: ANNOTATION.manifestsVersion },
+    manifests,
+  );
   return {
-    ...(chart ? { chart: chartOf(chart, chartDigest) } : {}),
-    ...(manifests ? { manifests: chartOf(manifests, manifestsDigest) } : {}),
+    ...(chart ? { chart: chartOf(chart, chartNoted, say) } : {}),
+    ...(manifests ? { manifests: chartOf(manifests, manifestsNoted, say) } : {}),
     ...(carrier ? { values: readValues(carrier.helm, say) } : {}),
   };
 }

@@ -63,6 +63,11 @@ export function pinnedSources(release: Release): ChartSource[] {
   return [release.chart, release.manifests].filter((s): s is ChartSource => s?.digest !== undefined);
 }
 
+/** The release's charts without a recorded digest, which no Application can pin (SEC-9). */
+export function unpinnedSources(release: Release): ChartSource[] {
+  return [release.chart, release.manifests].filter((s): s is ChartSource => s !== undefined && s.digest === undefined);
+}
+
 /** The canonical release set: sorted by order, then name. */
 export const ReleaseSetSchema = z.array(ReleaseSchema);
 export type ReleaseSet = readonly Release[];

@@ -110,6 +110,20 @@ export function chartChanged(pinned: string, toPlan: string): string {
   );
 }
 
+/** ChartChanged for a chart the plan recorded no digest of: only a new resolution pins it. */
+export function chartUnpinned(
+  release: string,
+  chart: { repoURL: string; chart: string; version: string },
+  toPlan: string,
+): string {
+  return (
+    `chart ${chart.repoURL}/${chart.chart}:${chart.version} of release ${release} has no recorded digest, so its ` +
+    'Application could name it only by version, which anyone with push rights can change. Nothing was written ' +
+    `for it. Delete the plan (kubectl -n ${NAMESPACES.system} delete configmap ${toPlan}): resolution builds it ` +
+    'again, pinning each chart, and a rollout to the new plan needs a fresh approval'
+  );
+}
+
 /** AwaitingAcknowledgement: a manual release is applied and its recorded steps are a person's. */
 export function awaitingAcknowledgement(release: string, rollout: string): string {
   return (

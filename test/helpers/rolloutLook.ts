@@ -9,15 +9,16 @@ import type { Release } from '../../shared/plans/release.ts';
 import { planConfigMap } from '../../shared/plans/store.ts';
 import { DEFAULT_TIMINGS } from '../../shared/timings.ts';
 import { memoryKube } from './memoryKube.ts';
+import { PIN_REGISTRY, chartDigest } from './pinRegistry.ts';
 import { configurationData } from '../../harness/configurationData.ts';
 
 export const UID = '11111111-1111-4111-8111-111111111111';
-const REPO = 'registry.example:5000/aicr';
+const REPO = `${PIN_REGISTRY}/aicr`;
 const releaseOf = (name: string): Release => ({
   name,
   namespace: name,
   order: 0,
-  chart: { repoURL: REPO, chart: name, version: '1.0.0' },
+  chart: { repoURL: REPO, chart: name, version: '1.0.0', digest: chartDigest(name, '1.0.0') },
   values: {},
   dependsOn: [],
   manual: false,
@@ -35,8 +36,13 @@ export function cluster(releaseName = 'gpu-operator'): ReturnType<typeof memoryK
   const kube = memoryKube();
   const configuration = {
     aicr: { digests: 'Optional', versions: { 'v0.11.1': 'ghcr.io/nvidia/aicr:v0.11.1' } },
-    registry: { repository: REPO, auth: { mode: 'static', staticSecretRef: 'aicr-registry-auth' } },
+    registry: { repository: REPO, plainHTTP: true, auth: { mode: 'static', staticSecretRef: 'aicr-registry-auth' } },
   };
+  kube.put(KIND.secret, {
+    metadata: { name: 'aicr-registry-auth', namespace: NAMESPACES.system },
+    type: 'kubernetes.io/dockerconfigjson',
+    data: { '.dockerconfigjson': Buffer.from(JSON.stringify({ auths: {} })).toString('base64') },
+  });
   kube.put(KIND.configMap, {
     metadata: { name: CONFIGURATION.name, namespace: CONFIGURATION.namespace },
     data: configurationData(configuration),

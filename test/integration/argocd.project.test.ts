@@ -53,8 +53,8 @@ test("SEC-4 Argo CD enforces the chart's AppProject: an Application in it whose 
   };
   assert.deepEqual(
     project.spec.sourceRepos,
-    [`${testEnv().TESTENV_REGISTRY}/aicr`],
-    'the chart ships the project with registry.repository as its one source',
+    [`oci://${testEnv().TESTENV_REGISTRY}/aicr/**`, `${testEnv().TESTENV_REGISTRY}/aicr`],
+    'the chart ships the project with registry.repository as its source, pinned (SEC-9) and by version',
   );
   const name = uniqueName('outside');
   // A namespace the test cluster's argocd.namespaces allows (ns-*), so only the source is wrong.

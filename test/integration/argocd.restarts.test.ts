@@ -3,7 +3,7 @@
 // which only reads what Argo CD reports, moves on by itself once they are back. Nobody acts.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { NAMESPACES } from '../../shared/api/constants.ts';
+import { ANNOTATION, NAMESPACES } from '../../shared/api/constants.ts';
 import { KIND } from '../../shared/kube/kinds.ts';
 import { stringAt } from '../../shared/kube/fieldPath.ts';
 import type { Release } from '../../shared/plans/release.ts';
@@ -59,7 +59,12 @@ test("ADR-0009 ENG-1 Argo CD's repo-server and Redis restarted as an approved ro
   for (const release of ['kilo', 'lima']) {
     const app = await stepKube('rollout').get(KIND.application, release, NAMESPACES.argocd);
     assert.equal(stringAt(app, 'status.sync.status'), 'Synced', `${release} synced`);
-    assert.equal(stringAt(app, 'status.sync.revision'), '1.1.0', `${release} at its target`);
+    assert.equal(app?.metadata.annotations?.[ANNOTATION.chartVersion], '1.1.0', `${release} at its target`);
+    assert.equal(
+      stringAt(app, 'status.sync.revision'),
+      stringAt(app, 'spec.source.targetRevision'),
+      `${release} synced at the digest it is pinned to`,
+    );
     assert.equal(stringAt(app, 'status.health.status'), 'Healthy', `${release} healthy`);
   }
 });

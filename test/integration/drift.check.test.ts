@@ -78,10 +78,20 @@ async function runtimeEvents(reason: string): Promise<string> {
   );
 }
 
+/** The chart version an Application stands for: pinned by digest, it keeps the version in an annotation. */
 async function chartVersion(release: string): Promise<string | undefined> {
+  const app = await stepKube('rollout').get(KIND.application, release, NAMESPACES.argocd);
+  return app?.metadata.annotations?.[ANNOTATION.chartVersion];
+}
+
+/** The digest an Application's source is pinned to (SEC-9). */
+async function chartPin(release: string): Promise<string | undefined> {
   const app = await stepKube('rollout').get(KIND.application, release, NAMESPACES.argocd);
   return (app as { spec?: { source?: { targetRevision?: string } } } | undefined)?.spec?.source?.targetRevision;
 }
+
+/** What each fixture chart's push gave, `<chart>@<version>` to manifest digest. */
+const pushed = new Map<string, string>();
 
 /** Successful writes by the drift check's identity since the mark, as "verb resource/name". */
 async function driftWrites(mark: number): Promise<string[]> {
@@ -108,7 +118,7 @@ const someLooks = (): Promise<void> => new Promise((r) => setTimeout(r, 3_000));
 before(async () => {
   await clearRolloutStage({ configuration: { ...testConfiguration(), drift: { checkInterval: '2s' } } });
   for (const name of ['alpha', 'bravo', 'charlie'])
-    for (const version of ['1.0.0', '1.1.0']) await pushChart(name, version);
+    for (const version of ['1.0.0', '1.1.0']) pushed.set(`${name}@${version}`, await pushChart(name, version));
   cp = startCapturedControlPlane({ timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 }, table: STEPS });
   runtimeUID = (
     await createRuntime({
@@ -131,7 +141,9 @@ after(async () => {
   await kubectl('delete', 'configmap', '-n', NAMESPACES.system, planA, planB, '--ignore-not-found');
 });
 
-test('ROL-8 an owned Application deleted outside a rollout is written again from the active plan, with an ApplicationRecreated Event and no rollout', async () => {
+test('ROL-8 SEC-9 an owned Application deleted outside a rollout is written again from the active plan, pinned to the same digest, with an ApplicationRecreated Event and no rollout', async () => {
+  const pin = await chartPin('bravo');
+  assert.equal(pin, pushed.get('bravo@1.0.0'), 'the rollout pinned the chart it approved');
   await inventory('InventoryConsistent=True', (status) => status === 'True');
   const rollouts = (await rolloutsOf(runtimeUID)).length;
   const mark = auditMark();
@@ -144,6 +156,7 @@ test('ROL-8 an owned Application deleted outside a rollout is written again from
   );
   assert.equal(back?.metadata.annotations?.[ANNOTATION.runtimeUID], runtimeUID);
   assert.equal(await chartVersion('bravo'), '1.0.0', 'at the active plan');
+  assert.equal(await chartPin('bravo'), pin, 'the re-create writes the same pin (SEC-9)');
   const digest = back?.metadata.annotations?.[ANNOTATION.planDigest] ?? '';
   assert.ok(planA.endsWith(digest.replace(/^sha256:/, '').slice(0, 16)), `annotated with the active plan ${planA}`);
   assert.match(
@@ -213,7 +226,10 @@ test('PLAN-6 a rollout to a rebuilt plan while validation is Required: PlanWitho
   );
   const mark = auditMark();
   // An edit by hand: the active plan no longer matches the Applications, so the rollout step wants a rollout back to it.
-  await patchApp('charlie', { spec: { source: { targetRevision: '1.1.0' } } });
+  await patchApp('charlie', {
+    metadata: { annotations: { [ANNOTATION.chartVersion]: '1.1.0' } },
+    spec: { source: { targetRevision: pushed.get('charlie@1.1.0') } },
+  });
   const c = await released('PlanWithoutRecipe', (reason) => reason === 'PlanWithoutRecipe');
   assert.match(
     c.message,

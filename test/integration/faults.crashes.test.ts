@@ -89,7 +89,7 @@ test('FLT-1 APR-3 crashes and duplicates: an upgrade of the same runtime that up
       '-n',
       'argocd',
       '-o',
-      'jsonpath={range .items[*]}{.metadata.name}={.spec.source.targetRevision} {end}',
+      'jsonpath={range .items[*]}{.metadata.name}={.metadata.annotations.operator\\.aicr\\.run/chart-version} {end}',
     );
     assert.deepEqual(
       versions.split(' ').filter((v) => v.startsWith('flt-') && v.endsWith('=1.1.0')),

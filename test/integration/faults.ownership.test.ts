@@ -312,7 +312,7 @@ test('FLT-1 ROL-8 PLAN-4 the drift check under crashes writes a deleted Applicat
   console.log(`drift repairs: ${crashes.length} crashes, after: ${crashes.join('; ')}`);
   const back = (await applications()).find((a) => a.metadata.name === 'fo-b');
   assert.deepEqual(
-    back && [...marks(back), (specOf(back) as { source?: { targetRevision?: string } }).source?.targetRevision],
+    back && [...marks(back), back.metadata.annotations?.[ANNOTATION.chartVersion]],
     [successorUID, undefined, '1.1.0'],
     'written again from the active plan, owned by the runtime',
   );

@@ -210,7 +210,7 @@ test('the API server stores a map emptied by a re-apply as null on spec.source, 
   );
 });
 
-test("PLAN-1 an edit of one Application's values, chart version or destination namespace changes the rebuilt digest; a forced re-apply restores it", async () => {
+test("PLAN-1 an edit of one Application's values, chart digest or version, or destination namespace changes the rebuilt digest; a forced re-apply restores it", async () => {
   await removeOurs();
   const releases = sampleReleases();
   await applyAll(applicationsOf(releases));
@@ -220,8 +220,24 @@ test("PLAN-1 an edit of one Application's values, chart version or destination n
   const edits: [string, string, (app: GenericObject) => void][] = [
     ['gpu-operator', 'values', (app) => (valuesOf(app)['toolkit'] = { enabled: 'false' })],
     ['nvsentinel', 'values', (app) => (valuesOf(app)['global'] = { metrics: { enabled: false } })],
-    ['gpu-operator', 'chart version', (app) => (chartOf(app).targetRevision = 'v25.3.5')],
-    ['cert-manager', 'chart version', (app) => (chartOf(app).targetRevision = 'v1.18.0')],
+    [
+      'gpu-operator',
+      'chart digest',
+      (app) => {
+        chartOf(app).targetRevision = `sha256:${'f'.repeat(64)}`;
+        (app.metadata.annotations ??= {})[ANNOTATION.chartDigest] = `sha256:${'f'.repeat(64)}`;
+      },
+    ],
+    [
+      'cert-manager',
+      'chart version',
+      (app) => ((app.metadata.annotations ??= {})[ANNOTATION.chartVersion] = 'v1.18.0'),
+    ],
+    [
+      'kube-prometheus-stack',
+      'chart version (by version: a plan without digests)',
+      (app) => (chartOf(app).targetRevision = '75.15.2'),
+    ],
     ['gpu-operator', 'destination namespace', (app) => (specOf(app).destination.namespace = 'gpu-operator-resources')],
     ['gpu-operator', 'an added value', (app) => (valuesOf(app)['extra'] = 1)],
   ];

@@ -129,8 +129,8 @@ test('SEC-5 after a resolution every chart of the plan, upstream and manifests, 
     const spec = apps.find((a) => a.metadata.name === r.name)?.spec;
     const sources = [...(spec?.sources ?? []), ...(spec?.source ? [spec.source] : [])];
     assert.ok(
-      sources.some((s) => s.repoURL === prefix() && s.chart === c.chart && s.targetRevision === c.version),
-      `${r.name}: a source at ${c.chart}:${c.version}`,
+      sources.some((s) => s.repoURL === `oci://${prefix()}/${c.chart}` && s.targetRevision === c.digest),
+      `${r.name}: a source pinned to ${c.chart}@${c.digest} (SEC-9)`,
     );
   }
 });

@@ -137,8 +137,8 @@ async function mirroredCharts(plan: Plan): Promise<Map<string, string>> {
     const spec = apps.find((a) => a.metadata.name === r.name)?.spec;
     const sources = [...(spec?.sources ?? []), ...(spec?.source ? [spec.source] : [])];
     assert.ok(
-      sources.some((x) => x.repoURL === prefix() && x.chart === chart && x.targetRevision === version),
-      `${r.name}: a Helm-over-OCI source at the mirrored chart`,
+      sources.some((x) => x.repoURL === `oci://${prefix()}/${chart}` && x.targetRevision === digest),
+      `${r.name}: a source pinned to the mirrored chart's digest (SEC-9)`,
     );
   }
   return digests;

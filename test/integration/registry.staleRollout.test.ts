@@ -12,7 +12,8 @@ import { STEP_TABLE, type StepRow } from '../../shared/steps/table.ts';
 import { type AuditEvent, auditMark, auditSince, settleAudit } from '../../harness/audit.ts';
 import { applyConfiguration, ensureArgoCdRepoCreds, testConfiguration } from '../../harness/configuration.ts';
 import { startCapturedControlPlane } from '../../harness/controlPlane.ts';
-import { holdReleasePods, withKnob } from '../helpers/knobs.ts';
+import { type Knob, holdReleasePods, withKnob } from '../helpers/knobs.ts';
+import { acceptMotoEcrTokens } from '../helpers/ecrRegistry.ts';
 import { kubectlAicr } from '../../harness/plugin.ts';
 import { SCALED_TIMINGS } from '../helpers/resolved.ts';
 import { chartRelease, pushChart, storePlan, target } from '../../harness/rolloutStage.ts';
@@ -60,6 +61,8 @@ const bravoWrites = (events: readonly AuditEvent[]): AuditEvent[] =>
       ['create', 'update', 'patch'].includes(e.verb),
   );
 
+let ecrTokens: Knob | undefined;
+
 before(async () => {
   await ensureCrds();
   await deleteRuntime();
@@ -76,6 +79,8 @@ before(async () => {
   await ensureArgoCdRepoCreds();
   await expiresIn(6 * 3_600_000);
   for (const name of ['alpha', 'bravo']) await pushChart(name, '1.0.0');
+  // The rollout step checks each pinned chart's digest with the ECR token it mints from moto.
+  ecrTokens = await acceptMotoEcrTokens();
   cp = startCapturedControlPlane({ timings: { ...SCALED_TIMINGS, engineRecheckMs: 1_000 }, table: ROLLOUT_ONLY });
   runtimeUID = (
     await createRuntime({
@@ -90,6 +95,7 @@ before(async () => {
 after(async () => {
   cp?.stop();
   await cp?.running;
+  await ecrTokens?.undo();
   await deleteRuntime();
   await kubectl('delete', 'runtimerollouts', '--all');
   await clearApplications();

@@ -127,12 +127,16 @@ test("REG-4 COND-5 aws: at start the token-refresh step writes Argo CD's reposit
   await createRuntime(SPEC);
   const s = await writtenSecret();
   const { user, password } = await motoEcrCredential();
-  assert.equal(s.metadata.labels?.[ARGOCD.secretTypeLabel], ARGOCD.repositorySecretType);
+  assert.equal(s.metadata.labels?.[ARGOCD.secretTypeLabel], ARGOCD.repoCredsSecretType);
   assert.equal(s.metadata.labels?.[LABEL.managedBy], MANAGED_BY_VALUE);
-  assert.equal(plain(s, 'url'), (testConfiguration() as { registry: { repository: string } }).registry.repository);
+  assert.equal(
+    plain(s, 'url'),
+    `oci://${(testConfiguration() as { registry: { repository: string } }).registry.repository}`,
+    'SEC-9: a credential template for every chart source under registry.repository',
+  );
   assert.deepEqual(
-    [plain(s, 'type'), plain(s, 'enableOCI'), plain(s, 'username'), plain(s, 'password')],
-    ['helm', 'true', user, password],
+    [plain(s, 'type'), plain(s, 'username'), plain(s, 'password')],
+    [ARGOCD.ociCredentialType, user, password],
   );
   const expiry = s.metadata.annotations?.[ANNOTATION.tokenExpiresAt] ?? '';
   assert.match(expiry, RFC3339);

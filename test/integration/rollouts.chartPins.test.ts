@@ -3,6 +3,8 @@
 // version still holds it. A chart pushed again under the plan's version stalls the rollout with
 // ChartChanged and nothing written for that release; the pinned bytes pushed back let it finish
 // by itself. A registry that cannot be asked holds the rollout, and writes nothing, until it answers.
+// SEC-9: the Applications name each chart by that digest, so a chart pushed again after the
+// rollout changes nothing Argo CD renders, even after a hard refresh.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { NAMESPACES } from '../../shared/api/constants.ts';
@@ -128,6 +130,77 @@ test('SEC-5 a chart pushed again under its version after the plan was made is re
     bravo,
     'the Application carries the digest it was checked against',
   );
+});
+
+type PinnedApp = {
+  metadata: { annotations?: Record<string, string> };
+  spec: { source?: { repoURL?: string; targetRevision?: string; chart?: string } };
+  status?: { reconciledAt?: string; sync?: { status?: string; revision?: string } };
+};
+
+const readPinned = async (name: string): Promise<PinnedApp> =>
+  JSON.parse(await kubectl('get', 'application', name, '-n', NAMESPACES.argocd, '-o', 'json')) as PinnedApp;
+
+/** The Pod template annotations of a fixture release's workload, as deployed. */
+const deployedTemplate = (release: string): Promise<string> =>
+  kubectl(
+    'get',
+    'deployment',
+    `${release}-workload`,
+    '-n',
+    `ns-${release}`,
+    '-o',
+    'jsonpath={.spec.template.metadata.annotations}',
+  );
+
+/** Asks Argo CD for a hard refresh of the Application and waits until it has reported after it. */
+async function hardRefresh(name: string): Promise<PinnedApp> {
+  const asked = Math.floor(Date.now() / 1000) * 1000;
+  await kubectl(
+    'annotate',
+    'application',
+    name,
+    '-n',
+    NAMESPACES.argocd,
+    'argocd.argoproj.io/refresh=hard',
+    '--overwrite',
+  );
+  const done = (a: PinnedApp): boolean =>
+    a.metadata.annotations?.['argocd.argoproj.io/refresh'] === undefined &&
+    Date.parse(a.status?.reconciledAt ?? '') >= asked;
+  const start = Date.now();
+  let app = await readPinned(name);
+  while (!done(app) && Date.now() - start < 60_000) {
+    await new Promise((r) => setTimeout(r, 500));
+    app = await readPinned(name);
+  }
+  assert.ok(done(app), `Argo CD did the hard refresh of ${name}`);
+  return app;
+}
+
+test('SEC-9 a chart pushed again under the version Argo CD deploys changes nothing deployed, even after a hard refresh: the Application names the approved digest and Argo CD renders those bytes', async () => {
+  const before = await readPinned('pin-alpha');
+  const pin = before.spec.source?.targetRevision ?? '';
+  assert.match(pin, /^sha256:[a-f0-9]{64}$/, 'the source names a digest, not a version');
+  assert.equal(before.spec.source?.chart, undefined);
+  assert.match(before.spec.source?.repoURL ?? '', /^oci:\/\/.+\/pin-alpha$/);
+  assert.equal(before.metadata.annotations?.['operator.aicr.run/chart-version'], '1.0.0', 'the version stays visible');
+  const deployed = await deployedTemplate('pin-alpha');
+  assert.match(deployed, /chart-version/, 'the approved bytes render the version into the Pod template');
+
+  const foreign = await pushChart('pin-alpha', '1.0.0', { versionInManifests: false });
+  assert.notEqual(foreign, pin, 'other bytes under the same version');
+  try {
+    const after = await hardRefresh('pin-alpha');
+    assert.deepEqual(
+      [after.status?.sync?.status, after.status?.sync?.revision],
+      ['Synced', pin],
+      'Argo CD compared the pinned bytes, and they still match what runs',
+    );
+    assert.equal(await deployedTemplate('pin-alpha'), deployed, 'nothing deployed changed');
+  } finally {
+    assert.equal(await pushChart('pin-alpha', '1.0.0'), pin, 'the approved bytes are back under the version');
+  }
 });
 
 test('SEC-5 a registry that cannot be asked holds the next step with nothing written, saying the digests cannot be checked; it goes on once the registry answers', async () => {

@@ -7,7 +7,7 @@
 // step runs: each test settles resolution on the plan it wants (rolloutStage.ts).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { NAMESPACES } from '../../shared/api/constants.ts';
+import { ANNOTATION, NAMESPACES } from '../../shared/api/constants.ts';
 import { EVENT_REASON } from '../../shared/events/recorder.ts';
 import { KIND } from '../../shared/kube/kinds.ts';
 import type { Release } from '../../shared/plans/release.ts';
@@ -80,7 +80,7 @@ async function eventReasons(name: string): Promise<string> {
 
 async function chartVersion(release: string): Promise<string | undefined> {
   const app = await stepKube('rollout').get(KIND.application, release, NAMESPACES.argocd);
-  return (app as { spec?: { source?: { targetRevision?: string } } } | undefined)?.spec?.source?.targetRevision;
+  return app?.metadata.annotations?.[ANNOTATION.chartVersion];
 }
 
 /** Looks the rollout step takes on its own (it rechecks every second here). */

@@ -234,7 +234,13 @@ test("WIN-3 an active deny window of Argo CD's AppProject on a release holds its
     await createApp(probe, {
       project: ARGOCD.project,
       destination: { server: ARGOCD.inClusterServer, namespace: `ns-${probe}` },
-      source: { repoURL: charlie.chart?.repoURL, chart: 'win-charlie', targetRevision: '1.0.0' },
+      // Pinned by digest, as the control plane writes its own Applications (SEC-9).
+      source: {
+        repoURL: `oci://${charlie.chart?.repoURL ?? ''}/win-charlie`,
+        path: '.',
+        targetRevision: charlie.chart?.digest,
+        helm: { releaseName: probe },
+      },
       syncPolicy: SYNC_POLICY,
     });
     const compared = await appReaches(

@@ -54,8 +54,8 @@ const chartVersion = (): string => `1.${version}.${RUN}`;
 /** A plan of its own for each rollout (the chart version differs), recording `recipe`. */
 async function rollTo(recipe: string): Promise<{ plan: string; name: string }> {
   version += 1;
-  const releases: Release[] = [chartRelease('alpha', 0, chartVersion())];
   await pushChart('alpha', chartVersion());
+  const releases: Release[] = [chartRelease('alpha', 0, chartVersion())];
   const { name: plan } = await storePlan(runtimeUID, releases, recipe);
   await target(plan);
   const r = await awaitingRollout(plan);
@@ -343,8 +343,8 @@ test('VAL-1 without validation installed the runtime stalls with ValidationUnava
   const mark = auditMark();
   const recipe = await validationRecipe({ checks: ['operator-health'] });
   version += 1;
-  const { name: plan } = await storePlan(runtimeUID, [chartRelease('alpha', 0, chartVersion())], recipe);
   await pushChart('alpha', chartVersion());
+  const { name: plan } = await storePlan(runtimeUID, [chartRelease('alpha', 0, chartVersion())], recipe);
   await target(plan);
   const r = await awaitingRollout(plan);
   await approve(r.metadata.name);

@@ -28,7 +28,7 @@ const CATALOGUE = [
   ...['ADO-1', 'ADO-2', 'ADO-3', 'ADO-4', 'ADO-5'],
   ...['OBS-1', 'OBS-2', 'OBS-3'],
   ...['KROP-1', 'KROP-2', 'KROP-3', 'KROP-4'],
-  ...['SEC-1', 'SEC-2', 'SEC-3', 'SEC-4', 'SEC-5', 'SEC-6', 'SEC-7', 'SEC-8', 'SEC-10', 'SEC-11'],
+  ...['SEC-1', 'SEC-2', 'SEC-3', 'SEC-4', 'SEC-5', 'SEC-6', 'SEC-7', 'SEC-8', 'SEC-9', 'SEC-10', 'SEC-11'],
   ...['STL-1', 'STL-2'],
   ...['WIN-1', 'WIN-2', 'WIN-3'],
   ...['GPU-1', 'GPU-2'],

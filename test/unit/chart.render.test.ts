@@ -218,7 +218,11 @@ test("SEC-4 the chart ships the AppProject argocd.project names, in Argo CD's na
   assert.equal(project.apiVersion, 'argoproj.io/v1alpha1');
   assert.deepEqual([project.metadata.name, project.metadata.namespace], [ARGOCD.project, NAMESPACES.argocd]);
   const spec = project['spec'] as Record<string, unknown>;
-  assert.deepEqual(spec['sourceRepos'], ['registry.example:5000/aicr']);
+  assert.deepEqual(
+    spec['sourceRepos'],
+    ['oci://registry.example:5000/aicr/**', 'registry.example:5000/aicr'],
+    'charts pinned by digest under the prefix (SEC-9), and the Helm-over-OCI form of Applications written before',
+  );
   assert.deepEqual(
     spec['destinations'],
     DEFAULT_RELEASE_NAMESPACES.map((namespace) => ({ server: ARGOCD.inClusterServer, namespace })),

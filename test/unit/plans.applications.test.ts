@@ -65,6 +65,7 @@ test('order is always annotated; depends-on, manual, steps and chart digests onl
     [ANNOTATION.planDigest]: owner.planDigest,
     [ANNOTATION.releaseOrder]: '0',
     [ANNOTATION.chartDigest]: sampleReleases()[0]?.chart?.digest,
+    [ANNOTATION.chartVersion]: 'v1.17.2',
   });
   assert.deepEqual(
     Object.keys(byName(apps, 'kube-prometheus-stack').metadata.annotations).sort(),
@@ -81,17 +82,52 @@ test('order is always annotated; depends-on, manual, steps and chart digests onl
   );
 });
 
-test('sources: the Helm-over-OCI form, chart then manifests as `sources`, a lone one as `source`', () => {
+test("SEC-9 sources: pinned by digest in Argo CD's OCI form where the plan recorded one, by version in the Helm-over-OCI form otherwise", () => {
   const apps = sample();
   const gpu = byName(apps, 'gpu-operator').spec;
+  const release = sampleReleases()[2];
   assert.equal(gpu.source, undefined);
   assert.deepEqual(
-    gpu.sources?.map((s) => [s.name, s.repoURL, s.chart, s.targetRevision, s.helm.releaseName]),
+    gpu.sources?.map((s) => ({ ...s, helm: s.helm.releaseName })),
     [
-      ['chart', mirrored('gpu-operator', 'v25.3.4').repoURL, 'gpu-operator', 'v25.3.4', 'gpu-operator'],
-      ['manifests', manifestsOf('gpu-operator', '').repoURL, 'gpu-operator-manifests', '0.11.1', 'gpu-operator'],
+      {
+        name: 'chart',
+        repoURL: `oci://${mirrored('gpu-operator', 'v25.3.4').repoURL}/gpu-operator`,
+        path: '.',
+        targetRevision: release?.chart?.digest,
+        helm: 'gpu-operator',
+      },
+      {
+        name: 'manifests',
+        repoURL: `oci://${manifestsOf('gpu-operator', '').repoURL}/gpu-operator-manifests`,
+        path: '.',
+        targetRevision: release?.manifests?.digest,
+        helm: 'gpu-operator',
+      },
     ],
   );
+  const annotations = byName(apps, 'gpu-operator').metadata.annotations;
+  assert.deepEqual(
+    [annotations[ANNOTATION.chartVersion], annotations[ANNOTATION.manifestsVersion]],
+    ['v25.3.4', '0.11.1'],
+    'the versions stay visible beside the digests',
+  );
+  assert.deepEqual(
+    byName(apps, 'kube-prometheus-stack').spec.source,
+    {
+      name: 'chart',
+      repoURL: mirrored('kube-prometheus-stack', '').repoURL,
+      chart: 'kube-prometheus-stack',
+      targetRevision: '75.15.1',
+      helm: byName(apps, 'kube-prometheus-stack').spec.source?.helm,
+    },
+    'a release of a plan without digests names its chart by version',
+  );
+});
+
+test('sources: chart then manifests as `sources`, a lone one as `source`', () => {
+  const apps = sample();
+  const gpu = byName(apps, 'gpu-operator').spec;
   assert.deepEqual(gpu.sources?.[0]?.helm.valuesObject, sampleReleases()[2]?.values, 'values ride on the chart source');
   assert.deepEqual(
     Object.keys(gpu.sources?.[1]?.helm ?? {}),
@@ -207,7 +243,14 @@ test('PLAN-1 an edit of values, chart version or destination namespace changes t
     original,
   );
   assert.notEqual(
-    digestAfter((apps) => ((gpu(apps).sources?.[1] ?? { targetRevision: '' }).targetRevision = '0.11.2')),
+    digestAfter((apps) => (byName(apps, 'gpu-operator').metadata.annotations[ANNOTATION.manifestsVersion] = '0.11.2')),
+    original,
+  );
+  assert.notEqual(
+    digestAfter((apps) => {
+      const source = byName(apps, 'kube-prometheus-stack').spec.source;
+      if (source) source.targetRevision = '75.15.2';
+    }),
     original,
   );
   assert.notEqual(
@@ -230,7 +273,7 @@ const editedServed = (name: string, edit: (app: Editable) => void): unknown[] =>
   return asServed(apps);
 };
 
-test('SEC-5 chart digests ride as annotations and come back into the release set: an edited digest changes the rebuilt digest, a digest not in sha256 form is a problem, and one beside no source is not read', () => {
+test("SEC-5 SEC-9 chart digests come back into the release set: a pinned source's digest is its revision, which its annotation must match; an unpinned one's rides as an annotation; one beside no source is not read", () => {
   const gpu = byName(sample(), 'gpu-operator').metadata.annotations;
   const release = sampleReleases()[2];
   assert.deepEqual(
@@ -240,11 +283,26 @@ test('SEC-5 chart digests ride as annotations and come back into the release set
   const rebuilt = applicationsToReleases(asServed(sample()));
   assert.ok(rebuilt.ok, JSON.stringify(rebuilt));
   assert.deepEqual(rebuilt.releases.find((r) => r.name === 'gpu-operator')?.manifests, release?.manifests);
-  const edited = applicationsDigest(
-    editedServed('gpu-operator', (a) => (a.metadata.annotations[ANNOTATION.chartDigest] = `sha256:${'f'.repeat(64)}`)),
+  const repinned = applicationsDigest(
+    editedServed('gpu-operator', (a) => {
+      const [chart] = a.spec.sources ?? [];
+      if (chart) chart.targetRevision = `sha256:${'f'.repeat(64)}`;
+      a.metadata.annotations[ANNOTATION.chartDigest] = `sha256:${'f'.repeat(64)}`;
+    }),
   );
-  assert.ok(edited.ok);
-  assert.notEqual(edited.digest, planDigest(sampleReleases()), 'the plan digest covers what the registry must hold');
+  assert.ok(repinned.ok);
+  assert.notEqual(repinned.digest, planDigest(sampleReleases()), 'the plan digest covers what Argo CD fetches');
+  assert.deepEqual(
+    problemsOf(
+      editedServed(
+        'gpu-operator',
+        (a) => (a.metadata.annotations[ANNOTATION.chartDigest] = `sha256:${'f'.repeat(64)}`),
+      ),
+    ),
+    [
+      `Application gpu-operator: source "chart" is pinned to ${release?.chart?.digest}, its annotation to sha256:${'f'.repeat(64)}`,
+    ],
+  );
   const dropped = applicationsDigest(
     editedServed(
       'gpu-operator',
@@ -252,7 +310,24 @@ test('SEC-5 chart digests ride as annotations and come back into the release set
     ),
   );
   assert.ok(dropped.ok);
-  assert.notEqual(dropped.digest, planDigest(sampleReleases()), 'dropping a pin is a change too');
+  assert.equal(dropped.digest, planDigest(sampleReleases()), 'a pinned source keeps its digest without the annotation');
+  assert.deepEqual(
+    problemsOf(
+      editedServed(
+        'gpu-operator',
+        (a) => (a.metadata.annotations = without(a.metadata.annotations, ANNOTATION.chartVersion)),
+      ),
+    ),
+    ['Application gpu-operator: source "chart" is pinned by digest, with no chart version annotation'],
+  );
+  const legacy = applicationsDigest(
+    editedServed(
+      'kube-prometheus-stack',
+      (a) => (a.metadata.annotations[ANNOTATION.chartDigest] = `sha256:${'e'.repeat(64)}`),
+    ),
+  );
+  assert.ok(legacy.ok);
+  assert.notEqual(legacy.digest, planDigest(sampleReleases()), 'beside a source by version, the annotation is the pin');
   const stray = applicationsToReleases(
     editedServed(
       'cert-manager',
@@ -264,8 +339,10 @@ test('SEC-5 chart digests ride as annotations and come back into the release set
     'a digest beside no source pins nothing and makes no source',
   );
   assert.deepEqual(
-    problemsOf(editedServed('cert-manager', (a) => (a.metadata.annotations[ANNOTATION.chartDigest] = 'latest'))),
-    ['Application cert-manager: chart.digest: must be sha256: followed by 64 lowercase hex digits'],
+    problemsOf(
+      editedServed('kube-prometheus-stack', (a) => (a.metadata.annotations[ANNOTATION.chartDigest] = 'latest')),
+    ),
+    ['Application kube-prometheus-stack: chart.digest: must be sha256: followed by 64 lowercase hex digits'],
   );
 });
 
@@ -301,7 +378,7 @@ test('problems name the Application: a missing annotation or label, an order tha
   ]);
 });
 
-test('problems name the Application: a source not in the Helm-over-OCI form, values in two places, another release name or cluster', () => {
+test('SEC-9 problems name the Application: a source in neither form, values in two places, another release name or cluster', () => {
   const onlyProblem = (name: string, edit: (app: Editable) => void): string => {
     const problems = problemsOf(editedServed(name, edit));
     assert.equal(problems.length, 1, problems.join('\n'));
@@ -309,13 +386,22 @@ test('problems name the Application: a source not in the Helm-over-OCI form, val
   };
   const src = (a: Editable) => a.spec.source as unknown as Record<string, unknown> & { helm: Record<string, unknown> };
   const cm = (edit: (app: Editable) => void) => onlyProblem('cert-manager', edit);
+  const kps = (edit: (app: Editable) => void) => onlyProblem('kube-prometheus-stack', edit);
   assert.match(
-    cm((a) => (src(a).path = '.')),
-    /^Application cert-manager: spec\.source: .*"path".*\(not the Helm-over-OCI form\)$/,
+    kps((a) => (src(a).path = '.')),
+    /^Application kube-prometheus-stack: spec\.source: .*\(neither the pinned OCI form nor the Helm-over-OCI form\)$/,
   );
   assert.match(
-    cm((a) => (src(a).repoURL = `oci://${mirrored('x', '1').repoURL}`)),
-    /^Application cert-manager: spec\.source\.repoURL: repoURL must have no scheme/,
+    cm((a) => (src(a).path = 'charts/other')),
+    /^Application cert-manager: spec\.source: .*\(neither the pinned OCI form nor the Helm-over-OCI form\)$/,
+  );
+  assert.match(
+    cm((a) => (src(a).targetRevision = 'v1.17.2')),
+    /^Application cert-manager: spec\.source\.targetRevision: targetRevision must be a manifest digest/,
+  );
+  assert.match(
+    kps((a) => (src(a).repoURL = `oci://${mirrored('x', '1').repoURL}`)),
+    /^Application kube-prometheus-stack: spec\.source\.repoURL: repoURL must have no scheme \(neither the pinned/,
   );
   assert.match(
     cm((a) => (src(a).helm.parameters = [{ name: 'replicaCount', value: '3' }])),
@@ -351,7 +437,8 @@ test('problems name the Application: a source not in the Helm-over-OCI form, val
     /^Application gpu-operator: the manifests source carries values/,
   );
   assert.match(
-    gpu((a) => Object.assign(a.spec.sources?.[1] ?? {}, { name: 'chart' })),
+    problemsOf(editedServed('gpu-operator', (a) => Object.assign(a.spec.sources?.[1] ?? {}, { name: 'chart' })))[0] ??
+      '',
     /^Application gpu-operator: has two sources named "chart"$/,
   );
   const renamed = (a: Editable) => ((a.metadata.name = 'kgateway.crds'), (src(a).helm.releaseName = 'kgateway.crds'));

@@ -186,7 +186,7 @@ function freshSecret(url: string): Record<string, unknown> {
       name: ARGOCD_REGISTRY_SECRET.name,
       namespace: ARGOCD_REGISTRY_SECRET.namespace,
       uid: 'u',
-      labels: { 'argocd.argoproj.io/secret-type': 'repository', 'app.kubernetes.io/managed-by': 'aicr-operator' },
+      labels: { 'argocd.argoproj.io/secret-type': 'repo-creds', 'app.kubernetes.io/managed-by': 'aicr-operator' },
       annotations: {
         [ANNOTATION.tokenExpiresAt]: new Date(NOW.getTime() + 11 * HOUR).toISOString(),
         [ANNOTATION.tokenRefreshedAt]: new Date(NOW.getTime() - HOUR).toISOString(),
@@ -195,7 +195,7 @@ function freshSecret(url: string): Record<string, unknown> {
         { manager: FIELD_MANAGER.tokenRefresh, operation: 'Apply', fieldsV1: { 'f:data': { 'f:password': {} } } },
       ],
     },
-    data: { url: b64(url), type: b64('helm'), enableOCI: b64('true'), username: b64('AWS'), password: b64('pw') },
+    data: { url: b64(`oci://${url}`), type: b64('oci'), username: b64('AWS'), password: b64('pw') },
   };
 }
 

@@ -97,7 +97,8 @@ function facts(over: Over): ReleaseFacts {
     now: NOW,
     actionTimeoutMs: 30 * 60_000,
     intended: app,
-    release: unpinned,
+    release: pinnedRelease,
+    pins: { state: 'held' },
     acknowledged: false,
     maintenance: { open: true },
     guard: { applies: false },
@@ -167,7 +168,12 @@ const ROWS: readonly (readonly [string, Over, Expected])[] = [
     { intended: undefined },
     { kind: 'end', names: 'stall:StepUnknown', state: { reason: 'StepUnknown' } },
   ],
-  ['Pending, pins not checked yet', { release: pinnedRelease }, { kind: 'need', names: 'pins' }],
+  ['Pending, pins not checked yet', { release: pinnedRelease, pins: undefined }, { kind: 'need', names: 'pins' }],
+  [
+    'Pending, a chart the plan recorded no digest of',
+    { release: unpinned, pins: undefined },
+    { kind: 'end', names: 'stall:ChartChanged', state: { reason: 'ChartChanged', state: 'Pending' } },
+  ],
   [
     'Pending, registry cannot be asked',
     { release: pinnedRelease, pins: { state: 'unchecked', message: 'down' } },

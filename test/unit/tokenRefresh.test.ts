@@ -29,9 +29,8 @@ function configuration(values: Record<string, unknown>): ReturnType<typeof Confi
 /** A Secret as the API returns it: written by `manager`, with these annotations. */
 function secret(manager: string, notes: Record<string, string>, password = 'pw'): GenericObject {
   const data = {
-    url: b64(SHAPE.url),
-    type: b64('helm'),
-    enableOCI: b64('true'),
+    url: b64(`oci://${SHAPE.url}`),
+    type: b64('oci'),
     username: b64('AWS'),
     password: b64(password),
   };
@@ -43,7 +42,7 @@ function secret(manager: string, notes: Record<string, string>, password = 'pw')
       namespace: ARGOCD_REGISTRY_SECRET.namespace,
       uid: 'u',
       resourceVersion: '1',
-      labels: { 'argocd.argoproj.io/secret-type': 'repository', 'app.kubernetes.io/managed-by': 'aicr-operator' },
+      labels: { 'argocd.argoproj.io/secret-type': 'repo-creds', 'app.kubernetes.io/managed-by': 'aicr-operator' },
       annotations: notes,
       managedFields: [{ manager, operation: 'Apply', fieldsV1: { 'f:data': { 'f:password': {} } } }],
     },

@@ -8,7 +8,7 @@
 import { ANNOTATION } from '../../api/constants.ts';
 import type { GenericObject } from '../../kube/kinds.ts';
 import type { PlanApplication } from '../../plans/applications.ts';
-import { pinnedSources } from '../../plans/release.ts';
+import { unpinnedSources } from '../../plans/release.ts';
 import { kubeTime } from '../../status/conditions.ts';
 import { writtenAsIntended } from './drift.ts';
 import { gate } from './gate.ts';
@@ -16,7 +16,7 @@ import { STEP_WRITING, type StepState, needsAcknowledgement, timeLeft } from './
 import { guardMove } from './releaseGuard.ts';
 import type { ClosedWindow, FactName, LookEnd, ReleaseAction, ReleaseFacts, ReleaseMove } from './releaseMoveKinds.ts';
 import { OUTSIDE_WINDOW, revisions } from './releaseWords.ts';
-import { awaitingAcknowledgement, chartChanged } from '../../status/reasonMessages.released.ts';
+import { awaitingAcknowledgement, chartChanged, chartUnpinned } from '../../status/reasonMessages.released.ts';
 
 const need = (fact: FactName): ReleaseMove => ({ kind: 'need', fact });
 const at = (f: ReleaseFacts): string => kubeTime(f.now);
@@ -80,9 +80,14 @@ function writeOf(f: ReleaseFacts, app: PlanApplication): ReleaseAction {
   return { name: 'write', app, refresh };
 }
 
-/** SEC-5: the charts the release names must still be the bytes the plan pinned. */
+/**
+ * SEC-5, SEC-9: every chart the release names has a digest in the plan, which its Application
+ * pins, and the registry still holds those bytes.
+ */
 function pinsHeld(f: ReleaseFacts): 'held' | ReleaseMove {
-  if (f.release === undefined || pinnedSources(f.release).length === 0) return 'held';
+  if (f.release === undefined) return 'held';
+  const unpinned = unpinnedSources(f.release)[0];
+  if (unpinned) return stall(f, 'ChartChanged', chartUnpinned(f.release.name, unpinned, f.words.toPlan));
   if (f.pins === undefined) return need('pins');
   if (f.pins.state === 'held') return 'held';
   if (f.pins.state === 'unchecked') return { kind: 'end', state: f.state, end: { kind: 'hold', why: f.pins.message } };

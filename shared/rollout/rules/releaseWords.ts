@@ -3,7 +3,7 @@
 // the move that uses them stays pure.
 import type { Reason } from '../../api/reasons.ts';
 import type { RolloutNames } from '../../status/reasonMessages.released.ts';
-import type { PlanApplication } from '../../plans/applications.ts';
+import { type PlanApplication, sourceChart, sourceVersion } from '../../plans/applications.ts';
 import type { RolloutObject } from './rolloutObject.ts';
 import { moveOf } from './released.ts';
 
@@ -35,6 +35,6 @@ export function whereOf(r: RolloutObject, i: number): string {
 
 export function revisions(app: PlanApplication): string {
   return (app.spec.source ? [app.spec.source] : (app.spec.sources ?? []))
-    .map((s) => `${s.chart} ${s.targetRevision}`)
+    .map((s) => `${sourceChart(s)} ${sourceVersion(app, s)}`)
     .join(' and ');
 }

@@ -16,7 +16,7 @@ import type { WritableObject } from '../../kube/port.ts';
 
 /** What Argo CD reads from the Secret, besides the password. */
 export interface RepoCredsShape {
-  /** The prefix of the plan's chart URLs: registry.repository, without a scheme, as the Applications name it. */
+  /** registry.repository, without a scheme: the Secret's url is it behind oci://, the prefix of every chart source. */
   readonly url: string;
   readonly plainHttp: boolean;
 }
@@ -46,9 +46,8 @@ const SECRET = `${ARGOCD_REGISTRY_SECRET.namespace}/${ARGOCD_REGISTRY_SECRET.nam
 
 function plainData(shape: RepoCredsShape, password: string): Record<string, string> {
   return {
-    url: shape.url,
-    type: 'helm',
-    enableOCI: 'true',
+    url: `${ARGOCD.ociScheme}${shape.url}`,
+    type: ARGOCD.ociCredentialType,
     username: ECR_TOKEN_USER,
     password,
     ...(shape.plainHttp ? { insecureOCIForceHttp: 'true' } : {}),
@@ -79,7 +78,7 @@ export function registrySecret(
     metadata: {
       name: ARGOCD_REGISTRY_SECRET.name,
       namespace: ARGOCD_REGISTRY_SECRET.namespace,
-      labels: { [ARGOCD.secretTypeLabel]: ARGOCD.repositorySecretType, [LABEL.managedBy]: MANAGED_BY_VALUE },
+      labels: { [ARGOCD.secretTypeLabel]: ARGOCD.repoCredsSecretType, [LABEL.managedBy]: MANAGED_BY_VALUE },
       annotations: {
         [ANNOTATION.tokenExpiresAt]: minted.expiresAt.toISOString(),
         [ANNOTATION.tokenRefreshedAt]: at.now.toISOString(),
@@ -105,7 +104,7 @@ function intactOf(secret: GenericObject, shape: RepoCredsShape): boolean {
   const want = plainData(shape, '');
   const sameKeys = Object.entries(want).every(([k, v]) => k === 'password' || decoded(secret, k) === v);
   const labelled =
-    secret.metadata.labels?.[ARGOCD.secretTypeLabel] === ARGOCD.repositorySecretType &&
+    secret.metadata.labels?.[ARGOCD.secretTypeLabel] === ARGOCD.repoCredsSecretType &&
     secret.metadata.labels[LABEL.managedBy] === MANAGED_BY_VALUE;
   // A key of ours someone else now owns was edited by them (kubectl edit, patch or apply). Keys
   // only they set are theirs to keep: counting those would rewrite the Secret on every look.

@@ -100,7 +100,7 @@ export async function assertEndState(
       NAMESPACES.argocd,
       '--ignore-not-found',
       '-o',
-      'jsonpath={.spec.source.targetRevision} {.status.sync.status} {.status.health.status}',
+      'jsonpath={.metadata.annotations.operator\\.aicr\\.run/chart-version} {.status.sync.status} {.status.health.status}',
     );
     assert.equal(state, version === 'gone' ? '' : `${version} Synced Healthy`, `Application ${n}`);
   }
