@@ -15,8 +15,8 @@ import {
   NAMESPACES,
   RUNTIME_NAME,
 } from '../../shared/api/constants.ts';
-import { testEnv } from '../../harness/env.ts';
 import { attackedRuntime } from '../helpers/attackedRuntime.ts';
+import { type AttackApplication, attackApplication } from '../helpers/attackApplication.ts';
 import {
   type Identity,
   type Outcome,
@@ -32,38 +32,8 @@ const ROLLOUT = stepIdentity('rollout');
 const DRIFT = stepIdentity('drift-check');
 const runtimeUID = attackedRuntime();
 
-function application(
-  name: string,
-  opts: {
-    uid?: string;
-    project?: string;
-    managed?: boolean;
-    finalizer?: boolean;
-    deleteRollout?: string;
-    destination?: Record<string, string>;
-  } = {},
-): Record<string, unknown> {
-  const annotations: Record<string, string> = {};
-  if (opts.uid !== '') annotations[ANNOTATION.runtimeUID] = opts.uid ?? runtimeUID();
-  if (opts.deleteRollout) annotations[ANNOTATION.deleteRollout] = opts.deleteRollout;
-  return {
-    apiVersion: 'argoproj.io/v1alpha1',
-    kind: 'Application',
-    metadata: {
-      name,
-      namespace: NAMESPACES.argocd,
-      annotations,
-      ...(opts.managed === false ? {} : { labels: { [LABEL.managedBy]: MANAGED_BY_VALUE } }),
-      ...(opts.finalizer ? { finalizers: [ARGOCD.resourcesFinalizer] } : {}),
-    },
-    spec: {
-      project: opts.project ?? ARGOCD.project,
-      source: { repoURL: `${testEnv().TESTENV_REGISTRY}/aicr`, chart: 'sec-chart', targetRevision: '1.0.0' },
-      // harness/chart-values.yaml lets releases into ns-* on the test cluster.
-      destination: opts.destination ?? { server: 'https://kubernetes.default.svc', namespace: 'ns-sec-attack' },
-    },
-  };
-}
+const application = (name: string, opts: Partial<AttackApplication> = {}): Record<string, unknown> =>
+  attackApplication(name, { ...opts, uid: opts.uid ?? runtimeUID() });
 
 test("SEC-3 SEC-4 the rollout and drift-check identities write only their runtime's own Applications, in the configured AppProject, to argocd.namespaces on the configured cluster", async () => {
   for (const who of [ROLLOUT, DRIFT]) {

@@ -7,14 +7,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  ANNOTATION,
   ARGOCD,
   CONFIGURATION,
   FORWARDER_CHECKPOINT,
   IDENTITY_GROUP,
   IDENTITY_USER,
-  LABEL,
-  MANAGED_BY_VALUE,
   NAMESPACES,
 } from '../../shared/api/constants.ts';
 import { WORKLOAD_BINDING } from '../../shared/rbac/workloadAdmission.ts';
@@ -25,6 +22,7 @@ import { validationArgs } from '../../shared/rollout/io/validationStage.ts';
 import { ConfigurationSchema } from '../../shared/configuration/schema.ts';
 import { REGISTRY_SECRET, TEST_AICR_IMAGE } from '../../harness/configuration.ts';
 import { attackedConfiguration, attackedRuntime } from '../helpers/attackedRuntime.ts';
+import { attackApplication } from '../helpers/attackApplication.ts';
 import { type Identity, allowed, createAs, kubectlAs, refused, stepIdentity } from '../helpers/impersonate.ts';
 import { kubectl, waitFor } from '../../harness/runtime.ts';
 import { kubectlApply } from '../../harness/kubectlApply.ts';
@@ -45,23 +43,12 @@ const configuration = (): ReturnType<typeof ConfigurationSchema.parse> =>
   ConfigurationSchema.parse(attackedConfiguration());
 
 /** An Application as the rollout step writes one for this runtime, in `project`, deploying to `namespace`. */
-function ownedApplication(name: string, to: { project: string; namespace: string }): Record<string, unknown> {
-  return {
-    apiVersion: 'argoproj.io/v1alpha1',
-    kind: 'Application',
-    metadata: {
-      name,
-      namespace: NAMESPACES.argocd,
-      annotations: { [ANNOTATION.runtimeUID]: runtimeUID() },
-      labels: { [LABEL.managedBy]: MANAGED_BY_VALUE },
-    },
-    spec: {
-      project: to.project,
-      destination: { server: ARGOCD.inClusterServer, namespace: to.namespace },
-      source: { repoURL: 'registry.example/aicr', chart: 'x', targetRevision: '1.0.0' },
-    },
-  };
-}
+const ownedApplication = (name: string, to: { project: string; namespace: string }): Record<string, unknown> =>
+  attackApplication(name, {
+    uid: runtimeUID(),
+    project: to.project,
+    destination: { server: ARGOCD.inClusterServer, namespace: to.namespace },
+  });
 
 /** The Job the control plane itself makes for `stage`, with the pod spec changed by `edit`. */
 function productJob(
