@@ -4,6 +4,7 @@
 // chart version (rollout.ts), so a run's events are told apart by the version in the spec.
 // Argo CD's part moves a lot between runs on this 2-core machine; the writer's part is what the
 // control plane adds, and the plain loop of the floor shows what a watch costs at the least.
+import { ANNOTATION } from '../shared/api/constants.ts';
 import type { GenericObject } from '../shared/kube/kinds.ts';
 import { stringAt } from '../shared/kube/fieldPath.ts';
 import { reportStage } from '../shared/rollout/rules/gate.ts';
@@ -18,9 +19,16 @@ export interface StepTimes {
   readonly reactionP50Ms: number;
 }
 
-/** What an Application's spec asks for: its single source's revision, or its first source's (a digest when pinned). */
+/**
+ * The chart version an Application stands for: the annotation a source pinned by digest keeps it in
+ * (SEC-9), else its single source's revision, or its first source's.
+ */
 function versionOf(app: GenericObject): string | undefined {
-  return stringAt(app, 'spec.source.targetRevision') ?? stringAt(app, 'spec.sources.0.targetRevision');
+  return (
+    app.metadata.annotations?.[ANNOTATION.chartVersion] ??
+    stringAt(app, 'spec.source.targetRevision') ??
+    stringAt(app, 'spec.sources.0.targetRevision')
+  );
 }
 
 export class StepClock {

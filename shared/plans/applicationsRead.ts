@@ -8,6 +8,14 @@ import { ANNOTATION, ARGOCD, LABEL, MANAGED_BY_VALUE } from '../api/constants.ts
 import { planDigest } from './digest.ts';
 import { type ChartSource, type Release, ReleaseSchema, sortReleases } from './release.ts';
 
+/**
+ * Which digests count for a by-version source: `recorded`, the one its annotation carries (what
+ * the plan recorded, so a plan rebuilt from Applications written before pinning keeps its digest);
+ * `fetched`, only what Argo CD fetches by, so such a source has none and a plan that pins it reads
+ * as a change a rollout must make (SEC-9).
+ */
+export type PinReading = 'recorded' | 'fetched';
+
 export type Rebuilt = { ok: true; releases: Release[] } | { ok: false; problems: string[] };
 export type RebuiltDigest = { ok: true; digest: string; releases: Release[] } | { ok: false; problems: string[] };
 
@@ -180,19 +188,19 @@ function notedOf(app: Application, keys: { digest: string; version: string }, so
   };
 }
 
-function readSources(app: Application, say: Say): ReleaseCharts {
+function readSources(app: Application, say: Say, pins: PinReading): ReleaseCharts {
   const named = namedSources(app, say);
   const chart = named.get(ARGOCD.sourceName.chart);
   const manifests = named.get(ARGOCD.sourceName.manifests);
   if (chart && manifests && hasValues(manifests))
     say('the manifests source carries values; they belong on the chart source');
   const carrier = chart ?? manifests;
-  const chartNoted = notedOf(app, { digest: ANNOTATION.chartDigest, version: ANNOTATION.chartVersion }, chart);
-  const manifestsNoted = notedOf(
-    app,
-    { digest: ANNOTATION.manifestsDigest, version: ANNOTATION.manifestsVersion },
-    manifests,
-  );
+  const noted = (keys: { digest: string; version: string }, source: Source | undefined) => {
+    const { digest, ...rest } = notedOf(app, keys, source);
+    return pins === 'fetched' && source && 'chart' in source ? rest : { ...rest, ...(digest ? { digest } : {}) };
+  };
+  const chartNoted = noted({ digest: ANNOTATION.chartDigest, version: ANNOTATION.chartVersion }, chart);
+  const manifestsNoted = noted({ digest: ANNOTATION.manifestsDigest, version: ANNOTATION.manifestsVersion }, manifests);
   return {
     ...(chart ? { chart: chartOf(chart, chartNoted, say) } : {}),
     ...(manifests ? { manifests: chartOf(manifests, manifestsNoted, say) } : {}),
@@ -220,7 +228,7 @@ function readAnnotations(
   };
 }
 
-function readApplication(raw: unknown, problems: string[]): Release | undefined {
+function readApplication(raw: unknown, problems: string[], pins: PinReading): Release | undefined {
   const name = NameOnlySchema.safeParse(raw).data?.metadata.name ?? '(no name)';
   const before = problems.length;
   const say: Say = (problem) => problems.push(`Application ${name}: ${problem}`);
@@ -229,7 +237,7 @@ function readApplication(raw: unknown, problems: string[]): Release | undefined 
     for (const issue of parsed.error.issues) say(issueText(issue));
     return undefined;
   }
-  const { values, ...charts } = readSources(parsed.data, say);
+  const { values, ...charts } = readSources(parsed.data, say, pins);
   const fields = {
     name,
     namespace: parsed.data.spec.destination.namespace,
@@ -259,9 +267,9 @@ function crossCheck(apps: readonly unknown[], releases: readonly Release[], prob
 }
 
 /** The release set the Applications carry, or every problem found, each naming its Application. */
-export function applicationsToReleases(apps: readonly unknown[]): Rebuilt {
+export function applicationsToReleases(apps: readonly unknown[], pins: PinReading = 'recorded'): Rebuilt {
   const problems: string[] = [];
-  const releases = apps.map((app) => readApplication(app, problems)).filter((r) => r !== undefined);
+  const releases = apps.map((app) => readApplication(app, problems, pins)).filter((r) => r !== undefined);
   crossCheck(apps, releases, problems);
   return problems.length > 0 ? { ok: false, problems } : { ok: true, releases: sortReleases(releases) };
 }
@@ -274,5 +282,5 @@ export function applicationsDigest(apps: readonly unknown[]): RebuiltDigest {
 
 /** One Application's release on its own (no checks across a set), or undefined when it does not read back as one. */
 export function applicationToRelease(app: unknown): Release | undefined {
-  return readApplication(app, []);
+  return readApplication(app, [], 'recorded');
 }

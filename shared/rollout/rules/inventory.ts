@@ -9,16 +9,18 @@ import type { Release } from '../../plans/release.ts';
 import type { Inventory } from './assess.ts';
 
 /**
- * Each Application's release by name. Read as a set first (dependencies checked across it); when
- * the set does not read back, each on its own, and one that still does not counts as unknown
- * content, which the assessment treats as changed.
+ * Each Application's release by name, with only the digests Argo CD fetches by: an Application
+ * written before pinning names its chart by version, so against a plan that pins it, it is a
+ * change a rollout makes (with approval), never a silent rewrite (SEC-9). Read as a set first
+ * (dependencies checked across it); when the set does not read back, each on its own, and one
+ * that still does not counts as unknown content, which the assessment treats as changed.
  */
 export function inventoryOf(apps: readonly GenericObject[]): Inventory {
-  const whole = applicationsToReleases(apps);
+  const whole = applicationsToReleases(apps, 'fetched');
   if (whole.ok) return new Map(whole.releases.map((r) => [r.name, r]));
   return new Map<string, Release | undefined>(
     apps.map((app) => {
-      const one = applicationsToReleases([app]);
+      const one = applicationsToReleases([app], 'fetched');
       return [app.metadata.name, one.ok ? one.releases[0] : undefined];
     }),
   );
