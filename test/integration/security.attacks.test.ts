@@ -23,6 +23,7 @@ import { ConfigurationSchema } from '../../shared/configuration/schema.ts';
 import { REGISTRY_SECRET, TEST_AICR_IMAGE } from '../../harness/configuration.ts';
 import { attackedConfiguration, attackedRuntime } from '../helpers/attackedRuntime.ts';
 import { attackApplication } from '../helpers/attackApplication.ts';
+import { appReaches } from '../helpers/argocd.ts';
 import { type Identity, allowed, createAs, kubectlAs, refused, stepIdentity } from '../helpers/impersonate.ts';
 import { kubectl, waitFor } from '../../harness/runtime.ts';
 import { kubectlApply } from '../../harness/kubectlApply.ts';
@@ -436,20 +437,10 @@ test("SEC-8 SEC-1 with aicr-config deleted the boundaries fail closed: no Job ru
       'an Application outside our scope',
     );
     // Argo CD still writes its Applications: it records what it found on this one.
-    await waitFor(
-      "Argo CD's application controller to write the status of an Application of another project",
-      async () =>
-        (
-          await kubectl(
-            'get',
-            'application',
-            'sec8-someone-elses',
-            '-n',
-            NAMESPACES.argocd,
-            '-o',
-            'jsonpath={.status.reconciledAt}',
-          )
-        ).trim() || undefined,
+    await appReaches(
+      'sec8-someone-elses',
+      'reported on by Argo CD',
+      (a) => a?.status?.reconciledAt !== undefined,
       60_000,
     );
     // The policy on the control plane's Application writes reads no parameter: it still holds.

@@ -10,6 +10,7 @@ import { applyConfiguration } from '../../harness/configuration.ts';
 import { deleteRuntime, ensureCrds, kubectl, waitFor } from '../../harness/runtime.ts';
 import { attackApplication } from '../helpers/attackApplication.ts';
 import { allowed, createAs, refused, stepIdentity } from '../helpers/impersonate.ts';
+import { appReaches } from '../helpers/argocd.ts';
 
 const ROLLOUT = stepIdentity('rollout');
 const DRIFT = stepIdentity('drift-check');
@@ -79,20 +80,5 @@ test("SEC-8 SEC-3 with no runtime the ownership policy's parameter is missing, y
     ),
     "a person's Application",
   );
-  await waitFor(
-    "Argo CD's application controller to write the status of a person's Application with no runtime",
-    async () =>
-      (
-        await kubectl(
-          'get',
-          'application',
-          SOMEONE_ELSES,
-          '-n',
-          NAMESPACES.argocd,
-          '-o',
-          'jsonpath={.status.reconciledAt}',
-        )
-      ).trim() || undefined,
-    60_000,
-  );
+  await appReaches(SOMEONE_ELSES, 'reported on by Argo CD', (a) => a?.status?.reconciledAt !== undefined, 60_000);
 });
